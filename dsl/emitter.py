@@ -2,8 +2,9 @@
 
 Layout of a generated module: a header docstring naming its source; the runtime (dsl/runtime.py,
 copied verbatim); the rulebook's inputs; one private `_rule_NAME(run)` per rule registering what
-the rule does under which condition; the tables; and the public API: `RULEBOOK`, `INPUTS`,
-`RULES`, `resolve(names, **inputs)` and one typed function per rule and table.
+the rule does under which condition; the tables; the rules of a simple shape written out as
+straight-line functions `_resolve_NAME` (dsl/emit_rules.py); and the public API: `RULEBOOK`,
+`INPUTS`, `RULES`, `resolve(names, **inputs)` and one typed function per rule and table.
 
 Safety by construction: rulebook text is only ever written through `literal()` / `docstring()`
 (dsl/writer.py); names are identifiers the grammar and checker validated; a name that would
@@ -26,6 +27,7 @@ from dsl import printer
 from dsl import types as t
 from dsl.analysis import effect_exprs, walk
 from dsl.analysis.order import settle_order
+from dsl.emit_rules import StraightLine, text_kind, trace_item
 from dsl.runtime import Dice
 from dsl.semantics import constant_value
 from dsl.writer import CodeWriter, literal
@@ -107,6 +109,16 @@ class PrivateNames:
         prefix = self.function(part).removeprefix("_rule")
         return self._name(("effect", part, kind, str(number)), f"{prefix}__{kind}{number}")
 
+    def trace(self, effect: str) -> str:
+        """The constant of the trace spec of an effect's step."""
+        return self._name(("trace", effect), f"{effect}_trace")
+
+    def written(self, rule: str, what: str, number: int) -> str:
+        """A name of a rule written out (dsl/emit_rules.py): its function `_resolve_RULE` (`what`
+        "resolve"), or one of its constants `_RULE__WHATn`."""
+        wanted = f"_resolve_{rule}" if what == "resolve" else f"_{rule}__{what}{number}"
+        return self._name(("written", rule, what, str(number)), wanted)
+
     def change(self, effect: str, number: int) -> str:
         return self._name(("change", effect, str(number)), f"{effect}_change{number}")
 
@@ -140,6 +152,16 @@ class Emitter:
         for index, key in enumerate(book.parts, start=1):
             self.private.part(key, book.parts[key].rule, index)
         self.lazy_tables: dict[str, bool] = {}
+        self.scope = "s."
+        """How expressions reach the scope's values: `s.v[...]` in the functions of the specs; `v[...]`
+        in a straight-line resolver, whose values are its locals (dsl/emit_rules.py)."""
+        self.read: set[str] = set()
+        """What the code written so far reads besides the inputs: `s` (the scope, to look a row
+        up), `e` (the settled values); a straight-line resolver makes only what it reads."""
+        self.straight = StraightLine(self)
+        """The rules written out (`_book` fills it in)."""
+        self.consts: dict[str, list[str | None]] = {}
+        """Each part's effects by the name of their spec constant (None for an `as`)."""
         # the parameter that asks for a sequence over rounds; `rounds_` in a book with an input `rounds`
         self.rounds = "rounds"
         while self.rounds in book.vars:
@@ -271,17 +293,21 @@ class Emitter:
         specs: list[Spec] = []
         steps: list[str] = []
         counters = {"mod": 0, "roll": 0, "text": 0, "derive": 0}
+        consts: list[str | None] = self.consts.setdefault(part.key, [])
         for effect in part.effects:
             if isinstance(effect, m.PartEffect):
                 trace = self._trace(effect, f"as {effect.rule}")
                 clauses = self._clauses(effect.guard)
                 steps.append(f"Step('part', {literal(effect.part)}, {clauses}, {trace})")
+                consts.append(None)
                 continue
             kind = _effect_kind(effect)
             counters[kind] += 1
-            steps.append(self._effect(effect, self.private.effect(part.key, kind, counters[kind]), specs))
+            const = self.private.effect(part.key, kind, counters[kind])
+            consts.append(const)
+            steps.append(self._effect(effect, const, specs))
         for const, cls, fields in specs:
-            w.call(f"{const}: Final = {cls}", [f"{k}={v}" for k, v in fields])
+            w.call(f"{const}: Final = {cls}", [f"{k}={v}" if k else v for k, v in fields])
         w.blank()
         w.line(f"{self.private.function(part.key)}: Final[tuple[Step, ...]] = (")
         w.indent()
@@ -300,40 +326,30 @@ class Emitter:
         clauses = self._clauses(effect.guard)
         if isinstance(effect, m.ModEffect):
             payload = self._modifier(effect, const, base, condition, specs)
-            item = printer.modifier_text(effect)
-            kind = "mod"
-            amounts: list[n.Expr] = [x for x in (effect.value, effect.per) if x is not None]
         elif isinstance(effect, m.RollEffect):
             payload = self._roll(effect, const, base, condition, specs)
-            item = f"roll {effect.name}"
-            kind = "roll"
-            amounts = list(effect_exprs(dataclasses.replace(effect, guard=())))
         elif isinstance(effect, m.DeriveEffect):
             specs.append(
                 (const, "DeriveSpec", [*base, ("name", literal(effect.name)), ("condition", literal(condition))])
             )
             payload = f"lambda s: {self._py(effect.value)}"
-            item = f"derive {effect.name}"
-            kind = "derive"
-            amounts = [effect.value]
         else:
             assert isinstance(effect, (m.CannotEffect, m.NoteEffect))
-            quote = effect.quote if isinstance(effect, m.NoteEffect) else None
-            text_kind = "cannot" if isinstance(effect, m.CannotEffect) else ("erratum" if quote else "note")
             fields = [
                 *base,
-                ("kind", literal(text_kind)),
+                ("kind", literal(text_kind(effect))),
                 ("text", literal(effect.text)),
-                ("quote", literal(quote)),
+                ("quote", literal(effect.quote if isinstance(effect, m.NoteEffect) else None)),
                 ("condition", literal(condition)),
             ]
             specs.append((const, "TextSpec", fields))
             payload = "None"
-            item = f"cannot {effect.text}" if text_kind == "cannot" else f"{text_kind}: {effect.text}"
-            kind = "text"
-            amounts = []
-        reads = self._reads(effect.guard, amounts)
-        return f"Step({literal(kind)}, {const}, {clauses}, {self._trace(effect, item)}, {payload}, {reads})"
+        kind = _effect_kind(effect)
+        reads = _tuple([f"({literal(name)}, {index})" for name, index in self.read_places(effect).items()])
+        trace = self.private.trace(const)
+        fields = [("", code) for _, code in self._trace_fields(effect, trace_item(effect), effect.guard)]
+        specs.append((trace, "TraceSpec", fields))  # positional: it is said in the spec above
+        return f"Step({literal(kind)}, {const}, {clauses}, {trace}, {payload}, {reads})"
 
     def _trace(self, effect: m.Effect, item: str) -> str:
         return self._trace_of(effect, item, effect.guard)
@@ -341,12 +357,19 @@ class Emitter:
     def _trace_of(self, effect: m.Effect, item: str, guard: tuple[m.Condition, ...]) -> str:
         """What the trace says of an effect (or a change of its roll): the clauses as written and
         the names each reads."""
+        return f"TraceSpec({', '.join(code for _, code in self._trace_fields(effect, item, guard))})"
+
+    def _trace_fields(self, effect: m.Effect, item: str, guard: tuple[m.Condition, ...]) -> list[tuple[str, str]]:
+        """The fields of a TraceSpec, by name, as code."""
         clauses = [printer.condition_text(c) for c in guard]
         names = [_tuple([literal(x) for x in self._names(c.expr)]) for c in guard]
-        return (
-            f"TraceSpec({literal(effect.origin)}, {literal(effect.cites)}, {literal(item)}, "
-            f"{_tuple([literal(x) for x in clauses])}, {_tuple(names)})"
-        )
+        return [
+            ("rule", literal(effect.origin)),
+            ("source", literal(effect.cites)),
+            ("item", literal(item)),
+            ("clauses", _tuple([literal(x) for x in clauses])),
+            ("names", _tuple(names)),
+        ]
 
     def _names(self, expr: n.Expr) -> list[str]:
         """The values a clause reads, by the names the trace shows them under (`base DEX` for a
@@ -359,9 +382,17 @@ class Emitter:
             found[f"base {ref.name}" if ref.kind == "base" else ref.name] = None
         return list(found)
 
-    def _reads(self, guard: tuple[m.Condition, ...], amounts: list[n.Expr]) -> str:
+    def read_places(self, effect: m.Effect) -> dict[str, int]:
         """The inputs a step reads, each with the clause that reads it first (the number of clauses
         for the values read once the clauses hold): what makes an input given to no effect."""
+        amounts: list[n.Expr] = []
+        if isinstance(effect, m.ModEffect):
+            amounts = [x for x in (effect.value, effect.per) if x is not None]
+        elif isinstance(effect, m.RollEffect):
+            amounts = list(effect_exprs(dataclasses.replace(effect, guard=())))
+        elif isinstance(effect, m.DeriveEffect):
+            amounts = [effect.value]
+        guard = effect.guard
         found: dict[str, int] = {}
         places = [(index, c.expr) for index, c in enumerate(guard)] + [(len(guard), x) for x in amounts]
         for index, expr in places:
@@ -369,7 +400,7 @@ class Emitter:
                 ref = self.book.refs.get(id(node))
                 if ref is not None and ref.kind == "input" and ref.name not in found:
                     found[ref.name] = index
-        return _tuple([f"({literal(name)}, {index})" for name, index in found.items()])
+        return found
 
     def _clauses(self, guard: tuple[m.Condition, ...]) -> str:
         """The clauses of a guard, each a function of the scope (`unless` already negated)."""
@@ -388,27 +419,9 @@ class Emitter:
         specs: list[Spec],
     ) -> str:
         """The spec of a modifier; returns its amount: a literal, or a function of the scope."""
-        var = self.book.vars[effect.target]
         group = self.book.groups.get(effect.group) if effect.group else None
-        amount_code: str
-        if effect.op in ("add", "mul", "div", "set", "min", "max"):
-            assert effect.value is not None
-            amount = effect.value
-            if effect.op in ("set", "min", "max") and isinstance(var.type, t.Enum) and _is_constant(amount, self.book):
-                amount_code = literal(printer.expr_text(amount))
-            elif _is_constant(amount, self.book) and effect.per is None:
-                amount_code = self._py(amount)
-            else:
-                code = self._code(amount)
-                if effect.per is not None:
-                    code = (f"{_wrap(code, _MUL)} * {_wrap(self._code(effect.per), _MUL + 1)}", _MUL)
-                amount_code = f"lambda s: {code[0]}"
-        elif effect.op == "grade":
-            amount_code = literal(effect.grade)
-        elif effect.value is None:
-            amount_code = str(effect.delta)
-        else:
-            amount_code = f"lambda s: {self._py(effect.value)}"
+        code, constant = self.amount(effect)
+        amount_code = code if constant else f"lambda s: {code}"
         fields = [
             *base,
             ("target", literal(effect.target)),
@@ -422,6 +435,27 @@ class Emitter:
         ]
         specs.append((const, "ModSpec", fields))
         return amount_code
+
+    def amount(self, effect: m.ModEffect) -> tuple[str, bool]:
+        """A modifier's amount: its code, and whether that is a constant (else an expression of
+        the scope)."""
+        var = self.book.vars[effect.target]
+        if effect.op in ("add", "mul", "div", "set", "min", "max"):
+            assert effect.value is not None
+            amount = effect.value
+            if effect.op in ("set", "min", "max") and isinstance(var.type, t.Enum) and _is_constant(amount, self.book):
+                return literal(printer.expr_text(amount)), True
+            if _is_constant(amount, self.book) and effect.per is None:
+                return self._py(amount), True
+            code = self._code(amount)
+            if effect.per is not None:
+                code = (f"{_wrap(code, _MUL)} * {_wrap(self._code(effect.per), _MUL + 1)}", _MUL)
+            return code[0], False
+        if effect.op == "grade":
+            return literal(effect.grade), True
+        if effect.value is None:
+            return str(effect.delta), True
+        return self._py(effect.value), False
 
     def _roll(
         self,
@@ -547,8 +581,9 @@ class Emitter:
             if ref.kind == "special":
                 return ref.name, _ATOM
             if ref.kind in ("stat", "derive"):
-                return f"s.e[{literal(ref.name)}]", _ATOM  # after its modifiers / once derived
-            return f"s.v[{literal(ref.name)}]", _ATOM  # an input, or a stat's base value
+                self.read.add("e")
+                return f"{self.scope}e[{literal(ref.name)}]", _ATOM  # after its modifiers / once derived
+            return f"{self.scope}v[{literal(ref.name)}]", _ATOM  # an input, or a stat's base value
         if isinstance(expr, n.Call):
             if isinstance(book.types.get(id(expr)), t.Dice):  # max(damage - armour, 0)
                 args = ", ".join(self._py(a) for a in expr.args)
@@ -557,6 +592,7 @@ class Emitter:
         if isinstance(expr, n.Lookup):
             keys = _tuple([self._py(k) for k in expr.keys])
             column = expr.column.text if expr.column else self.book.tables[expr.table.text].columns[0][0]
+            self.read.add("s")
             return f"s.lookup({literal(expr.table.text)}, {keys}, {literal(column)})", _ATOM
         if isinstance(expr, n.Negate):
             return "-" + _wrap(self._code(expr.operand), _UNARY), _UNARY
@@ -776,7 +812,10 @@ class Emitter:
             w.line(f"return {self._py(resistance.target)}")
             w.dedent()
             w.blank()
-        w.blank()
+        settle = [node for node in settle_order(book) if not node.startswith("as ")]  # values only
+        self.straight = straight = StraightLine(self)
+        straight.emit(settle)
+        w.blank(2)
         w.line("_BOOK: Final = Book(")
         w.indent()
         w.line("info=RULEBOOK,")
@@ -794,7 +833,6 @@ class Emitter:
             for g in book.grades
         )
         w.line(f"grades=({grades}),")
-        settle = [node for node in settle_order(book) if not node.startswith("as ")]  # values only
         if settle:
             w.line("settle=(")
             w.indent()
@@ -811,6 +849,13 @@ class Emitter:
             w.line("resistance=None,")
             w.line("resistance_pool=None,")
             w.line("resistance_op=None,")
+        if straight.written:
+            w.line("straight={")
+            w.indent()
+            for name, function in straight.written.items():
+                w.line(f"{literal(name)}: {function},")
+            w.dedent()
+            w.line("},")
         w.dedent()
         w.line(")")
         w.blank()
@@ -926,6 +971,8 @@ class Emitter:
         w.indent()
         w.docstring(doc)
         if not (table or sequence):  # the values in the order of the rule's reads, as the runtime takes them
+            if name in self.straight.written:
+                self.straight.told(name, reads, told)
             self._resolve_rule(name, told)
             w.dedent()
             return

@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,93 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2325,12 +2415,26 @@ def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ..
     trace = step.trace
     if trace is None or not texts:
         return trace
+    return within(trace, texts, names)
+
+
+def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
+    """A trace spec with the clauses (as written, and the names each reads) of the `as`
+    statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
 
 
 def _text_result(spec: TextSpec) -> Restriction | Note:
-    if spec.kind == "cannot":
-        return Restriction(spec.rule, spec.source, spec.text)
+    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
+
+
+def restriction_of(spec: TextSpec) -> Restriction:
+    """What a `cannot` says when its conditions hold."""
+    return Restriction(spec.rule, spec.source, spec.text)
+
+
+def note_of(spec: TextSpec) -> Note:
+    """What a note or an erratum says when its conditions hold."""
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
@@ -2865,6 +2969,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -4272,6 +4379,13 @@ _forest_adjustment__mod1: Final = ModSpec(
     condition='when unit != infantry and forest != no_forest',
     label='vehicle size',
 )
+_forest_adjustment__mod1_trace: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'forest_entry +forest_shift[vehicle_size].levels levels',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
 _forest_adjustment__mod2: Final = ModSpec(
     key='forest_adjustment#2.2',
     rule='forest_adjustment',
@@ -4285,6 +4399,13 @@ _forest_adjustment__mod2: Final = ModSpec(
     condition='when unit != infantry and forest != no_forest',
     label='the forest stays a forest',
 )
+_forest_adjustment__mod2_trace: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'forest_entry min sparse',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
 _forest_adjustment__text1: Final = TextSpec(
     key='forest_adjustment#2.3',
     rule='forest_adjustment',
@@ -4293,6 +4414,13 @@ _forest_adjustment__text1: Final = TextSpec(
     text='Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
     quote='-2 Levels',
     condition='when unit != infantry and forest != no_forest',
+)
+_forest_adjustment__text1_trace: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.',
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
 )
 _forest_adjustment__text2: Final = TextSpec(
     key='forest_adjustment#2.4',
@@ -4303,12 +4431,19 @@ _forest_adjustment__text2: Final = TextSpec(
     quote='Standard Entry',
     condition='when unit != infantry and forest != no_forest',
 )
+_forest_adjustment__text2_trace: Final = TraceSpec(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.",
+    ('when unit != infantry and forest != no_forest',),
+    (('unit', 'forest'),),
+)
 
 _rule_forest_adjustment: Final[tuple[Step, ...]] = (
-    Step('mod', _forest_adjustment__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry +forest_shift[vehicle_size].levels levels', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), lambda s: s.lookup('forest_shift', (s.v['vehicle_size'],), 'levels'), (('unit', 0), ('forest', 0), ('vehicle_size', 1))),
-    Step('mod', _forest_adjustment__mod2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'forest_entry min sparse', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), 'sparse', (('unit', 0), ('forest', 0))),
-    Step('text', _forest_adjustment__text1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', 'erratum: Levels move along Sparse < Open < Dense < Closed and stop at the ends: a hex without forest gains none, and a forest never drops below Sparse.', ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), None, (('unit', 0), ('forest', 0))),
-    Step('text', _forest_adjustment__text2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), TraceSpec('forest_adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', "erratum: The table says which forest entry a vehicle uses, and the source gives it beside the movement costs only: the shift moves the row a vehicle enters (its movement cost, the forest level entered); the hex's own forest still gives its obscurement and hull-down entries.", ('when unit != infantry and forest != no_forest',), (('unit', 'forest'),)), None, (('unit', 0), ('forest', 0))),
+    Step('mod', _forest_adjustment__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__mod1_trace, lambda s: s.lookup('forest_shift', (s.v['vehicle_size'],), 'levels'), (('unit', 0), ('forest', 0), ('vehicle_size', 1))),
+    Step('mod', _forest_adjustment__mod2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__mod2_trace, 'sparse', (('unit', 0), ('forest', 0))),
+    Step('text', _forest_adjustment__text1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__text1_trace, None, (('unit', 0), ('forest', 0))),
+    Step('text', _forest_adjustment__text2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__text2_trace, None, (('unit', 0), ('forest', 0))),
 )
 """Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
@@ -4325,12 +4460,26 @@ _terrain_movement__derive1: Final = DeriveSpec(
     name='terrain_cost',
     condition='',
 )
+_terrain_movement__derive1_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive terrain_cost',
+    (),
+    (),
+)
 _terrain_movement__derive2: Final = DeriveSpec(
     key='terrain_movement#4',
     rule='terrain_movement',
     source='TERRAIN TYPE',
     name='vegetation_cost',
     condition='',
+)
+_terrain_movement__derive2_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive vegetation_cost',
+    (),
+    (),
 )
 _terrain_movement__derive3: Final = DeriveSpec(
     key='terrain_movement#5',
@@ -4339,12 +4488,26 @@ _terrain_movement__derive3: Final = DeriveSpec(
     name='surface_cost',
     condition='',
 )
+_terrain_movement__derive3_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive surface_cost',
+    (),
+    (),
+)
 _terrain_movement__derive4: Final = DeriveSpec(
     key='terrain_movement#6',
     rule='terrain_movement',
     source='TERRAIN TYPE',
     name='elevation_cost',
     condition='',
+)
+_terrain_movement__derive4_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive elevation_cost',
+    (),
+    (),
 )
 _terrain_movement__mod1: Final = ModSpec(
     key='terrain_movement#7.1',
@@ -4359,6 +4522,13 @@ _terrain_movement__mod1: Final = ModSpec(
     condition='when unit != infantry and vehicle_size <= 2',
     label='Use Infantry Entry',
 )
+_terrain_movement__mod1_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'forest_column = infantry',
+    ('when unit != infantry and vehicle_size <= 2',),
+    (('unit', 'vehicle_size'),),
+)
 _terrain_movement__derive5: Final = DeriveSpec(
     key='terrain_movement#8',
     rule='terrain_movement',
@@ -4366,12 +4536,26 @@ _terrain_movement__derive5: Final = DeriveSpec(
     name='forest_cost',
     condition='',
 )
+_terrain_movement__derive5_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive forest_cost',
+    (),
+    (),
+)
 _terrain_movement__derive6: Final = DeriveSpec(
     key='terrain_movement#9',
     rule='terrain_movement',
     source='TERRAIN TYPE',
     name='cost',
     condition='',
+)
+_terrain_movement__derive6_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'derive cost',
+    (),
+    (),
 )
 _terrain_movement__text1: Final = TextSpec(
     key='terrain_movement#10.1',
@@ -4382,6 +4566,13 @@ _terrain_movement__text1: Final = TextSpec(
     quote=None,
     condition='when cost == X',
 )
+_terrain_movement__text1_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'cannot enter this hex: impassable (X) for this movement type',
+    ('when cost == X',),
+    (('cost',),),
+)
 _terrain_movement__text2: Final = TextSpec(
     key='terrain_movement#11.1',
     rule='terrain_movement',
@@ -4391,18 +4582,25 @@ _terrain_movement__text2: Final = TextSpec(
     quote=None,
     condition='when cost == N/A',
 )
+_terrain_movement__text2_trace: Final = TraceSpec(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    'cannot enter this hex: the terrain table has no entry (N/A) for this movement type',
+    ('when cost == N/A',),
+    (('cost',),),
+)
 
 _rule_terrain_movement: Final[tuple[Step, ...]] = (
     Step('part', 'forest_adjustment', (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'as forest_adjustment', (), ())),
-    Step('derive', _terrain_movement__derive1, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive terrain_cost', (), ()), lambda s: s.lookup('terrain_costs', (s.v['terrain'], s.v['unit']), 'infantry'), (('terrain', 0), ('unit', 0))),
-    Step('derive', _terrain_movement__derive2, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive vegetation_cost', (), ()), lambda s: s.lookup('vegetation_costs', (s.v['vegetation'], s.v['unit']), 'infantry'), (('vegetation', 0), ('unit', 0))),
-    Step('derive', _terrain_movement__derive3, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive surface_cost', (), ()), lambda s: s.lookup('surface_costs', (s.v['surface'], s.v['unit']), 'infantry'), (('surface', 0), ('unit', 0))),
-    Step('derive', _terrain_movement__derive4, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive elevation_cost', (), ()), lambda s: s.lookup('elevation_costs', (s.v['elevation'], s.v['unit']), 'infantry'), (('elevation', 0), ('unit', 0))),
-    Step('mod', _terrain_movement__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['vehicle_size'] <= 2,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'forest_column = infantry', ('when unit != infantry and vehicle_size <= 2',), (('unit', 'vehicle_size'),)), 'infantry', (('unit', 0), ('vehicle_size', 0))),
-    Step('derive', _terrain_movement__derive5, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive forest_cost', (), ()), lambda s: s.lookup('forest_costs', (s.e['forest_entry'], s.e['forest_column']), 'infantry'), ()),
-    Step('derive', _terrain_movement__derive6, (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'derive cost', (), ()), lambda s: cell_add(cell_add(cell_add(cell_add(s.e['terrain_cost'], s.e['forest_cost']), s.e['vegetation_cost']), s.e['surface_cost']), s.e['elevation_cost']), ()),
-    Step('text', _terrain_movement__text1, (lambda s: s.e['cost'] == IMPASSABLE,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'cannot enter this hex: impassable (X) for this movement type', ('when cost == X',), (('cost',),)), None, ()),
-    Step('text', _terrain_movement__text2, (lambda s: s.e['cost'] == NOT_APPLICABLE,), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'cannot enter this hex: the terrain table has no entry (N/A) for this movement type', ('when cost == N/A',), (('cost',),)), None, ()),
+    Step('derive', _terrain_movement__derive1, (), _terrain_movement__derive1_trace, lambda s: s.lookup('terrain_costs', (s.v['terrain'], s.v['unit']), 'infantry'), (('terrain', 0), ('unit', 0))),
+    Step('derive', _terrain_movement__derive2, (), _terrain_movement__derive2_trace, lambda s: s.lookup('vegetation_costs', (s.v['vegetation'], s.v['unit']), 'infantry'), (('vegetation', 0), ('unit', 0))),
+    Step('derive', _terrain_movement__derive3, (), _terrain_movement__derive3_trace, lambda s: s.lookup('surface_costs', (s.v['surface'], s.v['unit']), 'infantry'), (('surface', 0), ('unit', 0))),
+    Step('derive', _terrain_movement__derive4, (), _terrain_movement__derive4_trace, lambda s: s.lookup('elevation_costs', (s.v['elevation'], s.v['unit']), 'infantry'), (('elevation', 0), ('unit', 0))),
+    Step('mod', _terrain_movement__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['vehicle_size'] <= 2,), _terrain_movement__mod1_trace, 'infantry', (('unit', 0), ('vehicle_size', 0))),
+    Step('derive', _terrain_movement__derive5, (), _terrain_movement__derive5_trace, lambda s: s.lookup('forest_costs', (s.e['forest_entry'], s.e['forest_column']), 'infantry'), ()),
+    Step('derive', _terrain_movement__derive6, (), _terrain_movement__derive6_trace, lambda s: cell_add(cell_add(cell_add(cell_add(s.e['terrain_cost'], s.e['forest_cost']), s.e['vegetation_cost']), s.e['surface_cost']), s.e['elevation_cost']), ()),
+    Step('text', _terrain_movement__text1, (lambda s: s.e['cost'] == IMPASSABLE,), _terrain_movement__text1_trace, None, ()),
+    Step('text', _terrain_movement__text2, (lambda s: s.e['cost'] == NOT_APPLICABLE,), _terrain_movement__text2_trace, None, ()),
 )
 """Movement cost of a hex (TERRAIN TYPE).
 
@@ -4433,6 +4631,13 @@ _hex_obscurement__mod1: Final = ModSpec(
     condition='',
     label='terrain',
 )
+_hex_obscurement__mod1_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +terrain_features[terrain].obscurement',
+    (),
+    (),
+)
 _hex_obscurement__mod2: Final = ModSpec(
     key='hex_obscurement#3',
     rule='hex_obscurement',
@@ -4445,6 +4650,13 @@ _hex_obscurement__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='forest',
+)
+_hex_obscurement__mod2_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +forest_features[forest].obscurement',
+    (),
+    (),
 )
 _hex_obscurement__mod3: Final = ModSpec(
     key='hex_obscurement#4',
@@ -4459,6 +4671,13 @@ _hex_obscurement__mod3: Final = ModSpec(
     condition='',
     label='tall grasses or jungle',
 )
+_hex_obscurement__mod3_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +vegetation_features[vegetation].obscurement',
+    (),
+    (),
+)
 _hex_obscurement__mod4: Final = ModSpec(
     key='hex_obscurement#5.1.1',
     rule='hex_obscurement',
@@ -4471,6 +4690,13 @@ _hex_obscurement__mod4: Final = ModSpec(
     rounding=None,
     condition='when unit == infantry or vehicle_size < 2; when vegetation in {tall_grasses, jungle}',
     label='2 obscurement for infantry and size <2 vehicles',
+)
+_hex_obscurement__mod4_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +1',
+    ('when unit == infantry or vehicle_size < 2', 'when vegetation in {tall_grasses, jungle}'),
+    (('unit', 'vehicle_size'), ('vegetation',)),
 )
 _hex_obscurement__mod5: Final = ModSpec(
     key='hex_obscurement#5.2.1',
@@ -4485,6 +4711,13 @@ _hex_obscurement__mod5: Final = ModSpec(
     condition='when unit == infantry or vehicle_size < 2; when surface == deep_snow',
     label='1 obscurement for infantry and size <2 vehicles',
 )
+_hex_obscurement__mod5_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'obscurement +1',
+    ('when unit == infantry or vehicle_size < 2', 'when surface == deep_snow'),
+    (('unit', 'vehicle_size'), ('surface',)),
+)
 _hex_obscurement__text1: Final = TextSpec(
     key='hex_obscurement#6',
     rule='hex_obscurement',
@@ -4493,6 +4726,13 @@ _hex_obscurement__text1: Final = TextSpec(
     text='Rock spires or other similar obstacles may count as tall grasses (a stray line of the Tall Grasses note).',
     quote=None,
     condition='',
+)
+_hex_obscurement__text1_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    'note: Rock spires or other similar obstacles may count as tall grasses (a stray line of the Tall Grasses note).',
+    (),
+    (),
 )
 _hex_obscurement__text2: Final = TextSpec(
     key='hex_obscurement#7',
@@ -4503,15 +4743,22 @@ _hex_obscurement__text2: Final = TextSpec(
     quote='Jungle ... +1 ... 2 obscurement for infantry and size <2 vehicles',
     condition='',
 )
+_hex_obscurement__text2_trace: Final = TraceSpec(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    "erratum: Jungle adds 1 to the hex's obscurement, 2 for infantry and size 1 vehicles; Tall Grasses give 1, 2 for them. Every entry of the hex adds up.",
+    (),
+    (),
+)
 
 _rule_hex_obscurement: Final[tuple[Step, ...]] = (
-    Step('mod', _hex_obscurement__mod1, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +terrain_features[terrain].obscurement', (), ()), lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'obscurement'), (('terrain', 0),)),
-    Step('mod', _hex_obscurement__mod2, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +forest_features[forest].obscurement', (), ()), lambda s: s.lookup('forest_features', (s.v['forest'],), 'obscurement'), (('forest', 0),)),
-    Step('mod', _hex_obscurement__mod3, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +vegetation_features[vegetation].obscurement', (), ()), lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'obscurement'), (('vegetation', 0),)),
-    Step('mod', _hex_obscurement__mod4, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['vegetation'] in ('tall_grasses', 'jungle')), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +1', ('when unit == infantry or vehicle_size < 2', 'when vegetation in {tall_grasses, jungle}'), (('unit', 'vehicle_size'), ('vegetation',))), 1, (('unit', 0), ('vehicle_size', 0), ('vegetation', 1))),
-    Step('mod', _hex_obscurement__mod5, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['surface'] == 'deep_snow'), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'obscurement +1', ('when unit == infantry or vehicle_size < 2', 'when surface == deep_snow'), (('unit', 'vehicle_size'), ('surface',))), 1, (('unit', 0), ('vehicle_size', 0), ('surface', 1))),
-    Step('text', _hex_obscurement__text1, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', 'note: Rock spires or other similar obstacles may count as tall grasses (a stray line of the Tall Grasses note).', (), ()), None, ()),
-    Step('text', _hex_obscurement__text2, (), TraceSpec('hex_obscurement', 'TERRAIN TYPE', "erratum: Jungle adds 1 to the hex's obscurement, 2 for infantry and size 1 vehicles; Tall Grasses give 1, 2 for them. Every entry of the hex adds up.", (), ()), None, ()),
+    Step('mod', _hex_obscurement__mod1, (), _hex_obscurement__mod1_trace, lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'obscurement'), (('terrain', 0),)),
+    Step('mod', _hex_obscurement__mod2, (), _hex_obscurement__mod2_trace, lambda s: s.lookup('forest_features', (s.v['forest'],), 'obscurement'), (('forest', 0),)),
+    Step('mod', _hex_obscurement__mod3, (), _hex_obscurement__mod3_trace, lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'obscurement'), (('vegetation', 0),)),
+    Step('mod', _hex_obscurement__mod4, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['vegetation'] in ('tall_grasses', 'jungle')), _hex_obscurement__mod4_trace, 1, (('unit', 0), ('vehicle_size', 0), ('vegetation', 1))),
+    Step('mod', _hex_obscurement__mod5, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['surface'] == 'deep_snow'), _hex_obscurement__mod5_trace, 1, (('unit', 0), ('vehicle_size', 0), ('surface', 1))),
+    Step('text', _hex_obscurement__text1, (), _hex_obscurement__text1_trace, None, ()),
+    Step('text', _hex_obscurement__text2, (), _hex_obscurement__text2_trace, None, ()),
 )
 """Obscurement of a hex (TERRAIN TYPE).
 
@@ -4531,12 +4778,26 @@ _hull_down__derive1: Final = DeriveSpec(
     name='terrain_hull_down',
     condition='',
 )
+_hull_down__derive1_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'derive terrain_hull_down',
+    (),
+    (),
+)
 _hull_down__derive2: Final = DeriveSpec(
     key='hull_down#3',
     rule='hull_down',
     source='TERRAIN',
     name='forest_hull_down',
     condition='',
+)
+_hull_down__derive2_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'derive forest_hull_down',
+    (),
+    (),
 )
 _hull_down__derive3: Final = DeriveSpec(
     key='hull_down#4',
@@ -4545,6 +4806,13 @@ _hull_down__derive3: Final = DeriveSpec(
     name='vegetation_hull_down',
     condition='',
 )
+_hull_down__derive3_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'derive vegetation_hull_down',
+    (),
+    (),
+)
 _hull_down__derive4: Final = DeriveSpec(
     key='hull_down#5',
     rule='hull_down',
@@ -4552,12 +4820,26 @@ _hull_down__derive4: Final = DeriveSpec(
     name='surface_hull_down',
     condition='',
 )
+_hull_down__derive4_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'derive surface_hull_down',
+    (),
+    (),
+)
 _hull_down__derive5: Final = DeriveSpec(
     key='hull_down#6',
     rule='hull_down',
     source='TERRAIN',
     name='elevation_hull_down',
     condition='',
+)
+_hull_down__derive5_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'derive elevation_hull_down',
+    (),
+    (),
 )
 _hull_down__text1: Final = TextSpec(
     key='hull_down#7.1',
@@ -4568,6 +4850,13 @@ _hull_down__text1: Final = TextSpec(
     quote=None,
     condition='when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',
 )
+_hull_down__text1_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'cannot take a hull-down position: N/A in this terrain',
+    ('when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',),
+    (('terrain_hull_down', 'forest_hull_down', 'vegetation_hull_down', 'surface_hull_down', 'elevation_hull_down'),),
+)
 _hull_down__text2: Final = TextSpec(
     key='hull_down#8',
     rule='hull_down',
@@ -4576,6 +4865,13 @@ _hull_down__text2: Final = TextSpec(
     text='N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
     quote=None,
     condition='',
+)
+_hull_down__text2_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'note: N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
+    (),
+    (),
 )
 _hull_down__text3: Final = TextSpec(
     key='hull_down#9',
@@ -4586,16 +4882,23 @@ _hull_down__text3: Final = TextSpec(
     quote='N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
     condition='',
 )
+_hull_down__text3_trace: Final = TraceSpec(
+    'hull_down',
+    'TERRAIN',
+    'erratum: The source does not say how the entries of a base terrain and its modifiers combine. Each is reported; a hull-down position is possible when any entry of the hex is not N/A (dense forest on clear ground gives +1), and the gamemaster picks among them.',
+    (),
+    (),
+)
 
 _rule_hull_down: Final[tuple[Step, ...]] = (
-    Step('derive', _hull_down__derive1, (), TraceSpec('hull_down', 'TERRAIN', 'derive terrain_hull_down', (), ()), lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'hull_down'), (('terrain', 0),)),
-    Step('derive', _hull_down__derive2, (), TraceSpec('hull_down', 'TERRAIN', 'derive forest_hull_down', (), ()), lambda s: s.lookup('forest_features', (s.v['forest'],), 'hull_down'), (('forest', 0),)),
-    Step('derive', _hull_down__derive3, (), TraceSpec('hull_down', 'TERRAIN', 'derive vegetation_hull_down', (), ()), lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'hull_down'), (('vegetation', 0),)),
-    Step('derive', _hull_down__derive4, (), TraceSpec('hull_down', 'TERRAIN', 'derive surface_hull_down', (), ()), lambda s: s.lookup('surface_features', (s.v['surface'],), 'hull_down'), (('surface', 0),)),
-    Step('derive', _hull_down__derive5, (), TraceSpec('hull_down', 'TERRAIN', 'derive elevation_hull_down', (), ()), lambda s: s.lookup('elevation_features', (s.v['elevation'],), 'hull_down'), (('elevation', 0),)),
-    Step('text', _hull_down__text1, (lambda s: s.e['terrain_hull_down'] == NOT_APPLICABLE and s.e['forest_hull_down'] == NOT_APPLICABLE and s.e['vegetation_hull_down'] == NOT_APPLICABLE and s.e['surface_hull_down'] == NOT_APPLICABLE and s.e['elevation_hull_down'] == NOT_APPLICABLE,), TraceSpec('hull_down', 'TERRAIN', 'cannot take a hull-down position: N/A in this terrain', ('when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',), (('terrain_hull_down', 'forest_hull_down', 'vegetation_hull_down', 'surface_hull_down', 'elevation_hull_down'),)), None, ()),
-    Step('text', _hull_down__text2, (), TraceSpec('hull_down', 'TERRAIN', 'note: N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.', (), ()), None, ()),
-    Step('text', _hull_down__text3, (), TraceSpec('hull_down', 'TERRAIN', 'erratum: The source does not say how the entries of a base terrain and its modifiers combine. Each is reported; a hull-down position is possible when any entry of the hex is not N/A (dense forest on clear ground gives +1), and the gamemaster picks among them.', (), ()), None, ()),
+    Step('derive', _hull_down__derive1, (), _hull_down__derive1_trace, lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'hull_down'), (('terrain', 0),)),
+    Step('derive', _hull_down__derive2, (), _hull_down__derive2_trace, lambda s: s.lookup('forest_features', (s.v['forest'],), 'hull_down'), (('forest', 0),)),
+    Step('derive', _hull_down__derive3, (), _hull_down__derive3_trace, lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'hull_down'), (('vegetation', 0),)),
+    Step('derive', _hull_down__derive4, (), _hull_down__derive4_trace, lambda s: s.lookup('surface_features', (s.v['surface'],), 'hull_down'), (('surface', 0),)),
+    Step('derive', _hull_down__derive5, (), _hull_down__derive5_trace, lambda s: s.lookup('elevation_features', (s.v['elevation'],), 'hull_down'), (('elevation', 0),)),
+    Step('text', _hull_down__text1, (lambda s: s.e['terrain_hull_down'] == NOT_APPLICABLE and s.e['forest_hull_down'] == NOT_APPLICABLE and s.e['vegetation_hull_down'] == NOT_APPLICABLE and s.e['surface_hull_down'] == NOT_APPLICABLE and s.e['elevation_hull_down'] == NOT_APPLICABLE,), _hull_down__text1_trace, None, ()),
+    Step('text', _hull_down__text2, (), _hull_down__text2_trace, None, ()),
+    Step('text', _hull_down__text3, (), _hull_down__text3_trace, None, ()),
 )
 """Hull-down position (TERRAIN).
 
@@ -4616,6 +4919,13 @@ _weather__derive1: Final = DeriveSpec(
     name='weather_obscurement',
     condition='',
 )
+_weather__derive1_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'derive weather_obscurement',
+    (),
+    (),
+)
 _weather__mod1: Final = ModSpec(
     key='weather#3',
     rule='weather',
@@ -4628,6 +4938,13 @@ _weather__mod1: Final = ModSpec(
     rounding='down',
     condition='',
     label='weather',
+)
+_weather__mod1_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'MP * weather_effects[weather].movement round down',
+    (),
+    (),
 )
 _weather__mod2: Final = ModSpec(
     key='weather#4.1.1',
@@ -4642,6 +4959,13 @@ _weather__mod2: Final = ModSpec(
     condition='when weather == high_wind; when weapon == missile',
     label='high wind: -2 to hit for missiles',
 )
+_weather__mod2_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'attack -2',
+    ('when weather == high_wind', 'when weapon == missile'),
+    (('weather',), ('weapon',)),
+)
 _weather__mod3: Final = ModSpec(
     key='weather#4.1else.1',
     rule='weather',
@@ -4655,6 +4979,13 @@ _weather__mod3: Final = ModSpec(
     condition='when weather == high_wind; unless weapon == missile',
     label='high wind: -1 to hit',
 )
+_weather__mod3_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'attack -1',
+    ('when weather == high_wind', 'unless weapon == missile'),
+    (('weather',), ('weapon',)),
+)
 _weather__text1: Final = TextSpec(
     key='weather#4.2',
     rule='weather',
@@ -4663,6 +4994,13 @@ _weather__text1: Final = TextSpec(
     text='Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
     quote='Hvy Wind  -1 to hit  ...  -2 penalty to hit for missiles',
     condition='when weather == high_wind',
+)
+_weather__text1_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'erratum: Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.',
+    ('when weather == high_wind',),
+    (('weather',),),
 )
 _weather__mod4: Final = ModSpec(
     key='weather#5.1',
@@ -4677,6 +5015,13 @@ _weather__mod4: Final = ModSpec(
     condition='when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',
     label='full penalty for energy weapons',
 )
+_weather__mod4_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'attack -weather_obscurement',
+    ('when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',),
+    (('weapon', 'weather'),),
+)
 _weather__text2: Final = TextSpec(
     key='weather#6.1',
     rule='weather',
@@ -4685,6 +5030,13 @@ _weather__text2: Final = TextSpec(
     text="Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).",
     quote=None,
     condition='when weather_obscurement > 0',
+)
+_weather__text2_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    "note: Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).",
+    ('when weather_obscurement > 0',),
+    (('weather_obscurement',),),
 )
 _weather__text3: Final = TextSpec(
     key='weather#7',
@@ -4695,16 +5047,23 @@ _weather__text3: Final = TextSpec(
     quote='MOVEMENT 3/4',
     condition='',
 )
+_weather__text3_trace: Final = TraceSpec(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'erratum: Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.',
+    (),
+    (),
+)
 
 _rule_weather: Final[tuple[Step, ...]] = (
-    Step('derive', _weather__derive1, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'derive weather_obscurement', (), ()), lambda s: round_value(s.lookup('weather_effects', (s.v['weather'],), 'per_hex') * s.v['weather_hexes'], 'down'), (('weather', 0), ('weather_hexes', 0))),
-    Step('mod', _weather__mod1, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'MP * weather_effects[weather].movement round down', (), ()), lambda s: s.lookup('weather_effects', (s.v['weather'],), 'movement'), (('weather', 0),)),
-    Step('mod', _weather__mod2, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] == 'missile'), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -2', ('when weather == high_wind', 'when weapon == missile'), (('weather',), ('weapon',))), -2, (('weather', 0), ('weapon', 1))),
-    Step('mod', _weather__mod3, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] != 'missile'), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -1', ('when weather == high_wind', 'unless weapon == missile'), (('weather',), ('weapon',))), -1, (('weather', 0), ('weapon', 1))),
-    Step('text', _weather__text1, (lambda s: s.v['weather'] == 'high_wind',), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as -1 to hit for every weapon but missiles, which take -2 in its place, not -3.', ('when weather == high_wind',), (('weather',),)), None, (('weather', 0),)),
-    Step('mod', _weather__mod4, (lambda s: s.v['weapon'] == 'energy' and s.v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'),), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'attack -weather_obscurement', ('when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm}',), (('weapon', 'weather'),)), lambda s: -s.e['weather_obscurement'], (('weapon', 0), ('weather', 0))),
-    Step('text', _weather__text2, (lambda s: s.e['weather_obscurement'] > 0,), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', "note: Concealment only: the weather's obscurement counts against detection, not to hit (energy weapons excepted in fog, dust, smoke and sand).", ('when weather_obscurement > 0',), (('weather_obscurement',),)), None, ()),
-    Step('text', _weather__text3, (), TraceSpec('weather', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Read as a multiplier of the movement points of the turn (the cost of each hex is unchanged); the source does not say how to round: rounded down.', (), ()), None, ()),
+    Step('derive', _weather__derive1, (), _weather__derive1_trace, lambda s: round_value(s.lookup('weather_effects', (s.v['weather'],), 'per_hex') * s.v['weather_hexes'], 'down'), (('weather', 0), ('weather_hexes', 0))),
+    Step('mod', _weather__mod1, (), _weather__mod1_trace, lambda s: s.lookup('weather_effects', (s.v['weather'],), 'movement'), (('weather', 0),)),
+    Step('mod', _weather__mod2, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] == 'missile'), _weather__mod2_trace, -2, (('weather', 0), ('weapon', 1))),
+    Step('mod', _weather__mod3, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] != 'missile'), _weather__mod3_trace, -1, (('weather', 0), ('weapon', 1))),
+    Step('text', _weather__text1, (lambda s: s.v['weather'] == 'high_wind',), _weather__text1_trace, None, (('weather', 0),)),
+    Step('mod', _weather__mod4, (lambda s: s.v['weapon'] == 'energy' and s.v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'),), _weather__mod4_trace, lambda s: -s.e['weather_obscurement'], (('weapon', 0), ('weather', 0))),
+    Step('text', _weather__text2, (lambda s: s.e['weather_obscurement'] > 0,), _weather__text2_trace, None, ()),
+    Step('text', _weather__text3, (), _weather__text3_trace, None, ()),
 )
 """Weather and environment (WEATHER/ENVIRONMENT MODIFIERS).
 
@@ -4730,6 +5089,13 @@ _night__mod1: Final = ModSpec(
     condition='when night and not has_sensors',
     label='night: 1/2 movement',
 )
+_night__mod1_trace: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'MP / 2 round down',
+    ('when night and not has_sensors',),
+    (('night', 'has_sensors'),),
+)
 _night__mod2: Final = ModSpec(
     key='night#2.2',
     rule='night',
@@ -4743,6 +5109,13 @@ _night__mod2: Final = ModSpec(
     condition='when night and not has_sensors',
     label='night: 1 (total)',
 )
+_night__mod2_trace: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'obscurement +1',
+    ('when night and not has_sensors',),
+    (('night', 'has_sensors'),),
+)
 _night__text1: Final = TextSpec(
     key='night#3',
     rule='night',
@@ -4751,6 +5124,13 @@ _night__text1: Final = TextSpec(
     text='Penalties only for vehicles/personnel without sensors.',
     quote=None,
     condition='',
+)
+_night__text1_trace: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'note: Penalties only for vehicles/personnel without sensors.',
+    (),
+    (),
 )
 _night__text2: Final = TextSpec(
     key='night#4',
@@ -4761,12 +5141,19 @@ _night__text2: Final = TextSpec(
     quote='Night  1 (total)  1/2',
     condition='',
 )
+_night__text2_trace: Final = TraceSpec(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    'erratum: Night is a flag, so that it can fall with other weather; its obscurement is 1 in all, not per hex, and movement is halved, rounded down.',
+    (),
+    (),
+)
 
 _rule_night: Final[tuple[Step, ...]] = (
-    Step('mod', _night__mod1, (lambda s: s.v['night'] and not s.v['has_sensors'],), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'MP / 2 round down', ('when night and not has_sensors',), (('night', 'has_sensors'),)), 2, (('night', 0), ('has_sensors', 0))),
-    Step('mod', _night__mod2, (lambda s: s.v['night'] and not s.v['has_sensors'],), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'obscurement +1', ('when night and not has_sensors',), (('night', 'has_sensors'),)), 1, (('night', 0), ('has_sensors', 0))),
-    Step('text', _night__text1, (), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'note: Penalties only for vehicles/personnel without sensors.', (), ()), None, ()),
-    Step('text', _night__text2, (), TraceSpec('night', 'WEATHER/ENVIRONMENT MODIFIERS', 'erratum: Night is a flag, so that it can fall with other weather; its obscurement is 1 in all, not per hex, and movement is halved, rounded down.', (), ()), None, ()),
+    Step('mod', _night__mod1, (lambda s: s.v['night'] and not s.v['has_sensors'],), _night__mod1_trace, 2, (('night', 0), ('has_sensors', 0))),
+    Step('mod', _night__mod2, (lambda s: s.v['night'] and not s.v['has_sensors'],), _night__mod2_trace, 1, (('night', 0), ('has_sensors', 0))),
+    Step('text', _night__text1, (), _night__text1_trace, None, ()),
+    Step('text', _night__text2, (), _night__text2_trace, None, ()),
 )
 """Night (WEATHER/ENVIRONMENT MODIFIERS).
 
@@ -4789,6 +5176,13 @@ _skidding__mod1: Final = ModSpec(
     condition='when unit == track',
     label='Tracked Vehicle',
 )
+_skidding__mod1_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold -1',
+    ('when unit == track',),
+    (('unit',),),
+)
 _skidding__mod2: Final = ModSpec(
     key='skidding#3.1',
     rule='skidding',
@@ -4801,6 +5195,13 @@ _skidding__mod2: Final = ModSpec(
     rounding=None,
     condition='when unit == wheel',
     label='Wheeled Vehicle',
+)
+_skidding__mod2_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +0',
+    ('when unit == wheel',),
+    (('unit',),),
 )
 _skidding__mod3: Final = ModSpec(
     key='skidding#4.1',
@@ -4815,6 +5216,13 @@ _skidding__mod3: Final = ModSpec(
     condition='when unit == walker',
     label='Walker Vehicle',
 )
+_skidding__mod3_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +1',
+    ('when unit == walker',),
+    (('unit',),),
+)
 _skidding__mod4: Final = ModSpec(
     key='skidding#5.1',
     rule='skidding',
@@ -4827,6 +5235,13 @@ _skidding__mod4: Final = ModSpec(
     rounding=None,
     condition='when off_road',
     label='Off Road Ability',
+)
+_skidding__mod4_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold -1',
+    ('when off_road',),
+    (('off_road',),),
 )
 _skidding__mod5: Final = ModSpec(
     key='skidding#6',
@@ -4841,6 +5256,13 @@ _skidding__mod5: Final = ModSpec(
     condition='',
     label='speed modifier, per weapons fire mods',
 )
+_skidding__mod5_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold -attacker_movement[speed]',
+    (),
+    (),
+)
 _skidding__mod6: Final = ModSpec(
     key='skidding#7.1',
     rule='skidding',
@@ -4853,6 +5275,13 @@ _skidding__mod6: Final = ModSpec(
     rounding=None,
     condition='when terrain == sand',
     label='Sand',
+)
+_skidding__mod6_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +0',
+    ('when terrain == sand',),
+    (('terrain',),),
 )
 _skidding__mod7: Final = ModSpec(
     key='skidding#8.1',
@@ -4867,6 +5296,13 @@ _skidding__mod7: Final = ModSpec(
     condition='when wet_pavement',
     label='Wet Pavement',
 )
+_skidding__mod7_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +0',
+    ('when wet_pavement',),
+    (('wet_pavement',),),
+)
 _skidding__mod8: Final = ModSpec(
     key='skidding#9.1',
     rule='skidding',
@@ -4879,6 +5315,13 @@ _skidding__mod8: Final = ModSpec(
     rounding=None,
     condition='when terrain == mud',
     label='Mud',
+)
+_skidding__mod8_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +1',
+    ('when terrain == mud',),
+    (('terrain',),),
 )
 _skidding__mod9: Final = ModSpec(
     key='skidding#10.1',
@@ -4893,6 +5336,13 @@ _skidding__mod9: Final = ModSpec(
     condition='when surface == snow',
     label='Snow',
 )
+_skidding__mod9_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +1',
+    ('when surface == snow',),
+    (('surface',),),
+)
 _skidding__mod10: Final = ModSpec(
     key='skidding#11.1',
     rule='skidding',
@@ -4906,6 +5356,13 @@ _skidding__mod10: Final = ModSpec(
     condition='when surface == ice',
     label='Ice',
 )
+_skidding__mod10_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'skid_threshold +2',
+    ('when surface == ice',),
+    (('surface',),),
+)
 _skidding__derive1: Final = DeriveSpec(
     key='skidding#12',
     rule='skidding',
@@ -4913,6 +5370,7 @@ _skidding__derive1: Final = DeriveSpec(
     name='slick',
     condition='',
 )
+_skidding__derive1_trace: Final = TraceSpec('skidding', 'SKIDDING', 'derive slick', (), ())
 _skidding__text1: Final = TextSpec(
     key='skidding#13.1',
     rule='skidding',
@@ -4921,6 +5379,13 @@ _skidding__text1: Final = TextSpec(
     text='Only ground-contact vehicles skid.',
     quote=None,
     condition='when unit == gev or unit == infantry',
+)
+_skidding__text1_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'note: Only ground-contact vehicles skid.',
+    ('when unit == gev or unit == infantry',),
+    (('unit',),),
 )
 _skidding__roll1: Final = RollSpec(
     key='skidding#13else.1.1',
@@ -4969,6 +5434,13 @@ _skidding__roll1_change4: Final = ChangeSpec(
     success=False,
     condition='when pilot_skill == 5',
 )
+_skidding__roll1_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'roll skid',
+    ('unless unit == gev or unit == infantry', 'when turning and slick'),
+    (('unit',), ('turning', 'slick')),
+)
 _skidding__text2: Final = TextSpec(
     key='skidding#14',
     rule='skidding',
@@ -4977,6 +5449,13 @@ _skidding__text2: Final = TextSpec(
     text='The skid continues in the original direction of movement (facing does change) and uses up MPs as normal, on into a subsequent turn if necessary. Hitting an obstacle (or terrain such as woods that could count as one) counts as a ram attack.',
     quote=None,
     condition='',
+)
+_skidding__text2_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'note: The skid continues in the original direction of movement (facing does change) and uses up MPs as normal, on into a subsequent turn if necessary. Hitting an obstacle (or terrain such as woods that could count as one) counts as a ram attack.',
+    (),
+    (),
 )
 _skidding__text3: Final = TextSpec(
     key='skidding#15',
@@ -4987,6 +5466,13 @@ _skidding__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_skidding__text3_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'note: Sand and Wet Pavement are slick at +0: the roll is called for, at the base threshold.',
+    (),
+    (),
+)
 _skidding__text4: Final = TextSpec(
     key='skidding#16',
     rule='skidding',
@@ -4995,6 +5481,13 @@ _skidding__text4: Final = TextSpec(
     text='Read as the attacker movement modifier, subtracted from the threshold: faster is harder (Top Speed +3, Stationary -2).',
     quote='Speed Modifier  Per Weapons Fire Mods',
     condition='',
+)
+_skidding__text4_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'erratum: Read as the attacker movement modifier, subtracted from the threshold: faster is harder (Top Speed +3, Stationary -2).',
+    (),
+    (),
 )
 _skidding__text5: Final = TextSpec(
     key='skidding#17',
@@ -5005,6 +5498,13 @@ _skidding__text5: Final = TextSpec(
     quote='Fumbles skid as above',
     condition='',
 )
+_skidding__text5_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'erratum: A fumble (a highest die of 1) always fails, so the roll needs at least 2 whatever the threshold; a fumble slips at least 1 hex.',
+    (),
+    (),
+)
 _skidding__text6: Final = TextSpec(
     key='skidding#18',
     rule='skidding',
@@ -5014,26 +5514,33 @@ _skidding__text6: Final = TextSpec(
     quote='Sand +0 ... Mud +1 ... Snow +1 ... Ice +2',
     condition='',
 )
+_skidding__text6_trace: Final = TraceSpec(
+    'skidding',
+    'SKIDDING',
+    'erratum: The source does not say whether two surfaces stack (ice on mud): only the slickest counts.',
+    (),
+    (),
+)
 
 _rule_skidding: Final[tuple[Step, ...]] = (
-    Step('mod', _skidding__mod1, (lambda s: s.v['unit'] == 'track',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold -1', ('when unit == track',), (('unit',),)), -1, (('unit', 0),)),
-    Step('mod', _skidding__mod2, (lambda s: s.v['unit'] == 'wheel',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +0', ('when unit == wheel',), (('unit',),)), 0, (('unit', 0),)),
-    Step('mod', _skidding__mod3, (lambda s: s.v['unit'] == 'walker',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +1', ('when unit == walker',), (('unit',),)), 1, (('unit', 0),)),
-    Step('mod', _skidding__mod4, (lambda s: s.v['off_road'],), TraceSpec('skidding', 'SKIDDING', 'skid_threshold -1', ('when off_road',), (('off_road',),)), -1, (('off_road', 0),)),
-    Step('mod', _skidding__mod5, (), TraceSpec('skidding', 'SKIDDING', 'skid_threshold -attacker_movement[speed]', (), ()), lambda s: -s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
-    Step('mod', _skidding__mod6, (lambda s: s.v['terrain'] == 'sand',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +0', ('when terrain == sand',), (('terrain',),)), 0, (('terrain', 0),)),
-    Step('mod', _skidding__mod7, (lambda s: s.v['wet_pavement'],), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +0', ('when wet_pavement',), (('wet_pavement',),)), 0, (('wet_pavement', 0),)),
-    Step('mod', _skidding__mod8, (lambda s: s.v['terrain'] == 'mud',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +1', ('when terrain == mud',), (('terrain',),)), 1, (('terrain', 0),)),
-    Step('mod', _skidding__mod9, (lambda s: s.v['surface'] == 'snow',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +1', ('when surface == snow',), (('surface',),)), 1, (('surface', 0),)),
-    Step('mod', _skidding__mod10, (lambda s: s.v['surface'] == 'ice',), TraceSpec('skidding', 'SKIDDING', 'skid_threshold +2', ('when surface == ice',), (('surface',),)), 2, (('surface', 0),)),
-    Step('derive', _skidding__derive1, (), TraceSpec('skidding', 'SKIDDING', 'derive slick', (), ()), lambda s: s.v['terrain'] in ('sand', 'mud') or s.v['surface'] in ('ice', 'snow') or s.v['wet_pavement'], (('terrain', 0), ('surface', 0), ('wet_pavement', 0))),
-    Step('text', _skidding__text1, (lambda s: s.v['unit'] == 'gev' or s.v['unit'] == 'infantry',), TraceSpec('skidding', 'SKIDDING', 'note: Only ground-contact vehicles skid.', ('when unit == gev or unit == infantry',), (('unit',),)), None, (('unit', 0),)),
-    Step('roll', _skidding__roll1, (lambda s: not (s.v['unit'] == 'gev' or s.v['unit'] == 'infantry'), lambda s: s.v['turning'] and s.e['slick']), TraceSpec('skidding', 'SKIDDING', 'roll skid', ('unless unit == gev or unit == infantry', 'when turning and slick'), (('unit',), ('turning', 'slick'))), (lambda s: (max(s.e['skid_threshold'], 2), 0, None, 0), ((_skidding__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_skidding__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_skidding__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_skidding__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('turning', 1), ('pilot_skill', 2))),
-    Step('text', _skidding__text2, (), TraceSpec('skidding', 'SKIDDING', 'note: The skid continues in the original direction of movement (facing does change) and uses up MPs as normal, on into a subsequent turn if necessary. Hitting an obstacle (or terrain such as woods that could count as one) counts as a ram attack.', (), ()), None, ()),
-    Step('text', _skidding__text3, (), TraceSpec('skidding', 'SKIDDING', 'note: Sand and Wet Pavement are slick at +0: the roll is called for, at the base threshold.', (), ()), None, ()),
-    Step('text', _skidding__text4, (), TraceSpec('skidding', 'SKIDDING', 'erratum: Read as the attacker movement modifier, subtracted from the threshold: faster is harder (Top Speed +3, Stationary -2).', (), ()), None, ()),
-    Step('text', _skidding__text5, (), TraceSpec('skidding', 'SKIDDING', 'erratum: A fumble (a highest die of 1) always fails, so the roll needs at least 2 whatever the threshold; a fumble slips at least 1 hex.', (), ()), None, ()),
-    Step('text', _skidding__text6, (), TraceSpec('skidding', 'SKIDDING', 'erratum: The source does not say whether two surfaces stack (ice on mud): only the slickest counts.', (), ()), None, ()),
+    Step('mod', _skidding__mod1, (lambda s: s.v['unit'] == 'track',), _skidding__mod1_trace, -1, (('unit', 0),)),
+    Step('mod', _skidding__mod2, (lambda s: s.v['unit'] == 'wheel',), _skidding__mod2_trace, 0, (('unit', 0),)),
+    Step('mod', _skidding__mod3, (lambda s: s.v['unit'] == 'walker',), _skidding__mod3_trace, 1, (('unit', 0),)),
+    Step('mod', _skidding__mod4, (lambda s: s.v['off_road'],), _skidding__mod4_trace, -1, (('off_road', 0),)),
+    Step('mod', _skidding__mod5, (), _skidding__mod5_trace, lambda s: -s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
+    Step('mod', _skidding__mod6, (lambda s: s.v['terrain'] == 'sand',), _skidding__mod6_trace, 0, (('terrain', 0),)),
+    Step('mod', _skidding__mod7, (lambda s: s.v['wet_pavement'],), _skidding__mod7_trace, 0, (('wet_pavement', 0),)),
+    Step('mod', _skidding__mod8, (lambda s: s.v['terrain'] == 'mud',), _skidding__mod8_trace, 1, (('terrain', 0),)),
+    Step('mod', _skidding__mod9, (lambda s: s.v['surface'] == 'snow',), _skidding__mod9_trace, 1, (('surface', 0),)),
+    Step('mod', _skidding__mod10, (lambda s: s.v['surface'] == 'ice',), _skidding__mod10_trace, 2, (('surface', 0),)),
+    Step('derive', _skidding__derive1, (), _skidding__derive1_trace, lambda s: s.v['terrain'] in ('sand', 'mud') or s.v['surface'] in ('ice', 'snow') or s.v['wet_pavement'], (('terrain', 0), ('surface', 0), ('wet_pavement', 0))),
+    Step('text', _skidding__text1, (lambda s: s.v['unit'] == 'gev' or s.v['unit'] == 'infantry',), _skidding__text1_trace, None, (('unit', 0),)),
+    Step('roll', _skidding__roll1, (lambda s: not (s.v['unit'] == 'gev' or s.v['unit'] == 'infantry'), lambda s: s.v['turning'] and s.e['slick']), _skidding__roll1_trace, (lambda s: (max(s.e['skid_threshold'], 2), 0, None, 0), ((_skidding__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_skidding__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_skidding__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_skidding__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('turning', 1), ('pilot_skill', 2))),
+    Step('text', _skidding__text2, (), _skidding__text2_trace, None, ()),
+    Step('text', _skidding__text3, (), _skidding__text3_trace, None, ()),
+    Step('text', _skidding__text4, (), _skidding__text4_trace, None, ()),
+    Step('text', _skidding__text5, (), _skidding__text5_trace, None, ()),
+    Step('text', _skidding__text6, (), _skidding__text6_trace, None, ()),
 )
 """Skidding (SKIDDING).
 
@@ -5060,9 +5567,16 @@ _crew_actions__derive1: Final = DeriveSpec(
     name='total_actions',
     condition='',
 )
+_crew_actions__derive1_trace: Final = TraceSpec(
+    'crew_actions',
+    'NUMBER OF ACTIONS',
+    'derive total_actions',
+    (),
+    (),
+)
 
 _rule_crew_actions: Final[tuple[Step, ...]] = (
-    Step('derive', _crew_actions__derive1, (), TraceSpec('crew_actions', 'NUMBER OF ACTIONS', 'derive total_actions', (), ()), lambda s: s.lookup('actions', (s.v['crew'],), 'total'), (('crew', 0),)),
+    Step('derive', _crew_actions__derive1, (), _crew_actions__derive1_trace, lambda s: s.lookup('actions', (s.v['crew'],), 'total'), (('crew', 0),)),
 )
 """Number of actions (NUMBER OF ACTIONS).
 
@@ -5084,6 +5598,13 @@ _firing__mod1: Final = ModSpec(
     condition='',
     label='range to target',
 )
+_firing__mod1_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack +range_modifiers[range_band].modifier',
+    (),
+    (),
+)
 _firing__mod2: Final = ModSpec(
     key='firing#3',
     rule='firing',
@@ -5096,6 +5617,13 @@ _firing__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='attacker movement',
+)
+_firing__mod2_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack +attacker_movement[speed].modifier',
+    (),
+    (),
 )
 _firing__mod3: Final = ModSpec(
     key='firing#4',
@@ -5110,6 +5638,13 @@ _firing__mod3: Final = ModSpec(
     condition='',
     label='attacker aiming',
 )
+_firing__mod3_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack_dice +aiming[aim].dice',
+    (),
+    (),
+)
 _firing__mod4: Final = ModSpec(
     key='firing#5',
     rule='firing',
@@ -5122,6 +5657,13 @@ _firing__mod4: Final = ModSpec(
     rounding=None,
     condition='',
     label='target movement',
+)
+_firing__mod4_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack +target_movement[target_speed].modifier',
+    (),
+    (),
 )
 _firing__mod5: Final = ModSpec(
     key='firing#6',
@@ -5136,6 +5678,13 @@ _firing__mod5: Final = ModSpec(
     condition='',
     label='target defensive arc',
 )
+_firing__mod5_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'defense +defensive_arc[arc].modifier',
+    (),
+    (),
+)
 _firing__mod6: Final = ModSpec(
     key='firing#7',
     rule='firing',
@@ -5148,6 +5697,13 @@ _firing__mod6: Final = ModSpec(
     rounding=None,
     condition='',
     label='obscurement, per the terrain table',
+)
+_firing__mod6_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack -obscurement_points',
+    (),
+    (),
 )
 _firing__mod7: Final = ModSpec(
     key='firing#8.1',
@@ -5162,6 +5718,13 @@ _firing__mod7: Final = ModSpec(
     condition='when turret_locked',
     label='Turret Locked',
 )
+_firing__mod7_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack -2',
+    ('when turret_locked',),
+    (('turret_locked',),),
+)
 _firing__mod8: Final = ModSpec(
     key='firing#9.1',
     rule='firing',
@@ -5175,6 +5738,13 @@ _firing__mod8: Final = ModSpec(
     condition='when different_environment',
     label='Different Environment',
 )
+_firing__mod8_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'attack -2',
+    ('when different_environment',),
+    (('different_environment',),),
+)
 _firing__text1: Final = TextSpec(
     key='firing#10',
     rule='firing',
@@ -5183,6 +5753,13 @@ _firing__text1: Final = TextSpec(
     text='Target movement, Evasion: Special (not described in the source).',
     quote=None,
     condition='',
+)
+_firing__text1_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'note: Target movement, Evasion: Special (not described in the source).',
+    (),
+    (),
 )
 _firing__text2: Final = TextSpec(
     key='firing#11',
@@ -5193,6 +5770,13 @@ _firing__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_firing__text2_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'note: Aiming may leave fewer than one attack die: the source does not say what then happens.',
+    (),
+    (),
+)
 _firing__text3: Final = TextSpec(
     key='firing#12',
     rule='firing',
@@ -5201,6 +5785,13 @@ _firing__text3: Final = TextSpec(
     text='DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.',
     quote=None,
     condition='',
+)
+_firing__text3_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    'note: DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.',
+    (),
+    (),
 )
 _firing__text4: Final = TextSpec(
     key='firing#13',
@@ -5211,6 +5802,13 @@ _firing__text4: Final = TextSpec(
     quote='TARGET DEFENSIVE ARC  Front -0  Rear Flank -1  Rear -2',
     condition='',
 )
+_firing__text4_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    "erratum: A penalty of the target attacked in that arc, not of the attacker: encoded on the target's defense roll.",
+    (),
+    (),
+)
 _firing__text5: Final = TextSpec(
     key='firing#14',
     rule='firing',
@@ -5220,21 +5818,28 @@ _firing__text5: Final = TextSpec(
     quote='OBSCUREMENT  See Table',
     condition='',
 )
+_firing__text5_trace: Final = TraceSpec(
+    'firing',
+    'FIRING MODIFIERS',
+    "erratum: The obscurement of the terrain table (and the weather's, per rule weather) along the line of fire, subtracted from the attack.",
+    (),
+    (),
+)
 
 _rule_firing: Final[tuple[Step, ...]] = (
-    Step('mod', _firing__mod1, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack +range_modifiers[range_band].modifier', (), ()), lambda s: s.lookup('range_modifiers', (s.v['range_band'],), 'modifier'), (('range_band', 0),)),
-    Step('mod', _firing__mod2, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack +attacker_movement[speed].modifier', (), ()), lambda s: s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
-    Step('mod', _firing__mod3, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack_dice +aiming[aim].dice', (), ()), lambda s: s.lookup('aiming', (s.v['aim'],), 'dice'), (('aim', 0),)),
-    Step('mod', _firing__mod4, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack +target_movement[target_speed].modifier', (), ()), lambda s: s.lookup('target_movement', (s.v['target_speed'],), 'modifier'), (('target_speed', 0),)),
-    Step('mod', _firing__mod5, (), TraceSpec('firing', 'FIRING MODIFIERS', 'defense +defensive_arc[arc].modifier', (), ()), lambda s: s.lookup('defensive_arc', (s.v['arc'],), 'modifier'), (('arc', 0),)),
-    Step('mod', _firing__mod6, (), TraceSpec('firing', 'FIRING MODIFIERS', 'attack -obscurement_points', (), ()), lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
-    Step('mod', _firing__mod7, (lambda s: s.v['turret_locked'],), TraceSpec('firing', 'FIRING MODIFIERS', 'attack -2', ('when turret_locked',), (('turret_locked',),)), -2, (('turret_locked', 0),)),
-    Step('mod', _firing__mod8, (lambda s: s.v['different_environment'],), TraceSpec('firing', 'FIRING MODIFIERS', 'attack -2', ('when different_environment',), (('different_environment',),)), -2, (('different_environment', 0),)),
-    Step('text', _firing__text1, (), TraceSpec('firing', 'FIRING MODIFIERS', 'note: Target movement, Evasion: Special (not described in the source).', (), ()), None, ()),
-    Step('text', _firing__text2, (), TraceSpec('firing', 'FIRING MODIFIERS', 'note: Aiming may leave fewer than one attack die: the source does not say what then happens.', (), ()), None, ()),
-    Step('text', _firing__text3, (), TraceSpec('firing', 'FIRING MODIFIERS', 'note: DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.', (), ()), None, ()),
-    Step('text', _firing__text4, (), TraceSpec('firing', 'FIRING MODIFIERS', "erratum: A penalty of the target attacked in that arc, not of the attacker: encoded on the target's defense roll.", (), ()), None, ()),
-    Step('text', _firing__text5, (), TraceSpec('firing', 'FIRING MODIFIERS', "erratum: The obscurement of the terrain table (and the weather's, per rule weather) along the line of fire, subtracted from the attack.", (), ()), None, ()),
+    Step('mod', _firing__mod1, (), _firing__mod1_trace, lambda s: s.lookup('range_modifiers', (s.v['range_band'],), 'modifier'), (('range_band', 0),)),
+    Step('mod', _firing__mod2, (), _firing__mod2_trace, lambda s: s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
+    Step('mod', _firing__mod3, (), _firing__mod3_trace, lambda s: s.lookup('aiming', (s.v['aim'],), 'dice'), (('aim', 0),)),
+    Step('mod', _firing__mod4, (), _firing__mod4_trace, lambda s: s.lookup('target_movement', (s.v['target_speed'],), 'modifier'), (('target_speed', 0),)),
+    Step('mod', _firing__mod5, (), _firing__mod5_trace, lambda s: s.lookup('defensive_arc', (s.v['arc'],), 'modifier'), (('arc', 0),)),
+    Step('mod', _firing__mod6, (), _firing__mod6_trace, lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
+    Step('mod', _firing__mod7, (lambda s: s.v['turret_locked'],), _firing__mod7_trace, -2, (('turret_locked', 0),)),
+    Step('mod', _firing__mod8, (lambda s: s.v['different_environment'],), _firing__mod8_trace, -2, (('different_environment', 0),)),
+    Step('text', _firing__text1, (), _firing__text1_trace, None, ()),
+    Step('text', _firing__text2, (), _firing__text2_trace, None, ()),
+    Step('text', _firing__text3, (), _firing__text3_trace, None, ()),
+    Step('text', _firing__text4, (), _firing__text4_trace, None, ()),
+    Step('text', _firing__text5, (), _firing__text5_trace, None, ()),
 )
 """Firing modifiers (FIRING MODIFIERS).
 
@@ -5263,6 +5868,13 @@ _burst_fire__mod1: Final = ModSpec(
     condition='when armored_target',
     label='ROF added to the Damage Multiplier',
 )
+_burst_fire__mod1_trace: Final = TraceSpec(
+    'burst_fire',
+    'BURST FIRE',
+    'DM +rof',
+    ('when armored_target',),
+    (('armored_target',),),
+)
 _burst_fire__mod2: Final = ModSpec(
     key='burst_fire#2else.1',
     rule='burst_fire',
@@ -5276,6 +5888,13 @@ _burst_fire__mod2: Final = ModSpec(
     condition='unless armored_target',
     label='ROF added to the Margin of Success',
 )
+_burst_fire__mod2_trace: Final = TraceSpec(
+    'burst_fire',
+    'BURST FIRE',
+    'MoS +rof',
+    ('unless armored_target',),
+    (('armored_target',),),
+)
 _burst_fire__derive1: Final = DeriveSpec(
     key='burst_fire#3',
     rule='burst_fire',
@@ -5283,11 +5902,12 @@ _burst_fire__derive1: Final = DeriveSpec(
     name='rounds',
     condition='',
 )
+_burst_fire__derive1_trace: Final = TraceSpec('burst_fire', 'BURST FIRE', 'derive rounds', (), ())
 
 _rule_burst_fire: Final[tuple[Step, ...]] = (
-    Step('mod', _burst_fire__mod1, (lambda s: s.v['armored_target'],), TraceSpec('burst_fire', 'BURST FIRE', 'DM +rof', ('when armored_target',), (('armored_target',),)), lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
-    Step('mod', _burst_fire__mod2, (lambda s: not s.v['armored_target'],), TraceSpec('burst_fire', 'BURST FIRE', 'MoS +rof', ('unless armored_target',), (('armored_target',),)), lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
-    Step('derive', _burst_fire__derive1, (), TraceSpec('burst_fire', 'BURST FIRE', 'derive rounds', (), ()), lambda s: 5 * s.v['rof'], (('rof', 0),)),
+    Step('mod', _burst_fire__mod1, (lambda s: s.v['armored_target'],), _burst_fire__mod1_trace, lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
+    Step('mod', _burst_fire__mod2, (lambda s: not s.v['armored_target'],), _burst_fire__mod2_trace, lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
+    Step('derive', _burst_fire__derive1, (), _burst_fire__derive1_trace, lambda s: 5 * s.v['rof'], (('rof', 0),)),
 )
 """Burst fire (BURST FIRE).
 
@@ -5305,6 +5925,13 @@ _walking_fire__derive1: Final = DeriveSpec(
     name='max_targets',
     condition='',
 )
+_walking_fire__derive1_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'derive max_targets',
+    (),
+    (),
+)
 _walking_fire__derive2: Final = DeriveSpec(
     key='walking_fire#3',
     rule='walking_fire',
@@ -5312,12 +5939,26 @@ _walking_fire__derive2: Final = DeriveSpec(
     name='damage_rof',
     condition='',
 )
+_walking_fire__derive2_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'derive damage_rof',
+    (),
+    (),
+)
 _walking_fire__derive3: Final = DeriveSpec(
     key='walking_fire#4',
     rule='walking_fire',
     source='WALKING FIRE',
     name='walking_rounds',
     condition='',
+)
+_walking_fire__derive3_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'derive walking_rounds',
+    (),
+    (),
 )
 _walking_fire__mod1: Final = ModSpec(
     key='walking_fire#5.1',
@@ -5332,6 +5973,13 @@ _walking_fire__mod1: Final = ModSpec(
     condition='when armored_target',
     label='ROF for damage, added to the Damage Multiplier',
 )
+_walking_fire__mod1_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'DM +damage_rof',
+    ('when armored_target',),
+    (('armored_target',),),
+)
 _walking_fire__mod2: Final = ModSpec(
     key='walking_fire#5else.1',
     rule='walking_fire',
@@ -5345,6 +5993,13 @@ _walking_fire__mod2: Final = ModSpec(
     condition='unless armored_target',
     label='ROF for damage, added to the Margin of Success',
 )
+_walking_fire__mod2_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'MoS +damage_rof',
+    ('unless armored_target',),
+    (('armored_target',),),
+)
 _walking_fire__text1: Final = TextSpec(
     key='walking_fire#6.1',
     rule='walking_fire',
@@ -5353,6 +6008,13 @@ _walking_fire__text1: Final = TextSpec(
     text="attack more targets than the weapon's ROF + 1",
     quote=None,
     condition='when targets > max_targets',
+)
+_walking_fire__text1_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    "cannot attack more targets than the weapon's ROF + 1",
+    ('when targets > max_targets',),
+    (('targets', 'max_targets'),),
 )
 _walking_fire__text2: Final = TextSpec(
     key='walking_fire#7',
@@ -5363,6 +6025,13 @@ _walking_fire__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_walking_fire__text2_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'note: If targets are not adjacent, each empty hex counts as a target. Each target can only be attacked once per round.',
+    (),
+    (),
+)
 _walking_fire__text3: Final = TextSpec(
     key='walking_fire#8',
     rule='walking_fire',
@@ -5372,16 +6041,23 @@ _walking_fire__text3: Final = TextSpec(
     quote='Decrease the ROF for figuring damage by 1 for every target attacked',
     condition='',
 )
+_walking_fire__text3_trace: Final = TraceSpec(
+    'walking_fire',
+    'WALKING FIRE',
+    'erratum: Read literally: ROF minus the number of targets (empty hexes included), never below 0; ammunition is spent for the full ROF.',
+    (),
+    (),
+)
 
 _rule_walking_fire: Final[tuple[Step, ...]] = (
-    Step('derive', _walking_fire__derive1, (), TraceSpec('walking_fire', 'WALKING FIRE', 'derive max_targets', (), ()), lambda s: s.v['rof'] + 1, (('rof', 0),)),
-    Step('derive', _walking_fire__derive2, (), TraceSpec('walking_fire', 'WALKING FIRE', 'derive damage_rof', (), ()), lambda s: max(s.v['rof'] - s.v['targets'], 0), (('rof', 0), ('targets', 0))),
-    Step('derive', _walking_fire__derive3, (), TraceSpec('walking_fire', 'WALKING FIRE', 'derive walking_rounds', (), ()), lambda s: 5 * s.v['rof'], (('rof', 0),)),
-    Step('mod', _walking_fire__mod1, (lambda s: s.v['armored_target'],), TraceSpec('walking_fire', 'WALKING FIRE', 'DM +damage_rof', ('when armored_target',), (('armored_target',),)), lambda s: s.e['damage_rof'], (('armored_target', 0),)),
-    Step('mod', _walking_fire__mod2, (lambda s: not s.v['armored_target'],), TraceSpec('walking_fire', 'WALKING FIRE', 'MoS +damage_rof', ('unless armored_target',), (('armored_target',),)), lambda s: s.e['damage_rof'], (('armored_target', 0),)),
-    Step('text', _walking_fire__text1, (lambda s: s.v['targets'] > s.e['max_targets'],), TraceSpec('walking_fire', 'WALKING FIRE', "cannot attack more targets than the weapon's ROF + 1", ('when targets > max_targets',), (('targets', 'max_targets'),)), None, (('targets', 0),)),
-    Step('text', _walking_fire__text2, (), TraceSpec('walking_fire', 'WALKING FIRE', 'note: If targets are not adjacent, each empty hex counts as a target. Each target can only be attacked once per round.', (), ()), None, ()),
-    Step('text', _walking_fire__text3, (), TraceSpec('walking_fire', 'WALKING FIRE', 'erratum: Read literally: ROF minus the number of targets (empty hexes included), never below 0; ammunition is spent for the full ROF.', (), ()), None, ()),
+    Step('derive', _walking_fire__derive1, (), _walking_fire__derive1_trace, lambda s: s.v['rof'] + 1, (('rof', 0),)),
+    Step('derive', _walking_fire__derive2, (), _walking_fire__derive2_trace, lambda s: max(s.v['rof'] - s.v['targets'], 0), (('rof', 0), ('targets', 0))),
+    Step('derive', _walking_fire__derive3, (), _walking_fire__derive3_trace, lambda s: 5 * s.v['rof'], (('rof', 0),)),
+    Step('mod', _walking_fire__mod1, (lambda s: s.v['armored_target'],), _walking_fire__mod1_trace, lambda s: s.e['damage_rof'], (('armored_target', 0),)),
+    Step('mod', _walking_fire__mod2, (lambda s: not s.v['armored_target'],), _walking_fire__mod2_trace, lambda s: s.e['damage_rof'], (('armored_target', 0),)),
+    Step('text', _walking_fire__text1, (lambda s: s.v['targets'] > s.e['max_targets'],), _walking_fire__text1_trace, None, (('targets', 0),)),
+    Step('text', _walking_fire__text2, (), _walking_fire__text2_trace, None, ()),
+    Step('text', _walking_fire__text3, (), _walking_fire__text3_trace, None, ()),
 )
 """Walking fire (WALKING FIRE).
 
@@ -5402,12 +6078,26 @@ _saturation_fire__derive1: Final = DeriveSpec(
     name='saturation_number',
     condition='',
 )
+_saturation_fire__derive1_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_number',
+    (),
+    (),
+)
 _saturation_fire__derive2: Final = DeriveSpec(
     key='saturation_fire#3.1',
     rule='saturation_fire',
     source='SATURATION FIRE',
     name='saturation_damage',
     condition='when defense_total <= saturation_number',
+)
+_saturation_fire__derive2_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_damage',
+    ('when defense_total <= saturation_number',),
+    (('defense_total', 'saturation_number'),),
 )
 _saturation_fire__derive3: Final = DeriveSpec(
     key='saturation_fire#4.1',
@@ -5416,12 +6106,26 @@ _saturation_fire__derive3: Final = DeriveSpec(
     name='saturation_missiles',
     condition='when weapon == missile',
 )
+_saturation_fire__derive3_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_missiles',
+    ('when weapon == missile',),
+    (('weapon',),),
+)
 _saturation_fire__derive4: Final = DeriveSpec(
     key='saturation_fire#4else.1',
     rule='saturation_fire',
     source='SATURATION FIRE',
     name='saturation_rounds',
     condition='unless weapon == missile',
+)
+_saturation_fire__derive4_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'derive saturation_rounds',
+    ('unless weapon == missile',),
+    (('weapon',),),
 )
 _saturation_fire__text1: Final = TextSpec(
     key='saturation_fire#5.1',
@@ -5432,6 +6136,13 @@ _saturation_fire__text1: Final = TextSpec(
     quote=None,
     condition='when range_band in {long, extreme}',
 )
+_saturation_fire__text1_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'cannot saturate a hex beyond medium range',
+    ('when range_band in {long, extreme}',),
+    (('range_band',),),
+)
 _saturation_fire__text2: Final = TextSpec(
     key='saturation_fire#6',
     rule='saturation_fire',
@@ -5440,6 +6151,13 @@ _saturation_fire__text2: Final = TextSpec(
     text='Any unit entering the target hex must beat this number defensively or suffer an attack.',
     quote=None,
     condition='',
+)
+_saturation_fire__text2_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'note: Any unit entering the target hex must beat this number defensively or suffer an attack.',
+    (),
+    (),
 )
 _saturation_fire__text3: Final = TextSpec(
     key='saturation_fire#7',
@@ -5450,15 +6168,22 @@ _saturation_fire__text3: Final = TextSpec(
     quote='must beat this number defensively',
     condition='',
 )
+_saturation_fire__text3_trace: Final = TraceSpec(
+    'saturation_fire',
+    'SATURATION FIRE',
+    'erratum: A defense equal to the number does not beat it: it suffers an attack of MoF 0, no damage.',
+    (),
+    (),
+)
 
 _rule_saturation_fire: Final[tuple[Step, ...]] = (
-    Step('derive', _saturation_fire__derive1, (), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_number', (), ()), lambda s: s.v['attack_total'] + s.v['rof'], (('attack_total', 0), ('rof', 0))),
-    Step('derive', _saturation_fire__derive2, (lambda s: s.v['defense_total'] <= s.e['saturation_number'],), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_damage', ('when defense_total <= saturation_number',), (('defense_total', 'saturation_number'),)), lambda s: (s.e['saturation_number'] - s.v['defense_total']) * s.e['DM'], (('defense_total', 0),)),
-    Step('derive', _saturation_fire__derive3, (lambda s: s.v['weapon'] == 'missile',), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_missiles', ('when weapon == missile',), (('weapon',),)), lambda s: 8 * s.v['rof'], (('weapon', 0), ('rof', 1))),
-    Step('derive', _saturation_fire__derive4, (lambda s: s.v['weapon'] != 'missile',), TraceSpec('saturation_fire', 'SATURATION FIRE', 'derive saturation_rounds', ('unless weapon == missile',), (('weapon',),)), lambda s: 10 * s.v['rof'], (('weapon', 0), ('rof', 1))),
-    Step('text', _saturation_fire__text1, (lambda s: s.v['range_band'] in ('long', 'extreme'),), TraceSpec('saturation_fire', 'SATURATION FIRE', 'cannot saturate a hex beyond medium range', ('when range_band in {long, extreme}',), (('range_band',),)), None, (('range_band', 0),)),
-    Step('text', _saturation_fire__text2, (), TraceSpec('saturation_fire', 'SATURATION FIRE', 'note: Any unit entering the target hex must beat this number defensively or suffer an attack.', (), ()), None, ()),
-    Step('text', _saturation_fire__text3, (), TraceSpec('saturation_fire', 'SATURATION FIRE', 'erratum: A defense equal to the number does not beat it: it suffers an attack of MoF 0, no damage.', (), ()), None, ()),
+    Step('derive', _saturation_fire__derive1, (), _saturation_fire__derive1_trace, lambda s: s.v['attack_total'] + s.v['rof'], (('attack_total', 0), ('rof', 0))),
+    Step('derive', _saturation_fire__derive2, (lambda s: s.v['defense_total'] <= s.e['saturation_number'],), _saturation_fire__derive2_trace, lambda s: (s.e['saturation_number'] - s.v['defense_total']) * s.e['DM'], (('defense_total', 0),)),
+    Step('derive', _saturation_fire__derive3, (lambda s: s.v['weapon'] == 'missile',), _saturation_fire__derive3_trace, lambda s: 8 * s.v['rof'], (('weapon', 0), ('rof', 1))),
+    Step('derive', _saturation_fire__derive4, (lambda s: s.v['weapon'] != 'missile',), _saturation_fire__derive4_trace, lambda s: 10 * s.v['rof'], (('weapon', 0), ('rof', 1))),
+    Step('text', _saturation_fire__text1, (lambda s: s.v['range_band'] in ('long', 'extreme'),), _saturation_fire__text1_trace, None, (('range_band', 0),)),
+    Step('text', _saturation_fire__text2, (), _saturation_fire__text2_trace, None, ()),
+    Step('text', _saturation_fire__text3, (), _saturation_fire__text3_trace, None, ()),
 )
 """Saturation fire (SATURATION FIRE).
 
@@ -5478,6 +6203,13 @@ _area_of_effect__derive1: Final = DeriveSpec(
     name='hex_defense',
     condition='when targeting_hex',
 )
+_area_of_effect__derive1_trace: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'derive hex_defense',
+    ('when targeting_hex',),
+    (('targeting_hex',),),
+)
 _area_of_effect__derive2: Final = DeriveSpec(
     key='area_of_effect#3.1',
     rule='area_of_effect',
@@ -5485,12 +6217,26 @@ _area_of_effect__derive2: Final = DeriveSpec(
     name='concussion',
     condition='when in_space',
 )
+_area_of_effect__derive2_trace: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'derive concussion',
+    ('when in_space',),
+    (('in_space',),),
+)
 _area_of_effect__derive3: Final = DeriveSpec(
     key='area_of_effect#3else.1',
     rule='area_of_effect',
     source='AREA OF EFFECT (AOE) ATTACK',
     name='concussion_atmosphere',
     condition='unless in_space',
+)
+_area_of_effect__derive3_trace: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'derive concussion_atmosphere',
+    ('unless in_space',),
+    (('in_space',),),
 )
 _area_of_effect__text1: Final = TextSpec(
     key='area_of_effect#4',
@@ -5501,6 +6247,13 @@ _area_of_effect__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_area_of_effect__text1_trace: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'note: Single attack roll made; every unit (friend or foe) in the area rolls Defense versus the attack. Even if the Defense roll results in a MoS of 0, the unit still takes concussion damage.',
+    (),
+    (),
+)
 _area_of_effect__text2: Final = TextSpec(
     key='area_of_effect#5',
     rule='area_of_effect',
@@ -5510,13 +6263,20 @@ _area_of_effect__text2: Final = TextSpec(
     quote='DM/2 in space',
     condition='',
 )
+_area_of_effect__text2_trace: Final = TraceSpec(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    'erratum: The source does not say how to round: rounded down.',
+    (),
+    (),
+)
 
 _rule_area_of_effect: Final[tuple[Step, ...]] = (
-    Step('derive', _area_of_effect__derive1, (lambda s: s.v['targeting_hex'],), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'derive hex_defense', ('when targeting_hex',), (('targeting_hex',),)), lambda s: 1, (('targeting_hex', 0),)),
-    Step('derive', _area_of_effect__derive2, (lambda s: s.v['in_space'],), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'derive concussion', ('when in_space',), (('in_space',),)), lambda s: round_value(Fraction(s.e['DM']) / 2, 'down'), (('in_space', 0),)),
-    Step('derive', _area_of_effect__derive3, (lambda s: not s.v['in_space'],), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'derive concussion_atmosphere', ('unless in_space',), (('in_space',),)), lambda s: s.e['DM'], (('in_space', 0),)),
-    Step('text', _area_of_effect__text1, (), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'note: Single attack roll made; every unit (friend or foe) in the area rolls Defense versus the attack. Even if the Defense roll results in a MoS of 0, the unit still takes concussion damage.', (), ()), None, ()),
-    Step('text', _area_of_effect__text2, (), TraceSpec('area_of_effect', 'AREA OF EFFECT (AOE) ATTACK', 'erratum: The source does not say how to round: rounded down.', (), ()), None, ()),
+    Step('derive', _area_of_effect__derive1, (lambda s: s.v['targeting_hex'],), _area_of_effect__derive1_trace, lambda s: 1, (('targeting_hex', 0),)),
+    Step('derive', _area_of_effect__derive2, (lambda s: s.v['in_space'],), _area_of_effect__derive2_trace, lambda s: round_value(Fraction(s.e['DM']) / 2, 'down'), (('in_space', 0),)),
+    Step('derive', _area_of_effect__derive3, (lambda s: not s.v['in_space'],), _area_of_effect__derive3_trace, lambda s: s.e['DM'], (('in_space', 0),)),
+    Step('text', _area_of_effect__text1, (), _area_of_effect__text1_trace, None, ()),
+    Step('text', _area_of_effect__text2, (), _area_of_effect__text2_trace, None, ()),
 )
 """Area of effect attack (AREA OF EFFECT (AOE) ATTACK).
 
@@ -5540,6 +6300,13 @@ _indirect_fire__mod1: Final = ModSpec(
     condition='when observer',
     label="forward observer's obscurement",
 )
+_indirect_fire__mod1_trace: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'attack -observer_obscurement',
+    ('when observer',),
+    (('observer',),),
+)
 _indirect_fire__text1: Final = TextSpec(
     key='indirect_fire#2.2',
     rule='indirect_fire',
@@ -5549,12 +6316,26 @@ _indirect_fire__text1: Final = TextSpec(
     quote=None,
     condition='when observer',
 )
+_indirect_fire__text1_trace: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'note: The observer needs LOS to the target unit (one action); the attack can be made over obstacles.',
+    ('when observer',),
+    (('observer',),),
+)
 _indirect_fire__derive1: Final = DeriveSpec(
     key='indirect_fire#2else.1',
     rule='indirect_fire',
     source='INDIRECT FIRE',
     name='deviation',
     condition='unless observer',
+)
+_indirect_fire__derive1_trace: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'derive deviation',
+    ('unless observer',),
+    (('observer',),),
 )
 _indirect_fire__text2: Final = TextSpec(
     key='indirect_fire#3',
@@ -5565,12 +6346,19 @@ _indirect_fire__text2: Final = TextSpec(
     quote='attack deviates 1 die distance',
     condition='',
 )
+_indirect_fire__text2_trace: Final = TraceSpec(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    'erratum: Read as 1d6 hexes, in a direction the gamemaster picks.',
+    (),
+    (),
+)
 
 _rule_indirect_fire: Final[tuple[Step, ...]] = (
-    Step('mod', _indirect_fire__mod1, (lambda s: s.v['observer'],), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'attack -observer_obscurement', ('when observer',), (('observer',),)), lambda s: -s.v['observer_obscurement'], (('observer', 0), ('observer_obscurement', 1))),
-    Step('text', _indirect_fire__text1, (lambda s: s.v['observer'],), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'note: The observer needs LOS to the target unit (one action); the attack can be made over obstacles.', ('when observer',), (('observer',),)), None, (('observer', 0),)),
-    Step('derive', _indirect_fire__derive1, (lambda s: not s.v['observer'],), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'derive deviation', ('unless observer',), (('observer',),)), lambda s: Dice(((1, 6),)), (('observer', 0),)),
-    Step('text', _indirect_fire__text2, (), TraceSpec('indirect_fire', 'INDIRECT FIRE', 'erratum: Read as 1d6 hexes, in a direction the gamemaster picks.', (), ()), None, ()),
+    Step('mod', _indirect_fire__mod1, (lambda s: s.v['observer'],), _indirect_fire__mod1_trace, lambda s: -s.v['observer_obscurement'], (('observer', 0), ('observer_obscurement', 1))),
+    Step('text', _indirect_fire__text1, (lambda s: s.v['observer'],), _indirect_fire__text1_trace, None, (('observer', 0),)),
+    Step('derive', _indirect_fire__derive1, (lambda s: not s.v['observer'],), _indirect_fire__derive1_trace, lambda s: Dice(((1, 6),)), (('observer', 0),)),
+    Step('text', _indirect_fire__text2, (), _indirect_fire__text2_trace, None, ()),
 )
 """Indirect fire (INDIRECT FIRE).
 
@@ -5593,6 +6381,13 @@ _anti_missile_fire__mod1: Final = ModSpec(
     condition='',
     label='anti-missile fire',
 )
+_anti_missile_fire__mod1_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'attack -6',
+    (),
+    (),
+)
 _anti_missile_fire__mod2: Final = ModSpec(
     key='anti_missile_fire#3',
     rule='anti_missile_fire',
@@ -5606,12 +6401,26 @@ _anti_missile_fire__mod2: Final = ModSpec(
     condition='',
     label='ROF used to reduce the penalty',
 )
+_anti_missile_fire__mod2_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'attack +min(rof, 6)',
+    (),
+    (),
+)
 _anti_missile_fire__derive1: Final = DeriveSpec(
     key='anti_missile_fire#4',
     rule='anti_missile_fire',
     source='ANTI-MISSILE FIRE',
     name='am_shots',
     condition='',
+)
+_anti_missile_fire__derive1_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive am_shots',
+    (),
+    (),
 )
 _anti_missile_fire__derive2: Final = DeriveSpec(
     key='anti_missile_fire#5.1.1',
@@ -5620,6 +6429,13 @@ _anti_missile_fire__derive2: Final = DeriveSpec(
     name='am_missiles',
     condition='when rof > 0; when weapon == missile',
 )
+_anti_missile_fire__derive2_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive am_missiles',
+    ('when rof > 0', 'when weapon == missile'),
+    (('rof',), ('weapon',)),
+)
 _anti_missile_fire__derive3: Final = DeriveSpec(
     key='anti_missile_fire#5.1else.1',
     rule='anti_missile_fire',
@@ -5627,12 +6443,26 @@ _anti_missile_fire__derive3: Final = DeriveSpec(
     name='am_rounds',
     condition='when rof > 0; unless weapon == missile',
 )
+_anti_missile_fire__derive3_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive am_rounds',
+    ('when rof > 0', 'unless weapon == missile'),
+    (('rof',), ('weapon',)),
+)
 _anti_missile_fire__derive4: Final = DeriveSpec(
     key='anti_missile_fire#6.1',
     rule='anti_missile_fire',
     source='ANTI-MISSILE FIRE',
     name='missile_rof_left',
     condition='when missile_rof > 0',
+)
+_anti_missile_fire__derive4_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'derive missile_rof_left',
+    ('when missile_rof > 0',),
+    (('missile_rof',),),
 )
 _anti_missile_fire__text1: Final = TextSpec(
     key='anti_missile_fire#6.2.1',
@@ -5643,6 +6473,13 @@ _anti_missile_fire__text1: Final = TextSpec(
     quote=None,
     condition='when missile_rof > 0; when missile_rof_left < 0',
 )
+_anti_missile_fire__text1_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'note: The missile flight is destroyed.',
+    ('when missile_rof > 0', 'when missile_rof_left < 0'),
+    (('missile_rof',), ('missile_rof_left',)),
+)
 _anti_missile_fire__text2: Final = TextSpec(
     key='anti_missile_fire#6.3.1',
     rule='anti_missile_fire',
@@ -5651,6 +6488,13 @@ _anti_missile_fire__text2: Final = TextSpec(
     text='defend against an ROF missile attack without burst fire',
     quote=None,
     condition='when missile_rof > 0; when rof == 0',
+)
+_anti_missile_fire__text2_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'cannot defend against an ROF missile attack without burst fire',
+    ('when missile_rof > 0', 'when rof == 0'),
+    (('missile_rof',), ('rof',)),
 )
 _anti_missile_fire__text3: Final = TextSpec(
     key='anti_missile_fire#7',
@@ -5661,6 +6505,13 @@ _anti_missile_fire__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_anti_missile_fire__text3_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'note: Does not use actions to perform. A hit against a single missile destroys it.',
+    (),
+    (),
+)
 _anti_missile_fire__text4: Final = TextSpec(
     key='anti_missile_fire#8',
     rule='anti_missile_fire',
@@ -5669,6 +6520,13 @@ _anti_missile_fire__text4: Final = TextSpec(
     text='Each point of ROF removes a point of the -6, down to no penalty.',
     quote='may use ROF to reduce penalty',
     condition='',
+)
+_anti_missile_fire__text4_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'erratum: Each point of ROF removes a point of the -6, down to no penalty.',
+    (),
+    (),
 )
 _anti_missile_fire__text5: Final = TextSpec(
     key='anti_missile_fire#9',
@@ -5679,19 +6537,26 @@ _anti_missile_fire__text5: Final = TextSpec(
     quote='If ROF reduced below 0, missile flight destroyed',
     condition='',
 )
+_anti_missile_fire__text5_trace: Final = TraceSpec(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    'erratum: A missile ROF of exactly 0 is a single missile left.',
+    (),
+    (),
+)
 
 _rule_anti_missile_fire: Final[tuple[Step, ...]] = (
-    Step('mod', _anti_missile_fire__mod1, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'attack -6', (), ()), -6, ()),
-    Step('mod', _anti_missile_fire__mod2, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'attack +min(rof, 6)', (), ()), lambda s: min(s.v['rof'], 6), (('rof', 0),)),
-    Step('derive', _anti_missile_fire__derive1, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive am_shots', (), ()), lambda s: max(5 - s.e['MoS'], 1), ()),
-    Step('derive', _anti_missile_fire__derive2, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] == 'missile'), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive am_missiles', ('when rof > 0', 'when weapon == missile'), (('rof',), ('weapon',))), lambda s: s.e['am_shots'] * 2, (('rof', 0), ('weapon', 1))),
-    Step('derive', _anti_missile_fire__derive3, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] != 'missile'), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive am_rounds', ('when rof > 0', 'unless weapon == missile'), (('rof',), ('weapon',))), lambda s: s.e['am_shots'] * 5, (('rof', 0), ('weapon', 1))),
-    Step('derive', _anti_missile_fire__derive4, (lambda s: s.v['missile_rof'] > 0,), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'derive missile_rof_left', ('when missile_rof > 0',), (('missile_rof',),)), lambda s: s.v['missile_rof'] - s.e['MoS'], (('missile_rof', 0),)),
-    Step('text', _anti_missile_fire__text1, (lambda s: s.v['missile_rof'] > 0, lambda s: s.e['missile_rof_left'] < 0), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'note: The missile flight is destroyed.', ('when missile_rof > 0', 'when missile_rof_left < 0'), (('missile_rof',), ('missile_rof_left',))), None, (('missile_rof', 0),)),
-    Step('text', _anti_missile_fire__text2, (lambda s: s.v['missile_rof'] > 0, lambda s: s.v['rof'] == 0), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'cannot defend against an ROF missile attack without burst fire', ('when missile_rof > 0', 'when rof == 0'), (('missile_rof',), ('rof',))), None, (('missile_rof', 0), ('rof', 1))),
-    Step('text', _anti_missile_fire__text3, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'note: Does not use actions to perform. A hit against a single missile destroys it.', (), ()), None, ()),
-    Step('text', _anti_missile_fire__text4, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'erratum: Each point of ROF removes a point of the -6, down to no penalty.', (), ()), None, ()),
-    Step('text', _anti_missile_fire__text5, (), TraceSpec('anti_missile_fire', 'ANTI-MISSILE FIRE', 'erratum: A missile ROF of exactly 0 is a single missile left.', (), ()), None, ()),
+    Step('mod', _anti_missile_fire__mod1, (), _anti_missile_fire__mod1_trace, -6, ()),
+    Step('mod', _anti_missile_fire__mod2, (), _anti_missile_fire__mod2_trace, lambda s: min(s.v['rof'], 6), (('rof', 0),)),
+    Step('derive', _anti_missile_fire__derive1, (), _anti_missile_fire__derive1_trace, lambda s: max(5 - s.e['MoS'], 1), ()),
+    Step('derive', _anti_missile_fire__derive2, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] == 'missile'), _anti_missile_fire__derive2_trace, lambda s: s.e['am_shots'] * 2, (('rof', 0), ('weapon', 1))),
+    Step('derive', _anti_missile_fire__derive3, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] != 'missile'), _anti_missile_fire__derive3_trace, lambda s: s.e['am_shots'] * 5, (('rof', 0), ('weapon', 1))),
+    Step('derive', _anti_missile_fire__derive4, (lambda s: s.v['missile_rof'] > 0,), _anti_missile_fire__derive4_trace, lambda s: s.v['missile_rof'] - s.e['MoS'], (('missile_rof', 0),)),
+    Step('text', _anti_missile_fire__text1, (lambda s: s.v['missile_rof'] > 0, lambda s: s.e['missile_rof_left'] < 0), _anti_missile_fire__text1_trace, None, (('missile_rof', 0),)),
+    Step('text', _anti_missile_fire__text2, (lambda s: s.v['missile_rof'] > 0, lambda s: s.v['rof'] == 0), _anti_missile_fire__text2_trace, None, (('missile_rof', 0), ('rof', 1))),
+    Step('text', _anti_missile_fire__text3, (), _anti_missile_fire__text3_trace, None, ()),
+    Step('text', _anti_missile_fire__text4, (), _anti_missile_fire__text4_trace, None, ()),
+    Step('text', _anti_missile_fire__text5, (), _anti_missile_fire__text5_trace, None, ()),
 )
 """Anti-missile fire (ANTI-MISSILE FIRE).
 
@@ -5719,6 +6584,13 @@ _ramming__mod1: Final = ModSpec(
     condition='when ram_direction == head_on',
     label='Head On = Sum of Spd/Velocity',
 )
+_ramming__mod1_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'impact_speed +other_speed',
+    ('when ram_direction == head_on',),
+    (('ram_direction',),),
+)
 _ramming__mod2: Final = ModSpec(
     key='ramming#3.1',
     rule='ramming',
@@ -5732,6 +6604,13 @@ _ramming__mod2: Final = ModSpec(
     condition='when ram_direction == rear',
     label='Rear = Difference of Spd/Velocity',
 )
+_ramming__mod2_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'impact_speed = abs(own_speed - other_speed)',
+    ('when ram_direction == rear',),
+    (('ram_direction',),),
+)
 _ramming__text1: Final = TextSpec(
     key='ramming#4.1',
     rule='ramming',
@@ -5740,6 +6619,13 @@ _ramming__text1: Final = TextSpec(
     text='ram: there is no impact speed',
     quote=None,
     condition='when ram_direction == rear and own_speed == other_speed',
+)
+_ramming__text1_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'cannot ram: there is no impact speed',
+    ('when ram_direction == rear and own_speed == other_speed',),
+    (('ram_direction', 'own_speed', 'other_speed'),),
 )
 _ramming__mod3: Final = ModSpec(
     key='ramming#4else.1.1',
@@ -5754,6 +6640,13 @@ _ramming__mod3: Final = ModSpec(
     condition='unless ram_direction == rear and own_speed == other_speed; when air_space',
     label='air/space DM mod',
 )
+_ramming__mod3_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'ram_dm +impact_dm[impact_speed].air_space',
+    ('unless ram_direction == rear and own_speed == other_speed', 'when air_space'),
+    (('ram_direction', 'own_speed', 'other_speed'), ('air_space',)),
+)
 _ramming__mod4: Final = ModSpec(
     key='ramming#4else.1else.1',
     rule='ramming',
@@ -5767,6 +6660,13 @@ _ramming__mod4: Final = ModSpec(
     condition='unless ram_direction == rear and own_speed == other_speed; unless air_space',
     label='ground DM modifier',
 )
+_ramming__mod4_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'ram_dm +impact_dm[impact_speed].ground',
+    ('unless ram_direction == rear and own_speed == other_speed', 'unless air_space'),
+    (('ram_direction', 'own_speed', 'other_speed'), ('air_space',)),
+)
 _ramming__text2: Final = TextSpec(
     key='ramming#5',
     rule='ramming',
@@ -5775,6 +6675,13 @@ _ramming__text2: Final = TextSpec(
     text="Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.",
     quote=None,
     condition='',
+)
+_ramming__text2_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    "note: Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.",
+    (),
+    (),
 )
 _ramming__text3: Final = TextSpec(
     key='ramming#6',
@@ -5785,15 +6692,22 @@ _ramming__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ramming__text3_trace: Final = TraceSpec(
+    'ramming',
+    'RAMMING',
+    'note: The source does not print the dice of the opposed roll.',
+    (),
+    (),
+)
 
 _rule_ramming: Final[tuple[Step, ...]] = (
-    Step('mod', _ramming__mod1, (lambda s: s.v['ram_direction'] == 'head_on',), TraceSpec('ramming', 'RAMMING', 'impact_speed +other_speed', ('when ram_direction == head_on',), (('ram_direction',),)), lambda s: s.v['other_speed'], (('ram_direction', 0), ('other_speed', 1))),
-    Step('mod', _ramming__mod2, (lambda s: s.v['ram_direction'] == 'rear',), TraceSpec('ramming', 'RAMMING', 'impact_speed = abs(own_speed - other_speed)', ('when ram_direction == rear',), (('ram_direction',),)), lambda s: abs(s.v['own_speed'] - s.v['other_speed']), (('ram_direction', 0), ('own_speed', 1), ('other_speed', 1))),
-    Step('text', _ramming__text1, (lambda s: s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed'],), TraceSpec('ramming', 'RAMMING', 'cannot ram: there is no impact speed', ('when ram_direction == rear and own_speed == other_speed',), (('ram_direction', 'own_speed', 'other_speed'),)), None, (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0))),
-    Step('mod', _ramming__mod3, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: s.v['air_space']), TraceSpec('ramming', 'RAMMING', 'ram_dm +impact_dm[impact_speed].air_space', ('unless ram_direction == rear and own_speed == other_speed', 'when air_space'), (('ram_direction', 'own_speed', 'other_speed'), ('air_space',))), lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'air_space'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
-    Step('mod', _ramming__mod4, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: not s.v['air_space']), TraceSpec('ramming', 'RAMMING', 'ram_dm +impact_dm[impact_speed].ground', ('unless ram_direction == rear and own_speed == other_speed', 'unless air_space'), (('ram_direction', 'own_speed', 'other_speed'), ('air_space',))), lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'ground'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
-    Step('text', _ramming__text2, (), TraceSpec('ramming', 'RAMMING', "note: Opposed Roll; DM Applied to Other Vehicle = Size + Impact Modifier. Side = Attacker's Speed/Velocity.", (), ()), None, ()),
-    Step('text', _ramming__text3, (), TraceSpec('ramming', 'RAMMING', 'note: The source does not print the dice of the opposed roll.', (), ()), None, ()),
+    Step('mod', _ramming__mod1, (lambda s: s.v['ram_direction'] == 'head_on',), _ramming__mod1_trace, lambda s: s.v['other_speed'], (('ram_direction', 0), ('other_speed', 1))),
+    Step('mod', _ramming__mod2, (lambda s: s.v['ram_direction'] == 'rear',), _ramming__mod2_trace, lambda s: abs(s.v['own_speed'] - s.v['other_speed']), (('ram_direction', 0), ('own_speed', 1), ('other_speed', 1))),
+    Step('text', _ramming__text1, (lambda s: s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed'],), _ramming__text1_trace, None, (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0))),
+    Step('mod', _ramming__mod3, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: s.v['air_space']), _ramming__mod3_trace, lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'air_space'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
+    Step('mod', _ramming__mod4, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: not s.v['air_space']), _ramming__mod4_trace, lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'ground'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
+    Step('text', _ramming__text2, (), _ramming__text2_trace, None, ()),
+    Step('text', _ramming__text3, (), _ramming__text3_trace, None, ()),
 )
 """Ramming (RAMMING).
 
@@ -5813,6 +6727,13 @@ _ecm_jam__derive1: Final = DeriveSpec(
     name='jam_threshold',
     condition='',
 )
+_ecm_jam__derive1_trace: Final = TraceSpec(
+    'ecm_jam',
+    'ECM - JAM COMMUNICATIONS',
+    'derive jam_threshold',
+    (),
+    (),
+)
 _ecm_jam__text1: Final = TextSpec(
     key='ecm_jam#3',
     rule='ecm_jam',
@@ -5821,6 +6742,13 @@ _ecm_jam__text1: Final = TextSpec(
     text="IW + Rating becomes the Threshold to beat for any communication attempted within or originating from the ECM's range. Emitter must roll an IW + Comm. Rating.",
     quote=None,
     condition='',
+)
+_ecm_jam__text1_trace: Final = TraceSpec(
+    'ecm_jam',
+    'ECM - JAM COMMUNICATIONS',
+    "note: IW + Rating becomes the Threshold to beat for any communication attempted within or originating from the ECM's range. Emitter must roll an IW + Comm. Rating.",
+    (),
+    (),
 )
 _ecm_jam__text2: Final = TextSpec(
     key='ecm_jam#4',
@@ -5831,11 +6759,18 @@ _ecm_jam__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ecm_jam__text2_trace: Final = TraceSpec(
+    'ecm_jam',
+    'ECM - JAM COMMUNICATIONS',
+    'note: If transferring CPs, failure results in the loss of the CPs.',
+    (),
+    (),
+)
 
 _rule_ecm_jam: Final[tuple[Step, ...]] = (
-    Step('derive', _ecm_jam__derive1, (), TraceSpec('ecm_jam', 'ECM - JAM COMMUNICATIONS', 'derive jam_threshold', (), ()), lambda s: s.e['ecm_threshold'], ()),
-    Step('text', _ecm_jam__text1, (), TraceSpec('ecm_jam', 'ECM - JAM COMMUNICATIONS', "note: IW + Rating becomes the Threshold to beat for any communication attempted within or originating from the ECM's range. Emitter must roll an IW + Comm. Rating.", (), ()), None, ()),
-    Step('text', _ecm_jam__text2, (), TraceSpec('ecm_jam', 'ECM - JAM COMMUNICATIONS', 'note: If transferring CPs, failure results in the loss of the CPs.', (), ()), None, ()),
+    Step('derive', _ecm_jam__derive1, (), _ecm_jam__derive1_trace, lambda s: s.e['ecm_threshold'], ()),
+    Step('text', _ecm_jam__text1, (), _ecm_jam__text1_trace, None, ()),
+    Step('text', _ecm_jam__text2, (), _ecm_jam__text2_trace, None, ()),
 )
 """ECM: jam communications (ECM - JAM COMMUNICATIONS).
 
@@ -5851,6 +6786,13 @@ _ecm_degrade_sensors__derive1: Final = DeriveSpec(
     name='sensor_threshold',
     condition='',
 )
+_ecm_degrade_sensors__derive1_trace: Final = TraceSpec(
+    'ecm_degrade_sensors',
+    'ECM - DEGRADE SENSORS',
+    'derive sensor_threshold',
+    (),
+    (),
+)
 _ecm_degrade_sensors__text1: Final = TextSpec(
     key='ecm_degrade_sensors#3',
     rule='ecm_degrade_sensors',
@@ -5860,10 +6802,17 @@ _ecm_degrade_sensors__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ecm_degrade_sensors__text1_trace: Final = TraceSpec(
+    'ecm_degrade_sensors',
+    'ECM - DEGRADE SENSORS',
+    "note: IW + Rating becomes the Threshold to beat for any active sensor test attempted within or originating from the ECM's range. Detecting unit must roll IW + Sensor rating; failure results in loss of LOS.",
+    (),
+    (),
+)
 
 _rule_ecm_degrade_sensors: Final[tuple[Step, ...]] = (
-    Step('derive', _ecm_degrade_sensors__derive1, (), TraceSpec('ecm_degrade_sensors', 'ECM - DEGRADE SENSORS', 'derive sensor_threshold', (), ()), lambda s: s.e['ecm_threshold'], ()),
-    Step('text', _ecm_degrade_sensors__text1, (), TraceSpec('ecm_degrade_sensors', 'ECM - DEGRADE SENSORS', "note: IW + Rating becomes the Threshold to beat for any active sensor test attempted within or originating from the ECM's range. Detecting unit must roll IW + Sensor rating; failure results in loss of LOS.", (), ()), None, ()),
+    Step('derive', _ecm_degrade_sensors__derive1, (), _ecm_degrade_sensors__derive1_trace, lambda s: s.e['ecm_threshold'], ()),
+    Step('text', _ecm_degrade_sensors__text1, (), _ecm_degrade_sensors__text1_trace, None, ()),
 )
 """ECM: degrade sensors (ECM - DEGRADE SENSORS).
 
@@ -5879,6 +6828,13 @@ _ecm_spoof__derive1: Final = DeriveSpec(
     name='spoof_defense',
     condition='when guided',
 )
+_ecm_spoof__derive1_trace: Final = TraceSpec(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    'derive spoof_defense',
+    ('when guided',),
+    (('guided',),),
+)
 _ecm_spoof__text1: Final = TextSpec(
     key='ecm_spoof#2.2',
     rule='ecm_spoof',
@@ -5888,10 +6844,17 @@ _ecm_spoof__text1: Final = TextSpec(
     quote=None,
     condition='when guided',
 )
+_ecm_spoof__text1_trace: Final = TraceSpec(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    'note: If either Defense roll is successful, the attack fails.',
+    ('when guided',),
+    (('guided',),),
+)
 
 _rule_ecm_spoof: Final[tuple[Step, ...]] = (
-    Step('derive', _ecm_spoof__derive1, (lambda s: s.v['guided'],), TraceSpec('ecm_spoof', 'ECM - SPOOF ATTACK', 'derive spoof_defense', ('when guided',), (('guided',),)), lambda s: s.v['ecm_iw'] + s.v['ecm_rating'], (('guided', 0), ('ecm_iw', 1), ('ecm_rating', 1))),
-    Step('text', _ecm_spoof__text1, (lambda s: s.v['guided'],), TraceSpec('ecm_spoof', 'ECM - SPOOF ATTACK', 'note: If either Defense roll is successful, the attack fails.', ('when guided',), (('guided',),)), None, (('guided', 0),)),
+    Step('derive', _ecm_spoof__derive1, (lambda s: s.v['guided'],), _ecm_spoof__derive1_trace, lambda s: s.v['ecm_iw'] + s.v['ecm_rating'], (('guided', 0), ('ecm_iw', 1), ('ecm_rating', 1))),
+    Step('text', _ecm_spoof__text1, (lambda s: s.v['guided'],), _ecm_spoof__text1_trace, None, (('guided', 0),)),
 )
 """ECM: spoof attack (ECM - SPOOF ATTACK).
 
@@ -5913,6 +6876,13 @@ _eecm_counteract__mod1: Final = ModSpec(
     condition='',
     label='EECM MoS',
 )
+_eecm_counteract__mod1_trace: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'ecm_threshold -eecm_mos',
+    (),
+    (),
+)
 _eecm_counteract__mod2: Final = ModSpec(
     key='eecm_counteract#3',
     rule='eecm_counteract',
@@ -5926,6 +6896,13 @@ _eecm_counteract__mod2: Final = ModSpec(
     condition='',
     label=None,
 )
+_eecm_counteract__mod2_trace: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'ecm_threshold min 0',
+    (),
+    (),
+)
 _eecm_counteract__text1: Final = TextSpec(
     key='eecm_counteract#4',
     rule='eecm_counteract',
@@ -5934,6 +6911,13 @@ _eecm_counteract__text1: Final = TextSpec(
     text='Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS from the ECM threshold.',
     quote=None,
     condition='',
+)
+_eecm_counteract__text1_trace: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS from the ECM threshold.',
+    (),
+    (),
 )
 _eecm_counteract__text2: Final = TextSpec(
     key='eecm_counteract#5',
@@ -5944,12 +6928,19 @@ _eecm_counteract__text2: Final = TextSpec(
     quote='subtract MoS from the ECM threshold',
     condition='',
 )
+_eecm_counteract__text2_trace: Final = TraceSpec(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    'erratum: The threshold never drops below 0.',
+    (),
+    (),
+)
 
 _rule_eecm_counteract: Final[tuple[Step, ...]] = (
-    Step('mod', _eecm_counteract__mod1, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'ecm_threshold -eecm_mos', (), ()), lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
-    Step('mod', _eecm_counteract__mod2, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'ecm_threshold min 0', (), ()), 0, ()),
-    Step('text', _eecm_counteract__text1, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS from the ECM threshold.', (), ()), None, ()),
-    Step('text', _eecm_counteract__text2, (), TraceSpec('eecm_counteract', 'EECM - COUNTERACT ECM', 'erratum: The threshold never drops below 0.', (), ()), None, ()),
+    Step('mod', _eecm_counteract__mod1, (), _eecm_counteract__mod1_trace, lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
+    Step('mod', _eecm_counteract__mod2, (), _eecm_counteract__mod2_trace, 0, ()),
+    Step('text', _eecm_counteract__text1, (), _eecm_counteract__text1_trace, None, ()),
+    Step('text', _eecm_counteract__text2, (), _eecm_counteract__text2_trace, None, ()),
 )
 """EECM: counteract ECM (EECM - COUNTERACT ECM).
 
@@ -5972,6 +6963,13 @@ _eecm_degrade_range__mod1: Final = ModSpec(
     condition='',
     label='MoS in km',
 )
+_eecm_degrade_range__mod1_trace: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'ecm_range -eecm_mos',
+    (),
+    (),
+)
 _eecm_degrade_range__mod2: Final = ModSpec(
     key='eecm_degrade_range#3',
     rule='eecm_degrade_range',
@@ -5985,6 +6983,13 @@ _eecm_degrade_range__mod2: Final = ModSpec(
     condition='',
     label=None,
 )
+_eecm_degrade_range__mod2_trace: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'ecm_range min 0',
+    (),
+    (),
+)
 _eecm_degrade_range__text1: Final = TextSpec(
     key='eecm_degrade_range#4',
     rule='eecm_degrade_range',
@@ -5993,6 +6998,13 @@ _eecm_degrade_range__text1: Final = TextSpec(
     text='Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS in km from ECM range.',
     quote=None,
     condition='',
+)
+_eecm_degrade_range__text1_trace: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS in km from ECM range.',
+    (),
+    (),
 )
 _eecm_degrade_range__text2: Final = TextSpec(
     key='eecm_degrade_range#5',
@@ -6003,12 +7015,19 @@ _eecm_degrade_range__text2: Final = TextSpec(
     quote='subtract MoS in km from ECM range',
     condition='',
 )
+_eecm_degrade_range__text2_trace: Final = TraceSpec(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    'erratum: The range never drops below 0 km.',
+    (),
+    (),
+)
 
 _rule_eecm_degrade_range: Final[tuple[Step, ...]] = (
-    Step('mod', _eecm_degrade_range__mod1, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'ecm_range -eecm_mos', (), ()), lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
-    Step('mod', _eecm_degrade_range__mod2, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'ecm_range min 0', (), ()), 0, ()),
-    Step('text', _eecm_degrade_range__text1, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'note: Opposed IW + Rating vs one active ECM in range. If successful, subtract MoS in km from ECM range.', (), ()), None, ()),
-    Step('text', _eecm_degrade_range__text2, (), TraceSpec('eecm_degrade_range', 'EECM - DEGRADE ECM RANGE', 'erratum: The range never drops below 0 km.', (), ()), None, ()),
+    Step('mod', _eecm_degrade_range__mod1, (), _eecm_degrade_range__mod1_trace, lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
+    Step('mod', _eecm_degrade_range__mod2, (), _eecm_degrade_range__mod2_trace, 0, ()),
+    Step('text', _eecm_degrade_range__text1, (), _eecm_degrade_range__text1_trace, None, ()),
+    Step('text', _eecm_degrade_range__text2, (), _eecm_degrade_range__text2_trace, None, ()),
 )
 """EECM: degrade ECM range (EECM - DEGRADE ECM RANGE).
 
@@ -6025,6 +7044,13 @@ _damage__derive1: Final = DeriveSpec(
     name='damage_effect',
     condition='',
 )
+_damage__derive1_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'derive damage_effect',
+    (),
+    (),
+)
 _damage__text1: Final = TextSpec(
     key='damage#3.1',
     rule='damage',
@@ -6033,6 +7059,13 @@ _damage__text1: Final = TextSpec(
     text='No Effect.',
     quote=None,
     condition='when damage_band == 0',
+)
+_damage__text1_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: No Effect.',
+    ('when damage_band == 0',),
+    (('damage_band',),),
 )
 _damage__mod1: Final = ModSpec(
     key='damage#4.1.1',
@@ -6047,6 +7080,13 @@ _damage__mod1: Final = ModSpec(
     condition='when damage_band == 1 or damage_band == 2; when damage_band == 1',
     label='Light Damage',
 )
+_damage__mod1_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'armor -1',
+    ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
+)
 _damage__text2: Final = TextSpec(
     key='damage#4.1.2',
     rule='damage',
@@ -6055,6 +7095,13 @@ _damage__text2: Final = TextSpec(
     text='Roll on the Light Damage system table (its own card).',
     quote=None,
     condition='when damage_band == 1 or damage_band == 2; when damage_band == 1',
+)
+_damage__text2_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: Roll on the Light Damage system table (its own card).',
+    ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
 )
 _damage__mod2: Final = ModSpec(
     key='damage#4.1else.1',
@@ -6069,6 +7116,13 @@ _damage__mod2: Final = ModSpec(
     condition='when damage_band == 1 or damage_band == 2; unless damage_band == 1',
     label='Heavy Damage',
 )
+_damage__mod2_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'armor -2',
+    ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
+)
 _damage__text3: Final = TextSpec(
     key='damage#4.1else.2',
     rule='damage',
@@ -6077,6 +7131,13 @@ _damage__text3: Final = TextSpec(
     text='Roll on the Heavy Damage system table (its own card); its sub-tables at +1.',
     quote=None,
     condition='when damage_band == 1 or damage_band == 2; unless damage_band == 1',
+)
+_damage__text3_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: Roll on the Heavy Damage system table (its own card); its sub-tables at +1.',
+    ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'),
+    (('damage_band',), ('damage_band',)),
 )
 _damage__text4: Final = TextSpec(
     key='damage#5.1',
@@ -6087,6 +7148,13 @@ _damage__text4: Final = TextSpec(
     quote=None,
     condition='when damage_band >= 3',
 )
+_damage__text4_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'cannot fight on: Overkill, target destroyed',
+    ('when damage_band >= 3',),
+    (('damage_band',),),
+)
 _damage__text5: Final = TextSpec(
     key='damage#5.2',
     rule='damage',
@@ -6096,16 +7164,23 @@ _damage__text5: Final = TextSpec(
     quote=None,
     condition='when damage_band >= 3',
 )
+_damage__text5_trace: Final = TraceSpec(
+    'damage',
+    'DAMAGE EFFECTS',
+    'note: Overkill: the crew may eject (see Overkill ejecting).',
+    ('when damage_band >= 3',),
+    (('damage_band',),),
+)
 
 _rule_damage: Final[tuple[Step, ...]] = (
-    Step('derive', _damage__derive1, (), TraceSpec('damage', 'DAMAGE EFFECTS', 'derive damage_effect', (), ()), lambda s: s.lookup('damage_effects', (s.v['damage_band'],), 'effect'), (('damage_band', 0),)),
-    Step('text', _damage__text1, (lambda s: s.v['damage_band'] == 0,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: No Effect.', ('when damage_band == 0',), (('damage_band',),)), None, (('damage_band', 0),)),
-    Step('mod', _damage__mod1, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'armor -1', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), -1, (('damage_band', 0),)),
-    Step('text', _damage__text2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Light Damage system table (its own card).', ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
-    Step('mod', _damage__mod2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'armor -2', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), -2, (('damage_band', 0),)),
-    Step('text', _damage__text3, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Roll on the Heavy Damage system table (its own card); its sub-tables at +1.', ('when damage_band == 1 or damage_band == 2', 'unless damage_band == 1'), (('damage_band',), ('damage_band',))), None, (('damage_band', 0),)),
-    Step('text', _damage__text4, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'cannot fight on: Overkill, target destroyed', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
-    Step('text', _damage__text5, (lambda s: s.v['damage_band'] >= 3,), TraceSpec('damage', 'DAMAGE EFFECTS', 'note: Overkill: the crew may eject (see Overkill ejecting).', ('when damage_band >= 3',), (('damage_band',),)), None, (('damage_band', 0),)),
+    Step('derive', _damage__derive1, (), _damage__derive1_trace, lambda s: s.lookup('damage_effects', (s.v['damage_band'],), 'effect'), (('damage_band', 0),)),
+    Step('text', _damage__text1, (lambda s: s.v['damage_band'] == 0,), _damage__text1_trace, None, (('damage_band', 0),)),
+    Step('mod', _damage__mod1, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), _damage__mod1_trace, -1, (('damage_band', 0),)),
+    Step('text', _damage__text2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), _damage__text2_trace, None, (('damage_band', 0),)),
+    Step('mod', _damage__mod2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), _damage__mod2_trace, -2, (('damage_band', 0),)),
+    Step('text', _damage__text3, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), _damage__text3_trace, None, (('damage_band', 0),)),
+    Step('text', _damage__text4, (lambda s: s.v['damage_band'] >= 3,), _damage__text4_trace, None, (('damage_band', 0),)),
+    Step('text', _damage__text5, (lambda s: s.v['damage_band'] >= 3,), _damage__text5_trace, None, (('damage_band', 0),)),
 )
 """Damage effects (DAMAGE EFFECTS).
 
@@ -6135,6 +7210,13 @@ _overkill_ejecting__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_overkill_ejecting__roll1_trace: Final = TraceSpec(
+    'overkill_ejecting',
+    'OVERKILL EJECTING',
+    'roll eject',
+    (),
+    (),
+)
 _overkill_ejecting__text1: Final = TextSpec(
     key='overkill_ejecting#3',
     rule='overkill_ejecting',
@@ -6144,10 +7226,17 @@ _overkill_ejecting__text1: Final = TextSpec(
     quote='ROLL NEEDED ON ONE DIE  6 / 2',
     condition='',
 )
+_overkill_ejecting__text1_trace: Final = TraceSpec(
+    'overkill_ejecting',
+    'OVERKILL EJECTING',
+    'erratum: Read as that number or more on one d6.',
+    (),
+    (),
+)
 
 _rule_overkill_ejecting: Final[tuple[Step, ...]] = (
-    Step('roll', _overkill_ejecting__roll1, (), TraceSpec('overkill_ejecting', 'OVERKILL EJECTING', 'roll eject', (), ()), (lambda s: (s.lookup('ejection', (s.v['ejection'],), 'needed'), 0, None, 0), ()), (('ejection', 0),)),
-    Step('text', _overkill_ejecting__text1, (), TraceSpec('overkill_ejecting', 'OVERKILL EJECTING', 'erratum: Read as that number or more on one d6.', (), ()), None, ()),
+    Step('roll', _overkill_ejecting__roll1, (), _overkill_ejecting__roll1_trace, (lambda s: (s.lookup('ejection', (s.v['ejection'],), 'needed'), 0, None, 0), ()), (('ejection', 0),)),
+    Step('text', _overkill_ejecting__text1, (), _overkill_ejecting__text1_trace, None, ()),
 )
 """Overkill ejecting (OVERKILL EJECTING).
 
@@ -6163,12 +7252,26 @@ _walker_knockdown__derive1: Final = DeriveSpec(
     name='damage_required',
     condition='',
 )
+_walker_knockdown__derive1_trace: Final = TraceSpec(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    'derive damage_required',
+    (),
+    (),
+)
 _walker_knockdown__derive2: Final = DeriveSpec(
     key='walker_knockdown#3.1',
     rule='walker_knockdown',
     source='WALKER KNOCKDOWN',
     name='knockdown_threshold',
     condition='when unit == walker and damage_taken >= damage_required',
+)
+_walker_knockdown__derive2_trace: Final = TraceSpec(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    'derive knockdown_threshold',
+    ('when unit == walker and damage_taken >= damage_required',),
+    (('unit', 'damage_taken', 'damage_required'),),
 )
 _walker_knockdown__roll1: Final = RollSpec(
     key='walker_knockdown#3.2',
@@ -6217,6 +7320,13 @@ _walker_knockdown__roll1_change4: Final = ChangeSpec(
     success=False,
     condition='when pilot_skill == 5',
 )
+_walker_knockdown__roll1_trace: Final = TraceSpec(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    'roll knockdown',
+    ('when unit == walker and damage_taken >= damage_required',),
+    (('unit', 'damage_taken', 'damage_required'),),
+)
 _walker_knockdown__text1: Final = TextSpec(
     key='walker_knockdown#4',
     rule='walker_knockdown',
@@ -6225,6 +7335,13 @@ _walker_knockdown__text1: Final = TextSpec(
     text='Walker must spend 1MP to stand up before it may move.',
     quote=None,
     condition='',
+)
+_walker_knockdown__text1_trace: Final = TraceSpec(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    'note: Walker must spend 1MP to stand up before it may move.',
+    (),
+    (),
 )
 _walker_knockdown__text2: Final = TextSpec(
     key='walker_knockdown#5',
@@ -6235,13 +7352,20 @@ _walker_knockdown__text2: Final = TextSpec(
     quote='DAMAGE REQUIRED  2 x SIZE',
     condition='',
 )
+_walker_knockdown__text2_trace: Final = TraceSpec(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    "erratum: Read as at least twice the walker's size, from one attack.",
+    (),
+    (),
+)
 
 _rule_walker_knockdown: Final[tuple[Step, ...]] = (
-    Step('derive', _walker_knockdown__derive1, (), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'derive damage_required', (), ()), lambda s: 2 * s.v['vehicle_size'], (('vehicle_size', 0),)),
-    Step('derive', _walker_knockdown__derive2, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'derive knockdown_threshold', ('when unit == walker and damage_taken >= damage_required',), (('unit', 'damage_taken', 'damage_required'),)), lambda s: 1 + s.e['MoS'], (('unit', 0), ('damage_taken', 0))),
-    Step('roll', _walker_knockdown__roll1, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown', ('when unit == walker and damage_taken >= damage_required',), (('unit', 'damage_taken', 'damage_required'),)), (lambda s: (max(s.e['knockdown_threshold'], 2), 0, None, 0), ((_walker_knockdown__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_walker_knockdown__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_walker_knockdown__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_walker_knockdown__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('damage_taken', 0), ('pilot_skill', 1))),
-    Step('text', _walker_knockdown__text1, (), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'note: Walker must spend 1MP to stand up before it may move.', (), ()), None, ()),
-    Step('text', _walker_knockdown__text2, (), TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', "erratum: Read as at least twice the walker's size, from one attack.", (), ()), None, ()),
+    Step('derive', _walker_knockdown__derive1, (), _walker_knockdown__derive1_trace, lambda s: 2 * s.v['vehicle_size'], (('vehicle_size', 0),)),
+    Step('derive', _walker_knockdown__derive2, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), _walker_knockdown__derive2_trace, lambda s: 1 + s.e['MoS'], (('unit', 0), ('damage_taken', 0))),
+    Step('roll', _walker_knockdown__roll1, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), _walker_knockdown__roll1_trace, (lambda s: (max(s.e['knockdown_threshold'], 2), 0, None, 0), ((_walker_knockdown__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_walker_knockdown__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_walker_knockdown__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_walker_knockdown__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('damage_taken', 0), ('pilot_skill', 1))),
+    Step('text', _walker_knockdown__text1, (), _walker_knockdown__text1_trace, None, ()),
+    Step('text', _walker_knockdown__text2, (), _walker_knockdown__text2_trace, None, ()),
 )
 """Walker knockdown (WALKER KNOCKDOWN).
 
@@ -6265,6 +7389,13 @@ _detection__mod1: Final = ModSpec(
     condition='',
     label='base sensor rating',
 )
+_detection__mod1_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection +sensor_ratings[sensor].modifier',
+    (),
+    (),
+)
 _detection__mod2: Final = ModSpec(
     key='detection#3.1',
     rule='detection',
@@ -6277,6 +7408,13 @@ _detection__mod2: Final = ModSpec(
     rounding=None,
     condition='when sensor == active',
     label='Active: Extra Range Band -1/range band',
+)
+_detection__mod2_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection -1 per extra_range_bands',
+    ('when sensor == active',),
+    (('sensor',),),
 )
 _detection__mod3: Final = ModSpec(
     key='detection#4',
@@ -6291,6 +7429,13 @@ _detection__mod3: Final = ModSpec(
     condition='',
     label='Obscurement Penalty, per the terrain table',
 )
+_detection__mod3_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection -obscurement_points',
+    (),
+    (),
+)
 _detection__mod4: Final = ModSpec(
     key='detection#5.1',
     rule='detection',
@@ -6303,6 +7448,13 @@ _detection__mod4: Final = ModSpec(
     rounding=None,
     condition='when sensor in {visual_day, visual_night, passive}',
     label='Concealment Penalty: passive/visual detection only',
+)
+_detection__mod4_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'detection -concealment_points',
+    ('when sensor in {visual_day, visual_night, passive}',),
+    (('sensor',),),
 )
 _detection__mod5: Final = ModSpec(
     key='detection#6.1',
@@ -6317,6 +7469,13 @@ _detection__mod5: Final = ModSpec(
     condition='when defender_range_bands > 0',
     label='Sensor Range Increased (includes the -1 for Active Sensors Used)',
 )
+_detection__mod5_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -2 per defender_range_bands',
+    ('when defender_range_bands > 0',),
+    (('defender_range_bands',),),
+)
 _detection__mod6: Final = ModSpec(
     key='detection#6else.1.1',
     rule='detection',
@@ -6329,6 +7488,13 @@ _detection__mod6: Final = ModSpec(
     rounding=None,
     condition='unless defender_range_bands > 0; when defender_active',
     label='Active Sensors Used',
+)
+_detection__mod6_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1',
+    ('unless defender_range_bands > 0', 'when defender_active'),
+    (('defender_range_bands',), ('defender_active',)),
 )
 _detection__mod7: Final = ModSpec(
     key='detection#7',
@@ -6343,6 +7509,13 @@ _detection__mod7: Final = ModSpec(
     condition='',
     label='Stealth Rating (perk)',
 )
+_detection__mod7_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth +stealth_rating',
+    (),
+    (),
+)
 _detection__mod8: Final = ModSpec(
     key='detection#8',
     rule='detection',
@@ -6355,6 +7528,13 @@ _detection__mod8: Final = ModSpec(
     rounding=None,
     condition='',
     label='Large Sensor Profile (flaw)',
+)
+_detection__mod8_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -sensor_profile',
+    (),
+    (),
 )
 _detection__mod9: Final = ModSpec(
     key='detection#9',
@@ -6369,6 +7549,13 @@ _detection__mod9: Final = ModSpec(
     condition='',
     label='Movement Penalty',
 )
+_detection__mod9_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per hexes_moved',
+    (),
+    (),
+)
 _detection__mod10: Final = ModSpec(
     key='detection#10',
     rule='detection',
@@ -6381,6 +7568,13 @@ _detection__mod10: Final = ModSpec(
     rounding=None,
     condition='',
     label='Space Movement Penalty',
+)
+_detection__mod10_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per thrust_spent',
+    (),
+    (),
 )
 _detection__mod11: Final = ModSpec(
     key='detection#11',
@@ -6395,6 +7589,13 @@ _detection__mod11: Final = ModSpec(
     condition='',
     label='Combat Penalty',
 )
+_detection__mod11_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per weapons_fired',
+    (),
+    (),
+)
 _detection__mod12: Final = ModSpec(
     key='detection#12',
     rule='detection',
@@ -6408,6 +7609,13 @@ _detection__mod12: Final = ModSpec(
     condition='',
     label='Additional RoF Penalty',
 )
+_detection__mod12_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'stealth -1 per rof_points',
+    (),
+    (),
+)
 _detection__text1: Final = TextSpec(
     key='detection#13',
     rule='detection',
@@ -6416,6 +7624,13 @@ _detection__text1: Final = TextSpec(
     text='A weapon fired multiple times counts as multiple weapons fired.',
     quote=None,
     condition='',
+)
+_detection__text1_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'note: A weapon fired multiple times counts as multiple weapons fired.',
+    (),
+    (),
 )
 _detection__text2: Final = TextSpec(
     key='detection#14',
@@ -6426,6 +7641,13 @@ _detection__text2: Final = TextSpec(
     quote='Stealth Rating  R  Perk; Default = 0 / Large Sensor Profile  R  Flaw; Default = 0',
     condition='',
 )
+_detection__text2_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    'erratum: Both print R without a sign: a perk helps the defender (+R), a flaw hurts it (-R).',
+    (),
+    (),
+)
 _detection__text3: Final = TextSpec(
     key='detection#15',
     rule='detection',
@@ -6435,23 +7657,30 @@ _detection__text3: Final = TextSpec(
     quote='DEFENDER MODIFIERS',
     condition='',
 )
+_detection__text3_trace: Final = TraceSpec(
+    'detection',
+    'DETECTION MODIFIERS',
+    "erratum: The source lists them apart from the detecting unit's; kept as their own total (stealth), with the source's signs: a penalty makes the defender easier to detect.",
+    (),
+    (),
+)
 
 _rule_detection: Final[tuple[Step, ...]] = (
-    Step('mod', _detection__mod1, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection +sensor_ratings[sensor].modifier', (), ()), lambda s: s.lookup('sensor_ratings', (s.v['sensor'],), 'modifier'), (('sensor', 0),)),
-    Step('mod', _detection__mod2, (lambda s: s.v['sensor'] == 'active',), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection -1 per extra_range_bands', ('when sensor == active',), (('sensor',),)), lambda s: -1 * s.v['extra_range_bands'], (('sensor', 0), ('extra_range_bands', 1))),
-    Step('mod', _detection__mod3, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection -obscurement_points', (), ()), lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
-    Step('mod', _detection__mod4, (lambda s: s.v['sensor'] in ('visual_day', 'visual_night', 'passive'),), TraceSpec('detection', 'DETECTION MODIFIERS', 'detection -concealment_points', ('when sensor in {visual_day, visual_night, passive}',), (('sensor',),)), lambda s: -s.v['concealment_points'], (('sensor', 0), ('concealment_points', 1))),
-    Step('mod', _detection__mod5, (lambda s: s.v['defender_range_bands'] > 0,), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -2 per defender_range_bands', ('when defender_range_bands > 0',), (('defender_range_bands',),)), lambda s: -2 * s.v['defender_range_bands'], (('defender_range_bands', 0),)),
-    Step('mod', _detection__mod6, (lambda s: not s.v['defender_range_bands'] > 0, lambda s: s.v['defender_active']), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1', ('unless defender_range_bands > 0', 'when defender_active'), (('defender_range_bands',), ('defender_active',))), -1, (('defender_range_bands', 0), ('defender_active', 1))),
-    Step('mod', _detection__mod7, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth +stealth_rating', (), ()), lambda s: s.v['stealth_rating'], (('stealth_rating', 0),)),
-    Step('mod', _detection__mod8, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -sensor_profile', (), ()), lambda s: -s.v['sensor_profile'], (('sensor_profile', 0),)),
-    Step('mod', _detection__mod9, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per hexes_moved', (), ()), lambda s: -1 * s.v['hexes_moved'], (('hexes_moved', 0),)),
-    Step('mod', _detection__mod10, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per thrust_spent', (), ()), lambda s: -1 * s.v['thrust_spent'], (('thrust_spent', 0),)),
-    Step('mod', _detection__mod11, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per weapons_fired', (), ()), lambda s: -1 * s.v['weapons_fired'], (('weapons_fired', 0),)),
-    Step('mod', _detection__mod12, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'stealth -1 per rof_points', (), ()), lambda s: -1 * s.v['rof_points'], (('rof_points', 0),)),
-    Step('text', _detection__text1, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'note: A weapon fired multiple times counts as multiple weapons fired.', (), ()), None, ()),
-    Step('text', _detection__text2, (), TraceSpec('detection', 'DETECTION MODIFIERS', 'erratum: Both print R without a sign: a perk helps the defender (+R), a flaw hurts it (-R).', (), ()), None, ()),
-    Step('text', _detection__text3, (), TraceSpec('detection', 'DETECTION MODIFIERS', "erratum: The source lists them apart from the detecting unit's; kept as their own total (stealth), with the source's signs: a penalty makes the defender easier to detect.", (), ()), None, ()),
+    Step('mod', _detection__mod1, (), _detection__mod1_trace, lambda s: s.lookup('sensor_ratings', (s.v['sensor'],), 'modifier'), (('sensor', 0),)),
+    Step('mod', _detection__mod2, (lambda s: s.v['sensor'] == 'active',), _detection__mod2_trace, lambda s: -1 * s.v['extra_range_bands'], (('sensor', 0), ('extra_range_bands', 1))),
+    Step('mod', _detection__mod3, (), _detection__mod3_trace, lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
+    Step('mod', _detection__mod4, (lambda s: s.v['sensor'] in ('visual_day', 'visual_night', 'passive'),), _detection__mod4_trace, lambda s: -s.v['concealment_points'], (('sensor', 0), ('concealment_points', 1))),
+    Step('mod', _detection__mod5, (lambda s: s.v['defender_range_bands'] > 0,), _detection__mod5_trace, lambda s: -2 * s.v['defender_range_bands'], (('defender_range_bands', 0),)),
+    Step('mod', _detection__mod6, (lambda s: not s.v['defender_range_bands'] > 0, lambda s: s.v['defender_active']), _detection__mod6_trace, -1, (('defender_range_bands', 0), ('defender_active', 1))),
+    Step('mod', _detection__mod7, (), _detection__mod7_trace, lambda s: s.v['stealth_rating'], (('stealth_rating', 0),)),
+    Step('mod', _detection__mod8, (), _detection__mod8_trace, lambda s: -s.v['sensor_profile'], (('sensor_profile', 0),)),
+    Step('mod', _detection__mod9, (), _detection__mod9_trace, lambda s: -1 * s.v['hexes_moved'], (('hexes_moved', 0),)),
+    Step('mod', _detection__mod10, (), _detection__mod10_trace, lambda s: -1 * s.v['thrust_spent'], (('thrust_spent', 0),)),
+    Step('mod', _detection__mod11, (), _detection__mod11_trace, lambda s: -1 * s.v['weapons_fired'], (('weapons_fired', 0),)),
+    Step('mod', _detection__mod12, (), _detection__mod12_trace, lambda s: -1 * s.v['rof_points'], (('rof_points', 0),)),
+    Step('text', _detection__text1, (), _detection__text1_trace, None, ()),
+    Step('text', _detection__text2, (), _detection__text2_trace, None, ()),
+    Step('text', _detection__text3, (), _detection__text3_trace, None, ()),
 )
 """Detection modifiers (DETECTION MODIFIERS).
 
@@ -7384,6 +8613,1519 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+
+
+# rule forest_adjustment, written out
+
+_forest_adjustment__said3: Final = note_of(_forest_adjustment__text1)
+_forest_adjustment__said4: Final = note_of(_forest_adjustment__text2)
+_forest_adjustment__unread1: Final = Note(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    '`vehicle_size` had no effect: it is read only when unit != infantry and forest != no_forest',
+    kind='input',
+)
+
+
+def _resolve_forest_adjustment(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Vehicle size forest adjustment: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['forest_entry'] is None:
+        v['forest_entry'] = whole(v['forest'])
+    d1 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d2 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_forest_adjustment__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_forest_adjustment__mod1, s.lookup('forest_shift', (v['vehicle_size'],), 'levels')))
+    trace.append(TraceEntry(_forest_adjustment__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_forest_adjustment__mod2, 'sparse'))
+    e['forest_entry'] = settle_held(_BOOK, 'forest_entry', v['forest_entry'], held, modifiers)
+    d3 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d4 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    trace.append(TraceEntry(_forest_adjustment__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_forest_adjustment__text2_trace, d4, v, e))
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_forest_adjustment__said3)
+    if d4 < 0:
+        notes.append(_forest_adjustment__said4)
+    if 'vehicle_size' in given and d1 == 0:
+        notes.append(_forest_adjustment__unread1)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('forest_adjustment',),
+        inputs={
+            'unit': v['unit'],
+            'vehicle_size': v['vehicle_size'],
+            'forest': v['forest'],
+            'forest_entry': v['forest_entry'],
+        },
+        stats={'forest_entry': e['forest_entry']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule terrain_movement, written out
+
+_terrain_movement__said3: Final = note_of(_forest_adjustment__text1)
+_terrain_movement__said4: Final = note_of(_forest_adjustment__text2)
+_terrain_movement__said12: Final = restriction_of(_terrain_movement__text1)
+_terrain_movement__said13: Final = restriction_of(_terrain_movement__text2)
+
+
+def _resolve_terrain_movement(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Movement cost of a hex: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['forest_entry'] is None:
+        v['forest_entry'] = whole(v['forest'])
+    d1 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d2 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_forest_adjustment__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_forest_adjustment__mod1, s.lookup('forest_shift', (v['vehicle_size'],), 'levels')))
+    trace.append(TraceEntry(_forest_adjustment__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_forest_adjustment__mod2, 'sparse'))
+    e['forest_entry'] = settle_held(_BOOK, 'forest_entry', v['forest_entry'], held, modifiers)
+    if v['forest_column'] is None:
+        v['forest_column'] = whole(v['unit'])
+    d9 = -1 if v['unit'] != 'infantry' and v['vehicle_size'] <= 2 else 0
+    held = []
+    trace.append(TraceEntry(_terrain_movement__mod1_trace, d9, v, e))
+    if d9 < 0:
+        held.append((_terrain_movement__mod1, 'infantry'))
+    e['forest_column'] = settle_held(_BOOK, 'forest_column', v['forest_column'], held, modifiers)
+    trace.append(TraceEntry(_terrain_movement__derive1_trace, -1, v, e))
+    e['terrain_cost'] = derived['terrain_cost'] = whole(s.lookup('terrain_costs', (v['terrain'], v['unit']), 'infantry'))
+    trace.append(TraceEntry(_terrain_movement__derive2_trace, -1, v, e))
+    e['vegetation_cost'] = derived['vegetation_cost'] = whole(s.lookup('vegetation_costs', (v['vegetation'], v['unit']), 'infantry'))
+    trace.append(TraceEntry(_terrain_movement__derive3_trace, -1, v, e))
+    e['surface_cost'] = derived['surface_cost'] = whole(s.lookup('surface_costs', (v['surface'], v['unit']), 'infantry'))
+    trace.append(TraceEntry(_terrain_movement__derive4_trace, -1, v, e))
+    e['elevation_cost'] = derived['elevation_cost'] = whole(s.lookup('elevation_costs', (v['elevation'], v['unit']), 'infantry'))
+    trace.append(TraceEntry(_terrain_movement__derive5_trace, -1, v, e))
+    e['forest_cost'] = derived['forest_cost'] = whole(s.lookup('forest_costs', (e['forest_entry'], e['forest_column']), 'infantry'))
+    trace.append(TraceEntry(_terrain_movement__derive6_trace, -1, v, e))
+    e['cost'] = derived['cost'] = whole(cell_add(cell_add(cell_add(cell_add(e['terrain_cost'], e['forest_cost']), e['vegetation_cost']), e['surface_cost']), e['elevation_cost']))
+    d3 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d4 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d12 = -1 if e['cost'] == IMPASSABLE else 0
+    d13 = -1 if e['cost'] == NOT_APPLICABLE else 0
+    trace.append(TraceEntry(_forest_adjustment__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_forest_adjustment__text2_trace, d4, v, e))
+    trace.append(TraceEntry(_terrain_movement__text1_trace, d12, v, e))
+    trace.append(TraceEntry(_terrain_movement__text2_trace, d13, v, e))
+    restrictions: list[Restriction] = []
+    if d12 < 0:
+        restrictions.append(_terrain_movement__said12)
+    if d13 < 0:
+        restrictions.append(_terrain_movement__said13)
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_terrain_movement__said3)
+    if d4 < 0:
+        notes.append(_terrain_movement__said4)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('terrain_movement',),
+        inputs={
+            'unit': v['unit'],
+            'vehicle_size': v['vehicle_size'],
+            'terrain': v['terrain'],
+            'forest': v['forest'],
+            'forest_entry': v['forest_entry'],
+            'forest_column': v['forest_column'],
+            'vegetation': v['vegetation'],
+            'surface': v['surface'],
+            'elevation': v['elevation'],
+        },
+        stats={'forest_entry': e['forest_entry'], 'forest_column': e['forest_column']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule hex_obscurement, written out
+
+_hex_obscurement__said6: Final = note_of(_hex_obscurement__text1)
+_hex_obscurement__said7: Final = note_of(_hex_obscurement__text2)
+_hex_obscurement__unread1: Final = Note(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    '`surface` had no effect: it is read only when unit == infantry or vehicle_size < 2',
+    kind='input',
+)
+
+
+def _resolve_hex_obscurement(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Obscurement of a hex: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not (v['unit'] == 'infantry' or v['vehicle_size'] < 2):
+        d4 = 0
+    elif v['vegetation'] not in ('tall_grasses', 'jungle'):
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['unit'] == 'infantry' or v['vehicle_size'] < 2):
+        d5 = 0
+    elif v['surface'] != 'deep_snow':
+        d5 = 1
+    else:
+        d5 = -1
+    value = v['obscurement']
+    trace.append(TraceEntry(_hex_obscurement__mod1_trace, -1, v, e))
+    amount = s.lookup('terrain_features', (v['terrain'],), 'obscurement')
+    value += amount
+    modifiers.append(Modifier(_hex_obscurement__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_hex_obscurement__mod2_trace, -1, v, e))
+    amount = s.lookup('forest_features', (v['forest'],), 'obscurement')
+    value += amount
+    modifiers.append(Modifier(_hex_obscurement__mod2, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_hex_obscurement__mod3_trace, -1, v, e))
+    amount = s.lookup('vegetation_features', (v['vegetation'],), 'obscurement')
+    value += amount
+    modifiers.append(Modifier(_hex_obscurement__mod3, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_hex_obscurement__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value += 1
+        modifiers.append(Modifier(_hex_obscurement__mod4, 1, 'applied', None))
+    trace.append(TraceEntry(_hex_obscurement__mod5_trace, d5, v, e))
+    if d5 < 0:
+        value += 1
+        modifiers.append(Modifier(_hex_obscurement__mod5, 1, 'applied', None))
+    e['obscurement'] = value if type(value) is int else added_total(value, 'number', True)
+    notes: list[Note] = [_hex_obscurement__said6, _hex_obscurement__said7]
+    if 'surface' in given and d5 == 0:
+        notes.append(_hex_obscurement__unread1)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('hex_obscurement',),
+        inputs={
+            'unit': v['unit'],
+            'vehicle_size': v['vehicle_size'],
+            'terrain': v['terrain'],
+            'forest': v['forest'],
+            'vegetation': v['vegetation'],
+            'surface': v['surface'],
+            'obscurement': v['obscurement'],
+        },
+        stats={'obscurement': e['obscurement']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule hull_down, written out
+
+_hull_down__said6: Final = restriction_of(_hull_down__text1)
+_hull_down__said7: Final = note_of(_hull_down__text2)
+_hull_down__said8: Final = note_of(_hull_down__text3)
+
+
+def _resolve_hull_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Hull-down position: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_hull_down__derive1_trace, -1, v, e))
+    e['terrain_hull_down'] = derived['terrain_hull_down'] = whole(s.lookup('terrain_features', (v['terrain'],), 'hull_down'))
+    trace.append(TraceEntry(_hull_down__derive2_trace, -1, v, e))
+    e['forest_hull_down'] = derived['forest_hull_down'] = whole(s.lookup('forest_features', (v['forest'],), 'hull_down'))
+    trace.append(TraceEntry(_hull_down__derive3_trace, -1, v, e))
+    e['vegetation_hull_down'] = derived['vegetation_hull_down'] = whole(s.lookup('vegetation_features', (v['vegetation'],), 'hull_down'))
+    trace.append(TraceEntry(_hull_down__derive4_trace, -1, v, e))
+    e['surface_hull_down'] = derived['surface_hull_down'] = whole(s.lookup('surface_features', (v['surface'],), 'hull_down'))
+    trace.append(TraceEntry(_hull_down__derive5_trace, -1, v, e))
+    e['elevation_hull_down'] = derived['elevation_hull_down'] = whole(s.lookup('elevation_features', (v['elevation'],), 'hull_down'))
+    d6 = -1 if e['terrain_hull_down'] == NOT_APPLICABLE and e['forest_hull_down'] == NOT_APPLICABLE and e['vegetation_hull_down'] == NOT_APPLICABLE and e['surface_hull_down'] == NOT_APPLICABLE and e['elevation_hull_down'] == NOT_APPLICABLE else 0
+    trace.append(TraceEntry(_hull_down__text1_trace, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d6 < 0:
+        restrictions.append(_hull_down__said6)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('hull_down',),
+        inputs={
+            'terrain': v['terrain'],
+            'forest': v['forest'],
+            'vegetation': v['vegetation'],
+            'surface': v['surface'],
+            'elevation': v['elevation'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_hull_down__said7, _hull_down__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule weather, written out
+
+_weather__said5: Final = note_of(_weather__text1)
+_weather__said7: Final = note_of(_weather__text2)
+_weather__said8: Final = note_of(_weather__text3)
+
+
+def _resolve_weather(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Weather and environment: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_weather__mod1_trace, -1, v, e))
+    held.append((_weather__mod1, s.lookup('weather_effects', (v['weather'],), 'movement')))
+    e['MP'] = settle_held(_BOOK, 'MP', v['MP'], held, modifiers)
+    trace.append(TraceEntry(_weather__derive1_trace, -1, v, e))
+    e['weather_obscurement'] = derived['weather_obscurement'] = whole(round_value(s.lookup('weather_effects', (v['weather'],), 'per_hex') * v['weather_hexes'], 'down'))
+    if v['weather'] != 'high_wind':
+        d3 = 0
+    elif v['weapon'] != 'missile':
+        d3 = 1
+    else:
+        d3 = -1
+    if v['weather'] != 'high_wind':
+        d4 = 0
+    elif v['weapon'] == 'missile':
+        d4 = 1
+    else:
+        d4 = -1
+    d6 = -1 if v['weapon'] == 'energy' and v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm') else 0
+    value = v['attack']
+    trace.append(TraceEntry(_weather__mod2_trace, d3, v, e))
+    if d3 < 0:
+        value -= 2
+        modifiers.append(Modifier(_weather__mod2, -2, 'applied', None))
+    trace.append(TraceEntry(_weather__mod3_trace, d4, v, e))
+    if d4 < 0:
+        value -= 1
+        modifiers.append(Modifier(_weather__mod3, -1, 'applied', None))
+    trace.append(TraceEntry(_weather__mod4_trace, d6, v, e))
+    if d6 < 0:
+        amount = -e['weather_obscurement']
+        value += amount
+        modifiers.append(Modifier(_weather__mod4, whole(amount), 'applied', None))
+    e['attack'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d4 < 0 or d6 < 0)
+    d5 = -1 if v['weather'] == 'high_wind' else 0
+    d7 = -1 if e['weather_obscurement'] > 0 else 0
+    trace.append(TraceEntry(_weather__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_weather__text2_trace, d7, v, e))
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_weather__said5)
+    if d7 < 0:
+        notes.append(_weather__said7)
+    notes.append(_weather__said8)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('weather',),
+        inputs={
+            'weather': v['weather'],
+            'weather_hexes': v['weather_hexes'],
+            'weapon': v['weapon'],
+            'MP': v['MP'],
+            'attack': v['attack'],
+        },
+        stats={'MP': e['MP'], 'attack': e['attack']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule night, written out
+
+_night__said3: Final = note_of(_night__text1)
+_night__said4: Final = note_of(_night__text2)
+
+
+def _resolve_night(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Night: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['night'] and not v['has_sensors'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_night__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_night__mod1, 2))
+    e['MP'] = settle_held(_BOOK, 'MP', v['MP'], held, modifiers)
+    d2 = -1 if v['night'] and not v['has_sensors'] else 0
+    value = v['obscurement']
+    trace.append(TraceEntry(_night__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value += 1
+        modifiers.append(Modifier(_night__mod2, 1, 'applied', None))
+    e['obscurement'] = value if type(value) is int else added_total(value, 'number', d2 < 0)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('night',),
+        inputs={
+            'night': v['night'],
+            'has_sensors': v['has_sensors'],
+            'MP': v['MP'],
+            'obscurement': v['obscurement'],
+        },
+        stats={'MP': e['MP'], 'obscurement': e['obscurement']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_night__said3, _night__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule crew_actions, written out
+
+
+def _resolve_crew_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Number of actions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_crew_actions__derive1_trace, -1, v, e))
+    e['total_actions'] = derived['total_actions'] = whole(s.lookup('actions', (v['crew'],), 'total'))
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('crew_actions',),
+        inputs={'crew': v['crew']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule firing, written out
+
+_firing__said9: Final = note_of(_firing__text1)
+_firing__said10: Final = note_of(_firing__text2)
+_firing__said11: Final = note_of(_firing__text3)
+_firing__said12: Final = note_of(_firing__text4)
+_firing__said13: Final = note_of(_firing__text5)
+
+
+def _resolve_firing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Firing modifiers: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d7 = -1 if v['turret_locked'] else 0
+    d8 = -1 if v['different_environment'] else 0
+    value = v['attack']
+    trace.append(TraceEntry(_firing__mod1_trace, -1, v, e))
+    amount = s.lookup('range_modifiers', (v['range_band'],), 'modifier')
+    value += amount
+    modifiers.append((0, Modifier(_firing__mod1, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_firing__mod2_trace, -1, v, e))
+    amount = s.lookup('attacker_movement', (v['speed'],), 'modifier')
+    value += amount
+    modifiers.append((1, Modifier(_firing__mod2, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_firing__mod4_trace, -1, v, e))
+    amount = s.lookup('target_movement', (v['target_speed'],), 'modifier')
+    value += amount
+    modifiers.append((3, Modifier(_firing__mod4, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_firing__mod6_trace, -1, v, e))
+    amount = -v['obscurement_points']
+    value += amount
+    modifiers.append((5, Modifier(_firing__mod6, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_firing__mod7_trace, d7, v, e))
+    if d7 < 0:
+        value -= 2
+        modifiers.append((6, Modifier(_firing__mod7, -2, 'applied', None)))
+    trace.append(TraceEntry(_firing__mod8_trace, d8, v, e))
+    if d8 < 0:
+        value -= 2
+        modifiers.append((7, Modifier(_firing__mod8, -2, 'applied', None)))
+    e['attack'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['attack_dice']
+    trace.append(TraceEntry(_firing__mod3_trace, -1, v, e))
+    amount = s.lookup('aiming', (v['aim'],), 'dice')
+    value += amount
+    modifiers.append((2, Modifier(_firing__mod3, whole(amount), 'applied', None)))
+    e['attack_dice'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['defense']
+    trace.append(TraceEntry(_firing__mod5_trace, -1, v, e))
+    amount = s.lookup('defensive_arc', (v['arc'],), 'modifier')
+    value += amount
+    modifiers.append((4, Modifier(_firing__mod5, whole(amount), 'applied', None)))
+    e['defense'] = value if type(value) is int else added_total(value, 'int', True)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('firing',),
+        inputs={
+            'speed': v['speed'],
+            'range_band': v['range_band'],
+            'aim': v['aim'],
+            'target_speed': v['target_speed'],
+            'arc': v['arc'],
+            'obscurement_points': v['obscurement_points'],
+            'turret_locked': v['turret_locked'],
+            'different_environment': v['different_environment'],
+            'attack': v['attack'],
+            'attack_dice': v['attack_dice'],
+            'defense': v['defense'],
+        },
+        stats={'attack': e['attack'], 'attack_dice': e['attack_dice'], 'defense': e['defense']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_firing__said9, _firing__said10, _firing__said11, _firing__said12, _firing__said13),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule burst_fire, written out
+
+
+def _resolve_burst_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Burst fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['armored_target'] else 0
+    value = v['DM']
+    trace.append(TraceEntry(_burst_fire__mod1_trace, d1, v, e))
+    if d1 < 0:
+        amount = v['rof']
+        value += amount
+        modifiers.append(Modifier(_burst_fire__mod1, whole(amount), 'applied', None))
+    e['DM'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d2 = -1 if not v['armored_target'] else 0
+    value = v['MoS']
+    trace.append(TraceEntry(_burst_fire__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = v['rof']
+        value += amount
+        modifiers.append(Modifier(_burst_fire__mod2, whole(amount), 'applied', None))
+    e['MoS'] = value if type(value) is int else added_total(value, 'int', d2 < 0)
+    trace.append(TraceEntry(_burst_fire__derive1_trace, -1, v, e))
+    e['rounds'] = derived['rounds'] = whole(5 * v['rof'])
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('burst_fire',),
+        inputs={
+            'rof': v['rof'],
+            'armored_target': v['armored_target'],
+            'DM': v['DM'],
+            'MoS': v['MoS'],
+        },
+        stats={'DM': e['DM'], 'MoS': e['MoS']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule walking_fire, written out
+
+_walking_fire__said6: Final = restriction_of(_walking_fire__text1)
+_walking_fire__said7: Final = note_of(_walking_fire__text2)
+_walking_fire__said8: Final = note_of(_walking_fire__text3)
+
+
+def _resolve_walking_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Walking fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_walking_fire__derive2_trace, -1, v, e))
+    e['damage_rof'] = derived['damage_rof'] = whole(max(v['rof'] - v['targets'], 0))
+    d4 = -1 if v['armored_target'] else 0
+    value = v['DM']
+    trace.append(TraceEntry(_walking_fire__mod1_trace, d4, v, e))
+    if d4 < 0:
+        amount = e['damage_rof']
+        value += amount
+        modifiers.append(Modifier(_walking_fire__mod1, whole(amount), 'applied', None))
+    e['DM'] = value if type(value) is int else added_total(value, 'int', d4 < 0)
+    d5 = -1 if not v['armored_target'] else 0
+    value = v['MoS']
+    trace.append(TraceEntry(_walking_fire__mod2_trace, d5, v, e))
+    if d5 < 0:
+        amount = e['damage_rof']
+        value += amount
+        modifiers.append(Modifier(_walking_fire__mod2, whole(amount), 'applied', None))
+    e['MoS'] = value if type(value) is int else added_total(value, 'int', d5 < 0)
+    trace.append(TraceEntry(_walking_fire__derive1_trace, -1, v, e))
+    e['max_targets'] = derived['max_targets'] = whole(v['rof'] + 1)
+    trace.append(TraceEntry(_walking_fire__derive3_trace, -1, v, e))
+    e['walking_rounds'] = derived['walking_rounds'] = whole(5 * v['rof'])
+    d6 = -1 if v['targets'] > e['max_targets'] else 0
+    trace.append(TraceEntry(_walking_fire__text1_trace, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d6 < 0:
+        restrictions.append(_walking_fire__said6)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('walking_fire',),
+        inputs={
+            'rof': v['rof'],
+            'armored_target': v['armored_target'],
+            'targets': v['targets'],
+            'DM': v['DM'],
+            'MoS': v['MoS'],
+        },
+        stats={'DM': e['DM'], 'MoS': e['MoS']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_walking_fire__said7, _walking_fire__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule saturation_fire, written out
+
+_saturation_fire__said5: Final = restriction_of(_saturation_fire__text1)
+_saturation_fire__said6: Final = note_of(_saturation_fire__text2)
+_saturation_fire__said7: Final = note_of(_saturation_fire__text3)
+
+
+def _resolve_saturation_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Saturation fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    e['DM'] = v['DM']
+    trace.append(TraceEntry(_saturation_fire__derive1_trace, -1, v, e))
+    e['saturation_number'] = derived['saturation_number'] = whole(v['attack_total'] + v['rof'])
+    d2 = -1 if v['defense_total'] <= e['saturation_number'] else 0
+    trace.append(TraceEntry(_saturation_fire__derive2_trace, d2, v, e))
+    if d2 < 0:
+        e['saturation_damage'] = derived['saturation_damage'] = whole((e['saturation_number'] - v['defense_total']) * e['DM'])
+    else:
+        e.wait('saturation_damage', lambda: whole((e['saturation_number'] - v['defense_total']) * e['DM']))
+    d3 = -1 if v['weapon'] == 'missile' else 0
+    trace.append(TraceEntry(_saturation_fire__derive3_trace, d3, v, e))
+    if d3 < 0:
+        e['saturation_missiles'] = derived['saturation_missiles'] = whole(8 * v['rof'])
+    else:
+        e.wait('saturation_missiles', lambda: whole(8 * v['rof']))
+    d4 = -1 if v['weapon'] != 'missile' else 0
+    trace.append(TraceEntry(_saturation_fire__derive4_trace, d4, v, e))
+    if d4 < 0:
+        e['saturation_rounds'] = derived['saturation_rounds'] = whole(10 * v['rof'])
+    else:
+        e.wait('saturation_rounds', lambda: whole(10 * v['rof']))
+    d5 = -1 if v['range_band'] in ('long', 'extreme') else 0
+    trace.append(TraceEntry(_saturation_fire__text1_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_saturation_fire__said5)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('saturation_fire',),
+        inputs={
+            'weapon': v['weapon'],
+            'range_band': v['range_band'],
+            'rof': v['rof'],
+            'attack_total': v['attack_total'],
+            'defense_total': v['defense_total'],
+            'DM': v['DM'],
+        },
+        stats={'DM': e['DM']},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_saturation_fire__said6, _saturation_fire__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule area_of_effect, written out
+
+_area_of_effect__said4: Final = note_of(_area_of_effect__text1)
+_area_of_effect__said5: Final = note_of(_area_of_effect__text2)
+
+
+def _resolve_area_of_effect(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Area of effect attack: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    e['DM'] = v['DM']
+    d1 = -1 if v['targeting_hex'] else 0
+    trace.append(TraceEntry(_area_of_effect__derive1_trace, d1, v, e))
+    if d1 < 0:
+        e['hex_defense'] = derived['hex_defense'] = whole(1)
+    else:
+        e.wait('hex_defense', lambda: whole(1))
+    d2 = -1 if v['in_space'] else 0
+    trace.append(TraceEntry(_area_of_effect__derive2_trace, d2, v, e))
+    if d2 < 0:
+        e['concussion'] = derived['concussion'] = whole(round_value(Fraction(e['DM']) / 2, 'down'))
+    else:
+        e.wait('concussion', lambda: whole(round_value(Fraction(e['DM']) / 2, 'down')))
+    d3 = -1 if not v['in_space'] else 0
+    trace.append(TraceEntry(_area_of_effect__derive3_trace, d3, v, e))
+    if d3 < 0:
+        e['concussion_atmosphere'] = derived['concussion_atmosphere'] = whole(e['DM'])
+    else:
+        e.wait('concussion_atmosphere', lambda: whole(e['DM']))
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('area_of_effect',),
+        inputs={'in_space': v['in_space'], 'targeting_hex': v['targeting_hex'], 'DM': v['DM']},
+        stats={'DM': e['DM']},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_area_of_effect__said4, _area_of_effect__said5),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule indirect_fire, written out
+
+_indirect_fire__said2: Final = note_of(_indirect_fire__text1)
+_indirect_fire__said4: Final = note_of(_indirect_fire__text2)
+_indirect_fire__unread1: Final = Note(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    '`observer_obscurement` had no effect: it is read only when observer',
+    kind='input',
+)
+
+
+def _resolve_indirect_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Indirect fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['observer'] else 0
+    value = v['attack']
+    trace.append(TraceEntry(_indirect_fire__mod1_trace, d1, v, e))
+    if d1 < 0:
+        amount = -v['observer_obscurement']
+        value += amount
+        modifiers.append(Modifier(_indirect_fire__mod1, whole(amount), 'applied', None))
+    e['attack'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d3 = -1 if not v['observer'] else 0
+    trace.append(TraceEntry(_indirect_fire__derive1_trace, d3, v, e))
+    if d3 < 0:
+        e['deviation'] = derived['deviation'] = whole(Dice(((1, 6),)))
+    else:
+        e.wait('deviation', lambda: whole(Dice(((1, 6),))))
+    d2 = -1 if v['observer'] else 0
+    trace.append(TraceEntry(_indirect_fire__text1_trace, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_indirect_fire__said2)
+    notes.append(_indirect_fire__said4)
+    if 'observer_obscurement' in given and d1 == 0:
+        notes.append(_indirect_fire__unread1)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('indirect_fire',),
+        inputs={
+            'observer': v['observer'],
+            'observer_obscurement': v['observer_obscurement'],
+            'attack': v['attack'],
+        },
+        stats={'attack': e['attack']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule anti_missile_fire, written out
+
+_anti_missile_fire__said7: Final = note_of(_anti_missile_fire__text1)
+_anti_missile_fire__said8: Final = restriction_of(_anti_missile_fire__text2)
+_anti_missile_fire__said9: Final = note_of(_anti_missile_fire__text3)
+_anti_missile_fire__said10: Final = note_of(_anti_missile_fire__text4)
+_anti_missile_fire__said11: Final = note_of(_anti_missile_fire__text5)
+_anti_missile_fire__unread1: Final = Note(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    '`weapon` had no effect: it is read only when rof > 0',
+    kind='input',
+)
+
+
+def _resolve_anti_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Anti-missile fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    value = v['attack']
+    trace.append(TraceEntry(_anti_missile_fire__mod1_trace, -1, v, e))
+    value -= 6
+    modifiers.append(Modifier(_anti_missile_fire__mod1, -6, 'applied', None))
+    trace.append(TraceEntry(_anti_missile_fire__mod2_trace, -1, v, e))
+    amount = min(v['rof'], 6)
+    value += amount
+    modifiers.append(Modifier(_anti_missile_fire__mod2, whole(amount), 'applied', None))
+    e['attack'] = value if type(value) is int else added_total(value, 'int', True)
+    e['MoS'] = v['MoS']
+    trace.append(TraceEntry(_anti_missile_fire__derive1_trace, -1, v, e))
+    e['am_shots'] = derived['am_shots'] = whole(max(5 - e['MoS'], 1))
+    if not v['rof'] > 0:
+        d4 = 0
+    elif v['weapon'] != 'missile':
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_anti_missile_fire__derive2_trace, d4, v, e))
+    if d4 < 0:
+        e['am_missiles'] = derived['am_missiles'] = whole(e['am_shots'] * 2)
+    else:
+        e.wait('am_missiles', lambda: whole(e['am_shots'] * 2))
+    if not v['rof'] > 0:
+        d5 = 0
+    elif v['weapon'] == 'missile':
+        d5 = 1
+    else:
+        d5 = -1
+    trace.append(TraceEntry(_anti_missile_fire__derive3_trace, d5, v, e))
+    if d5 < 0:
+        e['am_rounds'] = derived['am_rounds'] = whole(e['am_shots'] * 5)
+    else:
+        e.wait('am_rounds', lambda: whole(e['am_shots'] * 5))
+    d6 = -1 if v['missile_rof'] > 0 else 0
+    trace.append(TraceEntry(_anti_missile_fire__derive4_trace, d6, v, e))
+    if d6 < 0:
+        e['missile_rof_left'] = derived['missile_rof_left'] = whole(v['missile_rof'] - e['MoS'])
+    else:
+        e.wait('missile_rof_left', lambda: whole(v['missile_rof'] - e['MoS']))
+    if not v['missile_rof'] > 0:
+        d7 = 0
+    elif not e['missile_rof_left'] < 0:
+        d7 = 1
+    else:
+        d7 = -1
+    if not v['missile_rof'] > 0:
+        d8 = 0
+    elif v['rof'] != 0:
+        d8 = 1
+    else:
+        d8 = -1
+    trace.append(TraceEntry(_anti_missile_fire__text1_trace, d7, v, e))
+    trace.append(TraceEntry(_anti_missile_fire__text2_trace, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d8 < 0:
+        restrictions.append(_anti_missile_fire__said8)
+    notes: list[Note] = []
+    if d7 < 0:
+        notes.append(_anti_missile_fire__said7)
+    notes.append(_anti_missile_fire__said9)
+    notes.append(_anti_missile_fire__said10)
+    notes.append(_anti_missile_fire__said11)
+    if 'weapon' in given and d4 == 0 and d5 == 0:
+        notes.append(_anti_missile_fire__unread1)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('anti_missile_fire',),
+        inputs={
+            'weapon': v['weapon'],
+            'rof': v['rof'],
+            'missile_rof': v['missile_rof'],
+            'attack': v['attack'],
+            'MoS': v['MoS'],
+        },
+        stats={'attack': e['attack'], 'MoS': e['MoS']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule ramming, written out
+
+_ramming__said3: Final = restriction_of(_ramming__text1)
+_ramming__said6: Final = note_of(_ramming__text2)
+_ramming__said7: Final = note_of(_ramming__text3)
+_ramming__unread1: Final = Note(
+    'ramming',
+    'RAMMING',
+    '`air_space` had no effect: it is read only unless ram_direction == rear and own_speed == other_speed',
+    kind='input',
+)
+
+
+def _resolve_ramming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Ramming: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['impact_speed'] is None:
+        v['impact_speed'] = whole(v['own_speed'])
+    d1 = -1 if v['ram_direction'] == 'head_on' else 0
+    d2 = -1 if v['ram_direction'] == 'rear' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_ramming__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_ramming__mod1, v['other_speed']))
+    trace.append(TraceEntry(_ramming__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_ramming__mod2, abs(v['own_speed'] - v['other_speed'])))
+    e['impact_speed'] = settle_held(_BOOK, 'impact_speed', v['impact_speed'], held, modifiers)
+    if v['ram_dm'] is None:
+        v['ram_dm'] = whole(v['vehicle_size'])
+    if v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']:
+        d4 = 0
+    elif not v['air_space']:
+        d4 = 1
+    else:
+        d4 = -1
+    if v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']:
+        d5 = 0
+    elif v['air_space']:
+        d5 = 1
+    else:
+        d5 = -1
+    value = v['ram_dm']
+    trace.append(TraceEntry(_ramming__mod3_trace, d4, v, e))
+    if d4 < 0:
+        amount = s.lookup('impact_dm', (e['impact_speed'],), 'air_space')
+        value += amount
+        modifiers.append(Modifier(_ramming__mod3, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_ramming__mod4_trace, d5, v, e))
+    if d5 < 0:
+        amount = s.lookup('impact_dm', (e['impact_speed'],), 'ground')
+        value += amount
+        modifiers.append(Modifier(_ramming__mod4, whole(amount), 'applied', None))
+    e['ram_dm'] = value if type(value) is int else added_total(value, 'int', d4 < 0 or d5 < 0)
+    d3 = -1 if v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed'] else 0
+    trace.append(TraceEntry(_ramming__text1_trace, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_ramming__said3)
+    notes: list[Note] = [_ramming__said6, _ramming__said7]
+    if 'air_space' in given and d4 == 0 and d5 == 0:
+        notes.append(_ramming__unread1)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('ramming',),
+        inputs={
+            'vehicle_size': v['vehicle_size'],
+            'ram_direction': v['ram_direction'],
+            'own_speed': v['own_speed'],
+            'other_speed': v['other_speed'],
+            'air_space': v['air_space'],
+            'impact_speed': v['impact_speed'],
+            'ram_dm': v['ram_dm'],
+        },
+        stats={'impact_speed': e['impact_speed'], 'ram_dm': e['ram_dm']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule ecm_jam, written out
+
+_ecm_jam__said2: Final = note_of(_ecm_jam__text1)
+_ecm_jam__said3: Final = note_of(_ecm_jam__text2)
+
+
+def _resolve_ecm_jam(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """ECM: jam communications: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    if v['ecm_threshold'] is None:
+        v['ecm_threshold'] = whole(v['ecm_iw'] + v['ecm_rating'])
+    e['ecm_threshold'] = v['ecm_threshold']
+    trace.append(TraceEntry(_ecm_jam__derive1_trace, -1, v, e))
+    e['jam_threshold'] = derived['jam_threshold'] = whole(e['ecm_threshold'])
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('ecm_jam',),
+        inputs={
+            'ecm_iw': v['ecm_iw'],
+            'ecm_rating': v['ecm_rating'],
+            'ecm_threshold': v['ecm_threshold'],
+        },
+        stats={'ecm_threshold': e['ecm_threshold']},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_ecm_jam__said2, _ecm_jam__said3),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule ecm_degrade_sensors, written out
+
+_ecm_degrade_sensors__said2: Final = note_of(_ecm_degrade_sensors__text1)
+
+
+def _resolve_ecm_degrade_sensors(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """ECM: degrade sensors: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    if v['ecm_threshold'] is None:
+        v['ecm_threshold'] = whole(v['ecm_iw'] + v['ecm_rating'])
+    e['ecm_threshold'] = v['ecm_threshold']
+    trace.append(TraceEntry(_ecm_degrade_sensors__derive1_trace, -1, v, e))
+    e['sensor_threshold'] = derived['sensor_threshold'] = whole(e['ecm_threshold'])
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('ecm_degrade_sensors',),
+        inputs={
+            'ecm_iw': v['ecm_iw'],
+            'ecm_rating': v['ecm_rating'],
+            'ecm_threshold': v['ecm_threshold'],
+        },
+        stats={'ecm_threshold': e['ecm_threshold']},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_ecm_degrade_sensors__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule ecm_spoof, written out
+
+_ecm_spoof__said2: Final = note_of(_ecm_spoof__text1)
+_ecm_spoof__unread1: Final = Note(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    '`ecm_iw` had no effect: it is read only when guided',
+    kind='input',
+)
+_ecm_spoof__unread2: Final = Note(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    '`ecm_rating` had no effect: it is read only when guided',
+    kind='input',
+)
+
+
+def _resolve_ecm_spoof(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """ECM: spoof attack: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['guided'] else 0
+    trace.append(TraceEntry(_ecm_spoof__derive1_trace, d1, v, e))
+    if d1 < 0:
+        e['spoof_defense'] = derived['spoof_defense'] = whole(v['ecm_iw'] + v['ecm_rating'])
+    else:
+        e.wait('spoof_defense', lambda: whole(v['ecm_iw'] + v['ecm_rating']))
+    d2 = -1 if v['guided'] else 0
+    trace.append(TraceEntry(_ecm_spoof__text1_trace, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_ecm_spoof__said2)
+    if 'ecm_iw' in given and d1 == 0:
+        notes.append(_ecm_spoof__unread1)
+    if 'ecm_rating' in given and d1 == 0:
+        notes.append(_ecm_spoof__unread2)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('ecm_spoof',),
+        inputs={'ecm_iw': v['ecm_iw'], 'ecm_rating': v['ecm_rating'], 'guided': v['guided']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule eecm_counteract, written out
+
+_eecm_counteract__said3: Final = note_of(_eecm_counteract__text1)
+_eecm_counteract__said4: Final = note_of(_eecm_counteract__text2)
+
+
+def _resolve_eecm_counteract(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """EECM: counteract ECM: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['ecm_threshold'] is None:
+        v['ecm_threshold'] = whole(v['ecm_iw'] + v['ecm_rating'])
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_eecm_counteract__mod1_trace, -1, v, e))
+    held.append((_eecm_counteract__mod1, -v['eecm_mos']))
+    trace.append(TraceEntry(_eecm_counteract__mod2_trace, -1, v, e))
+    held.append((_eecm_counteract__mod2, 0))
+    e['ecm_threshold'] = settle_held(_BOOK, 'ecm_threshold', v['ecm_threshold'], held, modifiers)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('eecm_counteract',),
+        inputs={
+            'ecm_iw': v['ecm_iw'],
+            'ecm_rating': v['ecm_rating'],
+            'eecm_mos': v['eecm_mos'],
+            'ecm_threshold': v['ecm_threshold'],
+        },
+        stats={'ecm_threshold': e['ecm_threshold']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_eecm_counteract__said3, _eecm_counteract__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule eecm_degrade_range, written out
+
+_eecm_degrade_range__said3: Final = note_of(_eecm_degrade_range__text1)
+_eecm_degrade_range__said4: Final = note_of(_eecm_degrade_range__text2)
+
+
+def _resolve_eecm_degrade_range(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """EECM: degrade ECM range: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_eecm_degrade_range__mod1_trace, -1, v, e))
+    held.append((_eecm_degrade_range__mod1, -v['eecm_mos']))
+    trace.append(TraceEntry(_eecm_degrade_range__mod2_trace, -1, v, e))
+    held.append((_eecm_degrade_range__mod2, 0))
+    e['ecm_range'] = settle_held(_BOOK, 'ecm_range', v['ecm_range'], held, modifiers)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('eecm_degrade_range',),
+        inputs={'eecm_mos': v['eecm_mos'], 'ecm_range': v['ecm_range']},
+        stats={'ecm_range': e['ecm_range']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_eecm_degrade_range__said3, _eecm_degrade_range__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule damage, written out
+
+_damage__said2: Final = note_of(_damage__text1)
+_damage__said4: Final = note_of(_damage__text2)
+_damage__said6: Final = note_of(_damage__text3)
+_damage__said7: Final = restriction_of(_damage__text4)
+_damage__said8: Final = note_of(_damage__text5)
+
+
+def _resolve_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Damage effects: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d3 = 0
+    elif v['damage_band'] != 1:
+        d3 = 1
+    else:
+        d3 = -1
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d5 = 0
+    elif v['damage_band'] == 1:
+        d5 = 1
+    else:
+        d5 = -1
+    value = v['armor']
+    trace.append(TraceEntry(_damage__mod1_trace, d3, v, e))
+    if d3 < 0:
+        value -= 1
+        modifiers.append(Modifier(_damage__mod1, -1, 'applied', None))
+    trace.append(TraceEntry(_damage__mod2_trace, d5, v, e))
+    if d5 < 0:
+        value -= 2
+        modifiers.append(Modifier(_damage__mod2, -2, 'applied', None))
+    e['armor'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
+    trace.append(TraceEntry(_damage__derive1_trace, -1, v, e))
+    e['damage_effect'] = derived['damage_effect'] = whole(s.lookup('damage_effects', (v['damage_band'],), 'effect'))
+    d2 = -1 if v['damage_band'] == 0 else 0
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d4 = 0
+    elif v['damage_band'] != 1:
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d6 = 0
+    elif v['damage_band'] == 1:
+        d6 = 1
+    else:
+        d6 = -1
+    d7 = -1 if v['damage_band'] >= 3 else 0
+    d8 = -1 if v['damage_band'] >= 3 else 0
+    trace.append(TraceEntry(_damage__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_damage__text2_trace, d4, v, e))
+    trace.append(TraceEntry(_damage__text3_trace, d6, v, e))
+    trace.append(TraceEntry(_damage__text4_trace, d7, v, e))
+    trace.append(TraceEntry(_damage__text5_trace, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d7 < 0:
+        restrictions.append(_damage__said7)
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_damage__said2)
+    if d4 < 0:
+        notes.append(_damage__said4)
+    if d6 < 0:
+        notes.append(_damage__said6)
+    if d8 < 0:
+        notes.append(_damage__said8)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('damage',),
+        inputs={'damage_band': v['damage_band'], 'armor': v['armor']},
+        stats={'armor': e['armor']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule overkill_ejecting, written out
+
+_overkill_ejecting__said2: Final = note_of(_overkill_ejecting__text1)
+
+
+def _resolve_overkill_ejecting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Overkill ejecting: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_overkill_ejecting__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_overkill_ejecting[0]))
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('overkill_ejecting',),
+        inputs={'ejection': v['ejection']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_overkill_ejecting__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule detection, written out
+
+_detection__said13: Final = note_of(_detection__text1)
+_detection__said14: Final = note_of(_detection__text2)
+_detection__said15: Final = note_of(_detection__text3)
+_detection__unread1: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`extra_range_bands` had no effect: it is read only when sensor == active',
+    kind='input',
+)
+_detection__unread2: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`concealment_points` had no effect: it is read only when sensor in {visual_day, visual_night, passive}',
+    kind='input',
+)
+_detection__unread3: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`defender_active` had no effect: it is read only unless defender_range_bands > 0',
+    kind='input',
+)
+
+
+def _resolve_detection(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Detection modifiers: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['sensor'] == 'active' else 0
+    d4 = -1 if v['sensor'] in ('visual_day', 'visual_night', 'passive') else 0
+    value = v['detection']
+    trace.append(TraceEntry(_detection__mod1_trace, -1, v, e))
+    amount = s.lookup('sensor_ratings', (v['sensor'],), 'modifier')
+    value += amount
+    modifiers.append(Modifier(_detection__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = -1 * v['extra_range_bands']
+        value += amount
+        modifiers.append(Modifier(_detection__mod2, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__mod3_trace, -1, v, e))
+    amount = -v['obscurement_points']
+    value += amount
+    modifiers.append(Modifier(_detection__mod3, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__mod4_trace, d4, v, e))
+    if d4 < 0:
+        amount = -v['concealment_points']
+        value += amount
+        modifiers.append(Modifier(_detection__mod4, whole(amount), 'applied', None))
+    e['detection'] = value if type(value) is int else added_total(value, 'int', True)
+    d5 = -1 if v['defender_range_bands'] > 0 else 0
+    if v['defender_range_bands'] > 0:
+        d6 = 0
+    elif not v['defender_active']:
+        d6 = 1
+    else:
+        d6 = -1
+    value = v['stealth']
+    trace.append(TraceEntry(_detection__mod5_trace, d5, v, e))
+    if d5 < 0:
+        amount = -2 * v['defender_range_bands']
+        value += amount
+        modifiers.append(Modifier(_detection__mod5, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__mod6_trace, d6, v, e))
+    if d6 < 0:
+        value -= 1
+        modifiers.append(Modifier(_detection__mod6, -1, 'applied', None))
+    trace.append(TraceEntry(_detection__mod7_trace, -1, v, e))
+    amount = v['stealth_rating']
+    value += amount
+    modifiers.append(Modifier(_detection__mod7, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__mod8_trace, -1, v, e))
+    amount = -v['sensor_profile']
+    value += amount
+    modifiers.append(Modifier(_detection__mod8, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__mod9_trace, -1, v, e))
+    amount = -1 * v['hexes_moved']
+    value += amount
+    modifiers.append(Modifier(_detection__mod9, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__mod10_trace, -1, v, e))
+    amount = -1 * v['thrust_spent']
+    value += amount
+    modifiers.append(Modifier(_detection__mod10, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__mod11_trace, -1, v, e))
+    amount = -1 * v['weapons_fired']
+    value += amount
+    modifiers.append(Modifier(_detection__mod11, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_detection__mod12_trace, -1, v, e))
+    amount = -1 * v['rof_points']
+    value += amount
+    modifiers.append(Modifier(_detection__mod12, whole(amount), 'applied', None))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    notes: list[Note] = [_detection__said13, _detection__said14, _detection__said15]
+    if 'extra_range_bands' in given and d2 == 0:
+        notes.append(_detection__unread1)
+    if 'concealment_points' in given and d4 == 0:
+        notes.append(_detection__unread2)
+    if 'defender_active' in given and d6 == 0:
+        notes.append(_detection__unread3)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('detection',),
+        inputs={
+            'obscurement_points': v['obscurement_points'],
+            'sensor': v['sensor'],
+            'iw_skill': v['iw_skill'],
+            'sensor_rating': v['sensor_rating'],
+            'range_bonus': v['range_bonus'],
+            'extra_range_bands': v['extra_range_bands'],
+            'defender_active': v['defender_active'],
+            'defender_range_bands': v['defender_range_bands'],
+            'stealth_rating': v['stealth_rating'],
+            'sensor_profile': v['sensor_profile'],
+            'hexes_moved': v['hexes_moved'],
+            'thrust_spent': v['thrust_spent'],
+            'weapons_fired': v['weapons_fired'],
+            'rof_points': v['rof_points'],
+            'concealment_points': v['concealment_points'],
+            'detection': v['detection'],
+            'stealth': v['stealth'],
+        },
+        stats={'detection': e['detection'], 'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -7483,6 +10225,31 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
+    straight={
+        'forest_adjustment': _resolve_forest_adjustment,
+        'terrain_movement': _resolve_terrain_movement,
+        'hex_obscurement': _resolve_hex_obscurement,
+        'hull_down': _resolve_hull_down,
+        'weather': _resolve_weather,
+        'night': _resolve_night,
+        'crew_actions': _resolve_crew_actions,
+        'firing': _resolve_firing,
+        'burst_fire': _resolve_burst_fire,
+        'walking_fire': _resolve_walking_fire,
+        'saturation_fire': _resolve_saturation_fire,
+        'area_of_effect': _resolve_area_of_effect,
+        'indirect_fire': _resolve_indirect_fire,
+        'anti_missile_fire': _resolve_anti_missile_fire,
+        'ramming': _resolve_ramming,
+        'ecm_jam': _resolve_ecm_jam,
+        'ecm_degrade_sensors': _resolve_ecm_degrade_sensors,
+        'ecm_spoof': _resolve_ecm_spoof,
+        'eecm_counteract': _resolve_eecm_counteract,
+        'eecm_degrade_range': _resolve_eecm_degrade_range,
+        'damage': _resolve_damage,
+        'overkill_ejecting': _resolve_overkill_ejecting,
+        'detection': _resolve_detection,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -7516,6 +10283,20 @@ def forest_adjustment(
     - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
     - forest_entry min sparse (when unit != infantry and forest != no_forest)
     """
+    if (
+        type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
+        and type(vehicle_size) is int and 1 <= vehicle_size <= 100
+        and type(forest) is str and forest in ('no_forest', 'sparse', 'open', 'dense', 'closed')
+        and (forest_entry is None or (type(forest_entry) is str and forest_entry in ('no_forest', 'sparse', 'open', 'dense', 'closed')))
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'unit': unit,
+            'vehicle_size': vehicle_size,
+            'forest': forest,
+            'forest_entry': forest_entry,
+        }
+        return _resolve_forest_adjustment(values, changed(('vehicle_size', vehicle_size, 8)))
     return resolve_rule(_BOOK, 'forest_adjustment', (unit, vehicle_size, forest, forest_entry))
 
 @inputs_by_name
@@ -7544,6 +10325,30 @@ def terrain_movement(
     - cannot enter this hex: impassable (X) for this movement type (when cost == X)
     - cannot enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
     """
+    if (
+        type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
+        and type(vehicle_size) is int and 1 <= vehicle_size <= 100
+        and type(terrain) is str and terrain in ('clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids')
+        and type(forest) is str and forest in ('no_forest', 'sparse', 'open', 'dense', 'closed')
+        and (forest_entry is None or (type(forest_entry) is str and forest_entry in ('no_forest', 'sparse', 'open', 'dense', 'closed')))
+        and (forest_column is None or (type(forest_column) is str and forest_column in ('infantry', 'wheel', 'track', 'walker', 'gev')))
+        and type(vegetation) is str and vegetation in ('no_vegetation', 'tall_grasses', 'jungle')
+        and type(surface) is str and surface in ('bare', 'ice', 'snow', 'deep_snow')
+        and type(elevation) is str and elevation in ('level', 'elevation_up', 'elevation_down')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'unit': unit,
+            'vehicle_size': vehicle_size,
+            'terrain': terrain,
+            'forest': forest,
+            'forest_entry': forest_entry,
+            'forest_column': forest_column,
+            'vegetation': vegetation,
+            'surface': surface,
+            'elevation': elevation,
+        }
+        return _resolve_terrain_movement(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'terrain_movement',
@@ -7603,6 +10408,22 @@ def hull_down(
     - derive elevation_hull_down = elevation_features[elevation].hull_down
     - cannot take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
     """
+    if (
+        type(terrain) is str and terrain in ('clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids')
+        and type(forest) is str and forest in ('no_forest', 'sparse', 'open', 'dense', 'closed')
+        and type(vegetation) is str and vegetation in ('no_vegetation', 'tall_grasses', 'jungle')
+        and type(surface) is str and surface in ('bare', 'ice', 'snow', 'deep_snow')
+        and type(elevation) is str and elevation in ('level', 'elevation_up', 'elevation_down')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'terrain': terrain,
+            'forest': forest,
+            'vegetation': vegetation,
+            'surface': surface,
+            'elevation': elevation,
+        }
+        return _resolve_hull_down(values, _NOTHING)
     return resolve_rule(_BOOK, 'hull_down', (terrain, forest, vegetation, surface, elevation))
 
 @inputs_by_name
@@ -7622,6 +10443,22 @@ def weather(
     - attack -1 (when weather == high_wind; unless weapon == missile)
     - attack -weather_obscurement (when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm})
     """
+    if (
+        type(weather) is str and weather in ('fair', 'rain_snowing', 'heavy_rain_blizzard', 'high_wind', 'light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm')
+        and type(weather_hexes) is int and 0 <= weather_hexes <= 100
+        and type(weapon) is str and weapon in ('ballistic', 'missile', 'energy')
+        and type(MP) is int and 0 <= MP <= 100
+        and type(attack) is int and -40 <= attack <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'weather': weather,
+            'weather_hexes': weather_hexes,
+            'weapon': weapon,
+            'MP': MP,
+            'attack': attack,
+        }
+        return _resolve_weather(values, _NOTHING)
     return resolve_rule(_BOOK, 'weather', (weather, weather_hexes, weapon, MP, attack))
 
 @inputs_by_name
@@ -7689,6 +10526,11 @@ def crew_actions(*, crew: int = 1) -> Resolution:
 
     - derive total_actions = actions[crew].total
     """
+    if (
+        type(crew) is int and 1 <= crew <= 1000
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'crew': crew}
+        return _resolve_crew_actions(values, _NOTHING)
     return resolve_rule(_BOOK, 'crew_actions', (crew,))
 
 @inputs_by_name
@@ -7717,6 +10559,34 @@ def firing(
     - attack -2 (when turret_locked)
     - attack -2 (when different_environment)
     """
+    if (
+        type(speed) is str and speed in ('stationary', 'half_combat_speed', 'combat_speed', 'half_top_speed', 'top_speed')
+        and type(range_band) is str and range_band in ('point_blank', 'short', 'medium', 'long', 'extreme')
+        and type(aim) is str and aim in ('no_aim', 'movement_systems', 'sensor_arrays', 'particular_weapon', 'crew_members', 'aux_systems', 'something_small', 'something_really_small')
+        and type(target_speed) is int and 0 <= target_speed <= 10000
+        and type(arc) is str and arc in ('front', 'rear_flank', 'rear')
+        and type(obscurement_points) is int and 0 <= obscurement_points <= 40
+        and type(turret_locked) is bool
+        and type(different_environment) is bool
+        and type(attack) is int and -40 <= attack <= 40
+        and type(attack_dice) is int and -10 <= attack_dice <= 10
+        and type(defense) is int and -10 <= defense <= 10
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'speed': speed,
+            'range_band': range_band,
+            'aim': aim,
+            'target_speed': target_speed,
+            'arc': arc,
+            'obscurement_points': obscurement_points,
+            'turret_locked': turret_locked,
+            'different_environment': different_environment,
+            'attack': attack,
+            'attack_dice': attack_dice,
+            'defense': defense,
+        }
+        return _resolve_firing(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'firing',
@@ -7749,6 +10619,20 @@ def burst_fire(
     - MoS +rof (unless armored_target)
     - derive rounds = 5 * rof
     """
+    if (
+        type(rof) is int and 0 <= rof <= 20
+        and type(armored_target) is bool
+        and type(DM) is int and 0 <= DM <= 200
+        and type(MoS) is int and 0 <= MoS <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'rof': rof,
+            'armored_target': armored_target,
+            'DM': DM,
+            'MoS': MoS,
+        }
+        return _resolve_burst_fire(values, _NOTHING)
     return resolve_rule(_BOOK, 'burst_fire', (rof, armored_target, DM, MoS))
 
 @inputs_by_name
@@ -7769,6 +10653,22 @@ def walking_fire(
     - MoS +damage_rof (unless armored_target)
     - cannot attack more targets than the weapon's ROF + 1 (when targets > max_targets)
     """
+    if (
+        type(rof) is int and 0 <= rof <= 20
+        and type(armored_target) is bool
+        and type(targets) is int and 1 <= targets <= 30
+        and type(DM) is int and 0 <= DM <= 200
+        and type(MoS) is int and 0 <= MoS <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'rof': rof,
+            'armored_target': armored_target,
+            'targets': targets,
+            'DM': DM,
+            'MoS': MoS,
+        }
+        return _resolve_walking_fire(values, _NOTHING)
     return resolve_rule(_BOOK, 'walking_fire', (rof, armored_target, targets, DM, MoS))
 
 @inputs_by_name
@@ -7789,6 +10689,24 @@ def saturation_fire(
     - derive saturation_rounds = 10 * rof (unless weapon == missile)
     - cannot saturate a hex beyond medium range (when range_band in {long, extreme})
     """
+    if (
+        type(weapon) is str and weapon in ('ballistic', 'missile', 'energy')
+        and type(range_band) is str and range_band in ('point_blank', 'short', 'medium', 'long', 'extreme')
+        and type(rof) is int and 0 <= rof <= 20
+        and type(attack_total) is int and 0 <= attack_total <= 40
+        and type(defense_total) is int and 0 <= defense_total <= 40
+        and type(DM) is int and 0 <= DM <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'weapon': weapon,
+            'range_band': range_band,
+            'rof': rof,
+            'attack_total': attack_total,
+            'defense_total': defense_total,
+            'DM': DM,
+        }
+        return _resolve_saturation_fire(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'saturation_fire',
@@ -7808,6 +10726,13 @@ def area_of_effect(
     - derive concussion = DM / 2 round down (when in_space)
     - derive concussion_atmosphere = DM (unless in_space)
     """
+    if (
+        type(in_space) is bool
+        and type(targeting_hex) is bool
+        and type(DM) is int and 0 <= DM <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'in_space': in_space, 'targeting_hex': targeting_hex, 'DM': DM}
+        return _resolve_area_of_effect(values, _NOTHING)
     return resolve_rule(_BOOK, 'area_of_effect', (in_space, targeting_hex, DM))
 
 @inputs_by_name
@@ -7822,6 +10747,18 @@ def indirect_fire(
     - attack -observer_obscurement (when observer)
     - derive deviation = d6 (unless observer)
     """
+    if (
+        type(observer) is bool
+        and type(observer_obscurement) is int and 0 <= observer_obscurement <= 40
+        and type(attack) is int and -40 <= attack <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'observer': observer,
+            'observer_obscurement': observer_obscurement,
+            'attack': attack,
+        }
+        return _resolve_indirect_fire(values, changed(('observer_obscurement', observer_obscurement, 0)))
     return resolve_rule(_BOOK, 'indirect_fire', (observer, observer_obscurement, attack))
 
 @inputs_by_name
@@ -7843,6 +10780,22 @@ def anti_missile_fire(
     - derive missile_rof_left = missile_rof - MoS (when missile_rof > 0)
     - cannot defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
     """
+    if (
+        type(weapon) is str and weapon in ('ballistic', 'missile', 'energy')
+        and type(rof) is int and 0 <= rof <= 20
+        and type(missile_rof) is int and 0 <= missile_rof <= 20
+        and type(attack) is int and -40 <= attack <= 40
+        and type(MoS) is int and 0 <= MoS <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'weapon': weapon,
+            'rof': rof,
+            'missile_rof': missile_rof,
+            'attack': attack,
+            'MoS': MoS,
+        }
+        return _resolve_anti_missile_fire(values, changed(('weapon', weapon, 'ballistic')))
     return resolve_rule(_BOOK, 'anti_missile_fire', (weapon, rof, missile_rof, attack, MoS))
 
 @inputs_by_name
@@ -7864,6 +10817,26 @@ def ramming(
     - ram_dm +impact_dm[impact_speed].air_space (unless ram_direction == rear and own_speed == other_speed; when air_space)
     - ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
     """
+    if (
+        type(vehicle_size) is int and 1 <= vehicle_size <= 100
+        and type(ram_direction) is str and ram_direction in ('head_on', 'side', 'rear')
+        and type(own_speed) is int and 1 <= own_speed <= 1000
+        and type(other_speed) is int and 0 <= other_speed <= 1000
+        and type(air_space) is bool
+        and (impact_speed is None or (type(impact_speed) is int and 1 <= impact_speed <= 2000))
+        and (ram_dm is None or (type(ram_dm) is int and 0 <= ram_dm <= 200))
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'vehicle_size': vehicle_size,
+            'ram_direction': ram_direction,
+            'own_speed': own_speed,
+            'other_speed': other_speed,
+            'air_space': air_space,
+            'impact_speed': impact_speed,
+            'ram_dm': ram_dm,
+        }
+        return _resolve_ramming(values, changed(('air_space', air_space, False)))
     return resolve_rule(
         _BOOK,
         'ramming',
@@ -7881,6 +10854,18 @@ def ecm_jam(
 
     - derive jam_threshold = ecm_threshold
     """
+    if (
+        type(ecm_iw) is int and 0 <= ecm_iw <= 10
+        and type(ecm_rating) is int and 0 <= ecm_rating <= 20
+        and (ecm_threshold is None or (type(ecm_threshold) is int and 0 <= ecm_threshold <= 40))
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'ecm_iw': ecm_iw,
+            'ecm_rating': ecm_rating,
+            'ecm_threshold': ecm_threshold,
+        }
+        return _resolve_ecm_jam(values, _NOTHING)
     return resolve_rule(_BOOK, 'ecm_jam', (ecm_iw, ecm_rating, ecm_threshold))
 
 @inputs_by_name
@@ -7894,6 +10879,18 @@ def ecm_degrade_sensors(
 
     - derive sensor_threshold = ecm_threshold
     """
+    if (
+        type(ecm_iw) is int and 0 <= ecm_iw <= 10
+        and type(ecm_rating) is int and 0 <= ecm_rating <= 20
+        and (ecm_threshold is None or (type(ecm_threshold) is int and 0 <= ecm_threshold <= 40))
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'ecm_iw': ecm_iw,
+            'ecm_rating': ecm_rating,
+            'ecm_threshold': ecm_threshold,
+        }
+        return _resolve_ecm_degrade_sensors(values, _NOTHING)
     return resolve_rule(_BOOK, 'ecm_degrade_sensors', (ecm_iw, ecm_rating, ecm_threshold))
 
 @inputs_by_name
@@ -7902,6 +10899,13 @@ def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> 
 
     - derive spoof_defense = ecm_iw + ecm_rating (when guided)
     """
+    if (
+        type(ecm_iw) is int and 0 <= ecm_iw <= 10
+        and type(ecm_rating) is int and 0 <= ecm_rating <= 20
+        and type(guided) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'ecm_iw': ecm_iw, 'ecm_rating': ecm_rating, 'guided': guided}
+        return _resolve_ecm_spoof(values, changed(('ecm_iw', ecm_iw, 0), ('ecm_rating', ecm_rating, 0)))
     return resolve_rule(_BOOK, 'ecm_spoof', (ecm_iw, ecm_rating, guided))
 
 @inputs_by_name
@@ -7917,6 +10921,20 @@ def eecm_counteract(
     - ecm_threshold -eecm_mos
     - ecm_threshold min 0
     """
+    if (
+        type(ecm_iw) is int and 0 <= ecm_iw <= 10
+        and type(ecm_rating) is int and 0 <= ecm_rating <= 20
+        and type(eecm_mos) is int and 0 <= eecm_mos <= 20
+        and (ecm_threshold is None or (type(ecm_threshold) is int and 0 <= ecm_threshold <= 40))
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'ecm_iw': ecm_iw,
+            'ecm_rating': ecm_rating,
+            'eecm_mos': eecm_mos,
+            'ecm_threshold': ecm_threshold,
+        }
+        return _resolve_eecm_counteract(values, _NOTHING)
     return resolve_rule(_BOOK, 'eecm_counteract', (ecm_iw, ecm_rating, eecm_mos, ecm_threshold))
 
 @inputs_by_name
@@ -7926,6 +10944,12 @@ def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
     - ecm_range -eecm_mos
     - ecm_range min 0
     """
+    if (
+        type(eecm_mos) is int and 0 <= eecm_mos <= 20
+        and type(ecm_range) is int and 0 <= ecm_range <= 1000
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'eecm_mos': eecm_mos, 'ecm_range': ecm_range}
+        return _resolve_eecm_degrade_range(values, _NOTHING)
     return resolve_rule(_BOOK, 'eecm_degrade_range', (eecm_mos, ecm_range))
 
 @inputs_by_name
@@ -7937,6 +10961,12 @@ def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     - armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
     - cannot fight on: Overkill, target destroyed (when damage_band >= 3)
     """
+    if (
+        type(damage_band) is int and 0 <= damage_band <= 100
+        and type(armor) is int and -10 <= armor <= 100
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'damage_band': damage_band, 'armor': armor}
+        return _resolve_damage(values, _NOTHING)
     return resolve_rule(_BOOK, 'damage', (damage_band, armor))
 
 @inputs_by_name
@@ -7948,6 +10978,11 @@ def overkill_ejecting(
 
     - roll eject: d6 >= ejection[ejection]
     """
+    if (
+        type(ejection) is str and ejection in ('no_ejection_system', 'has_ejection_system')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'ejection': ejection}
+        return _resolve_overkill_ejecting(values, _NOTHING)
     return resolve_rule(_BOOK, 'overkill_ejecting', (ejection,))
 
 @inputs_by_name
@@ -8007,6 +11042,46 @@ def detection(
     - stealth -1 per weapons_fired
     - stealth -1 per rof_points
     """
+    if (
+        type(obscurement_points) is int and 0 <= obscurement_points <= 40
+        and type(sensor) is str and sensor in ('visual_day', 'visual_night', 'passive', 'active')
+        and type(iw_skill) is int and 0 <= iw_skill <= 10
+        and type(sensor_rating) is int and -5 <= sensor_rating <= 10
+        and type(range_bonus) is int and -10 <= range_bonus <= 10
+        and type(extra_range_bands) is int and 0 <= extra_range_bands <= 10
+        and type(defender_active) is bool
+        and type(defender_range_bands) is int and 0 <= defender_range_bands <= 10
+        and type(stealth_rating) is int and 0 <= stealth_rating <= 10
+        and type(sensor_profile) is int and 0 <= sensor_profile <= 10
+        and type(hexes_moved) is int and 0 <= hexes_moved <= 100
+        and type(thrust_spent) is int and 0 <= thrust_spent <= 100
+        and type(weapons_fired) is int and 0 <= weapons_fired <= 20
+        and type(rof_points) is int and 0 <= rof_points <= 20
+        and type(concealment_points) is int and 0 <= concealment_points <= 40
+        and type(detection) is int and -100 <= detection <= 100
+        and type(stealth) is int and -300 <= stealth <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'obscurement_points': obscurement_points,
+            'sensor': sensor,
+            'iw_skill': iw_skill,
+            'sensor_rating': sensor_rating,
+            'range_bonus': range_bonus,
+            'extra_range_bands': extra_range_bands,
+            'defender_active': defender_active,
+            'defender_range_bands': defender_range_bands,
+            'stealth_rating': stealth_rating,
+            'sensor_profile': sensor_profile,
+            'hexes_moved': hexes_moved,
+            'thrust_spent': thrust_spent,
+            'weapons_fired': weapons_fired,
+            'rof_points': rof_points,
+            'concealment_points': concealment_points,
+            'detection': detection,
+            'stealth': stealth,
+        }
+        return _resolve_detection(values, changed(('extra_range_bands', extra_range_bands, 0), ('concealment_points', concealment_points, 0), ('defender_active', defender_active, False)))
     return resolve_rule(
         _BOOK,
         'detection',

@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,93 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2325,12 +2415,26 @@ def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ..
     trace = step.trace
     if trace is None or not texts:
         return trace
+    return within(trace, texts, names)
+
+
+def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
+    """A trace spec with the clauses (as written, and the names each reads) of the `as`
+    statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
 
 
 def _text_result(spec: TextSpec) -> Restriction | Note:
-    if spec.kind == "cannot":
-        return Restriction(spec.rule, spec.source, spec.text)
+    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
+
+
+def restriction_of(spec: TextSpec) -> Restriction:
+    """What a `cannot` says when its conditions hold."""
+    return Restriction(spec.rule, spec.source, spec.text)
+
+
+def note_of(spec: TextSpec) -> Note:
+    """What a note or an erratum says when its conditions hold."""
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
@@ -2865,6 +2969,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -4230,6 +4337,13 @@ _broken_ground__mod1: Final = ModSpec(
     condition='when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
     label='bad footing',
 )
+_broken_ground__mod1_trace: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'DEX -2',
+    ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'),
+    (('moved', 'weapon'), ('moved', 'weapon')),
+)
 _broken_ground__roll1: Final = RollSpec(
     key='broken_ground#3.1',
     rule='broken_ground',
@@ -4255,6 +4369,13 @@ _broken_ground__roll1_change1: Final = ChangeSpec(
     success=False,
     condition='when acrobatics',
 )
+_broken_ground__roll1_trace: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'roll fall',
+    ('when moved > MOV / 2',),
+    (('moved', 'MOV'),),
+)
 _broken_ground__text1: Final = TextSpec(
     key='broken_ground#4',
     rule='broken_ground',
@@ -4263,6 +4384,13 @@ _broken_ground__text1: Final = TextSpec(
     text='Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
     quote='except those that do not move and use thrown or missile weapon',
     condition='',
+)
+_broken_ground__text1_trace: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.',
+    (),
+    (),
 )
 _broken_ground__text2: Final = TextSpec(
     key='broken_ground#5',
@@ -4273,6 +4401,13 @@ _broken_ground__text2: Final = TextSpec(
     quote='Anyone that moves more than half his MOV must roll 3 dice against DEX',
     condition='',
 )
+_broken_ground__text2_trace: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.',
+    (),
+    (),
+)
 _broken_ground__text3: Final = TextSpec(
     key='broken_ground#6',
     rule='broken_ground',
@@ -4282,13 +4417,20 @@ _broken_ground__text3: Final = TextSpec(
     quote='Characters with Acrobatics need only roll 2d6/eDEX',
     condition='',
 )
+_broken_ground__text3_trace: Final = TraceSpec(
+    'broken_ground',
+    '17.1',
+    'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.',
+    (),
+    (),
+)
 
 _rule_broken_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_ground__mod1, (lambda s: s.v['moved'] > 0 or s.v['weapon'] != 'none', lambda s: not (s.v['moved'] == 0 and s.v['weapon'] in ('thrown', 'missile', 'laser'))), TraceSpec('broken_ground', '17.1', 'DEX -2', ('when moved > 0 or weapon != none', 'unless moved == 0 and weapon in {thrown, missile, laser}'), (('moved', 'weapon'), ('moved', 'weapon'))), -2, (('moved', 0), ('weapon', 0))),
-    Step('roll', _broken_ground__roll1, (lambda s: s.v['moved'] * 2 > s.e['MOV'],), TraceSpec('broken_ground', '17.1', 'roll fall', ('when moved > MOV / 2',), (('moved', 'MOV'),)), (lambda s: (s.e['DEX'], 0, None, 0), ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),)), (('moved', 0), ('acrobatics', 1))),
-    Step('text', _broken_ground__text1, (), TraceSpec('broken_ground', '17.1', 'erratum: Lasers are missile weapons here, as in every rule of this section that names missile weapons; Laser is a separate choice only because smoke treats laser damage apart.', (), ()), None, ()),
-    Step('text', _broken_ground__text2, (), TraceSpec('broken_ground', '17.1', 'erratum: Half of his MOV as it stands in the situation: mud, snow, knee-deep water or a spacesuit lower the MOV first, so the same run can call for the roll on bad ground and not on good.', (), ()), None, ()),
-    Step('text', _broken_ground__text3, (), TraceSpec('broken_ground', '17.1', 'erratum: Read as: roll 2d6 against DEX. "/eDEX" is debris of the text\'s extraction; the -2 DEX for bad footing still applies, as for the 3-dice roll.', (), ()), None, ()),
+    Step('mod', _broken_ground__mod1, (lambda s: s.v['moved'] > 0 or s.v['weapon'] != 'none', lambda s: not (s.v['moved'] == 0 and s.v['weapon'] in ('thrown', 'missile', 'laser'))), _broken_ground__mod1_trace, -2, (('moved', 0), ('weapon', 0))),
+    Step('roll', _broken_ground__roll1, (lambda s: s.v['moved'] * 2 > s.e['MOV'],), _broken_ground__roll1_trace, (lambda s: (s.e['DEX'], 0, None, 0), ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),)), (('moved', 0), ('acrobatics', 1))),
+    Step('text', _broken_ground__text1, (), _broken_ground__text1_trace, None, ()),
+    Step('text', _broken_ground__text2, (), _broken_ground__text2_trace, None, ()),
+    Step('text', _broken_ground__text3, (), _broken_ground__text3_trace, None, ()),
 )
 """Broken Ground (17.1).
 
@@ -4311,6 +4453,13 @@ _water__mod1: Final = ModSpec(
     condition='when water_depth == knee',
     label='knee-deep water',
 )
+_water__mod1_trace: Final = TraceSpec(
+    'water',
+    '17.2',
+    'MOV / 2 round up',
+    ('when water_depth == knee',),
+    (('water_depth',),),
+)
 _water__text1: Final = TextSpec(
     key='water#4.1',
     rule='water',
@@ -4319,6 +4468,13 @@ _water__text1: Final = TextSpec(
     text='fight effectively in deep water',
     quote=None,
     condition='when water_depth == deep',
+)
+_water__text1_trace: Final = TraceSpec(
+    'water',
+    '17.2',
+    'cannot fight effectively in deep water',
+    ('when water_depth == deep',),
+    (('water_depth',),),
 )
 _water__text2: Final = TextSpec(
     key='water#5',
@@ -4329,6 +4485,13 @@ _water__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_water__text2_trace: Final = TraceSpec(
+    'water',
+    '17.2',
+    'note: Ankle deep is 10 cm; knee-deep is 50 cm.',
+    (),
+    (),
+)
 _water__text3: Final = TextSpec(
     key='water#6',
     rule='water',
@@ -4338,14 +4501,21 @@ _water__text3: Final = TextSpec(
     quote='water that is knee-deep (50cm) has the same effects and cuts MOV by half',
     condition='',
 )
+_water__text3_trace: Final = TraceSpec(
+    'water',
+    '17.2',
+    'erratum: The source does not say how to round; rounded up, as for mud (17.3), which is the only rounding this section states.',
+    (),
+    (),
+)
 
 _rule_water: Final[tuple[Step, ...]] = (
     Step('part', 'broken_ground', (lambda s: s.v['water_depth'] == 'ankle',), TraceSpec('water', '17.2', 'as broken_ground', ('when water_depth == ankle',), (('water_depth',),))),
     Step('part', 'broken_ground', (lambda s: s.v['water_depth'] == 'knee',), TraceSpec('water', '17.2', 'as broken_ground', ('when water_depth == knee',), (('water_depth',),))),
-    Step('mod', _water__mod1, (lambda s: s.v['water_depth'] == 'knee',), TraceSpec('water', '17.2', 'MOV / 2 round up', ('when water_depth == knee',), (('water_depth',),)), 2, (('water_depth', 0),)),
-    Step('text', _water__text1, (lambda s: s.v['water_depth'] == 'deep',), TraceSpec('water', '17.2', 'cannot fight effectively in deep water', ('when water_depth == deep',), (('water_depth',),)), None, (('water_depth', 0),)),
-    Step('text', _water__text2, (), TraceSpec('water', '17.2', 'note: Ankle deep is 10 cm; knee-deep is 50 cm.', (), ()), None, ()),
-    Step('text', _water__text3, (), TraceSpec('water', '17.2', 'erratum: The source does not say how to round; rounded up, as for mud (17.3), which is the only rounding this section states.', (), ()), None, ()),
+    Step('mod', _water__mod1, (lambda s: s.v['water_depth'] == 'knee',), _water__mod1_trace, 2, (('water_depth', 0),)),
+    Step('text', _water__text1, (lambda s: s.v['water_depth'] == 'deep',), _water__text1_trace, None, (('water_depth', 0),)),
+    Step('text', _water__text2, (), _water__text2_trace, None, ()),
+    Step('text', _water__text3, (), _water__text3_trace, None, ()),
 )
 """Water (17.2).
 
@@ -4370,6 +4540,13 @@ _mud__mod1: Final = ModSpec(
     condition='when ground_depth == ankle',
     label='mud, ankle deep',
 )
+_mud__mod1_trace: Final = TraceSpec(
+    'mud',
+    '17.3',
+    'MOV / 2 round up',
+    ('when ground_depth == ankle',),
+    (('ground_depth',),),
+)
 _mud__mod2: Final = ModSpec(
     key='mud#4.1',
     rule='mud',
@@ -4382,6 +4559,13 @@ _mud__mod2: Final = ModSpec(
     rounding='up',
     condition='when ground_depth == knee',
     label='mud, knee deep',
+)
+_mud__mod2_trace: Final = TraceSpec(
+    'mud',
+    '17.3',
+    'MOV / 4 round up',
+    ('when ground_depth == knee',),
+    (('ground_depth',),),
 )
 _mud__mod3: Final = ModSpec(
     key='mud#5',
@@ -4396,6 +4580,7 @@ _mud__mod3: Final = ModSpec(
     condition='',
     label=None,
 )
+_mud__mod3_trace: Final = TraceSpec('mud', '17.3', 'MOV min 1', (), ())
 _mud__text1: Final = TextSpec(
     key='mud#6',
     rule='mud',
@@ -4404,6 +4589,13 @@ _mud__text1: Final = TextSpec(
     text='The quarter is not said to be rounded; rounded up like the half before it.',
     quote='Mud also reduces MOV to half (rounded up) at ankle depth and to one-quarter at knee depth.',
     condition='',
+)
+_mud__text1_trace: Final = TraceSpec(
+    'mud',
+    '17.3',
+    'erratum: The quarter is not said to be rounded; rounded up like the half before it.',
+    (),
+    (),
 )
 _mud__text2: Final = TextSpec(
     key='mud#7',
@@ -4414,14 +4606,21 @@ _mud__text2: Final = TextSpec(
     quote='[rolls for slipping]',
     condition='',
 )
+_mud__text2_trace: Final = TraceSpec(
+    'mud',
+    '17.3',
+    "erratum: A bracketed editor's note with no rule behind it: slipping is the roll of broken ground (17.1), which mud is treated as.",
+    (),
+    (),
+)
 
 _rule_mud: Final[tuple[Step, ...]] = (
     Step('part', 'broken_ground', (), TraceSpec('mud', '17.3', 'as broken_ground', (), ())),
-    Step('mod', _mud__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), TraceSpec('mud', '17.3', 'MOV / 2 round up', ('when ground_depth == ankle',), (('ground_depth',),)), 2, (('ground_depth', 0),)),
-    Step('mod', _mud__mod2, (lambda s: s.v['ground_depth'] == 'knee',), TraceSpec('mud', '17.3', 'MOV / 4 round up', ('when ground_depth == knee',), (('ground_depth',),)), 4, (('ground_depth', 0),)),
-    Step('mod', _mud__mod3, (), TraceSpec('mud', '17.3', 'MOV min 1', (), ()), 1, ()),
-    Step('text', _mud__text1, (), TraceSpec('mud', '17.3', 'erratum: The quarter is not said to be rounded; rounded up like the half before it.', (), ()), None, ()),
-    Step('text', _mud__text2, (), TraceSpec('mud', '17.3', "erratum: A bracketed editor's note with no rule behind it: slipping is the roll of broken ground (17.1), which mud is treated as.", (), ()), None, ()),
+    Step('mod', _mud__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), _mud__mod1_trace, 2, (('ground_depth', 0),)),
+    Step('mod', _mud__mod2, (lambda s: s.v['ground_depth'] == 'knee',), _mud__mod2_trace, 4, (('ground_depth', 0),)),
+    Step('mod', _mud__mod3, (), _mud__mod3_trace, 1, ()),
+    Step('text', _mud__text1, (), _mud__text1_trace, None, ()),
+    Step('text', _mud__text2, (), _mud__text2_trace, None, ()),
 )
 """Mud (17.3).
 
@@ -4446,6 +4645,13 @@ _snow__mod1: Final = ModSpec(
     condition='when ground_depth == ankle',
     label='snow, ankle deep',
 )
+_snow__mod1_trace: Final = TraceSpec(
+    'snow',
+    '17.3',
+    'MOV -4',
+    ('when ground_depth == ankle',),
+    (('ground_depth',),),
+)
 _snow__mod2: Final = ModSpec(
     key='snow#4.1',
     rule='snow',
@@ -4458,6 +4664,13 @@ _snow__mod2: Final = ModSpec(
     rounding=None,
     condition='when ground_depth == knee',
     label='snow, knee deep',
+)
+_snow__mod2_trace: Final = TraceSpec(
+    'snow',
+    '17.3',
+    'MOV -8',
+    ('when ground_depth == knee',),
+    (('ground_depth',),),
 )
 _snow__mod3: Final = ModSpec(
     key='snow#5',
@@ -4472,12 +4685,13 @@ _snow__mod3: Final = ModSpec(
     condition='',
     label='Minimum MOV is always 1',
 )
+_snow__mod3_trace: Final = TraceSpec('snow', '17.3', 'MOV min 1', (), ())
 
 _rule_snow: Final[tuple[Step, ...]] = (
     Step('part', 'broken_ground', (), TraceSpec('snow', '17.3', 'as broken_ground', (), ())),
-    Step('mod', _snow__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), TraceSpec('snow', '17.3', 'MOV -4', ('when ground_depth == ankle',), (('ground_depth',),)), -4, (('ground_depth', 0),)),
-    Step('mod', _snow__mod2, (lambda s: s.v['ground_depth'] == 'knee',), TraceSpec('snow', '17.3', 'MOV -8', ('when ground_depth == knee',), (('ground_depth',),)), -8, (('ground_depth', 0),)),
-    Step('mod', _snow__mod3, (), TraceSpec('snow', '17.3', 'MOV min 1', (), ()), 1, ()),
+    Step('mod', _snow__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), _snow__mod1_trace, -4, (('ground_depth', 0),)),
+    Step('mod', _snow__mod2, (lambda s: s.v['ground_depth'] == 'knee',), _snow__mod2_trace, -8, (('ground_depth', 0),)),
+    Step('mod', _snow__mod3, (), _snow__mod3_trace, 1, ()),
 )
 """Snow (17.3).
 
@@ -4502,6 +4716,13 @@ _smoke__mod1: Final = ModSpec(
     condition='when smoke_hexes > 0',
     label='for every hex fired through or into',
 )
+_smoke__mod1_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'to_hit -1 per smoke_hexes',
+    ('when smoke_hexes > 0',),
+    (('smoke_hexes',),),
+)
 _smoke__roll1: Final = RollSpec(
     key='smoke#2.2',
     rule='smoke',
@@ -4520,6 +4741,13 @@ _smoke__roll1: Final = RollSpec(
     notes=(),
     condition='when smoke_hexes > 0',
 )
+_smoke__roll1_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'roll hit',
+    ('when smoke_hexes > 0',),
+    (('smoke_hexes',),),
+)
 _smoke__mod2: Final = ModSpec(
     key='smoke#2.3.1',
     rule='smoke',
@@ -4532,6 +4760,13 @@ _smoke__mod2: Final = ModSpec(
     rounding=None,
     condition='when smoke_hexes > 0; when weapon == laser',
     label='for each smoke hex fired through',
+)
+_smoke__mod2_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'laser_damage -1 per smoke_hexes',
+    ('when smoke_hexes > 0', 'when weapon == laser'),
+    (('smoke_hexes',), ('weapon',)),
 )
 _smoke__mod3: Final = ModSpec(
     key='smoke#2.3.2.1',
@@ -4546,6 +4781,13 @@ _smoke__mod3: Final = ModSpec(
     condition='when smoke_hexes > 0; when weapon == laser; when anti_laser',
     label='anti-laser smoke, just like R1 shielding',
 )
+_smoke__mod3_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'laser_damage -1 die',
+    ('when smoke_hexes > 0', 'when weapon == laser', 'when anti_laser'),
+    (('smoke_hexes',), ('weapon',), ('anti_laser',)),
+)
 _smoke__mod4: Final = ModSpec(
     key='smoke#3.1',
     rule='smoke',
@@ -4559,6 +4801,13 @@ _smoke__mod4: Final = ModSpec(
     condition='when in_smoke and not gas_mask',
     label='standing in smoke without a gas mask',
 )
+_smoke__mod4_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'DEX -2',
+    ('when in_smoke and not gas_mask',),
+    (('in_smoke', 'gas_mask'),),
+)
 _smoke__text1: Final = TextSpec(
     key='smoke#4',
     rule='smoke',
@@ -4567,6 +4816,13 @@ _smoke__text1: Final = TextSpec(
     text='The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.',
     quote='These produce a -1 DEX to hit for every hex fired through or into.',
     condition='',
+)
+_smoke__text1_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'erratum: The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.',
+    (),
+    (),
 )
 _smoke__text2: Final = TextSpec(
     key='smoke#5',
@@ -4577,6 +4833,13 @@ _smoke__text2: Final = TextSpec(
     quote='Laser weapons also have a -1 damage for each smoke hex it fired through.',
     condition='',
 )
+_smoke__text2_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    "erratum: Encoded as -1 to the laser's damage roll per hex, counting the same hexes as the penalty to hit (a target standing in smoke is fired through its hex); the anti-laser die is taken from the same dice.",
+    (),
+    (),
+)
 _smoke__text3: Final = TextSpec(
     key='smoke#6',
     rule='smoke',
@@ -4586,16 +4849,23 @@ _smoke__text3: Final = TextSpec(
     quote='Anti-laser smoke reduces laser damage by 1 die \u2013 just like R1 shielding.',
     condition='',
 )
+_smoke__text3_trace: Final = TraceSpec(
+    'smoke',
+    '17.4',
+    'erratum: The source prints the dash between "die" and "just" as three characters garbled by its text encoding; quoted here as the dash it is.',
+    (),
+    (),
+)
 
 _rule_smoke: Final[tuple[Step, ...]] = (
-    Step('mod', _smoke__mod1, (lambda s: s.v['smoke_hexes'] > 0,), TraceSpec('smoke', '17.4', 'to_hit -1 per smoke_hexes', ('when smoke_hexes > 0',), (('smoke_hexes',),)), lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0),)),
-    Step('roll', _smoke__roll1, (lambda s: s.v['smoke_hexes'] > 0,), TraceSpec('smoke', '17.4', 'roll hit', ('when smoke_hexes > 0',), (('smoke_hexes',),)), (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('smoke_hexes', 0),)),
-    Step('mod', _smoke__mod2, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser'), TraceSpec('smoke', '17.4', 'laser_damage -1 per smoke_hexes', ('when smoke_hexes > 0', 'when weapon == laser'), (('smoke_hexes',), ('weapon',))), lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0), ('weapon', 1))),
-    Step('mod', _smoke__mod3, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser', lambda s: s.v['anti_laser']), TraceSpec('smoke', '17.4', 'laser_damage -1 die', ('when smoke_hexes > 0', 'when weapon == laser', 'when anti_laser'), (('smoke_hexes',), ('weapon',), ('anti_laser',))), -1, (('smoke_hexes', 0), ('weapon', 1), ('anti_laser', 2))),
-    Step('mod', _smoke__mod4, (lambda s: s.v['in_smoke'] and not s.v['gas_mask'],), TraceSpec('smoke', '17.4', 'DEX -2', ('when in_smoke and not gas_mask',), (('in_smoke', 'gas_mask'),)), -2, (('in_smoke', 0), ('gas_mask', 0))),
-    Step('text', _smoke__text1, (), TraceSpec('smoke', '17.4', 'erratum: The attack roll itself is in the combat rules: 3 dice against the adjusted DEX, like every roll of this section; it is given here so the chance of a hit shows.', (), ()), None, ()),
-    Step('text', _smoke__text2, (), TraceSpec('smoke', '17.4', "erratum: Encoded as -1 to the laser's damage roll per hex, counting the same hexes as the penalty to hit (a target standing in smoke is fired through its hex); the anti-laser die is taken from the same dice.", (), ()), None, ()),
-    Step('text', _smoke__text3, (), TraceSpec('smoke', '17.4', 'erratum: The source prints the dash between "die" and "just" as three characters garbled by its text encoding; quoted here as the dash it is.', (), ()), None, ()),
+    Step('mod', _smoke__mod1, (lambda s: s.v['smoke_hexes'] > 0,), _smoke__mod1_trace, lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0),)),
+    Step('roll', _smoke__roll1, (lambda s: s.v['smoke_hexes'] > 0,), _smoke__roll1_trace, (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('smoke_hexes', 0),)),
+    Step('mod', _smoke__mod2, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser'), _smoke__mod2_trace, lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0), ('weapon', 1))),
+    Step('mod', _smoke__mod3, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser', lambda s: s.v['anti_laser']), _smoke__mod3_trace, -1, (('smoke_hexes', 0), ('weapon', 1), ('anti_laser', 2))),
+    Step('mod', _smoke__mod4, (lambda s: s.v['in_smoke'] and not s.v['gas_mask'],), _smoke__mod4_trace, -2, (('in_smoke', 0), ('gas_mask', 0))),
+    Step('text', _smoke__text1, (), _smoke__text1_trace, None, ()),
+    Step('text', _smoke__text2, (), _smoke__text2_trace, None, ()),
+    Step('text', _smoke__text3, (), _smoke__text3_trace, None, ()),
 )
 """Smoke, Fog, and Dense Atmospheres (17.4).
 
@@ -4621,6 +4891,13 @@ _darkness__mod1: Final = ModSpec(
     condition='unless lit',
     label='complete darkness',
 )
+_darkness__mod1_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'DEX -8',
+    ('unless lit',),
+    (('lit',),),
+)
 _darkness__roll1: Final = RollSpec(
     key='darkness#2.2.1',
     rule='darkness',
@@ -4639,6 +4916,13 @@ _darkness__roll1: Final = RollSpec(
     notes=(),
     condition='unless lit; when moved > MOV / 2',
 )
+_darkness__roll1_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'roll fall',
+    ('unless lit', 'when moved > MOV / 2'),
+    (('lit',), ('moved', 'MOV')),
+)
 _darkness__mod2: Final = ModSpec(
     key='darkness#2.3.1',
     rule='darkness',
@@ -4651,6 +4935,13 @@ _darkness__mod2: Final = ModSpec(
     rounding=None,
     condition='unless lit; when weapon in {missile, thrown, laser}',
     label='not reduced by 5: DEX is considered 5',
+)
+_darkness__mod2_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'to_hit = 5',
+    ('unless lit', 'when weapon in {missile, thrown, laser}'),
+    (('lit',), ('weapon',)),
 )
 _darkness__roll2: Final = RollSpec(
     key='darkness#2.3.2',
@@ -4670,6 +4961,13 @@ _darkness__roll2: Final = RollSpec(
     notes=('Only lucky shots hit.',),
     condition='unless lit; when weapon in {missile, thrown, laser}',
 )
+_darkness__roll2_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'roll hit',
+    ('unless lit', 'when weapon in {missile, thrown, laser}'),
+    (('lit',), ('weapon',)),
+)
 _darkness__text1: Final = TextSpec(
     key='darkness#3',
     rule='darkness',
@@ -4678,6 +4976,13 @@ _darkness__text1: Final = TextSpec(
     text='A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.',
     quote=None,
     condition='',
+)
+_darkness__text1_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'note: A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.',
+    (),
+    (),
 )
 _darkness__text2: Final = TextSpec(
     key='darkness#4',
@@ -4688,6 +4993,13 @@ _darkness__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_darkness__text2_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'note: A flashlight is a small one-handed item and must be ready to turn on and point.',
+    (),
+    (),
+)
 _darkness__text3: Final = TextSpec(
     key='darkness#5',
     rule='darkness',
@@ -4697,15 +5009,22 @@ _darkness__text3: Final = TextSpec(
     quote='his DEX is reduced to 5 (not reduced by 5, but your DEX is considered 5, only lucky shots hit.',
     condition='',
 )
+_darkness__text3_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'erratum: The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.',
+    (),
+    (),
+)
 
 _rule_darkness: Final[tuple[Step, ...]] = (
-    Step('mod', _darkness__mod1, (lambda s: not s.v['lit'],), TraceSpec('darkness', '17.5', 'DEX -8', ('unless lit',), (('lit',),)), -8, (('lit', 0),)),
-    Step('roll', _darkness__roll1, (lambda s: not s.v['lit'], lambda s: s.v['moved'] * 2 > s.e['MOV']), TraceSpec('darkness', '17.5', 'roll fall', ('unless lit', 'when moved > MOV / 2'), (('lit',), ('moved', 'MOV'))), (lambda s: (s.e['DEX'], 0, None, 0), ()), (('lit', 0), ('moved', 1))),
-    Step('mod', _darkness__mod2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), TraceSpec('darkness', '17.5', 'to_hit = 5', ('unless lit', 'when weapon in {missile, thrown, laser}'), (('lit',), ('weapon',))), 5, (('lit', 0), ('weapon', 1))),
-    Step('roll', _darkness__roll2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), TraceSpec('darkness', '17.5', 'roll hit', ('unless lit', 'when weapon in {missile, thrown, laser}'), (('lit',), ('weapon',))), (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('lit', 0), ('weapon', 1))),
-    Step('text', _darkness__text1, (), TraceSpec('darkness', '17.5', 'note: A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.', (), ()), None, ()),
-    Step('text', _darkness__text2, (), TraceSpec('darkness', '17.5', 'note: A flashlight is a small one-handed item and must be ready to turn on and point.', (), ()), None, ()),
-    Step('text', _darkness__text3, (), TraceSpec('darkness', '17.5', 'erratum: The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.', (), ()), None, ()),
+    Step('mod', _darkness__mod1, (lambda s: not s.v['lit'],), _darkness__mod1_trace, -8, (('lit', 0),)),
+    Step('roll', _darkness__roll1, (lambda s: not s.v['lit'], lambda s: s.v['moved'] * 2 > s.e['MOV']), _darkness__roll1_trace, (lambda s: (s.e['DEX'], 0, None, 0), ()), (('lit', 0), ('moved', 1))),
+    Step('mod', _darkness__mod2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), _darkness__mod2_trace, 5, (('lit', 0), ('weapon', 1))),
+    Step('roll', _darkness__roll2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), _darkness__roll2_trace, (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('lit', 0), ('weapon', 1))),
+    Step('text', _darkness__text1, (), _darkness__text1_trace, None, ()),
+    Step('text', _darkness__text2, (), _darkness__text2_trace, None, ()),
+    Step('text', _darkness__text3, (), _darkness__text3_trace, None, ()),
 )
 """Complete Darkness (17.5).
 
@@ -4742,6 +5061,13 @@ _ice__roll1_change1: Final = ChangeSpec(
     success=False,
     condition='when moved > 5',
 )
+_ice__roll1_trace: Final = TraceSpec(
+    'ice',
+    '17.6',
+    'roll fall',
+    ('unless stance in {prone, kneeling, crawling}',),
+    (('stance',),),
+)
 _ice__text1: Final = TextSpec(
     key='ice#3',
     rule='ice',
@@ -4751,10 +5077,17 @@ _ice__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ice__text1_trace: Final = TraceSpec(
+    'ice',
+    '17.6',
+    'note: One cannot fall if he is prone, kneeling, or crawling.',
+    (),
+    (),
+)
 
 _rule_ice: Final[tuple[Step, ...]] = (
-    Step('roll', _ice__roll1, (lambda s: s.v['stance'] not in ('prone', 'kneeling', 'crawling'),), TraceSpec('ice', '17.6', 'roll fall', ('unless stance in {prone, kneeling, crawling}',), (('stance',),)), (lambda s: (s.e['DEX'], 0, None, 0), ((_ice__roll1_change1, (lambda s: s.v['moved'] > 5,), None, TraceSpec('ice', '17.6', 'roll fall: roll 3d6', ('when moved > 5',), (('moved',),))),)), (('stance', 0), ('moved', 1))),
-    Step('text', _ice__text1, (), TraceSpec('ice', '17.6', 'note: One cannot fall if he is prone, kneeling, or crawling.', (), ()), None, ()),
+    Step('roll', _ice__roll1, (lambda s: s.v['stance'] not in ('prone', 'kneeling', 'crawling'),), _ice__roll1_trace, (lambda s: (s.e['DEX'], 0, None, 0), ((_ice__roll1_change1, (lambda s: s.v['moved'] > 5,), None, TraceSpec('ice', '17.6', 'roll fall: roll 3d6', ('when moved > 5',), (('moved',),))),)), (('stance', 0), ('moved', 1))),
+    Step('text', _ice__text1, (), _ice__text1_trace, None, ()),
 )
 """Ice (17.6).
 
@@ -4770,6 +5103,7 @@ _wall_cover__derive1: Final = DeriveSpec(
     name='protected',
     condition='',
 )
+_wall_cover__derive1_trace: Final = TraceSpec('wall_cover', '17.7', 'derive protected', (), ())
 _wall_cover__text1: Final = TextSpec(
     key='wall_cover#3.1',
     rule='wall_cover',
@@ -4778,6 +5112,13 @@ _wall_cover__text1: Final = TextSpec(
     text='fire over the wall',
     quote=None,
     condition='when wall == one_meter and stance == prone',
+)
+_wall_cover__text1_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when wall == one_meter and stance == prone',),
+    (('wall', 'stance'),),
 )
 _wall_cover__text2: Final = TextSpec(
     key='wall_cover#4.1',
@@ -4788,6 +5129,13 @@ _wall_cover__text2: Final = TextSpec(
     quote=None,
     condition='when wall == two_meters and stance != standing',
 )
+_wall_cover__text2_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when wall == two_meters and stance != standing',),
+    (('wall', 'stance'),),
+)
 _wall_cover__text3: Final = TextSpec(
     key='wall_cover#5.1',
     rule='wall_cover',
@@ -4797,6 +5145,13 @@ _wall_cover__text3: Final = TextSpec(
     quote=None,
     condition='when wall == over_two_meters',
 )
+_wall_cover__text3_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when wall == over_two_meters',),
+    (('wall',),),
+)
 _wall_cover__text4: Final = TextSpec(
     key='wall_cover#6.1',
     rule='wall_cover',
@@ -4805,6 +5160,13 @@ _wall_cover__text4: Final = TextSpec(
     text='Firing over or around the wall, he exposes himself (see Concealment).',
     quote=None,
     condition='when firing_over',
+)
+_wall_cover__text4_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Firing over or around the wall, he exposes himself (see Concealment).',
+    ('when firing_over',),
+    (('firing_over',),),
 )
 _wall_cover__mod1: Final = ModSpec(
     key='wall_cover#7.1',
@@ -4819,6 +5181,13 @@ _wall_cover__mod1: Final = ModSpec(
     condition='when throwing_grenade',
     label='throwing a grenade over a wall: he cannot see what he is throwing at',
 )
+_wall_cover__mod1_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'to_hit -8',
+    ('when throwing_grenade',),
+    (('throwing_grenade',),),
+)
 _wall_cover__text5: Final = TextSpec(
     key='wall_cover#8',
     rule='wall_cover',
@@ -4827,6 +5196,13 @@ _wall_cover__text5: Final = TextSpec(
     text='One can throw grenades over a wall without exposing himself.',
     quote=None,
     condition='',
+)
+_wall_cover__text5_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: One can throw grenades over a wall without exposing himself.',
+    (),
+    (),
 )
 _wall_cover__text6: Final = TextSpec(
     key='wall_cover#9',
@@ -4837,6 +5213,13 @@ _wall_cover__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_wall_cover__text6_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Walls of stone, brick, dirt, sandbags and the like.',
+    (),
+    (),
+)
 _wall_cover__text7: Final = TextSpec(
     key='wall_cover#10',
     rule='wall_cover',
@@ -4846,17 +5229,24 @@ _wall_cover__text7: Final = TextSpec(
     quote='A meter wall does not protect from one next to it.',
     condition='',
 )
+_wall_cover__text7_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
+    (),
+    (),
+)
 
 _rule_wall_cover: Final[tuple[Step, ...]] = (
-    Step('derive', _wall_cover__derive1, (), TraceSpec('wall_cover', '17.7', 'derive protected', (), ()), lambda s: not s.v['firing_over'] and ((s.v['wall'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['wall'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['wall'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['wall'] == 'over_two_meters'), (('firing_over', 0), ('wall', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
-    Step('text', _wall_cover__text1, (lambda s: s.v['wall'] == 'one_meter' and s.v['stance'] == 'prone',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when wall == one_meter and stance == prone',), (('wall', 'stance'),)), None, (('wall', 0), ('stance', 0))),
-    Step('text', _wall_cover__text2, (lambda s: s.v['wall'] == 'two_meters' and s.v['stance'] != 'standing',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when wall == two_meters and stance != standing',), (('wall', 'stance'),)), None, (('wall', 0), ('stance', 0))),
-    Step('text', _wall_cover__text3, (lambda s: s.v['wall'] == 'over_two_meters',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when wall == over_two_meters',), (('wall',),)), None, (('wall', 0),)),
-    Step('text', _wall_cover__text4, (lambda s: s.v['firing_over'],), TraceSpec('wall_cover', '17.7', 'note: Firing over or around the wall, he exposes himself (see Concealment).', ('when firing_over',), (('firing_over',),)), None, (('firing_over', 0),)),
-    Step('mod', _wall_cover__mod1, (lambda s: s.v['throwing_grenade'],), TraceSpec('wall_cover', '17.7', 'to_hit -8', ('when throwing_grenade',), (('throwing_grenade',),)), -8, (('throwing_grenade', 0),)),
-    Step('text', _wall_cover__text5, (), TraceSpec('wall_cover', '17.7', 'note: One can throw grenades over a wall without exposing himself.', (), ()), None, ()),
-    Step('text', _wall_cover__text6, (), TraceSpec('wall_cover', '17.7', 'note: Walls of stone, brick, dirt, sandbags and the like.', (), ()), None, ()),
-    Step('text', _wall_cover__text7, (), TraceSpec('wall_cover', '17.7', "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.", (), ()), None, ()),
+    Step('derive', _wall_cover__derive1, (), _wall_cover__derive1_trace, lambda s: not s.v['firing_over'] and ((s.v['wall'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['wall'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['wall'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['wall'] == 'over_two_meters'), (('firing_over', 0), ('wall', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
+    Step('text', _wall_cover__text1, (lambda s: s.v['wall'] == 'one_meter' and s.v['stance'] == 'prone',), _wall_cover__text1_trace, None, (('wall', 0), ('stance', 0))),
+    Step('text', _wall_cover__text2, (lambda s: s.v['wall'] == 'two_meters' and s.v['stance'] != 'standing',), _wall_cover__text2_trace, None, (('wall', 0), ('stance', 0))),
+    Step('text', _wall_cover__text3, (lambda s: s.v['wall'] == 'over_two_meters',), _wall_cover__text3_trace, None, (('wall', 0),)),
+    Step('text', _wall_cover__text4, (lambda s: s.v['firing_over'],), _wall_cover__text4_trace, None, (('firing_over', 0),)),
+    Step('mod', _wall_cover__mod1, (lambda s: s.v['throwing_grenade'],), _wall_cover__mod1_trace, -8, (('throwing_grenade', 0),)),
+    Step('text', _wall_cover__text5, (), _wall_cover__text5_trace, None, ()),
+    Step('text', _wall_cover__text6, (), _wall_cover__text6_trace, None, ()),
+    Step('text', _wall_cover__text7, (), _wall_cover__text7_trace, None, ()),
 )
 """Walls: cover (17.7).
 
@@ -4878,6 +5268,13 @@ _wall_crossing__text1: Final = TextSpec(
     quote=None,
     condition='when wall == one_meter',
 )
+_wall_crossing__text1_trace: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'cannot move over the wall: it must be jumped over (see Jumping)',
+    ('when wall == one_meter',),
+    (('wall',),),
+)
 _wall_crossing__text2: Final = TextSpec(
     key='wall_crossing#3.1',
     rule='wall_crossing',
@@ -4886,6 +5283,13 @@ _wall_crossing__text2: Final = TextSpec(
     text='move over the wall',
     quote=None,
     condition='when wall in {two_meters, over_two_meters}',
+)
+_wall_crossing__text2_trace: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'cannot move over the wall',
+    ('when wall in {two_meters, over_two_meters}',),
+    (('wall',),),
 )
 _wall_crossing__text3: Final = TextSpec(
     key='wall_crossing#3.2',
@@ -4896,6 +5300,13 @@ _wall_crossing__text3: Final = TextSpec(
     quote=None,
     condition='when wall in {two_meters, over_two_meters}',
 )
+_wall_crossing__text3_trace: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'cannot jump over the wall',
+    ('when wall in {two_meters, over_two_meters}',),
+    (('wall',),),
+)
 _wall_crossing__text4: Final = TextSpec(
     key='wall_crossing#4',
     rule='wall_crossing',
@@ -4905,12 +5316,19 @@ _wall_crossing__text4: Final = TextSpec(
     quote='walls that are 1 meter high cannot be moved over they must be jumped over',
     condition='',
 )
+_wall_crossing__text4_trace: Final = TraceSpec(
+    'wall_crossing',
+    '17.7',
+    'erratum: Read as two sentences: a one meter wall cannot be walked over; it must be jumped. A wall higher than that can neither be walked over nor jumped.',
+    (),
+    (),
+)
 
 _rule_wall_crossing: Final[tuple[Step, ...]] = (
-    Step('text', _wall_crossing__text1, (lambda s: s.v['wall'] == 'one_meter',), TraceSpec('wall_crossing', '17.7', 'cannot move over the wall: it must be jumped over (see Jumping)', ('when wall == one_meter',), (('wall',),)), None, (('wall', 0),)),
-    Step('text', _wall_crossing__text2, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), TraceSpec('wall_crossing', '17.7', 'cannot move over the wall', ('when wall in {two_meters, over_two_meters}',), (('wall',),)), None, (('wall', 0),)),
-    Step('text', _wall_crossing__text3, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), TraceSpec('wall_crossing', '17.7', 'cannot jump over the wall', ('when wall in {two_meters, over_two_meters}',), (('wall',),)), None, (('wall', 0),)),
-    Step('text', _wall_crossing__text4, (), TraceSpec('wall_crossing', '17.7', 'erratum: Read as two sentences: a one meter wall cannot be walked over; it must be jumped. A wall higher than that can neither be walked over nor jumped.', (), ()), None, ()),
+    Step('text', _wall_crossing__text1, (lambda s: s.v['wall'] == 'one_meter',), _wall_crossing__text1_trace, None, (('wall', 0),)),
+    Step('text', _wall_crossing__text2, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), _wall_crossing__text2_trace, None, (('wall', 0),)),
+    Step('text', _wall_crossing__text3, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), _wall_crossing__text3_trace, None, (('wall', 0),)),
+    Step('text', _wall_crossing__text4, (), _wall_crossing__text4_trace, None, ()),
 )
 """Walls: crossing (17.7).
 
@@ -4928,6 +5346,13 @@ _wall_cover__part10__derive1: Final = DeriveSpec(
     name='protected',
     condition='',
 )
+_wall_cover__part10__derive1_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'derive protected',
+    (),
+    (),
+)
 _wall_cover__part10__text1: Final = TextSpec(
     key='wall_cover#3.1[wall=pit]',
     rule='wall_cover',
@@ -4936,6 +5361,13 @@ _wall_cover__part10__text1: Final = TextSpec(
     text='fire over the wall',
     quote=None,
     condition='when pit == one_meter and stance == prone',
+)
+_wall_cover__part10__text1_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when pit == one_meter and stance == prone',),
+    (('pit', 'stance'),),
 )
 _wall_cover__part10__text2: Final = TextSpec(
     key='wall_cover#4.1[wall=pit]',
@@ -4946,6 +5378,13 @@ _wall_cover__part10__text2: Final = TextSpec(
     quote=None,
     condition='when pit == two_meters and stance != standing',
 )
+_wall_cover__part10__text2_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when pit == two_meters and stance != standing',),
+    (('pit', 'stance'),),
+)
 _wall_cover__part10__text3: Final = TextSpec(
     key='wall_cover#5.1[wall=pit]',
     rule='wall_cover',
@@ -4955,6 +5394,13 @@ _wall_cover__part10__text3: Final = TextSpec(
     quote=None,
     condition='when pit == over_two_meters',
 )
+_wall_cover__part10__text3_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'cannot fire over the wall',
+    ('when pit == over_two_meters',),
+    (('pit',),),
+)
 _wall_cover__part10__text4: Final = TextSpec(
     key='wall_cover#6.1',
     rule='wall_cover',
@@ -4963,6 +5409,13 @@ _wall_cover__part10__text4: Final = TextSpec(
     text='Firing over or around the wall, he exposes himself (see Concealment).',
     quote=None,
     condition='when firing_over',
+)
+_wall_cover__part10__text4_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Firing over or around the wall, he exposes himself (see Concealment).',
+    ('when firing_over',),
+    (('firing_over',),),
 )
 _wall_cover__part10__mod1: Final = ModSpec(
     key='wall_cover#7.1',
@@ -4977,6 +5430,13 @@ _wall_cover__part10__mod1: Final = ModSpec(
     condition='when throwing_grenade',
     label='throwing a grenade over a wall: he cannot see what he is throwing at',
 )
+_wall_cover__part10__mod1_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'to_hit -8',
+    ('when throwing_grenade',),
+    (('throwing_grenade',),),
+)
 _wall_cover__part10__text5: Final = TextSpec(
     key='wall_cover#8',
     rule='wall_cover',
@@ -4985,6 +5445,13 @@ _wall_cover__part10__text5: Final = TextSpec(
     text='One can throw grenades over a wall without exposing himself.',
     quote=None,
     condition='',
+)
+_wall_cover__part10__text5_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: One can throw grenades over a wall without exposing himself.',
+    (),
+    (),
 )
 _wall_cover__part10__text6: Final = TextSpec(
     key='wall_cover#9',
@@ -4995,6 +5462,13 @@ _wall_cover__part10__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_wall_cover__part10__text6_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    'note: Walls of stone, brick, dirt, sandbags and the like.',
+    (),
+    (),
+)
 _wall_cover__part10__text7: Final = TextSpec(
     key='wall_cover#10',
     rule='wall_cover',
@@ -5004,17 +5478,24 @@ _wall_cover__part10__text7: Final = TextSpec(
     quote='A meter wall does not protect from one next to it.',
     condition='',
 )
+_wall_cover__part10__text7_trace: Final = TraceSpec(
+    'wall_cover',
+    '17.7',
+    "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.",
+    (),
+    (),
+)
 
 _rule_wall_cover__part10: Final[tuple[Step, ...]] = (
-    Step('derive', _wall_cover__part10__derive1, (), TraceSpec('wall_cover', '17.7', 'derive protected', (), ()), lambda s: not s.v['firing_over'] and ((s.v['pit'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['pit'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['pit'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['pit'] == 'over_two_meters'), (('firing_over', 0), ('pit', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
-    Step('text', _wall_cover__part10__text1, (lambda s: s.v['pit'] == 'one_meter' and s.v['stance'] == 'prone',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when pit == one_meter and stance == prone',), (('pit', 'stance'),)), None, (('pit', 0), ('stance', 0))),
-    Step('text', _wall_cover__part10__text2, (lambda s: s.v['pit'] == 'two_meters' and s.v['stance'] != 'standing',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when pit == two_meters and stance != standing',), (('pit', 'stance'),)), None, (('pit', 0), ('stance', 0))),
-    Step('text', _wall_cover__part10__text3, (lambda s: s.v['pit'] == 'over_two_meters',), TraceSpec('wall_cover', '17.7', 'cannot fire over the wall', ('when pit == over_two_meters',), (('pit',),)), None, (('pit', 0),)),
-    Step('text', _wall_cover__part10__text4, (lambda s: s.v['firing_over'],), TraceSpec('wall_cover', '17.7', 'note: Firing over or around the wall, he exposes himself (see Concealment).', ('when firing_over',), (('firing_over',),)), None, (('firing_over', 0),)),
-    Step('mod', _wall_cover__part10__mod1, (lambda s: s.v['throwing_grenade'],), TraceSpec('wall_cover', '17.7', 'to_hit -8', ('when throwing_grenade',), (('throwing_grenade',),)), -8, (('throwing_grenade', 0),)),
-    Step('text', _wall_cover__part10__text5, (), TraceSpec('wall_cover', '17.7', 'note: One can throw grenades over a wall without exposing himself.', (), ()), None, ()),
-    Step('text', _wall_cover__part10__text6, (), TraceSpec('wall_cover', '17.7', 'note: Walls of stone, brick, dirt, sandbags and the like.', (), ()), None, ()),
-    Step('text', _wall_cover__part10__text7, (), TraceSpec('wall_cover', '17.7', "erratum: Read as: a one meter wall does not protect from an attacker in the hex next to it (distance 1). The two meter wall 'has the same effect for all figures', so it is read to share that exception; walls over two meters completely block fire.", (), ()), None, ()),
+    Step('derive', _wall_cover__part10__derive1, (), _wall_cover__part10__derive1_trace, lambda s: not s.v['firing_over'] and ((s.v['pit'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['pit'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['pit'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['pit'] == 'over_two_meters'), (('firing_over', 0), ('pit', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
+    Step('text', _wall_cover__part10__text1, (lambda s: s.v['pit'] == 'one_meter' and s.v['stance'] == 'prone',), _wall_cover__part10__text1_trace, None, (('pit', 0), ('stance', 0))),
+    Step('text', _wall_cover__part10__text2, (lambda s: s.v['pit'] == 'two_meters' and s.v['stance'] != 'standing',), _wall_cover__part10__text2_trace, None, (('pit', 0), ('stance', 0))),
+    Step('text', _wall_cover__part10__text3, (lambda s: s.v['pit'] == 'over_two_meters',), _wall_cover__part10__text3_trace, None, (('pit', 0),)),
+    Step('text', _wall_cover__part10__text4, (lambda s: s.v['firing_over'],), _wall_cover__part10__text4_trace, None, (('firing_over', 0),)),
+    Step('mod', _wall_cover__part10__mod1, (lambda s: s.v['throwing_grenade'],), _wall_cover__part10__mod1_trace, -8, (('throwing_grenade', 0),)),
+    Step('text', _wall_cover__part10__text5, (), _wall_cover__part10__text5_trace, None, ()),
+    Step('text', _wall_cover__part10__text6, (), _wall_cover__part10__text6_trace, None, ()),
+    Step('text', _wall_cover__part10__text7, (), _wall_cover__part10__text7_trace, None, ()),
 )
 """wall_cover as composed with wall=pit."""
 
@@ -5029,6 +5510,13 @@ _pits__text1: Final = TextSpec(
     quote=None,
     condition='when pit != half_meter',
 )
+_pits__text1_trace: Final = TraceSpec(
+    'pits',
+    '17.8',
+    'cannot walk through the pit: it must be jumped over (see Jumping and Falling)',
+    ('when pit != half_meter',),
+    (('pit',),),
+)
 _pits__text2: Final = TextSpec(
     key='pits#4',
     rule='pits',
@@ -5038,11 +5526,18 @@ _pits__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_pits__text2_trace: Final = TraceSpec(
+    'pits',
+    '17.8',
+    'note: Pits are sometimes called foxholes.',
+    (),
+    (),
+)
 
 _rule_pits: Final[tuple[Step, ...]] = (
     Step('part', 'wall_cover[wall=pit]', (), TraceSpec('pits', '17.8', 'as wall_cover', (), ())),
-    Step('text', _pits__text1, (lambda s: s.v['pit'] != 'half_meter',), TraceSpec('pits', '17.8', 'cannot walk through the pit: it must be jumped over (see Jumping and Falling)', ('when pit != half_meter',), (('pit',),)), None, (('pit', 0),)),
-    Step('text', _pits__text2, (), TraceSpec('pits', '17.8', 'note: Pits are sometimes called foxholes.', (), ()), None, ()),
+    Step('text', _pits__text1, (lambda s: s.v['pit'] != 'half_meter',), _pits__text1_trace, None, (('pit', 0),)),
+    Step('text', _pits__text2, (), _pits__text2_trace, None, ()),
 )
 """Pits and Holes (17.8).
 
@@ -5059,6 +5554,7 @@ _gravity__derive1: Final = DeriveSpec(
     name='load',
     condition='',
 )
+_gravity__derive1_trace: Final = TraceSpec('gravity', '17.9', 'derive load', (), ())
 _gravity__derive2: Final = DeriveSpec(
     key='gravity#3',
     rule='gravity',
@@ -5066,6 +5562,7 @@ _gravity__derive2: Final = DeriveSpec(
     name='jump_width',
     condition='',
 )
+_gravity__derive2_trace: Final = TraceSpec('gravity', '17.9', 'derive jump_width', (), ())
 _gravity__text1: Final = TextSpec(
     key='gravity#4',
     rule='gravity',
@@ -5074,6 +5571,13 @@ _gravity__text1: Final = TextSpec(
     text='Gravity changes the weight of weapons and armor and so the encumbrance, which can reduce MOV and/or DEX: see Weapon Limitations in the attacks section for the effects of the effective weight.',
     quote=None,
     condition='',
+)
+_gravity__text1_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'note: Gravity changes the weight of weapons and armor and so the encumbrance, which can reduce MOV and/or DEX: see Weapon Limitations in the attacks section for the effects of the effective weight.',
+    (),
+    (),
 )
 _gravity__text2: Final = TextSpec(
     key='gravity#5',
@@ -5084,6 +5588,13 @@ _gravity__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_gravity__text2_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'note: Earth has a gravity of 1; doubled gravity is 2, half gravity 0.5.',
+    (),
+    (),
+)
 _gravity__text3: Final = TextSpec(
     key='gravity#6',
     rule='gravity',
@@ -5092,6 +5603,13 @@ _gravity__text3: Final = TextSpec(
     text='A gravity of 1.72 will completely incapacitate the average (STR 10) human.',
     quote=None,
     condition='',
+)
+_gravity__text3_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'note: A gravity of 1.72 will completely incapacitate the average (STR 10) human.',
+    (),
+    (),
 )
 _gravity__text4: Final = TextSpec(
     key='gravity#7',
@@ -5102,6 +5620,13 @@ _gravity__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_gravity__text4_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    "note: The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).",
+    (),
+    (),
+)
 _gravity__text5: Final = TextSpec(
     key='gravity#8',
     rule='gravity',
@@ -5110,6 +5635,13 @@ _gravity__text5: Final = TextSpec(
     text='The formula gives 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 kg, not -45 kg; the 1.2 gravity case (20.6 kg) agrees with the formula, so the formula is encoded and the -45 is taken for a slip.',
     quote='His own weight would be -0.3 x 70 or -21 to yield the effects of having -45kg.',
     condition='',
+)
+_gravity__text5_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    'erratum: The formula gives 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 kg, not -45 kg; the 1.2 gravity case (20.6 kg) agrees with the formula, so the formula is encoded and the -45 is taken for a slip.',
+    (),
+    (),
 )
 _gravity__text6: Final = TextSpec(
     key='gravity#9',
@@ -5120,16 +5652,23 @@ _gravity__text6: Final = TextSpec(
     quote='[ increase effective STR ]',
     condition='',
 )
+_gravity__text6_trace: Final = TraceSpec(
+    'gravity',
+    '17.9',
+    "erratum: A bracketed editor's note that the section never states as a rule; kept as a note, no STR change is encoded.",
+    (),
+    (),
+)
 
 _rule_gravity: Final[tuple[Step, ...]] = (
-    Step('derive', _gravity__derive1, (), TraceSpec('gravity', '17.9', 'derive load', (), ()), lambda s: s.v['carried'] * s.v['gravity'] + (s.v['gravity'] - 1) * 70, (('carried', 0), ('gravity', 0))),
-    Step('derive', _gravity__derive2, (), TraceSpec('gravity', '17.9', 'derive jump_width', (), ()), lambda s: s.v['hole'] * s.v['gravity'], (('hole', 0), ('gravity', 0))),
-    Step('text', _gravity__text1, (), TraceSpec('gravity', '17.9', 'note: Gravity changes the weight of weapons and armor and so the encumbrance, which can reduce MOV and/or DEX: see Weapon Limitations in the attacks section for the effects of the effective weight.', (), ()), None, ()),
-    Step('text', _gravity__text2, (), TraceSpec('gravity', '17.9', 'note: Earth has a gravity of 1; doubled gravity is 2, half gravity 0.5.', (), ()), None, ()),
-    Step('text', _gravity__text3, (), TraceSpec('gravity', '17.9', 'note: A gravity of 1.72 will completely incapacitate the average (STR 10) human.', (), ()), None, ()),
-    Step('text', _gravity__text4, (), TraceSpec('gravity', '17.9', "note: The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).", (), ()), None, ()),
-    Step('text', _gravity__text5, (), TraceSpec('gravity', '17.9', 'erratum: The formula gives 5.5 x 0.7 + (0.7 - 1) x 70 = 3.85 - 21 = -17.15 kg, not -45 kg; the 1.2 gravity case (20.6 kg) agrees with the formula, so the formula is encoded and the -45 is taken for a slip.', (), ()), None, ()),
-    Step('text', _gravity__text6, (), TraceSpec('gravity', '17.9', "erratum: A bracketed editor's note that the section never states as a rule; kept as a note, no STR change is encoded.", (), ()), None, ()),
+    Step('derive', _gravity__derive1, (), _gravity__derive1_trace, lambda s: s.v['carried'] * s.v['gravity'] + (s.v['gravity'] - 1) * 70, (('carried', 0), ('gravity', 0))),
+    Step('derive', _gravity__derive2, (), _gravity__derive2_trace, lambda s: s.v['hole'] * s.v['gravity'], (('hole', 0), ('gravity', 0))),
+    Step('text', _gravity__text1, (), _gravity__text1_trace, None, ()),
+    Step('text', _gravity__text2, (), _gravity__text2_trace, None, ()),
+    Step('text', _gravity__text3, (), _gravity__text3_trace, None, ()),
+    Step('text', _gravity__text4, (), _gravity__text4_trace, None, ()),
+    Step('text', _gravity__text5, (), _gravity__text5_trace, None, ()),
+    Step('text', _gravity__text6, (), _gravity__text6_trace, None, ()),
 )
 """Changes in Gravity (17.9).
 
@@ -5185,12 +5724,26 @@ _microgravity__roll1_change4: Final = ChangeSpec(
     success=True,
     condition='when stance == prone',
 )
+_microgravity__roll1_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'roll footing',
+    ('when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',),
+    (('running', 'fired_recoil', 'hit_by_recoil', 'moved', 'recovering'),),
+)
 _microgravity__derive1: Final = DeriveSpec(
     key='microgravity#3.1',
     rule='microgravity',
     source='17.10',
     name='float_speed',
     condition='when shots > 0',
+)
+_microgravity__derive1_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'derive float_speed',
+    ('when shots > 0',),
+    (('shots',),),
 )
 _microgravity__derive2: Final = DeriveSpec(
     key='microgravity#4',
@@ -5199,12 +5752,26 @@ _microgravity__derive2: Final = DeriveSpec(
     name='wall_hits',
     condition='',
 )
+_microgravity__derive2_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'derive wall_hits',
+    (),
+    (),
+)
 _microgravity__derive3: Final = DeriveSpec(
     key='microgravity#5',
     rule='microgravity',
     source='17.10',
     name='collision_speed',
     condition='',
+)
+_microgravity__derive3_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'derive collision_speed',
+    (),
+    (),
 )
 _microgravity__mod1: Final = ModSpec(
     key='microgravity#6.1',
@@ -5219,6 +5786,13 @@ _microgravity__mod1: Final = ModSpec(
     condition='when at_tether and weapon in {thrown, missile, laser}',
     label='a tether is -8 to hit with a thrown or missile weapon',
 )
+_microgravity__mod1_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'to_hit -8',
+    ('when at_tether and weapon in {thrown, missile, laser}',),
+    (('at_tether', 'weapon'),),
+)
 _microgravity__text1: Final = TextSpec(
     key='microgravity#7',
     rule='microgravity',
@@ -5227,6 +5801,13 @@ _microgravity__text1: Final = TextSpec(
     text='Microgravity occurs in objects in deep space, in orbit or in freefall.',
     quote=None,
     condition='',
+)
+_microgravity__text1_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: Microgravity occurs in objects in deep space, in orbit or in freefall.',
+    (),
+    (),
 )
 _microgravity__text2: Final = TextSpec(
     key='microgravity#8',
@@ -5237,6 +5818,13 @@ _microgravity__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text2_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: If you were running you float in the direction you were running, at the same number of hexes per turn every turn, until you regain control or run into something.',
+    (),
+    (),
+)
 _microgravity__text3: Final = TextSpec(
     key='microgravity#9',
     rule='microgravity',
@@ -5245,6 +5833,13 @@ _microgravity__text3: Final = TextSpec(
     text='You can voluntarily start floating, but cannot voluntarily stop; you must make the same saving roll.',
     quote=None,
     condition='',
+)
+_microgravity__text3_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: You can voluntarily start floating, but cannot voluntarily stop; you must make the same saving roll.',
+    (),
+    (),
 )
 _microgravity__text4: Final = TextSpec(
     key='microgravity#10',
@@ -5255,6 +5850,13 @@ _microgravity__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text4_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: If you fired the weapon you float opposite the direction you fired it, usually directly backwards; if you were hit you float in the direction it was fired; hit in the back, you float forward.',
+    (),
+    (),
+)
 _microgravity__text5: Final = TextSpec(
     key='microgravity#11',
     rule='microgravity',
@@ -5263,6 +5865,13 @@ _microgravity__text5: Final = TextSpec(
     text='One that loses footing cannot change direction or speed by using his feet.',
     quote=None,
     condition='',
+)
+_microgravity__text5_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: One that loses footing cannot change direction or speed by using his feet.',
+    (),
+    (),
 )
 _microgravity__text6: Final = TextSpec(
     key='microgravity#12',
@@ -5273,6 +5882,13 @@ _microgravity__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text6_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: A figure can turn his counter by one hex side per turn; two with Astrobatics. You can only fire into your front hexes.',
+    (),
+    (),
+)
 _microgravity__text7: Final = TextSpec(
     key='microgravity#13',
     rule='microgravity',
@@ -5281,6 +5897,13 @@ _microgravity__text7: Final = TextSpec(
     text='To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.',
     quote=None,
     condition='',
+)
+_microgravity__text7_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.',
+    (),
+    (),
 )
 _microgravity__text8: Final = TextSpec(
     key='microgravity#14',
@@ -5291,6 +5914,13 @@ _microgravity__text8: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text8_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.',
+    (),
+    (),
+)
 _microgravity__text9: Final = TextSpec(
     key='microgravity#15',
     rule='microgravity',
@@ -5299,6 +5929,13 @@ _microgravity__text9: Final = TextSpec(
     text='You can also turn and fire your weapon to stop moving.',
     quote=None,
     condition='',
+)
+_microgravity__text9_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: You can also turn and fire your weapon to stop moving.',
+    (),
+    (),
 )
 _microgravity__text10: Final = TextSpec(
     key='microgravity#16',
@@ -5309,6 +5946,13 @@ _microgravity__text10: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text10_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: If you hit a person he must make the saving roll to avoid floating. If he succeeds you stop; if not, both float at half your original speed. At speed 0 you stop moving but still float.',
+    (),
+    (),
+)
 _microgravity__text11: Final = TextSpec(
     key='microgravity#17',
     rule='microgravity',
@@ -5317,6 +5961,13 @@ _microgravity__text11: Final = TextSpec(
     text='Outside (a spacecraft hull, an asteroid) one might use a tether: without one a figure could float off and never come back. A tether limits movement and floating to its length in hexes.',
     quote=None,
     condition='',
+)
+_microgravity__text11_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: Outside (a spacecraft hull, an asteroid) one might use a tether: without one a figure could float off and never come back. A tether limits movement and floating to its length in hexes.',
+    (),
+    (),
 )
 _microgravity__text12: Final = TextSpec(
     key='microgravity#18',
@@ -5327,6 +5978,13 @@ _microgravity__text12: Final = TextSpec(
     quote=None,
     condition='',
 )
+_microgravity__text12_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: One can pull himself along a tether at half his MA.',
+    (),
+    (),
+)
 _microgravity__text13: Final = TextSpec(
     key='microgravity#19',
     rule='microgravity',
@@ -5335,6 +5993,13 @@ _microgravity__text13: Final = TextSpec(
     text='A tether has ST 25 if you try to break it.',
     quote=None,
     condition='',
+)
+_microgravity__text13_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'note: A tether has ST 25 if you try to break it.',
+    (),
+    (),
 )
 _microgravity__text14: Final = TextSpec(
     key='microgravity#20',
@@ -5345,6 +6010,13 @@ _microgravity__text14: Final = TextSpec(
     quote='make a saving roll of 4 dice against your STR + DEX, halved',
     condition='',
 )
+_microgravity__text14_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'erratum: The halving is not said to round. It need not: a total of whole dice is at most (STR + DEX) / 2 exactly when it is at most that value rounded down.',
+    (),
+    (),
+)
 _microgravity__text15: Final = TextSpec(
     key='microgravity#21',
     rule='microgravity',
@@ -5354,28 +6026,35 @@ _microgravity__text15: Final = TextSpec(
     quote='A figure can turn turn his counter by one hex side/turn',
     condition='',
 )
+_microgravity__text15_trace: Final = TraceSpec(
+    'microgravity',
+    '17.10',
+    'erratum: The doubled "turn" is a typo.',
+    (),
+    (),
+)
 
 _rule_microgravity: Final[tuple[Step, ...]] = (
-    Step('roll', _microgravity__roll1, (lambda s: s.v['running'] or s.v['fired_recoil'] or s.v['hit_by_recoil'] or s.v['moved'] > 3 or s.v['recovering'],), TraceSpec('microgravity', '17.10', 'roll footing', ('when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',), (('running', 'fired_recoil', 'hit_by_recoil', 'moved', 'recovering'),)), (lambda s: (Fraction(s.e['STR'] + s.e['DEX']) / 2, 0, None, 0), ((_microgravity__roll1_change1, (lambda s: s.v['holding_on'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -1 die', ('when holding_on',), (('holding_on',),))), (_microgravity__roll1_change2, (lambda s: s.v['astrobatics'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -2 dice', ('when astrobatics',), (('astrobatics',),))), (_microgravity__roll1_change3, (lambda s: s.v['recovering'],), None, TraceSpec('microgravity', '17.10', 'roll footing: +1 die', ('when recovering',), (('recovering',),))), (_microgravity__roll1_change4, (lambda s: s.v['stance'] == 'prone',), None, TraceSpec('microgravity', '17.10', 'roll footing: automatic success', ('when stance == prone',), (('stance',),))))), (('running', 0), ('fired_recoil', 0), ('hit_by_recoil', 0), ('moved', 0), ('recovering', 0), ('holding_on', 1), ('astrobatics', 1), ('stance', 1))),
-    Step('derive', _microgravity__derive1, (lambda s: s.v['shots'] > 0,), TraceSpec('microgravity', '17.10', 'derive float_speed', ('when shots > 0',), (('shots',),)), lambda s: s.v['shots'] * s.lookup('recoil_push', (s.v['recoil_st'],), 'speed'), (('shots', 0), ('recoil_st', 1))),
-    Step('derive', _microgravity__derive2, (), TraceSpec('microgravity', '17.10', 'derive wall_hits', (), ()), lambda s: round_value(Fraction(s.v['floating_speed']) / 3, 'down'), (('floating_speed', 0),)),
-    Step('derive', _microgravity__derive3, (), TraceSpec('microgravity', '17.10', 'derive collision_speed', (), ()), lambda s: Fraction(s.v['floating_speed']) / 2, (('floating_speed', 0),)),
-    Step('mod', _microgravity__mod1, (lambda s: s.v['at_tether'] and s.v['weapon'] in ('thrown', 'missile', 'laser'),), TraceSpec('microgravity', '17.10', 'to_hit -8', ('when at_tether and weapon in {thrown, missile, laser}',), (('at_tether', 'weapon'),)), -8, (('at_tether', 0), ('weapon', 0))),
-    Step('text', _microgravity__text1, (), TraceSpec('microgravity', '17.10', 'note: Microgravity occurs in objects in deep space, in orbit or in freefall.', (), ()), None, ()),
-    Step('text', _microgravity__text2, (), TraceSpec('microgravity', '17.10', 'note: If you were running you float in the direction you were running, at the same number of hexes per turn every turn, until you regain control or run into something.', (), ()), None, ()),
-    Step('text', _microgravity__text3, (), TraceSpec('microgravity', '17.10', 'note: You can voluntarily start floating, but cannot voluntarily stop; you must make the same saving roll.', (), ()), None, ()),
-    Step('text', _microgravity__text4, (), TraceSpec('microgravity', '17.10', 'note: If you fired the weapon you float opposite the direction you fired it, usually directly backwards; if you were hit you float in the direction it was fired; hit in the back, you float forward.', (), ()), None, ()),
-    Step('text', _microgravity__text5, (), TraceSpec('microgravity', '17.10', 'note: One that loses footing cannot change direction or speed by using his feet.', (), ()), None, ()),
-    Step('text', _microgravity__text6, (), TraceSpec('microgravity', '17.10', 'note: A figure can turn his counter by one hex side per turn; two with Astrobatics. You can only fire into your front hexes.', (), ()), None, ()),
-    Step('text', _microgravity__text7, (), TraceSpec('microgravity', '17.10', 'note: To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.', (), ()), None, ()),
-    Step('text', _microgravity__text8, (), TraceSpec('microgravity', '17.10', 'note: You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.', (), ()), None, ()),
-    Step('text', _microgravity__text9, (), TraceSpec('microgravity', '17.10', 'note: You can also turn and fire your weapon to stop moving.', (), ()), None, ()),
-    Step('text', _microgravity__text10, (), TraceSpec('microgravity', '17.10', 'note: If you hit a person he must make the saving roll to avoid floating. If he succeeds you stop; if not, both float at half your original speed. At speed 0 you stop moving but still float.', (), ()), None, ()),
-    Step('text', _microgravity__text11, (), TraceSpec('microgravity', '17.10', 'note: Outside (a spacecraft hull, an asteroid) one might use a tether: without one a figure could float off and never come back. A tether limits movement and floating to its length in hexes.', (), ()), None, ()),
-    Step('text', _microgravity__text12, (), TraceSpec('microgravity', '17.10', 'note: One can pull himself along a tether at half his MA.', (), ()), None, ()),
-    Step('text', _microgravity__text13, (), TraceSpec('microgravity', '17.10', 'note: A tether has ST 25 if you try to break it.', (), ()), None, ()),
-    Step('text', _microgravity__text14, (), TraceSpec('microgravity', '17.10', 'erratum: The halving is not said to round. It need not: a total of whole dice is at most (STR + DEX) / 2 exactly when it is at most that value rounded down.', (), ()), None, ()),
-    Step('text', _microgravity__text15, (), TraceSpec('microgravity', '17.10', 'erratum: The doubled "turn" is a typo.', (), ()), None, ()),
+    Step('roll', _microgravity__roll1, (lambda s: s.v['running'] or s.v['fired_recoil'] or s.v['hit_by_recoil'] or s.v['moved'] > 3 or s.v['recovering'],), _microgravity__roll1_trace, (lambda s: (Fraction(s.e['STR'] + s.e['DEX']) / 2, 0, None, 0), ((_microgravity__roll1_change1, (lambda s: s.v['holding_on'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -1 die', ('when holding_on',), (('holding_on',),))), (_microgravity__roll1_change2, (lambda s: s.v['astrobatics'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -2 dice', ('when astrobatics',), (('astrobatics',),))), (_microgravity__roll1_change3, (lambda s: s.v['recovering'],), None, TraceSpec('microgravity', '17.10', 'roll footing: +1 die', ('when recovering',), (('recovering',),))), (_microgravity__roll1_change4, (lambda s: s.v['stance'] == 'prone',), None, TraceSpec('microgravity', '17.10', 'roll footing: automatic success', ('when stance == prone',), (('stance',),))))), (('running', 0), ('fired_recoil', 0), ('hit_by_recoil', 0), ('moved', 0), ('recovering', 0), ('holding_on', 1), ('astrobatics', 1), ('stance', 1))),
+    Step('derive', _microgravity__derive1, (lambda s: s.v['shots'] > 0,), _microgravity__derive1_trace, lambda s: s.v['shots'] * s.lookup('recoil_push', (s.v['recoil_st'],), 'speed'), (('shots', 0), ('recoil_st', 1))),
+    Step('derive', _microgravity__derive2, (), _microgravity__derive2_trace, lambda s: round_value(Fraction(s.v['floating_speed']) / 3, 'down'), (('floating_speed', 0),)),
+    Step('derive', _microgravity__derive3, (), _microgravity__derive3_trace, lambda s: Fraction(s.v['floating_speed']) / 2, (('floating_speed', 0),)),
+    Step('mod', _microgravity__mod1, (lambda s: s.v['at_tether'] and s.v['weapon'] in ('thrown', 'missile', 'laser'),), _microgravity__mod1_trace, -8, (('at_tether', 0), ('weapon', 0))),
+    Step('text', _microgravity__text1, (), _microgravity__text1_trace, None, ()),
+    Step('text', _microgravity__text2, (), _microgravity__text2_trace, None, ()),
+    Step('text', _microgravity__text3, (), _microgravity__text3_trace, None, ()),
+    Step('text', _microgravity__text4, (), _microgravity__text4_trace, None, ()),
+    Step('text', _microgravity__text5, (), _microgravity__text5_trace, None, ()),
+    Step('text', _microgravity__text6, (), _microgravity__text6_trace, None, ()),
+    Step('text', _microgravity__text7, (), _microgravity__text7_trace, None, ()),
+    Step('text', _microgravity__text8, (), _microgravity__text8_trace, None, ()),
+    Step('text', _microgravity__text9, (), _microgravity__text9_trace, None, ()),
+    Step('text', _microgravity__text10, (), _microgravity__text10_trace, None, ()),
+    Step('text', _microgravity__text11, (), _microgravity__text11_trace, None, ()),
+    Step('text', _microgravity__text12, (), _microgravity__text12_trace, None, ()),
+    Step('text', _microgravity__text13, (), _microgravity__text13_trace, None, ()),
+    Step('text', _microgravity__text14, (), _microgravity__text14_trace, None, ()),
+    Step('text', _microgravity__text15, (), _microgravity__text15_trace, None, ()),
 )
 """Microgravity (17.10).
 
@@ -5401,6 +6080,7 @@ _spacesuit__mod1: Final = ModSpec(
     condition='',
     label='spacesuit',
 )
+_spacesuit__mod1_trace: Final = TraceSpec('spacesuit', '17.11', 'DEX -2', (), ())
 _spacesuit__mod2: Final = ModSpec(
     key='spacesuit#3',
     rule='spacesuit',
@@ -5414,6 +6094,7 @@ _spacesuit__mod2: Final = ModSpec(
     condition='',
     label='spacesuit',
 )
+_spacesuit__mod2_trace: Final = TraceSpec('spacesuit', '17.11', 'MOV -2', (), ())
 _spacesuit__mod3: Final = ModSpec(
     key='spacesuit#4',
     rule='spacesuit',
@@ -5427,6 +6108,7 @@ _spacesuit__mod3: Final = ModSpec(
     condition='',
     label=None,
 )
+_spacesuit__mod3_trace: Final = TraceSpec('spacesuit', '17.11', 'MOV min 1', (), ())
 _spacesuit__text1: Final = TextSpec(
     key='spacesuit#5',
     rule='spacesuit',
@@ -5435,6 +6117,13 @@ _spacesuit__text1: Final = TextSpec(
     text='wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both',
     quote=None,
     condition='',
+)
+_spacesuit__text1_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'cannot wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both',
+    (),
+    (),
 )
 _spacesuit__text2: Final = TextSpec(
     key='spacesuit#6',
@@ -5445,6 +6134,13 @@ _spacesuit__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_spacesuit__text2_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'note: To fight in vacuum or a hostile atmosphere one must wear a spacesuit.',
+    (),
+    (),
+)
 _spacesuit__text3: Final = TextSpec(
     key='spacesuit#7',
     rule='spacesuit',
@@ -5454,12 +6150,26 @@ _spacesuit__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_spacesuit__text3_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'note: A typical spacesuit has R1 shielding built in and stops a total of 2 hits of damage.',
+    (),
+    (),
+)
 _spacesuit__derive1: Final = DeriveSpec(
     key='spacesuit#8.1',
     rule='spacesuit',
     source='17.11',
     name='leak_damage',
     condition='when leak_turns > 0',
+)
+_spacesuit__derive1_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'derive leak_damage',
+    ('when leak_turns > 0',),
+    (('leak_turns',),),
 )
 _spacesuit__text4: Final = TextSpec(
     key='spacesuit#10',
@@ -5470,6 +6180,13 @@ _spacesuit__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_spacesuit__text4_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'note: If any hit penetrates the spacesuit a leak occurs. One must spend all of the next turn patching one leak or take the leak damage.',
+    (),
+    (),
+)
 _spacesuit__text5: Final = TextSpec(
     key='spacesuit#11',
     rule='spacesuit',
@@ -5478,6 +6195,13 @@ _spacesuit__text5: Final = TextSpec(
     text='No matter how many leaks there are, one always takes the same damage.',
     quote=None,
     condition='',
+)
+_spacesuit__text5_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'note: No matter how many leaks there are, one always takes the same damage.',
+    (),
+    (),
 )
 _spacesuit__text6: Final = TextSpec(
     key='spacesuit#12',
@@ -5488,6 +6212,13 @@ _spacesuit__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_spacesuit__text6_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'note: Hostile environments, such as poisonous or poisoned atmospheres, differ only in the damage produced; the players decide what it is.',
+    (),
+    (),
+)
 _spacesuit__text7: Final = TextSpec(
     key='spacesuit#13',
     rule='spacesuit',
@@ -5496,6 +6227,13 @@ _spacesuit__text7: Final = TextSpec(
     text='"taken" is read as "takes".',
     quote='No matter how many leaks there are one always taken the same damage.',
     condition='',
+)
+_spacesuit__text7_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'erratum: "taken" is read as "takes".',
+    (),
+    (),
 )
 _spacesuit__text8: Final = TextSpec(
     key='spacesuit#14',
@@ -5506,20 +6244,27 @@ _spacesuit__text8: Final = TextSpec(
     quote='The spacesuit produces a -2 DEX and a -2 MOV.',
     condition='',
 )
+_spacesuit__text8_trace: Final = TraceSpec(
+    'spacesuit',
+    '17.11',
+    'erratum: "Minimum MOV is always 1" (17.3) is read as the section\'s general rule, so the suit leaves at least MOV 1.',
+    (),
+    (),
+)
 
 _rule_spacesuit: Final[tuple[Step, ...]] = (
-    Step('mod', _spacesuit__mod1, (), TraceSpec('spacesuit', '17.11', 'DEX -2', (), ()), -2, ()),
-    Step('mod', _spacesuit__mod2, (), TraceSpec('spacesuit', '17.11', 'MOV -2', (), ()), -2, ()),
-    Step('mod', _spacesuit__mod3, (), TraceSpec('spacesuit', '17.11', 'MOV min 1', (), ()), 1, ()),
-    Step('text', _spacesuit__text1, (), TraceSpec('spacesuit', '17.11', 'cannot wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both', (), ()), None, ()),
-    Step('text', _spacesuit__text2, (), TraceSpec('spacesuit', '17.11', 'note: To fight in vacuum or a hostile atmosphere one must wear a spacesuit.', (), ()), None, ()),
-    Step('text', _spacesuit__text3, (), TraceSpec('spacesuit', '17.11', 'note: A typical spacesuit has R1 shielding built in and stops a total of 2 hits of damage.', (), ()), None, ()),
-    Step('derive', _spacesuit__derive1, (lambda s: s.v['leak_turns'] > 0,), TraceSpec('spacesuit', '17.11', 'derive leak_damage', ('when leak_turns > 0',), (('leak_turns',),)), lambda s: Dice.pool(int(s.v['leak_turns']), 6), (('leak_turns', 0),)),
-    Step('text', _spacesuit__text4, (), TraceSpec('spacesuit', '17.11', 'note: If any hit penetrates the spacesuit a leak occurs. One must spend all of the next turn patching one leak or take the leak damage.', (), ()), None, ()),
-    Step('text', _spacesuit__text5, (), TraceSpec('spacesuit', '17.11', 'note: No matter how many leaks there are, one always takes the same damage.', (), ()), None, ()),
-    Step('text', _spacesuit__text6, (), TraceSpec('spacesuit', '17.11', 'note: Hostile environments, such as poisonous or poisoned atmospheres, differ only in the damage produced; the players decide what it is.', (), ()), None, ()),
-    Step('text', _spacesuit__text7, (), TraceSpec('spacesuit', '17.11', 'erratum: "taken" is read as "takes".', (), ()), None, ()),
-    Step('text', _spacesuit__text8, (), TraceSpec('spacesuit', '17.11', 'erratum: "Minimum MOV is always 1" (17.3) is read as the section\'s general rule, so the suit leaves at least MOV 1.', (), ()), None, ()),
+    Step('mod', _spacesuit__mod1, (), _spacesuit__mod1_trace, -2, ()),
+    Step('mod', _spacesuit__mod2, (), _spacesuit__mod2_trace, -2, ()),
+    Step('mod', _spacesuit__mod3, (), _spacesuit__mod3_trace, 1, ()),
+    Step('text', _spacesuit__text1, (), _spacesuit__text1_trace, None, ()),
+    Step('text', _spacesuit__text2, (), _spacesuit__text2_trace, None, ()),
+    Step('text', _spacesuit__text3, (), _spacesuit__text3_trace, None, ()),
+    Step('derive', _spacesuit__derive1, (lambda s: s.v['leak_turns'] > 0,), _spacesuit__derive1_trace, lambda s: Dice.pool(int(s.v['leak_turns']), 6), (('leak_turns', 0),)),
+    Step('text', _spacesuit__text4, (), _spacesuit__text4_trace, None, ()),
+    Step('text', _spacesuit__text5, (), _spacesuit__text5_trace, None, ()),
+    Step('text', _spacesuit__text6, (), _spacesuit__text6_trace, None, ()),
+    Step('text', _spacesuit__text7, (), _spacesuit__text7_trace, None, ()),
+    Step('text', _spacesuit__text8, (), _spacesuit__text8_trace, None, ()),
 )
 """Vacuum or Hostile Atmospheres: spacesuit (17.11).
 
@@ -5582,6 +6327,841 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+
+
+# rule broken_ground, written out
+
+_broken_ground__said3: Final = note_of(_broken_ground__text1)
+_broken_ground__said4: Final = note_of(_broken_ground__text2)
+_broken_ground__said5: Final = note_of(_broken_ground__text3)
+_broken_ground__unread1: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`acrobatics` had no effect: it is read only when moved > MOV / 2',
+    kind='input',
+)
+
+
+def _resolve_broken_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Broken Ground: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d1 = 0
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d1 = 1
+    else:
+        d1 = -1
+    value = v['DEX']
+    trace.append(TraceEntry(_broken_ground__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 2
+        modifiers.append(Modifier(_broken_ground__mod1, -2, 'applied', None))
+    e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    e['MOV'] = v['MOV']
+    rolls: list[Roll] = []
+    d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
+    trace.append(TraceEntry(_broken_ground__roll1_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_broken_ground[1]))
+    notes: list[Note] = [_broken_ground__said3, _broken_ground__said4, _broken_ground__said5]
+    if 'acrobatics' in given and d2 == 0:
+        notes.append(_broken_ground__unread1)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('broken_ground',),
+        inputs={
+            'DEX': v['DEX'],
+            'MOV': v['MOV'],
+            'moved': v['moved'],
+            'weapon': v['weapon'],
+            'acrobatics': v['acrobatics'],
+        },
+        stats={'DEX': e['DEX'], 'MOV': e['MOV']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule mud, written out
+
+_mud__said3: Final = note_of(_broken_ground__text1)
+_mud__said4: Final = note_of(_broken_ground__text2)
+_mud__said5: Final = note_of(_broken_ground__text3)
+_mud__said9: Final = note_of(_mud__text1)
+_mud__said10: Final = note_of(_mud__text2)
+_mud__unread1: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`acrobatics` had no effect: it is read only when moved > MOV / 2',
+    kind='input',
+)
+
+
+def _resolve_mud(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Mud: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d1 = 0
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d1 = 1
+    else:
+        d1 = -1
+    value = v['DEX']
+    trace.append(TraceEntry(_broken_ground__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 2
+        modifiers.append(Modifier(_broken_ground__mod1, -2, 'applied', None))
+    e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d6 = -1 if v['ground_depth'] == 'ankle' else 0
+    d7 = -1 if v['ground_depth'] == 'knee' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_mud__mod1_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_mud__mod1, 2))
+    trace.append(TraceEntry(_mud__mod2_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_mud__mod2, 4))
+    trace.append(TraceEntry(_mud__mod3_trace, -1, v, e))
+    held.append((_mud__mod3, 1))
+    e['MOV'] = settle_held(_BOOK, 'MOV', v['MOV'], held, modifiers)
+    rolls: list[Roll] = []
+    d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
+    trace.append(TraceEntry(_broken_ground__roll1_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_broken_ground[1]))
+    notes: list[Note] = [_mud__said3, _mud__said4, _mud__said5, _mud__said9, _mud__said10]
+    if 'acrobatics' in given and d2 == 0:
+        notes.append(_mud__unread1)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('mud',),
+        inputs={
+            'DEX': v['DEX'],
+            'MOV': v['MOV'],
+            'moved': v['moved'],
+            'weapon': v['weapon'],
+            'acrobatics': v['acrobatics'],
+            'ground_depth': v['ground_depth'],
+        },
+        stats={'DEX': e['DEX'], 'MOV': e['MOV']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule snow, written out
+
+_snow__said3: Final = note_of(_broken_ground__text1)
+_snow__said4: Final = note_of(_broken_ground__text2)
+_snow__said5: Final = note_of(_broken_ground__text3)
+_snow__unread1: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`acrobatics` had no effect: it is read only when moved > MOV / 2',
+    kind='input',
+)
+
+
+def _resolve_snow(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Snow: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d1 = 0
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d1 = 1
+    else:
+        d1 = -1
+    value = v['DEX']
+    trace.append(TraceEntry(_broken_ground__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 2
+        modifiers.append(Modifier(_broken_ground__mod1, -2, 'applied', None))
+    e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d6 = -1 if v['ground_depth'] == 'ankle' else 0
+    d7 = -1 if v['ground_depth'] == 'knee' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_snow__mod1_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_snow__mod1, -4))
+    trace.append(TraceEntry(_snow__mod2_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_snow__mod2, -8))
+    trace.append(TraceEntry(_snow__mod3_trace, -1, v, e))
+    held.append((_snow__mod3, 1))
+    e['MOV'] = settle_held(_BOOK, 'MOV', v['MOV'], held, modifiers)
+    rolls: list[Roll] = []
+    d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
+    trace.append(TraceEntry(_broken_ground__roll1_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_broken_ground[1]))
+    notes: list[Note] = [_snow__said3, _snow__said4, _snow__said5]
+    if 'acrobatics' in given and d2 == 0:
+        notes.append(_snow__unread1)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('snow',),
+        inputs={
+            'DEX': v['DEX'],
+            'MOV': v['MOV'],
+            'moved': v['moved'],
+            'weapon': v['weapon'],
+            'acrobatics': v['acrobatics'],
+            'ground_depth': v['ground_depth'],
+        },
+        stats={'DEX': e['DEX'], 'MOV': e['MOV']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule smoke, written out
+
+_smoke__said6: Final = note_of(_smoke__text1)
+_smoke__said7: Final = note_of(_smoke__text2)
+_smoke__said8: Final = note_of(_smoke__text3)
+_smoke__unread1: Final = Note(
+    'smoke',
+    '17.4',
+    '`weapon` had no effect: it is read only when smoke_hexes > 0',
+    kind='input',
+)
+_smoke__unread2: Final = Note(
+    'smoke',
+    '17.4',
+    '`anti_laser` had no effect: it is read only when smoke_hexes > 0; when weapon == laser',
+    kind='input',
+)
+
+
+def _resolve_smoke(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Smoke, Fog, and Dense Atmospheres: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d5 = -1 if v['in_smoke'] and not v['gas_mask'] else 0
+    value = v['DEX']
+    trace.append(TraceEntry(_smoke__mod4_trace, d5, v, e))
+    if d5 < 0:
+        value -= 2
+        modifiers.append((4, Modifier(_smoke__mod4, -2, 'applied', None)))
+    e['DEX'] = value if type(value) is int else added_total(value, 'int', d5 < 0)
+    if v['to_hit'] is None:
+        v['to_hit'] = whole(e['DEX'])
+    d1 = -1 if v['smoke_hexes'] > 0 else 0
+    value = v['to_hit']
+    trace.append(TraceEntry(_smoke__mod1_trace, d1, v, e))
+    if d1 < 0:
+        amount = -1 * v['smoke_hexes']
+        value += amount
+        modifiers.append((0, Modifier(_smoke__mod1, whole(amount), 'applied', None)))
+    e['to_hit'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    if not v['smoke_hexes'] > 0:
+        d3 = 0
+    elif v['weapon'] != 'laser':
+        d3 = 1
+    else:
+        d3 = -1
+    if not v['smoke_hexes'] > 0:
+        d4 = 0
+    elif v['weapon'] != 'laser':
+        d4 = 1
+    elif not v['anti_laser']:
+        d4 = 2
+    else:
+        d4 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_smoke__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_smoke__mod2, -1 * v['smoke_hexes']))
+        where.append(2)
+    trace.append(TraceEntry(_smoke__mod3_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_smoke__mod3, -1))
+        where.append(3)
+    e['laser_damage'] = settle_held(_BOOK, 'laser_damage', v['laser_damage'], held, modifiers, where)
+    rolls: list[Roll] = []
+    d2 = -1 if v['smoke_hexes'] > 0 else 0
+    trace.append(TraceEntry(_smoke__roll1_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_smoke[1]))
+    notes: list[Note] = [_smoke__said6, _smoke__said7, _smoke__said8]
+    if 'weapon' in given and d3 == 0 and d4 == 0:
+        notes.append(_smoke__unread1)
+    if 'anti_laser' in given and 0 <= d4 < 2:
+        notes.append(_smoke__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('smoke',),
+        inputs={
+            'DEX': v['DEX'],
+            'to_hit': v['to_hit'],
+            'laser_damage': v['laser_damage'],
+            'weapon': v['weapon'],
+            'smoke_hexes': v['smoke_hexes'],
+            'in_smoke': v['in_smoke'],
+            'gas_mask': v['gas_mask'],
+            'anti_laser': v['anti_laser'],
+        },
+        stats={'DEX': e['DEX'], 'to_hit': e['to_hit'], 'laser_damage': e['laser_damage']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule darkness, written out
+
+_darkness__said5: Final = note_of(_darkness__text1)
+_darkness__said6: Final = note_of(_darkness__text2)
+_darkness__said7: Final = note_of(_darkness__text3)
+_darkness__unread1: Final = Note(
+    'darkness',
+    '17.5',
+    '`moved` had no effect: it is read only unless lit',
+    kind='input',
+)
+_darkness__unread2: Final = Note(
+    'darkness',
+    '17.5',
+    '`weapon` had no effect: it is read only unless lit',
+    kind='input',
+)
+
+
+def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Complete Darkness: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if not v['lit'] else 0
+    value = v['DEX']
+    trace.append(TraceEntry(_darkness__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 8
+        modifiers.append(Modifier(_darkness__mod1, -8, 'applied', None))
+    e['DEX'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    if v['to_hit'] is None:
+        v['to_hit'] = whole(e['DEX'])
+    if v['lit']:
+        d3 = 0
+    elif v['weapon'] not in ('missile', 'thrown', 'laser'):
+        d3 = 1
+    else:
+        d3 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_darkness__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_darkness__mod2, 5))
+    e['to_hit'] = settle_held(_BOOK, 'to_hit', v['to_hit'], held, modifiers)
+    e['MOV'] = v['MOV']
+    rolls: list[Roll] = []
+    if v['lit']:
+        d2 = 0
+    elif not v['moved'] * 2 > e['MOV']:
+        d2 = 1
+    else:
+        d2 = -1
+    if v['lit']:
+        d4 = 0
+    elif v['weapon'] not in ('missile', 'thrown', 'laser'):
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_darkness__roll1_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_darkness[1]))
+    trace.append(TraceEntry(_darkness__roll2_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_darkness[3]))
+    notes: list[Note] = [_darkness__said5, _darkness__said6, _darkness__said7]
+    if 'moved' in given and d2 == 0:
+        notes.append(_darkness__unread1)
+    if 'weapon' in given and d3 == 0 and d4 == 0:
+        notes.append(_darkness__unread2)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('darkness',),
+        inputs={
+            'DEX': v['DEX'],
+            'to_hit': v['to_hit'],
+            'MOV': v['MOV'],
+            'moved': v['moved'],
+            'weapon': v['weapon'],
+            'lit': v['lit'],
+        },
+        stats={'DEX': e['DEX'], 'to_hit': e['to_hit'], 'MOV': e['MOV']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule ice, written out
+
+_ice__said2: Final = note_of(_ice__text1)
+_ice__unread1: Final = Note(
+    'ice',
+    '17.6',
+    '`moved` had no effect: it is read only unless stance in {prone, kneeling, crawling}',
+    kind='input',
+)
+
+
+def _resolve_ice(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Ice: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    e['DEX'] = v['DEX']
+    rolls: list[Roll] = []
+    d1 = -1 if v['stance'] not in ('prone', 'kneeling', 'crawling') else 0
+    trace.append(TraceEntry(_ice__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_ice[0]))
+    notes: list[Note] = [_ice__said2]
+    if 'moved' in given and d1 == 0:
+        notes.append(_ice__unread1)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('ice',),
+        inputs={'DEX': v['DEX'], 'moved': v['moved'], 'stance': v['stance']},
+        stats={'DEX': e['DEX']},
+        derived={},
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule wall_cover, written out
+
+_wall_cover__said2: Final = restriction_of(_wall_cover__text1)
+_wall_cover__said3: Final = restriction_of(_wall_cover__text2)
+_wall_cover__said4: Final = restriction_of(_wall_cover__text3)
+_wall_cover__said5: Final = note_of(_wall_cover__text4)
+_wall_cover__said7: Final = note_of(_wall_cover__text5)
+_wall_cover__said8: Final = note_of(_wall_cover__text6)
+_wall_cover__said9: Final = note_of(_wall_cover__text7)
+
+
+def _resolve_wall_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Walls: cover: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['DEX'] = v['DEX']
+    if v['to_hit'] is None:
+        v['to_hit'] = whole(e['DEX'])
+    d6 = -1 if v['throwing_grenade'] else 0
+    value = v['to_hit']
+    trace.append(TraceEntry(_wall_cover__mod1_trace, d6, v, e))
+    if d6 < 0:
+        value -= 8
+        modifiers.append(Modifier(_wall_cover__mod1, -8, 'applied', None))
+    e['to_hit'] = value if type(value) is int else added_total(value, 'int', d6 < 0)
+    trace.append(TraceEntry(_wall_cover__derive1_trace, -1, v, e))
+    e['protected'] = derived['protected'] = whole(not v['firing_over'] and ((v['wall'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['wall'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['wall'] == 'two_meters' and v['attacker_distance'] > 1) or v['wall'] == 'over_two_meters'))
+    d2 = -1 if v['wall'] == 'one_meter' and v['stance'] == 'prone' else 0
+    d3 = -1 if v['wall'] == 'two_meters' and v['stance'] != 'standing' else 0
+    d4 = -1 if v['wall'] == 'over_two_meters' else 0
+    d5 = -1 if v['firing_over'] else 0
+    trace.append(TraceEntry(_wall_cover__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_wall_cover__text2_trace, d3, v, e))
+    trace.append(TraceEntry(_wall_cover__text3_trace, d4, v, e))
+    trace.append(TraceEntry(_wall_cover__text4_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_wall_cover__said2)
+    if d3 < 0:
+        restrictions.append(_wall_cover__said3)
+    if d4 < 0:
+        restrictions.append(_wall_cover__said4)
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_wall_cover__said5)
+    notes.append(_wall_cover__said7)
+    notes.append(_wall_cover__said8)
+    notes.append(_wall_cover__said9)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('wall_cover',),
+        inputs={
+            'DEX': v['DEX'],
+            'to_hit': v['to_hit'],
+            'stance': v['stance'],
+            'wall': v['wall'],
+            'attacker': v['attacker'],
+            'attacker_distance': v['attacker_distance'],
+            'throwing_grenade': v['throwing_grenade'],
+            'firing_over': v['firing_over'],
+        },
+        stats={'DEX': e['DEX'], 'to_hit': e['to_hit']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule wall_crossing, written out
+
+_wall_crossing__said1: Final = restriction_of(_wall_crossing__text1)
+_wall_crossing__said2: Final = restriction_of(_wall_crossing__text2)
+_wall_crossing__said3: Final = restriction_of(_wall_crossing__text3)
+_wall_crossing__said4: Final = note_of(_wall_crossing__text4)
+
+
+def _resolve_wall_crossing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Walls: crossing: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d1 = -1 if v['wall'] == 'one_meter' else 0
+    d2 = -1 if v['wall'] in ('two_meters', 'over_two_meters') else 0
+    d3 = -1 if v['wall'] in ('two_meters', 'over_two_meters') else 0
+    trace.append(TraceEntry(_wall_crossing__text1_trace, d1, v, e))
+    trace.append(TraceEntry(_wall_crossing__text2_trace, d2, v, e))
+    trace.append(TraceEntry(_wall_crossing__text3_trace, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_wall_crossing__said1)
+    if d2 < 0:
+        restrictions.append(_wall_crossing__said2)
+    if d3 < 0:
+        restrictions.append(_wall_crossing__said3)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('wall_crossing',),
+        inputs={'wall': v['wall']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_wall_crossing__said4,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule pits, written out
+
+_pits__said2: Final = restriction_of(_wall_cover__part10__text1)
+_pits__said3: Final = restriction_of(_wall_cover__part10__text2)
+_pits__said4: Final = restriction_of(_wall_cover__part10__text3)
+_pits__said5: Final = note_of(_wall_cover__part10__text4)
+_pits__said7: Final = note_of(_wall_cover__part10__text5)
+_pits__said8: Final = note_of(_wall_cover__part10__text6)
+_pits__said9: Final = note_of(_wall_cover__part10__text7)
+_pits__said10: Final = restriction_of(_pits__text1)
+_pits__said11: Final = note_of(_pits__text2)
+
+
+def _resolve_pits(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Pits and Holes: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['DEX'] = v['DEX']
+    if v['to_hit'] is None:
+        v['to_hit'] = whole(e['DEX'])
+    d6 = -1 if v['throwing_grenade'] else 0
+    value = v['to_hit']
+    trace.append(TraceEntry(_wall_cover__part10__mod1_trace, d6, v, e))
+    if d6 < 0:
+        value -= 8
+        modifiers.append(Modifier(_wall_cover__part10__mod1, -8, 'applied', None))
+    e['to_hit'] = value if type(value) is int else added_total(value, 'int', d6 < 0)
+    trace.append(TraceEntry(_wall_cover__part10__derive1_trace, -1, v, e))
+    e['protected'] = derived['protected'] = whole(not v['firing_over'] and ((v['pit'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['pit'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['pit'] == 'two_meters' and v['attacker_distance'] > 1) or v['pit'] == 'over_two_meters'))
+    d2 = -1 if v['pit'] == 'one_meter' and v['stance'] == 'prone' else 0
+    d3 = -1 if v['pit'] == 'two_meters' and v['stance'] != 'standing' else 0
+    d4 = -1 if v['pit'] == 'over_two_meters' else 0
+    d5 = -1 if v['firing_over'] else 0
+    d10 = -1 if v['pit'] != 'half_meter' else 0
+    trace.append(TraceEntry(_wall_cover__part10__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_wall_cover__part10__text2_trace, d3, v, e))
+    trace.append(TraceEntry(_wall_cover__part10__text3_trace, d4, v, e))
+    trace.append(TraceEntry(_wall_cover__part10__text4_trace, d5, v, e))
+    trace.append(TraceEntry(_pits__text1_trace, d10, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_pits__said2)
+    if d3 < 0:
+        restrictions.append(_pits__said3)
+    if d4 < 0:
+        restrictions.append(_pits__said4)
+    if d10 < 0:
+        restrictions.append(_pits__said10)
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_pits__said5)
+    notes.append(_pits__said7)
+    notes.append(_pits__said8)
+    notes.append(_pits__said9)
+    notes.append(_pits__said11)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('pits',),
+        inputs={
+            'DEX': v['DEX'],
+            'to_hit': v['to_hit'],
+            'stance': v['stance'],
+            'attacker': v['attacker'],
+            'attacker_distance': v['attacker_distance'],
+            'throwing_grenade': v['throwing_grenade'],
+            'firing_over': v['firing_over'],
+            'pit': v['pit'],
+        },
+        stats={'DEX': e['DEX'], 'to_hit': e['to_hit']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule gravity, written out
+
+_gravity__said3: Final = note_of(_gravity__text1)
+_gravity__said4: Final = note_of(_gravity__text2)
+_gravity__said5: Final = note_of(_gravity__text3)
+_gravity__said6: Final = note_of(_gravity__text4)
+_gravity__said7: Final = note_of(_gravity__text5)
+_gravity__said8: Final = note_of(_gravity__text6)
+
+
+def _resolve_gravity(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Changes in Gravity: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_gravity__derive1_trace, -1, v, e))
+    e['load'] = derived['load'] = whole(v['carried'] * v['gravity'] + (v['gravity'] - 1) * 70)
+    trace.append(TraceEntry(_gravity__derive2_trace, -1, v, e))
+    e['jump_width'] = derived['jump_width'] = whole(v['hole'] * v['gravity'])
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('gravity',),
+        inputs={'gravity': v['gravity'], 'carried': v['carried'], 'hole': v['hole']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_gravity__said3, _gravity__said4, _gravity__said5, _gravity__said6, _gravity__said7, _gravity__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule microgravity, written out
+
+_microgravity__said6: Final = note_of(_microgravity__text1)
+_microgravity__said7: Final = note_of(_microgravity__text2)
+_microgravity__said8: Final = note_of(_microgravity__text3)
+_microgravity__said9: Final = note_of(_microgravity__text4)
+_microgravity__said10: Final = note_of(_microgravity__text5)
+_microgravity__said11: Final = note_of(_microgravity__text6)
+_microgravity__said12: Final = note_of(_microgravity__text7)
+_microgravity__said13: Final = note_of(_microgravity__text8)
+_microgravity__said14: Final = note_of(_microgravity__text9)
+_microgravity__said15: Final = note_of(_microgravity__text10)
+_microgravity__said16: Final = note_of(_microgravity__text11)
+_microgravity__said17: Final = note_of(_microgravity__text12)
+_microgravity__said18: Final = note_of(_microgravity__text13)
+_microgravity__said19: Final = note_of(_microgravity__text14)
+_microgravity__said20: Final = note_of(_microgravity__text15)
+_microgravity__unread1: Final = Note(
+    'microgravity',
+    '17.10',
+    '`holding_on` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    kind='input',
+)
+_microgravity__unread2: Final = Note(
+    'microgravity',
+    '17.10',
+    '`astrobatics` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    kind='input',
+)
+_microgravity__unread3: Final = Note(
+    'microgravity',
+    '17.10',
+    '`stance` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    kind='input',
+)
+_microgravity__unread4: Final = Note(
+    'microgravity',
+    '17.10',
+    '`recoil_st` had no effect: it is read only when shots > 0',
+    kind='input',
+)
+
+
+def _resolve_microgravity(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Microgravity: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['DEX'] = v['DEX']
+    if v['to_hit'] is None:
+        v['to_hit'] = whole(e['DEX'])
+    d5 = -1 if v['at_tether'] and v['weapon'] in ('thrown', 'missile', 'laser') else 0
+    value = v['to_hit']
+    trace.append(TraceEntry(_microgravity__mod1_trace, d5, v, e))
+    if d5 < 0:
+        value -= 8
+        modifiers.append(Modifier(_microgravity__mod1, -8, 'applied', None))
+    e['to_hit'] = value if type(value) is int else added_total(value, 'int', d5 < 0)
+    e['STR'] = v['STR']
+    d2 = -1 if v['shots'] > 0 else 0
+    trace.append(TraceEntry(_microgravity__derive1_trace, d2, v, e))
+    if d2 < 0:
+        e['float_speed'] = derived['float_speed'] = whole(v['shots'] * s.lookup('recoil_push', (v['recoil_st'],), 'speed'))
+    else:
+        e.wait('float_speed', lambda: whole(v['shots'] * s.lookup('recoil_push', (v['recoil_st'],), 'speed')))
+    trace.append(TraceEntry(_microgravity__derive2_trace, -1, v, e))
+    e['wall_hits'] = derived['wall_hits'] = whole(round_value(Fraction(v['floating_speed']) / 3, 'down'))
+    trace.append(TraceEntry(_microgravity__derive3_trace, -1, v, e))
+    e['collision_speed'] = derived['collision_speed'] = whole(Fraction(v['floating_speed']) / 2)
+    rolls: list[Roll] = []
+    d1 = -1 if v['running'] or v['fired_recoil'] or v['hit_by_recoil'] or v['moved'] > 3 or v['recovering'] else 0
+    trace.append(TraceEntry(_microgravity__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_microgravity[0]))
+    notes: list[Note] = [_microgravity__said6, _microgravity__said7, _microgravity__said8, _microgravity__said9, _microgravity__said10, _microgravity__said11, _microgravity__said12, _microgravity__said13, _microgravity__said14, _microgravity__said15, _microgravity__said16, _microgravity__said17, _microgravity__said18, _microgravity__said19, _microgravity__said20]
+    if 'holding_on' in given and d1 == 0:
+        notes.append(_microgravity__unread1)
+    if 'astrobatics' in given and d1 == 0:
+        notes.append(_microgravity__unread2)
+    if 'stance' in given and d1 == 0:
+        notes.append(_microgravity__unread3)
+    if 'recoil_st' in given and d2 == 0:
+        notes.append(_microgravity__unread4)
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('microgravity',),
+        inputs={
+            'DEX': v['DEX'],
+            'to_hit': v['to_hit'],
+            'STR': v['STR'],
+            'moved': v['moved'],
+            'running': v['running'],
+            'weapon': v['weapon'],
+            'astrobatics': v['astrobatics'],
+            'stance': v['stance'],
+            'fired_recoil': v['fired_recoil'],
+            'hit_by_recoil': v['hit_by_recoil'],
+            'holding_on': v['holding_on'],
+            'recovering': v['recovering'],
+            'recoil_st': v['recoil_st'],
+            'shots': v['shots'],
+            'floating_speed': v['floating_speed'],
+            'at_tether': v['at_tether'],
+        },
+        stats={'DEX': e['DEX'], 'to_hit': e['to_hit'], 'STR': e['STR']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -5625,6 +7205,19 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
+    straight={
+        'broken_ground': _resolve_broken_ground,
+        'mud': _resolve_mud,
+        'snow': _resolve_snow,
+        'smoke': _resolve_smoke,
+        'darkness': _resolve_darkness,
+        'ice': _resolve_ice,
+        'wall_cover': _resolve_wall_cover,
+        'wall_crossing': _resolve_wall_crossing,
+        'pits': _resolve_pits,
+        'gravity': _resolve_gravity,
+        'microgravity': _resolve_microgravity,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -5660,6 +7253,22 @@ def broken_ground(
     - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and type(MOV) is int and 0 <= MOV <= 30
+        and type(moved) is int and 0 <= moved <= 60
+        and type(weapon) is str and weapon in ('none', 'melee', 'thrown', 'missile', 'laser')
+        and type(acrobatics) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'acrobatics': acrobatics,
+        }
+        return _resolve_broken_ground(values, changed(('acrobatics', acrobatics, False)))
     return resolve_rule(_BOOK, 'broken_ground', (DEX, MOV, moved, weapon, acrobatics))
 
 @inputs_by_name
@@ -5698,6 +7307,24 @@ def mud(
     - MOV / 4 round up (when ground_depth == knee)
     - MOV min 1
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and type(MOV) is int and 0 <= MOV <= 30
+        and type(moved) is int and 0 <= moved <= 60
+        and type(weapon) is str and weapon in ('none', 'melee', 'thrown', 'missile', 'laser')
+        and type(acrobatics) is bool
+        and type(ground_depth) is str and ground_depth in ('ankle', 'knee')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'acrobatics': acrobatics,
+            'ground_depth': ground_depth,
+        }
+        return _resolve_mud(values, changed(('acrobatics', acrobatics, False)))
     return resolve_rule(_BOOK, 'mud', (DEX, MOV, moved, weapon, acrobatics, ground_depth))
 
 @inputs_by_name
@@ -5717,6 +7344,24 @@ def snow(
     - MOV -8 (when ground_depth == knee)
     - MOV min 1
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and type(MOV) is int and 0 <= MOV <= 30
+        and type(moved) is int and 0 <= moved <= 60
+        and type(weapon) is str and weapon in ('none', 'melee', 'thrown', 'missile', 'laser')
+        and type(acrobatics) is bool
+        and type(ground_depth) is str and ground_depth in ('ankle', 'knee')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'acrobatics': acrobatics,
+            'ground_depth': ground_depth,
+        }
+        return _resolve_snow(values, changed(('acrobatics', acrobatics, False)))
     return resolve_rule(_BOOK, 'snow', (DEX, MOV, moved, weapon, acrobatics, ground_depth))
 
 @inputs_by_name
@@ -5762,6 +7407,24 @@ def darkness(
     - to_hit = 5 (unless lit; when weapon in {missile, thrown, laser})
     - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and (to_hit is None or (type(to_hit) is int and 0 <= to_hit <= 30))
+        and type(MOV) is int and 0 <= MOV <= 30
+        and type(moved) is int and 0 <= moved <= 60
+        and type(weapon) is str and weapon in ('none', 'melee', 'thrown', 'missile', 'laser')
+        and type(lit) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'to_hit': to_hit,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'lit': lit,
+        }
+        return _resolve_darkness(values, changed(('moved', moved, 0), ('weapon', weapon, 'none')))
     return resolve_rule(_BOOK, 'darkness', (DEX, to_hit, MOV, moved, weapon, lit))
 
 @inputs_by_name
@@ -5775,6 +7438,13 @@ def ice(
 
     - roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and type(moved) is int and 0 <= moved <= 60
+        and type(stance) is str and stance in ('standing', 'kneeling', 'prone', 'crawling')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'DEX': DEX, 'moved': moved, 'stance': stance}
+        return _resolve_ice(values, changed(('moved', moved, 0)))
     return resolve_rule(_BOOK, 'ice', (DEX, moved, stance))
 
 @inputs_by_name
@@ -5797,6 +7467,28 @@ def wall_cover(
     - cannot fire over the wall (when wall == over_two_meters)
     - to_hit -8 (when throwing_grenade)
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and (to_hit is None or (type(to_hit) is int and 0 <= to_hit <= 30))
+        and type(stance) is str and stance in ('standing', 'kneeling', 'prone', 'crawling')
+        and type(wall) is str and wall in ('half_meter', 'one_meter', 'two_meters', 'over_two_meters')
+        and type(attacker) is str and attacker in ('standing', 'kneeling', 'prone', 'crawling')
+        and type(attacker_distance) is int and 1 <= attacker_distance <= 99
+        and type(throwing_grenade) is bool
+        and type(firing_over) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'to_hit': to_hit,
+            'stance': stance,
+            'wall': wall,
+            'attacker': attacker,
+            'attacker_distance': attacker_distance,
+            'throwing_grenade': throwing_grenade,
+            'firing_over': firing_over,
+        }
+        return _resolve_wall_cover(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'wall_cover',
@@ -5814,6 +7506,11 @@ def wall_crossing(
     - cannot move over the wall (when wall in {two_meters, over_two_meters})
     - cannot jump over the wall (when wall in {two_meters, over_two_meters})
     """
+    if (
+        type(wall) is str and wall in ('half_meter', 'one_meter', 'two_meters', 'over_two_meters')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'wall': wall}
+        return _resolve_wall_crossing(values, _NOTHING)
     return resolve_rule(_BOOK, 'wall_crossing', (wall,))
 
 @inputs_by_name
@@ -5833,6 +7530,28 @@ def pits(
     - as wall_cover with wall=pit
     - cannot walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and (to_hit is None or (type(to_hit) is int and 0 <= to_hit <= 30))
+        and type(stance) is str and stance in ('standing', 'kneeling', 'prone', 'crawling')
+        and type(attacker) is str and attacker in ('standing', 'kneeling', 'prone', 'crawling')
+        and type(attacker_distance) is int and 1 <= attacker_distance <= 99
+        and type(throwing_grenade) is bool
+        and type(firing_over) is bool
+        and type(pit) is str and pit in ('half_meter', 'one_meter', 'two_meters', 'over_two_meters')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'to_hit': to_hit,
+            'stance': stance,
+            'attacker': attacker,
+            'attacker_distance': attacker_distance,
+            'throwing_grenade': throwing_grenade,
+            'firing_over': firing_over,
+            'pit': pit,
+        }
+        return _resolve_pits(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'pits',

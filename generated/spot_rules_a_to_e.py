@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,93 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2325,12 +2415,26 @@ def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ..
     trace = step.trace
     if trace is None or not texts:
         return trace
+    return within(trace, texts, names)
+
+
+def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
+    """A trace spec with the clauses (as written, and the names each reads) of the `as`
+    statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
 
 
 def _text_result(spec: TextSpec) -> Restriction | Note:
-    if spec.kind == "cannot":
-        return Restriction(spec.rule, spec.source, spec.text)
+    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
+
+
+def restriction_of(spec: TextSpec) -> Restriction:
+    """What a `cannot` says when its conditions hold."""
+    return Restriction(spec.rule, spec.source, spec.text)
+
+
+def note_of(spec: TextSpec) -> Note:
+    """What a note or an erratum says when its conditions hold."""
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
@@ -2865,6 +2969,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -4359,6 +4466,13 @@ _skill_roll__mod1: Final = ModSpec(
     condition='when easy',
     label='Easy: double the rating',
 )
+_skill_roll__mod1_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is easy',
+    ('when easy',),
+    (('easy',),),
+)
 _skill_roll__mod2: Final = ModSpec(
     key='skill_roll#3.1',
     rule='skill_roll',
@@ -4371,6 +4485,13 @@ _skill_roll__mod2: Final = ModSpec(
     rounding=None,
     condition='when difficult',
     label='Difficult: half the rating, round up',
+)
+_skill_roll__mod2_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is difficult',
+    ('when difficult',),
+    (('difficult',),),
 )
 _skill_roll__mod3: Final = ModSpec(
     key='skill_roll#4.1',
@@ -4385,6 +4506,13 @@ _skill_roll__mod3: Final = ModSpec(
     condition='when at_one_fifth',
     label='1/5 of the rating, round up',
 )
+_skill_roll__mod3_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is one_fifth',
+    ('when at_one_fifth',),
+    (('at_one_fifth',),),
+)
 _skill_roll__mod4: Final = ModSpec(
     key='skill_roll#5.1',
     rule='skill_roll',
@@ -4397,6 +4525,13 @@ _skill_roll__mod4: Final = ModSpec(
     rounding=None,
     condition='when impossible',
     label=None,
+)
+_skill_roll__mod4_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'skill is impossible',
+    ('when impossible',),
+    (('impossible',),),
 )
 _skill_roll__roll1: Final = RollSpec(
     key='skill_roll#6',
@@ -4416,6 +4551,13 @@ _skill_roll__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_skill_roll__roll1_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'roll skill_check',
+    (),
+    (),
+)
 _skill_roll__text1: Final = TextSpec(
     key='skill_roll#7',
     rule='skill_roll',
@@ -4424,6 +4566,13 @@ _skill_roll__text1: Final = TextSpec(
     text='Easy doubles a skill rating; Difficult halves it, rounding up; an Easy and a Difficult modifier cancel one another.',
     quote=None,
     condition='',
+)
+_skill_roll__text1_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'note: Easy doubles a skill rating; Difficult halves it, rounding up; an Easy and a Difficult modifier cancel one another.',
+    (),
+    (),
 )
 _skill_roll__text2: Final = TextSpec(
     key='skill_roll#8',
@@ -4434,15 +4583,22 @@ _skill_roll__text2: Final = TextSpec(
     quote='Missile weapon attacks are at 1/5 skill rating',
     condition='',
 )
+_skill_roll__text2_trace: Final = TraceSpec(
+    'skill_roll',
+    '7 (system conventions)',
+    'erratum: The chapter uses a 1/5 grade (Range Track) but never says how it combines with the others. Encoded as two steps harder than normal, rounded up as Difficult is: an Easy grade brings it back to Difficult, and two Difficult grades together give 1/5.',
+    (),
+    (),
+)
 
 _rule_skill_roll: Final[tuple[Step, ...]] = (
-    Step('mod', _skill_roll__mod1, (lambda s: s.v['easy'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is easy', ('when easy',), (('easy',),)), 'easy', (('easy', 0),)),
-    Step('mod', _skill_roll__mod2, (lambda s: s.v['difficult'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is difficult', ('when difficult',), (('difficult',),)), 'difficult', (('difficult', 0),)),
-    Step('mod', _skill_roll__mod3, (lambda s: s.v['at_one_fifth'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is one_fifth', ('when at_one_fifth',), (('at_one_fifth',),)), 'one_fifth', (('at_one_fifth', 0),)),
-    Step('mod', _skill_roll__mod4, (lambda s: s.v['impossible'],), TraceSpec('skill_roll', '7 (system conventions)', 'skill is impossible', ('when impossible',), (('impossible',),)), 'impossible', (('impossible', 0),)),
-    Step('roll', _skill_roll__roll1, (), TraceSpec('skill_roll', '7 (system conventions)', 'roll skill_check', (), ()), (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
-    Step('text', _skill_roll__text1, (), TraceSpec('skill_roll', '7 (system conventions)', 'note: Easy doubles a skill rating; Difficult halves it, rounding up; an Easy and a Difficult modifier cancel one another.', (), ()), None, ()),
-    Step('text', _skill_roll__text2, (), TraceSpec('skill_roll', '7 (system conventions)', 'erratum: The chapter uses a 1/5 grade (Range Track) but never says how it combines with the others. Encoded as two steps harder than normal, rounded up as Difficult is: an Easy grade brings it back to Difficult, and two Difficult grades together give 1/5.', (), ()), None, ()),
+    Step('mod', _skill_roll__mod1, (lambda s: s.v['easy'],), _skill_roll__mod1_trace, 'easy', (('easy', 0),)),
+    Step('mod', _skill_roll__mod2, (lambda s: s.v['difficult'],), _skill_roll__mod2_trace, 'difficult', (('difficult', 0),)),
+    Step('mod', _skill_roll__mod3, (lambda s: s.v['at_one_fifth'],), _skill_roll__mod3_trace, 'one_fifth', (('at_one_fifth', 0),)),
+    Step('mod', _skill_roll__mod4, (lambda s: s.v['impossible'],), _skill_roll__mod4_trace, 'impossible', (('impossible', 0),)),
+    Step('roll', _skill_roll__roll1, (), _skill_roll__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
+    Step('text', _skill_roll__text1, (), _skill_roll__text1_trace, None, ()),
+    Step('text', _skill_roll__text2, (), _skill_roll__text2_trace, None, ()),
 )
 """Skill rolls (7 (system conventions)).
 
@@ -4473,6 +4629,13 @@ _characteristic_roll__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll1_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll str_roll',
+    (),
+    (),
+)
 _characteristic_roll__roll2: Final = RollSpec(
     key='characteristic_roll#3',
     rule='characteristic_roll',
@@ -4490,6 +4653,13 @@ _characteristic_roll__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll2_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll con_roll',
+    (),
+    (),
 )
 _characteristic_roll__roll3: Final = RollSpec(
     key='characteristic_roll#4',
@@ -4509,6 +4679,13 @@ _characteristic_roll__roll3: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll3_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll int_roll',
+    (),
+    (),
+)
 _characteristic_roll__roll4: Final = RollSpec(
     key='characteristic_roll#5',
     rule='characteristic_roll',
@@ -4526,6 +4703,13 @@ _characteristic_roll__roll4: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll4_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll pow_roll',
+    (),
+    (),
 )
 _characteristic_roll__roll5: Final = RollSpec(
     key='characteristic_roll#6',
@@ -4545,6 +4729,13 @@ _characteristic_roll__roll5: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll5_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll dex_roll',
+    (),
+    (),
+)
 _characteristic_roll__roll6: Final = RollSpec(
     key='characteristic_roll#7',
     rule='characteristic_roll',
@@ -4562,6 +4753,13 @@ _characteristic_roll__roll6: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll6_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll cha_roll',
+    (),
+    (),
 )
 _characteristic_roll__roll7: Final = RollSpec(
     key='characteristic_roll#8',
@@ -4581,6 +4779,13 @@ _characteristic_roll__roll7: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll7_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll stamina_roll',
+    (),
+    (),
+)
 _characteristic_roll__roll8: Final = RollSpec(
     key='characteristic_roll#9',
     rule='characteristic_roll',
@@ -4598,6 +4803,13 @@ _characteristic_roll__roll8: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll8_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll agility_roll',
+    (),
+    (),
 )
 _characteristic_roll__roll9: Final = RollSpec(
     key='characteristic_roll#10',
@@ -4617,6 +4829,13 @@ _characteristic_roll__roll9: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll9_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll idea_roll',
+    (),
+    (),
+)
 _characteristic_roll__roll10: Final = RollSpec(
     key='characteristic_roll#11',
     rule='characteristic_roll',
@@ -4635,6 +4854,13 @@ _characteristic_roll__roll10: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll10_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'roll luck_roll',
+    (),
+    (),
+)
 _characteristic_roll__text1: Final = TextSpec(
     key='characteristic_roll#12',
     rule='characteristic_roll',
@@ -4644,19 +4870,26 @@ _characteristic_roll__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_characteristic_roll__text1_trace: Final = TraceSpec(
+    'characteristic_roll',
+    '7 (system conventions)',
+    'note: A characteristic roll is d100 against the characteristic times a multiplier: Stamina is CON x 5, Agility DEX x 5, Idea INT x 5, Luck POW x 5. An Easy Stamina roll is CON x 10 (Choking, Drowning, and Asphyxiation).',
+    (),
+    (),
+)
 
 _rule_characteristic_roll: Final[tuple[Step, ...]] = (
-    Step('roll', _characteristic_roll__roll1, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll str_roll', (), ()), (lambda s: (s.v['STR'] * s.v['multiplier'], 0, None, 0), ()), (('STR', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll2, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll con_roll', (), ()), (lambda s: (s.v['CON'] * s.v['multiplier'], 0, None, 0), ()), (('CON', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll3, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll int_roll', (), ()), (lambda s: (s.v['INT'] * s.v['multiplier'], 0, None, 0), ()), (('INT', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll4, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll pow_roll', (), ()), (lambda s: (s.v['POW'] * s.v['multiplier'], 0, None, 0), ()), (('POW', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll5, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll dex_roll', (), ()), (lambda s: (s.v['DEX'] * s.v['multiplier'], 0, None, 0), ()), (('DEX', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll6, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll cha_roll', (), ()), (lambda s: (s.v['CHA'] * s.v['multiplier'], 0, None, 0), ()), (('CHA', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll7, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll stamina_roll', (), ()), (lambda s: (s.e['stamina'], 0, None, 0), ()), ()),
-    Step('roll', _characteristic_roll__roll8, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll agility_roll', (), ()), (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
-    Step('roll', _characteristic_roll__roll9, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll idea_roll', (), ()), (lambda s: (s.e['idea'], 0, None, 0), ()), ()),
-    Step('roll', _characteristic_roll__roll10, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'roll luck_roll', (), ()), (lambda s: (s.e['luck'], 0, None, 0), ()), ()),
-    Step('text', _characteristic_roll__text1, (), TraceSpec('characteristic_roll', '7 (system conventions)', 'note: A characteristic roll is d100 against the characteristic times a multiplier: Stamina is CON x 5, Agility DEX x 5, Idea INT x 5, Luck POW x 5. An Easy Stamina roll is CON x 10 (Choking, Drowning, and Asphyxiation).', (), ()), None, ()),
+    Step('roll', _characteristic_roll__roll1, (), _characteristic_roll__roll1_trace, (lambda s: (s.v['STR'] * s.v['multiplier'], 0, None, 0), ()), (('STR', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll2, (), _characteristic_roll__roll2_trace, (lambda s: (s.v['CON'] * s.v['multiplier'], 0, None, 0), ()), (('CON', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll3, (), _characteristic_roll__roll3_trace, (lambda s: (s.v['INT'] * s.v['multiplier'], 0, None, 0), ()), (('INT', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll4, (), _characteristic_roll__roll4_trace, (lambda s: (s.v['POW'] * s.v['multiplier'], 0, None, 0), ()), (('POW', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll5, (), _characteristic_roll__roll5_trace, (lambda s: (s.v['DEX'] * s.v['multiplier'], 0, None, 0), ()), (('DEX', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll6, (), _characteristic_roll__roll6_trace, (lambda s: (s.v['CHA'] * s.v['multiplier'], 0, None, 0), ()), (('CHA', 0), ('multiplier', 0))),
+    Step('roll', _characteristic_roll__roll7, (), _characteristic_roll__roll7_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), ()),
+    Step('roll', _characteristic_roll__roll8, (), _characteristic_roll__roll8_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
+    Step('roll', _characteristic_roll__roll9, (), _characteristic_roll__roll9_trace, (lambda s: (s.e['idea'], 0, None, 0), ()), ()),
+    Step('roll', _characteristic_roll__roll10, (), _characteristic_roll__roll10_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), ()),
+    Step('text', _characteristic_roll__text1, (), _characteristic_roll__text1_trace, None, ()),
 )
 """Characteristic rolls (7 (system conventions)).
 
@@ -4692,6 +4925,13 @@ _resistance_roll__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_resistance_roll__roll1_trace: Final = TraceSpec(
+    'resistance_roll',
+    '7 (system conventions)',
+    'roll resist',
+    (),
+    (),
+)
 _resistance_roll__text1: Final = TextSpec(
     key='resistance_roll#3',
     rule='resistance_roll',
@@ -4701,10 +4941,17 @@ _resistance_roll__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_resistance_roll__text1_trace: Final = TraceSpec(
+    'resistance_roll',
+    '7 (system conventions)',
+    'note: The active characteristic is matched against the passive one: d100 \u2264 50 + (active \u2212 passive) x 5.',
+    (),
+    (),
+)
 
 _rule_resistance_roll: Final[tuple[Step, ...]] = (
-    Step('roll', _resistance_roll__roll1, (), TraceSpec('resistance_roll', '7 (system conventions)', 'roll resist', (), ()), (lambda s: (s.v['POW'], s.v['opponent_POW']), ()), (('POW', 0), ('opponent_POW', 0))),
-    Step('text', _resistance_roll__text1, (), TraceSpec('resistance_roll', '7 (system conventions)', 'note: The active characteristic is matched against the passive one: d100 \u2264 50 + (active \u2212 passive) x 5.', (), ()), None, ()),
+    Step('roll', _resistance_roll__roll1, (), _resistance_roll__roll1_trace, (lambda s: (s.v['POW'], s.v['opponent_POW']), ()), (('POW', 0), ('opponent_POW', 0))),
+    Step('text', _resistance_roll__text1, (), _resistance_roll__text1_trace, None, ()),
 )
 """Resistance rolls (7 (system conventions)).
 
@@ -4726,6 +4973,13 @@ _acid__mod1: Final = ModSpec(
     condition='when acid == weak',
     label='weak acid: 1D3-1 per round',
 )
+_acid__mod1_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage = d3 - 1',
+    ('when acid == weak',),
+    (('acid',),),
+)
 _acid__mod2: Final = ModSpec(
     key='acid#3.1',
     rule='acid',
@@ -4738,6 +4992,13 @@ _acid__mod2: Final = ModSpec(
     rounding=None,
     condition='when acid == strong',
     label='strong acid: 1D4 per round',
+)
+_acid__mod2_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage = d4',
+    ('when acid == strong',),
+    (('acid',),),
 )
 _acid__mod3: Final = ModSpec(
     key='acid#4.1',
@@ -4752,6 +5013,13 @@ _acid__mod3: Final = ModSpec(
     condition='when acid == very_strong',
     label='very strong acid: 1D6+1 per round',
 )
+_acid__mod3_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage = d6 + 1',
+    ('when acid == very_strong',),
+    (('acid',),),
+)
 _acid__mod4: Final = ModSpec(
     key='acid#5.1.1',
     rule='acid',
@@ -4764,6 +5032,13 @@ _acid__mod4: Final = ModSpec(
     rounding='up',
     condition='when armored; when acid_round <= protection_rounds',
     label="armor halves the acid's damage",
+)
+_acid__mod4_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'acid_damage / 2 round up',
+    ('when armored', 'when acid_round <= protection_rounds'),
+    (('armored',), ('acid_round', 'protection_rounds')),
 )
 _acid__roll1: Final = RollSpec(
     key='acid#5.2',
@@ -4783,6 +5058,13 @@ _acid__roll1: Final = RollSpec(
     notes=(),
     condition='when armored',
 )
+_acid__roll1_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'roll armor_slows',
+    ('when armored',),
+    (('armored',),),
+)
 _acid__roll2: Final = RollSpec(
     key='acid#5.3.1',
     rule='acid',
@@ -4801,6 +5083,13 @@ _acid__roll2: Final = RollSpec(
     notes=(),
     condition='when armored; when acid == very_strong',
 )
+_acid__roll2_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'roll armor_survives',
+    ('when armored', 'when acid == very_strong'),
+    (('armored',), ('acid',)),
+)
 _acid__text1: Final = TextSpec(
     key='acid#5.3.2.1',
     rule='acid',
@@ -4809,6 +5098,13 @@ _acid__text1: Final = TextSpec(
     text='use the armor: very strong acid has functionally destroyed it',
     quote=None,
     condition='when armored; when acid == very_strong; when acid_round > armor_life',
+)
+_acid__text1_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'cannot use the armor: very strong acid has functionally destroyed it',
+    ('when armored', 'when acid == very_strong', 'when acid_round > armor_life'),
+    (('armored',), ('acid',), ('acid_round', 'armor_life')),
 )
 _acid__text2: Final = TextSpec(
     key='acid#6',
@@ -4819,6 +5115,13 @@ _acid__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_acid__text2_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'note: Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.',
+    (),
+    (),
+)
 _acid__text3: Final = TextSpec(
     key='acid#7',
     rule='acid',
@@ -4827,6 +5130,13 @@ _acid__text3: Final = TextSpec(
     text='Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.',
     quote=None,
     condition='',
+)
+_acid__text3_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'note: Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.',
+    (),
+    (),
 )
 _acid__text4: Final = TextSpec(
     key='acid#8',
@@ -4837,6 +5147,13 @@ _acid__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_acid__text4_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    "note: The gamemaster should adjust the armor's halving based on the armor's type, quality, and coverage.",
+    (),
+    (),
+)
 _acid__text5: Final = TextSpec(
     key='acid#9',
     rule='acid',
@@ -4845,6 +5162,13 @@ _acid__text5: Final = TextSpec(
     text="The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.",
     quote=None,
     condition='',
+)
+_acid__text5_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    "note: The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.",
+    (),
+    (),
 )
 _acid__text6: Final = TextSpec(
     key='acid#10',
@@ -4855,6 +5179,13 @@ _acid__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_acid__text6_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'note: The gamemaster may rule that holy water (or an equivalent) acts as acid against unholy creatures such as vampires or demonic entities.',
+    (),
+    (),
+)
 _acid__text7: Final = TextSpec(
     key='acid#11',
     rule='acid',
@@ -4864,21 +5195,28 @@ _acid__text7: Final = TextSpec(
     quote='Armor protection against acids lasts 1D3 rounds. After that, the acid inflicts normal damage.',
     condition='',
 )
+_acid__text7_trace: Final = TraceSpec(
+    'acid',
+    '7. Acid',
+    'erratum: The 1D3 is rolled once, when the exposure begins (the rounds the armor slows the acid); the armor halves the damage in rounds 1 up to that number. The armor roll gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (the rounds the armor lasts): the armor is useless from the round after it.',
+    (),
+    (),
+)
 
 _rule_acid: Final[tuple[Step, ...]] = (
-    Step('mod', _acid__mod1, (lambda s: s.v['acid'] == 'weak',), TraceSpec('acid', '7. Acid', 'acid_damage = d3 - 1', ('when acid == weak',), (('acid',),)), Dice(((1, 3),)).plus(-1), (('acid', 0),)),
-    Step('mod', _acid__mod2, (lambda s: s.v['acid'] == 'strong',), TraceSpec('acid', '7. Acid', 'acid_damage = d4', ('when acid == strong',), (('acid',),)), Dice(((1, 4),)), (('acid', 0),)),
-    Step('mod', _acid__mod3, (lambda s: s.v['acid'] == 'very_strong',), TraceSpec('acid', '7. Acid', 'acid_damage = d6 + 1', ('when acid == very_strong',), (('acid',),)), Dice(((1, 6),)).plus(1), (('acid', 0),)),
-    Step('mod', _acid__mod4, (lambda s: s.v['armored'], lambda s: s.v['acid_round'] <= s.v['protection_rounds']), TraceSpec('acid', '7. Acid', 'acid_damage / 2 round up', ('when armored', 'when acid_round <= protection_rounds'), (('armored',), ('acid_round', 'protection_rounds'))), 2, (('armored', 0), ('acid_round', 1), ('protection_rounds', 1))),
-    Step('roll', _acid__roll1, (lambda s: s.v['armored'],), TraceSpec('acid', '7. Acid', 'roll armor_slows', ('when armored',), (('armored',),)), (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid_round', 1))),
-    Step('roll', _acid__roll2, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong'), TraceSpec('acid', '7. Acid', 'roll armor_survives', ('when armored', 'when acid == very_strong'), (('armored',), ('acid',))), (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid', 1), ('acid_round', 2))),
-    Step('text', _acid__text1, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong', lambda s: s.v['acid_round'] > s.v['armor_life']), TraceSpec('acid', '7. Acid', 'cannot use the armor: very strong acid has functionally destroyed it', ('when armored', 'when acid == very_strong', 'when acid_round > armor_life'), (('armored',), ('acid',), ('acid_round', 'armor_life'))), None, (('armored', 0), ('acid', 1), ('acid_round', 2), ('armor_life', 2))),
-    Step('text', _acid__text2, (), TraceSpec('acid', '7. Acid', 'note: Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.', (), ()), None, ()),
-    Step('text', _acid__text3, (), TraceSpec('acid', '7. Acid', 'note: Only significant contact (the immersion of a limb or contact with the eyes) should cause serious immediate damage.', (), ()), None, ()),
-    Step('text', _acid__text4, (), TraceSpec('acid', '7. Acid', "note: The gamemaster should adjust the armor's halving based on the armor's type, quality, and coverage.", (), ()), None, ()),
-    Step('text', _acid__text5, (), TraceSpec('acid', '7. Acid', "note: The armor's destruction by very strong acid occurs simultaneously with the 1D3 rounds of protection: the armor may have been rendered useless in combat but still offer temporary protection from the acid.", (), ()), None, ()),
-    Step('text', _acid__text6, (), TraceSpec('acid', '7. Acid', 'note: The gamemaster may rule that holy water (or an equivalent) acts as acid against unholy creatures such as vampires or demonic entities.', (), ()), None, ()),
-    Step('text', _acid__text7, (), TraceSpec('acid', '7. Acid', 'erratum: The 1D3 is rolled once, when the exposure begins (the rounds the armor slows the acid); the armor halves the damage in rounds 1 up to that number. The armor roll gives the chance, before the 1D3 is rolled, that a round is still protected. The 1D6 of very strong acid likewise (the rounds the armor lasts): the armor is useless from the round after it.', (), ()), None, ()),
+    Step('mod', _acid__mod1, (lambda s: s.v['acid'] == 'weak',), _acid__mod1_trace, Dice(((1, 3),)).plus(-1), (('acid', 0),)),
+    Step('mod', _acid__mod2, (lambda s: s.v['acid'] == 'strong',), _acid__mod2_trace, Dice(((1, 4),)), (('acid', 0),)),
+    Step('mod', _acid__mod3, (lambda s: s.v['acid'] == 'very_strong',), _acid__mod3_trace, Dice(((1, 6),)).plus(1), (('acid', 0),)),
+    Step('mod', _acid__mod4, (lambda s: s.v['armored'], lambda s: s.v['acid_round'] <= s.v['protection_rounds']), _acid__mod4_trace, 2, (('armored', 0), ('acid_round', 1), ('protection_rounds', 1))),
+    Step('roll', _acid__roll1, (lambda s: s.v['armored'],), _acid__roll1_trace, (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid_round', 1))),
+    Step('roll', _acid__roll2, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong'), _acid__roll2_trace, (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid', 1), ('acid_round', 2))),
+    Step('text', _acid__text1, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong', lambda s: s.v['acid_round'] > s.v['armor_life']), _acid__text1_trace, None, (('armored', 0), ('acid', 1), ('acid_round', 2), ('armor_life', 2))),
+    Step('text', _acid__text2, (), _acid__text2_trace, None, ()),
+    Step('text', _acid__text3, (), _acid__text3_trace, None, ()),
+    Step('text', _acid__text4, (), _acid__text4_trace, None, ()),
+    Step('text', _acid__text5, (), _acid__text5_trace, None, ()),
+    Step('text', _acid__text6, (), _acid__text6_trace, None, ()),
+    Step('text', _acid__text7, (), _acid__text7_trace, None, ()),
 )
 """Acid (7. Acid).
 
@@ -4906,6 +5244,13 @@ _aerial_combat__mod1: Final = ModSpec(
     condition='when stunt == moderately_difficult',
     label='moderately difficult stunt (roll)',
 )
+_aerial_combat__mod1_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when stunt == moderately_difficult',),
+    (('stunt',),),
+)
 _aerial_combat__mod2: Final = ModSpec(
     key='aerial_combat#3.1',
     rule='aerial_combat',
@@ -4918,6 +5263,13 @@ _aerial_combat__mod2: Final = ModSpec(
     rounding=None,
     condition='when stunt == difficult_stunt',
     label='difficult stunt (wingover)',
+)
+_aerial_combat__mod2_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when stunt == difficult_stunt',),
+    (('stunt',),),
 )
 _aerial_combat__mod3: Final = ModSpec(
     key='aerial_combat#4.1',
@@ -4932,6 +5284,13 @@ _aerial_combat__mod3: Final = ModSpec(
     condition='when stunt == extremely_difficult',
     label='extremely difficult stunt (loop-the-loop)',
 )
+_aerial_combat__mod3_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when stunt == extremely_difficult',),
+    (('stunt',),),
+)
 _aerial_combat__mod4: Final = ModSpec(
     key='aerial_combat#5.1.1',
     rule='aerial_combat',
@@ -4944,6 +5303,13 @@ _aerial_combat__mod4: Final = ModSpec(
     rounding=None,
     condition='when wind == strong; unless tail_wind',
     label='strong wind',
+)
+_aerial_combat__mod4_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when wind == strong', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
 )
 _aerial_combat__mod5: Final = ModSpec(
     key='aerial_combat#6.1.1',
@@ -4958,6 +5324,13 @@ _aerial_combat__mod5: Final = ModSpec(
     condition='when wind == severe; when tail_wind',
     label='severe tail wind',
 )
+_aerial_combat__mod5_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when wind == severe', 'when tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
 _aerial_combat__mod6: Final = ModSpec(
     key='aerial_combat#6.1else.1',
     rule='aerial_combat',
@@ -4970,6 +5343,13 @@ _aerial_combat__mod6: Final = ModSpec(
     rounding=None,
     condition='when wind == severe; unless tail_wind',
     label='severe wind',
+)
+_aerial_combat__mod6_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when wind == severe', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
 )
 _aerial_combat__mod7: Final = ModSpec(
     key='aerial_combat#7.1.1',
@@ -4984,6 +5364,13 @@ _aerial_combat__mod7: Final = ModSpec(
     condition='when wind == windstorm; when tail_wind',
     label='windstorm, tail wind',
 )
+_aerial_combat__mod7_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when wind == windstorm', 'when tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
 _aerial_combat__mod8: Final = ModSpec(
     key='aerial_combat#7.1else.1',
     rule='aerial_combat',
@@ -4996,6 +5383,13 @@ _aerial_combat__mod8: Final = ModSpec(
     rounding=None,
     condition='when wind == windstorm; unless tail_wind',
     label='windstorm',
+)
+_aerial_combat__mod8_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when wind == windstorm', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
 )
 _aerial_combat__mod9: Final = ModSpec(
     key='aerial_combat#8.1.1',
@@ -5010,6 +5404,13 @@ _aerial_combat__mod9: Final = ModSpec(
     condition='when wind == hurricane; when tail_wind',
     label='hurricane-force tail wind',
 )
+_aerial_combat__mod9_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when wind == hurricane', 'when tail_wind'),
+    (('wind',), ('tail_wind',)),
+)
 _aerial_combat__mod10: Final = ModSpec(
     key='aerial_combat#8.1else.1',
     rule='aerial_combat',
@@ -5022,6 +5423,13 @@ _aerial_combat__mod10: Final = ModSpec(
     rounding=None,
     condition='when wind == hurricane; unless tail_wind',
     label='hurricane-force wind',
+)
+_aerial_combat__mod10_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -75%',
+    ('when wind == hurricane', 'unless tail_wind'),
+    (('wind',), ('tail_wind',)),
 )
 _aerial_combat__mod11: Final = ModSpec(
     key='aerial_combat#9.1',
@@ -5036,6 +5444,13 @@ _aerial_combat__mod11: Final = ModSpec(
     condition='when wind == tornado',
     label='tornado-force wind',
 )
+_aerial_combat__mod11_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -100%',
+    ('when wind == tornado',),
+    (('wind',),),
+)
 _aerial_combat__mod12: Final = ModSpec(
     key='aerial_combat#10.1',
     rule='aerial_combat',
@@ -5048,6 +5463,13 @@ _aerial_combat__mod12: Final = ModSpec(
     rounding=None,
     condition='when thin_air',
     label='high altitude, low pressure or becalmed',
+)
+_aerial_combat__mod12_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when thin_air',),
+    (('thin_air',),),
 )
 _aerial_combat__mod13: Final = ModSpec(
     key='aerial_combat#11.1',
@@ -5062,6 +5484,13 @@ _aerial_combat__mod13: Final = ModSpec(
     condition='when armor_worn == light_armor',
     label='light armor',
 )
+_aerial_combat__mod13_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -10%',
+    ('when armor_worn == light_armor',),
+    (('armor_worn',),),
+)
 _aerial_combat__mod14: Final = ModSpec(
     key='aerial_combat#12.1',
     rule='aerial_combat',
@@ -5075,6 +5504,13 @@ _aerial_combat__mod14: Final = ModSpec(
     condition='when armor_worn == medium_armor',
     label='medium armor',
 )
+_aerial_combat__mod14_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -25%',
+    ('when armor_worn == medium_armor',),
+    (('armor_worn',),),
+)
 _aerial_combat__mod15: Final = ModSpec(
     key='aerial_combat#13.1',
     rule='aerial_combat',
@@ -5087,6 +5523,13 @@ _aerial_combat__mod15: Final = ModSpec(
     rounding=None,
     condition='when armor_worn == heavy_armor',
     label='heavy armor',
+)
+_aerial_combat__mod15_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'fly -50%',
+    ('when armor_worn == heavy_armor',),
+    (('armor_worn',),),
 )
 _aerial_combat__roll1: Final = RollSpec(
     key='aerial_combat#14',
@@ -5106,6 +5549,13 @@ _aerial_combat__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_aerial_combat__roll1_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'roll fly_roll',
+    (),
+    (),
+)
 _aerial_combat__mod16: Final = ModSpec(
     key='aerial_combat#15.1',
     rule='aerial_combat',
@@ -5118,6 +5568,13 @@ _aerial_combat__mod16: Final = ModSpec(
     rounding=None,
     condition='when flying',
     label='combat skills are limited to the Fly skill',
+)
+_aerial_combat__mod16_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'skill -max(0, base skill - base fly)',
+    ('when flying',),
+    (('flying',),),
 )
 _aerial_combat__mod17: Final = ModSpec(
     key='aerial_combat#15.2.1',
@@ -5132,6 +5589,13 @@ _aerial_combat__mod17: Final = ModSpec(
     condition='when flying; when fly_result == fly_failure',
     label='failed Fly roll',
 )
+_aerial_combat__mod17_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'skill is difficult',
+    ('when flying', 'when fly_result == fly_failure'),
+    (('flying',), ('fly_result',)),
+)
 _aerial_combat__mod18: Final = ModSpec(
     key='aerial_combat#15.3.1',
     rule='aerial_combat',
@@ -5145,6 +5609,13 @@ _aerial_combat__mod18: Final = ModSpec(
     condition='when flying; when fly_result == fly_critical',
     label='critical Fly roll',
 )
+_aerial_combat__mod18_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'skill is easy',
+    ('when flying', 'when fly_result == fly_critical'),
+    (('flying',), ('fly_result',)),
+)
 _aerial_combat__text1: Final = TextSpec(
     key='aerial_combat#15.4.1',
     rule='aerial_combat',
@@ -5153,6 +5624,13 @@ _aerial_combat__text1: Final = TextSpec(
     text='attack or act this round: the Fly roll fumbled',
     quote=None,
     condition='when flying; when fly_result == fly_fumble',
+)
+_aerial_combat__text1_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'cannot attack or act this round: the Fly roll fumbled',
+    ('when flying', 'when fly_result == fly_fumble'),
+    (('flying',), ('fly_result',)),
 )
 _aerial_combat__text2: Final = TextSpec(
     key='aerial_combat#16',
@@ -5163,6 +5641,13 @@ _aerial_combat__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aerial_combat__text2_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.',
+    (),
+    (),
+)
 _aerial_combat__text3: Final = TextSpec(
     key='aerial_combat#17',
     rule='aerial_combat',
@@ -5171,6 +5656,13 @@ _aerial_combat__text3: Final = TextSpec(
     text='A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.',
     quote=None,
     condition='',
+)
+_aerial_combat__text3_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.',
+    (),
+    (),
 )
 _aerial_combat__text4: Final = TextSpec(
     key='aerial_combat#18',
@@ -5181,6 +5673,13 @@ _aerial_combat__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aerial_combat__text4_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.',
+    (),
+    (),
+)
 _aerial_combat__text5: Final = TextSpec(
     key='aerial_combat#19',
     rule='aerial_combat',
@@ -5189,6 +5688,13 @@ _aerial_combat__text5: Final = TextSpec(
     text='See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
     quote=None,
     condition='',
+)
+_aerial_combat__text5_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'note: See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
+    (),
+    (),
 )
 _aerial_combat__text6: Final = TextSpec(
     key='aerial_combat#20',
@@ -5199,6 +5705,13 @@ _aerial_combat__text6: Final = TextSpec(
     quote="combat skill ratings are reduced to the level of your character's Flight skill",
     condition='',
 )
+_aerial_combat__text6_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'erratum: "Flight skill" and "Flight roll" are read as the Fly skill. The cap is the Fly rating before this round\'s modifiers (base fly). The limit comes before the Difficult or Easy grade of the Fly roll\'s outcome, so it is written as a reduction, not as a final cap.',
+    (),
+    (),
+)
 _aerial_combat__text7: Final = TextSpec(
     key='aerial_combat#21',
     rule='aerial_combat',
@@ -5208,34 +5721,41 @@ _aerial_combat__text7: Final = TextSpec(
     quote='Tornado-force Wind: -100% penalty',
     condition='',
 )
+_aerial_combat__text7_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'erratum: No tail-wind relief is given for a tornado; none is encoded.',
+    (),
+    (),
+)
 
 _rule_aerial_combat: Final[tuple[Step, ...]] = (
-    Step('mod', _aerial_combat__mod1, (lambda s: s.v['stunt'] == 'moderately_difficult',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when stunt == moderately_difficult',), (('stunt',),)), -10, (('stunt', 0),)),
-    Step('mod', _aerial_combat__mod2, (lambda s: s.v['stunt'] == 'difficult_stunt',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when stunt == difficult_stunt',), (('stunt',),)), -25, (('stunt', 0),)),
-    Step('mod', _aerial_combat__mod3, (lambda s: s.v['stunt'] == 'extremely_difficult',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when stunt == extremely_difficult',), (('stunt',),)), -50, (('stunt', 0),)),
-    Step('mod', _aerial_combat__mod4, (lambda s: s.v['wind'] == 'strong', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when wind == strong', 'unless tail_wind'), (('wind',), ('tail_wind',))), -10, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod5, (lambda s: s.v['wind'] == 'severe', lambda s: s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when wind == severe', 'when tail_wind'), (('wind',), ('tail_wind',))), -10, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod6, (lambda s: s.v['wind'] == 'severe', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when wind == severe', 'unless tail_wind'), (('wind',), ('tail_wind',))), -25, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod7, (lambda s: s.v['wind'] == 'windstorm', lambda s: s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when wind == windstorm', 'when tail_wind'), (('wind',), ('tail_wind',))), -25, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod8, (lambda s: s.v['wind'] == 'windstorm', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when wind == windstorm', 'unless tail_wind'), (('wind',), ('tail_wind',))), -50, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod9, (lambda s: s.v['wind'] == 'hurricane', lambda s: s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when wind == hurricane', 'when tail_wind'), (('wind',), ('tail_wind',))), -50, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod10, (lambda s: s.v['wind'] == 'hurricane', lambda s: not s.v['tail_wind']), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -75%', ('when wind == hurricane', 'unless tail_wind'), (('wind',), ('tail_wind',))), -75, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod11, (lambda s: s.v['wind'] == 'tornado',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -100%', ('when wind == tornado',), (('wind',),)), -100, (('wind', 0),)),
-    Step('mod', _aerial_combat__mod12, (lambda s: s.v['thin_air'],), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when thin_air',), (('thin_air',),)), -25, (('thin_air', 0),)),
-    Step('mod', _aerial_combat__mod13, (lambda s: s.v['armor_worn'] == 'light_armor',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -10%', ('when armor_worn == light_armor',), (('armor_worn',),)), -10, (('armor_worn', 0),)),
-    Step('mod', _aerial_combat__mod14, (lambda s: s.v['armor_worn'] == 'medium_armor',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -25%', ('when armor_worn == medium_armor',), (('armor_worn',),)), -25, (('armor_worn', 0),)),
-    Step('mod', _aerial_combat__mod15, (lambda s: s.v['armor_worn'] == 'heavy_armor',), TraceSpec('aerial_combat', '7. Aerial Combat', 'fly -50%', ('when armor_worn == heavy_armor',), (('armor_worn',),)), -50, (('armor_worn', 0),)),
-    Step('roll', _aerial_combat__roll1, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'roll fly_roll', (), ()), (lambda s: (s.e['fly'], 0, None, 0), ()), ()),
-    Step('mod', _aerial_combat__mod16, (lambda s: s.v['flying'],), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill -max(0, base skill - base fly)', ('when flying',), (('flying',),)), lambda s: -max(0, s.v['skill'] - s.v['fly']), (('flying', 0),)),
-    Step('mod', _aerial_combat__mod17, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_failure'), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill is difficult', ('when flying', 'when fly_result == fly_failure'), (('flying',), ('fly_result',))), 'difficult', (('flying', 0), ('fly_result', 1))),
-    Step('mod', _aerial_combat__mod18, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_critical'), TraceSpec('aerial_combat', '7. Aerial Combat', 'skill is easy', ('when flying', 'when fly_result == fly_critical'), (('flying',), ('fly_result',))), 'easy', (('flying', 0), ('fly_result', 1))),
-    Step('text', _aerial_combat__text1, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_fumble'), TraceSpec('aerial_combat', '7. Aerial Combat', 'cannot attack or act this round: the Fly roll fumbled', ('when flying', 'when fly_result == fly_fumble'), (('flying',), ('fly_result',))), None, (('flying', 0), ('fly_result', 1))),
-    Step('text', _aerial_combat__text2, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.', (), ()), None, ()),
-    Step('text', _aerial_combat__text3, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.', (), ()), None, ()),
-    Step('text', _aerial_combat__text4, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.', (), ()), None, ()),
-    Step('text', _aerial_combat__text5, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'note: See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.', (), ()), None, ()),
-    Step('text', _aerial_combat__text6, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'erratum: "Flight skill" and "Flight roll" are read as the Fly skill. The cap is the Fly rating before this round\'s modifiers (base fly). The limit comes before the Difficult or Easy grade of the Fly roll\'s outcome, so it is written as a reduction, not as a final cap.', (), ()), None, ()),
-    Step('text', _aerial_combat__text7, (), TraceSpec('aerial_combat', '7. Aerial Combat', 'erratum: No tail-wind relief is given for a tornado; none is encoded.', (), ()), None, ()),
+    Step('mod', _aerial_combat__mod1, (lambda s: s.v['stunt'] == 'moderately_difficult',), _aerial_combat__mod1_trace, -10, (('stunt', 0),)),
+    Step('mod', _aerial_combat__mod2, (lambda s: s.v['stunt'] == 'difficult_stunt',), _aerial_combat__mod2_trace, -25, (('stunt', 0),)),
+    Step('mod', _aerial_combat__mod3, (lambda s: s.v['stunt'] == 'extremely_difficult',), _aerial_combat__mod3_trace, -50, (('stunt', 0),)),
+    Step('mod', _aerial_combat__mod4, (lambda s: s.v['wind'] == 'strong', lambda s: not s.v['tail_wind']), _aerial_combat__mod4_trace, -10, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod5, (lambda s: s.v['wind'] == 'severe', lambda s: s.v['tail_wind']), _aerial_combat__mod5_trace, -10, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod6, (lambda s: s.v['wind'] == 'severe', lambda s: not s.v['tail_wind']), _aerial_combat__mod6_trace, -25, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod7, (lambda s: s.v['wind'] == 'windstorm', lambda s: s.v['tail_wind']), _aerial_combat__mod7_trace, -25, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod8, (lambda s: s.v['wind'] == 'windstorm', lambda s: not s.v['tail_wind']), _aerial_combat__mod8_trace, -50, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod9, (lambda s: s.v['wind'] == 'hurricane', lambda s: s.v['tail_wind']), _aerial_combat__mod9_trace, -50, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod10, (lambda s: s.v['wind'] == 'hurricane', lambda s: not s.v['tail_wind']), _aerial_combat__mod10_trace, -75, (('wind', 0), ('tail_wind', 1))),
+    Step('mod', _aerial_combat__mod11, (lambda s: s.v['wind'] == 'tornado',), _aerial_combat__mod11_trace, -100, (('wind', 0),)),
+    Step('mod', _aerial_combat__mod12, (lambda s: s.v['thin_air'],), _aerial_combat__mod12_trace, -25, (('thin_air', 0),)),
+    Step('mod', _aerial_combat__mod13, (lambda s: s.v['armor_worn'] == 'light_armor',), _aerial_combat__mod13_trace, -10, (('armor_worn', 0),)),
+    Step('mod', _aerial_combat__mod14, (lambda s: s.v['armor_worn'] == 'medium_armor',), _aerial_combat__mod14_trace, -25, (('armor_worn', 0),)),
+    Step('mod', _aerial_combat__mod15, (lambda s: s.v['armor_worn'] == 'heavy_armor',), _aerial_combat__mod15_trace, -50, (('armor_worn', 0),)),
+    Step('roll', _aerial_combat__roll1, (), _aerial_combat__roll1_trace, (lambda s: (s.e['fly'], 0, None, 0), ()), ()),
+    Step('mod', _aerial_combat__mod16, (lambda s: s.v['flying'],), _aerial_combat__mod16_trace, lambda s: -max(0, s.v['skill'] - s.v['fly']), (('flying', 0),)),
+    Step('mod', _aerial_combat__mod17, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_failure'), _aerial_combat__mod17_trace, 'difficult', (('flying', 0), ('fly_result', 1))),
+    Step('mod', _aerial_combat__mod18, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_critical'), _aerial_combat__mod18_trace, 'easy', (('flying', 0), ('fly_result', 1))),
+    Step('text', _aerial_combat__text1, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_fumble'), _aerial_combat__text1_trace, None, (('flying', 0), ('fly_result', 1))),
+    Step('text', _aerial_combat__text2, (), _aerial_combat__text2_trace, None, ()),
+    Step('text', _aerial_combat__text3, (), _aerial_combat__text3_trace, None, ()),
+    Step('text', _aerial_combat__text4, (), _aerial_combat__text4_trace, None, ()),
+    Step('text', _aerial_combat__text5, (), _aerial_combat__text5_trace, None, ()),
+    Step('text', _aerial_combat__text6, (), _aerial_combat__text6_trace, None, ()),
+    Step('text', _aerial_combat__text7, (), _aerial_combat__text7_trace, None, ()),
 )
 """Aerial Combat (7. Aerial Combat).
 
@@ -5281,6 +5801,13 @@ _aimed_attacks__roll1: Final = RollSpec(
     notes=(),
     condition='when interrupted',
 )
+_aimed_attacks__roll1_trace: Final = TraceSpec(
+    'aimed_attacks',
+    '7. Aimed Attacks',
+    'roll keep_aim',
+    ('when interrupted',),
+    (('interrupted',),),
+)
 _aimed_attacks__text1: Final = TextSpec(
     key='aimed_attacks#3',
     rule='aimed_attacks',
@@ -5290,10 +5817,17 @@ _aimed_attacks__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aimed_attacks__text1_trace: Final = TraceSpec(
+    'aimed_attacks',
+    '7. Aimed Attacks',
+    'note: There are two ways to improve the chance to make a particular shot: take more time and aim (Taking More Time), or target a specific area (Targeting a Specific Area). Both can be used for a single shot.',
+    (),
+    (),
+)
 
 _rule_aimed_attacks: Final[tuple[Step, ...]] = (
-    Step('roll', _aimed_attacks__roll1, (lambda s: s.v['interrupted'],), TraceSpec('aimed_attacks', '7. Aimed Attacks', 'roll keep_aim', ('when interrupted',), (('interrupted',),)), (lambda s: (s.e['idea'], 0, None, 0), ()), (('interrupted', 0),)),
-    Step('text', _aimed_attacks__text1, (), TraceSpec('aimed_attacks', '7. Aimed Attacks', 'note: There are two ways to improve the chance to make a particular shot: take more time and aim (Taking More Time), or target a specific area (Targeting a Specific Area). Both can be used for a single shot.', (), ()), None, ()),
+    Step('roll', _aimed_attacks__roll1, (lambda s: s.v['interrupted'],), _aimed_attacks__roll1_trace, (lambda s: (s.e['idea'], 0, None, 0), ()), (('interrupted', 0),)),
+    Step('text', _aimed_attacks__text1, (), _aimed_attacks__text1_trace, None, ()),
 )
 """Aimed Attacks (7. Aimed Attacks).
 
@@ -5315,6 +5849,13 @@ _aim_bonus__mod1: Final = ModSpec(
     condition='unless beyond_double_range; when target_area and aim_ranks >= 5',
     label='aiming (after the 5 ranks that offset the area)',
 )
+_aim_bonus__mod1_trace: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)',
+    ('unless beyond_double_range', 'when target_area and aim_ranks >= 5'),
+    (('beyond_double_range',), ('target_area', 'aim_ranks')),
+)
 _aim_bonus__mod2: Final = ModSpec(
     key='aim_bonus#2.1else.1',
     rule='aim_bonus',
@@ -5328,6 +5869,13 @@ _aim_bonus__mod2: Final = ModSpec(
     condition='unless beyond_double_range; unless target_area and aim_ranks >= 5',
     label='aiming: +1/10 of the skill per 5 DEX ranks',
 )
+_aim_bonus__mod2_trace: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'skill +(aim_ranks / 5 round down) * (base skill / 10 round up)',
+    ('unless beyond_double_range', 'unless target_area and aim_ranks >= 5'),
+    (('beyond_double_range',), ('target_area', 'aim_ranks')),
+)
 _aim_bonus__text1: Final = TextSpec(
     key='aim_bonus#3',
     rule='aim_bonus',
@@ -5337,11 +5885,18 @@ _aim_bonus__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aim_bonus__text1_trace: Final = TraceSpec(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    'note: Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
+    (),
+    (),
+)
 
 _rule_aim_bonus: Final[tuple[Step, ...]] = (
-    Step('mod', _aim_bonus__mod1, (lambda s: not s.v['beyond_double_range'], lambda s: s.v['target_area'] and s.v['aim_ranks'] >= 5), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up)', ('unless beyond_double_range', 'when target_area and aim_ranks >= 5'), (('beyond_double_range',), ('target_area', 'aim_ranks'))), lambda s: (round_value(Fraction(s.v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
-    Step('mod', _aim_bonus__mod2, (lambda s: not s.v['beyond_double_range'], lambda s: not (s.v['target_area'] and s.v['aim_ranks'] >= 5)), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'skill +(aim_ranks / 5 round down) * (base skill / 10 round up)', ('unless beyond_double_range', 'unless target_area and aim_ranks >= 5'), (('beyond_double_range',), ('target_area', 'aim_ranks'))), lambda s: round_value(Fraction(s.v['aim_ranks']) / 5, 'down') * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
-    Step('text', _aim_bonus__text1, (), TraceSpec('aim_bonus', '7. Aimed Attacks: Taking More Time', 'note: Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.', (), ()), None, ()),
+    Step('mod', _aim_bonus__mod1, (lambda s: not s.v['beyond_double_range'], lambda s: s.v['target_area'] and s.v['aim_ranks'] >= 5), _aim_bonus__mod1_trace, lambda s: (round_value(Fraction(s.v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
+    Step('mod', _aim_bonus__mod2, (lambda s: not s.v['beyond_double_range'], lambda s: not (s.v['target_area'] and s.v['aim_ranks'] >= 5)), _aim_bonus__mod2_trace, lambda s: round_value(Fraction(s.v['aim_ranks']) / 5, 'down') * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
+    Step('text', _aim_bonus__text1, (), _aim_bonus__text1_trace, None, ()),
 )
 """Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
 
@@ -5364,6 +5919,13 @@ _targeting_specific_area__mod1: Final = ModSpec(
     condition='when target_area',
     label='targeting a specific area',
 )
+_targeting_specific_area__mod1_trace: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'skill is difficult',
+    ('when target_area',),
+    (('target_area',),),
+)
 _targeting_specific_area__mod2: Final = ModSpec(
     key='targeting_specific_area#3.2.1',
     rule='targeting_specific_area',
@@ -5377,6 +5939,13 @@ _targeting_specific_area__mod2: Final = ModSpec(
     condition='when target_area; when aim_ranks >= 5 and not beyond_double_range',
     label='5 DEX ranks of aim offset the Difficult',
 )
+_targeting_specific_area__mod2_trace: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'skill is easy',
+    ('when target_area', 'when aim_ranks >= 5 and not beyond_double_range'),
+    (('target_area',), ('aim_ranks', 'beyond_double_range')),
+)
 _targeting_specific_area__text1: Final = TextSpec(
     key='targeting_specific_area#3.3.1',
     rule='targeting_specific_area',
@@ -5385,6 +5954,13 @@ _targeting_specific_area__text1: Final = TextSpec(
     text="A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.",
     quote=None,
     condition='when target_area; when unarmored_area',
+)
+_targeting_specific_area__text1_trace: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    "note: A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.",
+    ('when target_area', 'when unarmored_area'),
+    (('target_area',), ('unarmored_area',)),
 )
 _targeting_specific_area__text2: Final = TextSpec(
     key='targeting_specific_area#4',
@@ -5395,6 +5971,13 @@ _targeting_specific_area__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_targeting_specific_area__text2_trace: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'note: The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.',
+    (),
+    (),
+)
 _targeting_specific_area__text3: Final = TextSpec(
     key='targeting_specific_area#5',
     rule='targeting_specific_area',
@@ -5404,14 +5987,21 @@ _targeting_specific_area__text3: Final = TextSpec(
     quote='delaying for 5 DEX ranks (as in Taking More Time above) can offset this modifier. Apply the difficulty modifier before adjusting for taking more time.',
     condition='',
 )
+_targeting_specific_area__text3_trace: Final = TraceSpec(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    'erratum: Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.',
+    (),
+    (),
+)
 
 _rule_targeting_specific_area: Final[tuple[Step, ...]] = (
     Step('part', 'aim_bonus', (), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'as aim_bonus', (), ())),
-    Step('mod', _targeting_specific_area__mod1, (lambda s: s.v['target_area'],), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'skill is difficult', ('when target_area',), (('target_area',),)), 'difficult', (('target_area', 0),)),
-    Step('mod', _targeting_specific_area__mod2, (lambda s: s.v['target_area'], lambda s: s.v['aim_ranks'] >= 5 and not s.v['beyond_double_range']), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'skill is easy', ('when target_area', 'when aim_ranks >= 5 and not beyond_double_range'), (('target_area',), ('aim_ranks', 'beyond_double_range'))), 'easy', (('target_area', 0), ('aim_ranks', 1), ('beyond_double_range', 1))),
-    Step('text', _targeting_specific_area__text1, (lambda s: s.v['target_area'], lambda s: s.v['unarmored_area']), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', "note: A successful attack on an unarmored area ignores the target's armor, as if a critical hit were rolled.", ('when target_area', 'when unarmored_area'), (('target_area',), ('unarmored_area',))), None, (('target_area', 0), ('unarmored_area', 1))),
-    Step('text', _targeting_specific_area__text2, (), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'note: The gamemaster determines the result of a successful attack against a targeted area, such as a Difficult characteristic roll to keep hold of a weapon or keep standing. The hit location system (page 126, not part of this chapter) may be of use.', (), ()), None, ()),
-    Step('text', _targeting_specific_area__text3, (), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'erratum: Read as: the first five DEX ranks of delay cancel the Difficult grade (encoded as an Easy grade that cancels it); further delay adds the Taking More Time bonus, counted from the ranks after those five.', (), ()), None, ()),
+    Step('mod', _targeting_specific_area__mod1, (lambda s: s.v['target_area'],), _targeting_specific_area__mod1_trace, 'difficult', (('target_area', 0),)),
+    Step('mod', _targeting_specific_area__mod2, (lambda s: s.v['target_area'], lambda s: s.v['aim_ranks'] >= 5 and not s.v['beyond_double_range']), _targeting_specific_area__mod2_trace, 'easy', (('target_area', 0), ('aim_ranks', 1), ('beyond_double_range', 1))),
+    Step('text', _targeting_specific_area__text1, (lambda s: s.v['target_area'], lambda s: s.v['unarmored_area']), _targeting_specific_area__text1_trace, None, (('target_area', 0), ('unarmored_area', 1))),
+    Step('text', _targeting_specific_area__text2, (), _targeting_specific_area__text2_trace, None, ()),
+    Step('text', _targeting_specific_area__text3, (), _targeting_specific_area__text3_trace, None, ()),
 )
 """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
 
@@ -5431,6 +6021,13 @@ _taking_more_time__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_taking_more_time__text1_trace: Final = TraceSpec(
+    'taking_more_time',
+    '7. Aimed Attacks: Taking More Time',
+    'note: The bonus applies to the first shot only; once the shot is taken, the bonus no longer applies.',
+    (),
+    (),
+)
 _taking_more_time__text2: Final = TextSpec(
     key='taking_more_time#4',
     rule='taking_more_time',
@@ -5439,6 +6036,13 @@ _taking_more_time__text2: Final = TextSpec(
     text='With a hand-propelled weapon (bow, throwing knife) the shot must be made in the same combat round; with a self-propelled weapon (firearm, energy weapon) the aim can be held indefinitely.',
     quote=None,
     condition='',
+)
+_taking_more_time__text2_trace: Final = TraceSpec(
+    'taking_more_time',
+    '7. Aimed Attacks: Taking More Time',
+    'note: With a hand-propelled weapon (bow, throwing knife) the shot must be made in the same combat round; with a self-propelled weapon (firearm, energy weapon) the aim can be held indefinitely.',
+    (),
+    (),
 )
 _taking_more_time__text3: Final = TextSpec(
     key='taking_more_time#5',
@@ -5449,6 +6053,13 @@ _taking_more_time__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_taking_more_time__text3_trace: Final = TraceSpec(
+    'taking_more_time',
+    '7. Aimed Attacks: Taking More Time',
+    'note: If aiming at a doorway or small aperture and waiting for a target to appear in it, the target must be at half or less of base range.',
+    (),
+    (),
+)
 _taking_more_time__text4: Final = TextSpec(
     key='taking_more_time#6',
     rule='taking_more_time',
@@ -5458,14 +6069,21 @@ _taking_more_time__text4: Final = TextSpec(
     quote='add 1/10 of the existing skill rating (round up) as a bonus, cumulative',
     condition='',
 )
+_taking_more_time__text4_trace: Final = TraceSpec(
+    'taking_more_time',
+    '7. Aimed Attacks: Taking More Time',
+    'erratum: Read as 1/10 of the rating before aiming, rounded up, added once for every full five DEX ranks of delay.',
+    (),
+    (),
+)
 
 _rule_taking_more_time: Final[tuple[Step, ...]] = (
     Step('part', 'aim_bonus', (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'as aim_bonus', (), ())),
     Step('part', 'targeting_specific_area', (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'as targeting_specific_area', (), ())),
-    Step('text', _taking_more_time__text1, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'note: The bonus applies to the first shot only; once the shot is taken, the bonus no longer applies.', (), ()), None, ()),
-    Step('text', _taking_more_time__text2, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'note: With a hand-propelled weapon (bow, throwing knife) the shot must be made in the same combat round; with a self-propelled weapon (firearm, energy weapon) the aim can be held indefinitely.', (), ()), None, ()),
-    Step('text', _taking_more_time__text3, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'note: If aiming at a doorway or small aperture and waiting for a target to appear in it, the target must be at half or less of base range.', (), ()), None, ()),
-    Step('text', _taking_more_time__text4, (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'erratum: Read as 1/10 of the rating before aiming, rounded up, added once for every full five DEX ranks of delay.', (), ()), None, ()),
+    Step('text', _taking_more_time__text1, (), _taking_more_time__text1_trace, None, ()),
+    Step('text', _taking_more_time__text2, (), _taking_more_time__text2_trace, None, ()),
+    Step('text', _taking_more_time__text3, (), _taking_more_time__text3_trace, None, ()),
+    Step('text', _taking_more_time__text4, (), _taking_more_time__text4_trace, None, ()),
 )
 """Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
 
@@ -5493,6 +6111,13 @@ _ambushes__roll1: Final = RollSpec(
     notes=(),
     condition='when ambush != no_ambush and not after_first_round',
 )
+_ambushes__roll1_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'roll ambush_stealth',
+    ('when ambush != no_ambush and not after_first_round',),
+    (('ambush', 'after_first_round'),),
+)
 _ambushes__mod1: Final = ModSpec(
     key='ambushes#2.2.1',
     rule='ambushes',
@@ -5506,6 +6131,13 @@ _ambushes__mod1: Final = ModSpec(
     condition='when ambush != no_ambush and not after_first_round; when ambush == missile_ambush',
     label='a free round of Easy attacks',
 )
+_ambushes__mod1_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'skill is easy',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush'),
+    (('ambush', 'after_first_round'), ('ambush',)),
+)
 _ambushes__text1: Final = TextSpec(
     key='ambushes#2.2.2.1',
     rule='ambushes',
@@ -5514,6 +6146,13 @@ _ambushes__text1: Final = TextSpec(
     text='dodge or parry this initial round of attacks (the attackers are not seen)',
     quote=None,
     condition='when ambush != no_ambush and not after_first_round; when ambush == missile_ambush; unless attackers_seen',
+)
+_ambushes__text1_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'cannot dodge or parry this initial round of attacks (the attackers are not seen)',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush', 'unless attackers_seen'),
+    (('ambush', 'after_first_round'), ('ambush',), ('attackers_seen',)),
 )
 _ambushes__mod2: Final = ModSpec(
     key='ambushes#2.3.1.1',
@@ -5527,6 +6166,13 @@ _ambushes__mod2: Final = ModSpec(
     rounding=None,
     condition='when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded',
     label='Easy roll to notice the oncoming attackers',
+)
+_ambushes__mod2_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'perception is easy',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',)),
 )
 _ambushes__roll2: Final = RollSpec(
     key='ambushes#2.3.1.2',
@@ -5546,6 +6192,13 @@ _ambushes__roll2: Final = RollSpec(
     notes=(),
     condition='when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded',
 )
+_ambushes__roll2_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'roll notice_attackers',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',)),
+)
 _ambushes__mod3: Final = ModSpec(
     key='ambushes#2.3.2.1',
     rule='ambushes',
@@ -5558,6 +6211,13 @@ _ambushes__mod3: Final = ModSpec(
     rounding=None,
     condition='when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed',
     label='the targets failed to detect the attackers',
+)
+_ambushes__mod3_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'skill is easy',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
 )
 _ambushes__mod4: Final = ModSpec(
     key='ambushes#2.3.2.2',
@@ -5572,6 +6232,13 @@ _ambushes__mod4: Final = ModSpec(
     condition='when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed',
     label='parries and dodges of the undetecting target',
 )
+_ambushes__mod4_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'defense is difficult',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
+)
 _ambushes__text2: Final = TextSpec(
     key='ambushes#2.3.2else.1',
     rule='ambushes',
@@ -5580,6 +6247,13 @@ _ambushes__text2: Final = TextSpec(
     text='retaliate or move until the next combat round (the target noticed the attackers)',
     quote=None,
     condition='when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed',
+)
+_ambushes__text2_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'cannot retaliate or move until the next combat round (the target noticed the attackers)',
+    ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded or not target_noticed'),
+    (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed')),
 )
 _ambushes__text3: Final = TextSpec(
     key='ambushes#3',
@@ -5590,6 +6264,13 @@ _ambushes__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ambushes__text3_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    "note: In most cases the target's armor defends normally, unless the attackers use aimed attacks to bypass armor.",
+    (),
+    (),
+)
 _ambushes__text4: Final = TextSpec(
     key='ambushes#4',
     rule='ambushes',
@@ -5598,6 +6279,13 @@ _ambushes__text4: Final = TextSpec(
     text='After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.',
     quote=None,
     condition='',
+)
+_ambushes__text4_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'note: After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.',
+    (),
+    (),
 )
 _ambushes__text5: Final = TextSpec(
     key='ambushes#5',
@@ -5608,6 +6296,13 @@ _ambushes__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_ambushes__text5_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    "note: The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.",
+    (),
+    (),
+)
 _ambushes__text6: Final = TextSpec(
     key='ambushes#6',
     rule='ambushes',
@@ -5617,20 +6312,27 @@ _ambushes__text6: Final = TextSpec(
     quote='If the attackers are using hand-to-hand weapons and have not made successful Stealth rolls, the targets must make a successful Easy Listen, Sense, or Spot roll',
     condition='',
 )
+_ambushes__text6_trace: Final = TraceSpec(
+    'ambushes',
+    '7. Ambushes',
+    'erratum: Encoded as written: after failed Stealth rolls the targets roll Easy to notice. The source does not say what happens after successful Stealth rolls; read as the targets do not detect the attackers (Easy attacks, Difficult parries and dodges).',
+    (),
+    (),
+)
 
 _rule_ambushes: Final[tuple[Step, ...]] = (
-    Step('roll', _ambushes__roll1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'],), TraceSpec('ambushes', '7. Ambushes', 'roll ambush_stealth', ('when ambush != no_ambush and not after_first_round',), (('ambush', 'after_first_round'),)), (lambda s: (s.v['stealth'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth', 1))),
-    Step('mod', _ambushes__mod1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush'), TraceSpec('ambushes', '7. Ambushes', 'skill is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush'), (('ambush', 'after_first_round'), ('ambush',))), 'easy', (('ambush', 0), ('after_first_round', 0))),
-    Step('text', _ambushes__text1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush', lambda s: not s.v['attackers_seen']), TraceSpec('ambushes', '7. Ambushes', 'cannot dodge or parry this initial round of attacks (the attackers are not seen)', ('when ambush != no_ambush and not after_first_round', 'when ambush == missile_ambush', 'unless attackers_seen'), (('ambush', 'after_first_round'), ('ambush',), ('attackers_seen',))), None, (('ambush', 0), ('after_first_round', 0), ('attackers_seen', 2))),
-    Step('mod', _ambushes__mod2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), TraceSpec('ambushes', '7. Ambushes', 'perception is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',))), 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
-    Step('roll', _ambushes__roll2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), TraceSpec('ambushes', '7. Ambushes', 'roll notice_attackers', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded',))), (lambda s: (s.e['perception'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
-    Step('mod', _ambushes__mod3, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), TraceSpec('ambushes', '7. Ambushes', 'skill is easy', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
-    Step('mod', _ambushes__mod4, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), TraceSpec('ambushes', '7. Ambushes', 'defense is difficult', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'when stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), 'difficult', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
-    Step('text', _ambushes__text2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not (s.v['stealth_succeeded'] or not s.v['target_noticed'])), TraceSpec('ambushes', '7. Ambushes', 'cannot retaliate or move until the next combat round (the target noticed the attackers)', ('when ambush != no_ambush and not after_first_round', 'when ambush == hand_to_hand_ambush', 'unless stealth_succeeded or not target_noticed'), (('ambush', 'after_first_round'), ('ambush',), ('stealth_succeeded', 'target_noticed'))), None, (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
-    Step('text', _ambushes__text3, (), TraceSpec('ambushes', '7. Ambushes', "note: In most cases the target's armor defends normally, unless the attackers use aimed attacks to bypass armor.", (), ()), None, ()),
-    Step('text', _ambushes__text4, (), TraceSpec('ambushes', '7. Ambushes', 'note: After the initial round of surprise, the ambush becomes a normal combat round for all parties, with no modifiers due to surprise.', (), ()), None, ()),
-    Step('text', _ambushes__text5, (), TraceSpec('ambushes', '7. Ambushes', "note: The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.", (), ()), None, ()),
-    Step('text', _ambushes__text6, (), TraceSpec('ambushes', '7. Ambushes', 'erratum: Encoded as written: after failed Stealth rolls the targets roll Easy to notice. The source does not say what happens after successful Stealth rolls; read as the targets do not detect the attackers (Easy attacks, Difficult parries and dodges).', (), ()), None, ()),
+    Step('roll', _ambushes__roll1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'],), _ambushes__roll1_trace, (lambda s: (s.v['stealth'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth', 1))),
+    Step('mod', _ambushes__mod1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush'), _ambushes__mod1_trace, 'easy', (('ambush', 0), ('after_first_round', 0))),
+    Step('text', _ambushes__text1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush', lambda s: not s.v['attackers_seen']), _ambushes__text1_trace, None, (('ambush', 0), ('after_first_round', 0), ('attackers_seen', 2))),
+    Step('mod', _ambushes__mod2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), _ambushes__mod2_trace, 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
+    Step('roll', _ambushes__roll2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), _ambushes__roll2_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
+    Step('mod', _ambushes__mod3, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), _ambushes__mod3_trace, 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
+    Step('mod', _ambushes__mod4, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), _ambushes__mod4_trace, 'difficult', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
+    Step('text', _ambushes__text2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not (s.v['stealth_succeeded'] or not s.v['target_noticed'])), _ambushes__text2_trace, None, (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
+    Step('text', _ambushes__text3, (), _ambushes__text3_trace, None, ()),
+    Step('text', _ambushes__text4, (), _ambushes__text4_trace, None, ()),
+    Step('text', _ambushes__text5, (), _ambushes__text5_trace, None, ()),
+    Step('text', _ambushes__text6, (), _ambushes__text6_trace, None, ()),
 )
 """Ambushes (7. Ambushes).
 
@@ -5664,6 +6366,13 @@ _area_attacks__roll1: Final = RollSpec(
     notes=(),
     condition='when area_response == dodge_area',
 )
+_area_attacks__roll1_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'roll dodge_area_roll',
+    ('when area_response == dodge_area',),
+    (('area_response',),),
+)
 _area_attacks__roll2: Final = RollSpec(
     key='area_attacks#3.1',
     rule='area_attacks',
@@ -5682,6 +6391,13 @@ _area_attacks__roll2: Final = RollSpec(
     notes=(),
     condition='when area_response == agility_area',
 )
+_area_attacks__roll2_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'roll agility_area_roll',
+    ('when area_response == agility_area',),
+    (('area_response',),),
+)
 _area_attacks__mod1: Final = ModSpec(
     key='area_attacks#3.2.1',
     rule='area_attacks',
@@ -5695,6 +6411,13 @@ _area_attacks__mod1: Final = ModSpec(
     condition='when area_response == agility_area; when response_succeeded',
     label='half damage behind cover',
 )
+_area_attacks__mod1_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'damage / 2 round up',
+    ('when area_response == agility_area', 'when response_succeeded'),
+    (('area_response',), ('response_succeeded',)),
+)
 _area_attacks__derive1: Final = DeriveSpec(
     key='area_attacks#4',
     rule='area_attacks',
@@ -5702,12 +6425,26 @@ _area_attacks__derive1: Final = DeriveSpec(
     name='struck',
     condition='',
 )
+_area_attacks__derive1_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'derive struck',
+    (),
+    (),
+)
 _area_attacks__derive2: Final = DeriveSpec(
     key='area_attacks#5.1',
     rule='area_attacks',
     source='7. Area Attacks',
     name='stand_up',
     condition='when area_response != no_response',
+)
+_area_attacks__derive2_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'derive stand_up',
+    ('when area_response != no_response',),
+    (('area_response',),),
 )
 _area_attacks__text1: Final = TextSpec(
     key='area_attacks#5.2',
@@ -5718,6 +6455,13 @@ _area_attacks__text1: Final = TextSpec(
     quote=None,
     condition='when area_response != no_response',
 )
+_area_attacks__text1_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'note: Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).',
+    ('when area_response != no_response',),
+    (('area_response',),),
+)
 _area_attacks__text2: Final = TextSpec(
     key='area_attacks#6',
     rule='area_attacks',
@@ -5726,6 +6470,13 @@ _area_attacks__text2: Final = TextSpec(
     text='If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
     quote=None,
     condition='',
+)
+_area_attacks__text2_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'note: If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
+    (),
+    (),
 )
 _area_attacks__text3: Final = TextSpec(
     key='area_attacks#7',
@@ -5736,6 +6487,13 @@ _area_attacks__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_area_attacks__text3_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    "note: At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.",
+    (),
+    (),
+)
 _area_attacks__text4: Final = TextSpec(
     key='area_attacks#8',
     rule='area_attacks',
@@ -5745,17 +6503,24 @@ _area_attacks__text4: Final = TextSpec(
     quote='an Agility roll to reduce damage by half',
     condition='',
 )
+_area_attacks__text4_trace: Final = TraceSpec(
+    'area_attacks',
+    '7. Area Attacks',
+    'erratum: The source gives no rounding; rounded up, as the chapter rounds its other halvings.',
+    (),
+    (),
+)
 
 _rule_area_attacks: Final[tuple[Step, ...]] = (
-    Step('roll', _area_attacks__roll1, (lambda s: s.v['area_response'] == 'dodge_area',), TraceSpec('area_attacks', '7. Area Attacks', 'roll dodge_area_roll', ('when area_response == dodge_area',), (('area_response',),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('area_response', 0),)),
-    Step('roll', _area_attacks__roll2, (lambda s: s.v['area_response'] == 'agility_area',), TraceSpec('area_attacks', '7. Area Attacks', 'roll agility_area_roll', ('when area_response == agility_area',), (('area_response',),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('area_response', 0),)),
-    Step('mod', _area_attacks__mod1, (lambda s: s.v['area_response'] == 'agility_area', lambda s: s.v['response_succeeded']), TraceSpec('area_attacks', '7. Area Attacks', 'damage / 2 round up', ('when area_response == agility_area', 'when response_succeeded'), (('area_response',), ('response_succeeded',))), 2, (('area_response', 0), ('response_succeeded', 1))),
-    Step('derive', _area_attacks__derive1, (), TraceSpec('area_attacks', '7. Area Attacks', 'derive struck', (), ()), lambda s: not (s.v['area_response'] == 'dodge_area' and s.v['response_succeeded']), (('area_response', 0), ('response_succeeded', 0))),
-    Step('derive', _area_attacks__derive2, (lambda s: s.v['area_response'] != 'no_response',), TraceSpec('area_attacks', '7. Area Attacks', 'derive stand_up', ('when area_response != no_response',), (('area_response',),)), lambda s: 5, (('area_response', 0),)),
-    Step('text', _area_attacks__text1, (lambda s: s.v['area_response'] != 'no_response',), TraceSpec('area_attacks', '7. Area Attacks', 'note: Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).', ('when area_response != no_response',), (('area_response',),)), None, (('area_response', 0),)),
-    Step('text', _area_attacks__text2, (), TraceSpec('area_attacks', '7. Area Attacks', 'note: If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).', (), ()), None, ()),
-    Step('text', _area_attacks__text3, (), TraceSpec('area_attacks', '7. Area Attacks', "note: At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.", (), ()), None, ()),
-    Step('text', _area_attacks__text4, (), TraceSpec('area_attacks', '7. Area Attacks', 'erratum: The source gives no rounding; rounded up, as the chapter rounds its other halvings.', (), ()), None, ()),
+    Step('roll', _area_attacks__roll1, (lambda s: s.v['area_response'] == 'dodge_area',), _area_attacks__roll1_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('area_response', 0),)),
+    Step('roll', _area_attacks__roll2, (lambda s: s.v['area_response'] == 'agility_area',), _area_attacks__roll2_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), (('area_response', 0),)),
+    Step('mod', _area_attacks__mod1, (lambda s: s.v['area_response'] == 'agility_area', lambda s: s.v['response_succeeded']), _area_attacks__mod1_trace, 2, (('area_response', 0), ('response_succeeded', 1))),
+    Step('derive', _area_attacks__derive1, (), _area_attacks__derive1_trace, lambda s: not (s.v['area_response'] == 'dodge_area' and s.v['response_succeeded']), (('area_response', 0), ('response_succeeded', 0))),
+    Step('derive', _area_attacks__derive2, (lambda s: s.v['area_response'] != 'no_response',), _area_attacks__derive2_trace, lambda s: 5, (('area_response', 0),)),
+    Step('text', _area_attacks__text1, (lambda s: s.v['area_response'] != 'no_response',), _area_attacks__text1_trace, None, (('area_response', 0),)),
+    Step('text', _area_attacks__text2, (), _area_attacks__text2_trace, None, ()),
+    Step('text', _area_attacks__text3, (), _area_attacks__text3_trace, None, ()),
+    Step('text', _area_attacks__text4, (), _area_attacks__text4_trace, None, ()),
 )
 """Area Attacks (7. Area Attacks).
 
@@ -5781,6 +6546,13 @@ _armor_damaged__mod1: Final = ModSpec(
     condition='when armor_state == damaged',
     label='damaged: half the armor value, rounded down',
 )
+_armor_damaged__mod1_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor / 2 round down',
+    ('when armor_state == damaged',),
+    (('armor_state',),),
+)
 _armor_damaged__mod2: Final = ModSpec(
     key='armor_damaged#2.2',
     rule='armor_damaged',
@@ -5794,12 +6566,26 @@ _armor_damaged__mod2: Final = ModSpec(
     condition='when armor_state == damaged',
     label='damaged: half the random armor value, rounded down',
 )
+_armor_damaged__mod2_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor_roll / 2 round down',
+    ('when armor_state == damaged',),
+    (('armor_state',),),
+)
 _armor_damaged__derive1: Final = DeriveSpec(
     key='armor_damaged#2.3',
     rule='armor_damaged',
     source='7. Armor Damaged',
     name='repair_cost',
     condition='when armor_state == damaged',
+)
+_armor_damaged__derive1_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'derive repair_cost',
+    ('when armor_state == damaged',),
+    (('armor_state',),),
 )
 _armor_damaged__mod3: Final = ModSpec(
     key='armor_damaged#3.1',
@@ -5814,12 +6600,26 @@ _armor_damaged__mod3: Final = ModSpec(
     condition='when armor_state == destroyed',
     label='destroyed: no protection',
 )
+_armor_damaged__mod3_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor = 0',
+    ('when armor_state == destroyed',),
+    (('armor_state',),),
+)
 _armor_damaged__derive2: Final = DeriveSpec(
     key='armor_damaged#3.2',
     rule='armor_damaged',
     source='7. Armor Damaged',
     name='rebuild_cost',
     condition='when armor_state == destroyed',
+)
+_armor_damaged__derive2_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'derive rebuild_cost',
+    ('when armor_state == destroyed',),
+    (('armor_state',),),
 )
 _armor_damaged__text1: Final = TextSpec(
     key='armor_damaged#3.3',
@@ -5829,6 +6629,13 @@ _armor_damaged__text1: Final = TextSpec(
     text='Destroyed armor offers no protection but full ENC and burden.',
     quote=None,
     condition='when armor_state == destroyed',
+)
+_armor_damaged__text1_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'note: Destroyed armor offers no protection but full ENC and burden.',
+    ('when armor_state == destroyed',),
+    (('armor_state',),),
 )
 _armor_damaged__mod4: Final = ModSpec(
     key='armor_damaged#4.1',
@@ -5843,6 +6650,13 @@ _armor_damaged__mod4: Final = ModSpec(
     condition='when armor_state == repaired_after_destruction',
     label='repaired after destruction: 1 point less',
 )
+_armor_damaged__mod4_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'armor -1',
+    ('when armor_state == repaired_after_destruction',),
+    (('armor_state',),),
+)
 _armor_damaged__text2: Final = TextSpec(
     key='armor_damaged#5',
     rule='armor_damaged',
@@ -5851,6 +6665,13 @@ _armor_damaged__text2: Final = TextSpec(
     text="Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
     quote=None,
     condition='',
+)
+_armor_damaged__text2_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "note: Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
+    (),
+    (),
 )
 _armor_damaged__text3: Final = TextSpec(
     key='armor_damaged#6',
@@ -5861,6 +6682,13 @@ _armor_damaged__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_armor_damaged__text3_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    'note: Already-damaged armor that is damaged again before being repaired is destroyed.',
+    (),
+    (),
+)
 _armor_damaged__text4: Final = TextSpec(
     key='armor_damaged#7',
     rule='armor_damaged',
@@ -5869,6 +6697,13 @@ _armor_damaged__text4: Final = TextSpec(
     text="Repair costs may be adjusted for the character's relationship with the craftsman, the availability of materials and the nature of the damage.",
     quote=None,
     condition='',
+)
+_armor_damaged__text4_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "note: Repair costs may be adjusted for the character's relationship with the craftsman, the availability of materials and the nature of the damage.",
+    (),
+    (),
 )
 _armor_damaged__text5: Final = TextSpec(
     key='armor_damaged#8',
@@ -5879,19 +6714,26 @@ _armor_damaged__text5: Final = TextSpec(
     quote='armor worth 1D8+1 may be reduced to 1D4 protection, which is 1/2 of 1D8, with the +1 rounded down',
     condition='',
 )
+_armor_damaged__text5_trace: Final = TraceSpec(
+    'armor_damaged',
+    '7. Armor Damaged',
+    "erratum: Encoded as half of the rolled 1D8+1, rounded down: 2..9 halved gives 1, 1, 2, 2, 3, 3, 4, 4, exactly the distribution of 1D4, so the source's shortcut and the rule agree.",
+    (),
+    (),
+)
 
 _rule_armor_damaged: Final[tuple[Step, ...]] = (
-    Step('mod', _armor_damaged__mod1, (lambda s: s.v['armor_state'] == 'damaged',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor / 2 round down', ('when armor_state == damaged',), (('armor_state',),)), 2, (('armor_state', 0),)),
-    Step('mod', _armor_damaged__mod2, (lambda s: s.v['armor_state'] == 'damaged',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor_roll / 2 round down', ('when armor_state == damaged',), (('armor_state',),)), 2, (('armor_state', 0),)),
-    Step('derive', _armor_damaged__derive1, (lambda s: s.v['armor_state'] == 'damaged',), TraceSpec('armor_damaged', '7. Armor Damaged', 'derive repair_cost', ('when armor_state == damaged',), (('armor_state',),)), lambda s: Fraction(s.v['armor_cost'] * 3) / 2, (('armor_state', 0), ('armor_cost', 1))),
-    Step('mod', _armor_damaged__mod3, (lambda s: s.v['armor_state'] == 'destroyed',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor = 0', ('when armor_state == destroyed',), (('armor_state',),)), 0, (('armor_state', 0),)),
-    Step('derive', _armor_damaged__derive2, (lambda s: s.v['armor_state'] == 'destroyed',), TraceSpec('armor_damaged', '7. Armor Damaged', 'derive rebuild_cost', ('when armor_state == destroyed',), (('armor_state',),)), lambda s: s.v['armor_cost'], (('armor_state', 0), ('armor_cost', 1))),
-    Step('text', _armor_damaged__text1, (lambda s: s.v['armor_state'] == 'destroyed',), TraceSpec('armor_damaged', '7. Armor Damaged', 'note: Destroyed armor offers no protection but full ENC and burden.', ('when armor_state == destroyed',), (('armor_state',),)), None, (('armor_state', 0),)),
-    Step('mod', _armor_damaged__mod4, (lambda s: s.v['armor_state'] == 'repaired_after_destruction',), TraceSpec('armor_damaged', '7. Armor Damaged', 'armor -1', ('when armor_state == repaired_after_destruction',), (('armor_state',),)), -1, (('armor_state', 0),)),
-    Step('text', _armor_damaged__text2, (), TraceSpec('armor_damaged', '7. Armor Damaged', "note: Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.", (), ()), None, ()),
-    Step('text', _armor_damaged__text3, (), TraceSpec('armor_damaged', '7. Armor Damaged', 'note: Already-damaged armor that is damaged again before being repaired is destroyed.', (), ()), None, ()),
-    Step('text', _armor_damaged__text4, (), TraceSpec('armor_damaged', '7. Armor Damaged', "note: Repair costs may be adjusted for the character's relationship with the craftsman, the availability of materials and the nature of the damage.", (), ()), None, ()),
-    Step('text', _armor_damaged__text5, (), TraceSpec('armor_damaged', '7. Armor Damaged', "erratum: Encoded as half of the rolled 1D8+1, rounded down: 2..9 halved gives 1, 1, 2, 2, 3, 3, 4, 4, exactly the distribution of 1D4, so the source's shortcut and the rule agree.", (), ()), None, ()),
+    Step('mod', _armor_damaged__mod1, (lambda s: s.v['armor_state'] == 'damaged',), _armor_damaged__mod1_trace, 2, (('armor_state', 0),)),
+    Step('mod', _armor_damaged__mod2, (lambda s: s.v['armor_state'] == 'damaged',), _armor_damaged__mod2_trace, 2, (('armor_state', 0),)),
+    Step('derive', _armor_damaged__derive1, (lambda s: s.v['armor_state'] == 'damaged',), _armor_damaged__derive1_trace, lambda s: Fraction(s.v['armor_cost'] * 3) / 2, (('armor_state', 0), ('armor_cost', 1))),
+    Step('mod', _armor_damaged__mod3, (lambda s: s.v['armor_state'] == 'destroyed',), _armor_damaged__mod3_trace, 0, (('armor_state', 0),)),
+    Step('derive', _armor_damaged__derive2, (lambda s: s.v['armor_state'] == 'destroyed',), _armor_damaged__derive2_trace, lambda s: s.v['armor_cost'], (('armor_state', 0), ('armor_cost', 1))),
+    Step('text', _armor_damaged__text1, (lambda s: s.v['armor_state'] == 'destroyed',), _armor_damaged__text1_trace, None, (('armor_state', 0),)),
+    Step('mod', _armor_damaged__mod4, (lambda s: s.v['armor_state'] == 'repaired_after_destruction',), _armor_damaged__mod4_trace, -1, (('armor_state', 0),)),
+    Step('text', _armor_damaged__text2, (), _armor_damaged__text2_trace, None, ()),
+    Step('text', _armor_damaged__text3, (), _armor_damaged__text3_trace, None, ()),
+    Step('text', _armor_damaged__text4, (), _armor_damaged__text4_trace, None, ()),
+    Step('text', _armor_damaged__text5, (), _armor_damaged__text5_trace, None, ()),
 )
 """Armor Damaged (7. Armor Damaged).
 
@@ -5918,6 +6760,13 @@ _aura_attacks__mod1: Final = ModSpec(
     condition='',
     label='Command roll',
 )
+_aura_attacks__mod1_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +roll_bonus[command_roll]',
+    (),
+    (),
+)
 _aura_attacks__mod2: Final = ModSpec(
     key='aura_attacks#3',
     rule='aura_attacks',
@@ -5930,6 +6779,13 @@ _aura_attacks__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='Passion roll',
+)
+_aura_attacks__mod2_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +roll_bonus[passion_roll]',
+    (),
+    (),
 )
 _aura_attacks__mod3: Final = ModSpec(
     key='aura_attacks#4.1',
@@ -5944,6 +6800,13 @@ _aura_attacks__mod3: Final = ModSpec(
     condition='when command_roll == fumble_result',
     label='fumbled Command roll: half the aura total',
 )
+_aura_attacks__mod3_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura / 2 round up',
+    ('when command_roll == fumble_result',),
+    (('command_roll',),),
+)
 _aura_attacks__mod4: Final = ModSpec(
     key='aura_attacks#5.1',
     rule='aura_attacks',
@@ -5956,6 +6819,13 @@ _aura_attacks__mod4: Final = ModSpec(
     rounding='up',
     condition='when passion_roll == fumble_result',
     label='fumbled Passion roll: half the aura total',
+)
+_aura_attacks__mod4_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura / 2 round up',
+    ('when passion_roll == fumble_result',),
+    (('passion_roll',),),
 )
 _aura_attacks__mod5: Final = ModSpec(
     key='aura_attacks#6.1',
@@ -5970,6 +6840,13 @@ _aura_attacks__mod5: Final = ModSpec(
     condition='when previous_aura_success',
     label='previous success against the target',
 )
+_aura_attacks__mod5_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +1',
+    ('when previous_aura_success',),
+    (('previous_aura_success',),),
+)
 _aura_attacks__mod6: Final = ModSpec(
     key='aura_attacks#7',
     rule='aura_attacks',
@@ -5983,6 +6860,13 @@ _aura_attacks__mod6: Final = ModSpec(
     condition='',
     label='experience',
 )
+_aura_attacks__mod6_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +experience',
+    (),
+    (),
+)
 _aura_attacks__mod7: Final = ModSpec(
     key='aura_attacks#8',
     rule='aura_attacks',
@@ -5995,6 +6879,13 @@ _aura_attacks__mod7: Final = ModSpec(
     rounding=None,
     condition='',
     label='circumstances',
+)
+_aura_attacks__mod7_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'aura +aura_circumstances',
+    (),
+    (),
 )
 _aura_attacks__roll1: Final = RollSpec(
     key='aura_attacks#9',
@@ -6014,6 +6905,13 @@ _aura_attacks__roll1: Final = RollSpec(
     notes=('On a fumbled resistance roll the target is demoralized and may surrender or flee; all its actions are Difficult for the rest of that combat round.',),
     condition='',
 )
+_aura_attacks__roll1_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'roll resist_aura',
+    (),
+    (),
+)
 _aura_attacks__text1: Final = TextSpec(
     key='aura_attacks#10',
     rule='aura_attacks',
@@ -6022,6 +6920,13 @@ _aura_attacks__text1: Final = TextSpec(
     text='An aura attack needs a full combat round to initiate in combat, or at least 12 seconds of preparation out of combat; it occurs in the powers phase of the combat round.',
     quote=None,
     condition='',
+)
+_aura_attacks__text1_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: An aura attack needs a full combat round to initiate in combat, or at least 12 seconds of preparation out of combat; it occurs in the powers phase of the combat round.',
+    (),
+    (),
 )
 _aura_attacks__text2: Final = TextSpec(
     key='aura_attacks#11',
@@ -6032,6 +6937,13 @@ _aura_attacks__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aura_attacks__text2_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Anyone who can view the character must make the resistance roll.',
+    (),
+    (),
+)
 _aura_attacks__text3: Final = TextSpec(
     key='aura_attacks#12',
     rule='aura_attacks',
@@ -6040,6 +6952,13 @@ _aura_attacks__text3: Final = TextSpec(
     text='Whether the result is a failure or a fumble, its effects end on the last DEX rank of the combat round of the aura attack.',
     quote=None,
     condition='',
+)
+_aura_attacks__text3_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Whether the result is a failure or a fumble, its effects end on the last DEX rank of the combat round of the aura attack.',
+    (),
+    (),
 )
 _aura_attacks__text4: Final = TextSpec(
     key='aura_attacks#13',
@@ -6050,6 +6969,13 @@ _aura_attacks__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aura_attacks__text4_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Aura attacks do not usually inflict horror or sanity loss, though the gamemaster may allow certain horrific entities to do so.',
+    (),
+    (),
+)
 _aura_attacks__text5: Final = TextSpec(
     key='aura_attacks#14',
     rule='aura_attacks',
@@ -6058,6 +6984,13 @@ _aura_attacks__text5: Final = TextSpec(
     text='Circumstances: a powerful magic item with legendary qualities, overwhelming inferiority or superiority in firepower, death of allied combatants, prior defeat or wounded state, or any implied threat.',
     quote=None,
     condition='',
+)
+_aura_attacks__text5_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'note: Circumstances: a powerful magic item with legendary qualities, overwhelming inferiority or superiority in firepower, death of allied combatants, prior defeat or wounded state, or any implied threat.',
+    (),
+    (),
 )
 _aura_attacks__text6: Final = TextSpec(
     key='aura_attacks#15',
@@ -6068,6 +7001,13 @@ _aura_attacks__text6: Final = TextSpec(
     quote='A fumbled roll reduces the aura total by half (round up).',
     condition='',
 )
+_aura_attacks__text6_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    "erratum: The source does not order the halving and the bonuses; encoded as halving the average first, then adding the other bonuses. The table's fumble bonus is 0.",
+    (),
+    (),
+)
 _aura_attacks__text7: Final = TextSpec(
     key='aura_attacks#16',
     rule='aura_attacks',
@@ -6077,23 +7017,30 @@ _aura_attacks__text7: Final = TextSpec(
     quote='Passions: A successful appropriate Passion roll',
     condition='',
 )
+_aura_attacks__text7_trace: Final = TraceSpec(
+    'aura_attacks',
+    '7. Aura Attacks',
+    'erratum: Formatting slip (no bold); read as the same kind of entry as Command.',
+    (),
+    (),
+)
 
 _rule_aura_attacks: Final[tuple[Step, ...]] = (
-    Step('mod', _aura_attacks__mod1, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +roll_bonus[command_roll]', (), ()), lambda s: s.lookup('roll_bonus', (s.v['command_roll'],), 'value'), (('command_roll', 0),)),
-    Step('mod', _aura_attacks__mod2, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +roll_bonus[passion_roll]', (), ()), lambda s: s.lookup('roll_bonus', (s.v['passion_roll'],), 'value'), (('passion_roll', 0),)),
-    Step('mod', _aura_attacks__mod3, (lambda s: s.v['command_roll'] == 'fumble_result',), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura / 2 round up', ('when command_roll == fumble_result',), (('command_roll',),)), 2, (('command_roll', 0),)),
-    Step('mod', _aura_attacks__mod4, (lambda s: s.v['passion_roll'] == 'fumble_result',), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura / 2 round up', ('when passion_roll == fumble_result',), (('passion_roll',),)), 2, (('passion_roll', 0),)),
-    Step('mod', _aura_attacks__mod5, (lambda s: s.v['previous_aura_success'],), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +1', ('when previous_aura_success',), (('previous_aura_success',),)), 1, (('previous_aura_success', 0),)),
-    Step('mod', _aura_attacks__mod6, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +experience', (), ()), lambda s: s.v['experience'], (('experience', 0),)),
-    Step('mod', _aura_attacks__mod7, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'aura +aura_circumstances', (), ()), lambda s: s.v['aura_circumstances'], (('aura_circumstances', 0),)),
-    Step('roll', _aura_attacks__roll1, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'roll resist_aura', (), ()), (lambda s: (s.v['opponent_POW'] + s.v['opponent_pow_shift'], s.e['aura']), ()), (('opponent_POW', 0), ('opponent_pow_shift', 0))),
-    Step('text', _aura_attacks__text1, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: An aura attack needs a full combat round to initiate in combat, or at least 12 seconds of preparation out of combat; it occurs in the powers phase of the combat round.', (), ()), None, ()),
-    Step('text', _aura_attacks__text2, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Anyone who can view the character must make the resistance roll.', (), ()), None, ()),
-    Step('text', _aura_attacks__text3, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Whether the result is a failure or a fumble, its effects end on the last DEX rank of the combat round of the aura attack.', (), ()), None, ()),
-    Step('text', _aura_attacks__text4, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Aura attacks do not usually inflict horror or sanity loss, though the gamemaster may allow certain horrific entities to do so.', (), ()), None, ()),
-    Step('text', _aura_attacks__text5, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'note: Circumstances: a powerful magic item with legendary qualities, overwhelming inferiority or superiority in firepower, death of allied combatants, prior defeat or wounded state, or any implied threat.', (), ()), None, ()),
-    Step('text', _aura_attacks__text6, (), TraceSpec('aura_attacks', '7. Aura Attacks', "erratum: The source does not order the halving and the bonuses; encoded as halving the average first, then adding the other bonuses. The table's fumble bonus is 0.", (), ()), None, ()),
-    Step('text', _aura_attacks__text7, (), TraceSpec('aura_attacks', '7. Aura Attacks', 'erratum: Formatting slip (no bold); read as the same kind of entry as Command.', (), ()), None, ()),
+    Step('mod', _aura_attacks__mod1, (), _aura_attacks__mod1_trace, lambda s: s.lookup('roll_bonus', (s.v['command_roll'],), 'value'), (('command_roll', 0),)),
+    Step('mod', _aura_attacks__mod2, (), _aura_attacks__mod2_trace, lambda s: s.lookup('roll_bonus', (s.v['passion_roll'],), 'value'), (('passion_roll', 0),)),
+    Step('mod', _aura_attacks__mod3, (lambda s: s.v['command_roll'] == 'fumble_result',), _aura_attacks__mod3_trace, 2, (('command_roll', 0),)),
+    Step('mod', _aura_attacks__mod4, (lambda s: s.v['passion_roll'] == 'fumble_result',), _aura_attacks__mod4_trace, 2, (('passion_roll', 0),)),
+    Step('mod', _aura_attacks__mod5, (lambda s: s.v['previous_aura_success'],), _aura_attacks__mod5_trace, 1, (('previous_aura_success', 0),)),
+    Step('mod', _aura_attacks__mod6, (), _aura_attacks__mod6_trace, lambda s: s.v['experience'], (('experience', 0),)),
+    Step('mod', _aura_attacks__mod7, (), _aura_attacks__mod7_trace, lambda s: s.v['aura_circumstances'], (('aura_circumstances', 0),)),
+    Step('roll', _aura_attacks__roll1, (), _aura_attacks__roll1_trace, (lambda s: (s.v['opponent_POW'] + s.v['opponent_pow_shift'], s.e['aura']), ()), (('opponent_POW', 0), ('opponent_pow_shift', 0))),
+    Step('text', _aura_attacks__text1, (), _aura_attacks__text1_trace, None, ()),
+    Step('text', _aura_attacks__text2, (), _aura_attacks__text2_trace, None, ()),
+    Step('text', _aura_attacks__text3, (), _aura_attacks__text3_trace, None, ()),
+    Step('text', _aura_attacks__text4, (), _aura_attacks__text4_trace, None, ()),
+    Step('text', _aura_attacks__text5, (), _aura_attacks__text5_trace, None, ()),
+    Step('text', _aura_attacks__text6, (), _aura_attacks__text6_trace, None, ()),
+    Step('text', _aura_attacks__text7, (), _aura_attacks__text7_trace, None, ()),
 )
 """Aura Attacks (7. Aura Attacks).
 
@@ -6122,6 +7069,13 @@ _autofire__mod1: Final = ModSpec(
     condition='when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == burst',
     label='burst against a single target',
 )
+_autofire__mod1_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'skill +20%',
+    ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == burst'),
+    (('fire_mode',), ('autofire_targets',), ('fire_mode',)),
+)
 _autofire__mod2: Final = ModSpec(
     key='autofire#2.1.2.1',
     rule='autofire',
@@ -6134,6 +7088,13 @@ _autofire__mod2: Final = ModSpec(
     rounding=None,
     condition='when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == full_autofire',
     label='autofire against a single target',
+)
+_autofire__mod2_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'skill +40%',
+    ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == full_autofire'),
+    (('fire_mode',), ('autofire_targets',), ('fire_mode',)),
 )
 _autofire__mod3: Final = ModSpec(
     key='autofire#2.2.1',
@@ -6148,12 +7109,26 @@ _autofire__mod3: Final = ModSpec(
     condition='when fire_mode != single_shot; when autofire_targets == narrow_targets',
     label='narrow field of fire',
 )
+_autofire__mod3_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'skill +20%',
+    ('when fire_mode != single_shot', 'when autofire_targets == narrow_targets'),
+    (('fire_mode',), ('autofire_targets',)),
+)
 _autofire__derive1: Final = DeriveSpec(
     key='autofire#2.3',
     rule='autofire',
     source='7. Autofire',
     name='hits',
     condition='when fire_mode != single_shot',
+)
+_autofire__derive1_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'derive hits',
+    ('when fire_mode != single_shot',),
+    (('fire_mode',),),
 )
 _autofire__roll1: Final = RollSpec(
     key='autofire#2.4',
@@ -6173,6 +7148,13 @@ _autofire__roll1: Final = RollSpec(
     notes=(),
     condition='when fire_mode != single_shot',
 )
+_autofire__roll1_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'roll burst_attack',
+    ('when fire_mode != single_shot',),
+    (('fire_mode',),),
+)
 _autofire__text1: Final = TextSpec(
     key='autofire#3',
     rule='autofire',
@@ -6181,6 +7163,13 @@ _autofire__text1: Final = TextSpec(
     text="Autofire or bursts occur on the attacker's DEX rank. Bursts are usually three shots; autofire can empty the whole clip.",
     quote=None,
     condition='',
+)
+_autofire__text1_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    "note: Autofire or bursts occur on the attacker's DEX rank. Bursts are usually three shots; autofire can empty the whole clip.",
+    (),
+    (),
 )
 _autofire__text2: Final = TextSpec(
     key='autofire#4',
@@ -6191,6 +7180,13 @@ _autofire__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_autofire__text2_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'note: The attacker announces how many shots are fired and keeps track of spent ammunition.',
+    (),
+    (),
+)
 _autofire__text3: Final = TextSpec(
     key='autofire#5',
     rule='autofire',
@@ -6199,6 +7195,13 @@ _autofire__text3: Final = TextSpec(
     text='Only the first attack is able to achieve a special or critical success; all the rest are normal successes.',
     quote=None,
     condition='',
+)
+_autofire__text3_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'note: Only the first attack is able to achieve a special or critical success; all the rest are normal successes.',
+    (),
+    (),
 )
 _autofire__text4: Final = TextSpec(
     key='autofire#6',
@@ -6209,6 +7212,13 @@ _autofire__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_autofire__text4_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'note: Multiple targets spread across the field of fire: each target takes an unmodified attack roll, the attacker allocates the bullets, and each target may receive a special or critical.',
+    (),
+    (),
+)
 _autofire__text5: Final = TextSpec(
     key='autofire#7',
     rule='autofire',
@@ -6217,6 +7227,13 @@ _autofire__text5: Final = TextSpec(
     text='Read as +20% on top of the single-target bonus (+20% burst, +40% autofire) when the targets are restricted to a narrow field of fire.',
     quote="the attacker's skill rating is increased by an additional +20%",
     condition='',
+)
+_autofire__text5_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'erratum: Read as +20% on top of the single-target bonus (+20% burst, +40% autofire) when the targets are restricted to a narrow field of fire.',
+    (),
+    (),
 )
 _autofire__text6: Final = TextSpec(
     key='autofire#8',
@@ -6227,19 +7244,26 @@ _autofire__text6: Final = TextSpec(
     quote='To get an odd number, roll an appropriate dice type and divide by two (round up).',
     condition='',
 )
+_autofire__text6_trace: Final = TraceSpec(
+    'autofire',
+    '7. Autofire',
+    'erratum: Only 3 (1D6), 5 (1D10) and 50 (1D100) have dice twice their size in a standard set; for 7, 9, 11 and the other counts without a die the table defers to the gamemaster, who "may require that all bursts or autofire occur in numbers with dice equivalents, such as 2, 3, 4, 5, 6, 8, 10".',
+    (),
+    (),
+)
 
 _rule_autofire: Final[tuple[Step, ...]] = (
-    Step('mod', _autofire__mod1, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'burst'), TraceSpec('autofire', '7. Autofire', 'skill +20%', ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == burst'), (('fire_mode',), ('autofire_targets',), ('fire_mode',))), 20, (('fire_mode', 0), ('autofire_targets', 1))),
-    Step('mod', _autofire__mod2, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'full_autofire'), TraceSpec('autofire', '7. Autofire', 'skill +40%', ('when fire_mode != single_shot', 'when autofire_targets in {one_target, narrow_targets}', 'when fire_mode == full_autofire'), (('fire_mode',), ('autofire_targets',), ('fire_mode',))), 40, (('fire_mode', 0), ('autofire_targets', 1))),
-    Step('mod', _autofire__mod3, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] == 'narrow_targets'), TraceSpec('autofire', '7. Autofire', 'skill +20%', ('when fire_mode != single_shot', 'when autofire_targets == narrow_targets'), (('fire_mode',), ('autofire_targets',))), 20, (('fire_mode', 0), ('autofire_targets', 1))),
-    Step('derive', _autofire__derive1, (lambda s: s.v['fire_mode'] != 'single_shot',), TraceSpec('autofire', '7. Autofire', 'derive hits', ('when fire_mode != single_shot',), (('fire_mode',),)), lambda s: s.lookup('autofire_hits', (s.v['shots'],), 'value'), (('fire_mode', 0), ('shots', 1))),
-    Step('roll', _autofire__roll1, (lambda s: s.v['fire_mode'] != 'single_shot',), TraceSpec('autofire', '7. Autofire', 'roll burst_attack', ('when fire_mode != single_shot',), (('fire_mode',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('fire_mode', 0),)),
-    Step('text', _autofire__text1, (), TraceSpec('autofire', '7. Autofire', "note: Autofire or bursts occur on the attacker's DEX rank. Bursts are usually three shots; autofire can empty the whole clip.", (), ()), None, ()),
-    Step('text', _autofire__text2, (), TraceSpec('autofire', '7. Autofire', 'note: The attacker announces how many shots are fired and keeps track of spent ammunition.', (), ()), None, ()),
-    Step('text', _autofire__text3, (), TraceSpec('autofire', '7. Autofire', 'note: Only the first attack is able to achieve a special or critical success; all the rest are normal successes.', (), ()), None, ()),
-    Step('text', _autofire__text4, (), TraceSpec('autofire', '7. Autofire', 'note: Multiple targets spread across the field of fire: each target takes an unmodified attack roll, the attacker allocates the bullets, and each target may receive a special or critical.', (), ()), None, ()),
-    Step('text', _autofire__text5, (), TraceSpec('autofire', '7. Autofire', 'erratum: Read as +20% on top of the single-target bonus (+20% burst, +40% autofire) when the targets are restricted to a narrow field of fire.', (), ()), None, ()),
-    Step('text', _autofire__text6, (), TraceSpec('autofire', '7. Autofire', 'erratum: Only 3 (1D6), 5 (1D10) and 50 (1D100) have dice twice their size in a standard set; for 7, 9, 11 and the other counts without a die the table defers to the gamemaster, who "may require that all bursts or autofire occur in numbers with dice equivalents, such as 2, 3, 4, 5, 6, 8, 10".', (), ()), None, ()),
+    Step('mod', _autofire__mod1, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'burst'), _autofire__mod1_trace, 20, (('fire_mode', 0), ('autofire_targets', 1))),
+    Step('mod', _autofire__mod2, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'full_autofire'), _autofire__mod2_trace, 40, (('fire_mode', 0), ('autofire_targets', 1))),
+    Step('mod', _autofire__mod3, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] == 'narrow_targets'), _autofire__mod3_trace, 20, (('fire_mode', 0), ('autofire_targets', 1))),
+    Step('derive', _autofire__derive1, (lambda s: s.v['fire_mode'] != 'single_shot',), _autofire__derive1_trace, lambda s: s.lookup('autofire_hits', (s.v['shots'],), 'value'), (('fire_mode', 0), ('shots', 1))),
+    Step('roll', _autofire__roll1, (lambda s: s.v['fire_mode'] != 'single_shot',), _autofire__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('fire_mode', 0),)),
+    Step('text', _autofire__text1, (), _autofire__text1_trace, None, ()),
+    Step('text', _autofire__text2, (), _autofire__text2_trace, None, ()),
+    Step('text', _autofire__text3, (), _autofire__text3_trace, None, ()),
+    Step('text', _autofire__text4, (), _autofire__text4_trace, None, ()),
+    Step('text', _autofire__text5, (), _autofire__text5_trace, None, ()),
+    Step('text', _autofire__text6, (), _autofire__text6_trace, None, ()),
 )
 """Autofire (7. Autofire).
 
@@ -6265,6 +7289,13 @@ _backstabs__mod1: Final = ModSpec(
     condition='when backstab',
     label='attack to the unprotected back',
 )
+_backstabs__mod1_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'skill is easy',
+    ('when backstab',),
+    (('backstab',),),
+)
 _backstabs__mod2: Final = ModSpec(
     key='backstabs#2.2',
     rule='backstabs',
@@ -6277,6 +7308,13 @@ _backstabs__mod2: Final = ModSpec(
     rounding=None,
     condition='when backstab',
     label='Difficult Listen or Sense to sense the backstab',
+)
+_backstabs__mod2_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'perception is difficult',
+    ('when backstab',),
+    (('backstab',),),
 )
 _backstabs__roll1: Final = RollSpec(
     key='backstabs#2.3',
@@ -6296,6 +7334,13 @@ _backstabs__roll1: Final = RollSpec(
     notes=(),
     condition='when backstab',
 )
+_backstabs__roll1_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'roll sense_backstab',
+    ('when backstab',),
+    (('backstab',),),
+)
 _backstabs__mod3: Final = ModSpec(
     key='backstabs#2.4',
     rule='backstabs',
@@ -6308,6 +7353,13 @@ _backstabs__mod3: Final = ModSpec(
     rounding=None,
     condition='when backstab',
     label='Difficult Dodge or parry against a backstab',
+)
+_backstabs__mod3_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'defense is difficult',
+    ('when backstab',),
+    (('backstab',),),
 )
 _backstabs__mod4: Final = ModSpec(
     key='backstabs#3.1',
@@ -6322,6 +7374,13 @@ _backstabs__mod4: Final = ModSpec(
     condition='when helpless',
     label='helpless target',
 )
+_backstabs__mod4_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'skill is easy',
+    ('when helpless',),
+    (('helpless',),),
+)
 _backstabs__text1: Final = TextSpec(
     key='backstabs#3.2',
     rule='backstabs',
@@ -6330,6 +7389,13 @@ _backstabs__text1: Final = TextSpec(
     text='dodge or parry: the target is helpless',
     quote=None,
     condition='when helpless',
+)
+_backstabs__text1_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'cannot dodge or parry: the target is helpless',
+    ('when helpless',),
+    (('helpless',),),
 )
 _backstabs__roll2: Final = RollSpec(
     key='backstabs#3.3',
@@ -6349,6 +7415,13 @@ _backstabs__roll2: Final = RollSpec(
     notes=(),
     condition='when helpless',
 )
+_backstabs__roll2_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'roll lucky_incident',
+    ('when helpless',),
+    (('helpless',),),
+)
 _backstabs__text2: Final = TextSpec(
     key='backstabs#4',
     rule='backstabs',
@@ -6358,16 +7431,23 @@ _backstabs__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_backstabs__text2_trace: Final = TraceSpec(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    'note: No additional damage is done by such an attack.',
+    (),
+    (),
+)
 
 _rule_backstabs: Final[tuple[Step, ...]] = (
-    Step('mod', _backstabs__mod1, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'skill is easy', ('when backstab',), (('backstab',),)), 'easy', (('backstab', 0),)),
-    Step('mod', _backstabs__mod2, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'perception is difficult', ('when backstab',), (('backstab',),)), 'difficult', (('backstab', 0),)),
-    Step('roll', _backstabs__roll1, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'roll sense_backstab', ('when backstab',), (('backstab',),)), (lambda s: (s.e['perception'], 0, None, 0), ()), (('backstab', 0),)),
-    Step('mod', _backstabs__mod3, (lambda s: s.v['backstab'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'defense is difficult', ('when backstab',), (('backstab',),)), 'difficult', (('backstab', 0),)),
-    Step('mod', _backstabs__mod4, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'skill is easy', ('when helpless',), (('helpless',),)), 'easy', (('helpless', 0),)),
-    Step('text', _backstabs__text1, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'cannot dodge or parry: the target is helpless', ('when helpless',), (('helpless',),)), None, (('helpless', 0),)),
-    Step('roll', _backstabs__roll2, (lambda s: s.v['helpless'],), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'roll lucky_incident', ('when helpless',), (('helpless',),)), (lambda s: (s.v['opponent_POW'], 0, None, 0), ()), (('helpless', 0), ('opponent_POW', 1))),
-    Step('text', _backstabs__text2, (), TraceSpec('backstabs', '7. Backstabs and Helpless Opponents', 'note: No additional damage is done by such an attack.', (), ()), None, ()),
+    Step('mod', _backstabs__mod1, (lambda s: s.v['backstab'],), _backstabs__mod1_trace, 'easy', (('backstab', 0),)),
+    Step('mod', _backstabs__mod2, (lambda s: s.v['backstab'],), _backstabs__mod2_trace, 'difficult', (('backstab', 0),)),
+    Step('roll', _backstabs__roll1, (lambda s: s.v['backstab'],), _backstabs__roll1_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('backstab', 0),)),
+    Step('mod', _backstabs__mod3, (lambda s: s.v['backstab'],), _backstabs__mod3_trace, 'difficult', (('backstab', 0),)),
+    Step('mod', _backstabs__mod4, (lambda s: s.v['helpless'],), _backstabs__mod4_trace, 'easy', (('helpless', 0),)),
+    Step('text', _backstabs__text1, (lambda s: s.v['helpless'],), _backstabs__text1_trace, None, (('helpless', 0),)),
+    Step('roll', _backstabs__roll2, (lambda s: s.v['helpless'],), _backstabs__roll2_trace, (lambda s: (s.v['opponent_POW'], 0, None, 0), ()), (('helpless', 0), ('opponent_POW', 1))),
+    Step('text', _backstabs__text2, (), _backstabs__text2_trace, None, ()),
 )
 """Backstabs and Helpless Opponents (7. Backstabs and Helpless Opponents).
 
@@ -6395,6 +7475,13 @@ _big_and_little_targets__mod1: Final = ModSpec(
     condition='when target_kind == creature; when target_SIZ > 2 * SIZ',
     label="target more than twice the attacker's SIZ",
 )
+_big_and_little_targets__mod1_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill +20%',
+    ('when target_kind == creature', 'when target_SIZ > 2 * SIZ'),
+    (('target_kind',), ('target_SIZ', 'SIZ')),
+)
 _big_and_little_targets__mod2: Final = ModSpec(
     key='big_and_little_targets#2.2.1',
     rule='big_and_little_targets',
@@ -6407,6 +7494,13 @@ _big_and_little_targets__mod2: Final = ModSpec(
     rounding=None,
     condition='when target_kind == creature; when target_SIZ < SIZ / 2 round up',
     label="target less than half the attacker's SIZ",
+)
+_big_and_little_targets__mod2_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill -20%',
+    ('when target_kind == creature', 'when target_SIZ < SIZ / 2 round up'),
+    (('target_kind',), ('target_SIZ', 'SIZ')),
 )
 _big_and_little_targets__mod3: Final = ModSpec(
     key='big_and_little_targets#3.1',
@@ -6421,6 +7515,13 @@ _big_and_little_targets__mod3: Final = ModSpec(
     condition='when target_kind == large_object',
     label='large inanimate object',
 )
+_big_and_little_targets__mod3_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill is easy',
+    ('when target_kind == large_object',),
+    (('target_kind',),),
+)
 _big_and_little_targets__mod4: Final = ModSpec(
     key='big_and_little_targets#4.1',
     rule='big_and_little_targets',
@@ -6434,6 +7535,13 @@ _big_and_little_targets__mod4: Final = ModSpec(
     condition='when target_kind == tiny_object',
     label='tiny inanimate object',
 )
+_big_and_little_targets__mod4_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'skill is difficult',
+    ('when target_kind == tiny_object',),
+    (('target_kind',),),
+)
 _big_and_little_targets__text1: Final = TextSpec(
     key='big_and_little_targets#5',
     rule='big_and_little_targets',
@@ -6442,6 +7550,13 @@ _big_and_little_targets__text1: Final = TextSpec(
     text='Within the same relative SIZ there is no modifier. For inanimate objects a roll may not be required at all.',
     quote=None,
     condition='',
+)
+_big_and_little_targets__text1_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    'note: Within the same relative SIZ there is no modifier. For inanimate objects a roll may not be required at all.',
+    (),
+    (),
 )
 _big_and_little_targets__text2: Final = TextSpec(
     key='big_and_little_targets#6',
@@ -6452,14 +7567,21 @@ _big_and_little_targets__text2: Final = TextSpec(
     quote="If the target is less than half your character's size (round up)",
     condition='',
 )
+_big_and_little_targets__text2_trace: Final = TraceSpec(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    "erratum: Read as: the target's SIZ is below half the attacker's SIZ, rounded up (SIZ 13: below 7).",
+    (),
+    (),
+)
 
 _rule_big_and_little_targets: Final[tuple[Step, ...]] = (
-    Step('mod', _big_and_little_targets__mod1, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] > 2 * s.v['SIZ']), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill +20%', ('when target_kind == creature', 'when target_SIZ > 2 * SIZ'), (('target_kind',), ('target_SIZ', 'SIZ'))), 20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
-    Step('mod', _big_and_little_targets__mod2, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] < round_value(Fraction(s.v['SIZ']) / 2, 'up')), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill -20%', ('when target_kind == creature', 'when target_SIZ < SIZ / 2 round up'), (('target_kind',), ('target_SIZ', 'SIZ'))), -20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
-    Step('mod', _big_and_little_targets__mod3, (lambda s: s.v['target_kind'] == 'large_object',), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill is easy', ('when target_kind == large_object',), (('target_kind',),)), 'easy', (('target_kind', 0),)),
-    Step('mod', _big_and_little_targets__mod4, (lambda s: s.v['target_kind'] == 'tiny_object',), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'skill is difficult', ('when target_kind == tiny_object',), (('target_kind',),)), 'difficult', (('target_kind', 0),)),
-    Step('text', _big_and_little_targets__text1, (), TraceSpec('big_and_little_targets', '7. Big and Little Targets', 'note: Within the same relative SIZ there is no modifier. For inanimate objects a roll may not be required at all.', (), ()), None, ()),
-    Step('text', _big_and_little_targets__text2, (), TraceSpec('big_and_little_targets', '7. Big and Little Targets', "erratum: Read as: the target's SIZ is below half the attacker's SIZ, rounded up (SIZ 13: below 7).", (), ()), None, ()),
+    Step('mod', _big_and_little_targets__mod1, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] > 2 * s.v['SIZ']), _big_and_little_targets__mod1_trace, 20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
+    Step('mod', _big_and_little_targets__mod2, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] < round_value(Fraction(s.v['SIZ']) / 2, 'up')), _big_and_little_targets__mod2_trace, -20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
+    Step('mod', _big_and_little_targets__mod3, (lambda s: s.v['target_kind'] == 'large_object',), _big_and_little_targets__mod3_trace, 'easy', (('target_kind', 0),)),
+    Step('mod', _big_and_little_targets__mod4, (lambda s: s.v['target_kind'] == 'tiny_object',), _big_and_little_targets__mod4_trace, 'difficult', (('target_kind', 0),)),
+    Step('text', _big_and_little_targets__text1, (), _big_and_little_targets__text1_trace, None, ()),
+    Step('text', _big_and_little_targets__text2, (), _big_and_little_targets__text2_trace, None, ()),
 )
 """Big and Little Targets (7. Big and Little Targets).
 
@@ -6489,6 +7611,13 @@ _both_sides_surprised__roll1: Final = RollSpec(
     notes=(),
     condition='when both_surprised',
 )
+_both_sides_surprised__roll1_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'roll detect_first',
+    ('when both_surprised',),
+    (('both_surprised',),),
+)
 _both_sides_surprised__roll2: Final = RollSpec(
     key='both_sides_surprised#2.2',
     rule='both_sides_surprised',
@@ -6506,6 +7635,13 @@ _both_sides_surprised__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when both_surprised',
+)
+_both_sides_surprised__roll2_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'roll other_detects',
+    ('when both_surprised',),
+    (('both_surprised',),),
 )
 _both_sides_surprised__roll3: Final = RollSpec(
     key='both_sides_surprised#2.3',
@@ -6525,6 +7661,13 @@ _both_sides_surprised__roll3: Final = RollSpec(
     notes=(),
     condition='when both_surprised',
 )
+_both_sides_surprised__roll3_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'roll act_first',
+    ('when both_surprised',),
+    (('both_surprised',),),
+)
 _both_sides_surprised__text1: Final = TextSpec(
     key='both_sides_surprised#2.4.1',
     rule='both_sides_surprised',
@@ -6533,6 +7676,13 @@ _both_sides_surprised__text1: Final = TextSpec(
     text='Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
     quote=None,
     condition='when both_surprised; when both_ideas_succeed',
+)
+_both_sides_surprised__text1_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'note: Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
+    ('when both_surprised', 'when both_ideas_succeed'),
+    (('both_surprised',), ('both_ideas_succeed',)),
 )
 _both_sides_surprised__text2: Final = TextSpec(
     key='both_sides_surprised#3',
@@ -6543,6 +7693,13 @@ _both_sides_surprised__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_both_sides_surprised__text2_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'note: Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.',
+    (),
+    (),
+)
 _both_sides_surprised__text3: Final = TextSpec(
     key='both_sides_surprised#4',
     rule='both_sides_surprised',
@@ -6551,6 +7708,13 @@ _both_sides_surprised__text3: Final = TextSpec(
     text='The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
     quote=None,
     condition='',
+)
+_both_sides_surprised__text3_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    'note: The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
+    (),
+    (),
 )
 _both_sides_surprised__text4: Final = TextSpec(
     key='both_sides_surprised#5',
@@ -6561,15 +7725,22 @@ _both_sides_surprised__text4: Final = TextSpec(
     quote='make an opposed Spot or Listen roll to determine who detects the other first',
     condition='',
 )
+_both_sides_surprised__text4_trace: Final = TraceSpec(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    "erratum: Percentile opposed rolls are not defined in this chapter: each side's own chance is given (Spot or Listen roll); the gamemaster compares the two results. The other side's Perception is its skill.",
+    (),
+    (),
+)
 
 _rule_both_sides_surprised: Final[tuple[Step, ...]] = (
-    Step('roll', _both_sides_surprised__roll1, (lambda s: s.v['both_surprised'],), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'roll detect_first', ('when both_surprised',), (('both_surprised',),)), (lambda s: (s.e['perception'], 0, None, 0), ()), (('both_surprised', 0),)),
-    Step('roll', _both_sides_surprised__roll2, (lambda s: s.v['both_surprised'],), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'roll other_detects', ('when both_surprised',), (('both_surprised',),)), (lambda s: (s.v['opponent_perception'], 0, None, 0), ()), (('both_surprised', 0), ('opponent_perception', 1))),
-    Step('roll', _both_sides_surprised__roll3, (lambda s: s.v['both_surprised'],), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'roll act_first', ('when both_surprised',), (('both_surprised',),)), (lambda s: (s.e['idea'], 0, None, 0), ()), (('both_surprised', 0),)),
-    Step('text', _both_sides_surprised__text1, (lambda s: s.v['both_surprised'], lambda s: s.v['both_ideas_succeed']), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: Both succeeded in their Idea rolls: DEX ranks decide who goes first.', ('when both_surprised', 'when both_ideas_succeed'), (('both_surprised',), ('both_ideas_succeed',))), None, (('both_surprised', 0), ('both_ideas_succeed', 1))),
-    Step('text', _both_sides_surprised__text2, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.', (), ()), None, ()),
-    Step('text', _both_sides_surprised__text3, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', 'note: The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.', (), ()), None, ()),
-    Step('text', _both_sides_surprised__text4, (), TraceSpec('both_sides_surprised', '7. Both Sides Surprised', "erratum: Percentile opposed rolls are not defined in this chapter: each side's own chance is given (Spot or Listen roll); the gamemaster compares the two results. The other side's Perception is its skill.", (), ()), None, ()),
+    Step('roll', _both_sides_surprised__roll1, (lambda s: s.v['both_surprised'],), _both_sides_surprised__roll1_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('both_surprised', 0),)),
+    Step('roll', _both_sides_surprised__roll2, (lambda s: s.v['both_surprised'],), _both_sides_surprised__roll2_trace, (lambda s: (s.v['opponent_perception'], 0, None, 0), ()), (('both_surprised', 0), ('opponent_perception', 1))),
+    Step('roll', _both_sides_surprised__roll3, (lambda s: s.v['both_surprised'],), _both_sides_surprised__roll3_trace, (lambda s: (s.e['idea'], 0, None, 0), ()), (('both_surprised', 0),)),
+    Step('text', _both_sides_surprised__text1, (lambda s: s.v['both_surprised'], lambda s: s.v['both_ideas_succeed']), _both_sides_surprised__text1_trace, None, (('both_surprised', 0), ('both_ideas_succeed', 1))),
+    Step('text', _both_sides_surprised__text2, (), _both_sides_surprised__text2_trace, None, ()),
+    Step('text', _both_sides_surprised__text3, (), _both_sides_surprised__text3_trace, None, ()),
+    Step('text', _both_sides_surprised__text4, (), _both_sides_surprised__text4_trace, None, ()),
 )
 """Both Sides Surprised (7. Both Sides Surprised).
 
@@ -6593,6 +7764,13 @@ _broken_weapons__mod1: Final = ModSpec(
     condition='when weapon_broken',
     label='broken weapon: half its rolled damage, round up',
 )
+_broken_weapons__mod1_trace: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'damage / 2 round up',
+    ('when weapon_broken',),
+    (('weapon_broken',),),
+)
 _broken_weapons__mod2: Final = ModSpec(
     key='broken_weapons#2.2.1',
     rule='broken_weapons',
@@ -6605,6 +7783,13 @@ _broken_weapons__mod2: Final = ModSpec(
     rounding=None,
     condition='when weapon_broken; unless resembles_familiar',
     label='attacking or parrying with a broken weapon',
+)
+_broken_weapons__mod2_trace: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'skill is difficult',
+    ('when weapon_broken', 'unless resembles_familiar'),
+    (('weapon_broken',), ('resembles_familiar',)),
 )
 _broken_weapons__mod3: Final = ModSpec(
     key='broken_weapons#2.2.2',
@@ -6619,6 +7804,13 @@ _broken_weapons__mod3: Final = ModSpec(
     condition='when weapon_broken; unless resembles_familiar',
     label='parrying with a broken weapon',
 )
+_broken_weapons__mod3_trace: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'defense is difficult',
+    ('when weapon_broken', 'unless resembles_familiar'),
+    (('weapon_broken',), ('resembles_familiar',)),
+)
 _broken_weapons__text1: Final = TextSpec(
     key='broken_weapons#3',
     rule='broken_weapons',
@@ -6627,6 +7819,13 @@ _broken_weapons__text1: Final = TextSpec(
     text='A weapon or shield breaks if it parries an attack that reduces its hit points to 0, or through other means.',
     quote=None,
     condition='',
+)
+_broken_weapons__text1_trace: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'note: A weapon or shield breaks if it parries an attack that reduces its hit points to 0, or through other means.',
+    (),
+    (),
 )
 _broken_weapons__text2: Final = TextSpec(
     key='broken_weapons#4',
@@ -6637,13 +7836,20 @@ _broken_weapons__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_broken_weapons__text2_trace: Final = TraceSpec(
+    'broken_weapons',
+    '7. Broken Weapons',
+    'note: For example, a broadsword with a blade broken in half is still usable as a shortsword. However, half of a longbow is unusable except as a light club, and a broken laser pistol is a paperweight.',
+    (),
+    (),
+)
 
 _rule_broken_weapons: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_weapons__mod1, (lambda s: s.v['weapon_broken'],), TraceSpec('broken_weapons', '7. Broken Weapons', 'damage / 2 round up', ('when weapon_broken',), (('weapon_broken',),)), 2, (('weapon_broken', 0),)),
-    Step('mod', _broken_weapons__mod2, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), TraceSpec('broken_weapons', '7. Broken Weapons', 'skill is difficult', ('when weapon_broken', 'unless resembles_familiar'), (('weapon_broken',), ('resembles_familiar',))), 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
-    Step('mod', _broken_weapons__mod3, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), TraceSpec('broken_weapons', '7. Broken Weapons', 'defense is difficult', ('when weapon_broken', 'unless resembles_familiar'), (('weapon_broken',), ('resembles_familiar',))), 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
-    Step('text', _broken_weapons__text1, (), TraceSpec('broken_weapons', '7. Broken Weapons', 'note: A weapon or shield breaks if it parries an attack that reduces its hit points to 0, or through other means.', (), ()), None, ()),
-    Step('text', _broken_weapons__text2, (), TraceSpec('broken_weapons', '7. Broken Weapons', 'note: For example, a broadsword with a blade broken in half is still usable as a shortsword. However, half of a longbow is unusable except as a light club, and a broken laser pistol is a paperweight.', (), ()), None, ()),
+    Step('mod', _broken_weapons__mod1, (lambda s: s.v['weapon_broken'],), _broken_weapons__mod1_trace, 2, (('weapon_broken', 0),)),
+    Step('mod', _broken_weapons__mod2, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), _broken_weapons__mod2_trace, 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
+    Step('mod', _broken_weapons__mod3, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), _broken_weapons__mod3_trace, 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
+    Step('text', _broken_weapons__text1, (), _broken_weapons__text1_trace, None, ()),
+    Step('text', _broken_weapons__text2, (), _broken_weapons__text2_trace, None, ()),
 )
 """Broken Weapons (7. Broken Weapons).
 
@@ -6672,6 +7878,13 @@ _chases__roll1: Final = RollSpec(
     notes=(),
     condition='when in_chase',
 )
+_chases__roll1_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'roll chase_roll',
+    ('when in_chase',),
+    (('in_chase',),),
+)
 _chases__derive1: Final = DeriveSpec(
     key='chases#2.2',
     rule='chases',
@@ -6679,12 +7892,26 @@ _chases__derive1: Final = DeriveSpec(
     name='moves',
     condition='when in_chase',
 )
+_chases__derive1_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'derive moves',
+    ('when in_chase',),
+    (('in_chase',),),
+)
 _chases__derive2: Final = DeriveSpec(
     key='chases#2.3',
     rule='chases',
     source='7. Chases',
     name='steps_back',
     condition='when in_chase',
+)
+_chases__derive2_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'derive steps_back',
+    ('when in_chase',),
+    (('in_chase',),),
 )
 _chases__text1: Final = TextSpec(
     key='chases#3',
@@ -6695,6 +7922,13 @@ _chases__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_chases__text1_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'note: Chases are handled abstractly, without a map. Before a chase the gamemaster decides six aspects: Starting Positions (a head start? close or at a distance?), The Course (how complex or hazardous, bystanders, changing environments), Skills Required (Drive, Fly, Pilot, powers; skills needed if conditions change or the vehicle malfunctions), Combat (who attacks whom, with what), Duration (a fixed distance? fatigue?) and Conclusion (what ends the chase).',
+    (),
+    (),
+)
 _chases__text2: Final = TextSpec(
     key='chases#4',
     rule='chases',
@@ -6703,6 +7937,13 @@ _chases__text2: Final = TextSpec(
     text="Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.",
     quote=None,
     condition='',
+)
+_chases__text2_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    "note: Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.",
+    (),
+    (),
 )
 _chases__text3: Final = TextSpec(
     key='chases#5',
@@ -6713,6 +7954,13 @@ _chases__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_chases__text3_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    "note: The goal for escaping, or reaching the destination first, is the 'Out of Sight' square: once someone is there at the end of the round, the chase is functionally over.",
+    (),
+    (),
+)
 _chases__text4: Final = TextSpec(
     key='chases#6',
     rule='chases',
@@ -6722,15 +7970,22 @@ _chases__text4: Final = TextSpec(
     quote='all participants must make the appropriate rolls to determine how far forward (to the right) they advance. Success means that no advancement is made',
     condition='',
 )
+_chases__text4_trace: Final = TraceSpec(
+    'chases',
+    '7. Chases',
+    'erratum: The steps are read as the source lists them (the range track table): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.',
+    (),
+    (),
+)
 
 _rule_chases: Final[tuple[Step, ...]] = (
-    Step('roll', _chases__roll1, (lambda s: s.v['in_chase'],), TraceSpec('chases', '7. Chases', 'roll chase_roll', ('when in_chase',), (('in_chase',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
-    Step('derive', _chases__derive1, (lambda s: s.v['in_chase'],), TraceSpec('chases', '7. Chases', 'derive moves', ('when in_chase',), (('in_chase',),)), lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'mover'), (('in_chase', 0), ('chase_result', 1))),
-    Step('derive', _chases__derive2, (lambda s: s.v['in_chase'],), TraceSpec('chases', '7. Chases', 'derive steps_back', ('when in_chase',), (('in_chase',),)), lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'steps'), (('in_chase', 0), ('chase_result', 1))),
-    Step('text', _chases__text1, (), TraceSpec('chases', '7. Chases', 'note: Chases are handled abstractly, without a map. Before a chase the gamemaster decides six aspects: Starting Positions (a head start? close or at a distance?), The Course (how complex or hazardous, bystanders, changing environments), Skills Required (Drive, Fly, Pilot, powers; skills needed if conditions change or the vehicle malfunctions), Combat (who attacks whom, with what), Duration (a fixed distance? fatigue?) and Conclusion (what ends the chase).', (), ()), None, ()),
-    Step('text', _chases__text2, (), TraceSpec('chases', '7. Chases', "note: Set each participant's starting position on the range track, 'lengths' equaling one full MOV in distance; mark them with coins, miniatures or spare dice.", (), ()), None, ()),
-    Step('text', _chases__text3, (), TraceSpec('chases', '7. Chases', "note: The goal for escaping, or reaching the destination first, is the 'Out of Sight' square: once someone is there at the end of the round, the chase is functionally over.", (), ()), None, ()),
-    Step('text', _chases__text4, (), TraceSpec('chases', '7. Chases', 'erratum: The steps are read as the source lists them (the range track table): a success moves nobody, a special or critical moves the one in the lead back one or two steps, a failure or fumble moves the one rolling back one or two spaces.', (), ()), None, ()),
+    Step('roll', _chases__roll1, (lambda s: s.v['in_chase'],), _chases__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
+    Step('derive', _chases__derive1, (lambda s: s.v['in_chase'],), _chases__derive1_trace, lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'mover'), (('in_chase', 0), ('chase_result', 1))),
+    Step('derive', _chases__derive2, (lambda s: s.v['in_chase'],), _chases__derive2_trace, lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'steps'), (('in_chase', 0), ('chase_result', 1))),
+    Step('text', _chases__text1, (), _chases__text1_trace, None, ()),
+    Step('text', _chases__text2, (), _chases__text2_trace, None, ()),
+    Step('text', _chases__text3, (), _chases__text3_trace, None, ()),
+    Step('text', _chases__text4, (), _chases__text4_trace, None, ()),
 )
 """Chases (7. Chases).
 
@@ -6748,6 +8003,13 @@ _range_track_attacks__derive1: Final = DeriveSpec(
     name='range_number',
     condition='when in_chase',
 )
+_range_track_attacks__derive1_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'derive range_number',
+    ('when in_chase',),
+    (('in_chase',),),
+)
 _range_track_attacks__text1: Final = TextSpec(
     key='range_track_attacks#2.2.1',
     rule='range_track_attacks',
@@ -6756,6 +8018,13 @@ _range_track_attacks__text1: Final = TextSpec(
     text='attack hand to hand beyond Side-by-Side range',
     quote=None,
     condition='when in_chase; when chase_range != side_by_side and chase_attack == hand_to_hand_attack',
+)
+_range_track_attacks__text1_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'cannot attack hand to hand beyond Side-by-Side range',
+    ('when in_chase', 'when chase_range != side_by_side and chase_attack == hand_to_hand_attack'),
+    (('in_chase',), ('chase_range', 'chase_attack')),
 )
 _range_track_attacks__mod1: Final = ModSpec(
     key='range_track_attacks#2.3.1.1',
@@ -6770,6 +8039,13 @@ _range_track_attacks__mod1: Final = ModSpec(
     condition='when in_chase; when chase_attack == missile_attack; when chase_range == two_lengths',
     label='missile attack at Two Lengths',
 )
+_range_track_attacks__mod1_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill is difficult',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == two_lengths'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
+)
 _range_track_attacks__mod2: Final = ModSpec(
     key='range_track_attacks#2.3.2.1',
     rule='range_track_attacks',
@@ -6782,6 +8058,13 @@ _range_track_attacks__mod2: Final = ModSpec(
     rounding=None,
     condition='when in_chase; when chase_attack == missile_attack; when chase_range == close',
     label='missile attack at Close range: 1/5',
+)
+_range_track_attacks__mod2_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill is one_fifth',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == close'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
 )
 _range_track_attacks__mod3: Final = ModSpec(
     key='range_track_attacks#2.3.3.1',
@@ -6796,6 +8079,13 @@ _range_track_attacks__mod3: Final = ModSpec(
     condition='when in_chase; when chase_attack == missile_attack; when chase_range == in_sight',
     label='In Sight: only a roll of 01 hits',
 )
+_range_track_attacks__mod3_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill = 1',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == in_sight'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
+)
 _range_track_attacks__mod4: Final = ModSpec(
     key='range_track_attacks#2.3.4.1',
     rule='range_track_attacks',
@@ -6808,6 +8098,13 @@ _range_track_attacks__mod4: Final = ModSpec(
     rounding=None,
     condition='when in_chase; when chase_attack == missile_attack; when chase_range == out_of_sight',
     label='Out of Sight: no chance to hit',
+)
+_range_track_attacks__mod4_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'skill = 0',
+    ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == out_of_sight'),
+    (('in_chase',), ('chase_attack',), ('chase_range',)),
 )
 _range_track_attacks__roll1: Final = RollSpec(
     key='range_track_attacks#2.4',
@@ -6827,15 +8124,22 @@ _range_track_attacks__roll1: Final = RollSpec(
     notes=(),
     condition='when in_chase',
 )
+_range_track_attacks__roll1_trace: Final = TraceSpec(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    'roll chase_shot',
+    ('when in_chase',),
+    (('in_chase',),),
+)
 
 _rule_range_track_attacks: Final[tuple[Step, ...]] = (
-    Step('derive', _range_track_attacks__derive1, (lambda s: s.v['in_chase'],), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'derive range_number', ('when in_chase',), (('in_chase',),)), lambda s: s.lookup('range_track', (s.v['chase_range'],), 'range'), (('in_chase', 0), ('chase_range', 1))),
-    Step('text', _range_track_attacks__text1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_range'] != 'side_by_side' and s.v['chase_attack'] == 'hand_to_hand_attack'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'cannot attack hand to hand beyond Side-by-Side range', ('when in_chase', 'when chase_range != side_by_side and chase_attack == hand_to_hand_attack'), (('in_chase',), ('chase_range', 'chase_attack'))), None, (('in_chase', 0), ('chase_range', 1), ('chase_attack', 1))),
-    Step('mod', _range_track_attacks__mod1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'two_lengths'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill is difficult', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == two_lengths'), (('in_chase',), ('chase_attack',), ('chase_range',))), 'difficult', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('mod', _range_track_attacks__mod2, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'close'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill is one_fifth', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == close'), (('in_chase',), ('chase_attack',), ('chase_range',))), 'one_fifth', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('mod', _range_track_attacks__mod3, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'in_sight'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill = 1', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == in_sight'), (('in_chase',), ('chase_attack',), ('chase_range',))), 1, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('mod', _range_track_attacks__mod4, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'out_of_sight'), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'skill = 0', ('when in_chase', 'when chase_attack == missile_attack', 'when chase_range == out_of_sight'), (('in_chase',), ('chase_attack',), ('chase_range',))), 0, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('roll', _range_track_attacks__roll1, (lambda s: s.v['in_chase'],), TraceSpec('range_track_attacks', '7. Chases: Range Track', 'roll chase_shot', ('when in_chase',), (('in_chase',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
+    Step('derive', _range_track_attacks__derive1, (lambda s: s.v['in_chase'],), _range_track_attacks__derive1_trace, lambda s: s.lookup('range_track', (s.v['chase_range'],), 'range'), (('in_chase', 0), ('chase_range', 1))),
+    Step('text', _range_track_attacks__text1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_range'] != 'side_by_side' and s.v['chase_attack'] == 'hand_to_hand_attack'), _range_track_attacks__text1_trace, None, (('in_chase', 0), ('chase_range', 1), ('chase_attack', 1))),
+    Step('mod', _range_track_attacks__mod1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'two_lengths'), _range_track_attacks__mod1_trace, 'difficult', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('mod', _range_track_attacks__mod2, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'close'), _range_track_attacks__mod2_trace, 'one_fifth', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('mod', _range_track_attacks__mod3, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'in_sight'), _range_track_attacks__mod3_trace, 1, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('mod', _range_track_attacks__mod4, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'out_of_sight'), _range_track_attacks__mod4_trace, 0, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
+    Step('roll', _range_track_attacks__roll1, (lambda s: s.v['in_chase'],), _range_track_attacks__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
 )
 """Chases: attacks on the Range Track (7. Chases: Range Track).
 
@@ -6868,6 +8172,13 @@ _chases_on_foot__roll1: Final = RollSpec(
     notes=(),
     condition='when on_foot',
 )
+_chases_on_foot__roll1_trace: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'roll outrun',
+    ('when on_foot',),
+    (('on_foot',),),
+)
 _chases_on_foot__mod1: Final = ModSpec(
     key='chases_on_foot#2.2.1',
     rule='chases_on_foot',
@@ -6880,6 +8191,13 @@ _chases_on_foot__mod1: Final = ModSpec(
     rounding=None,
     condition='when on_foot; when encumbered',
     label='heavily armored or encumbered',
+)
+_chases_on_foot__mod1_trace: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'stamina is difficult',
+    ('when on_foot', 'when encumbered'),
+    (('on_foot',), ('encumbered',)),
 )
 _chases_on_foot__roll2: Final = RollSpec(
     key='chases_on_foot#2.2.2',
@@ -6899,6 +8217,13 @@ _chases_on_foot__roll2: Final = RollSpec(
     notes=(),
     condition='when on_foot; when encumbered',
 )
+_chases_on_foot__roll2_trace: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'roll keep_going',
+    ('when on_foot', 'when encumbered'),
+    (('on_foot',), ('encumbered',)),
+)
 _chases_on_foot__text1: Final = TextSpec(
     key='chases_on_foot#2.2.3.1',
     rule='chases_on_foot',
@@ -6907,6 +8232,13 @@ _chases_on_foot__text1: Final = TextSpec(
     text='continue the chase: too winded or overburdened after two failed rolls in a row',
     quote=None,
     condition='when on_foot; when encumbered; when winded_failures >= 2',
+)
+_chases_on_foot__text1_trace: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    'cannot continue the chase: too winded or overburdened after two failed rolls in a row',
+    ('when on_foot', 'when encumbered', 'when winded_failures >= 2'),
+    (('on_foot',), ('encumbered',), ('winded_failures',)),
 )
 _chases_on_foot__text2: Final = TextSpec(
     key='chases_on_foot#3',
@@ -6917,13 +8249,20 @@ _chases_on_foot__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_chases_on_foot__text2_trace: Final = TraceSpec(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    "note: Instead of CON vs CON the gamemaster may use an opposed Agility roll, or a Climb, Jump or Swim roll; several rolls may be needed for complex courses or extended chases. Mounted participants make opposed Ride rolls and use the mounts' skills.",
+    (),
+    (),
+)
 
 _rule_chases_on_foot: Final[tuple[Step, ...]] = (
-    Step('roll', _chases_on_foot__roll1, (lambda s: s.v['on_foot'],), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'roll outrun', ('when on_foot',), (('on_foot',),)), (lambda s: (s.v['CON'], s.v['opponent_CON']), ()), (('on_foot', 0), ('CON', 1), ('opponent_CON', 1))),
-    Step('mod', _chases_on_foot__mod1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'stamina is difficult', ('when on_foot', 'when encumbered'), (('on_foot',), ('encumbered',))), 'difficult', (('on_foot', 0), ('encumbered', 1))),
-    Step('roll', _chases_on_foot__roll2, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'roll keep_going', ('when on_foot', 'when encumbered'), (('on_foot',), ('encumbered',))), (lambda s: (s.e['stamina'], 0, None, 0), ()), (('on_foot', 0), ('encumbered', 1))),
-    Step('text', _chases_on_foot__text1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered'], lambda s: s.v['winded_failures'] >= 2), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', 'cannot continue the chase: too winded or overburdened after two failed rolls in a row', ('when on_foot', 'when encumbered', 'when winded_failures >= 2'), (('on_foot',), ('encumbered',), ('winded_failures',))), None, (('on_foot', 0), ('encumbered', 1), ('winded_failures', 2))),
-    Step('text', _chases_on_foot__text2, (), TraceSpec('chases_on_foot', '7. Chases: Chases on Foot', "note: Instead of CON vs CON the gamemaster may use an opposed Agility roll, or a Climb, Jump or Swim roll; several rolls may be needed for complex courses or extended chases. Mounted participants make opposed Ride rolls and use the mounts' skills.", (), ()), None, ()),
+    Step('roll', _chases_on_foot__roll1, (lambda s: s.v['on_foot'],), _chases_on_foot__roll1_trace, (lambda s: (s.v['CON'], s.v['opponent_CON']), ()), (('on_foot', 0), ('CON', 1), ('opponent_CON', 1))),
+    Step('mod', _chases_on_foot__mod1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), _chases_on_foot__mod1_trace, 'difficult', (('on_foot', 0), ('encumbered', 1))),
+    Step('roll', _chases_on_foot__roll2, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), _chases_on_foot__roll2_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), (('on_foot', 0), ('encumbered', 1))),
+    Step('text', _chases_on_foot__text1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered'], lambda s: s.v['winded_failures'] >= 2), _chases_on_foot__text1_trace, None, (('on_foot', 0), ('encumbered', 1), ('winded_failures', 2))),
+    Step('text', _chases_on_foot__text2, (), _chases_on_foot__text2_trace, None, ()),
 )
 """Chases on Foot (7. Chases: Chases on Foot).
 
@@ -6942,6 +8281,13 @@ _vehicular_chases__derive1: Final = DeriveSpec(
     name='range_shift',
     condition='',
 )
+_vehicular_chases__derive1_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'derive range_shift',
+    (),
+    (),
+)
 _vehicular_chases__text1: Final = TextSpec(
     key='vehicular_chases#3.1',
     rule='vehicular_chases',
@@ -6950,6 +8296,13 @@ _vehicular_chases__text1: Final = TextSpec(
     text="travel faster than the vehicle's rated speed",
     quote=None,
     condition='when speed > top_speed',
+)
+_vehicular_chases__text1_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    "cannot travel faster than the vehicle's rated speed",
+    ('when speed > top_speed',),
+    (('speed', 'top_speed'),),
 )
 _vehicular_chases__text2: Final = TextSpec(
     key='vehicular_chases#4',
@@ -6960,6 +8313,13 @@ _vehicular_chases__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_vehicular_chases__text2_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
+    (),
+    (),
+)
 _vehicular_chases__text3: Final = TextSpec(
     key='vehicular_chases#5',
     rule='vehicular_chases',
@@ -6968,6 +8328,13 @@ _vehicular_chases__text3: Final = TextSpec(
     text='Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
     quote=None,
     condition='',
+)
+_vehicular_chases__text3_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
+    (),
+    (),
 )
 _vehicular_chases__text4: Final = TextSpec(
     key='vehicular_chases#6',
@@ -6978,6 +8345,13 @@ _vehicular_chases__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_vehicular_chases__text4_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).',
+    (),
+    (),
+)
 _vehicular_chases__text5: Final = TextSpec(
     key='vehicular_chases#7',
     rule='vehicular_chases',
@@ -6986,6 +8360,13 @@ _vehicular_chases__text5: Final = TextSpec(
     text='Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
     quote=None,
     condition='',
+)
+_vehicular_chases__text5_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    'note: Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
+    (),
+    (),
 )
 _vehicular_chases__text6: Final = TextSpec(
     key='vehicular_chases#8',
@@ -6996,15 +8377,22 @@ _vehicular_chases__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_vehicular_chases__text6_trace: Final = TraceSpec(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    "note: Handling: add or subtract the vehicle's handling modifier from the pilot's skill (Chases: Skill Roll Modifiers Chart).",
+    (),
+    (),
+)
 
 _rule_vehicular_chases: Final[tuple[Step, ...]] = (
-    Step('derive', _vehicular_chases__derive1, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'derive range_shift', (), ()), lambda s: max(0, s.v['speed'] - s.v['opponent_speed']), (('speed', 0), ('opponent_speed', 0))),
-    Step('text', _vehicular_chases__text1, (lambda s: s.v['speed'] > s.v['top_speed'],), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', "cannot travel faster than the vehicle's rated speed", ('when speed > top_speed',), (('speed', 'top_speed'),)), None, (('speed', 0), ('top_speed', 0))),
-    Step('text', _vehicular_chases__text2, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.', (), ()), None, ()),
-    Step('text', _vehicular_chases__text3, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.', (), ()), None, ()),
-    Step('text', _vehicular_chases__text4, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).', (), ()), None, ()),
-    Step('text', _vehicular_chases__text5, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', 'note: Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.', (), ()), None, ()),
-    Step('text', _vehicular_chases__text6, (), TraceSpec('vehicular_chases', '7. Chases: Vehicular Chases', "note: Handling: add or subtract the vehicle's handling modifier from the pilot's skill (Chases: Skill Roll Modifiers Chart).", (), ()), None, ()),
+    Step('derive', _vehicular_chases__derive1, (), _vehicular_chases__derive1_trace, lambda s: max(0, s.v['speed'] - s.v['opponent_speed']), (('speed', 0), ('opponent_speed', 0))),
+    Step('text', _vehicular_chases__text1, (lambda s: s.v['speed'] > s.v['top_speed'],), _vehicular_chases__text1_trace, None, (('speed', 0), ('top_speed', 0))),
+    Step('text', _vehicular_chases__text2, (), _vehicular_chases__text2_trace, None, ()),
+    Step('text', _vehicular_chases__text3, (), _vehicular_chases__text3_trace, None, ()),
+    Step('text', _vehicular_chases__text4, (), _vehicular_chases__text4_trace, None, ()),
+    Step('text', _vehicular_chases__text5, (), _vehicular_chases__text5_trace, None, ()),
+    Step('text', _vehicular_chases__text6, (), _vehicular_chases__text6_trace, None, ()),
 )
 """Vehicular Chases (7. Chases: Vehicular Chases).
 
@@ -7027,6 +8415,13 @@ _maneuver_penalty__mod1: Final = ModSpec(
     condition='',
     label='maneuver (Skill Roll Modifiers Chart)',
 )
+_maneuver_penalty__mod1_trace: Final = TraceSpec(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill +maneuver_modifier[maneuver]',
+    (),
+    (),
+)
 _maneuver_penalty__text1: Final = TextSpec(
     key='maneuver_penalty#3',
     rule='maneuver_penalty',
@@ -7036,10 +8431,17 @@ _maneuver_penalty__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_maneuver_penalty__text1_trace: Final = TraceSpec(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'note: Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
+    (),
+    (),
+)
 
 _rule_maneuver_penalty: Final[tuple[Step, ...]] = (
-    Step('mod', _maneuver_penalty__mod1, (), TraceSpec('maneuver_penalty', '7. Chases: Skill Roll Modifiers Chart', 'skill +maneuver_modifier[maneuver]', (), ()), lambda s: s.lookup('maneuver_modifier', (s.v['maneuver'],), 'value'), (('maneuver', 0),)),
-    Step('text', _maneuver_penalty__text1, (), TraceSpec('maneuver_penalty', '7. Chases: Skill Roll Modifiers Chart', 'note: Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.', (), ()), None, ()),
+    Step('mod', _maneuver_penalty__mod1, (), _maneuver_penalty__mod1_trace, lambda s: s.lookup('maneuver_modifier', (s.v['maneuver'],), 'value'), (('maneuver', 0),)),
+    Step('text', _maneuver_penalty__text1, (), _maneuver_penalty__text1_trace, None, ()),
 )
 """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
 
@@ -7066,6 +8468,13 @@ _maneuvers__roll1: Final = RollSpec(
     notes=(),
     condition='when maneuver in {turn, u_turn}',
 )
+_maneuvers__roll1_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'roll turn_roll',
+    ('when maneuver in {turn, u_turn}',),
+    (('maneuver',),),
+)
 _maneuvers__roll2: Final = RollSpec(
     key='maneuvers#4.1',
     rule='maneuvers',
@@ -7085,6 +8494,13 @@ _maneuvers__roll2: Final = RollSpec(
     condition='when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',
     steps=(('failure', 'roll on chase_trouble'),),
 )
+_maneuvers__roll2_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'roll maneuver_roll',
+    ('when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',),
+    (('maneuver',),),
+)
 _maneuvers__text1: Final = TextSpec(
     key='maneuvers#5.1',
     rule='maneuvers',
@@ -7093,6 +8509,13 @@ _maneuvers__text1: Final = TextSpec(
     text='make a U-turn above Speed 1: slow to Speed 1 first',
     quote=None,
     condition='when maneuver == u_turn and speed > 1',
+)
+_maneuvers__text1_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'cannot make a U-turn above Speed 1: slow to Speed 1 first',
+    ('when maneuver == u_turn and speed > 1',),
+    (('maneuver', 'speed'),),
 )
 _maneuvers__text2: Final = TextSpec(
     key='maneuvers#6.1.1',
@@ -7103,6 +8526,13 @@ _maneuvers__text2: Final = TextSpec(
     quote=None,
     condition='when maneuver == bootlegger_reverse; when horse_drawn',
 )
+_maneuvers__text2_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'cannot perform a bootlegger reverse with horses or a horse-drawn vehicle',
+    ('when maneuver == bootlegger_reverse', 'when horse_drawn'),
+    (('maneuver',), ('horse_drawn',)),
+)
 _maneuvers__text3: Final = TextSpec(
     key='maneuvers#6.2',
     rule='maneuvers',
@@ -7111,6 +8541,13 @@ _maneuvers__text3: Final = TextSpec(
     text='Success reorients the vehicle in reverse direction, and it may accelerate to Speed 2 in the next round; failure moves it in an undesirable direction or on in the same one.',
     quote=None,
     condition='when maneuver == bootlegger_reverse',
+)
+_maneuvers__text3_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'note: Success reorients the vehicle in reverse direction, and it may accelerate to Speed 2 in the next round; failure moves it in an undesirable direction or on in the same one.',
+    ('when maneuver == bootlegger_reverse',),
+    (('maneuver',),),
 )
 _maneuvers__mod1: Final = ModSpec(
     key='maneuvers#7.1',
@@ -7125,6 +8562,13 @@ _maneuvers__mod1: Final = ModSpec(
     condition='when maneuver == collide',
     label='collision: 1D6 per level of Speed to the other vehicle',
 )
+_maneuvers__mod1_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'crash_damage = speed d6',
+    ('when maneuver == collide',),
+    (('maneuver',),),
+)
 _maneuvers__mod2: Final = ModSpec(
     key='maneuvers#7.2',
     rule='maneuvers',
@@ -7137,6 +8581,13 @@ _maneuvers__mod2: Final = ModSpec(
     rounding=None,
     condition='when maneuver == collide',
     label='collision: 1D3 per level of Speed to each passenger',
+)
+_maneuvers__mod2_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'passenger_damage = speed d3',
+    ('when maneuver == collide',),
+    (('maneuver',),),
 )
 _maneuvers__roll3: Final = RollSpec(
     key='maneuvers#7.3',
@@ -7156,6 +8607,13 @@ _maneuvers__roll3: Final = RollSpec(
     notes=(),
     condition='when maneuver == collide',
 )
+_maneuvers__roll3_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'roll knocked_aside',
+    ('when maneuver == collide',),
+    (('maneuver',),),
+)
 _maneuvers__mod3: Final = ModSpec(
     key='maneuvers#8.1',
     rule='maneuvers',
@@ -7169,6 +8627,13 @@ _maneuvers__mod3: Final = ModSpec(
     condition='when maneuver == ram',
     label='ram: 1D10 per level of Speed to the target',
 )
+_maneuvers__mod3_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'crash_damage = speed d10',
+    ('when maneuver == ram',),
+    (('maneuver',),),
+)
 _maneuvers__mod4: Final = ModSpec(
     key='maneuvers#8.2',
     rule='maneuvers',
@@ -7181,6 +8646,13 @@ _maneuvers__mod4: Final = ModSpec(
     rounding=None,
     condition='when maneuver == ram',
     label='ram: 1D6 per level of Speed to the occupants of both',
+)
+_maneuvers__mod4_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'passenger_damage = speed d6',
+    ('when maneuver == ram',),
+    (('maneuver',),),
 )
 _maneuvers__roll4: Final = RollSpec(
     key='maneuvers#8.3',
@@ -7200,6 +8672,13 @@ _maneuvers__roll4: Final = RollSpec(
     notes=(),
     condition='when maneuver == ram',
 )
+_maneuvers__roll4_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'roll ram_prevails',
+    ('when maneuver == ram',),
+    (('maneuver',),),
+)
 _maneuvers__mod5: Final = ModSpec(
     key='maneuvers#8.4.1',
     rule='maneuvers',
@@ -7212,6 +8691,13 @@ _maneuvers__mod5: Final = ModSpec(
     rounding=None,
     condition='when maneuver == ram; when target_destroyed',
     label='half the damage it inflicted',
+)
+_maneuvers__mod5_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'rebound_damage = speed d10',
+    ('when maneuver == ram', 'when target_destroyed'),
+    (('maneuver',), ('target_destroyed',)),
 )
 _maneuvers__mod6: Final = ModSpec(
     key='maneuvers#8.4.2',
@@ -7226,6 +8712,13 @@ _maneuvers__mod6: Final = ModSpec(
     condition='when maneuver == ram; when target_destroyed',
     label='half, round up',
 )
+_maneuvers__mod6_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'rebound_damage / 2 round up',
+    ('when maneuver == ram', 'when target_destroyed'),
+    (('maneuver',), ('target_destroyed',)),
+)
 _maneuvers__text4: Final = TextSpec(
     key='maneuvers#8.4.3',
     rule='maneuvers',
@@ -7234,6 +8727,13 @@ _maneuvers__text4: Final = TextSpec(
     text='The target was destroyed outright: the ramming vehicle may continue through it.',
     quote=None,
     condition='when maneuver == ram; when target_destroyed',
+)
+_maneuvers__text4_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'note: The target was destroyed outright: the ramming vehicle may continue through it.',
+    ('when maneuver == ram', 'when target_destroyed'),
+    (('maneuver',), ('target_destroyed',)),
 )
 _maneuvers__mod7: Final = ModSpec(
     key='maneuvers#9.1.1',
@@ -7248,6 +8748,13 @@ _maneuvers__mod7: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == adequate',
     label='adequate protection (seatbelts): 1/2',
 )
+_maneuvers__mod7_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'passenger_damage / 2 round up',
+    ('when maneuver in {collide, ram}', 'when protection == adequate'),
+    (('maneuver',), ('protection',)),
+)
 _maneuvers__mod8: Final = ModSpec(
     key='maneuvers#9.2.1',
     rule='maneuvers',
@@ -7261,6 +8768,13 @@ _maneuvers__mod8: Final = ModSpec(
     condition='when maneuver in {collide, ram}; when protection == exceptional',
     label='exceptional protection (shock-chairs, impact foam): reduced by 3/4',
 )
+_maneuvers__mod8_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'passenger_damage * 1 / 4 round up',
+    ('when maneuver in {collide, ram}', 'when protection == exceptional'),
+    (('maneuver',), ('protection',)),
+)
 _maneuvers__text5: Final = TextSpec(
     key='maneuvers#10',
     rule='maneuvers',
@@ -7269,6 +8783,13 @@ _maneuvers__text5: Final = TextSpec(
     text='A turn may require the vehicle to decelerate by 1+ Speed increments; under normal circumstances it is Automatic.',
     quote=None,
     condition='',
+)
+_maneuvers__text5_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'note: A turn may require the vehicle to decelerate by 1+ Speed increments; under normal circumstances it is Automatic.',
+    (),
+    (),
 )
 _maneuvers__text6: Final = TextSpec(
     key='maneuvers#11',
@@ -7279,6 +8800,13 @@ _maneuvers__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_maneuvers__text6_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    "note: Ram damage is matched against the target's armor points; the rest comes off its hit points. Anyone inside a rammed structure within range of the impact takes the occupants' damage.",
+    (),
+    (),
+)
 _maneuvers__text7: Final = TextSpec(
     key='maneuvers#12',
     rule='maneuvers',
@@ -7287,6 +8815,13 @@ _maneuvers__text7: Final = TextSpec(
     text="The maneuver's own modifier (Chases: maneuver modifier) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: see the Skill Roll Modifiers Chart.",
     quote=None,
     condition='',
+)
+_maneuvers__text7_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    "note: The maneuver's own modifier (Chases: maneuver modifier) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: see the Skill Roll Modifiers Chart.",
+    (),
+    (),
 )
 _maneuvers__text8: Final = TextSpec(
     key='maneuvers#13',
@@ -7297,29 +8832,36 @@ _maneuvers__text8: Final = TextSpec(
     quote='Adequate protection (seatbelts, etc.) can reduce the damage suffered by the passengers by 1/2 (round up). Exceptional protection ... by 3/4 (round up).',
     condition='',
 )
+_maneuvers__text8_trace: Final = TraceSpec(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    'erratum: Read as: the passengers take half (rounded up), or a quarter (rounded up), of the rolled damage.',
+    (),
+    (),
+)
 
 _rule_maneuvers: Final[tuple[Step, ...]] = (
     Step('part', 'maneuver_penalty', (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'as maneuver_penalty', (), ())),
-    Step('roll', _maneuvers__roll1, (lambda s: s.v['maneuver'] in ('turn', 'u_turn'),), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll turn_roll', ('when maneuver in {turn, u_turn}',), (('maneuver',),)), (None, ()), (('maneuver', 0),)),
-    Step('roll', _maneuvers__roll2, (lambda s: s.v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'),), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll maneuver_roll', ('when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',), (('maneuver',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('maneuver', 0),)),
-    Step('text', _maneuvers__text1, (lambda s: s.v['maneuver'] == 'u_turn' and s.v['speed'] > 1,), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'cannot make a U-turn above Speed 1: slow to Speed 1 first', ('when maneuver == u_turn and speed > 1',), (('maneuver', 'speed'),)), None, (('maneuver', 0), ('speed', 0))),
-    Step('text', _maneuvers__text2, (lambda s: s.v['maneuver'] == 'bootlegger_reverse', lambda s: s.v['horse_drawn']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'cannot perform a bootlegger reverse with horses or a horse-drawn vehicle', ('when maneuver == bootlegger_reverse', 'when horse_drawn'), (('maneuver',), ('horse_drawn',))), None, (('maneuver', 0), ('horse_drawn', 1))),
-    Step('text', _maneuvers__text3, (lambda s: s.v['maneuver'] == 'bootlegger_reverse',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'note: Success reorients the vehicle in reverse direction, and it may accelerate to Speed 2 in the next round; failure moves it in an undesirable direction or on in the same one.', ('when maneuver == bootlegger_reverse',), (('maneuver',),)), None, (('maneuver', 0),)),
-    Step('mod', _maneuvers__mod1, (lambda s: s.v['maneuver'] == 'collide',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'crash_damage = speed d6', ('when maneuver == collide',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
-    Step('mod', _maneuvers__mod2, (lambda s: s.v['maneuver'] == 'collide',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage = speed d3', ('when maneuver == collide',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 3), (('maneuver', 0), ('speed', 1))),
-    Step('roll', _maneuvers__roll3, (lambda s: s.v['maneuver'] == 'collide',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll knocked_aside', ('when maneuver == collide',), (('maneuver',),)), (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
-    Step('mod', _maneuvers__mod3, (lambda s: s.v['maneuver'] == 'ram',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'crash_damage = speed d10', ('when maneuver == ram',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('speed', 1))),
-    Step('mod', _maneuvers__mod4, (lambda s: s.v['maneuver'] == 'ram',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage = speed d6', ('when maneuver == ram',), (('maneuver',),)), lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
-    Step('roll', _maneuvers__roll4, (lambda s: s.v['maneuver'] == 'ram',), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'roll ram_prevails', ('when maneuver == ram',), (('maneuver',),)), (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
-    Step('mod', _maneuvers__mod5, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'rebound_damage = speed d10', ('when maneuver == ram', 'when target_destroyed'), (('maneuver',), ('target_destroyed',))), lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('target_destroyed', 1), ('speed', 2))),
-    Step('mod', _maneuvers__mod6, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'rebound_damage / 2 round up', ('when maneuver == ram', 'when target_destroyed'), (('maneuver',), ('target_destroyed',))), 2, (('maneuver', 0), ('target_destroyed', 1))),
-    Step('text', _maneuvers__text4, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'note: The target was destroyed outright: the ramming vehicle may continue through it.', ('when maneuver == ram', 'when target_destroyed'), (('maneuver',), ('target_destroyed',))), None, (('maneuver', 0), ('target_destroyed', 1))),
-    Step('mod', _maneuvers__mod7, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'adequate'), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage / 2 round up', ('when maneuver in {collide, ram}', 'when protection == adequate'), (('maneuver',), ('protection',))), 2, (('maneuver', 0), ('protection', 1))),
-    Step('mod', _maneuvers__mod8, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'exceptional'), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'passenger_damage * 1 / 4 round up', ('when maneuver in {collide, ram}', 'when protection == exceptional'), (('maneuver',), ('protection',))), Fraction(1) / 4, (('maneuver', 0), ('protection', 1))),
-    Step('text', _maneuvers__text5, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'note: A turn may require the vehicle to decelerate by 1+ Speed increments; under normal circumstances it is Automatic.', (), ()), None, ()),
-    Step('text', _maneuvers__text6, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', "note: Ram damage is matched against the target's armor points; the rest comes off its hit points. Anyone inside a rammed structure within range of the impact takes the occupants' damage.", (), ()), None, ()),
-    Step('text', _maneuvers__text7, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', "note: The maneuver's own modifier (Chases: maneuver modifier) applies here: high-speed turn -10%, bootlegger reverse -25%, collision -10%, ram none. Weather, Speed, terrain, damage and handling: see the Skill Roll Modifiers Chart.", (), ()), None, ()),
-    Step('text', _maneuvers__text8, (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'erratum: Read as: the passengers take half (rounded up), or a quarter (rounded up), of the rolled damage.', (), ()), None, ()),
+    Step('roll', _maneuvers__roll1, (lambda s: s.v['maneuver'] in ('turn', 'u_turn'),), _maneuvers__roll1_trace, (None, ()), (('maneuver', 0),)),
+    Step('roll', _maneuvers__roll2, (lambda s: s.v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'),), _maneuvers__roll2_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('maneuver', 0),)),
+    Step('text', _maneuvers__text1, (lambda s: s.v['maneuver'] == 'u_turn' and s.v['speed'] > 1,), _maneuvers__text1_trace, None, (('maneuver', 0), ('speed', 0))),
+    Step('text', _maneuvers__text2, (lambda s: s.v['maneuver'] == 'bootlegger_reverse', lambda s: s.v['horse_drawn']), _maneuvers__text2_trace, None, (('maneuver', 0), ('horse_drawn', 1))),
+    Step('text', _maneuvers__text3, (lambda s: s.v['maneuver'] == 'bootlegger_reverse',), _maneuvers__text3_trace, None, (('maneuver', 0),)),
+    Step('mod', _maneuvers__mod1, (lambda s: s.v['maneuver'] == 'collide',), _maneuvers__mod1_trace, lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
+    Step('mod', _maneuvers__mod2, (lambda s: s.v['maneuver'] == 'collide',), _maneuvers__mod2_trace, lambda s: Dice.pool(int(s.v['speed']), 3), (('maneuver', 0), ('speed', 1))),
+    Step('roll', _maneuvers__roll3, (lambda s: s.v['maneuver'] == 'collide',), _maneuvers__roll3_trace, (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
+    Step('mod', _maneuvers__mod3, (lambda s: s.v['maneuver'] == 'ram',), _maneuvers__mod3_trace, lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('speed', 1))),
+    Step('mod', _maneuvers__mod4, (lambda s: s.v['maneuver'] == 'ram',), _maneuvers__mod4_trace, lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
+    Step('roll', _maneuvers__roll4, (lambda s: s.v['maneuver'] == 'ram',), _maneuvers__roll4_trace, (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
+    Step('mod', _maneuvers__mod5, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), _maneuvers__mod5_trace, lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('target_destroyed', 1), ('speed', 2))),
+    Step('mod', _maneuvers__mod6, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), _maneuvers__mod6_trace, 2, (('maneuver', 0), ('target_destroyed', 1))),
+    Step('text', _maneuvers__text4, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), _maneuvers__text4_trace, None, (('maneuver', 0), ('target_destroyed', 1))),
+    Step('mod', _maneuvers__mod7, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'adequate'), _maneuvers__mod7_trace, 2, (('maneuver', 0), ('protection', 1))),
+    Step('mod', _maneuvers__mod8, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'exceptional'), _maneuvers__mod8_trace, Fraction(1) / 4, (('maneuver', 0), ('protection', 1))),
+    Step('text', _maneuvers__text5, (), _maneuvers__text5_trace, None, ()),
+    Step('text', _maneuvers__text6, (), _maneuvers__text6_trace, None, ()),
+    Step('text', _maneuvers__text7, (), _maneuvers__text7_trace, None, ()),
+    Step('text', _maneuvers__text8, (), _maneuvers__text8_trace, None, ()),
 )
 """Chases: Maneuvers (7. Chases: Maneuvers).
 
@@ -7349,12 +8891,26 @@ _vehicle_damage__derive1: Final = DeriveSpec(
     name='hit_points_lost',
     condition='',
 )
+_vehicle_damage__derive1_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'derive hit_points_lost',
+    (),
+    (),
+)
 _vehicle_damage__derive2: Final = DeriveSpec(
     key='vehicle_damage#3.1',
     rule='vehicle_damage',
     source='7. Chases: Maneuvers (Vehicle Damage)',
     name='damaged_top_speed',
     condition='when vehicle_hit_points * 2 < vehicle_max_hit_points',
+)
+_vehicle_damage__derive2_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'derive damaged_top_speed',
+    ('when vehicle_hit_points * 2 < vehicle_max_hit_points',),
+    (('vehicle_hit_points', 'vehicle_max_hit_points'),),
 )
 _vehicle_damage__text1: Final = TextSpec(
     key='vehicle_damage#4.1',
@@ -7365,6 +8921,13 @@ _vehicle_damage__text1: Final = TextSpec(
     quote=None,
     condition='when vehicle_hit_points <= 5 and vehicle_hit_points > 0',
 )
+_vehicle_damage__text1_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts)',
+    ('when vehicle_hit_points <= 5 and vehicle_hit_points > 0',),
+    (('vehicle_hit_points',),),
+)
 _vehicle_damage__text2: Final = TextSpec(
     key='vehicle_damage#5.1',
     rule='vehicle_damage',
@@ -7373,6 +8936,13 @@ _vehicle_damage__text2: Final = TextSpec(
     text='function: the vehicle is destroyed',
     quote=None,
     condition='when vehicle_hit_points <= 0',
+)
+_vehicle_damage__text2_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'cannot function: the vehicle is destroyed',
+    ('when vehicle_hit_points <= 0',),
+    (('vehicle_hit_points',),),
 )
 _vehicle_damage__text3: Final = TextSpec(
     key='vehicle_damage#6',
@@ -7383,6 +8953,13 @@ _vehicle_damage__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_vehicle_damage__text3_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'note: Sample vehicle hit points are on page 184 (not part of this chapter).',
+    (),
+    (),
+)
 _vehicle_damage__text4: Final = TextSpec(
     key='vehicle_damage#7',
     rule='vehicle_damage',
@@ -7391,6 +8968,13 @@ _vehicle_damage__text4: Final = TextSpec(
     text='If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).',
     quote=None,
     condition='',
+)
+_vehicle_damage__text4_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'note: If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).',
+    (),
+    (),
 )
 _vehicle_damage__text5: Final = TextSpec(
     key='vehicle_damage#8',
@@ -7401,6 +8985,13 @@ _vehicle_damage__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_vehicle_damage__text5_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'note: See the Repair skill (page 50) for repairing or jury-rigging the vehicle.',
+    (),
+    (),
+)
 _vehicle_damage__text6: Final = TextSpec(
     key='vehicle_damage#9',
     rule='vehicle_damage',
@@ -7410,16 +9001,23 @@ _vehicle_damage__text6: Final = TextSpec(
     quote='When the vehicle has taken more than half its hit points',
     condition='',
 )
+_vehicle_damage__text6_trace: Final = TraceSpec(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    'erratum: Read as: its current hit points are below half its full hit points.',
+    (),
+    (),
+)
 
 _rule_vehicle_damage: Final[tuple[Step, ...]] = (
-    Step('derive', _vehicle_damage__derive1, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'derive hit_points_lost', (), ()), lambda s: max(0, s.v['impact'] - s.v['vehicle_armor']), (('impact', 0), ('vehicle_armor', 0))),
-    Step('derive', _vehicle_damage__derive2, (lambda s: s.v['vehicle_hit_points'] * 2 < s.v['vehicle_max_hit_points'],), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'derive damaged_top_speed', ('when vehicle_hit_points * 2 < vehicle_max_hit_points',), (('vehicle_hit_points', 'vehicle_max_hit_points'),)), lambda s: round_value(Fraction(s.v['top_speed']) / 2, 'up'), (('vehicle_hit_points', 0), ('vehicle_max_hit_points', 0), ('top_speed', 1))),
-    Step('text', _vehicle_damage__text1, (lambda s: s.v['vehicle_hit_points'] <= 5 and s.v['vehicle_hit_points'] > 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts)', ('when vehicle_hit_points <= 5 and vehicle_hit_points > 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
-    Step('text', _vehicle_damage__text2, (lambda s: s.v['vehicle_hit_points'] <= 0,), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'cannot function: the vehicle is destroyed', ('when vehicle_hit_points <= 0',), (('vehicle_hit_points',),)), None, (('vehicle_hit_points', 0),)),
-    Step('text', _vehicle_damage__text3, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: Sample vehicle hit points are on page 184 (not part of this chapter).', (), ()), None, ()),
-    Step('text', _vehicle_damage__text4, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: If a vehicle is damaged noticeably, the gamemaster may roll on the Chase Trouble Table. What happens to the passengers of a destroyed vehicle depends on its nature and location: see Explosions, Falling, Fire and Heat, Radiation (in Spot Rules E\u2013Z).', (), ()), None, ()),
-    Step('text', _vehicle_damage__text5, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'note: See the Repair skill (page 50) for repairing or jury-rigging the vehicle.', (), ()), None, ()),
-    Step('text', _vehicle_damage__text6, (), TraceSpec('vehicle_damage', '7. Chases: Maneuvers (Vehicle Damage)', 'erratum: Read as: its current hit points are below half its full hit points.', (), ()), None, ()),
+    Step('derive', _vehicle_damage__derive1, (), _vehicle_damage__derive1_trace, lambda s: max(0, s.v['impact'] - s.v['vehicle_armor']), (('impact', 0), ('vehicle_armor', 0))),
+    Step('derive', _vehicle_damage__derive2, (lambda s: s.v['vehicle_hit_points'] * 2 < s.v['vehicle_max_hit_points'],), _vehicle_damage__derive2_trace, lambda s: round_value(Fraction(s.v['top_speed']) / 2, 'up'), (('vehicle_hit_points', 0), ('vehicle_max_hit_points', 0), ('top_speed', 1))),
+    Step('text', _vehicle_damage__text1, (lambda s: s.v['vehicle_hit_points'] <= 5 and s.v['vehicle_hit_points'] > 0,), _vehicle_damage__text1_trace, None, (('vehicle_hit_points', 0),)),
+    Step('text', _vehicle_damage__text2, (lambda s: s.v['vehicle_hit_points'] <= 0,), _vehicle_damage__text2_trace, None, (('vehicle_hit_points', 0),)),
+    Step('text', _vehicle_damage__text3, (), _vehicle_damage__text3_trace, None, ()),
+    Step('text', _vehicle_damage__text4, (), _vehicle_damage__text4_trace, None, ()),
+    Step('text', _vehicle_damage__text5, (), _vehicle_damage__text5_trace, None, ()),
+    Step('text', _vehicle_damage__text6, (), _vehicle_damage__text6_trace, None, ()),
 )
 """Chases: Vehicle Damage (7. Chases: Maneuvers (Vehicle Damage)).
 
@@ -7444,6 +9042,13 @@ _skill_roll_modifiers__mod1: Final = ModSpec(
     condition='when fog',
     label='fog',
 )
+_skill_roll_modifiers__mod1_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when fog',),
+    (('fog',),),
+)
 _skill_roll_modifiers__mod2: Final = ModSpec(
     key='skill_roll_modifiers#3.1',
     rule='skill_roll_modifiers',
@@ -7456,6 +9061,13 @@ _skill_roll_modifiers__mod2: Final = ModSpec(
     rounding=None,
     condition='when night',
     label='night',
+)
+_skill_roll_modifiers__mod2_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when night',),
+    (('night',),),
 )
 _skill_roll_modifiers__mod3: Final = ModSpec(
     key='skill_roll_modifiers#4.1',
@@ -7470,6 +9082,13 @@ _skill_roll_modifiers__mod3: Final = ModSpec(
     condition='when rain',
     label='rain',
 )
+_skill_roll_modifiers__mod3_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when rain',),
+    (('rain',),),
+)
 _skill_roll_modifiers__mod4: Final = ModSpec(
     key='skill_roll_modifiers#5.1',
     rule='skill_roll_modifiers',
@@ -7482,6 +9101,13 @@ _skill_roll_modifiers__mod4: Final = ModSpec(
     rounding=None,
     condition='when chase_wind',
     label='wind',
+)
+_skill_roll_modifiers__mod4_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when chase_wind',),
+    (('chase_wind',),),
 )
 _skill_roll_modifiers__mod5: Final = ModSpec(
     key='skill_roll_modifiers#6.1',
@@ -7496,6 +9122,13 @@ _skill_roll_modifiers__mod5: Final = ModSpec(
     condition='when heavy_rain',
     label='heavy rain',
 )
+_skill_roll_modifiers__mod5_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when heavy_rain',),
+    (('heavy_rain',),),
+)
 _skill_roll_modifiers__mod6: Final = ModSpec(
     key='skill_roll_modifiers#7.1',
     rule='skill_roll_modifiers',
@@ -7508,6 +9141,13 @@ _skill_roll_modifiers__mod6: Final = ModSpec(
     rounding=None,
     condition='when oily_or_icy',
     label='oily or icy',
+)
+_skill_roll_modifiers__mod6_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when oily_or_icy',),
+    (('oily_or_icy',),),
 )
 _skill_roll_modifiers__mod7: Final = ModSpec(
     key='skill_roll_modifiers#8.1',
@@ -7522,6 +9162,13 @@ _skill_roll_modifiers__mod7: Final = ModSpec(
     condition='when snow',
     label='snow',
 )
+_skill_roll_modifiers__mod7_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when snow',),
+    (('snow',),),
+)
 _skill_roll_modifiers__mod8: Final = ModSpec(
     key='skill_roll_modifiers#9.1',
     rule='skill_roll_modifiers',
@@ -7534,6 +9181,13 @@ _skill_roll_modifiers__mod8: Final = ModSpec(
     rounding=None,
     condition='when speed >= 1 and speed <= 2',
     label='at Speed 1 or 2',
+)
+_skill_roll_modifiers__mod8_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill +10%',
+    ('when speed >= 1 and speed <= 2',),
+    (('speed',),),
 )
 _skill_roll_modifiers__mod9: Final = ModSpec(
     key='skill_roll_modifiers#10.1',
@@ -7548,6 +9202,13 @@ _skill_roll_modifiers__mod9: Final = ModSpec(
     condition='when speed == top_speed',
     label='at maximum speed',
 )
+_skill_roll_modifiers__mod9_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when speed == top_speed',),
+    (('speed', 'top_speed'),),
+)
 _skill_roll_modifiers__mod10: Final = ModSpec(
     key='skill_roll_modifiers#12.1',
     rule='skill_roll_modifiers',
@@ -7560,6 +9221,13 @@ _skill_roll_modifiers__mod10: Final = ModSpec(
     rounding=None,
     condition='when gravel_road',
     label='gravel road',
+)
+_skill_roll_modifiers__mod10_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when gravel_road',),
+    (('gravel_road',),),
 )
 _skill_roll_modifiers__mod11: Final = ModSpec(
     key='skill_roll_modifiers#13.1',
@@ -7574,6 +9242,13 @@ _skill_roll_modifiers__mod11: Final = ModSpec(
     condition='when downhill_grade',
     label='long downhill grade',
 )
+_skill_roll_modifiers__mod11_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when downhill_grade',),
+    (('downhill_grade',),),
+)
 _skill_roll_modifiers__mod12: Final = ModSpec(
     key='skill_roll_modifiers#14.1',
     rule='skill_roll_modifiers',
@@ -7586,6 +9261,13 @@ _skill_roll_modifiers__mod12: Final = ModSpec(
     rounding=None,
     condition='when dirt_road',
     label='dirt road',
+)
+_skill_roll_modifiers__mod12_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when dirt_road',),
+    (('dirt_road',),),
 )
 _skill_roll_modifiers__mod13: Final = ModSpec(
     key='skill_roll_modifiers#15.1',
@@ -7600,6 +9282,13 @@ _skill_roll_modifiers__mod13: Final = ModSpec(
     condition='when limbs_rocks',
     label='limbs, rocks',
 )
+_skill_roll_modifiers__mod13_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -20%',
+    ('when limbs_rocks',),
+    (('limbs_rocks',),),
+)
 _skill_roll_modifiers__mod14: Final = ModSpec(
     key='skill_roll_modifiers#16.1',
     rule='skill_roll_modifiers',
@@ -7612,6 +9301,13 @@ _skill_roll_modifiers__mod14: Final = ModSpec(
     rounding=None,
     condition='when minor_vehicle_damage',
     label='minor vehicle damage',
+)
+_skill_roll_modifiers__mod14_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill -10%',
+    ('when minor_vehicle_damage',),
+    (('minor_vehicle_damage',),),
 )
 _skill_roll_modifiers__mod15: Final = ModSpec(
     key='skill_roll_modifiers#17',
@@ -7626,6 +9322,13 @@ _skill_roll_modifiers__mod15: Final = ModSpec(
     condition='',
     label='handling (by vehicle type)',
 )
+_skill_roll_modifiers__mod15_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'skill +handling',
+    (),
+    (),
+)
 _skill_roll_modifiers__text1: Final = TextSpec(
     key='skill_roll_modifiers#18',
     rule='skill_roll_modifiers',
@@ -7634,6 +9337,13 @@ _skill_roll_modifiers__text1: Final = TextSpec(
     text='Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
     quote=None,
     condition='',
+)
+_skill_roll_modifiers__text1_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'note: Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
+    (),
+    (),
 )
 _skill_roll_modifiers__text2: Final = TextSpec(
     key='skill_roll_modifiers#19',
@@ -7644,26 +9354,33 @@ _skill_roll_modifiers__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_skill_roll_modifiers__text2_trace: Final = TraceSpec(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    'note: See the vehicle record for use in chases.',
+    (),
+    (),
+)
 
 _rule_skill_roll_modifiers: Final[tuple[Step, ...]] = (
-    Step('mod', _skill_roll_modifiers__mod1, (lambda s: s.v['fog'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when fog',), (('fog',),)), -10, (('fog', 0),)),
-    Step('mod', _skill_roll_modifiers__mod2, (lambda s: s.v['night'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when night',), (('night',),)), -10, (('night', 0),)),
-    Step('mod', _skill_roll_modifiers__mod3, (lambda s: s.v['rain'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when rain',), (('rain',),)), -10, (('rain', 0),)),
-    Step('mod', _skill_roll_modifiers__mod4, (lambda s: s.v['chase_wind'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when chase_wind',), (('chase_wind',),)), -10, (('chase_wind', 0),)),
-    Step('mod', _skill_roll_modifiers__mod5, (lambda s: s.v['heavy_rain'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when heavy_rain',), (('heavy_rain',),)), -20, (('heavy_rain', 0),)),
-    Step('mod', _skill_roll_modifiers__mod6, (lambda s: s.v['oily_or_icy'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when oily_or_icy',), (('oily_or_icy',),)), -20, (('oily_or_icy', 0),)),
-    Step('mod', _skill_roll_modifiers__mod7, (lambda s: s.v['snow'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when snow',), (('snow',),)), -20, (('snow', 0),)),
-    Step('mod', _skill_roll_modifiers__mod8, (lambda s: s.v['speed'] >= 1 and s.v['speed'] <= 2,), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill +10%', ('when speed >= 1 and speed <= 2',), (('speed',),)), 10, (('speed', 0),)),
-    Step('mod', _skill_roll_modifiers__mod9, (lambda s: s.v['speed'] == s.v['top_speed'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when speed == top_speed',), (('speed', 'top_speed'),)), -10, (('speed', 0), ('top_speed', 0))),
+    Step('mod', _skill_roll_modifiers__mod1, (lambda s: s.v['fog'],), _skill_roll_modifiers__mod1_trace, -10, (('fog', 0),)),
+    Step('mod', _skill_roll_modifiers__mod2, (lambda s: s.v['night'],), _skill_roll_modifiers__mod2_trace, -10, (('night', 0),)),
+    Step('mod', _skill_roll_modifiers__mod3, (lambda s: s.v['rain'],), _skill_roll_modifiers__mod3_trace, -10, (('rain', 0),)),
+    Step('mod', _skill_roll_modifiers__mod4, (lambda s: s.v['chase_wind'],), _skill_roll_modifiers__mod4_trace, -10, (('chase_wind', 0),)),
+    Step('mod', _skill_roll_modifiers__mod5, (lambda s: s.v['heavy_rain'],), _skill_roll_modifiers__mod5_trace, -20, (('heavy_rain', 0),)),
+    Step('mod', _skill_roll_modifiers__mod6, (lambda s: s.v['oily_or_icy'],), _skill_roll_modifiers__mod6_trace, -20, (('oily_or_icy', 0),)),
+    Step('mod', _skill_roll_modifiers__mod7, (lambda s: s.v['snow'],), _skill_roll_modifiers__mod7_trace, -20, (('snow', 0),)),
+    Step('mod', _skill_roll_modifiers__mod8, (lambda s: s.v['speed'] >= 1 and s.v['speed'] <= 2,), _skill_roll_modifiers__mod8_trace, 10, (('speed', 0),)),
+    Step('mod', _skill_roll_modifiers__mod9, (lambda s: s.v['speed'] == s.v['top_speed'],), _skill_roll_modifiers__mod9_trace, -10, (('speed', 0), ('top_speed', 0))),
     Step('part', 'maneuver_penalty', (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'as maneuver_penalty', (), ())),
-    Step('mod', _skill_roll_modifiers__mod10, (lambda s: s.v['gravel_road'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when gravel_road',), (('gravel_road',),)), -10, (('gravel_road', 0),)),
-    Step('mod', _skill_roll_modifiers__mod11, (lambda s: s.v['downhill_grade'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when downhill_grade',), (('downhill_grade',),)), -10, (('downhill_grade', 0),)),
-    Step('mod', _skill_roll_modifiers__mod12, (lambda s: s.v['dirt_road'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when dirt_road',), (('dirt_road',),)), -20, (('dirt_road', 0),)),
-    Step('mod', _skill_roll_modifiers__mod13, (lambda s: s.v['limbs_rocks'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -20%', ('when limbs_rocks',), (('limbs_rocks',),)), -20, (('limbs_rocks', 0),)),
-    Step('mod', _skill_roll_modifiers__mod14, (lambda s: s.v['minor_vehicle_damage'],), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill -10%', ('when minor_vehicle_damage',), (('minor_vehicle_damage',),)), -10, (('minor_vehicle_damage', 0),)),
-    Step('mod', _skill_roll_modifiers__mod15, (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'skill +handling', (), ()), lambda s: s.v['handling'], (('handling', 0),)),
-    Step('text', _skill_roll_modifiers__text1, (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'note: Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.', (), ()), None, ()),
-    Step('text', _skill_roll_modifiers__text2, (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'note: See the vehicle record for use in chases.', (), ()), None, ()),
+    Step('mod', _skill_roll_modifiers__mod10, (lambda s: s.v['gravel_road'],), _skill_roll_modifiers__mod10_trace, -10, (('gravel_road', 0),)),
+    Step('mod', _skill_roll_modifiers__mod11, (lambda s: s.v['downhill_grade'],), _skill_roll_modifiers__mod11_trace, -10, (('downhill_grade', 0),)),
+    Step('mod', _skill_roll_modifiers__mod12, (lambda s: s.v['dirt_road'],), _skill_roll_modifiers__mod12_trace, -20, (('dirt_road', 0),)),
+    Step('mod', _skill_roll_modifiers__mod13, (lambda s: s.v['limbs_rocks'],), _skill_roll_modifiers__mod13_trace, -20, (('limbs_rocks', 0),)),
+    Step('mod', _skill_roll_modifiers__mod14, (lambda s: s.v['minor_vehicle_damage'],), _skill_roll_modifiers__mod14_trace, -10, (('minor_vehicle_damage', 0),)),
+    Step('mod', _skill_roll_modifiers__mod15, (), _skill_roll_modifiers__mod15_trace, lambda s: s.v['handling'], (('handling', 0),)),
+    Step('text', _skill_roll_modifiers__text1, (), _skill_roll_modifiers__text1_trace, None, ()),
+    Step('text', _skill_roll_modifiers__text2, (), _skill_roll_modifiers__text2_trace, None, ()),
 )
 """Chases: Skill Roll Modifiers Chart (7. Chases: Skill Roll Modifiers Chart).
 
@@ -7700,6 +9417,13 @@ _individual_actions__mod1: Final = ModSpec(
     condition='when moving_in_vehicle',
     label='movement skills in a chase',
 )
+_individual_actions__mod1_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'skill is difficult',
+    ('when moving_in_vehicle',),
+    (('moving_in_vehicle',),),
+)
 _individual_actions__mod2: Final = ModSpec(
     key='individual_actions#3.1',
     rule='individual_actions',
@@ -7713,6 +9437,13 @@ _individual_actions__mod2: Final = ModSpec(
     condition='when thrown_risk and not enclosed_vehicle',
     label='Difficult Luck roll to grab hold',
 )
+_individual_actions__mod2_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'luck is difficult',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
+)
 _individual_actions__mod3: Final = ModSpec(
     key='individual_actions#3.2',
     rule='individual_actions',
@@ -7725,6 +9456,13 @@ _individual_actions__mod3: Final = ModSpec(
     rounding=None,
     condition='when thrown_risk and not enclosed_vehicle',
     label='Difficult Agility roll to grab hold',
+)
+_individual_actions__mod3_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'agility is difficult',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
 )
 _individual_actions__roll1: Final = RollSpec(
     key='individual_actions#3.3',
@@ -7744,6 +9482,13 @@ _individual_actions__roll1: Final = RollSpec(
     notes=(),
     condition='when thrown_risk and not enclosed_vehicle',
 )
+_individual_actions__roll1_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'roll grab_hold_luck',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
+)
 _individual_actions__roll2: Final = RollSpec(
     key='individual_actions#3.4',
     rule='individual_actions',
@@ -7762,6 +9507,13 @@ _individual_actions__roll2: Final = RollSpec(
     notes=(),
     condition='when thrown_risk and not enclosed_vehicle',
 )
+_individual_actions__roll2_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'roll grab_hold_agility',
+    ('when thrown_risk and not enclosed_vehicle',),
+    (('thrown_risk', 'enclosed_vehicle'),),
+)
 _individual_actions__text1: Final = TextSpec(
     key='individual_actions#4',
     rule='individual_actions',
@@ -7770,6 +9522,13 @@ _individual_actions__text1: Final = TextSpec(
     text='Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.',
     quote=None,
     condition='',
+)
+_individual_actions__text1_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'note: Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.',
+    (),
+    (),
 )
 _individual_actions__text2: Final = TextSpec(
     key='individual_actions#5',
@@ -7780,15 +9539,22 @@ _individual_actions__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_individual_actions__text2_trace: Final = TraceSpec(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    'note: The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, in Spot Rules E\u2013Z). The gamemaster picks Luck or Agility as appropriate.',
+    (),
+    (),
+)
 
 _rule_individual_actions: Final[tuple[Step, ...]] = (
-    Step('mod', _individual_actions__mod1, (lambda s: s.v['moving_in_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'skill is difficult', ('when moving_in_vehicle',), (('moving_in_vehicle',),)), 'difficult', (('moving_in_vehicle', 0),)),
-    Step('mod', _individual_actions__mod2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'luck is difficult', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('mod', _individual_actions__mod3, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'agility is difficult', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('roll', _individual_actions__roll1, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'roll grab_hold_luck', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('roll', _individual_actions__roll2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'roll grab_hold_agility', ('when thrown_risk and not enclosed_vehicle',), (('thrown_risk', 'enclosed_vehicle'),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('text', _individual_actions__text1, (), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'note: Skills related to operating or repairing the vehicle (Drive, Pilot, Repair, Technical Skill) and managing it in combat (Heavy Weapon) are unmodified and need no movement.', (), ()), None, ()),
-    Step('text', _individual_actions__text2, (), TraceSpec('individual_actions', '7. Chases: Individual Actions', 'note: The gamemaster may impose additional penalties on skills attempted in a moving vehicle; getting around may require Climb rolls, or zero-g maneuvering (page 156; see Zero-gravity Combat, in Spot Rules E\u2013Z). The gamemaster picks Luck or Agility as appropriate.', (), ()), None, ()),
+    Step('mod', _individual_actions__mod1, (lambda s: s.v['moving_in_vehicle'],), _individual_actions__mod1_trace, 'difficult', (('moving_in_vehicle', 0),)),
+    Step('mod', _individual_actions__mod2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__mod2_trace, 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('mod', _individual_actions__mod3, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__mod3_trace, 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('roll', _individual_actions__roll1, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__roll1_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('roll', _individual_actions__roll2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__roll2_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
+    Step('text', _individual_actions__text1, (), _individual_actions__text1_trace, None, ()),
+    Step('text', _individual_actions__text2, (), _individual_actions__text2_trace, None, ()),
 )
 """Chases: Individual Actions (7. Chases: Individual Actions).
 
@@ -7814,6 +9580,13 @@ _chase_trouble_effects__mod1: Final = ModSpec(
     condition='when trouble == skid',
     label='skid, this round only',
 )
+_chase_trouble_effects__mod1_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -20%',
+    ('when trouble == skid',),
+    (('trouble',),),
+)
 _chase_trouble_effects__mod2: Final = ModSpec(
     key='chase_trouble_effects#3.1',
     rule='chase_trouble_effects',
@@ -7826,6 +9599,13 @@ _chase_trouble_effects__mod2: Final = ModSpec(
     rounding=None,
     condition='when trouble == minor_fishtail',
     label='minor fishtail, this round only',
+)
+_chase_trouble_effects__mod2_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -10%',
+    ('when trouble == minor_fishtail',),
+    (('trouble',),),
 )
 _chase_trouble_effects__mod3: Final = ModSpec(
     key='chase_trouble_effects#4.1',
@@ -7840,6 +9620,13 @@ _chase_trouble_effects__mod3: Final = ModSpec(
     condition='when trouble == moderate_fishtail',
     label='moderate fishtail, this round only',
 )
+_chase_trouble_effects__mod3_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -15%',
+    ('when trouble == moderate_fishtail',),
+    (('trouble',),),
+)
 _chase_trouble_effects__mod4: Final = ModSpec(
     key='chase_trouble_effects#5.1',
     rule='chase_trouble_effects',
@@ -7853,6 +9640,13 @@ _chase_trouble_effects__mod4: Final = ModSpec(
     condition='when trouble == severe_fishtail',
     label='severe fishtail, this round only',
 )
+_chase_trouble_effects__mod4_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'skill -30%',
+    ('when trouble == severe_fishtail',),
+    (('trouble',),),
+)
 _chase_trouble_effects__text1: Final = TextSpec(
     key='chase_trouble_effects#6.1',
     rule='chase_trouble_effects',
@@ -7862,12 +9656,26 @@ _chase_trouble_effects__text1: Final = TextSpec(
     quote=None,
     condition='when trouble == flat_tire and speed > 1',
 )
+_chase_trouble_effects__text1_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'cannot go faster than Speed 1 until repaired',
+    ('when trouble == flat_tire and speed > 1',),
+    (('trouble', 'speed'),),
+)
 _chase_trouble_effects__derive1: Final = DeriveSpec(
     key='chase_trouble_effects#7.1',
     rule='chase_trouble_effects',
     source='7. Chases: Chase Trouble Table',
     name='vehicle_tumble',
     condition='when trouble == roll_or_tumble',
+)
+_chase_trouble_effects__derive1_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'derive vehicle_tumble',
+    ('when trouble == roll_or_tumble',),
+    (('trouble',),),
 )
 _chase_trouble_effects__derive2: Final = DeriveSpec(
     key='chase_trouble_effects#7.2',
@@ -7876,12 +9684,26 @@ _chase_trouble_effects__derive2: Final = DeriveSpec(
     name='passenger_tumble',
     condition='when trouble == roll_or_tumble',
 )
+_chase_trouble_effects__derive2_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'derive passenger_tumble',
+    ('when trouble == roll_or_tumble',),
+    (('trouble',),),
+)
 _chase_trouble_effects__derive3: Final = DeriveSpec(
     key='chase_trouble_effects#7.3.1',
     rule='chase_trouble_effects',
     source='7. Chases: Chase Trouble Table',
     name='hurled_free',
     condition='when trouble == roll_or_tumble; when creature_drawn',
+)
+_chase_trouble_effects__derive3_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'derive hurled_free',
+    ('when trouble == roll_or_tumble', 'when creature_drawn'),
+    (('trouble',), ('creature_drawn',)),
 )
 _chase_trouble_effects__roll1: Final = RollSpec(
     key='chase_trouble_effects#7.4.1',
@@ -7901,6 +9723,13 @@ _chase_trouble_effects__roll1: Final = RollSpec(
     notes=(),
     condition='when trouble == roll_or_tumble; when fueled',
 )
+_chase_trouble_effects__roll1_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'roll fuel_explosion',
+    ('when trouble == roll_or_tumble', 'when fueled'),
+    (('trouble',), ('fueled',)),
+)
 _chase_trouble_effects__text2: Final = TextSpec(
     key='chase_trouble_effects#8',
     rule='chase_trouble_effects',
@@ -7910,18 +9739,25 @@ _chase_trouble_effects__text2: Final = TextSpec(
     quote='Each roll does 2D3 hit points damage per Speed to vehicle',
     condition='',
 )
+_chase_trouble_effects__text2_trace: Final = TraceSpec(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    'erratum: Read as 2D3 per level of Speed: at Speed 3, 6D3 for each roll.',
+    (),
+    (),
+)
 
 _rule_chase_trouble_effects: Final[tuple[Step, ...]] = (
-    Step('mod', _chase_trouble_effects__mod1, (lambda s: s.v['trouble'] == 'skid',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -20%', ('when trouble == skid',), (('trouble',),)), -20, (('trouble', 0),)),
-    Step('mod', _chase_trouble_effects__mod2, (lambda s: s.v['trouble'] == 'minor_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -10%', ('when trouble == minor_fishtail',), (('trouble',),)), -10, (('trouble', 0),)),
-    Step('mod', _chase_trouble_effects__mod3, (lambda s: s.v['trouble'] == 'moderate_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -15%', ('when trouble == moderate_fishtail',), (('trouble',),)), -15, (('trouble', 0),)),
-    Step('mod', _chase_trouble_effects__mod4, (lambda s: s.v['trouble'] == 'severe_fishtail',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'skill -30%', ('when trouble == severe_fishtail',), (('trouble',),)), -30, (('trouble', 0),)),
-    Step('text', _chase_trouble_effects__text1, (lambda s: s.v['trouble'] == 'flat_tire' and s.v['speed'] > 1,), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'cannot go faster than Speed 1 until repaired', ('when trouble == flat_tire and speed > 1',), (('trouble', 'speed'),)), None, (('trouble', 0), ('speed', 0))),
-    Step('derive', _chase_trouble_effects__derive1, (lambda s: s.v['trouble'] == 'roll_or_tumble',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive vehicle_tumble', ('when trouble == roll_or_tumble',), (('trouble',),)), lambda s: Dice.pool(int(2 * s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
-    Step('derive', _chase_trouble_effects__derive2, (lambda s: s.v['trouble'] == 'roll_or_tumble',), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive passenger_tumble', ('when trouble == roll_or_tumble',), (('trouble',),)), lambda s: Dice.pool(int(s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
-    Step('derive', _chase_trouble_effects__derive3, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['creature_drawn']), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'derive hurled_free', ('when trouble == roll_or_tumble', 'when creature_drawn'), (('trouble',), ('creature_drawn',))), lambda s: Dice.pool(int(s.v['speed']), 6), (('trouble', 0), ('creature_drawn', 1), ('speed', 2))),
-    Step('roll', _chase_trouble_effects__roll1, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['fueled']), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'roll fuel_explosion', ('when trouble == roll_or_tumble', 'when fueled'), (('trouble',), ('fueled',))), (lambda s: (10, 0, None, 0), ()), (('trouble', 0), ('fueled', 1))),
-    Step('text', _chase_trouble_effects__text2, (), TraceSpec('chase_trouble_effects', '7. Chases: Chase Trouble Table', 'erratum: Read as 2D3 per level of Speed: at Speed 3, 6D3 for each roll.', (), ()), None, ()),
+    Step('mod', _chase_trouble_effects__mod1, (lambda s: s.v['trouble'] == 'skid',), _chase_trouble_effects__mod1_trace, -20, (('trouble', 0),)),
+    Step('mod', _chase_trouble_effects__mod2, (lambda s: s.v['trouble'] == 'minor_fishtail',), _chase_trouble_effects__mod2_trace, -10, (('trouble', 0),)),
+    Step('mod', _chase_trouble_effects__mod3, (lambda s: s.v['trouble'] == 'moderate_fishtail',), _chase_trouble_effects__mod3_trace, -15, (('trouble', 0),)),
+    Step('mod', _chase_trouble_effects__mod4, (lambda s: s.v['trouble'] == 'severe_fishtail',), _chase_trouble_effects__mod4_trace, -30, (('trouble', 0),)),
+    Step('text', _chase_trouble_effects__text1, (lambda s: s.v['trouble'] == 'flat_tire' and s.v['speed'] > 1,), _chase_trouble_effects__text1_trace, None, (('trouble', 0), ('speed', 0))),
+    Step('derive', _chase_trouble_effects__derive1, (lambda s: s.v['trouble'] == 'roll_or_tumble',), _chase_trouble_effects__derive1_trace, lambda s: Dice.pool(int(2 * s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
+    Step('derive', _chase_trouble_effects__derive2, (lambda s: s.v['trouble'] == 'roll_or_tumble',), _chase_trouble_effects__derive2_trace, lambda s: Dice.pool(int(s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
+    Step('derive', _chase_trouble_effects__derive3, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['creature_drawn']), _chase_trouble_effects__derive3_trace, lambda s: Dice.pool(int(s.v['speed']), 6), (('trouble', 0), ('creature_drawn', 1), ('speed', 2))),
+    Step('roll', _chase_trouble_effects__roll1, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['fueled']), _chase_trouble_effects__roll1_trace, (lambda s: (10, 0, None, 0), ()), (('trouble', 0), ('fueled', 1))),
+    Step('text', _chase_trouble_effects__text2, (), _chase_trouble_effects__text2_trace, None, ()),
 )
 """Chases: Chase Trouble effects (7. Chases: Chase Trouble Table).
 
@@ -7951,6 +9787,13 @@ _asphyxiation__mod1: Final = ModSpec(
     condition='when asphyxiation_start == expected',
     label='not a surprise',
 )
+_asphyxiation__mod1_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'breath_multiplier = breath_by_round[asphyxiation_round].expected',
+    ('when asphyxiation_start == expected',),
+    (('asphyxiation_start',),),
+)
 _asphyxiation__mod2: Final = ModSpec(
     key='asphyxiation#3.1',
     rule='asphyxiation',
@@ -7964,6 +9807,13 @@ _asphyxiation__mod2: Final = ModSpec(
     condition='when asphyxiation_start == surprised_took_breath',
     label='surprised, took a breath',
 )
+_asphyxiation__mod2_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'breath_multiplier = breath_by_round[asphyxiation_round].took_breath',
+    ('when asphyxiation_start == surprised_took_breath',),
+    (('asphyxiation_start',),),
+)
 _asphyxiation__mod3: Final = ModSpec(
     key='asphyxiation#4.1',
     rule='asphyxiation',
@@ -7976,6 +9826,13 @@ _asphyxiation__mod3: Final = ModSpec(
     rounding=None,
     condition='when asphyxiation_start == surprised_no_breath',
     label='surprised, no breath',
+)
+_asphyxiation__mod3_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'breath_multiplier = breath_by_round[asphyxiation_round].no_breath',
+    ('when asphyxiation_start == surprised_no_breath',),
+    (('asphyxiation_start',),),
 )
 _asphyxiation__roll1: Final = RollSpec(
     key='asphyxiation#5.1',
@@ -7995,6 +9852,13 @@ _asphyxiation__roll1: Final = RollSpec(
     notes=(),
     condition='unless breath_failed',
 )
+_asphyxiation__roll1_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'roll hold_breath',
+    ('unless breath_failed',),
+    (('breath_failed',),),
+)
 _asphyxiation__roll2: Final = RollSpec(
     key='asphyxiation#6.1',
     rule='asphyxiation',
@@ -8013,12 +9877,26 @@ _asphyxiation__roll2: Final = RollSpec(
     notes=(),
     condition='when asphyxiation_start != expected and asphyxiation_round == 1',
 )
+_asphyxiation__roll2_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'roll took_a_breath',
+    ('when asphyxiation_start != expected and asphyxiation_round == 1',),
+    (('asphyxiation_start', 'asphyxiation_round'),),
+)
 _asphyxiation__derive1: Final = DeriveSpec(
     key='asphyxiation#7.1',
     rule='asphyxiation',
     source='7. Choking, Drowning, and Asphyxiation',
     name='damage_per_round',
     condition='when breath_failed',
+)
+_asphyxiation__derive1_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'derive damage_per_round',
+    ('when breath_failed',),
+    (('breath_failed',),),
 )
 _asphyxiation__text1: Final = TextSpec(
     key='asphyxiation#9',
@@ -8029,6 +9907,13 @@ _asphyxiation__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_asphyxiation__text1_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'note: Round 1 of an expected exposure is CON x 10 (an Easy Stamina roll); round 2 CON x 5 (an unmodified Stamina roll); then one multiplier less each combat round, down to CON x 1.',
+    (),
+    (),
+)
 _asphyxiation__text2: Final = TextSpec(
     key='asphyxiation#10',
     rule='asphyxiation',
@@ -8037,6 +9922,13 @@ _asphyxiation__text2: Final = TextSpec(
     text='Damage continues until the character escapes the situation, is rendered unconscious, or dies. It goes to the chest hit location, if used. Powers such as Adaptation may offer immunity.',
     quote=None,
     condition='',
+)
+_asphyxiation__text2_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'note: Damage continues until the character escapes the situation, is rendered unconscious, or dies. It goes to the chest hit location, if used. Powers such as Adaptation may offer immunity.',
+    (),
+    (),
 )
 _asphyxiation__text3: Final = TextSpec(
     key='asphyxiation#11',
@@ -8047,6 +9939,13 @@ _asphyxiation__text3: Final = TextSpec(
     quote='the first roll is equal to CON x 3, then reduced each round until stopping at CON x 1',
     condition='',
 )
+_asphyxiation__text3_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'erratum: "follow the asphyxiation procedure described above (CON x 5, etc.)" is read as CON x 5 in the first round, then x 4, x 3 ...; without a breath, x 3, x 2, then x 1 from then on.',
+    (),
+    (),
+)
 _asphyxiation__text4: Final = TextSpec(
     key='asphyxiation#12',
     rule='asphyxiation',
@@ -8056,18 +9955,25 @@ _asphyxiation__text4: Final = TextSpec(
     quote='This continues until your character is no longer able to succeed in CON rolls, or until the roll reaches CON x 1.',
     condition='',
 )
+_asphyxiation__text4_trace: Final = TraceSpec(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    'erratum: Read as: the roll stays at CON x 1 once it gets there, until a roll fails.',
+    (),
+    (),
+)
 
 _rule_asphyxiation: Final[tuple[Step, ...]] = (
-    Step('mod', _asphyxiation__mod1, (lambda s: s.v['asphyxiation_start'] == 'expected',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].expected', ('when asphyxiation_start == expected',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'expected'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
-    Step('mod', _asphyxiation__mod2, (lambda s: s.v['asphyxiation_start'] == 'surprised_took_breath',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].took_breath', ('when asphyxiation_start == surprised_took_breath',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'took_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
-    Step('mod', _asphyxiation__mod3, (lambda s: s.v['asphyxiation_start'] == 'surprised_no_breath',), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'breath_multiplier = breath_by_round[asphyxiation_round].no_breath', ('when asphyxiation_start == surprised_no_breath',), (('asphyxiation_start',),)), lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'no_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
-    Step('roll', _asphyxiation__roll1, (lambda s: not s.v['breath_failed'],), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'roll hold_breath', ('unless breath_failed',), (('breath_failed',),)), (lambda s: (s.v['CON'] * s.e['breath_multiplier'], 0, None, 0), ()), (('breath_failed', 0), ('CON', 1))),
-    Step('roll', _asphyxiation__roll2, (lambda s: s.v['asphyxiation_start'] != 'expected' and s.v['asphyxiation_round'] == 1,), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'roll took_a_breath', ('when asphyxiation_start != expected and asphyxiation_round == 1',), (('asphyxiation_start', 'asphyxiation_round'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('asphyxiation_start', 0), ('asphyxiation_round', 0))),
-    Step('derive', _asphyxiation__derive1, (lambda s: s.v['breath_failed'],), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'derive damage_per_round', ('when breath_failed',), (('breath_failed',),)), lambda s: s.lookup('asphyxiation_damage', (s.v['substance'],), 'value'), (('breath_failed', 0), ('substance', 1))),
-    Step('text', _asphyxiation__text1, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'note: Round 1 of an expected exposure is CON x 10 (an Easy Stamina roll); round 2 CON x 5 (an unmodified Stamina roll); then one multiplier less each combat round, down to CON x 1.', (), ()), None, ()),
-    Step('text', _asphyxiation__text2, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'note: Damage continues until the character escapes the situation, is rendered unconscious, or dies. It goes to the chest hit location, if used. Powers such as Adaptation may offer immunity.', (), ()), None, ()),
-    Step('text', _asphyxiation__text3, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'erratum: "follow the asphyxiation procedure described above (CON x 5, etc.)" is read as CON x 5 in the first round, then x 4, x 3 ...; without a breath, x 3, x 2, then x 1 from then on.', (), ()), None, ()),
-    Step('text', _asphyxiation__text4, (), TraceSpec('asphyxiation', '7. Choking, Drowning, and Asphyxiation', 'erratum: Read as: the roll stays at CON x 1 once it gets there, until a roll fails.', (), ()), None, ()),
+    Step('mod', _asphyxiation__mod1, (lambda s: s.v['asphyxiation_start'] == 'expected',), _asphyxiation__mod1_trace, lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'expected'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
+    Step('mod', _asphyxiation__mod2, (lambda s: s.v['asphyxiation_start'] == 'surprised_took_breath',), _asphyxiation__mod2_trace, lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'took_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
+    Step('mod', _asphyxiation__mod3, (lambda s: s.v['asphyxiation_start'] == 'surprised_no_breath',), _asphyxiation__mod3_trace, lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'no_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
+    Step('roll', _asphyxiation__roll1, (lambda s: not s.v['breath_failed'],), _asphyxiation__roll1_trace, (lambda s: (s.v['CON'] * s.e['breath_multiplier'], 0, None, 0), ()), (('breath_failed', 0), ('CON', 1))),
+    Step('roll', _asphyxiation__roll2, (lambda s: s.v['asphyxiation_start'] != 'expected' and s.v['asphyxiation_round'] == 1,), _asphyxiation__roll2_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('asphyxiation_start', 0), ('asphyxiation_round', 0))),
+    Step('derive', _asphyxiation__derive1, (lambda s: s.v['breath_failed'],), _asphyxiation__derive1_trace, lambda s: s.lookup('asphyxiation_damage', (s.v['substance'],), 'value'), (('breath_failed', 0), ('substance', 1))),
+    Step('text', _asphyxiation__text1, (), _asphyxiation__text1_trace, None, ()),
+    Step('text', _asphyxiation__text2, (), _asphyxiation__text2_trace, None, ()),
+    Step('text', _asphyxiation__text3, (), _asphyxiation__text3_trace, None, ()),
+    Step('text', _asphyxiation__text4, (), _asphyxiation__text4_trace, None, ()),
 )
 """Choking, Drowning, and Asphyxiation (7. Choking, Drowning, and Asphyxiation).
 
@@ -8099,12 +10005,26 @@ _choking__roll1: Final = RollSpec(
     notes=(),
     condition='when choked',
 )
+_choking__roll1_trace: Final = TraceSpec(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    'roll resist_choking',
+    ('when choked',),
+    (('choked',),),
+)
 _choking__derive1: Final = DeriveSpec(
     key='choking#2.2',
     rule='choking',
     source='7. Choking, Drowning, and Asphyxiation',
     name='choking_damage',
     condition='when choked',
+)
+_choking__derive1_trace: Final = TraceSpec(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    'derive choking_damage',
+    ('when choked',),
+    (('choked',),),
 )
 _choking__text1: Final = TextSpec(
     key='choking#3',
@@ -8115,11 +10035,18 @@ _choking__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_choking__text1_trace: Final = TraceSpec(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    "note: A strangle cord, garrote, or even strong attackers may at the same time do basic damage to the head hit location (if used). See the Grapple skill and the garrote's statistics.",
+    (),
+    (),
+)
 
 _rule_choking: Final[tuple[Step, ...]] = (
-    Step('roll', _choking__roll1, (lambda s: s.v['choked'],), TraceSpec('choking', '7. Choking, Drowning, and Asphyxiation', 'roll resist_choking', ('when choked',), (('choked',),)), (lambda s: (s.v['CON'], 0, None, 0), ()), (('choked', 0), ('CON', 1))),
-    Step('derive', _choking__derive1, (lambda s: s.v['choked'],), TraceSpec('choking', '7. Choking, Drowning, and Asphyxiation', 'derive choking_damage', ('when choked',), (('choked',),)), lambda s: Dice(((1, 6),)), (('choked', 0),)),
-    Step('text', _choking__text1, (), TraceSpec('choking', '7. Choking, Drowning, and Asphyxiation', "note: A strangle cord, garrote, or even strong attackers may at the same time do basic damage to the head hit location (if used). See the Grapple skill and the garrote's statistics.", (), ()), None, ()),
+    Step('roll', _choking__roll1, (lambda s: s.v['choked'],), _choking__roll1_trace, (lambda s: (s.v['CON'], 0, None, 0), ()), (('choked', 0), ('CON', 1))),
+    Step('derive', _choking__derive1, (lambda s: s.v['choked'],), _choking__derive1_trace, lambda s: Dice(((1, 6),)), (('choked', 0),)),
+    Step('text', _choking__text1, (), _choking__text1_trace, None, ()),
 )
 """Choking: deliberate strangling (7. Choking, Drowning, and Asphyxiation).
 
@@ -8142,12 +10069,26 @@ _close_combat__mod1: Final = ModSpec(
     condition='when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; when in_close_combat',
     label='long weapon parrying in close combat (a Dodge is not affected)',
 )
+_close_combat__mod1_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'defense is difficult',
+    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'when in_close_combat'),
+    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
+)
 _close_combat__derive1: Final = DeriveSpec(
     key='close_combat#2.1else.1',
     rule='close_combat',
     source='7. Close Combat',
     name='strikes_first',
     condition='when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat',
+)
+_close_combat__derive1_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'derive strikes_first',
+    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'),
+    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
 )
 _close_combat__roll1: Final = RollSpec(
     key='close_combat#2.1else.2',
@@ -8167,6 +10108,13 @@ _close_combat__roll1: Final = RollSpec(
     notes=(),
     condition='when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat',
 )
+_close_combat__roll1_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'roll keep_at_bay',
+    ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'),
+    (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',)),
+)
 _close_combat__roll2: Final = RollSpec(
     key='close_combat#3.1',
     rule='close_combat',
@@ -8185,6 +10133,13 @@ _close_combat__roll2: Final = RollSpec(
     notes=(),
     condition='when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay',
 )
+_close_combat__roll2_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'roll slip_past',
+    ('when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay',),
+    (('weapon_SIZ', 'opponent_weapon_SIZ', 'kept_at_bay'),),
+)
 _close_combat__text1: Final = TextSpec(
     key='close_combat#4',
     rule='close_combat',
@@ -8193,6 +10148,13 @@ _close_combat__text1: Final = TextSpec(
     text='A short weapon is SIZ 0-1.5, a long one SIZ 2+. Close combat is roughly one meter of space around the character; a spear or polearm user must be closed on first.',
     quote=None,
     condition='',
+)
+_close_combat__text1_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'note: A short weapon is SIZ 0-1.5, a long one SIZ 2+. Close combat is roughly one meter of space around the character; a spear or polearm user must be closed on first.',
+    (),
+    (),
 )
 _close_combat__text2: Final = TextSpec(
     key='close_combat#5',
@@ -8203,6 +10165,13 @@ _close_combat__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_close_combat__text2_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'note: Keeping at bay is rolled each combat round; a long weapon-user with several attacks makes the rest as normal. On later rounds the higher DEX rank goes first, whatever the weapons.',
+    (),
+    (),
+)
 _close_combat__text3: Final = TextSpec(
     key='close_combat#6',
     rule='close_combat',
@@ -8212,15 +10181,22 @@ _close_combat__text3: Final = TextSpec(
     quote='short hand-to-hand combat weapon (SIZ 0-1.5) ... longer hand-to-hand combat weapon (SIZ 2+)',
     condition='',
 )
+_close_combat__text3_trace: Final = TraceSpec(
+    'close_combat',
+    '7. Close Combat',
+    'erratum: Weapons between SIZ 1.5 and 2 are neither; encoded as neither short nor long.',
+    (),
+    (),
+)
 
 _rule_close_combat: Final[tuple[Step, ...]] = (
-    Step('mod', _close_combat__mod1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: s.v['in_close_combat']), TraceSpec('close_combat', '7. Close Combat', 'defense is difficult', ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'when in_close_combat'), (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',))), 'difficult', (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
-    Step('derive', _close_combat__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), TraceSpec('close_combat', '7. Close Combat', 'derive strikes_first', ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'), (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',))), lambda s: True, (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
-    Step('roll', _close_combat__roll1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), TraceSpec('close_combat', '7. Close Combat', 'roll keep_at_bay', ('when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5', 'unless in_close_combat'), (('weapon_SIZ', 'opponent_weapon_SIZ'), ('in_close_combat',))), (lambda s: (s.e['skill'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
-    Step('roll', _close_combat__roll2, (lambda s: s.v['weapon_SIZ'] <= Fraction(3, 2) and s.v['opponent_weapon_SIZ'] >= 2 and s.v['kept_at_bay'],), TraceSpec('close_combat', '7. Close Combat', 'roll slip_past', ('when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay',), (('weapon_SIZ', 'opponent_weapon_SIZ', 'kept_at_bay'),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('kept_at_bay', 0))),
-    Step('text', _close_combat__text1, (), TraceSpec('close_combat', '7. Close Combat', 'note: A short weapon is SIZ 0-1.5, a long one SIZ 2+. Close combat is roughly one meter of space around the character; a spear or polearm user must be closed on first.', (), ()), None, ()),
-    Step('text', _close_combat__text2, (), TraceSpec('close_combat', '7. Close Combat', 'note: Keeping at bay is rolled each combat round; a long weapon-user with several attacks makes the rest as normal. On later rounds the higher DEX rank goes first, whatever the weapons.', (), ()), None, ()),
-    Step('text', _close_combat__text3, (), TraceSpec('close_combat', '7. Close Combat', 'erratum: Weapons between SIZ 1.5 and 2 are neither; encoded as neither short nor long.', (), ()), None, ()),
+    Step('mod', _close_combat__mod1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: s.v['in_close_combat']), _close_combat__mod1_trace, 'difficult', (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
+    Step('derive', _close_combat__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), _close_combat__derive1_trace, lambda s: True, (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
+    Step('roll', _close_combat__roll1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), _close_combat__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
+    Step('roll', _close_combat__roll2, (lambda s: s.v['weapon_SIZ'] <= Fraction(3, 2) and s.v['opponent_weapon_SIZ'] >= 2 and s.v['kept_at_bay'],), _close_combat__roll2_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('kept_at_bay', 0))),
+    Step('text', _close_combat__text1, (), _close_combat__text1_trace, None, ()),
+    Step('text', _close_combat__text2, (), _close_combat__text2_trace, None, ()),
+    Step('text', _close_combat__text3, (), _close_combat__text3_trace, None, ()),
 )
 """Close Combat (7. Close Combat).
 
@@ -8239,6 +10215,13 @@ _closing__derive1: Final = DeriveSpec(
     name='first_strike',
     condition='when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5',
 )
+_closing__derive1_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'derive first_strike',
+    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'),
+    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
+)
 _closing__text1: Final = TextSpec(
     key='closing#2.1.2',
     rule='closing',
@@ -8247,6 +10230,13 @@ _closing__text1: Final = TextSpec(
     text='do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)',
     quote=None,
     condition='when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5',
+)
+_closing__text1_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)',
+    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'),
+    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
 )
 _closing__text2: Final = TextSpec(
     key='closing#2.2.1',
@@ -8257,6 +10247,13 @@ _closing__text2: Final = TextSpec(
     quote=None,
     condition='when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2',
 )
+_closing__text2_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)',
+    ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ >= 2'),
+    (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',)),
+)
 _closing__text3: Final = TextSpec(
     key='closing#3',
     rule='closing',
@@ -8265,6 +10262,13 @@ _closing__text3: Final = TextSpec(
     text="After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
     quote=None,
     condition='',
+)
+_closing__text3_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
+    (),
+    (),
 )
 _closing__text4: Final = TextSpec(
     key='closing#4',
@@ -8275,6 +10279,13 @@ _closing__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_closing__text4_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'note: Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
+    (),
+    (),
+)
 _closing__text5: Final = TextSpec(
     key='closing#5',
     rule='closing',
@@ -8284,14 +10295,21 @@ _closing__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_closing__text5_trace: Final = TraceSpec(
+    'closing',
+    '7. Closing',
+    'note: See also Weapon Length (in Spot Rules E\u2013Z) for more information.',
+    (),
+    (),
+)
 
 _rule_closing: Final[tuple[Step, ...]] = (
-    Step('derive', _closing__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), TraceSpec('closing', '7. Closing', 'derive first_strike', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), lambda s: True, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), TraceSpec('closing', '7. Closing', 'cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ <= 1.5'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text2, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] >= 2), TraceSpec('closing', '7. Closing', 'cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close)', ('when weapon_SIZ >= 2 and closed_this_round', 'when opponent_weapon_SIZ >= 2'), (('weapon_SIZ', 'closed_this_round'), ('opponent_weapon_SIZ',))), None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text3, (), TraceSpec('closing', '7. Closing', "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).", (), ()), None, ()),
-    Step('text', _closing__text4, (), TraceSpec('closing', '7. Closing', 'note: Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.', (), ()), None, ()),
-    Step('text', _closing__text5, (), TraceSpec('closing', '7. Closing', 'note: See also Weapon Length (in Spot Rules E\u2013Z) for more information.', (), ()), None, ()),
+    Step('derive', _closing__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), _closing__derive1_trace, lambda s: True, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
+    Step('text', _closing__text1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), _closing__text1_trace, None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
+    Step('text', _closing__text2, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] >= 2), _closing__text2_trace, None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
+    Step('text', _closing__text3, (), _closing__text3_trace, None, ()),
+    Step('text', _closing__text4, (), _closing__text4_trace, None, ()),
+    Step('text', _closing__text5, (), _closing__text5_trace, None, ()),
 )
 """Closing (7. Closing).
 
@@ -8309,12 +10327,26 @@ _cold_exposure_hunger_thirst__derive1: Final = DeriveSpec(
     name='days_deprived',
     condition='',
 )
+_cold_exposure_hunger_thirst__derive1_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'derive days_deprived',
+    (),
+    (),
+)
 _cold_exposure_hunger_thirst__derive2: Final = DeriveSpec(
     key='cold_exposure_hunger_thirst#3.1',
     rule='cold_exposure_hunger_thirst',
     source='7. Cold, Exposure, Hunger, and Thirst',
     name='fatigue_multiplier',
     condition='when days_exposed > 0 and fatigue_points_used',
+)
+_cold_exposure_hunger_thirst__derive2_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'derive fatigue_multiplier',
+    ('when days_exposed > 0 and fatigue_points_used',),
+    (('days_exposed', 'fatigue_points_used'),),
 )
 _cold_exposure_hunger_thirst__text1: Final = TextSpec(
     key='cold_exposure_hunger_thirst#4.1',
@@ -8324,6 +10356,13 @@ _cold_exposure_hunger_thirst__text1: Final = TextSpec(
     text='The penalty for combat round activity applies to fatigue points (hungry after two days, thirsty after one).',
     quote=None,
     condition='when fatigue_points_used and (days_without_food > 2 or days_without_water > 1)',
+)
+_cold_exposure_hunger_thirst__text1_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: The penalty for combat round activity applies to fatigue points (hungry after two days, thirsty after one).',
+    ('when fatigue_points_used and (days_without_food > 2 or days_without_water > 1)',),
+    (('fatigue_points_used', 'days_without_food', 'days_without_water'),),
 )
 _cold_exposure_hunger_thirst__mod1: Final = ModSpec(
     key='cold_exposure_hunger_thirst#5.1',
@@ -8337,6 +10376,13 @@ _cold_exposure_hunger_thirst__mod1: Final = ModSpec(
     rounding=None,
     condition='when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON',
     label='physical actions after the three-day mark',
+)
+_cold_exposure_hunger_thirst__mod1_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'skill is difficult',
+    ('when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON',),
+    (('fatigue_points_used', 'days_without_food', 'days_without_water', 'days_deprived', 'CON'),),
 )
 _cold_exposure_hunger_thirst__roll1: Final = RollSpec(
     key='cold_exposure_hunger_thirst#6.1',
@@ -8356,6 +10402,13 @@ _cold_exposure_hunger_thirst__roll1: Final = RollSpec(
     notes=(),
     condition='when days_deprived * 2 >= CON and physical_action',
 )
+_cold_exposure_hunger_thirst__roll1_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'roll exertion',
+    ('when days_deprived * 2 >= CON and physical_action',),
+    (('days_deprived', 'CON', 'physical_action'),),
+)
 _cold_exposure_hunger_thirst__mod2: Final = ModSpec(
     key='cold_exposure_hunger_thirst#7.1',
     rule='cold_exposure_hunger_thirst',
@@ -8369,6 +10422,13 @@ _cold_exposure_hunger_thirst__mod2: Final = ModSpec(
     condition='when days_deprived >= CON',
     label='Mental, Physical and combat rolls after CON days',
 )
+_cold_exposure_hunger_thirst__mod2_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'skill is difficult',
+    ('when days_deprived >= CON',),
+    (('days_deprived', 'CON'),),
+)
 _cold_exposure_hunger_thirst__text2: Final = TextSpec(
     key='cold_exposure_hunger_thirst#7.2',
     rule='cold_exposure_hunger_thirst',
@@ -8377,6 +10437,13 @@ _cold_exposure_hunger_thirst__text2: Final = TextSpec(
     text='Wounds take twice as long to heal after CON days without food and/or water.',
     quote=None,
     condition='when days_deprived >= CON',
+)
+_cold_exposure_hunger_thirst__text2_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: Wounds take twice as long to heal after CON days without food and/or water.',
+    ('when days_deprived >= CON',),
+    (('days_deprived', 'CON'),),
 )
 _cold_exposure_hunger_thirst__text3: Final = TextSpec(
     key='cold_exposure_hunger_thirst#8',
@@ -8387,6 +10454,13 @@ _cold_exposure_hunger_thirst__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_cold_exposure_hunger_thirst__text3_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: With ample supplies, protective gear and preparation for the terrain, the gamemaster assumes the environment presents no special difficulty, unless survival is an element of the scenario or campaign.',
+    (),
+    (),
+)
 _cold_exposure_hunger_thirst__text4: Final = TextSpec(
     key='cold_exposure_hunger_thirst#9',
     rule='cold_exposure_hunger_thirst',
@@ -8395,6 +10469,13 @@ _cold_exposure_hunger_thirst__text4: Final = TextSpec(
     text='While still exposed, hungry or thirsty, simple rest does not restore fatigue points; for every day fatigue points are not positive, the negative value is applied directly to hit points.',
     quote=None,
     condition='',
+)
+_cold_exposure_hunger_thirst__text4_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: While still exposed, hungry or thirsty, simple rest does not restore fatigue points; for every day fatigue points are not positive, the negative value is applied directly to hit points.',
+    (),
+    (),
 )
 _cold_exposure_hunger_thirst__text5: Final = TextSpec(
     key='cold_exposure_hunger_thirst#10',
@@ -8405,6 +10486,13 @@ _cold_exposure_hunger_thirst__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_cold_exposure_hunger_thirst__text5_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: In extreme cases the gamemaster may lower SIZ by 1 or 2 points for starvation. A character at 0 hit points or less dies after that day is over; the gamemaster decides what concludes a day.',
+    (),
+    (),
+)
 _cold_exposure_hunger_thirst__text6: Final = TextSpec(
     key='cold_exposure_hunger_thirst#11',
     rule='cold_exposure_hunger_thirst',
@@ -8413,6 +10501,13 @@ _cold_exposure_hunger_thirst__text6: Final = TextSpec(
     text='Powers such as Adaptation may negate the effects of exposure to extreme environments.',
     quote=None,
     condition='',
+)
+_cold_exposure_hunger_thirst__text6_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'note: Powers such as Adaptation may negate the effects of exposure to extreme environments.',
+    (),
+    (),
 )
 _cold_exposure_hunger_thirst__text7: Final = TextSpec(
     key='cold_exposure_hunger_thirst#12',
@@ -8423,6 +10518,13 @@ _cold_exposure_hunger_thirst__text7: Final = TextSpec(
     quote='A healthy character can survive up to three days without food or water without any difficulty other than hunger and thirst. A hungry character has the same penalty ... after two days without food, and a thirsty character ... after one day',
     condition='',
 )
+_cold_exposure_hunger_thirst__text7_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'erratum: The thresholds are read as counting full days: the fatigue penalty from the third day without food and the second day without water; without fatigue points, physical actions are Difficult from the fourth day ("after the three-day mark").',
+    (),
+    (),
+)
 _cold_exposure_hunger_thirst__text8: Final = TextSpec(
     key='cold_exposure_hunger_thirst#13',
     rule='cold_exposure_hunger_thirst',
@@ -8432,21 +10534,28 @@ _cold_exposure_hunger_thirst__text8: Final = TextSpec(
     quote='for 1/2 their CON in days',
     condition='',
 )
+_cold_exposure_hunger_thirst__text8_trace: Final = TraceSpec(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    'erratum: Read as: days at least half the CON, unrounded (CON 13: from the 7th day).',
+    (),
+    (),
+)
 
 _rule_cold_exposure_hunger_thirst: Final[tuple[Step, ...]] = (
-    Step('derive', _cold_exposure_hunger_thirst__derive1, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'derive days_deprived', (), ()), lambda s: max(s.v['days_without_food'], s.v['days_without_water'], s.v['days_exposed']), (('days_without_food', 0), ('days_without_water', 0), ('days_exposed', 0))),
-    Step('derive', _cold_exposure_hunger_thirst__derive2, (lambda s: s.v['days_exposed'] > 0 and s.v['fatigue_points_used'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'derive fatigue_multiplier', ('when days_exposed > 0 and fatigue_points_used',), (('days_exposed', 'fatigue_points_used'),)), lambda s: s.v['exposure_multiplier'], (('days_exposed', 0), ('fatigue_points_used', 0), ('exposure_multiplier', 1))),
-    Step('text', _cold_exposure_hunger_thirst__text1, (lambda s: s.v['fatigue_points_used'] and (s.v['days_without_food'] > 2 or s.v['days_without_water'] > 1),), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: The penalty for combat round activity applies to fatigue points (hungry after two days, thirsty after one).', ('when fatigue_points_used and (days_without_food > 2 or days_without_water > 1)',), (('fatigue_points_used', 'days_without_food', 'days_without_water'),)), None, (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0))),
-    Step('mod', _cold_exposure_hunger_thirst__mod1, (lambda s: not s.v['fatigue_points_used'] and (s.v['days_without_food'] > 3 or s.v['days_without_water'] > 3) and s.e['days_deprived'] < s.v['CON'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'skill is difficult', ('when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON',), (('fatigue_points_used', 'days_without_food', 'days_without_water', 'days_deprived', 'CON'),)), 'difficult', (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0), ('CON', 0))),
-    Step('roll', _cold_exposure_hunger_thirst__roll1, (lambda s: s.e['days_deprived'] * 2 >= s.v['CON'] and s.v['physical_action'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'roll exertion', ('when days_deprived * 2 >= CON and physical_action',), (('days_deprived', 'CON', 'physical_action'),)), (lambda s: (s.e['stamina'], 0, None, 0), ()), (('CON', 0), ('physical_action', 0))),
-    Step('mod', _cold_exposure_hunger_thirst__mod2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'skill is difficult', ('when days_deprived >= CON',), (('days_deprived', 'CON'),)), 'difficult', (('CON', 0),)),
-    Step('text', _cold_exposure_hunger_thirst__text2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: Wounds take twice as long to heal after CON days without food and/or water.', ('when days_deprived >= CON',), (('days_deprived', 'CON'),)), None, (('CON', 0),)),
-    Step('text', _cold_exposure_hunger_thirst__text3, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: With ample supplies, protective gear and preparation for the terrain, the gamemaster assumes the environment presents no special difficulty, unless survival is an element of the scenario or campaign.', (), ()), None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text4, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: While still exposed, hungry or thirsty, simple rest does not restore fatigue points; for every day fatigue points are not positive, the negative value is applied directly to hit points.', (), ()), None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text5, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: In extreme cases the gamemaster may lower SIZ by 1 or 2 points for starvation. A character at 0 hit points or less dies after that day is over; the gamemaster decides what concludes a day.', (), ()), None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text6, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'note: Powers such as Adaptation may negate the effects of exposure to extreme environments.', (), ()), None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text7, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'erratum: The thresholds are read as counting full days: the fatigue penalty from the third day without food and the second day without water; without fatigue points, physical actions are Difficult from the fourth day ("after the three-day mark").', (), ()), None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text8, (), TraceSpec('cold_exposure_hunger_thirst', '7. Cold, Exposure, Hunger, and Thirst', 'erratum: Read as: days at least half the CON, unrounded (CON 13: from the 7th day).', (), ()), None, ()),
+    Step('derive', _cold_exposure_hunger_thirst__derive1, (), _cold_exposure_hunger_thirst__derive1_trace, lambda s: max(s.v['days_without_food'], s.v['days_without_water'], s.v['days_exposed']), (('days_without_food', 0), ('days_without_water', 0), ('days_exposed', 0))),
+    Step('derive', _cold_exposure_hunger_thirst__derive2, (lambda s: s.v['days_exposed'] > 0 and s.v['fatigue_points_used'],), _cold_exposure_hunger_thirst__derive2_trace, lambda s: s.v['exposure_multiplier'], (('days_exposed', 0), ('fatigue_points_used', 0), ('exposure_multiplier', 1))),
+    Step('text', _cold_exposure_hunger_thirst__text1, (lambda s: s.v['fatigue_points_used'] and (s.v['days_without_food'] > 2 or s.v['days_without_water'] > 1),), _cold_exposure_hunger_thirst__text1_trace, None, (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0))),
+    Step('mod', _cold_exposure_hunger_thirst__mod1, (lambda s: not s.v['fatigue_points_used'] and (s.v['days_without_food'] > 3 or s.v['days_without_water'] > 3) and s.e['days_deprived'] < s.v['CON'],), _cold_exposure_hunger_thirst__mod1_trace, 'difficult', (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0), ('CON', 0))),
+    Step('roll', _cold_exposure_hunger_thirst__roll1, (lambda s: s.e['days_deprived'] * 2 >= s.v['CON'] and s.v['physical_action'],), _cold_exposure_hunger_thirst__roll1_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), (('CON', 0), ('physical_action', 0))),
+    Step('mod', _cold_exposure_hunger_thirst__mod2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), _cold_exposure_hunger_thirst__mod2_trace, 'difficult', (('CON', 0),)),
+    Step('text', _cold_exposure_hunger_thirst__text2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), _cold_exposure_hunger_thirst__text2_trace, None, (('CON', 0),)),
+    Step('text', _cold_exposure_hunger_thirst__text3, (), _cold_exposure_hunger_thirst__text3_trace, None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text4, (), _cold_exposure_hunger_thirst__text4_trace, None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text5, (), _cold_exposure_hunger_thirst__text5_trace, None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text6, (), _cold_exposure_hunger_thirst__text6_trace, None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text7, (), _cold_exposure_hunger_thirst__text7_trace, None, ()),
+    Step('text', _cold_exposure_hunger_thirst__text8, (), _cold_exposure_hunger_thirst__text8_trace, None, ()),
 )
 """Cold, Exposure, Hunger, and Thirst (7. Cold, Exposure, Hunger, and Thirst).
 
@@ -8472,6 +10581,13 @@ _cover__mod1: Final = ModSpec(
     condition='when partial_cover',
     label='target partially covered',
 )
+_cover__mod1_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'skill is difficult',
+    ('when partial_cover',),
+    (('partial_cover',),),
+)
 _cover__roll1: Final = RollSpec(
     key='cover#2.2',
     rule='cover',
@@ -8489,6 +10605,13 @@ _cover__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when partial_cover',
+)
+_cover__roll1_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'roll hit_target',
+    ('when partial_cover',),
+    (('partial_cover',),),
 )
 _cover__roll2: Final = RollSpec(
     key='cover#2.3',
@@ -8508,6 +10631,13 @@ _cover__roll2: Final = RollSpec(
     notes=(),
     condition='when partial_cover',
 )
+_cover__roll2_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'roll hit_target_or_cover',
+    ('when partial_cover',),
+    (('partial_cover',),),
+)
 _cover__text1: Final = TextSpec(
     key='cover#3',
     rule='cover',
@@ -8516,6 +10646,13 @@ _cover__text1: Final = TextSpec(
     text="A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
     quote=None,
     condition='',
+)
+_cover__text1_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    "note: A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
+    (),
+    (),
 )
 _cover__text2: Final = TextSpec(
     key='cover#4',
@@ -8526,6 +10663,13 @@ _cover__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_cover__text2_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    'note: With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.',
+    (),
+    (),
+)
 _cover__text3: Final = TextSpec(
     key='cover#5',
     rule='cover',
@@ -8535,14 +10679,21 @@ _cover__text3: Final = TextSpec(
     quote='If the attack roll is over the adjusted amount to hit (but less than the normal skill rating), the attack has hit the obstacle',
     condition='',
 )
+_cover__text3_trace: Final = TraceSpec(
+    'cover',
+    '7. Cover',
+    "erratum: The source's example counts 37 to 72 at 72%, so the normal rating itself strikes the cover: read as up to and including it. The normal rating is the one given (base skill): a bonus from another rule named with this one (aiming, autofire) raises the chance to hit the target but not this upper bound.",
+    (),
+    (),
+)
 
 _rule_cover: Final[tuple[Step, ...]] = (
-    Step('mod', _cover__mod1, (lambda s: s.v['partial_cover'],), TraceSpec('cover', '7. Cover', 'skill is difficult', ('when partial_cover',), (('partial_cover',),)), 'difficult', (('partial_cover', 0),)),
-    Step('roll', _cover__roll1, (lambda s: s.v['partial_cover'],), TraceSpec('cover', '7. Cover', 'roll hit_target', ('when partial_cover',), (('partial_cover',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
-    Step('roll', _cover__roll2, (lambda s: s.v['partial_cover'],), TraceSpec('cover', '7. Cover', 'roll hit_target_or_cover', ('when partial_cover',), (('partial_cover',),)), (lambda s: (s.v['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
-    Step('text', _cover__text1, (), TraceSpec('cover', '7. Cover', "note: A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.", (), ()), None, ()),
-    Step('text', _cover__text2, (), TraceSpec('cover', '7. Cover', 'note: With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.', (), ()), None, ()),
-    Step('text', _cover__text3, (), TraceSpec('cover', '7. Cover', "erratum: The source's example counts 37 to 72 at 72%, so the normal rating itself strikes the cover: read as up to and including it. The normal rating is the one given (base skill): a bonus from another rule named with this one (aiming, autofire) raises the chance to hit the target but not this upper bound.", (), ()), None, ()),
+    Step('mod', _cover__mod1, (lambda s: s.v['partial_cover'],), _cover__mod1_trace, 'difficult', (('partial_cover', 0),)),
+    Step('roll', _cover__roll1, (lambda s: s.v['partial_cover'],), _cover__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
+    Step('roll', _cover__roll2, (lambda s: s.v['partial_cover'],), _cover__roll2_trace, (lambda s: (s.v['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
+    Step('text', _cover__text1, (), _cover__text1_trace, None, ()),
+    Step('text', _cover__text2, (), _cover__text2_trace, None, ()),
+    Step('text', _cover__text3, (), _cover__text3_trace, None, ()),
 )
 """Cover (7. Cover).
 
@@ -8566,6 +10717,13 @@ _darkness__mod1: Final = ModSpec(
     condition='when darkness != lit; unless darkness == complete_darkness and opponent_detected',
     label='darkness',
 )
+_darkness__mod1_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'skill -darkness_modifier',
+    ('when darkness != lit', 'unless darkness == complete_darkness and opponent_detected'),
+    (('darkness',), ('darkness', 'opponent_detected')),
+)
 _darkness__mod2: Final = ModSpec(
     key='darkness#3.1',
     rule='darkness',
@@ -8578,6 +10736,13 @@ _darkness__mod2: Final = ModSpec(
     rounding=None,
     condition='when darkness == complete_darkness',
     label='detecting an opponent in complete darkness',
+)
+_darkness__mod2_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'perception is difficult',
+    ('when darkness == complete_darkness',),
+    (('darkness',),),
 )
 _darkness__roll1: Final = RollSpec(
     key='darkness#3.2',
@@ -8597,6 +10762,13 @@ _darkness__roll1: Final = RollSpec(
     notes=(),
     condition='when darkness == complete_darkness',
 )
+_darkness__roll1_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'roll detect_in_dark',
+    ('when darkness == complete_darkness',),
+    (('darkness',),),
+)
 _darkness__mod3: Final = ModSpec(
     key='darkness#3.3.1',
     rule='darkness',
@@ -8610,6 +10782,13 @@ _darkness__mod3: Final = ModSpec(
     condition='when darkness == complete_darkness; when opponent_detected',
     label='darkness, halved after detecting the opponent',
 )
+_darkness__mod3_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'skill -(darkness_modifier / 2 round up)',
+    ('when darkness == complete_darkness', 'when opponent_detected'),
+    (('darkness',), ('opponent_detected',)),
+)
 _darkness__text1: Final = TextSpec(
     key='darkness#4',
     rule='darkness',
@@ -8618,6 +10797,13 @@ _darkness__text1: Final = TextSpec(
     text='The darkness modifiers are under Situational Modifiers, in another chapter of the source.',
     quote=None,
     condition='',
+)
+_darkness__text1_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'note: The darkness modifiers are under Situational Modifiers, in another chapter of the source.',
+    (),
+    (),
 )
 _darkness__text2: Final = TextSpec(
     key='darkness#5',
@@ -8628,6 +10814,13 @@ _darkness__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_darkness__text2_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'note: A light source in one hand offsets the penalties of darkness (see Light Sources, in Spot Rules E\u2013Z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.',
+    (),
+    (),
+)
 _darkness__text3: Final = TextSpec(
     key='darkness#6',
     rule='darkness',
@@ -8637,15 +10830,22 @@ _darkness__text3: Final = TextSpec(
     quote='If successful, reduce the darkness modifier by half.',
     condition='',
 )
+_darkness__text3_trace: Final = TraceSpec(
+    'darkness',
+    '7. Darkness',
+    'erratum: No rounding is given; the halved penalty is rounded up.',
+    (),
+    (),
+)
 
 _rule_darkness: Final[tuple[Step, ...]] = (
-    Step('mod', _darkness__mod1, (lambda s: s.v['darkness'] != 'lit', lambda s: not (s.v['darkness'] == 'complete_darkness' and s.v['opponent_detected'])), TraceSpec('darkness', '7. Darkness', 'skill -darkness_modifier', ('when darkness != lit', 'unless darkness == complete_darkness and opponent_detected'), (('darkness',), ('darkness', 'opponent_detected'))), lambda s: -s.v['darkness_modifier'], (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
-    Step('mod', _darkness__mod2, (lambda s: s.v['darkness'] == 'complete_darkness',), TraceSpec('darkness', '7. Darkness', 'perception is difficult', ('when darkness == complete_darkness',), (('darkness',),)), 'difficult', (('darkness', 0),)),
-    Step('roll', _darkness__roll1, (lambda s: s.v['darkness'] == 'complete_darkness',), TraceSpec('darkness', '7. Darkness', 'roll detect_in_dark', ('when darkness == complete_darkness',), (('darkness',),)), (lambda s: (s.e['perception'], 0, None, 0), ()), (('darkness', 0),)),
-    Step('mod', _darkness__mod3, (lambda s: s.v['darkness'] == 'complete_darkness', lambda s: s.v['opponent_detected']), TraceSpec('darkness', '7. Darkness', 'skill -(darkness_modifier / 2 round up)', ('when darkness == complete_darkness', 'when opponent_detected'), (('darkness',), ('opponent_detected',))), lambda s: -round_value(Fraction(s.v['darkness_modifier']) / 2, 'up'), (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
-    Step('text', _darkness__text1, (), TraceSpec('darkness', '7. Darkness', 'note: The darkness modifiers are under Situational Modifiers, in another chapter of the source.', (), ()), None, ()),
-    Step('text', _darkness__text2, (), TraceSpec('darkness', '7. Darkness', 'note: A light source in one hand offsets the penalties of darkness (see Light Sources, in Spot Rules E\u2013Z). Powers such as Keen Sense, Aura Detection, or Super Sense may offset darkness-related penalties.', (), ()), None, ()),
-    Step('text', _darkness__text3, (), TraceSpec('darkness', '7. Darkness', 'erratum: No rounding is given; the halved penalty is rounded up.', (), ()), None, ()),
+    Step('mod', _darkness__mod1, (lambda s: s.v['darkness'] != 'lit', lambda s: not (s.v['darkness'] == 'complete_darkness' and s.v['opponent_detected'])), _darkness__mod1_trace, lambda s: -s.v['darkness_modifier'], (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
+    Step('mod', _darkness__mod2, (lambda s: s.v['darkness'] == 'complete_darkness',), _darkness__mod2_trace, 'difficult', (('darkness', 0),)),
+    Step('roll', _darkness__roll1, (lambda s: s.v['darkness'] == 'complete_darkness',), _darkness__roll1_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('darkness', 0),)),
+    Step('mod', _darkness__mod3, (lambda s: s.v['darkness'] == 'complete_darkness', lambda s: s.v['opponent_detected']), _darkness__mod3_trace, lambda s: -round_value(Fraction(s.v['darkness_modifier']) / 2, 'up'), (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
+    Step('text', _darkness__text1, (), _darkness__text1_trace, None, ()),
+    Step('text', _darkness__text2, (), _darkness__text2_trace, None, ()),
+    Step('text', _darkness__text3, (), _darkness__text3_trace, None, ()),
 )
 """Darkness (7. Darkness).
 
@@ -8670,6 +10870,13 @@ _desperate_actions__mod1: Final = ModSpec(
     condition='when desperate',
     label='Difficult Agility roll for a desperate action',
 )
+_desperate_actions__mod1_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'agility is difficult',
+    ('when desperate',),
+    (('desperate',),),
+)
 _desperate_actions__roll1: Final = RollSpec(
     key='desperate_actions#2.2',
     rule='desperate_actions',
@@ -8688,6 +10895,13 @@ _desperate_actions__roll1: Final = RollSpec(
     notes=(),
     condition='when desperate',
 )
+_desperate_actions__roll1_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'roll desperate_agility',
+    ('when desperate',),
+    (('desperate',),),
+)
 _desperate_actions__mod2: Final = ModSpec(
     key='desperate_actions#2.3',
     rule='desperate_actions',
@@ -8701,12 +10915,26 @@ _desperate_actions__mod2: Final = ModSpec(
     condition='when desperate',
     label='the desperate action itself',
 )
+_desperate_actions__mod2_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'skill is difficult',
+    ('when desperate',),
+    (('desperate',),),
+)
 _desperate_actions__derive1: Final = DeriveSpec(
     key='desperate_actions#2.4.1',
     rule='desperate_actions',
     source='7. Desperate Actions',
     name='desperate_fatigue',
     condition='when desperate; when fatigue_points_used',
+)
+_desperate_actions__derive1_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    'derive desperate_fatigue',
+    ('when desperate', 'when fatigue_points_used'),
+    (('desperate',), ('fatigue_points_used',)),
 )
 _desperate_actions__text1: Final = TextSpec(
     key='desperate_actions#3.1',
@@ -8717,6 +10945,13 @@ _desperate_actions__text1: Final = TextSpec(
     quote=None,
     condition='when desperate_last_round',
 )
+_desperate_actions__text1_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    "cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected",
+    ('when desperate_last_round',),
+    (('desperate_last_round',),),
+)
 _desperate_actions__text2: Final = TextSpec(
     key='desperate_actions#4',
     rule='desperate_actions',
@@ -8726,14 +10961,21 @@ _desperate_actions__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_desperate_actions__text2_trace: Final = TraceSpec(
+    'desperate_actions',
+    '7. Desperate Actions',
+    "note: A desperate action is at the gamemaster's discretion, when the character has used every action of the round.",
+    (),
+    (),
+)
 
 _rule_desperate_actions: Final[tuple[Step, ...]] = (
-    Step('mod', _desperate_actions__mod1, (lambda s: s.v['desperate'],), TraceSpec('desperate_actions', '7. Desperate Actions', 'agility is difficult', ('when desperate',), (('desperate',),)), 'difficult', (('desperate', 0),)),
-    Step('roll', _desperate_actions__roll1, (lambda s: s.v['desperate'],), TraceSpec('desperate_actions', '7. Desperate Actions', 'roll desperate_agility', ('when desperate',), (('desperate',),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('desperate', 0),)),
-    Step('mod', _desperate_actions__mod2, (lambda s: s.v['desperate'],), TraceSpec('desperate_actions', '7. Desperate Actions', 'skill is difficult', ('when desperate',), (('desperate',),)), 'difficult', (('desperate', 0),)),
-    Step('derive', _desperate_actions__derive1, (lambda s: s.v['desperate'], lambda s: s.v['fatigue_points_used']), TraceSpec('desperate_actions', '7. Desperate Actions', 'derive desperate_fatigue', ('when desperate', 'when fatigue_points_used'), (('desperate',), ('fatigue_points_used',))), lambda s: s.v['fatigue_cost'] * 2, (('desperate', 0), ('fatigue_points_used', 1), ('fatigue_cost', 2))),
-    Step('text', _desperate_actions__text1, (lambda s: s.v['desperate_last_round'],), TraceSpec('desperate_actions', '7. Desperate Actions', "cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected", ('when desperate_last_round',), (('desperate_last_round',),)), None, (('desperate_last_round', 0),)),
-    Step('text', _desperate_actions__text2, (), TraceSpec('desperate_actions', '7. Desperate Actions', "note: A desperate action is at the gamemaster's discretion, when the character has used every action of the round.", (), ()), None, ()),
+    Step('mod', _desperate_actions__mod1, (lambda s: s.v['desperate'],), _desperate_actions__mod1_trace, 'difficult', (('desperate', 0),)),
+    Step('roll', _desperate_actions__roll1, (lambda s: s.v['desperate'],), _desperate_actions__roll1_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), (('desperate', 0),)),
+    Step('mod', _desperate_actions__mod2, (lambda s: s.v['desperate'],), _desperate_actions__mod2_trace, 'difficult', (('desperate', 0),)),
+    Step('derive', _desperate_actions__derive1, (lambda s: s.v['desperate'], lambda s: s.v['fatigue_points_used']), _desperate_actions__derive1_trace, lambda s: s.v['fatigue_cost'] * 2, (('desperate', 0), ('fatigue_points_used', 1), ('fatigue_cost', 2))),
+    Step('text', _desperate_actions__text1, (lambda s: s.v['desperate_last_round'],), _desperate_actions__text1_trace, None, (('desperate_last_round', 0),)),
+    Step('text', _desperate_actions__text2, (), _desperate_actions__text2_trace, None, ()),
 )
 """Desperate Actions (7. Desperate Actions).
 
@@ -8755,6 +10997,13 @@ _disarming__text1: Final = TextSpec(
     quote=None,
     condition='when disarm == grapple_disarm',
 )
+_disarming__text1_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'note: Close with the target and make a Grapple roll; if successful, use a grapple effect to disarm the target.',
+    ('when disarm == grapple_disarm',),
+    (('disarm',),),
+)
 _disarming__mod1: Final = ModSpec(
     key='disarming#3.1',
     rule='disarming',
@@ -8767,6 +11016,13 @@ _disarming__mod1: Final = ModSpec(
     rounding=None,
     condition='when disarm == strike_disarm',
     label='Difficult attack to strike the weapon',
+)
+_disarming__mod1_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'skill is difficult',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
 )
 _disarming__roll1: Final = RollSpec(
     key='disarming#3.2',
@@ -8786,6 +11042,13 @@ _disarming__roll1: Final = RollSpec(
     notes=(),
     condition='when disarm == strike_disarm',
 )
+_disarming__roll1_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'roll strike_weapon',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
+)
 _disarming__roll2: Final = RollSpec(
     key='disarming#3.3',
     rule='disarming',
@@ -8804,12 +11067,26 @@ _disarming__roll2: Final = RollSpec(
     notes=(),
     condition='when disarm == strike_disarm',
 )
+_disarming__roll2_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'roll knock_away',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
+)
 _disarming__derive1: Final = DeriveSpec(
     key='disarming#3.4',
     rule='disarming',
     source='7. Disarming',
     name='weapon_damage',
     condition='when disarm == strike_disarm',
+)
+_disarming__derive1_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'derive weapon_damage',
+    ('when disarm == strike_disarm',),
+    (('disarm',),),
 )
 _disarming__text2: Final = TextSpec(
     key='disarming#3.5.1',
@@ -8820,6 +11097,13 @@ _disarming__text2: Final = TextSpec(
     quote=None,
     condition='when disarm == strike_disarm; unless disarm_suspected',
 )
+_disarming__text2_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'note: A successful Dodge negates the disarming attack; a parry of any sort has no effect.',
+    ('when disarm == strike_disarm', 'unless disarm_suspected'),
+    (('disarm',), ('disarm_suspected',)),
+)
 _disarming__text3: Final = TextSpec(
     key='disarming#3.6.1',
     rule='disarming',
@@ -8828,6 +11112,13 @@ _disarming__text3: Final = TextSpec(
     text='The target suspects the disarm: a successful parry avoids it, as does a Dodge.',
     quote=None,
     condition='when disarm == strike_disarm; when disarm_suspected',
+)
+_disarming__text3_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    'note: The target suspects the disarm: a successful parry avoids it, as does a Dodge.',
+    ('when disarm == strike_disarm', 'when disarm_suspected'),
+    (('disarm',), ('disarm_suspected',)),
 )
 _disarming__text4: Final = TextSpec(
     key='disarming#4',
@@ -8838,6 +11129,13 @@ _disarming__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_disarming__text4_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    "note: Announce the intent at the beginning of the round, naming the weapon if the target has more than one. Disarming removes the target's hand weapon.",
+    (),
+    (),
+)
 _disarming__text5: Final = TextSpec(
     key='disarming#5',
     rule='disarming',
@@ -8847,17 +11145,24 @@ _disarming__text5: Final = TextSpec(
     quote="Compare the damage rolled to the weapon's hit points: any in excess are removed from the weapon's hit points.",
     condition='',
 )
+_disarming__text5_trace: Final = TraceSpec(
+    'disarming',
+    '7. Disarming',
+    "erratum: Read as written: the damage above the weapon's hit points is what it loses (hit points the weapon loses).",
+    (),
+    (),
+)
 
 _rule_disarming: Final[tuple[Step, ...]] = (
-    Step('text', _disarming__text1, (lambda s: s.v['disarm'] == 'grapple_disarm',), TraceSpec('disarming', '7. Disarming', 'note: Close with the target and make a Grapple roll; if successful, use a grapple effect to disarm the target.', ('when disarm == grapple_disarm',), (('disarm',),)), None, (('disarm', 0),)),
-    Step('mod', _disarming__mod1, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'skill is difficult', ('when disarm == strike_disarm',), (('disarm',),)), 'difficult', (('disarm', 0),)),
-    Step('roll', _disarming__roll1, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'roll strike_weapon', ('when disarm == strike_disarm',), (('disarm',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('disarm', 0),)),
-    Step('roll', _disarming__roll2, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'roll knock_away', ('when disarm == strike_disarm',), (('disarm',),)), (lambda s: (s.v['disarm_damage'], s.v['opponent_STR']), ()), (('disarm', 0), ('disarm_damage', 1), ('opponent_STR', 1))),
-    Step('derive', _disarming__derive1, (lambda s: s.v['disarm'] == 'strike_disarm',), TraceSpec('disarming', '7. Disarming', 'derive weapon_damage', ('when disarm == strike_disarm',), (('disarm',),)), lambda s: max(0, s.v['disarm_damage'] - s.v['weapon_hit_points']), (('disarm', 0), ('disarm_damage', 1), ('weapon_hit_points', 1))),
-    Step('text', _disarming__text2, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: not s.v['disarm_suspected']), TraceSpec('disarming', '7. Disarming', 'note: A successful Dodge negates the disarming attack; a parry of any sort has no effect.', ('when disarm == strike_disarm', 'unless disarm_suspected'), (('disarm',), ('disarm_suspected',))), None, (('disarm', 0), ('disarm_suspected', 1))),
-    Step('text', _disarming__text3, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: s.v['disarm_suspected']), TraceSpec('disarming', '7. Disarming', 'note: The target suspects the disarm: a successful parry avoids it, as does a Dodge.', ('when disarm == strike_disarm', 'when disarm_suspected'), (('disarm',), ('disarm_suspected',))), None, (('disarm', 0), ('disarm_suspected', 1))),
-    Step('text', _disarming__text4, (), TraceSpec('disarming', '7. Disarming', "note: Announce the intent at the beginning of the round, naming the weapon if the target has more than one. Disarming removes the target's hand weapon.", (), ()), None, ()),
-    Step('text', _disarming__text5, (), TraceSpec('disarming', '7. Disarming', "erratum: Read as written: the damage above the weapon's hit points is what it loses (hit points the weapon loses).", (), ()), None, ()),
+    Step('text', _disarming__text1, (lambda s: s.v['disarm'] == 'grapple_disarm',), _disarming__text1_trace, None, (('disarm', 0),)),
+    Step('mod', _disarming__mod1, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__mod1_trace, 'difficult', (('disarm', 0),)),
+    Step('roll', _disarming__roll1, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('disarm', 0),)),
+    Step('roll', _disarming__roll2, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__roll2_trace, (lambda s: (s.v['disarm_damage'], s.v['opponent_STR']), ()), (('disarm', 0), ('disarm_damage', 1), ('opponent_STR', 1))),
+    Step('derive', _disarming__derive1, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__derive1_trace, lambda s: max(0, s.v['disarm_damage'] - s.v['weapon_hit_points']), (('disarm', 0), ('disarm_damage', 1), ('weapon_hit_points', 1))),
+    Step('text', _disarming__text2, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: not s.v['disarm_suspected']), _disarming__text2_trace, None, (('disarm', 0), ('disarm_suspected', 1))),
+    Step('text', _disarming__text3, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: s.v['disarm_suspected']), _disarming__text3_trace, None, (('disarm', 0), ('disarm_suspected', 1))),
+    Step('text', _disarming__text4, (), _disarming__text4_trace, None, ()),
+    Step('text', _disarming__text5, (), _disarming__text5_trace, None, ()),
 )
 """Disarming (7. Disarming).
 
@@ -8887,12 +11192,26 @@ _disease__roll1: Final = RollSpec(
     notes=(),
     condition='when exposed_to_disease',
 )
+_disease__roll1_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'roll resist_disease',
+    ('when exposed_to_disease',),
+    (('exposed_to_disease',),),
+)
 _disease__derive1: Final = DeriveSpec(
     key='disease#3.1',
     rule='disease',
     source='7. Disease',
     name='severity',
     condition='when diseased',
+)
+_disease__derive1_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'derive severity',
+    ('when diseased',),
+    (('diseased',),),
 )
 _disease__derive2: Final = DeriveSpec(
     key='disease#3.2',
@@ -8901,12 +11220,26 @@ _disease__derive2: Final = DeriveSpec(
     name='characteristic_loss',
     condition='when diseased',
 )
+_disease__derive2_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'derive characteristic_loss',
+    ('when diseased',),
+    (('diseased',),),
+)
 _disease__derive3: Final = DeriveSpec(
     key='disease#3.3',
     rule='disease',
     source='7. Disease',
     name='lost_characteristic',
     condition='when diseased',
+)
+_disease__derive3_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'derive lost_characteristic',
+    ('when diseased',),
+    (('diseased',),),
 )
 _disease__text1: Final = TextSpec(
     key='disease#4',
@@ -8917,6 +11250,13 @@ _disease__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_disease__text1_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: A minor disease (a bad cold, a mild flu) should merely cost 1 or 2 hit points and 1D6 fatigue points over a few days.',
+    (),
+    (),
+)
 _disease__text2: Final = TextSpec(
     key='disease#5',
     rule='disease',
@@ -8925,6 +11265,13 @@ _disease__text2: Final = TextSpec(
     text='A major disease such as plague might attack any characteristic, but most attack CON or hit points. Immensely powerful diseases (such as ebola) could inflict 1 or up to 1D3 hit points per hour; lesser diseases 1 hit point per day, or per week, with loss of characteristic points.',
     quote=None,
     condition='',
+)
+_disease__text2_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: A major disease such as plague might attack any characteristic, but most attack CON or hit points. Immensely powerful diseases (such as ebola) could inflict 1 or up to 1D3 hit points per hour; lesser diseases 1 hit point per day, or per week, with loss of characteristic points.',
+    (),
+    (),
 )
 _disease__text3: Final = TextSpec(
     key='disease#6',
@@ -8935,6 +11282,13 @@ _disease__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_disease__text3_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: All characteristic loss affects associated attributes (hit points, skill category modifiers). Reaching 0 in a characteristic usually means death or permanent debilitation. Some diseases may combine these effects; long-term chronic disease may also reduce SIZ.',
+    (),
+    (),
+)
 _disease__text4: Final = TextSpec(
     key='disease#7',
     rule='disease',
@@ -8944,16 +11298,23 @@ _disease__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_disease__text4_trace: Final = TraceSpec(
+    'disease',
+    '7. Disease',
+    'note: Medical attention may speed recovery (see the Medicine skill), but the character must recover naturally by succeeding in the CON roll. Some powers and equipment may help (Chapters 4 and 8).',
+    (),
+    (),
+)
 
 _rule_disease: Final[tuple[Step, ...]] = (
-    Step('roll', _disease__roll1, (lambda s: s.v['exposed_to_disease'],), TraceSpec('disease', '7. Disease', 'roll resist_disease', ('when exposed_to_disease',), (('exposed_to_disease',),)), (lambda s: (s.e['stamina'], 0, None, 0), ()), (('exposed_to_disease', 0),)),
-    Step('derive', _disease__derive1, (lambda s: s.v['diseased'],), TraceSpec('disease', '7. Disease', 'derive severity', ('when diseased',), (('diseased',),)), lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'degree'), (('diseased', 0), ('con_failures', 1))),
-    Step('derive', _disease__derive2, (lambda s: s.v['diseased'],), TraceSpec('disease', '7. Disease', 'derive characteristic_loss', ('when diseased',), (('diseased',),)), lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'loss'), (('diseased', 0), ('con_failures', 1))),
-    Step('derive', _disease__derive3, (lambda s: s.v['diseased'],), TraceSpec('disease', '7. Disease', 'derive lost_characteristic', ('when diseased',), (('diseased',),)), lambda s: s.lookup('disease_types', (s.v['disease_type'],), 'characteristic'), (('diseased', 0), ('disease_type', 1))),
-    Step('text', _disease__text1, (), TraceSpec('disease', '7. Disease', 'note: A minor disease (a bad cold, a mild flu) should merely cost 1 or 2 hit points and 1D6 fatigue points over a few days.', (), ()), None, ()),
-    Step('text', _disease__text2, (), TraceSpec('disease', '7. Disease', 'note: A major disease such as plague might attack any characteristic, but most attack CON or hit points. Immensely powerful diseases (such as ebola) could inflict 1 or up to 1D3 hit points per hour; lesser diseases 1 hit point per day, or per week, with loss of characteristic points.', (), ()), None, ()),
-    Step('text', _disease__text3, (), TraceSpec('disease', '7. Disease', 'note: All characteristic loss affects associated attributes (hit points, skill category modifiers). Reaching 0 in a characteristic usually means death or permanent debilitation. Some diseases may combine these effects; long-term chronic disease may also reduce SIZ.', (), ()), None, ()),
-    Step('text', _disease__text4, (), TraceSpec('disease', '7. Disease', 'note: Medical attention may speed recovery (see the Medicine skill), but the character must recover naturally by succeeding in the CON roll. Some powers and equipment may help (Chapters 4 and 8).', (), ()), None, ()),
+    Step('roll', _disease__roll1, (lambda s: s.v['exposed_to_disease'],), _disease__roll1_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), (('exposed_to_disease', 0),)),
+    Step('derive', _disease__derive1, (lambda s: s.v['diseased'],), _disease__derive1_trace, lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'degree'), (('diseased', 0), ('con_failures', 1))),
+    Step('derive', _disease__derive2, (lambda s: s.v['diseased'],), _disease__derive2_trace, lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'loss'), (('diseased', 0), ('con_failures', 1))),
+    Step('derive', _disease__derive3, (lambda s: s.v['diseased'],), _disease__derive3_trace, lambda s: s.lookup('disease_types', (s.v['disease_type'],), 'characteristic'), (('diseased', 0), ('disease_type', 1))),
+    Step('text', _disease__text1, (), _disease__text1_trace, None, ()),
+    Step('text', _disease__text2, (), _disease__text2_trace, None, ()),
+    Step('text', _disease__text3, (), _disease__text3_trace, None, ()),
+    Step('text', _disease__text4, (), _disease__text4_trace, None, ()),
 )
 """Disease (7. Disease).
 
@@ -8971,6 +11332,13 @@ _disease_recovery__derive1: Final = DeriveSpec(
     source='7. Disease',
     name='recovery_multiplier',
     condition='when diseased',
+)
+_disease_recovery__derive1_trace: Final = TraceSpec(
+    'disease_recovery',
+    '7. Disease',
+    'derive recovery_multiplier',
+    ('when diseased',),
+    (('diseased',),),
 )
 _disease_recovery__roll1: Final = RollSpec(
     key='disease_recovery#2.2',
@@ -8990,6 +11358,13 @@ _disease_recovery__roll1: Final = RollSpec(
     notes=(),
     condition='when diseased',
 )
+_disease_recovery__roll1_trace: Final = TraceSpec(
+    'disease_recovery',
+    '7. Disease',
+    'roll recover',
+    ('when diseased',),
+    (('diseased',),),
+)
 _disease_recovery__text1: Final = TextSpec(
     key='disease_recovery#4',
     rule='disease_recovery',
@@ -8998,6 +11373,13 @@ _disease_recovery__text1: Final = TextSpec(
     text='The character must rest and be cared for while recuperating from a disease.',
     quote=None,
     condition='',
+)
+_disease_recovery__text1_trace: Final = TraceSpec(
+    'disease_recovery',
+    '7. Disease',
+    'note: The character must rest and be cared for while recuperating from a disease.',
+    (),
+    (),
 )
 _disease_recovery__text2: Final = TextSpec(
     key='disease_recovery#5',
@@ -9008,12 +11390,19 @@ _disease_recovery__text2: Final = TextSpec(
     quote='Strenuous conditions ... reduce this characteristic roll by x1 per outstanding condition.',
     condition='',
 )
+_disease_recovery__text2_trace: Final = TraceSpec(
+    'disease_recovery',
+    '7. Disease',
+    "erratum: The source's example lists four conditions, each one lower: not at home in bed, hiking in the wilderness, rigorous activity such as combat, other injuries or illness. Read as one step each, cumulative (strain 0 to 4). Below x1 nothing is said; the multiplier stops at 0.",
+    (),
+    (),
+)
 
 _rule_disease_recovery: Final[tuple[Step, ...]] = (
-    Step('derive', _disease_recovery__derive1, (lambda s: s.v['diseased'],), TraceSpec('disease_recovery', '7. Disease', 'derive recovery_multiplier', ('when diseased',), (('diseased',),)), lambda s: max(0, s.v['disease_day'] - s.v['recovery_fumbles'] - s.v['strain']), (('diseased', 0), ('disease_day', 1), ('recovery_fumbles', 1), ('strain', 1))),
-    Step('roll', _disease_recovery__roll1, (lambda s: s.v['diseased'],), TraceSpec('disease_recovery', '7. Disease', 'roll recover', ('when diseased',), (('diseased',),)), (lambda s: (s.v['CON'] * s.e['recovery_multiplier'], 0, None, 0), ()), (('diseased', 0), ('CON', 1))),
-    Step('text', _disease_recovery__text1, (), TraceSpec('disease_recovery', '7. Disease', 'note: The character must rest and be cared for while recuperating from a disease.', (), ()), None, ()),
-    Step('text', _disease_recovery__text2, (), TraceSpec('disease_recovery', '7. Disease', "erratum: The source's example lists four conditions, each one lower: not at home in bed, hiking in the wilderness, rigorous activity such as combat, other injuries or illness. Read as one step each, cumulative (strain 0 to 4). Below x1 nothing is said; the multiplier stops at 0.", (), ()), None, ()),
+    Step('derive', _disease_recovery__derive1, (lambda s: s.v['diseased'],), _disease_recovery__derive1_trace, lambda s: max(0, s.v['disease_day'] - s.v['recovery_fumbles'] - s.v['strain']), (('diseased', 0), ('disease_day', 1), ('recovery_fumbles', 1), ('strain', 1))),
+    Step('roll', _disease_recovery__roll1, (lambda s: s.v['diseased'],), _disease_recovery__roll1_trace, (lambda s: (s.v['CON'] * s.e['recovery_multiplier'], 0, None, 0), ()), (('diseased', 0), ('CON', 1))),
+    Step('text', _disease_recovery__text1, (), _disease_recovery__text1_trace, None, ()),
+    Step('text', _disease_recovery__text2, (), _disease_recovery__text2_trace, None, ()),
 )
 """Disease: recovery (7. Disease).
 
@@ -9041,6 +11430,13 @@ _disengaging__roll1: Final = RollSpec(
     notes=(),
     condition='when disengage == knockback_and_dodge',
 )
+_disengaging__roll1_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'roll disengage_dodge',
+    ('when disengage == knockback_and_dodge',),
+    (('disengage',),),
+)
 _disengaging__text1: Final = TextSpec(
     key='disengaging#3.1',
     rule='disengaging',
@@ -9049,6 +11445,13 @@ _disengaging__text1: Final = TextSpec(
     text='attack during a fighting withdrawal: only dodges, parries and movement away',
     quote=None,
     condition='when disengage == fighting_withdrawal',
+)
+_disengaging__text1_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'cannot attack during a fighting withdrawal: only dodges, parries and movement away',
+    ('when disengage == fighting_withdrawal',),
+    (('disengage',),),
 )
 _disengaging__roll2: Final = RollSpec(
     key='disengaging#3.2',
@@ -9068,12 +11471,26 @@ _disengaging__roll2: Final = RollSpec(
     notes=(),
     condition='when disengage == fighting_withdrawal',
 )
+_disengaging__roll2_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'roll withdrawal_defense',
+    ('when disengage == fighting_withdrawal',),
+    (('disengage',),),
+)
 _disengaging__derive1: Final = DeriveSpec(
     key='disengaging#3.3',
     rule='disengaging',
     source='7. Disengaging',
     name='disengaged',
     condition='when disengage == fighting_withdrawal',
+)
+_disengaging__derive1_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'derive disengaged',
+    ('when disengage == fighting_withdrawal',),
+    (('disengage',),),
 )
 _disengaging__mod1: Final = ModSpec(
     key='disengaging#4.1',
@@ -9088,6 +11505,13 @@ _disengaging__mod1: Final = ModSpec(
     condition='when disengage == turn_and_run',
     label="opponents' immediate attack on the fleeing character",
 )
+_disengaging__mod1_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'skill is difficult',
+    ('when disengage == turn_and_run',),
+    (('disengage',),),
+)
 _disengaging__text2: Final = TextSpec(
     key='disengaging#4.2',
     rule='disengaging',
@@ -9096,6 +11520,13 @@ _disengaging__text2: Final = TextSpec(
     text='parry or Dodge the immediate attack on a fleeing character',
     quote=None,
     condition='when disengage == turn_and_run',
+)
+_disengaging__text2_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'cannot parry or Dodge the immediate attack on a fleeing character',
+    ('when disengage == turn_and_run',),
+    (('disengage',),),
 )
 _disengaging__roll3: Final = RollSpec(
     key='disengaging#4.3',
@@ -9115,6 +11546,13 @@ _disengaging__roll3: Final = RollSpec(
     notes=(),
     condition='when disengage == turn_and_run',
 )
+_disengaging__roll3_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'roll parting_attack',
+    ('when disengage == turn_and_run',),
+    (('disengage',),),
+)
 _disengaging__text3: Final = TextSpec(
     key='disengaging#5',
     rule='disengaging',
@@ -9123,6 +11561,13 @@ _disengaging__text3: Final = TextSpec(
     text='This applies when the opponent wishes to continue the fight.',
     quote=None,
     condition='',
+)
+_disengaging__text3_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'note: This applies when the opponent wishes to continue the fight.',
+    (),
+    (),
 )
 _disengaging__text4: Final = TextSpec(
     key='disengaging#6',
@@ -9133,17 +11578,24 @@ _disengaging__text4: Final = TextSpec(
     quote='If your character is successful in all dodges and/or parries made during this combat round',
     condition='',
 )
+_disengaging__text4_trace: Final = TraceSpec(
+    'disengaging',
+    '7. Disengaging',
+    'erratum: Each defense is its own roll (each dodge or parry of the withdrawal); whether all succeeded is given as its own input.',
+    (),
+    (),
+)
 
 _rule_disengaging: Final[tuple[Step, ...]] = (
-    Step('roll', _disengaging__roll1, (lambda s: s.v['disengage'] == 'knockback_and_dodge',), TraceSpec('disengaging', '7. Disengaging', 'roll disengage_dodge', ('when disengage == knockback_and_dodge',), (('disengage',),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
-    Step('text', _disengaging__text1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'cannot attack during a fighting withdrawal: only dodges, parries and movement away', ('when disengage == fighting_withdrawal',), (('disengage',),)), None, (('disengage', 0),)),
-    Step('roll', _disengaging__roll2, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'roll withdrawal_defense', ('when disengage == fighting_withdrawal',), (('disengage',),)), (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
-    Step('derive', _disengaging__derive1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), TraceSpec('disengaging', '7. Disengaging', 'derive disengaged', ('when disengage == fighting_withdrawal',), (('disengage',),)), lambda s: s.v['all_defenses_succeeded'], (('disengage', 0), ('all_defenses_succeeded', 1))),
-    Step('mod', _disengaging__mod1, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'skill is difficult', ('when disengage == turn_and_run',), (('disengage',),)), 'difficult', (('disengage', 0),)),
-    Step('text', _disengaging__text2, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'cannot parry or Dodge the immediate attack on a fleeing character', ('when disengage == turn_and_run',), (('disengage',),)), None, (('disengage', 0),)),
-    Step('roll', _disengaging__roll3, (lambda s: s.v['disengage'] == 'turn_and_run',), TraceSpec('disengaging', '7. Disengaging', 'roll parting_attack', ('when disengage == turn_and_run',), (('disengage',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('disengage', 0),)),
-    Step('text', _disengaging__text3, (), TraceSpec('disengaging', '7. Disengaging', 'note: This applies when the opponent wishes to continue the fight.', (), ()), None, ()),
-    Step('text', _disengaging__text4, (), TraceSpec('disengaging', '7. Disengaging', 'erratum: Each defense is its own roll (each dodge or parry of the withdrawal); whether all succeeded is given as its own input.', (), ()), None, ()),
+    Step('roll', _disengaging__roll1, (lambda s: s.v['disengage'] == 'knockback_and_dodge',), _disengaging__roll1_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
+    Step('text', _disengaging__text1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), _disengaging__text1_trace, None, (('disengage', 0),)),
+    Step('roll', _disengaging__roll2, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), _disengaging__roll2_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
+    Step('derive', _disengaging__derive1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), _disengaging__derive1_trace, lambda s: s.v['all_defenses_succeeded'], (('disengage', 0), ('all_defenses_succeeded', 1))),
+    Step('mod', _disengaging__mod1, (lambda s: s.v['disengage'] == 'turn_and_run',), _disengaging__mod1_trace, 'difficult', (('disengage', 0),)),
+    Step('text', _disengaging__text2, (lambda s: s.v['disengage'] == 'turn_and_run',), _disengaging__text2_trace, None, (('disengage', 0),)),
+    Step('roll', _disengaging__roll3, (lambda s: s.v['disengage'] == 'turn_and_run',), _disengaging__roll3_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('disengage', 0),)),
+    Step('text', _disengaging__text3, (), _disengaging__text3_trace, None, ()),
+    Step('text', _disengaging__text4, (), _disengaging__text4_trace, None, ()),
 )
 """Disengaging (7. Disengaging).
 
@@ -9171,6 +11623,13 @@ _drawing_weapons__mod1: Final = ModSpec(
     condition='when weapon_change != no_change; when base skill >= 101',
     label='101%+ with the weapon: draws or sheathes it for 0 DEX ranks',
 )
+_drawing_weapons__mod1_trace: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'ready_ranks = 0',
+    ('when weapon_change != no_change', 'when base skill >= 101'),
+    (('weapon_change',), ('base skill',)),
+)
 _drawing_weapons__mod2: Final = ModSpec(
     key='drawing_weapons#2.1else.1.1',
     rule='drawing_weapons',
@@ -9183,6 +11642,13 @@ _drawing_weapons__mod2: Final = ModSpec(
     rounding=None,
     condition='when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange',
     label='put one weapon away and draw another',
+)
+_drawing_weapons__mod2_trace: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'ready_ranks = 10',
+    ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == exchange'),
+    (('weapon_change',), ('base skill',), ('weapon_change',)),
 )
 _drawing_weapons__mod3: Final = ModSpec(
     key='drawing_weapons#2.1else.2.1',
@@ -9197,6 +11663,13 @@ _drawing_weapons__mod3: Final = ModSpec(
     condition='when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw',
     label='drop the weapon (0) and draw another (5)',
 )
+_drawing_weapons__mod3_trace: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'ready_ranks = 5',
+    ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == drop_and_draw'),
+    (('weapon_change',), ('base skill',), ('weapon_change',)),
+)
 _drawing_weapons__text1: Final = TextSpec(
     key='drawing_weapons#3',
     rule='drawing_weapons',
@@ -9205,6 +11678,13 @@ _drawing_weapons__text1: Final = TextSpec(
     text='A sheathed weapon is not instantly ready for use, as when entering combat with none drawn or after losing or breaking one.',
     quote=None,
     condition='',
+)
+_drawing_weapons__text1_trace: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'note: A sheathed weapon is not instantly ready for use, as when entering combat with none drawn or after losing or breaking one.',
+    (),
+    (),
 )
 _drawing_weapons__text2: Final = TextSpec(
     key='drawing_weapons#4',
@@ -9215,13 +11695,20 @@ _drawing_weapons__text2: Final = TextSpec(
     quote='if your character has 101%+ skill with their weapon, they can draw or sheathe it at a 0 DEX rank cost',
     condition='',
 )
+_drawing_weapons__text2_trace: Final = TraceSpec(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    'erratum: Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill). Dropping a weapon costs 0 already, so a master who drops one and draws the weapon of 101%+ pays 0 as well.',
+    (),
+    (),
+)
 
 _rule_drawing_weapons: Final[tuple[Step, ...]] = (
-    Step('mod', _drawing_weapons__mod1, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: s.v['skill'] >= 101), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'ready_ranks = 0', ('when weapon_change != no_change', 'when base skill >= 101'), (('weapon_change',), ('base skill',))), 0, (('weapon_change', 0),)),
-    Step('mod', _drawing_weapons__mod2, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'exchange'), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'ready_ranks = 10', ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == exchange'), (('weapon_change',), ('base skill',), ('weapon_change',))), 10, (('weapon_change', 0),)),
-    Step('mod', _drawing_weapons__mod3, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'drop_and_draw'), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'ready_ranks = 5', ('when weapon_change != no_change', 'unless base skill >= 101', 'when weapon_change == drop_and_draw'), (('weapon_change',), ('base skill',), ('weapon_change',))), 5, (('weapon_change', 0),)),
-    Step('text', _drawing_weapons__text1, (), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'note: A sheathed weapon is not instantly ready for use, as when entering combat with none drawn or after losing or breaking one.', (), ()), None, ()),
-    Step('text', _drawing_weapons__text2, (), TraceSpec('drawing_weapons', '7. Drawing or Exchanging a Weapon', 'erratum: Read as: both halves of an exchange are free, so an exchange costs 0 too; the skill is the rating with the weapon readied (base skill). Dropping a weapon costs 0 already, so a master who drops one and draws the weapon of 101%+ pays 0 as well.', (), ()), None, ()),
+    Step('mod', _drawing_weapons__mod1, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: s.v['skill'] >= 101), _drawing_weapons__mod1_trace, 0, (('weapon_change', 0),)),
+    Step('mod', _drawing_weapons__mod2, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'exchange'), _drawing_weapons__mod2_trace, 10, (('weapon_change', 0),)),
+    Step('mod', _drawing_weapons__mod3, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'drop_and_draw'), _drawing_weapons__mod3_trace, 5, (('weapon_change', 0),)),
+    Step('text', _drawing_weapons__text1, (), _drawing_weapons__text1_trace, None, ()),
+    Step('text', _drawing_weapons__text2, (), _drawing_weapons__text2_trace, None, ()),
 )
 """Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
 
@@ -9245,6 +11732,13 @@ _enclosed_environments__mod1: Final = ModSpec(
     condition='when space == under_one_meter and not ranged_weapon; when weapon_SIZ > 1.5',
     label='hand-to-hand weapon larger than SIZ/ENC 1.5 in under a meter',
 )
+_enclosed_environments__mod1_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'skill is difficult',
+    ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ > 1.5'),
+    (('space', 'ranged_weapon'), ('weapon_SIZ',)),
+)
 _enclosed_environments__text1: Final = TextSpec(
     key='enclosed_environments#2.2.1',
     rule='enclosed_environments',
@@ -9253,6 +11747,13 @@ _enclosed_environments__text1: Final = TextSpec(
     text="A weapon of SIZ/ENC 2.5+ might be Impossible to use here (gamemaster's call).",
     quote=None,
     condition='when space == under_one_meter and not ranged_weapon; when weapon_SIZ >= 2.5',
+)
+_enclosed_environments__text1_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    "note: A weapon of SIZ/ENC 2.5+ might be Impossible to use here (gamemaster's call).",
+    ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ >= 2.5'),
+    (('space', 'ranged_weapon'), ('weapon_SIZ',)),
 )
 _enclosed_environments__mod2: Final = ModSpec(
     key='enclosed_environments#3.1',
@@ -9267,6 +11768,13 @@ _enclosed_environments__mod2: Final = ModSpec(
     condition='when space == under_half_meter and weapon_SIZ >= 1',
     label='weapon of SIZ/ENC 1 in under half a meter',
 )
+_enclosed_environments__mod2_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'skill is difficult',
+    ('when space == under_half_meter and weapon_SIZ >= 1',),
+    (('space', 'weapon_SIZ'),),
+)
 _enclosed_environments__text2: Final = TextSpec(
     key='enclosed_environments#4',
     rule='enclosed_environments',
@@ -9275,6 +11783,13 @@ _enclosed_environments__text2: Final = TextSpec(
     text='A character needs a radius of at least one meter of free space to fight comfortably with a hand-to-hand weapon. A SIZ 0 hand-to-hand or ranged weapon is not inconvenienced.',
     quote=None,
     condition='',
+)
+_enclosed_environments__text2_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'note: A character needs a radius of at least one meter of free space to fight comfortably with a hand-to-hand weapon. A SIZ 0 hand-to-hand or ranged weapon is not inconvenienced.',
+    (),
+    (),
 )
 _enclosed_environments__text3: Final = TextSpec(
     key='enclosed_environments#5',
@@ -9285,6 +11800,13 @@ _enclosed_environments__text3: Final = TextSpec(
     quote='If your character has less than a half-meter radius around them, all weapon attacks with hand-to-hand or ranged weapons of SIZ/ENC 1 are Difficult.',
     condition='',
 )
+_enclosed_environments__text3_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    'erratum: Read as SIZ/ENC 1 or more; weapons between 0 and 1 are not inconvenienced, like SIZ 0 ones. Larger weapons in under half a meter are read as no easier than in under a meter: Difficult.',
+    (),
+    (),
+)
 _enclosed_environments__text4: Final = TextSpec(
     key='enclosed_environments#6',
     rule='enclosed_environments',
@@ -9294,14 +11816,21 @@ _enclosed_environments__text4: Final = TextSpec(
     quote='larger than SIZ/ENC 2.5+ might be Impossible',
     condition='',
 )
+_enclosed_environments__text4_trace: Final = TraceSpec(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    "erratum: Kept as the gamemaster's judgement (a note), not an Impossible grade.",
+    (),
+    (),
+)
 
 _rule_enclosed_environments: Final[tuple[Step, ...]] = (
-    Step('mod', _enclosed_environments__mod1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] > Fraction(3, 2)), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'skill is difficult', ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ > 1.5'), (('space', 'ranged_weapon'), ('weapon_SIZ',))), 'difficult', (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
-    Step('text', _enclosed_environments__text1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] >= Fraction(5, 2)), TraceSpec('enclosed_environments', '7. Enclosed Environments', "note: A weapon of SIZ/ENC 2.5+ might be Impossible to use here (gamemaster's call).", ('when space == under_one_meter and not ranged_weapon', 'when weapon_SIZ >= 2.5'), (('space', 'ranged_weapon'), ('weapon_SIZ',))), None, (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
-    Step('mod', _enclosed_environments__mod2, (lambda s: s.v['space'] == 'under_half_meter' and s.v['weapon_SIZ'] >= 1,), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'skill is difficult', ('when space == under_half_meter and weapon_SIZ >= 1',), (('space', 'weapon_SIZ'),)), 'difficult', (('space', 0), ('weapon_SIZ', 0))),
-    Step('text', _enclosed_environments__text2, (), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'note: A character needs a radius of at least one meter of free space to fight comfortably with a hand-to-hand weapon. A SIZ 0 hand-to-hand or ranged weapon is not inconvenienced.', (), ()), None, ()),
-    Step('text', _enclosed_environments__text3, (), TraceSpec('enclosed_environments', '7. Enclosed Environments', 'erratum: Read as SIZ/ENC 1 or more; weapons between 0 and 1 are not inconvenienced, like SIZ 0 ones. Larger weapons in under half a meter are read as no easier than in under a meter: Difficult.', (), ()), None, ()),
-    Step('text', _enclosed_environments__text4, (), TraceSpec('enclosed_environments', '7. Enclosed Environments', "erratum: Kept as the gamemaster's judgement (a note), not an Impossible grade.", (), ()), None, ()),
+    Step('mod', _enclosed_environments__mod1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] > Fraction(3, 2)), _enclosed_environments__mod1_trace, 'difficult', (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
+    Step('text', _enclosed_environments__text1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] >= Fraction(5, 2)), _enclosed_environments__text1_trace, None, (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
+    Step('mod', _enclosed_environments__mod2, (lambda s: s.v['space'] == 'under_half_meter' and s.v['weapon_SIZ'] >= 1,), _enclosed_environments__mod2_trace, 'difficult', (('space', 0), ('weapon_SIZ', 0))),
+    Step('text', _enclosed_environments__text2, (), _enclosed_environments__text2_trace, None, ()),
+    Step('text', _enclosed_environments__text3, (), _enclosed_environments__text3_trace, None, ()),
+    Step('text', _enclosed_environments__text4, (), _enclosed_environments__text4_trace, None, ()),
 )
 """Enclosed Environments (7. Enclosed Environments).
 
@@ -9324,6 +11853,13 @@ _entangling__mod1: Final = ModSpec(
     condition='when entangle',
     label='attempting an entangle',
 )
+_entangling__mod1_trace: Final = TraceSpec(
+    'entangling',
+    '7. Entangling',
+    'skill is difficult',
+    ('when entangle',),
+    (('entangle',),),
+)
 _entangling__roll1: Final = RollSpec(
     key='entangling#2.2',
     rule='entangling',
@@ -9342,6 +11878,13 @@ _entangling__roll1: Final = RollSpec(
     notes=(),
     condition='when entangle',
 )
+_entangling__roll1_trace: Final = TraceSpec(
+    'entangling',
+    '7. Entangling',
+    'roll entangle_attack',
+    ('when entangle',),
+    (('entangle',),),
+)
 _entangling__text1: Final = TextSpec(
     key='entangling#3',
     rule='entangling',
@@ -9351,11 +11894,18 @@ _entangling__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_entangling__text1_trace: Final = TraceSpec(
+    'entangling',
+    '7. Entangling',
+    "note: The entangle special effect is described on page 129 (not part of this chapter). Any weapon with the entangle special effect can make entangle attacks; the gamemaster may allow others used that way (a spiked weapon catching someone's garments).",
+    (),
+    (),
+)
 
 _rule_entangling: Final[tuple[Step, ...]] = (
-    Step('mod', _entangling__mod1, (lambda s: s.v['entangle'],), TraceSpec('entangling', '7. Entangling', 'skill is difficult', ('when entangle',), (('entangle',),)), 'difficult', (('entangle', 0),)),
-    Step('roll', _entangling__roll1, (lambda s: s.v['entangle'],), TraceSpec('entangling', '7. Entangling', 'roll entangle_attack', ('when entangle',), (('entangle',),)), (lambda s: (s.e['skill'], 0, None, 0), ()), (('entangle', 0),)),
-    Step('text', _entangling__text1, (), TraceSpec('entangling', '7. Entangling', "note: The entangle special effect is described on page 129 (not part of this chapter). Any weapon with the entangle special effect can make entangle attacks; the gamemaster may allow others used that way (a spiked weapon catching someone's garments).", (), ()), None, ()),
+    Step('mod', _entangling__mod1, (lambda s: s.v['entangle'],), _entangling__mod1_trace, 'difficult', (('entangle', 0),)),
+    Step('roll', _entangling__roll1, (lambda s: s.v['entangle'],), _entangling__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('entangle', 0),)),
+    Step('text', _entangling__text1, (), _entangling__text1_trace, None, ()),
 )
 """Entangling (7. Entangling).
 
@@ -9761,6 +12311,3354 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:
     return 50 + (active - passive) * 5
 
+
+
+# rule skill_roll, written out
+
+_skill_roll__said6: Final = note_of(_skill_roll__text1)
+_skill_roll__said7: Final = note_of(_skill_roll__text2)
+
+
+def _resolve_skill_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Skill rolls: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['easy'] else 0
+    d2 = -1 if v['difficult'] else 0
+    d3 = -1 if v['at_one_fifth'] else 0
+    d4 = -1 if v['impossible'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_skill_roll__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_skill_roll__mod1, 'easy'))
+    trace.append(TraceEntry(_skill_roll__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_skill_roll__mod2, 'difficult'))
+    trace.append(TraceEntry(_skill_roll__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_skill_roll__mod3, 'one_fifth'))
+    trace.append(TraceEntry(_skill_roll__mod4_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_skill_roll__mod4, 'impossible'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_skill_roll__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_skill_roll[4]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('skill_roll',),
+        inputs={
+            'skill': v['skill'],
+            'easy': v['easy'],
+            'difficult': v['difficult'],
+            'at_one_fifth': v['at_one_fifth'],
+            'impossible': v['impossible'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_skill_roll__said6, _skill_roll__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule characteristic_roll, written out
+
+_characteristic_roll__said11: Final = note_of(_characteristic_roll__text1)
+
+
+def _resolve_characteristic_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Characteristic rolls: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    e['stamina'] = v['stamina']
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    if v['idea'] is None:
+        v['idea'] = whole(v['INT'] * 5)
+    e['idea'] = v['idea']
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    e['luck'] = v['luck']
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_characteristic_roll__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[0]))
+    trace.append(TraceEntry(_characteristic_roll__roll2_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[1]))
+    trace.append(TraceEntry(_characteristic_roll__roll3_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[2]))
+    trace.append(TraceEntry(_characteristic_roll__roll4_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[3]))
+    trace.append(TraceEntry(_characteristic_roll__roll5_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[4]))
+    trace.append(TraceEntry(_characteristic_roll__roll6_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[5]))
+    trace.append(TraceEntry(_characteristic_roll__roll7_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[6]))
+    trace.append(TraceEntry(_characteristic_roll__roll8_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[7]))
+    trace.append(TraceEntry(_characteristic_roll__roll9_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[8]))
+    trace.append(TraceEntry(_characteristic_roll__roll10_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_characteristic_roll[9]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('characteristic_roll',),
+        inputs={
+            'STR': v['STR'],
+            'CON': v['CON'],
+            'INT': v['INT'],
+            'POW': v['POW'],
+            'DEX': v['DEX'],
+            'CHA': v['CHA'],
+            'stamina': v['stamina'],
+            'agility': v['agility'],
+            'idea': v['idea'],
+            'luck': v['luck'],
+            'multiplier': v['multiplier'],
+        },
+        stats={
+            'stamina': e['stamina'],
+            'agility': e['agility'],
+            'idea': e['idea'],
+            'luck': e['luck'],
+        },
+        derived={},
+        modifiers=(),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=(_characteristic_roll__said11,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule resistance_roll, written out
+
+_resistance_roll__said2: Final = note_of(_resistance_roll__text1)
+
+
+def _resolve_resistance_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Resistance rolls: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_resistance_roll__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_resistance_roll[0]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('resistance_roll',),
+        inputs={'POW': v['POW'], 'opponent_POW': v['opponent_POW']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_resistance_roll__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule acid, written out
+
+_acid__said7: Final = restriction_of(_acid__text1)
+_acid__said8: Final = note_of(_acid__text2)
+_acid__said9: Final = note_of(_acid__text3)
+_acid__said10: Final = note_of(_acid__text4)
+_acid__said11: Final = note_of(_acid__text5)
+_acid__said12: Final = note_of(_acid__text6)
+_acid__said13: Final = note_of(_acid__text7)
+_acid__unread1: Final = Note(
+    'acid',
+    '7. Acid',
+    '`acid_round` had no effect: it is read only when armored',
+    kind='input',
+)
+_acid__unread2: Final = Note(
+    'acid',
+    '7. Acid',
+    '`protection_rounds` had no effect: it is read only when armored',
+    kind='input',
+)
+_acid__unread3: Final = Note(
+    'acid',
+    '7. Acid',
+    '`armor_life` had no effect: it is read only when armored; when acid == very_strong',
+    kind='input',
+)
+
+
+def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Acid: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['acid'] == 'weak' else 0
+    d2 = -1 if v['acid'] == 'strong' else 0
+    d3 = -1 if v['acid'] == 'very_strong' else 0
+    if not v['armored']:
+        d4 = 0
+    elif not v['acid_round'] <= v['protection_rounds']:
+        d4 = 1
+    else:
+        d4 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_acid__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_acid__mod1, Dice(((1, 3),)).plus(-1)))
+    trace.append(TraceEntry(_acid__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_acid__mod2, Dice(((1, 4),))))
+    trace.append(TraceEntry(_acid__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_acid__mod3, Dice(((1, 6),)).plus(1)))
+    trace.append(TraceEntry(_acid__mod4_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_acid__mod4, 2))
+    e['acid_damage'] = settle_held(_BOOK, 'acid_damage', v['acid_damage'], held, modifiers)
+    rolls: list[Roll] = []
+    d5 = -1 if v['armored'] else 0
+    if not v['armored']:
+        d6 = 0
+    elif v['acid'] != 'very_strong':
+        d6 = 1
+    else:
+        d6 = -1
+    trace.append(TraceEntry(_acid__roll1_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_acid[4]))
+    trace.append(TraceEntry(_acid__roll2_trace, d6, v, e))
+    if d6 < 0:
+        rolls.append(roll_of(s, _rule_acid[5]))
+    if not v['armored']:
+        d7 = 0
+    elif v['acid'] != 'very_strong':
+        d7 = 1
+    elif not v['acid_round'] > v['armor_life']:
+        d7 = 2
+    else:
+        d7 = -1
+    trace.append(TraceEntry(_acid__text1_trace, d7, v, e))
+    restrictions: list[Restriction] = []
+    if d7 < 0:
+        restrictions.append(_acid__said7)
+    notes: list[Note] = [_acid__said8, _acid__said9, _acid__said10, _acid__said11, _acid__said12, _acid__said13]
+    if 'acid_round' in given and d4 == 0 and d5 == 0 and 0 <= d6 < 2 and 0 <= d7 < 2:
+        notes.append(_acid__unread1)
+    if 'protection_rounds' in given and d4 == 0:
+        notes.append(_acid__unread2)
+    if 'armor_life' in given and 0 <= d7 < 2:
+        notes.append(_acid__unread3)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('acid',),
+        inputs={
+            'acid_damage': v['acid_damage'],
+            'acid': v['acid'],
+            'armored': v['armored'],
+            'acid_round': v['acid_round'],
+            'protection_rounds': v['protection_rounds'],
+            'armor_life': v['armor_life'],
+        },
+        stats={'acid_damage': e['acid_damage']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule aerial_combat, written out
+
+_aerial_combat__said20: Final = restriction_of(_aerial_combat__text1)
+_aerial_combat__said21: Final = note_of(_aerial_combat__text2)
+_aerial_combat__said22: Final = note_of(_aerial_combat__text3)
+_aerial_combat__said23: Final = note_of(_aerial_combat__text4)
+_aerial_combat__said24: Final = note_of(_aerial_combat__text5)
+_aerial_combat__said25: Final = note_of(_aerial_combat__text6)
+_aerial_combat__said26: Final = note_of(_aerial_combat__text7)
+_aerial_combat__unread1: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    '`tail_wind` had no effect: it is read only when wind == strong',
+    kind='input',
+)
+_aerial_combat__unread2: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    '`fly_result` had no effect: it is read only when flying',
+    kind='input',
+)
+
+
+def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Aerial Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d17 = -1 if v['flying'] else 0
+    if not v['flying']:
+        d18 = 0
+    elif v['fly_result'] != 'fly_failure':
+        d18 = 1
+    else:
+        d18 = -1
+    if not v['flying']:
+        d19 = 0
+    elif v['fly_result'] != 'fly_critical':
+        d19 = 1
+    else:
+        d19 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_aerial_combat__mod16_trace, d17, v, e))
+    if d17 < 0:
+        held.append((_aerial_combat__mod16, -max(0, v['skill'] - v['fly'])))
+        where.append(16)
+    trace.append(TraceEntry(_aerial_combat__mod17_trace, d18, v, e))
+    if d18 < 0:
+        held.append((_aerial_combat__mod17, 'difficult'))
+        where.append(17)
+    trace.append(TraceEntry(_aerial_combat__mod18_trace, d19, v, e))
+    if d19 < 0:
+        held.append((_aerial_combat__mod18, 'easy'))
+        where.append(18)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    d1 = -1 if v['stunt'] == 'moderately_difficult' else 0
+    d2 = -1 if v['stunt'] == 'difficult_stunt' else 0
+    d3 = -1 if v['stunt'] == 'extremely_difficult' else 0
+    if v['wind'] != 'strong':
+        d4 = 0
+    elif v['tail_wind']:
+        d4 = 1
+    else:
+        d4 = -1
+    if v['wind'] != 'severe':
+        d5 = 0
+    elif not v['tail_wind']:
+        d5 = 1
+    else:
+        d5 = -1
+    if v['wind'] != 'severe':
+        d6 = 0
+    elif v['tail_wind']:
+        d6 = 1
+    else:
+        d6 = -1
+    if v['wind'] != 'windstorm':
+        d7 = 0
+    elif not v['tail_wind']:
+        d7 = 1
+    else:
+        d7 = -1
+    if v['wind'] != 'windstorm':
+        d8 = 0
+    elif v['tail_wind']:
+        d8 = 1
+    else:
+        d8 = -1
+    if v['wind'] != 'hurricane':
+        d9 = 0
+    elif not v['tail_wind']:
+        d9 = 1
+    else:
+        d9 = -1
+    if v['wind'] != 'hurricane':
+        d10 = 0
+    elif v['tail_wind']:
+        d10 = 1
+    else:
+        d10 = -1
+    d11 = -1 if v['wind'] == 'tornado' else 0
+    d12 = -1 if v['thin_air'] else 0
+    d13 = -1 if v['armor_worn'] == 'light_armor' else 0
+    d14 = -1 if v['armor_worn'] == 'medium_armor' else 0
+    d15 = -1 if v['armor_worn'] == 'heavy_armor' else 0
+    value = v['fly']
+    trace.append(TraceEntry(_aerial_combat__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 10
+        modifiers.append((0, Modifier(_aerial_combat__mod1, -10, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 25
+        modifiers.append((1, Modifier(_aerial_combat__mod2, -25, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value -= 50
+        modifiers.append((2, Modifier(_aerial_combat__mod3, -50, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value -= 10
+        modifiers.append((3, Modifier(_aerial_combat__mod4, -10, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod5_trace, d5, v, e))
+    if d5 < 0:
+        value -= 10
+        modifiers.append((4, Modifier(_aerial_combat__mod5, -10, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod6_trace, d6, v, e))
+    if d6 < 0:
+        value -= 25
+        modifiers.append((5, Modifier(_aerial_combat__mod6, -25, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod7_trace, d7, v, e))
+    if d7 < 0:
+        value -= 25
+        modifiers.append((6, Modifier(_aerial_combat__mod7, -25, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod8_trace, d8, v, e))
+    if d8 < 0:
+        value -= 50
+        modifiers.append((7, Modifier(_aerial_combat__mod8, -50, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod9_trace, d9, v, e))
+    if d9 < 0:
+        value -= 50
+        modifiers.append((8, Modifier(_aerial_combat__mod9, -50, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod10_trace, d10, v, e))
+    if d10 < 0:
+        value -= 75
+        modifiers.append((9, Modifier(_aerial_combat__mod10, -75, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod11_trace, d11, v, e))
+    if d11 < 0:
+        value -= 100
+        modifiers.append((10, Modifier(_aerial_combat__mod11, -100, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod12_trace, d12, v, e))
+    if d12 < 0:
+        value -= 25
+        modifiers.append((11, Modifier(_aerial_combat__mod12, -25, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod13_trace, d13, v, e))
+    if d13 < 0:
+        value -= 10
+        modifiers.append((12, Modifier(_aerial_combat__mod13, -10, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod14_trace, d14, v, e))
+    if d14 < 0:
+        value -= 25
+        modifiers.append((13, Modifier(_aerial_combat__mod14, -25, 'applied', None)))
+    trace.append(TraceEntry(_aerial_combat__mod15_trace, d15, v, e))
+    if d15 < 0:
+        value -= 50
+        modifiers.append((14, Modifier(_aerial_combat__mod15, -50, 'applied', None)))
+    e['fly'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0 or d3 < 0 or d4 < 0 or d5 < 0 or d6 < 0 or d7 < 0 or d8 < 0 or d9 < 0 or d10 < 0 or d11 < 0 or d12 < 0 or d13 < 0 or d14 < 0 or d15 < 0)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_aerial_combat__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_aerial_combat[15]))
+    if not v['flying']:
+        d20 = 0
+    elif v['fly_result'] != 'fly_fumble':
+        d20 = 1
+    else:
+        d20 = -1
+    trace.append(TraceEntry(_aerial_combat__text1_trace, d20, v, e))
+    restrictions: list[Restriction] = []
+    if d20 < 0:
+        restrictions.append(_aerial_combat__said20)
+    notes: list[Note] = [_aerial_combat__said21, _aerial_combat__said22, _aerial_combat__said23, _aerial_combat__said24, _aerial_combat__said25, _aerial_combat__said26]
+    if 'tail_wind' in given and d4 == 0 and d5 == 0 and d6 == 0 and d7 == 0 and d8 == 0 and d9 == 0 and d10 == 0:
+        notes.append(_aerial_combat__unread1)
+    if 'fly_result' in given and d18 == 0 and d19 == 0 and d20 == 0:
+        notes.append(_aerial_combat__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('aerial_combat',),
+        inputs={
+            'skill': v['skill'],
+            'fly': v['fly'],
+            'stunt': v['stunt'],
+            'wind': v['wind'],
+            'tail_wind': v['tail_wind'],
+            'thin_air': v['thin_air'],
+            'armor_worn': v['armor_worn'],
+            'flying': v['flying'],
+            'fly_result': v['fly_result'],
+        },
+        stats={'skill': e['skill'], 'fly': e['fly']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule aimed_attacks, written out
+
+_aimed_attacks__said2: Final = note_of(_aimed_attacks__text1)
+
+
+def _resolve_aimed_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Aimed Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    if v['idea'] is None:
+        v['idea'] = whole(v['INT'] * 5)
+    e['idea'] = v['idea']
+    rolls: list[Roll] = []
+    d1 = -1 if v['interrupted'] else 0
+    trace.append(TraceEntry(_aimed_attacks__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_aimed_attacks[0]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('aimed_attacks',),
+        inputs={'INT': v['INT'], 'idea': v['idea'], 'interrupted': v['interrupted']},
+        stats={'idea': e['idea']},
+        derived={},
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_aimed_attacks__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule aim_bonus, written out
+
+_aim_bonus__said3: Final = note_of(_aim_bonus__text1)
+_aim_bonus__unread1: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`target_area` had no effect: it is read only unless beyond_double_range',
+    kind='input',
+)
+_aim_bonus__unread2: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`aim_ranks` had no effect: it is read only unless beyond_double_range',
+    kind='input',
+)
+
+
+def _resolve_aim_bonus(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Aimed Attacks: aiming bonus: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['beyond_double_range']:
+        d1 = 0
+    elif not (v['target_area'] and v['aim_ranks'] >= 5):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['beyond_double_range']:
+        d2 = 0
+    elif v['target_area'] and v['aim_ranks'] >= 5:
+        d2 = 1
+    else:
+        d2 = -1
+    value = v['skill']
+    trace.append(TraceEntry(_aim_bonus__mod1_trace, d1, v, e))
+    if d1 < 0:
+        amount = (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')
+        value += amount
+        modifiers.append(Modifier(_aim_bonus__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_aim_bonus__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')
+        value += amount
+        modifiers.append(Modifier(_aim_bonus__mod2, whole(amount), 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0)
+    notes: list[Note] = [_aim_bonus__said3]
+    if 'target_area' in given and d1 == 0 and d2 == 0:
+        notes.append(_aim_bonus__unread1)
+    if 'aim_ranks' in given and d1 == 0 and d2 == 0:
+        notes.append(_aim_bonus__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('aim_bonus',),
+        inputs={
+            'skill': v['skill'],
+            'aim_ranks': v['aim_ranks'],
+            'beyond_double_range': v['beyond_double_range'],
+            'target_area': v['target_area'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule targeting_specific_area, written out
+
+_targeting_specific_area__said3: Final = note_of(_aim_bonus__text1)
+_targeting_specific_area__said6: Final = note_of(_targeting_specific_area__text1)
+_targeting_specific_area__said7: Final = note_of(_targeting_specific_area__text2)
+_targeting_specific_area__said8: Final = note_of(_targeting_specific_area__text3)
+_targeting_specific_area__unread1: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`aim_ranks` had no effect: it is read only unless beyond_double_range',
+    kind='input',
+)
+_targeting_specific_area__unread2: Final = Note(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    '`unarmored_area` had no effect: it is read only when target_area',
+    kind='input',
+)
+
+
+def _resolve_targeting_specific_area(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Aimed Attacks: Targeting a Specific Area: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['beyond_double_range']:
+        d1 = 0
+    elif not (v['target_area'] and v['aim_ranks'] >= 5):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['beyond_double_range']:
+        d2 = 0
+    elif v['target_area'] and v['aim_ranks'] >= 5:
+        d2 = 1
+    else:
+        d2 = -1
+    d4 = -1 if v['target_area'] else 0
+    if not v['target_area']:
+        d5 = 0
+    elif not (v['aim_ranks'] >= 5 and not v['beyond_double_range']):
+        d5 = 1
+    else:
+        d5 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_aim_bonus__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_aim_bonus__mod1, (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')))
+    trace.append(TraceEntry(_aim_bonus__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_aim_bonus__mod2, round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')))
+    trace.append(TraceEntry(_targeting_specific_area__mod1_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_targeting_specific_area__mod1, 'difficult'))
+    trace.append(TraceEntry(_targeting_specific_area__mod2_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_targeting_specific_area__mod2, 'easy'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if not v['target_area']:
+        d6 = 0
+    elif not v['unarmored_area']:
+        d6 = 1
+    else:
+        d6 = -1
+    trace.append(TraceEntry(_targeting_specific_area__text1_trace, d6, v, e))
+    notes: list[Note] = []
+    notes.append(_targeting_specific_area__said3)
+    if d6 < 0:
+        notes.append(_targeting_specific_area__said6)
+    notes.append(_targeting_specific_area__said7)
+    notes.append(_targeting_specific_area__said8)
+    if 'aim_ranks' in given and d1 == 0 and d2 == 0 and d5 == 0:
+        notes.append(_targeting_specific_area__unread1)
+    if 'unarmored_area' in given and d6 == 0:
+        notes.append(_targeting_specific_area__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('targeting_specific_area',),
+        inputs={
+            'skill': v['skill'],
+            'aim_ranks': v['aim_ranks'],
+            'beyond_double_range': v['beyond_double_range'],
+            'target_area': v['target_area'],
+            'unarmored_area': v['unarmored_area'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule ambushes, written out
+
+_ambushes__said3: Final = restriction_of(_ambushes__text1)
+_ambushes__said8: Final = restriction_of(_ambushes__text2)
+_ambushes__said9: Final = note_of(_ambushes__text3)
+_ambushes__said10: Final = note_of(_ambushes__text4)
+_ambushes__said11: Final = note_of(_ambushes__text5)
+_ambushes__said12: Final = note_of(_ambushes__text6)
+_ambushes__unread1: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    '`stealth` had no effect: it is read only when ambush != no_ambush and not after_first_round',
+    kind='input',
+)
+_ambushes__unread2: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    '`attackers_seen` had no effect: it is read only when ambush != no_ambush and not after_first_round; when ambush == missile_ambush',
+    kind='input',
+)
+_ambushes__unread3: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    '`stealth_succeeded` had no effect: it is read only when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush',
+    kind='input',
+)
+_ambushes__unread4: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    '`target_noticed` had no effect: it is read only when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush',
+    kind='input',
+)
+
+
+def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Ambushes: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d2 = 0
+    elif v['ambush'] != 'missile_ambush':
+        d2 = 1
+    else:
+        d2 = -1
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d6 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d6 = 1
+    elif not (v['stealth_succeeded'] or not v['target_noticed']):
+        d6 = 2
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_ambushes__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_ambushes__mod1, 'easy'))
+        where.append(1)
+    trace.append(TraceEntry(_ambushes__mod3_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_ambushes__mod3, 'easy'))
+        where.append(5)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d7 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d7 = 1
+    elif not (v['stealth_succeeded'] or not v['target_noticed']):
+        d7 = 2
+    else:
+        d7 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_ambushes__mod4_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_ambushes__mod4, 'difficult'))
+        where.append(6)
+    e['defense'] = settle_held(_BOOK, 'defense', v['defense'], held, modifiers, where)
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d4 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d4 = 1
+    elif v['stealth_succeeded']:
+        d4 = 2
+    else:
+        d4 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_ambushes__mod2_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_ambushes__mod2, 'easy'))
+        where.append(3)
+    e['perception'] = settle_held(_BOOK, 'perception', v['perception'], held, modifiers, where)
+    rolls: list[Roll] = []
+    d1 = -1 if v['ambush'] != 'no_ambush' and not v['after_first_round'] else 0
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d5 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d5 = 1
+    elif v['stealth_succeeded']:
+        d5 = 2
+    else:
+        d5 = -1
+    trace.append(TraceEntry(_ambushes__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_ambushes[0]))
+    trace.append(TraceEntry(_ambushes__roll2_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_ambushes[4]))
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d3 = 0
+    elif v['ambush'] != 'missile_ambush':
+        d3 = 1
+    elif v['attackers_seen']:
+        d3 = 2
+    else:
+        d3 = -1
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d8 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d8 = 1
+    elif v['stealth_succeeded'] or not v['target_noticed']:
+        d8 = 2
+    else:
+        d8 = -1
+    trace.append(TraceEntry(_ambushes__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_ambushes__text2_trace, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_ambushes__said3)
+    if d8 < 0:
+        restrictions.append(_ambushes__said8)
+    notes: list[Note] = [_ambushes__said9, _ambushes__said10, _ambushes__said11, _ambushes__said12]
+    if 'stealth' in given and d1 == 0:
+        notes.append(_ambushes__unread1)
+    if 'attackers_seen' in given and 0 <= d3 < 2:
+        notes.append(_ambushes__unread2)
+    if 'stealth_succeeded' in given and 0 <= d4 < 2 and 0 <= d5 < 2 and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_ambushes__unread3)
+    if 'target_noticed' in given and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_ambushes__unread4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('ambushes',),
+        inputs={
+            'skill': v['skill'],
+            'defense': v['defense'],
+            'perception': v['perception'],
+            'ambush': v['ambush'],
+            'stealth': v['stealth'],
+            'attackers_seen': v['attackers_seen'],
+            'stealth_succeeded': v['stealth_succeeded'],
+            'target_noticed': v['target_noticed'],
+            'after_first_round': v['after_first_round'],
+        },
+        stats={'skill': e['skill'], 'defense': e['defense'], 'perception': e['perception']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule area_attacks, written out
+
+_area_attacks__said6: Final = note_of(_area_attacks__text1)
+_area_attacks__said7: Final = note_of(_area_attacks__text2)
+_area_attacks__said8: Final = note_of(_area_attacks__text3)
+_area_attacks__said9: Final = note_of(_area_attacks__text4)
+
+
+def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Area Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['defense'] = v['defense']
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    if v['area_response'] != 'agility_area':
+        d3 = 0
+    elif not v['response_succeeded']:
+        d3 = 1
+    else:
+        d3 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_area_attacks__mod1_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_area_attacks__mod1, 2))
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
+    trace.append(TraceEntry(_area_attacks__derive1_trace, -1, v, e))
+    e['struck'] = derived['struck'] = whole(not (v['area_response'] == 'dodge_area' and v['response_succeeded']))
+    d5 = -1 if v['area_response'] != 'no_response' else 0
+    trace.append(TraceEntry(_area_attacks__derive2_trace, d5, v, e))
+    if d5 < 0:
+        e['stand_up'] = derived['stand_up'] = whole(5)
+    else:
+        e.wait('stand_up', lambda: whole(5))
+    rolls: list[Roll] = []
+    d1 = -1 if v['area_response'] == 'dodge_area' else 0
+    d2 = -1 if v['area_response'] == 'agility_area' else 0
+    trace.append(TraceEntry(_area_attacks__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_area_attacks[0]))
+    trace.append(TraceEntry(_area_attacks__roll2_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_area_attacks[1]))
+    d6 = -1 if v['area_response'] != 'no_response' else 0
+    trace.append(TraceEntry(_area_attacks__text1_trace, d6, v, e))
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_area_attacks__said6)
+    notes.append(_area_attacks__said7)
+    notes.append(_area_attacks__said8)
+    notes.append(_area_attacks__said9)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('area_attacks',),
+        inputs={
+            'defense': v['defense'],
+            'DEX': v['DEX'],
+            'agility': v['agility'],
+            'damage': v['damage'],
+            'area_response': v['area_response'],
+            'response_succeeded': v['response_succeeded'],
+        },
+        stats={'defense': e['defense'], 'agility': e['agility'], 'damage': e['damage']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule armor_damaged, written out
+
+_armor_damaged__said6: Final = note_of(_armor_damaged__text1)
+_armor_damaged__said8: Final = note_of(_armor_damaged__text2)
+_armor_damaged__said9: Final = note_of(_armor_damaged__text3)
+_armor_damaged__said10: Final = note_of(_armor_damaged__text4)
+_armor_damaged__said11: Final = note_of(_armor_damaged__text5)
+_armor_damaged__unread1: Final = Note(
+    'armor_damaged',
+    '7. Armor Damaged',
+    '`armor_cost` had no effect: it is read only when armor_state == damaged',
+    kind='input',
+)
+
+
+def _resolve_armor_damaged(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Armor Damaged: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['armor_state'] == 'damaged' else 0
+    d4 = -1 if v['armor_state'] == 'destroyed' else 0
+    d7 = -1 if v['armor_state'] == 'repaired_after_destruction' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_armor_damaged__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_armor_damaged__mod1, 2))
+        where.append(0)
+    trace.append(TraceEntry(_armor_damaged__mod3_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_armor_damaged__mod3, 0))
+        where.append(3)
+    trace.append(TraceEntry(_armor_damaged__mod4_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_armor_damaged__mod4, -1))
+        where.append(6)
+    e['armor'] = settle_held(_BOOK, 'armor', v['armor'], held, modifiers, where)
+    d2 = -1 if v['armor_state'] == 'damaged' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_armor_damaged__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_armor_damaged__mod2, 2))
+        where.append(1)
+    e['armor_roll'] = settle_held(_BOOK, 'armor_roll', v['armor_roll'], held, modifiers, where)
+    d3 = -1 if v['armor_state'] == 'damaged' else 0
+    trace.append(TraceEntry(_armor_damaged__derive1_trace, d3, v, e))
+    if d3 < 0:
+        e['repair_cost'] = derived['repair_cost'] = whole(Fraction(v['armor_cost'] * 3) / 2)
+    else:
+        e.wait('repair_cost', lambda: whole(Fraction(v['armor_cost'] * 3) / 2))
+    d5 = -1 if v['armor_state'] == 'destroyed' else 0
+    trace.append(TraceEntry(_armor_damaged__derive2_trace, d5, v, e))
+    if d5 < 0:
+        e['rebuild_cost'] = derived['rebuild_cost'] = whole(v['armor_cost'])
+    else:
+        e.wait('rebuild_cost', lambda: whole(v['armor_cost']))
+    d6 = -1 if v['armor_state'] == 'destroyed' else 0
+    trace.append(TraceEntry(_armor_damaged__text1_trace, d6, v, e))
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_armor_damaged__said6)
+    notes.append(_armor_damaged__said8)
+    notes.append(_armor_damaged__said9)
+    notes.append(_armor_damaged__said10)
+    notes.append(_armor_damaged__said11)
+    if 'armor_cost' in given and d3 == 0 and d5 == 0:
+        notes.append(_armor_damaged__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('armor_damaged',),
+        inputs={
+            'armor': v['armor'],
+            'armor_roll': v['armor_roll'],
+            'armor_state': v['armor_state'],
+            'armor_cost': v['armor_cost'],
+        },
+        stats={'armor': e['armor'], 'armor_roll': e['armor_roll']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule aura_attacks, written out
+
+_aura_attacks__said9: Final = note_of(_aura_attacks__text1)
+_aura_attacks__said10: Final = note_of(_aura_attacks__text2)
+_aura_attacks__said11: Final = note_of(_aura_attacks__text3)
+_aura_attacks__said12: Final = note_of(_aura_attacks__text4)
+_aura_attacks__said13: Final = note_of(_aura_attacks__text5)
+_aura_attacks__said14: Final = note_of(_aura_attacks__text6)
+_aura_attacks__said15: Final = note_of(_aura_attacks__text7)
+
+
+def _resolve_aura_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Aura Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['aura'] is None:
+        v['aura'] = whole(round_value(Fraction(v['SIZ'] + v['POW'] + v['CHA']) / 3, 'up'))
+    d3 = -1 if v['command_roll'] == 'fumble_result' else 0
+    d4 = -1 if v['passion_roll'] == 'fumble_result' else 0
+    d5 = -1 if v['previous_aura_success'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_aura_attacks__mod1_trace, -1, v, e))
+    held.append((_aura_attacks__mod1, s.lookup('roll_bonus', (v['command_roll'],), 'value')))
+    trace.append(TraceEntry(_aura_attacks__mod2_trace, -1, v, e))
+    held.append((_aura_attacks__mod2, s.lookup('roll_bonus', (v['passion_roll'],), 'value')))
+    trace.append(TraceEntry(_aura_attacks__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_aura_attacks__mod3, 2))
+    trace.append(TraceEntry(_aura_attacks__mod4_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_aura_attacks__mod4, 2))
+    trace.append(TraceEntry(_aura_attacks__mod5_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_aura_attacks__mod5, 1))
+    trace.append(TraceEntry(_aura_attacks__mod6_trace, -1, v, e))
+    held.append((_aura_attacks__mod6, v['experience']))
+    trace.append(TraceEntry(_aura_attacks__mod7_trace, -1, v, e))
+    held.append((_aura_attacks__mod7, v['aura_circumstances']))
+    e['aura'] = settle_held(_BOOK, 'aura', v['aura'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_aura_attacks__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_aura_attacks[7]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('aura_attacks',),
+        inputs={
+            'SIZ': v['SIZ'],
+            'POW': v['POW'],
+            'CHA': v['CHA'],
+            'opponent_POW': v['opponent_POW'],
+            'aura': v['aura'],
+            'command_roll': v['command_roll'],
+            'passion_roll': v['passion_roll'],
+            'previous_aura_success': v['previous_aura_success'],
+            'experience': v['experience'],
+            'aura_circumstances': v['aura_circumstances'],
+            'opponent_pow_shift': v['opponent_pow_shift'],
+        },
+        stats={'aura': e['aura']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_aura_attacks__said9, _aura_attacks__said10, _aura_attacks__said11, _aura_attacks__said12, _aura_attacks__said13, _aura_attacks__said14, _aura_attacks__said15),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule autofire, written out
+
+_autofire__said6: Final = note_of(_autofire__text1)
+_autofire__said7: Final = note_of(_autofire__text2)
+_autofire__said8: Final = note_of(_autofire__text3)
+_autofire__said9: Final = note_of(_autofire__text4)
+_autofire__said10: Final = note_of(_autofire__text5)
+_autofire__said11: Final = note_of(_autofire__text6)
+_autofire__unread1: Final = Note(
+    'autofire',
+    '7. Autofire',
+    '`autofire_targets` had no effect: it is read only when fire_mode != single_shot',
+    kind='input',
+)
+_autofire__unread2: Final = Note(
+    'autofire',
+    '7. Autofire',
+    '`shots` had no effect: it is read only when fire_mode != single_shot',
+    kind='input',
+)
+
+
+def _resolve_autofire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Autofire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['fire_mode'] == 'single_shot':
+        d1 = 0
+    elif v['autofire_targets'] not in ('one_target', 'narrow_targets'):
+        d1 = 1
+    elif v['fire_mode'] != 'burst':
+        d1 = 2
+    else:
+        d1 = -1
+    if v['fire_mode'] == 'single_shot':
+        d2 = 0
+    elif v['autofire_targets'] not in ('one_target', 'narrow_targets'):
+        d2 = 1
+    elif v['fire_mode'] != 'full_autofire':
+        d2 = 2
+    else:
+        d2 = -1
+    if v['fire_mode'] == 'single_shot':
+        d3 = 0
+    elif v['autofire_targets'] != 'narrow_targets':
+        d3 = 1
+    else:
+        d3 = -1
+    value = v['skill']
+    trace.append(TraceEntry(_autofire__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value += 20
+        modifiers.append(Modifier(_autofire__mod1, 20, 'applied', None))
+    trace.append(TraceEntry(_autofire__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value += 40
+        modifiers.append(Modifier(_autofire__mod2, 40, 'applied', None))
+    trace.append(TraceEntry(_autofire__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value += 20
+        modifiers.append(Modifier(_autofire__mod3, 20, 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0 or d3 < 0)
+    d4 = -1 if v['fire_mode'] != 'single_shot' else 0
+    trace.append(TraceEntry(_autofire__derive1_trace, d4, v, e))
+    if d4 < 0:
+        e['hits'] = derived['hits'] = whole(s.lookup('autofire_hits', (v['shots'],), 'value'))
+    else:
+        e.wait('hits', lambda: whole(s.lookup('autofire_hits', (v['shots'],), 'value')))
+    rolls: list[Roll] = []
+    d5 = -1 if v['fire_mode'] != 'single_shot' else 0
+    trace.append(TraceEntry(_autofire__roll1_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_autofire[4]))
+    notes: list[Note] = [_autofire__said6, _autofire__said7, _autofire__said8, _autofire__said9, _autofire__said10, _autofire__said11]
+    if 'autofire_targets' in given and d1 == 0 and d2 == 0 and d3 == 0:
+        notes.append(_autofire__unread1)
+    if 'shots' in given and d4 == 0:
+        notes.append(_autofire__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('autofire',),
+        inputs={
+            'skill': v['skill'],
+            'fire_mode': v['fire_mode'],
+            'autofire_targets': v['autofire_targets'],
+            'shots': v['shots'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule backstabs, written out
+
+_backstabs__said6: Final = restriction_of(_backstabs__text1)
+_backstabs__said8: Final = note_of(_backstabs__text2)
+_backstabs__unread1: Final = Note(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    '`opponent_POW` had no effect: it is read only when helpless',
+    kind='input',
+)
+
+
+def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Backstabs and Helpless Opponents: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['backstab'] else 0
+    d5 = -1 if v['helpless'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_backstabs__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_backstabs__mod1, 'easy'))
+        where.append(0)
+    trace.append(TraceEntry(_backstabs__mod4_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_backstabs__mod4, 'easy'))
+        where.append(4)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    d4 = -1 if v['backstab'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_backstabs__mod3_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_backstabs__mod3, 'difficult'))
+        where.append(3)
+    e['defense'] = settle_held(_BOOK, 'defense', v['defense'], held, modifiers, where)
+    d2 = -1 if v['backstab'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_backstabs__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_backstabs__mod2, 'difficult'))
+        where.append(1)
+    e['perception'] = settle_held(_BOOK, 'perception', v['perception'], held, modifiers, where)
+    rolls: list[Roll] = []
+    d3 = -1 if v['backstab'] else 0
+    d7 = -1 if v['helpless'] else 0
+    trace.append(TraceEntry(_backstabs__roll1_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_backstabs[2]))
+    trace.append(TraceEntry(_backstabs__roll2_trace, d7, v, e))
+    if d7 < 0:
+        rolls.append(roll_of(s, _rule_backstabs[6]))
+    d6 = -1 if v['helpless'] else 0
+    trace.append(TraceEntry(_backstabs__text1_trace, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d6 < 0:
+        restrictions.append(_backstabs__said6)
+    notes: list[Note] = [_backstabs__said8]
+    if 'opponent_POW' in given and d7 == 0:
+        notes.append(_backstabs__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('backstabs',),
+        inputs={
+            'skill': v['skill'],
+            'defense': v['defense'],
+            'perception': v['perception'],
+            'opponent_POW': v['opponent_POW'],
+            'backstab': v['backstab'],
+            'helpless': v['helpless'],
+        },
+        stats={'skill': e['skill'], 'defense': e['defense'], 'perception': e['perception']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule big_and_little_targets, written out
+
+_big_and_little_targets__said5: Final = note_of(_big_and_little_targets__text1)
+_big_and_little_targets__said6: Final = note_of(_big_and_little_targets__text2)
+_big_and_little_targets__unread1: Final = Note(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    '`target_SIZ` had no effect: it is read only when target_kind == creature',
+    kind='input',
+)
+_big_and_little_targets__unread2: Final = Note(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    '`SIZ` had no effect: it is read only when target_kind == creature',
+    kind='input',
+)
+
+
+def _resolve_big_and_little_targets(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Big and Little Targets: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['target_kind'] != 'creature':
+        d1 = 0
+    elif not v['target_SIZ'] > 2 * v['SIZ']:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['target_kind'] != 'creature':
+        d2 = 0
+    elif not v['target_SIZ'] < round_value(Fraction(v['SIZ']) / 2, 'up'):
+        d2 = 1
+    else:
+        d2 = -1
+    d3 = -1 if v['target_kind'] == 'large_object' else 0
+    d4 = -1 if v['target_kind'] == 'tiny_object' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_big_and_little_targets__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_big_and_little_targets__mod1, 20))
+    trace.append(TraceEntry(_big_and_little_targets__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_big_and_little_targets__mod2, -20))
+    trace.append(TraceEntry(_big_and_little_targets__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_big_and_little_targets__mod3, 'easy'))
+    trace.append(TraceEntry(_big_and_little_targets__mod4_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_big_and_little_targets__mod4, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    notes: list[Note] = [_big_and_little_targets__said5, _big_and_little_targets__said6]
+    if 'target_SIZ' in given and d1 == 0 and d2 == 0:
+        notes.append(_big_and_little_targets__unread1)
+    if 'SIZ' in given and d1 == 0 and d2 == 0:
+        notes.append(_big_and_little_targets__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('big_and_little_targets',),
+        inputs={
+            'skill': v['skill'],
+            'SIZ': v['SIZ'],
+            'target_SIZ': v['target_SIZ'],
+            'target_kind': v['target_kind'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule both_sides_surprised, written out
+
+_both_sides_surprised__said4: Final = note_of(_both_sides_surprised__text1)
+_both_sides_surprised__said5: Final = note_of(_both_sides_surprised__text2)
+_both_sides_surprised__said6: Final = note_of(_both_sides_surprised__text3)
+_both_sides_surprised__said7: Final = note_of(_both_sides_surprised__text4)
+_both_sides_surprised__unread1: Final = Note(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    '`opponent_perception` had no effect: it is read only when both_surprised',
+    kind='input',
+)
+_both_sides_surprised__unread2: Final = Note(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    '`both_ideas_succeed` had no effect: it is read only when both_surprised',
+    kind='input',
+)
+
+
+def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Both Sides Surprised: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    e['perception'] = v['perception']
+    if v['idea'] is None:
+        v['idea'] = whole(v['INT'] * 5)
+    e['idea'] = v['idea']
+    rolls: list[Roll] = []
+    d1 = -1 if v['both_surprised'] else 0
+    d2 = -1 if v['both_surprised'] else 0
+    d3 = -1 if v['both_surprised'] else 0
+    trace.append(TraceEntry(_both_sides_surprised__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_both_sides_surprised[0]))
+    trace.append(TraceEntry(_both_sides_surprised__roll2_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_both_sides_surprised[1]))
+    trace.append(TraceEntry(_both_sides_surprised__roll3_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_both_sides_surprised[2]))
+    if not v['both_surprised']:
+        d4 = 0
+    elif not v['both_ideas_succeed']:
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_both_sides_surprised__text1_trace, d4, v, e))
+    notes: list[Note] = []
+    if d4 < 0:
+        notes.append(_both_sides_surprised__said4)
+    notes.append(_both_sides_surprised__said5)
+    notes.append(_both_sides_surprised__said6)
+    notes.append(_both_sides_surprised__said7)
+    if 'opponent_perception' in given and d2 == 0:
+        notes.append(_both_sides_surprised__unread1)
+    if 'both_ideas_succeed' in given and d4 == 0:
+        notes.append(_both_sides_surprised__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('both_sides_surprised',),
+        inputs={
+            'perception': v['perception'],
+            'INT': v['INT'],
+            'idea': v['idea'],
+            'both_surprised': v['both_surprised'],
+            'opponent_perception': v['opponent_perception'],
+            'both_ideas_succeed': v['both_ideas_succeed'],
+        },
+        stats={'perception': e['perception'], 'idea': e['idea']},
+        derived={},
+        modifiers=(),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule broken_weapons, written out
+
+_broken_weapons__said4: Final = note_of(_broken_weapons__text1)
+_broken_weapons__said5: Final = note_of(_broken_weapons__text2)
+_broken_weapons__unread1: Final = Note(
+    'broken_weapons',
+    '7. Broken Weapons',
+    '`resembles_familiar` had no effect: it is read only when weapon_broken',
+    kind='input',
+)
+
+
+def _resolve_broken_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Broken Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    if not v['weapon_broken']:
+        d2 = 0
+    elif v['resembles_familiar']:
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_broken_weapons__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_broken_weapons__mod2, 'difficult'))
+        where.append(1)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    if not v['weapon_broken']:
+        d3 = 0
+    elif v['resembles_familiar']:
+        d3 = 1
+    else:
+        d3 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_broken_weapons__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_broken_weapons__mod3, 'difficult'))
+        where.append(2)
+    e['defense'] = settle_held(_BOOK, 'defense', v['defense'], held, modifiers, where)
+    d1 = -1 if v['weapon_broken'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_broken_weapons__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_broken_weapons__mod1, 2))
+        where.append(0)
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers, where)
+    notes: list[Note] = [_broken_weapons__said4, _broken_weapons__said5]
+    if 'resembles_familiar' in given and d2 == 0 and d3 == 0:
+        notes.append(_broken_weapons__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('broken_weapons',),
+        inputs={
+            'skill': v['skill'],
+            'defense': v['defense'],
+            'damage': v['damage'],
+            'weapon_broken': v['weapon_broken'],
+            'resembles_familiar': v['resembles_familiar'],
+        },
+        stats={'skill': e['skill'], 'defense': e['defense'], 'damage': e['damage']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule chases, written out
+
+_chases__said4: Final = note_of(_chases__text1)
+_chases__said5: Final = note_of(_chases__text2)
+_chases__said6: Final = note_of(_chases__text3)
+_chases__said7: Final = note_of(_chases__text4)
+_chases__unread1: Final = Note(
+    'chases',
+    '7. Chases',
+    '`chase_result` had no effect: it is read only when in_chase',
+    kind='input',
+)
+
+
+def _resolve_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    e['skill'] = v['skill']
+    d2 = -1 if v['in_chase'] else 0
+    trace.append(TraceEntry(_chases__derive1_trace, d2, v, e))
+    if d2 < 0:
+        e['moves'] = derived['moves'] = whole(s.lookup('chase_steps', (v['chase_result'],), 'mover'))
+    else:
+        e.wait('moves', lambda: whole(s.lookup('chase_steps', (v['chase_result'],), 'mover')))
+    d3 = -1 if v['in_chase'] else 0
+    trace.append(TraceEntry(_chases__derive2_trace, d3, v, e))
+    if d3 < 0:
+        e['steps_back'] = derived['steps_back'] = whole(s.lookup('chase_steps', (v['chase_result'],), 'steps'))
+    else:
+        e.wait('steps_back', lambda: whole(s.lookup('chase_steps', (v['chase_result'],), 'steps')))
+    rolls: list[Roll] = []
+    d1 = -1 if v['in_chase'] else 0
+    trace.append(TraceEntry(_chases__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_chases[0]))
+    notes: list[Note] = [_chases__said4, _chases__said5, _chases__said6, _chases__said7]
+    if 'chase_result' in given and d2 == 0 and d3 == 0:
+        notes.append(_chases__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('chases',),
+        inputs={'skill': v['skill'], 'in_chase': v['in_chase'], 'chase_result': v['chase_result']},
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule range_track_attacks, written out
+
+_range_track_attacks__said2: Final = restriction_of(_range_track_attacks__text1)
+_range_track_attacks__unread1: Final = Note(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    '`chase_range` had no effect: it is read only when in_chase',
+    kind='input',
+)
+_range_track_attacks__unread2: Final = Note(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    '`chase_attack` had no effect: it is read only when in_chase',
+    kind='input',
+)
+
+
+def _resolve_range_track_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: attacks on the Range Track: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if not v['in_chase']:
+        d3 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d3 = 1
+    elif v['chase_range'] != 'two_lengths':
+        d3 = 2
+    else:
+        d3 = -1
+    if not v['in_chase']:
+        d4 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d4 = 1
+    elif v['chase_range'] != 'close':
+        d4 = 2
+    else:
+        d4 = -1
+    if not v['in_chase']:
+        d5 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d5 = 1
+    elif v['chase_range'] != 'in_sight':
+        d5 = 2
+    else:
+        d5 = -1
+    if not v['in_chase']:
+        d6 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d6 = 1
+    elif v['chase_range'] != 'out_of_sight':
+        d6 = 2
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_range_track_attacks__mod1_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_range_track_attacks__mod1, 'difficult'))
+    trace.append(TraceEntry(_range_track_attacks__mod2_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_range_track_attacks__mod2, 'one_fifth'))
+    trace.append(TraceEntry(_range_track_attacks__mod3_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_range_track_attacks__mod3, 1))
+    trace.append(TraceEntry(_range_track_attacks__mod4_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_range_track_attacks__mod4, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d1 = -1 if v['in_chase'] else 0
+    trace.append(TraceEntry(_range_track_attacks__derive1_trace, d1, v, e))
+    if d1 < 0:
+        e['range_number'] = derived['range_number'] = whole(s.lookup('range_track', (v['chase_range'],), 'range'))
+    else:
+        e.wait('range_number', lambda: whole(s.lookup('range_track', (v['chase_range'],), 'range')))
+    rolls: list[Roll] = []
+    d7 = -1 if v['in_chase'] else 0
+    trace.append(TraceEntry(_range_track_attacks__roll1_trace, d7, v, e))
+    if d7 < 0:
+        rolls.append(roll_of(s, _rule_range_track_attacks[6]))
+    if not v['in_chase']:
+        d2 = 0
+    elif not (v['chase_range'] != 'side_by_side' and v['chase_attack'] == 'hand_to_hand_attack'):
+        d2 = 1
+    else:
+        d2 = -1
+    trace.append(TraceEntry(_range_track_attacks__text1_trace, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_range_track_attacks__said2)
+    notes: list[Note] = []
+    if 'chase_range' in given and d1 == 0 and d2 == 0 and 0 <= d3 < 2 and 0 <= d4 < 2 and 0 <= d5 < 2 and 0 <= d6 < 2:
+        notes.append(_range_track_attacks__unread1)
+    if 'chase_attack' in given and d2 == 0 and d3 == 0 and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_range_track_attacks__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('range_track_attacks',),
+        inputs={
+            'skill': v['skill'],
+            'in_chase': v['in_chase'],
+            'chase_range': v['chase_range'],
+            'chase_attack': v['chase_attack'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule chases_on_foot, written out
+
+_chases_on_foot__said4: Final = restriction_of(_chases_on_foot__text1)
+_chases_on_foot__said5: Final = note_of(_chases_on_foot__text2)
+_chases_on_foot__unread1: Final = Note(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    '`CON` had no effect: it is read only when on_foot',
+    kind='input',
+)
+_chases_on_foot__unread2: Final = Note(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    '`opponent_CON` had no effect: it is read only when on_foot',
+    kind='input',
+)
+_chases_on_foot__unread3: Final = Note(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    '`encumbered` had no effect: it is read only when on_foot',
+    kind='input',
+)
+_chases_on_foot__unread4: Final = Note(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    '`winded_failures` had no effect: it is read only when on_foot; when encumbered',
+    kind='input',
+)
+
+
+def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases on Foot: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    if not v['on_foot']:
+        d2 = 0
+    elif not v['encumbered']:
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_chases_on_foot__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_chases_on_foot__mod1, 'difficult'))
+    e['stamina'] = settle_held(_BOOK, 'stamina', v['stamina'], held, modifiers)
+    rolls: list[Roll] = []
+    d1 = -1 if v['on_foot'] else 0
+    if not v['on_foot']:
+        d3 = 0
+    elif not v['encumbered']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_chases_on_foot__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_chases_on_foot[0]))
+    trace.append(TraceEntry(_chases_on_foot__roll2_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_chases_on_foot[2]))
+    if not v['on_foot']:
+        d4 = 0
+    elif not v['encumbered']:
+        d4 = 1
+    elif not v['winded_failures'] >= 2:
+        d4 = 2
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_chases_on_foot__text1_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_chases_on_foot__said4)
+    notes: list[Note] = [_chases_on_foot__said5]
+    if 'CON' in given and d1 == 0:
+        notes.append(_chases_on_foot__unread1)
+    if 'opponent_CON' in given and d1 == 0:
+        notes.append(_chases_on_foot__unread2)
+    if 'encumbered' in given and d2 == 0 and d3 == 0 and d4 == 0:
+        notes.append(_chases_on_foot__unread3)
+    if 'winded_failures' in given and 0 <= d4 < 2:
+        notes.append(_chases_on_foot__unread4)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('chases_on_foot',),
+        inputs={
+            'CON': v['CON'],
+            'stamina': v['stamina'],
+            'opponent_CON': v['opponent_CON'],
+            'on_foot': v['on_foot'],
+            'encumbered': v['encumbered'],
+            'winded_failures': v['winded_failures'],
+        },
+        stats={'stamina': e['stamina']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule vehicular_chases, written out
+
+_vehicular_chases__said2: Final = restriction_of(_vehicular_chases__text1)
+_vehicular_chases__said3: Final = note_of(_vehicular_chases__text2)
+_vehicular_chases__said4: Final = note_of(_vehicular_chases__text3)
+_vehicular_chases__said5: Final = note_of(_vehicular_chases__text4)
+_vehicular_chases__said6: Final = note_of(_vehicular_chases__text5)
+_vehicular_chases__said7: Final = note_of(_vehicular_chases__text6)
+
+
+def _resolve_vehicular_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Vehicular Chases: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_vehicular_chases__derive1_trace, -1, v, e))
+    e['range_shift'] = derived['range_shift'] = whole(max(0, v['speed'] - v['opponent_speed']))
+    d2 = -1 if v['speed'] > v['top_speed'] else 0
+    trace.append(TraceEntry(_vehicular_chases__text1_trace, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_vehicular_chases__said2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('vehicular_chases',),
+        inputs={
+            'speed': v['speed'],
+            'opponent_speed': v['opponent_speed'],
+            'top_speed': v['top_speed'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_vehicular_chases__said3, _vehicular_chases__said4, _vehicular_chases__said5, _vehicular_chases__said6, _vehicular_chases__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule vehicle_damage, written out
+
+_vehicle_damage__said3: Final = restriction_of(_vehicle_damage__text1)
+_vehicle_damage__said4: Final = restriction_of(_vehicle_damage__text2)
+_vehicle_damage__said5: Final = note_of(_vehicle_damage__text3)
+_vehicle_damage__said6: Final = note_of(_vehicle_damage__text4)
+_vehicle_damage__said7: Final = note_of(_vehicle_damage__text5)
+_vehicle_damage__said8: Final = note_of(_vehicle_damage__text6)
+_vehicle_damage__unread1: Final = Note(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    '`top_speed` had no effect: it is read only when vehicle_hit_points * 2 < vehicle_max_hit_points',
+    kind='input',
+)
+
+
+def _resolve_vehicle_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: Vehicle Damage: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_vehicle_damage__derive1_trace, -1, v, e))
+    e['hit_points_lost'] = derived['hit_points_lost'] = whole(max(0, v['impact'] - v['vehicle_armor']))
+    d2 = -1 if v['vehicle_hit_points'] * 2 < v['vehicle_max_hit_points'] else 0
+    trace.append(TraceEntry(_vehicle_damage__derive2_trace, d2, v, e))
+    if d2 < 0:
+        e['damaged_top_speed'] = derived['damaged_top_speed'] = whole(round_value(Fraction(v['top_speed']) / 2, 'up'))
+    else:
+        e.wait('damaged_top_speed', lambda: whole(round_value(Fraction(v['top_speed']) / 2, 'up')))
+    d3 = -1 if v['vehicle_hit_points'] <= 5 and v['vehicle_hit_points'] > 0 else 0
+    d4 = -1 if v['vehicle_hit_points'] <= 0 else 0
+    trace.append(TraceEntry(_vehicle_damage__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_vehicle_damage__text2_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_vehicle_damage__said3)
+    if d4 < 0:
+        restrictions.append(_vehicle_damage__said4)
+    notes: list[Note] = [_vehicle_damage__said5, _vehicle_damage__said6, _vehicle_damage__said7, _vehicle_damage__said8]
+    if 'top_speed' in given and d2 == 0:
+        notes.append(_vehicle_damage__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('vehicle_damage',),
+        inputs={
+            'top_speed': v['top_speed'],
+            'vehicle_hit_points': v['vehicle_hit_points'],
+            'vehicle_max_hit_points': v['vehicle_max_hit_points'],
+            'vehicle_armor': v['vehicle_armor'],
+            'impact': v['impact'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule maneuver_penalty, written out
+
+_maneuver_penalty__said2: Final = note_of(_maneuver_penalty__text1)
+
+
+def _resolve_maneuver_penalty(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: maneuver modifier: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    value = v['skill']
+    trace.append(TraceEntry(_maneuver_penalty__mod1_trace, -1, v, e))
+    amount = s.lookup('maneuver_modifier', (v['maneuver'],), 'value')
+    value += amount
+    modifiers.append(Modifier(_maneuver_penalty__mod1, whole(amount), 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', True)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('maneuver_penalty',),
+        inputs={'skill': v['skill'], 'maneuver': v['maneuver']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_maneuver_penalty__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule skill_roll_modifiers, written out
+
+_skill_roll_modifiers__said11: Final = note_of(_maneuver_penalty__text1)
+_skill_roll_modifiers__said18: Final = note_of(_skill_roll_modifiers__text1)
+_skill_roll_modifiers__said19: Final = note_of(_skill_roll_modifiers__text2)
+
+
+def _resolve_skill_roll_modifiers(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: Skill Roll Modifiers Chart: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['fog'] else 0
+    d2 = -1 if v['night'] else 0
+    d3 = -1 if v['rain'] else 0
+    d4 = -1 if v['chase_wind'] else 0
+    d5 = -1 if v['heavy_rain'] else 0
+    d6 = -1 if v['oily_or_icy'] else 0
+    d7 = -1 if v['snow'] else 0
+    d8 = -1 if v['speed'] >= 1 and v['speed'] <= 2 else 0
+    d9 = -1 if v['speed'] == v['top_speed'] else 0
+    d12 = -1 if v['gravel_road'] else 0
+    d13 = -1 if v['downhill_grade'] else 0
+    d14 = -1 if v['dirt_road'] else 0
+    d15 = -1 if v['limbs_rocks'] else 0
+    d16 = -1 if v['minor_vehicle_damage'] else 0
+    value = v['skill']
+    trace.append(TraceEntry(_skill_roll_modifiers__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod1, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod2, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value -= 10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod3, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value -= 10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod4, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod5_trace, d5, v, e))
+    if d5 < 0:
+        value -= 20
+        modifiers.append(Modifier(_skill_roll_modifiers__mod5, -20, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod6_trace, d6, v, e))
+    if d6 < 0:
+        value -= 20
+        modifiers.append(Modifier(_skill_roll_modifiers__mod6, -20, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod7_trace, d7, v, e))
+    if d7 < 0:
+        value -= 20
+        modifiers.append(Modifier(_skill_roll_modifiers__mod7, -20, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod8_trace, d8, v, e))
+    if d8 < 0:
+        value += 10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod8, 10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod9_trace, d9, v, e))
+    if d9 < 0:
+        value -= 10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod9, -10, 'applied', None))
+    trace.append(TraceEntry(_maneuver_penalty__mod1_trace, -1, v, e))
+    amount = s.lookup('maneuver_modifier', (v['maneuver'],), 'value')
+    value += amount
+    modifiers.append(Modifier(_maneuver_penalty__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod10_trace, d12, v, e))
+    if d12 < 0:
+        value -= 10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod10, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod11_trace, d13, v, e))
+    if d13 < 0:
+        value -= 10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod11, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod12_trace, d14, v, e))
+    if d14 < 0:
+        value -= 20
+        modifiers.append(Modifier(_skill_roll_modifiers__mod12, -20, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod13_trace, d15, v, e))
+    if d15 < 0:
+        value -= 20
+        modifiers.append(Modifier(_skill_roll_modifiers__mod13, -20, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod14_trace, d16, v, e))
+    if d16 < 0:
+        value -= 10
+        modifiers.append(Modifier(_skill_roll_modifiers__mod14, -10, 'applied', None))
+    trace.append(TraceEntry(_skill_roll_modifiers__mod15_trace, -1, v, e))
+    amount = v['handling']
+    value += amount
+    modifiers.append(Modifier(_skill_roll_modifiers__mod15, whole(amount), 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', True)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('skill_roll_modifiers',),
+        inputs={
+            'skill': v['skill'],
+            'speed': v['speed'],
+            'top_speed': v['top_speed'],
+            'handling': v['handling'],
+            'maneuver': v['maneuver'],
+            'fog': v['fog'],
+            'night': v['night'],
+            'rain': v['rain'],
+            'chase_wind': v['chase_wind'],
+            'heavy_rain': v['heavy_rain'],
+            'oily_or_icy': v['oily_or_icy'],
+            'snow': v['snow'],
+            'gravel_road': v['gravel_road'],
+            'downhill_grade': v['downhill_grade'],
+            'dirt_road': v['dirt_road'],
+            'limbs_rocks': v['limbs_rocks'],
+            'minor_vehicle_damage': v['minor_vehicle_damage'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_skill_roll_modifiers__said11, _skill_roll_modifiers__said18, _skill_roll_modifiers__said19),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule individual_actions, written out
+
+_individual_actions__said6: Final = note_of(_individual_actions__text1)
+_individual_actions__said7: Final = note_of(_individual_actions__text2)
+
+
+def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: Individual Actions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['moving_in_vehicle'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_individual_actions__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_individual_actions__mod1, 'difficult'))
+        where.append(0)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    d3 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_individual_actions__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_individual_actions__mod3, 'difficult'))
+        where.append(2)
+    e['agility'] = settle_held(_BOOK, 'agility', v['agility'], held, modifiers, where)
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    d2 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_individual_actions__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_individual_actions__mod2, 'difficult'))
+        where.append(1)
+    e['luck'] = settle_held(_BOOK, 'luck', v['luck'], held, modifiers, where)
+    rolls: list[Roll] = []
+    d4 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    d5 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    trace.append(TraceEntry(_individual_actions__roll1_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_individual_actions[3]))
+    trace.append(TraceEntry(_individual_actions__roll2_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_individual_actions[4]))
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('individual_actions',),
+        inputs={
+            'skill': v['skill'],
+            'POW': v['POW'],
+            'DEX': v['DEX'],
+            'agility': v['agility'],
+            'luck': v['luck'],
+            'moving_in_vehicle': v['moving_in_vehicle'],
+            'thrown_risk': v['thrown_risk'],
+            'enclosed_vehicle': v['enclosed_vehicle'],
+        },
+        stats={'skill': e['skill'], 'agility': e['agility'], 'luck': e['luck']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=(_individual_actions__said6, _individual_actions__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule chase_trouble_effects, written out
+
+_chase_trouble_effects__said5: Final = restriction_of(_chase_trouble_effects__text1)
+_chase_trouble_effects__said10: Final = note_of(_chase_trouble_effects__text2)
+_chase_trouble_effects__unread1: Final = Note(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    '`creature_drawn` had no effect: it is read only when trouble == roll_or_tumble',
+    kind='input',
+)
+_chase_trouble_effects__unread2: Final = Note(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    '`fueled` had no effect: it is read only when trouble == roll_or_tumble',
+    kind='input',
+)
+
+
+def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: Chase Trouble effects: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['trouble'] == 'skid' else 0
+    d2 = -1 if v['trouble'] == 'minor_fishtail' else 0
+    d3 = -1 if v['trouble'] == 'moderate_fishtail' else 0
+    d4 = -1 if v['trouble'] == 'severe_fishtail' else 0
+    value = v['skill']
+    trace.append(TraceEntry(_chase_trouble_effects__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 20
+        modifiers.append(Modifier(_chase_trouble_effects__mod1, -20, 'applied', None))
+    trace.append(TraceEntry(_chase_trouble_effects__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 10
+        modifiers.append(Modifier(_chase_trouble_effects__mod2, -10, 'applied', None))
+    trace.append(TraceEntry(_chase_trouble_effects__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value -= 15
+        modifiers.append(Modifier(_chase_trouble_effects__mod3, -15, 'applied', None))
+    trace.append(TraceEntry(_chase_trouble_effects__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value -= 30
+        modifiers.append(Modifier(_chase_trouble_effects__mod4, -30, 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0 or d3 < 0 or d4 < 0)
+    d6 = -1 if v['trouble'] == 'roll_or_tumble' else 0
+    trace.append(TraceEntry(_chase_trouble_effects__derive1_trace, d6, v, e))
+    if d6 < 0:
+        e['vehicle_tumble'] = derived['vehicle_tumble'] = whole(Dice.pool(int(2 * v['speed']), 3))
+    else:
+        e.wait('vehicle_tumble', lambda: whole(Dice.pool(int(2 * v['speed']), 3)))
+    d7 = -1 if v['trouble'] == 'roll_or_tumble' else 0
+    trace.append(TraceEntry(_chase_trouble_effects__derive2_trace, d7, v, e))
+    if d7 < 0:
+        e['passenger_tumble'] = derived['passenger_tumble'] = whole(Dice.pool(int(v['speed']), 3))
+    else:
+        e.wait('passenger_tumble', lambda: whole(Dice.pool(int(v['speed']), 3)))
+    if v['trouble'] != 'roll_or_tumble':
+        d8 = 0
+    elif not v['creature_drawn']:
+        d8 = 1
+    else:
+        d8 = -1
+    trace.append(TraceEntry(_chase_trouble_effects__derive3_trace, d8, v, e))
+    if d8 < 0:
+        e['hurled_free'] = derived['hurled_free'] = whole(Dice.pool(int(v['speed']), 6))
+    else:
+        e.wait('hurled_free', lambda: whole(Dice.pool(int(v['speed']), 6)))
+    rolls: list[Roll] = []
+    if v['trouble'] != 'roll_or_tumble':
+        d9 = 0
+    elif not v['fueled']:
+        d9 = 1
+    else:
+        d9 = -1
+    trace.append(TraceEntry(_chase_trouble_effects__roll1_trace, d9, v, e))
+    if d9 < 0:
+        rolls.append(roll_of(s, _rule_chase_trouble_effects[8]))
+    d5 = -1 if v['trouble'] == 'flat_tire' and v['speed'] > 1 else 0
+    trace.append(TraceEntry(_chase_trouble_effects__text1_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_chase_trouble_effects__said5)
+    notes: list[Note] = [_chase_trouble_effects__said10]
+    if 'creature_drawn' in given and d8 == 0:
+        notes.append(_chase_trouble_effects__unread1)
+    if 'fueled' in given and d9 == 0:
+        notes.append(_chase_trouble_effects__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('chase_trouble_effects',),
+        inputs={
+            'skill': v['skill'],
+            'speed': v['speed'],
+            'trouble': v['trouble'],
+            'fueled': v['fueled'],
+            'creature_drawn': v['creature_drawn'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule choking, written out
+
+_choking__said3: Final = note_of(_choking__text1)
+_choking__unread1: Final = Note(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    '`CON` had no effect: it is read only when choked',
+    kind='input',
+)
+
+
+def _resolve_choking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Choking: deliberate strangling: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['choked'] else 0
+    trace.append(TraceEntry(_choking__derive1_trace, d2, v, e))
+    if d2 < 0:
+        e['choking_damage'] = derived['choking_damage'] = whole(Dice(((1, 6),)))
+    else:
+        e.wait('choking_damage', lambda: whole(Dice(((1, 6),))))
+    rolls: list[Roll] = []
+    d1 = -1 if v['choked'] else 0
+    trace.append(TraceEntry(_choking__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_choking[0]))
+    notes: list[Note] = [_choking__said3]
+    if 'CON' in given and d1 == 0:
+        notes.append(_choking__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('choking',),
+        inputs={'CON': v['CON'], 'choked': v['choked']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule close_combat, written out
+
+_close_combat__said5: Final = note_of(_close_combat__text1)
+_close_combat__said6: Final = note_of(_close_combat__text2)
+_close_combat__said7: Final = note_of(_close_combat__text3)
+_close_combat__unread1: Final = Note(
+    'close_combat',
+    '7. Close Combat',
+    '`in_close_combat` had no effect: it is read only when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5',
+    kind='input',
+)
+
+
+def _resolve_close_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Close Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['skill'] = v['skill']
+    if not (v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2)):
+        d1 = 0
+    elif not v['in_close_combat']:
+        d1 = 1
+    else:
+        d1 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_close_combat__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_close_combat__mod1, 'difficult'))
+    e['defense'] = settle_held(_BOOK, 'defense', v['defense'], held, modifiers)
+    if not (v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2)):
+        d2 = 0
+    elif v['in_close_combat']:
+        d2 = 1
+    else:
+        d2 = -1
+    trace.append(TraceEntry(_close_combat__derive1_trace, d2, v, e))
+    if d2 < 0:
+        e['strikes_first'] = derived['strikes_first'] = whole(True)
+    else:
+        e.wait('strikes_first', lambda: whole(True))
+    rolls: list[Roll] = []
+    if not (v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2)):
+        d3 = 0
+    elif v['in_close_combat']:
+        d3 = 1
+    else:
+        d3 = -1
+    d4 = -1 if v['weapon_SIZ'] <= Fraction(3, 2) and v['opponent_weapon_SIZ'] >= 2 and v['kept_at_bay'] else 0
+    trace.append(TraceEntry(_close_combat__roll1_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_close_combat[2]))
+    trace.append(TraceEntry(_close_combat__roll2_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_close_combat[3]))
+    notes: list[Note] = [_close_combat__said5, _close_combat__said6, _close_combat__said7]
+    if 'in_close_combat' in given and d1 == 0 and d2 == 0 and d3 == 0:
+        notes.append(_close_combat__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('close_combat',),
+        inputs={
+            'skill': v['skill'],
+            'defense': v['defense'],
+            'weapon_SIZ': v['weapon_SIZ'],
+            'opponent_weapon_SIZ': v['opponent_weapon_SIZ'],
+            'in_close_combat': v['in_close_combat'],
+            'kept_at_bay': v['kept_at_bay'],
+        },
+        stats={'skill': e['skill'], 'defense': e['defense']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule closing, written out
+
+_closing__said2: Final = restriction_of(_closing__text1)
+_closing__said3: Final = restriction_of(_closing__text2)
+_closing__said4: Final = note_of(_closing__text3)
+_closing__said5: Final = note_of(_closing__text4)
+_closing__said6: Final = note_of(_closing__text5)
+_closing__unread1: Final = Note(
+    'closing',
+    '7. Closing',
+    '`opponent_weapon_SIZ` had no effect: it is read only when weapon_SIZ >= 2 and closed_this_round',
+    kind='input',
+)
+
+
+def _resolve_closing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Closing: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    if not (v['weapon_SIZ'] >= 2 and v['closed_this_round']):
+        d1 = 0
+    elif not v['opponent_weapon_SIZ'] <= Fraction(3, 2):
+        d1 = 1
+    else:
+        d1 = -1
+    trace.append(TraceEntry(_closing__derive1_trace, d1, v, e))
+    if d1 < 0:
+        e['first_strike'] = derived['first_strike'] = whole(True)
+    else:
+        e.wait('first_strike', lambda: whole(True))
+    if not (v['weapon_SIZ'] >= 2 and v['closed_this_round']):
+        d2 = 0
+    elif not v['opponent_weapon_SIZ'] <= Fraction(3, 2):
+        d2 = 1
+    else:
+        d2 = -1
+    if not (v['weapon_SIZ'] >= 2 and v['closed_this_round']):
+        d3 = 0
+    elif not v['opponent_weapon_SIZ'] >= 2:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_closing__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_closing__text2_trace, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_closing__said2)
+    if d3 < 0:
+        restrictions.append(_closing__said3)
+    notes: list[Note] = [_closing__said4, _closing__said5, _closing__said6]
+    if 'opponent_weapon_SIZ' in given and d1 == 0 and d2 == 0 and d3 == 0:
+        notes.append(_closing__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('closing',),
+        inputs={
+            'weapon_SIZ': v['weapon_SIZ'],
+            'opponent_weapon_SIZ': v['opponent_weapon_SIZ'],
+            'closed_this_round': v['closed_this_round'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule cold_exposure_hunger_thirst, written out
+
+_cold_exposure_hunger_thirst__said3: Final = note_of(_cold_exposure_hunger_thirst__text1)
+_cold_exposure_hunger_thirst__said7: Final = note_of(_cold_exposure_hunger_thirst__text2)
+_cold_exposure_hunger_thirst__said8: Final = note_of(_cold_exposure_hunger_thirst__text3)
+_cold_exposure_hunger_thirst__said9: Final = note_of(_cold_exposure_hunger_thirst__text4)
+_cold_exposure_hunger_thirst__said10: Final = note_of(_cold_exposure_hunger_thirst__text5)
+_cold_exposure_hunger_thirst__said11: Final = note_of(_cold_exposure_hunger_thirst__text6)
+_cold_exposure_hunger_thirst__said12: Final = note_of(_cold_exposure_hunger_thirst__text7)
+_cold_exposure_hunger_thirst__said13: Final = note_of(_cold_exposure_hunger_thirst__text8)
+_cold_exposure_hunger_thirst__unread1: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    '`exposure_multiplier` had no effect: it is read only when days_exposed > 0 and fatigue_points_used',
+    kind='input',
+)
+
+
+def _resolve_cold_exposure_hunger_thirst(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Cold, Exposure, Hunger, and Thirst: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__derive1_trace, -1, v, e))
+    e['days_deprived'] = derived['days_deprived'] = whole(max(v['days_without_food'], v['days_without_water'], v['days_exposed']))
+    d4 = -1 if not v['fatigue_points_used'] and (v['days_without_food'] > 3 or v['days_without_water'] > 3) and e['days_deprived'] < v['CON'] else 0
+    d6 = -1 if e['days_deprived'] >= v['CON'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__mod1_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_cold_exposure_hunger_thirst__mod1, 'difficult'))
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__mod2_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_cold_exposure_hunger_thirst__mod2, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    e['stamina'] = v['stamina']
+    d2 = -1 if v['days_exposed'] > 0 and v['fatigue_points_used'] else 0
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__derive2_trace, d2, v, e))
+    if d2 < 0:
+        e['fatigue_multiplier'] = derived['fatigue_multiplier'] = whole(v['exposure_multiplier'])
+    else:
+        e.wait('fatigue_multiplier', lambda: whole(v['exposure_multiplier']))
+    rolls: list[Roll] = []
+    d5 = -1 if e['days_deprived'] * 2 >= v['CON'] and v['physical_action'] else 0
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__roll1_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_cold_exposure_hunger_thirst[4]))
+    d3 = -1 if v['fatigue_points_used'] and (v['days_without_food'] > 2 or v['days_without_water'] > 1) else 0
+    d7 = -1 if e['days_deprived'] >= v['CON'] else 0
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_cold_exposure_hunger_thirst__text2_trace, d7, v, e))
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_cold_exposure_hunger_thirst__said3)
+    if d7 < 0:
+        notes.append(_cold_exposure_hunger_thirst__said7)
+    notes.append(_cold_exposure_hunger_thirst__said8)
+    notes.append(_cold_exposure_hunger_thirst__said9)
+    notes.append(_cold_exposure_hunger_thirst__said10)
+    notes.append(_cold_exposure_hunger_thirst__said11)
+    notes.append(_cold_exposure_hunger_thirst__said12)
+    notes.append(_cold_exposure_hunger_thirst__said13)
+    if 'exposure_multiplier' in given and d2 == 0:
+        notes.append(_cold_exposure_hunger_thirst__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('cold_exposure_hunger_thirst',),
+        inputs={
+            'skill': v['skill'],
+            'CON': v['CON'],
+            'stamina': v['stamina'],
+            'days_without_food': v['days_without_food'],
+            'days_without_water': v['days_without_water'],
+            'days_exposed': v['days_exposed'],
+            'fatigue_points_used': v['fatigue_points_used'],
+            'physical_action': v['physical_action'],
+            'exposure_multiplier': v['exposure_multiplier'],
+        },
+        stats={'skill': e['skill'], 'stamina': e['stamina']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule cover, written out
+
+_cover__said4: Final = note_of(_cover__text1)
+_cover__said5: Final = note_of(_cover__text2)
+_cover__said6: Final = note_of(_cover__text3)
+
+
+def _resolve_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Cover: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['partial_cover'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_cover__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_cover__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    d2 = -1 if v['partial_cover'] else 0
+    d3 = -1 if v['partial_cover'] else 0
+    trace.append(TraceEntry(_cover__roll1_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_cover[1]))
+    trace.append(TraceEntry(_cover__roll2_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_cover[2]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('cover',),
+        inputs={'skill': v['skill'], 'partial_cover': v['partial_cover']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=(_cover__said4, _cover__said5, _cover__said6),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule darkness, written out
+
+_darkness__said5: Final = note_of(_darkness__text1)
+_darkness__said6: Final = note_of(_darkness__text2)
+_darkness__said7: Final = note_of(_darkness__text3)
+_darkness__unread1: Final = Note(
+    'darkness',
+    '7. Darkness',
+    '`opponent_detected` had no effect: it is read only when darkness != lit',
+    kind='input',
+)
+_darkness__unread2: Final = Note(
+    'darkness',
+    '7. Darkness',
+    '`darkness_modifier` had no effect: it is read only when darkness != lit; unless darkness == complete_darkness and opponent_detected',
+    kind='input',
+)
+
+
+def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Darkness: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    if v['darkness'] == 'lit':
+        d1 = 0
+    elif v['darkness'] == 'complete_darkness' and v['opponent_detected']:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['darkness'] != 'complete_darkness':
+        d4 = 0
+    elif not v['opponent_detected']:
+        d4 = 1
+    else:
+        d4 = -1
+    value = v['skill']
+    trace.append(TraceEntry(_darkness__mod1_trace, d1, v, e))
+    if d1 < 0:
+        amount = -v['darkness_modifier']
+        value += amount
+        modifiers.append((0, Modifier(_darkness__mod1, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_darkness__mod3_trace, d4, v, e))
+    if d4 < 0:
+        amount = -round_value(Fraction(v['darkness_modifier']) / 2, 'up')
+        value += amount
+        modifiers.append((3, Modifier(_darkness__mod3, whole(amount), 'applied', None)))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d4 < 0)
+    d2 = -1 if v['darkness'] == 'complete_darkness' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_darkness__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_darkness__mod2, 'difficult'))
+        where.append(1)
+    e['perception'] = settle_held(_BOOK, 'perception', v['perception'], held, modifiers, where)
+    rolls: list[Roll] = []
+    d3 = -1 if v['darkness'] == 'complete_darkness' else 0
+    trace.append(TraceEntry(_darkness__roll1_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_darkness[2]))
+    notes: list[Note] = [_darkness__said5, _darkness__said6, _darkness__said7]
+    if 'opponent_detected' in given and d1 == 0 and d4 == 0:
+        notes.append(_darkness__unread1)
+    if 'darkness_modifier' in given and 0 <= d1 < 2 and 0 <= d4 < 2:
+        notes.append(_darkness__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('darkness',),
+        inputs={
+            'skill': v['skill'],
+            'perception': v['perception'],
+            'darkness': v['darkness'],
+            'darkness_modifier': v['darkness_modifier'],
+            'opponent_detected': v['opponent_detected'],
+        },
+        stats={'skill': e['skill'], 'perception': e['perception']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule desperate_actions, written out
+
+_desperate_actions__said5: Final = restriction_of(_desperate_actions__text1)
+_desperate_actions__said6: Final = note_of(_desperate_actions__text2)
+_desperate_actions__unread1: Final = Note(
+    'desperate_actions',
+    '7. Desperate Actions',
+    '`fatigue_points_used` had no effect: it is read only when desperate',
+    kind='input',
+)
+_desperate_actions__unread2: Final = Note(
+    'desperate_actions',
+    '7. Desperate Actions',
+    '`fatigue_cost` had no effect: it is read only when desperate; when fatigue_points_used',
+    kind='input',
+)
+
+
+def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Desperate Actions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    d3 = -1 if v['desperate'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_desperate_actions__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_desperate_actions__mod2, 'difficult'))
+        where.append(2)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    d1 = -1 if v['desperate'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_desperate_actions__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_desperate_actions__mod1, 'difficult'))
+        where.append(0)
+    e['agility'] = settle_held(_BOOK, 'agility', v['agility'], held, modifiers, where)
+    if not v['desperate']:
+        d4 = 0
+    elif not v['fatigue_points_used']:
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_desperate_actions__derive1_trace, d4, v, e))
+    if d4 < 0:
+        e['desperate_fatigue'] = derived['desperate_fatigue'] = whole(v['fatigue_cost'] * 2)
+    else:
+        e.wait('desperate_fatigue', lambda: whole(v['fatigue_cost'] * 2))
+    rolls: list[Roll] = []
+    d2 = -1 if v['desperate'] else 0
+    trace.append(TraceEntry(_desperate_actions__roll1_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_desperate_actions[1]))
+    d5 = -1 if v['desperate_last_round'] else 0
+    trace.append(TraceEntry(_desperate_actions__text1_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_desperate_actions__said5)
+    notes: list[Note] = [_desperate_actions__said6]
+    if 'fatigue_points_used' in given and d4 == 0:
+        notes.append(_desperate_actions__unread1)
+    if 'fatigue_cost' in given and 0 <= d4 < 2:
+        notes.append(_desperate_actions__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('desperate_actions',),
+        inputs={
+            'skill': v['skill'],
+            'DEX': v['DEX'],
+            'agility': v['agility'],
+            'fatigue_points_used': v['fatigue_points_used'],
+            'desperate': v['desperate'],
+            'desperate_last_round': v['desperate_last_round'],
+            'fatigue_cost': v['fatigue_cost'],
+        },
+        stats={'skill': e['skill'], 'agility': e['agility']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule disarming, written out
+
+_disarming__said1: Final = note_of(_disarming__text1)
+_disarming__said6: Final = note_of(_disarming__text2)
+_disarming__said7: Final = note_of(_disarming__text3)
+_disarming__said8: Final = note_of(_disarming__text4)
+_disarming__said9: Final = note_of(_disarming__text5)
+_disarming__unread1: Final = Note(
+    'disarming',
+    '7. Disarming',
+    '`disarm_damage` had no effect: it is read only when disarm == strike_disarm',
+    kind='input',
+)
+_disarming__unread2: Final = Note(
+    'disarming',
+    '7. Disarming',
+    '`opponent_STR` had no effect: it is read only when disarm == strike_disarm',
+    kind='input',
+)
+_disarming__unread3: Final = Note(
+    'disarming',
+    '7. Disarming',
+    '`weapon_hit_points` had no effect: it is read only when disarm == strike_disarm',
+    kind='input',
+)
+_disarming__unread4: Final = Note(
+    'disarming',
+    '7. Disarming',
+    '`disarm_suspected` had no effect: it is read only when disarm == strike_disarm',
+    kind='input',
+)
+
+
+def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Disarming: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['disarm'] == 'strike_disarm' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_disarming__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_disarming__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d5 = -1 if v['disarm'] == 'strike_disarm' else 0
+    trace.append(TraceEntry(_disarming__derive1_trace, d5, v, e))
+    if d5 < 0:
+        e['weapon_damage'] = derived['weapon_damage'] = whole(max(0, v['disarm_damage'] - v['weapon_hit_points']))
+    else:
+        e.wait('weapon_damage', lambda: whole(max(0, v['disarm_damage'] - v['weapon_hit_points'])))
+    rolls: list[Roll] = []
+    d3 = -1 if v['disarm'] == 'strike_disarm' else 0
+    d4 = -1 if v['disarm'] == 'strike_disarm' else 0
+    trace.append(TraceEntry(_disarming__roll1_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_disarming[2]))
+    trace.append(TraceEntry(_disarming__roll2_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_disarming[3]))
+    d1 = -1 if v['disarm'] == 'grapple_disarm' else 0
+    if v['disarm'] != 'strike_disarm':
+        d6 = 0
+    elif v['disarm_suspected']:
+        d6 = 1
+    else:
+        d6 = -1
+    if v['disarm'] != 'strike_disarm':
+        d7 = 0
+    elif not v['disarm_suspected']:
+        d7 = 1
+    else:
+        d7 = -1
+    trace.append(TraceEntry(_disarming__text1_trace, d1, v, e))
+    trace.append(TraceEntry(_disarming__text2_trace, d6, v, e))
+    trace.append(TraceEntry(_disarming__text3_trace, d7, v, e))
+    notes: list[Note] = []
+    if d1 < 0:
+        notes.append(_disarming__said1)
+    if d6 < 0:
+        notes.append(_disarming__said6)
+    if d7 < 0:
+        notes.append(_disarming__said7)
+    notes.append(_disarming__said8)
+    notes.append(_disarming__said9)
+    if 'disarm_damage' in given and d4 == 0 and d5 == 0:
+        notes.append(_disarming__unread1)
+    if 'opponent_STR' in given and d4 == 0:
+        notes.append(_disarming__unread2)
+    if 'weapon_hit_points' in given and d5 == 0:
+        notes.append(_disarming__unread3)
+    if 'disarm_suspected' in given and d6 == 0 and d7 == 0:
+        notes.append(_disarming__unread4)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('disarming',),
+        inputs={
+            'skill': v['skill'],
+            'opponent_STR': v['opponent_STR'],
+            'disarm': v['disarm'],
+            'disarm_damage': v['disarm_damage'],
+            'weapon_hit_points': v['weapon_hit_points'],
+            'disarm_suspected': v['disarm_suspected'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule disease, written out
+
+_disease__said5: Final = note_of(_disease__text1)
+_disease__said6: Final = note_of(_disease__text2)
+_disease__said7: Final = note_of(_disease__text3)
+_disease__said8: Final = note_of(_disease__text4)
+_disease__unread1: Final = Note(
+    'disease',
+    '7. Disease',
+    '`con_failures` had no effect: it is read only when diseased',
+    kind='input',
+)
+_disease__unread2: Final = Note(
+    'disease',
+    '7. Disease',
+    '`disease_type` had no effect: it is read only when diseased',
+    kind='input',
+)
+
+
+def _resolve_disease(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Disease: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    e['stamina'] = v['stamina']
+    d2 = -1 if v['diseased'] else 0
+    trace.append(TraceEntry(_disease__derive1_trace, d2, v, e))
+    if d2 < 0:
+        e['severity'] = derived['severity'] = whole(s.lookup('illness_severity', (v['con_failures'],), 'degree'))
+    else:
+        e.wait('severity', lambda: whole(s.lookup('illness_severity', (v['con_failures'],), 'degree')))
+    d3 = -1 if v['diseased'] else 0
+    trace.append(TraceEntry(_disease__derive2_trace, d3, v, e))
+    if d3 < 0:
+        e['characteristic_loss'] = derived['characteristic_loss'] = whole(s.lookup('illness_severity', (v['con_failures'],), 'loss'))
+    else:
+        e.wait('characteristic_loss', lambda: whole(s.lookup('illness_severity', (v['con_failures'],), 'loss')))
+    d4 = -1 if v['diseased'] else 0
+    trace.append(TraceEntry(_disease__derive3_trace, d4, v, e))
+    if d4 < 0:
+        e['lost_characteristic'] = derived['lost_characteristic'] = whole(s.lookup('disease_types', (v['disease_type'],), 'characteristic'))
+    else:
+        e.wait('lost_characteristic', lambda: whole(s.lookup('disease_types', (v['disease_type'],), 'characteristic')))
+    rolls: list[Roll] = []
+    d1 = -1 if v['exposed_to_disease'] else 0
+    trace.append(TraceEntry(_disease__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_disease[0]))
+    notes: list[Note] = [_disease__said5, _disease__said6, _disease__said7, _disease__said8]
+    if 'con_failures' in given and d2 == 0 and d3 == 0:
+        notes.append(_disease__unread1)
+    if 'disease_type' in given and d4 == 0:
+        notes.append(_disease__unread2)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('disease',),
+        inputs={
+            'CON': v['CON'],
+            'stamina': v['stamina'],
+            'exposed_to_disease': v['exposed_to_disease'],
+            'diseased': v['diseased'],
+            'con_failures': v['con_failures'],
+            'disease_type': v['disease_type'],
+        },
+        stats={'stamina': e['stamina']},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule disengaging, written out
+
+_disengaging__said2: Final = restriction_of(_disengaging__text1)
+_disengaging__said6: Final = restriction_of(_disengaging__text2)
+_disengaging__said8: Final = note_of(_disengaging__text3)
+_disengaging__said9: Final = note_of(_disengaging__text4)
+_disengaging__unread1: Final = Note(
+    'disengaging',
+    '7. Disengaging',
+    '`all_defenses_succeeded` had no effect: it is read only when disengage == fighting_withdrawal',
+    kind='input',
+)
+
+
+def _resolve_disengaging(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Disengaging: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d5 = -1 if v['disengage'] == 'turn_and_run' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_disengaging__mod1_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_disengaging__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    e['defense'] = v['defense']
+    d4 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
+    trace.append(TraceEntry(_disengaging__derive1_trace, d4, v, e))
+    if d4 < 0:
+        e['disengaged'] = derived['disengaged'] = whole(v['all_defenses_succeeded'])
+    else:
+        e.wait('disengaged', lambda: whole(v['all_defenses_succeeded']))
+    rolls: list[Roll] = []
+    d1 = -1 if v['disengage'] == 'knockback_and_dodge' else 0
+    d3 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
+    d7 = -1 if v['disengage'] == 'turn_and_run' else 0
+    trace.append(TraceEntry(_disengaging__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_disengaging[0]))
+    trace.append(TraceEntry(_disengaging__roll2_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_disengaging[2]))
+    trace.append(TraceEntry(_disengaging__roll3_trace, d7, v, e))
+    if d7 < 0:
+        rolls.append(roll_of(s, _rule_disengaging[6]))
+    d2 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
+    d6 = -1 if v['disengage'] == 'turn_and_run' else 0
+    trace.append(TraceEntry(_disengaging__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_disengaging__text2_trace, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_disengaging__said2)
+    if d6 < 0:
+        restrictions.append(_disengaging__said6)
+    notes: list[Note] = [_disengaging__said8, _disengaging__said9]
+    if 'all_defenses_succeeded' in given and d4 == 0:
+        notes.append(_disengaging__unread1)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('disengaging',),
+        inputs={
+            'skill': v['skill'],
+            'defense': v['defense'],
+            'disengage': v['disengage'],
+            'all_defenses_succeeded': v['all_defenses_succeeded'],
+        },
+        stats={'skill': e['skill'], 'defense': e['defense']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule drawing_weapons, written out
+
+_drawing_weapons__said4: Final = note_of(_drawing_weapons__text1)
+_drawing_weapons__said5: Final = note_of(_drawing_weapons__text2)
+
+
+def _resolve_drawing_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Drawing or Exchanging a Weapon: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['skill'] = v['skill']
+    if v['weapon_change'] == 'no_change':
+        d1 = 0
+    elif not v['skill'] >= 101:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['weapon_change'] == 'no_change':
+        d2 = 0
+    elif v['skill'] >= 101:
+        d2 = 1
+    elif v['weapon_change'] != 'exchange':
+        d2 = 2
+    else:
+        d2 = -1
+    if v['weapon_change'] == 'no_change':
+        d3 = 0
+    elif v['skill'] >= 101:
+        d3 = 1
+    elif v['weapon_change'] != 'drop_and_draw':
+        d3 = 2
+    else:
+        d3 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_drawing_weapons__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_drawing_weapons__mod1, 0))
+    trace.append(TraceEntry(_drawing_weapons__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_drawing_weapons__mod2, 10))
+    trace.append(TraceEntry(_drawing_weapons__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_drawing_weapons__mod3, 5))
+    e['ready_ranks'] = settle_held(_BOOK, 'ready_ranks', v['ready_ranks'], held, modifiers)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('drawing_weapons',),
+        inputs={
+            'skill': v['skill'],
+            'weapon_change': v['weapon_change'],
+            'ready_ranks': v['ready_ranks'],
+        },
+        stats={'skill': e['skill'], 'ready_ranks': e['ready_ranks']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_drawing_weapons__said4, _drawing_weapons__said5),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule enclosed_environments, written out
+
+_enclosed_environments__said2: Final = note_of(_enclosed_environments__text1)
+_enclosed_environments__said4: Final = note_of(_enclosed_environments__text2)
+_enclosed_environments__said5: Final = note_of(_enclosed_environments__text3)
+_enclosed_environments__said6: Final = note_of(_enclosed_environments__text4)
+
+
+def _resolve_enclosed_environments(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Enclosed Environments: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if not (v['space'] == 'under_one_meter' and not v['ranged_weapon']):
+        d1 = 0
+    elif not v['weapon_SIZ'] > Fraction(3, 2):
+        d1 = 1
+    else:
+        d1 = -1
+    d3 = -1 if v['space'] == 'under_half_meter' and v['weapon_SIZ'] >= 1 else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_enclosed_environments__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_enclosed_environments__mod1, 'difficult'))
+    trace.append(TraceEntry(_enclosed_environments__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_enclosed_environments__mod2, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if not (v['space'] == 'under_one_meter' and not v['ranged_weapon']):
+        d2 = 0
+    elif not v['weapon_SIZ'] >= Fraction(5, 2):
+        d2 = 1
+    else:
+        d2 = -1
+    trace.append(TraceEntry(_enclosed_environments__text1_trace, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_enclosed_environments__said2)
+    notes.append(_enclosed_environments__said4)
+    notes.append(_enclosed_environments__said5)
+    notes.append(_enclosed_environments__said6)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('enclosed_environments',),
+        inputs={
+            'skill': v['skill'],
+            'weapon_SIZ': v['weapon_SIZ'],
+            'space': v['space'],
+            'ranged_weapon': v['ranged_weapon'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule entangling, written out
+
+_entangling__said3: Final = note_of(_entangling__text1)
+
+
+def _resolve_entangling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Entangling: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['entangle'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_entangling__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_entangling__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    d2 = -1 if v['entangle'] else 0
+    trace.append(TraceEntry(_entangling__roll1_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_entangling[1]))
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('entangling',),
+        inputs={'skill': v['skill'], 'entangle': v['entangle']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_entangling__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -9870,6 +15768,47 @@ _BOOK: Final = Book(
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',
+    straight={
+        'skill_roll': _resolve_skill_roll,
+        'characteristic_roll': _resolve_characteristic_roll,
+        'resistance_roll': _resolve_resistance_roll,
+        'acid': _resolve_acid,
+        'aerial_combat': _resolve_aerial_combat,
+        'aimed_attacks': _resolve_aimed_attacks,
+        'aim_bonus': _resolve_aim_bonus,
+        'targeting_specific_area': _resolve_targeting_specific_area,
+        'ambushes': _resolve_ambushes,
+        'area_attacks': _resolve_area_attacks,
+        'armor_damaged': _resolve_armor_damaged,
+        'aura_attacks': _resolve_aura_attacks,
+        'autofire': _resolve_autofire,
+        'backstabs': _resolve_backstabs,
+        'big_and_little_targets': _resolve_big_and_little_targets,
+        'both_sides_surprised': _resolve_both_sides_surprised,
+        'broken_weapons': _resolve_broken_weapons,
+        'chases': _resolve_chases,
+        'range_track_attacks': _resolve_range_track_attacks,
+        'chases_on_foot': _resolve_chases_on_foot,
+        'vehicular_chases': _resolve_vehicular_chases,
+        'vehicle_damage': _resolve_vehicle_damage,
+        'maneuver_penalty': _resolve_maneuver_penalty,
+        'skill_roll_modifiers': _resolve_skill_roll_modifiers,
+        'individual_actions': _resolve_individual_actions,
+        'chase_trouble_effects': _resolve_chase_trouble_effects,
+        'choking': _resolve_choking,
+        'close_combat': _resolve_close_combat,
+        'closing': _resolve_closing,
+        'cold_exposure_hunger_thirst': _resolve_cold_exposure_hunger_thirst,
+        'cover': _resolve_cover,
+        'darkness': _resolve_darkness,
+        'desperate_actions': _resolve_desperate_actions,
+        'disarming': _resolve_disarming,
+        'disease': _resolve_disease,
+        'disengaging': _resolve_disengaging,
+        'drawing_weapons': _resolve_drawing_weapons,
+        'enclosed_environments': _resolve_enclosed_environments,
+        'entangling': _resolve_entangling,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -9909,6 +15848,22 @@ def skill_roll(
     - skill is impossible (when impossible)
     - roll skill_check: d100 <= skill
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(easy) is bool
+        and type(difficult) is bool
+        and type(at_one_fifth) is bool
+        and type(impossible) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'easy': easy,
+            'difficult': difficult,
+            'at_one_fifth': at_one_fifth,
+            'impossible': impossible,
+        }
+        return _resolve_skill_roll(values, _NOTHING)
     return resolve_rule(_BOOK, 'skill_roll', (skill, easy, difficult, at_one_fifth, impossible))
 
 @inputs_by_name
@@ -9939,6 +15894,34 @@ def characteristic_roll(
     - roll idea_roll: d100 <= idea
     - roll luck_roll: d100 <= luck
     """
+    if (
+        type(STR) is int and 1 <= STR <= 100
+        and type(CON) is int and 1 <= CON <= 100
+        and type(INT) is int and 1 <= INT <= 100
+        and type(POW) is int and 1 <= POW <= 100
+        and type(DEX) is int and 1 <= DEX <= 100
+        and type(CHA) is int and 1 <= CHA <= 100
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 500))
+        and (agility is None or (type(agility) is int and 0 <= agility <= 500))
+        and (idea is None or (type(idea) is int and 0 <= idea <= 500))
+        and (luck is None or (type(luck) is int and 0 <= luck <= 500))
+        and type(multiplier) is int and 1 <= multiplier <= 10
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'STR': STR,
+            'CON': CON,
+            'INT': INT,
+            'POW': POW,
+            'DEX': DEX,
+            'CHA': CHA,
+            'stamina': stamina,
+            'agility': agility,
+            'idea': idea,
+            'luck': luck,
+            'multiplier': multiplier,
+        }
+        return _resolve_characteristic_roll(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'characteristic_roll',
@@ -9951,6 +15934,12 @@ def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
 
     - roll resist: resist POW vs opponent_POW
     """
+    if (
+        type(POW) is int and 1 <= POW <= 100
+        and type(opponent_POW) is int and 1 <= opponent_POW <= 100
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'POW': POW, 'opponent_POW': opponent_POW}
+        return _resolve_resistance_roll(values, _NOTHING)
     return resolve_rule(_BOOK, 'resistance_roll', (POW, opponent_POW))
 
 @inputs_by_name
@@ -10015,6 +16004,30 @@ def aerial_combat(
     - skill is easy (when flying; when fly_result == fly_critical)
     - cannot attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(fly) is int and 0 <= fly <= 200
+        and type(stunt) is str and stunt in ('none', 'simple', 'moderately_difficult', 'difficult_stunt', 'extremely_difficult')
+        and type(wind) is str and wind in ('calm', 'light', 'moderate', 'strong', 'severe', 'windstorm', 'hurricane', 'tornado')
+        and type(tail_wind) is bool
+        and type(thin_air) is bool
+        and type(armor_worn) is str and armor_worn in ('no_armor', 'light_armor', 'medium_armor', 'heavy_armor')
+        and type(flying) is bool
+        and type(fly_result) is str and fly_result in ('not_rolled', 'fly_critical', 'fly_special', 'fly_success', 'fly_failure', 'fly_fumble')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'fly': fly,
+            'stunt': stunt,
+            'wind': wind,
+            'tail_wind': tail_wind,
+            'thin_air': thin_air,
+            'armor_worn': armor_worn,
+            'flying': flying,
+            'fly_result': fly_result,
+        }
+        return _resolve_aerial_combat(values, changed(('tail_wind', tail_wind, False), ('fly_result', fly_result, 'not_rolled')))
     return resolve_rule(
         _BOOK,
         'aerial_combat',
@@ -10032,6 +16045,13 @@ def aimed_attacks(
 
     - roll keep_aim: d100 <= idea (when interrupted)
     """
+    if (
+        type(INT) is int and 1 <= INT <= 100
+        and (idea is None or (type(idea) is int and 0 <= idea <= 500))
+        and type(interrupted) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'INT': INT, 'idea': idea, 'interrupted': interrupted}
+        return _resolve_aimed_attacks(values, _NOTHING)
     return resolve_rule(_BOOK, 'aimed_attacks', (INT, idea, interrupted))
 
 @inputs_by_name
@@ -10047,6 +16067,20 @@ def aim_bonus(
     - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
     - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(aim_ranks) is int and 0 <= aim_ranks <= 50
+        and type(beyond_double_range) is bool
+        and type(target_area) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'aim_ranks': aim_ranks,
+            'beyond_double_range': beyond_double_range,
+            'target_area': target_area,
+        }
+        return _resolve_aim_bonus(values, changed(('target_area', target_area, False), ('aim_ranks', aim_ranks, 0)))
     return resolve_rule(_BOOK, 'aim_bonus', (skill, aim_ranks, beyond_double_range, target_area))
 
 @inputs_by_name
@@ -10084,6 +16118,22 @@ def targeting_specific_area(
     - skill is difficult (when target_area)
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(aim_ranks) is int and 0 <= aim_ranks <= 50
+        and type(beyond_double_range) is bool
+        and type(target_area) is bool
+        and type(unarmored_area) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'aim_ranks': aim_ranks,
+            'beyond_double_range': beyond_double_range,
+            'target_area': target_area,
+            'unarmored_area': unarmored_area,
+        }
+        return _resolve_targeting_specific_area(values, changed(('aim_ranks', aim_ranks, 0), ('unarmored_area', unarmored_area, False)))
     return resolve_rule(
         _BOOK,
         'targeting_specific_area',
@@ -10114,6 +16164,30 @@ def ambushes(
     - defense is difficult (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
     - cannot retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(defense) is int and 0 <= defense <= 200
+        and type(perception) is int and 0 <= perception <= 200
+        and type(ambush) is str and ambush in ('no_ambush', 'missile_ambush', 'hand_to_hand_ambush')
+        and type(stealth) is int and 0 <= stealth <= 200
+        and type(attackers_seen) is bool
+        and type(stealth_succeeded) is bool
+        and type(target_noticed) is bool
+        and type(after_first_round) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'defense': defense,
+            'perception': perception,
+            'ambush': ambush,
+            'stealth': stealth,
+            'attackers_seen': attackers_seen,
+            'stealth_succeeded': stealth_succeeded,
+            'target_noticed': target_noticed,
+            'after_first_round': after_first_round,
+        }
+        return _resolve_ambushes(values, changed(('stealth', stealth, 50), ('attackers_seen', attackers_seen, False), ('stealth_succeeded', stealth_succeeded, False), ('target_noticed', target_noticed, False)))
     return resolve_rule(
         _BOOK,
         'ambushes',
@@ -10199,6 +16273,34 @@ def aura_attacks(
     - aura +aura_circumstances
     - roll resist_aura: resist opponent_POW + opponent_pow_shift vs aura
     """
+    if (
+        type(SIZ) is int and 1 <= SIZ <= 100
+        and type(POW) is int and 1 <= POW <= 100
+        and type(CHA) is int and 1 <= CHA <= 100
+        and type(opponent_POW) is int and 1 <= opponent_POW <= 100
+        and (aura is None or (type(aura) is int and 0 <= aura <= 200))
+        and type(command_roll) is str and command_roll in ('not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result')
+        and type(passion_roll) is str and passion_roll in ('not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result')
+        and type(previous_aura_success) is bool
+        and type(experience) is int and 0 <= experience <= 3
+        and type(aura_circumstances) is int and -3 <= aura_circumstances <= 3
+        and type(opponent_pow_shift) is int and -3 <= opponent_pow_shift <= 3
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'SIZ': SIZ,
+            'POW': POW,
+            'CHA': CHA,
+            'opponent_POW': opponent_POW,
+            'aura': aura,
+            'command_roll': command_roll,
+            'passion_roll': passion_roll,
+            'previous_aura_success': previous_aura_success,
+            'experience': experience,
+            'aura_circumstances': aura_circumstances,
+            'opponent_pow_shift': opponent_pow_shift,
+        }
+        return _resolve_aura_attacks(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'aura_attacks',
@@ -10233,6 +16335,20 @@ def autofire(
     - derive hits = autofire_hits[shots] (when fire_mode != single_shot)
     - roll burst_attack: d100 <= skill (when fire_mode != single_shot)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(fire_mode) is str and fire_mode in ('single_shot', 'burst', 'full_autofire')
+        and type(autofire_targets) is str and autofire_targets in ('one_target', 'spread_targets', 'narrow_targets')
+        and type(shots) is int and 1 <= shots <= 100
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'fire_mode': fire_mode,
+            'autofire_targets': autofire_targets,
+            'shots': shots,
+        }
+        return _resolve_autofire(values, changed(('autofire_targets', autofire_targets, 'one_target'), ('shots', shots, 3)))
     return resolve_rule(_BOOK, 'autofire', (skill, fire_mode, autofire_targets, shots))
 
 @inputs_by_name
@@ -10255,6 +16371,24 @@ def backstabs(
     - cannot dodge or parry: the target is helpless (when helpless)
     - roll lucky_incident: d100 <= opponent_POW (when helpless)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(defense) is int and 0 <= defense <= 200
+        and type(perception) is int and 0 <= perception <= 200
+        and type(opponent_POW) is int and 1 <= opponent_POW <= 100
+        and type(backstab) is bool
+        and type(helpless) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'defense': defense,
+            'perception': perception,
+            'opponent_POW': opponent_POW,
+            'backstab': backstab,
+            'helpless': helpless,
+        }
+        return _resolve_backstabs(values, changed(('opponent_POW', opponent_POW, 10)))
     return resolve_rule(
         _BOOK,
         'backstabs',
@@ -10276,6 +16410,20 @@ def big_and_little_targets(
     - skill is easy (when target_kind == large_object)
     - skill is difficult (when target_kind == tiny_object)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(SIZ) is int and 1 <= SIZ <= 100
+        and type(target_SIZ) is int and 1 <= target_SIZ <= 200
+        and type(target_kind) is str and target_kind in ('creature', 'large_object', 'tiny_object')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'SIZ': SIZ,
+            'target_SIZ': target_SIZ,
+            'target_kind': target_kind,
+        }
+        return _resolve_big_and_little_targets(values, changed(('target_SIZ', target_SIZ, 10), ('SIZ', SIZ, 10)))
     return resolve_rule(_BOOK, 'big_and_little_targets', (skill, SIZ, target_SIZ, target_kind))
 
 @inputs_by_name
@@ -10294,6 +16442,24 @@ def both_sides_surprised(
     - roll other_detects: d100 <= opponent_perception (when both_surprised)
     - roll act_first: d100 <= idea (when both_surprised)
     """
+    if (
+        type(perception) is int and 0 <= perception <= 200
+        and type(INT) is int and 1 <= INT <= 100
+        and (idea is None or (type(idea) is int and 0 <= idea <= 500))
+        and type(both_surprised) is bool
+        and type(opponent_perception) is int and 0 <= opponent_perception <= 200
+        and type(both_ideas_succeed) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'perception': perception,
+            'INT': INT,
+            'idea': idea,
+            'both_surprised': both_surprised,
+            'opponent_perception': opponent_perception,
+            'both_ideas_succeed': both_ideas_succeed,
+        }
+        return _resolve_both_sides_surprised(values, changed(('opponent_perception', opponent_perception, 50), ('both_ideas_succeed', both_ideas_succeed, False)))
     return resolve_rule(
         _BOOK,
         'both_sides_surprised',
@@ -10334,6 +16500,18 @@ def chases(
     - derive moves = chase_steps[chase_result].mover (when in_chase)
     - derive steps_back = chase_steps[chase_result].steps (when in_chase)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(in_chase) is bool
+        and type(chase_result) is str and chase_result in ('not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'in_chase': in_chase,
+            'chase_result': chase_result,
+        }
+        return _resolve_chases(values, changed(('chase_result', chase_result, 'not_rolled')))
     return resolve_rule(_BOOK, 'chases', (skill, in_chase, chase_result))
 
 @inputs_by_name
@@ -10354,6 +16532,20 @@ def range_track_attacks(
     - skill = 0 (when in_chase; when chase_attack == missile_attack; when chase_range == out_of_sight)
     - roll chase_shot: d100 <= skill (when in_chase)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(in_chase) is bool
+        and type(chase_range) is str and chase_range in ('side_by_side', 'two_lengths', 'close', 'in_sight', 'out_of_sight')
+        and type(chase_attack) is str and chase_attack in ('missile_attack', 'hand_to_hand_attack')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'in_chase': in_chase,
+            'chase_range': chase_range,
+            'chase_attack': chase_attack,
+        }
+        return _resolve_range_track_attacks(values, changed(('chase_range', chase_range, 'side_by_side'), ('chase_attack', chase_attack, 'missile_attack')))
     return resolve_rule(_BOOK, 'range_track_attacks', (skill, in_chase, chase_range, chase_attack))
 
 @inputs_by_name
@@ -10373,6 +16565,24 @@ def chases_on_foot(
     - roll keep_going: d100 <= stamina (when on_foot; when encumbered)
     - cannot continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 500))
+        and type(opponent_CON) is int and 1 <= opponent_CON <= 100
+        and type(on_foot) is bool
+        and type(encumbered) is bool
+        and type(winded_failures) is int and 0 <= winded_failures <= 2
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'CON': CON,
+            'stamina': stamina,
+            'opponent_CON': opponent_CON,
+            'on_foot': on_foot,
+            'encumbered': encumbered,
+            'winded_failures': winded_failures,
+        }
+        return _resolve_chases_on_foot(values, changed(('CON', CON, 10), ('opponent_CON', opponent_CON, 10), ('encumbered', encumbered, False), ('winded_failures', winded_failures, 0)))
     return resolve_rule(
         _BOOK,
         'chases_on_foot',
@@ -10386,6 +16596,18 @@ def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int 
     - derive range_shift = max(0, speed - opponent_speed)
     - cannot travel faster than the vehicle's rated speed (when speed > top_speed)
     """
+    if (
+        type(speed) is int and 0 <= speed <= 20
+        and type(opponent_speed) is int and 0 <= opponent_speed <= 20
+        and type(top_speed) is int and 1 <= top_speed <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'speed': speed,
+            'opponent_speed': opponent_speed,
+            'top_speed': top_speed,
+        }
+        return _resolve_vehicular_chases(values, _NOTHING)
     return resolve_rule(_BOOK, 'vehicular_chases', (speed, opponent_speed, top_speed))
 
 @inputs_by_name
@@ -10455,6 +16677,22 @@ def vehicle_damage(
     - cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
     - cannot function: the vehicle is destroyed (when vehicle_hit_points <= 0)
     """
+    if (
+        type(top_speed) is int and 1 <= top_speed <= 20
+        and type(vehicle_hit_points) is int and -100 <= vehicle_hit_points <= 1000
+        and type(vehicle_max_hit_points) is int and 1 <= vehicle_max_hit_points <= 1000
+        and type(vehicle_armor) is int and 0 <= vehicle_armor <= 100
+        and type(impact) is int and 0 <= impact <= 1000
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'top_speed': top_speed,
+            'vehicle_hit_points': vehicle_hit_points,
+            'vehicle_max_hit_points': vehicle_max_hit_points,
+            'vehicle_armor': vehicle_armor,
+            'impact': impact,
+        }
+        return _resolve_vehicle_damage(values, changed(('top_speed', top_speed, 6)))
     return resolve_rule(
         _BOOK,
         'vehicle_damage',
@@ -10471,6 +16709,12 @@ def maneuver_penalty(
 
     - skill +maneuver_modifier[maneuver]
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(maneuver) is str and maneuver in ('no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill, 'maneuver': maneuver}
+        return _resolve_maneuver_penalty(values, _NOTHING)
     return resolve_rule(_BOOK, 'maneuver_penalty', (skill, maneuver))
 
 @inputs_by_name
@@ -10513,6 +16757,46 @@ def skill_roll_modifiers(
     - skill -10% (when minor_vehicle_damage)
     - skill +handling
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(speed) is int and 0 <= speed <= 20
+        and type(top_speed) is int and 1 <= top_speed <= 20
+        and type(handling) is int and -50 <= handling <= 50
+        and type(maneuver) is str and maneuver in ('no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram')
+        and type(fog) is bool
+        and type(night) is bool
+        and type(rain) is bool
+        and type(chase_wind) is bool
+        and type(heavy_rain) is bool
+        and type(oily_or_icy) is bool
+        and type(snow) is bool
+        and type(gravel_road) is bool
+        and type(downhill_grade) is bool
+        and type(dirt_road) is bool
+        and type(limbs_rocks) is bool
+        and type(minor_vehicle_damage) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'speed': speed,
+            'top_speed': top_speed,
+            'handling': handling,
+            'maneuver': maneuver,
+            'fog': fog,
+            'night': night,
+            'rain': rain,
+            'chase_wind': chase_wind,
+            'heavy_rain': heavy_rain,
+            'oily_or_icy': oily_or_icy,
+            'snow': snow,
+            'gravel_road': gravel_road,
+            'downhill_grade': downhill_grade,
+            'dirt_road': dirt_road,
+            'limbs_rocks': limbs_rocks,
+            'minor_vehicle_damage': minor_vehicle_damage,
+        }
+        return _resolve_skill_roll_modifiers(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'skill_roll_modifiers',
@@ -10557,6 +16841,28 @@ def individual_actions(
     - roll grab_hold_luck: d100 <= luck (when thrown_risk and not enclosed_vehicle)
     - roll grab_hold_agility: d100 <= agility (when thrown_risk and not enclosed_vehicle)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(POW) is int and 1 <= POW <= 100
+        and type(DEX) is int and 1 <= DEX <= 100
+        and (agility is None or (type(agility) is int and 0 <= agility <= 500))
+        and (luck is None or (type(luck) is int and 0 <= luck <= 500))
+        and type(moving_in_vehicle) is bool
+        and type(thrown_risk) is bool
+        and type(enclosed_vehicle) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'POW': POW,
+            'DEX': DEX,
+            'agility': agility,
+            'luck': luck,
+            'moving_in_vehicle': moving_in_vehicle,
+            'thrown_risk': thrown_risk,
+            'enclosed_vehicle': enclosed_vehicle,
+        }
+        return _resolve_individual_actions(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'individual_actions',
@@ -10584,6 +16890,22 @@ def chase_trouble_effects(
     - derive hurled_free = speed d6 (when trouble == roll_or_tumble; when creature_drawn)
     - roll fuel_explosion: d100 <= 10 (when trouble == roll_or_tumble; when fueled)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(speed) is int and 0 <= speed <= 20
+        and type(trouble) is str and trouble in ('no_trouble', 'flat_tire', 'propulsion_damage', 'propulsion_rupture', 'skid', 'minor_fishtail', 'moderate_fishtail', 'severe_fishtail', 'roll_or_tumble')
+        and type(fueled) is bool
+        and type(creature_drawn) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'speed': speed,
+            'trouble': trouble,
+            'fueled': fueled,
+            'creature_drawn': creature_drawn,
+        }
+        return _resolve_chase_trouble_effects(values, changed(('creature_drawn', creature_drawn, False), ('fueled', fueled, False)))
     return resolve_rule(
         _BOOK,
         'chase_trouble_effects',
@@ -10631,6 +16953,12 @@ def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
     - roll resist_choking: d100 <= CON (when choked)
     - derive choking_damage = d6 (when choked)
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and type(choked) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'CON': CON, 'choked': choked}
+        return _resolve_choking(values, changed(('CON', CON, 10)))
     return resolve_rule(_BOOK, 'choking', (CON, choked))
 
 @inputs_by_name
@@ -10692,6 +17020,30 @@ def cold_exposure_hunger_thirst(
     - roll exertion: d100 <= stamina (when days_deprived * 2 >= CON and physical_action)
     - skill is difficult (when days_deprived >= CON)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(CON) is int and 1 <= CON <= 100
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 500))
+        and type(days_without_food) is int and 0 <= days_without_food <= 100
+        and type(days_without_water) is int and 0 <= days_without_water <= 100
+        and type(days_exposed) is int and 0 <= days_exposed <= 100
+        and type(fatigue_points_used) is bool
+        and type(physical_action) is bool
+        and type(exposure_multiplier) is int and 2 <= exposure_multiplier <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'CON': CON,
+            'stamina': stamina,
+            'days_without_food': days_without_food,
+            'days_without_water': days_without_water,
+            'days_exposed': days_exposed,
+            'fatigue_points_used': fatigue_points_used,
+            'physical_action': physical_action,
+            'exposure_multiplier': exposure_multiplier,
+        }
+        return _resolve_cold_exposure_hunger_thirst(values, changed(('exposure_multiplier', exposure_multiplier, 2)))
     return resolve_rule(
         _BOOK,
         'cold_exposure_hunger_thirst',
@@ -10716,6 +17068,12 @@ def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
     - roll hit_target: d100 <= skill (when partial_cover)
     - roll hit_target_or_cover: d100 <= base skill (when partial_cover)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(partial_cover) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill, 'partial_cover': partial_cover}
+        return _resolve_cover(values, _NOTHING)
     return resolve_rule(_BOOK, 'cover', (skill, partial_cover))
 
 @inputs_by_name
@@ -10734,6 +17092,22 @@ def darkness(
     - roll detect_in_dark: d100 <= perception (when darkness == complete_darkness)
     - skill -(darkness_modifier / 2 round up) (when darkness == complete_darkness; when opponent_detected)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(perception) is int and 0 <= perception <= 200
+        and type(darkness) is str and darkness in ('lit', 'semi_darkness', 'complete_darkness')
+        and type(darkness_modifier) is int and 0 <= darkness_modifier <= 100
+        and type(opponent_detected) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'perception': perception,
+            'darkness': darkness,
+            'darkness_modifier': darkness_modifier,
+            'opponent_detected': opponent_detected,
+        }
+        return _resolve_darkness(values, changed(('opponent_detected', opponent_detected, False), ('darkness_modifier', darkness_modifier, 0)))
     return resolve_rule(
         _BOOK,
         'darkness',
@@ -10759,6 +17133,26 @@ def desperate_actions(
     - derive desperate_fatigue = fatigue_cost * 2 (when desperate; when fatigue_points_used)
     - cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(DEX) is int and 1 <= DEX <= 100
+        and (agility is None or (type(agility) is int and 0 <= agility <= 500))
+        and type(fatigue_points_used) is bool
+        and type(desperate) is bool
+        and type(desperate_last_round) is bool
+        and type(fatigue_cost) is int and 0 <= fatigue_cost <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'DEX': DEX,
+            'agility': agility,
+            'fatigue_points_used': fatigue_points_used,
+            'desperate': desperate,
+            'desperate_last_round': desperate_last_round,
+            'fatigue_cost': fatigue_cost,
+        }
+        return _resolve_desperate_actions(values, changed(('fatigue_points_used', fatigue_points_used, True), ('fatigue_cost', fatigue_cost, 1)))
     return resolve_rule(
         _BOOK,
         'desperate_actions',
@@ -10782,6 +17176,24 @@ def disarming(
     - roll knock_away: resist disarm_damage vs opponent_STR (when disarm == strike_disarm)
     - derive weapon_damage = max(0, disarm_damage - weapon_hit_points) (when disarm == strike_disarm)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(opponent_STR) is int and 1 <= opponent_STR <= 100
+        and type(disarm) is str and disarm in ('no_disarm', 'grapple_disarm', 'strike_disarm')
+        and type(disarm_damage) is int and 0 <= disarm_damage <= 100
+        and type(weapon_hit_points) is int and 0 <= weapon_hit_points <= 100
+        and type(disarm_suspected) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'opponent_STR': opponent_STR,
+            'disarm': disarm,
+            'disarm_damage': disarm_damage,
+            'weapon_hit_points': weapon_hit_points,
+            'disarm_suspected': disarm_suspected,
+        }
+        return _resolve_disarming(values, changed(('disarm_damage', disarm_damage, 0), ('opponent_STR', opponent_STR, 10), ('weapon_hit_points', weapon_hit_points, 10), ('disarm_suspected', disarm_suspected, False)))
     return resolve_rule(
         _BOOK,
         'disarming',
@@ -10805,6 +17217,24 @@ def disease(
     - derive characteristic_loss = illness_severity[con_failures].loss (when diseased)
     - derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 500))
+        and type(exposed_to_disease) is bool
+        and type(diseased) is bool
+        and type(con_failures) is int and 0 <= con_failures <= 100
+        and type(disease_type) is str and disease_type in ('atrophy', 'chills', 'delirium', 'malaise', 'shakes', 'pox')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'CON': CON,
+            'stamina': stamina,
+            'exposed_to_disease': exposed_to_disease,
+            'diseased': diseased,
+            'con_failures': con_failures,
+            'disease_type': disease_type,
+        }
+        return _resolve_disease(values, changed(('con_failures', con_failures, 0), ('disease_type', disease_type, 'chills')))
     return resolve_rule(
         _BOOK,
         'disease',
@@ -10853,6 +17283,20 @@ def disengaging(
     - cannot parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
     - roll parting_attack: d100 <= skill (when disengage == turn_and_run)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(defense) is int and 0 <= defense <= 200
+        and type(disengage) is str and disengage in ('stay_engaged', 'knockback_and_dodge', 'fighting_withdrawal', 'turn_and_run')
+        and type(all_defenses_succeeded) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'defense': defense,
+            'disengage': disengage,
+            'all_defenses_succeeded': all_defenses_succeeded,
+        }
+        return _resolve_disengaging(values, changed(('all_defenses_succeeded', all_defenses_succeeded, False)))
     return resolve_rule(_BOOK, 'disengaging', (skill, defense, disengage, all_defenses_succeeded))
 
 @inputs_by_name
@@ -10868,6 +17312,18 @@ def drawing_weapons(
     - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
     - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(weapon_change) is str and weapon_change in ('no_change', 'draw', 'exchange', 'drop_and_draw')
+        and type(ready_ranks) is int and 0 <= ready_ranks <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'weapon_change': weapon_change,
+            'ready_ranks': ready_ranks,
+        }
+        return _resolve_drawing_weapons(values, _NOTHING)
     return resolve_rule(_BOOK, 'drawing_weapons', (skill, weapon_change, ready_ranks))
 
 @inputs_by_name
@@ -10892,6 +17348,12 @@ def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
     - skill is difficult (when entangle)
     - roll entangle_attack: d100 <= skill (when entangle)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(entangle) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill, 'entangle': entangle}
+        return _resolve_entangling(values, _NOTHING)
     return resolve_rule(_BOOK, 'entangling', (skill, entangle))
 
 @inputs_by_name

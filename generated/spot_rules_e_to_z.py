@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,93 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2325,12 +2415,26 @@ def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ..
     trace = step.trace
     if trace is None or not texts:
         return trace
+    return within(trace, texts, names)
+
+
+def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
+    """A trace spec with the clauses (as written, and the names each reads) of the `as`
+    statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
 
 
 def _text_result(spec: TextSpec) -> Restriction | Note:
-    if spec.kind == "cannot":
-        return Restriction(spec.rule, spec.source, spec.text)
+    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
+
+
+def restriction_of(spec: TextSpec) -> Restriction:
+    """What a `cannot` says when its conditions hold."""
+    return Restriction(spec.rule, spec.source, spec.text)
+
+
+def note_of(spec: TextSpec) -> Note:
+    """What a note or an erratum says when its conditions hold."""
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
@@ -2865,6 +2969,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -4348,9 +4455,10 @@ _attack__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_attack__roll1_trace: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
 
 _rule_attack: Final[tuple[Step, ...]] = (
-    Step('roll', _attack__roll1, (), TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ()), (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
+    Step('roll', _attack__roll1, (), _attack__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
 )
 """The roll (7. Spot Rules).
 
@@ -4372,6 +4480,13 @@ _explosions__mod1: Final = ModSpec(
     condition='when demolition == strengthened',
     label='Demolition: up to +50% damage and radius',
 )
+_explosions__mod1_trace: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'blast_dice * 3 / 2 round down',
+    ('when demolition == strengthened',),
+    (('demolition',),),
+)
 _explosions__mod2: Final = ModSpec(
     key='explosions#3.1',
     rule='explosions',
@@ -4385,6 +4500,13 @@ _explosions__mod2: Final = ModSpec(
     condition='when demolition == weakened',
     label='Demolition: charge cut by half',
 )
+_explosions__mod2_trace: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'blast_dice / 2 round up',
+    ('when demolition == weakened',),
+    (('demolition',),),
+)
 _explosions__derive1: Final = DeriveSpec(
     key='explosions#4',
     rule='explosions',
@@ -4392,6 +4514,7 @@ _explosions__derive1: Final = DeriveSpec(
     name='lost',
     condition='',
 )
+_explosions__derive1_trace: Final = TraceSpec('explosions', 'Explosions', 'derive lost', (), ())
 _explosions__derive2: Final = DeriveSpec(
     key='explosions#5',
     rule='explosions',
@@ -4399,6 +4522,7 @@ _explosions__derive2: Final = DeriveSpec(
     name='caught',
     condition='',
 )
+_explosions__derive2_trace: Final = TraceSpec('explosions', 'Explosions', 'derive caught', (), ())
 _explosions__derive3: Final = DeriveSpec(
     key='explosions#6.1',
     rule='explosions',
@@ -4406,12 +4530,26 @@ _explosions__derive3: Final = DeriveSpec(
     name='blast',
     condition='when caught',
 )
+_explosions__derive3_trace: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'derive blast',
+    ('when caught',),
+    (('caught',),),
+)
 _explosions__derive4: Final = DeriveSpec(
     key='explosions#6.2',
     rule='explosions',
     source='Explosions',
     name='blast_locations',
     condition='when caught',
+)
+_explosions__derive4_trace: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'derive blast_locations',
+    ('when caught',),
+    (('caught',),),
 )
 _explosions__text1: Final = TextSpec(
     key='explosions#6.3',
@@ -4422,6 +4560,13 @@ _explosions__text1: Final = TextSpec(
     quote=None,
     condition='when caught',
 )
+_explosions__text1_trace: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'note: Damage is general, not applied to a hit location; with hit locations, divide it among 1D4 locations.',
+    ('when caught',),
+    (('caught',),),
+)
 _explosions__text2: Final = TextSpec(
     key='explosions#6.4',
     rule='explosions',
@@ -4430,6 +4575,13 @@ _explosions__text2: Final = TextSpec(
     text='A character in the blast radius may also suffer the knockback special success (see Knockback).',
     quote=None,
     condition='when caught',
+)
+_explosions__text2_trace: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'note: A character in the blast radius may also suffer the knockback special success (see Knockback).',
+    ('when caught',),
+    (('caught',),),
 )
 _explosions__text3: Final = TextSpec(
     key='explosions#7',
@@ -4440,6 +4592,13 @@ _explosions__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_explosions__text3_trace: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'note: The gamemaster sets the damage dice and the radius of a blast; a good rule of thumb is two meters per D6 of damage, the default radius here.',
+    (),
+    (),
+)
 _explosions__text4: Final = TextSpec(
     key='explosions#8',
     rule='explosions',
@@ -4448,6 +4607,13 @@ _explosions__text4: Final = TextSpec(
     text='Shock and projectile damage; it decreases from the epicenter to the perimeter.',
     quote=None,
     condition='',
+)
+_explosions__text4_trace: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'note: Shock and projectile damage; it decreases from the epicenter to the perimeter.',
+    (),
+    (),
 )
 _explosions__text5: Final = TextSpec(
     key='explosions#9',
@@ -4458,6 +4624,13 @@ _explosions__text5: Final = TextSpec(
     quote='reduce the damage dice by -1D6 for every two meters away from the epicenter',
     condition='',
 )
+_explosions__text5_trace: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'erratum: Read with the dynamite example: the first two meters take the full dice, meters 3-4 one die less, and so on: up to 2 m (the epicenter included) no die is lost, over 2 m up to 4 m one, over 4 m up to 6 m two; a fractional distance counts toward the farther band.',
+    (),
+    (),
+)
 _explosions__text6: Final = TextSpec(
     key='explosions#10',
     rule='explosions',
@@ -4467,20 +4640,27 @@ _explosions__text6: Final = TextSpec(
     quote='increasing the damage and radius by as much as +50%, or cutting the charge to decrease the damage and radius by half',
     condition='',
 )
+_explosions__text6_trace: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'erratum: Encoded as the full +50% (dice rounded down) or half (dice rounded up); the radius follows the dice by the rule of thumb unless the gamemaster sets it.',
+    (),
+    (),
+)
 
 _rule_explosions: Final[tuple[Step, ...]] = (
-    Step('mod', _explosions__mod1, (lambda s: s.v['demolition'] == 'strengthened',), TraceSpec('explosions', 'Explosions', 'blast_dice * 3 / 2 round down', ('when demolition == strengthened',), (('demolition',),)), Fraction(3) / 2, (('demolition', 0),)),
-    Step('mod', _explosions__mod2, (lambda s: s.v['demolition'] == 'weakened',), TraceSpec('explosions', 'Explosions', 'blast_dice / 2 round up', ('when demolition == weakened',), (('demolition',),)), 2, (('demolition', 0),)),
-    Step('derive', _explosions__derive1, (), TraceSpec('explosions', 'Explosions', 'derive lost', (), ()), lambda s: max(0, round_value(Fraction(s.v['distance']) / 2, 'up') - 1), (('distance', 0),)),
-    Step('derive', _explosions__derive2, (), TraceSpec('explosions', 'Explosions', 'derive caught', (), ()), lambda s: s.v['distance'] <= s.v['blast_radius'] and s.e['lost'] < s.e['blast_dice'], (('distance', 0), ('blast_radius', 0))),
-    Step('derive', _explosions__derive3, (lambda s: s.e['caught'],), TraceSpec('explosions', 'Explosions', 'derive blast', ('when caught',), (('caught',),)), lambda s: Dice.pool(int(s.e['blast_dice'] - s.e['lost']), 6), ()),
-    Step('derive', _explosions__derive4, (lambda s: s.e['caught'],), TraceSpec('explosions', 'Explosions', 'derive blast_locations', ('when caught',), (('caught',),)), lambda s: Dice(((1, 4),)), ()),
-    Step('text', _explosions__text1, (lambda s: s.e['caught'],), TraceSpec('explosions', 'Explosions', 'note: Damage is general, not applied to a hit location; with hit locations, divide it among 1D4 locations.', ('when caught',), (('caught',),)), None, ()),
-    Step('text', _explosions__text2, (lambda s: s.e['caught'],), TraceSpec('explosions', 'Explosions', 'note: A character in the blast radius may also suffer the knockback special success (see Knockback).', ('when caught',), (('caught',),)), None, ()),
-    Step('text', _explosions__text3, (), TraceSpec('explosions', 'Explosions', 'note: The gamemaster sets the damage dice and the radius of a blast; a good rule of thumb is two meters per D6 of damage, the default radius here.', (), ()), None, ()),
-    Step('text', _explosions__text4, (), TraceSpec('explosions', 'Explosions', 'note: Shock and projectile damage; it decreases from the epicenter to the perimeter.', (), ()), None, ()),
-    Step('text', _explosions__text5, (), TraceSpec('explosions', 'Explosions', 'erratum: Read with the dynamite example: the first two meters take the full dice, meters 3-4 one die less, and so on: up to 2 m (the epicenter included) no die is lost, over 2 m up to 4 m one, over 4 m up to 6 m two; a fractional distance counts toward the farther band.', (), ()), None, ()),
-    Step('text', _explosions__text6, (), TraceSpec('explosions', 'Explosions', 'erratum: Encoded as the full +50% (dice rounded down) or half (dice rounded up); the radius follows the dice by the rule of thumb unless the gamemaster sets it.', (), ()), None, ()),
+    Step('mod', _explosions__mod1, (lambda s: s.v['demolition'] == 'strengthened',), _explosions__mod1_trace, Fraction(3) / 2, (('demolition', 0),)),
+    Step('mod', _explosions__mod2, (lambda s: s.v['demolition'] == 'weakened',), _explosions__mod2_trace, 2, (('demolition', 0),)),
+    Step('derive', _explosions__derive1, (), _explosions__derive1_trace, lambda s: max(0, round_value(Fraction(s.v['distance']) / 2, 'up') - 1), (('distance', 0),)),
+    Step('derive', _explosions__derive2, (), _explosions__derive2_trace, lambda s: s.v['distance'] <= s.v['blast_radius'] and s.e['lost'] < s.e['blast_dice'], (('distance', 0), ('blast_radius', 0))),
+    Step('derive', _explosions__derive3, (lambda s: s.e['caught'],), _explosions__derive3_trace, lambda s: Dice.pool(int(s.e['blast_dice'] - s.e['lost']), 6), ()),
+    Step('derive', _explosions__derive4, (lambda s: s.e['caught'],), _explosions__derive4_trace, lambda s: Dice(((1, 4),)), ()),
+    Step('text', _explosions__text1, (lambda s: s.e['caught'],), _explosions__text1_trace, None, ()),
+    Step('text', _explosions__text2, (lambda s: s.e['caught'],), _explosions__text2_trace, None, ()),
+    Step('text', _explosions__text3, (), _explosions__text3_trace, None, ()),
+    Step('text', _explosions__text4, (), _explosions__text4_trace, None, ()),
+    Step('text', _explosions__text5, (), _explosions__text5_trace, None, ()),
+    Step('text', _explosions__text6, (), _explosions__text6_trace, None, ()),
 )
 """Explosions (Explosions).
 
@@ -4507,6 +4687,13 @@ _point_blank_range__mod1: Final = ModSpec(
     condition='when target_range <= reach; when missile_kind in {bow, thrown}',
     label='bow or thrown weapon at hand-to-hand range',
 )
+_point_blank_range__mod1_trace: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'skill is difficult',
+    ('when target_range <= reach', 'when missile_kind in {bow, thrown}'),
+    (('target_range', 'reach'), ('missile_kind',)),
+)
 _point_blank_range__mod2: Final = ModSpec(
     key='point_blank_range#3.1else.1',
     rule='point_blank_range',
@@ -4520,6 +4707,13 @@ _point_blank_range__mod2: Final = ModSpec(
     condition='when target_range <= reach; unless missile_kind in {bow, thrown}',
     label='point blank',
 )
+_point_blank_range__mod2_trace: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'skill is easy',
+    ('when target_range <= reach', 'unless missile_kind in {bow, thrown}'),
+    (('target_range', 'reach'), ('missile_kind',)),
+)
 _point_blank_range__text1: Final = TextSpec(
     key='point_blank_range#3.2',
     rule='point_blank_range',
@@ -4528,6 +4722,13 @@ _point_blank_range__text1: Final = TextSpec(
     text='Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.',
     quote=None,
     condition='when target_range <= reach',
+)
+_point_blank_range__text1_trace: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'note: Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.',
+    ('when target_range <= reach',),
+    (('target_range', 'reach'),),
 )
 _point_blank_range__mod3: Final = ModSpec(
     key='point_blank_range#3else.1.1',
@@ -4542,6 +4743,13 @@ _point_blank_range__mod3: Final = ModSpec(
     condition='unless target_range <= reach; when target_range <= DEX / 3',
     label='within DEX/3 meters',
 )
+_point_blank_range__mod3_trace: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'skill is easy',
+    ('unless target_range <= reach', 'when target_range <= DEX / 3'),
+    (('target_range', 'reach'), ('target_range', 'DEX')),
+)
 _point_blank_range__text2: Final = TextSpec(
     key='point_blank_range#4',
     rule='point_blank_range',
@@ -4550,6 +4758,13 @@ _point_blank_range__text2: Final = TextSpec(
     text='Extended Range says "less than", Point-blank Range "less than or equal to"; encoded as less than or equal to, the rule\'s own section.',
     quote='missile attacks are Easy at a target less than DEX/3 in meters',
     condition='',
+)
+_point_blank_range__text2_trace: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'erratum: Extended Range says "less than", Point-blank Range "less than or equal to"; encoded as less than or equal to, the rule\'s own section.',
+    (),
+    (),
 )
 _point_blank_range__text3: Final = TextSpec(
     key='point_blank_range#5',
@@ -4560,15 +4775,22 @@ _point_blank_range__text3: Final = TextSpec(
     quote='Some weapons (bows, thrown weapons, etc.) are useless at hand-to-hand range, becoming Difficult',
     condition='',
 )
+_point_blank_range__text3_trace: Final = TraceSpec(
+    'point_blank_range',
+    'Point-blank Range',
+    'erratum: At touching distance a bow or thrown weapon is Difficult instead of Easy; firearms, energy weapons and crossbows stay Easy.',
+    (),
+    (),
+)
 
 _rule_point_blank_range: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('point_blank_range', 'Point-blank Range', 'as attack', (), ())),
-    Step('mod', _point_blank_range__mod1, (lambda s: s.v['target_range'] <= s.v['reach'], lambda s: s.v['missile_kind'] in ('bow', 'thrown')), TraceSpec('point_blank_range', 'Point-blank Range', 'skill is difficult', ('when target_range <= reach', 'when missile_kind in {bow, thrown}'), (('target_range', 'reach'), ('missile_kind',))), 'difficult', (('target_range', 0), ('reach', 0), ('missile_kind', 1))),
-    Step('mod', _point_blank_range__mod2, (lambda s: s.v['target_range'] <= s.v['reach'], lambda s: s.v['missile_kind'] not in ('bow', 'thrown')), TraceSpec('point_blank_range', 'Point-blank Range', 'skill is easy', ('when target_range <= reach', 'unless missile_kind in {bow, thrown}'), (('target_range', 'reach'), ('missile_kind',))), 'easy', (('target_range', 0), ('reach', 0), ('missile_kind', 1))),
-    Step('text', _point_blank_range__text1, (lambda s: s.v['target_range'] <= s.v['reach'],), TraceSpec('point_blank_range', 'Point-blank Range', 'note: Within touching distance combat becomes hand-to-hand; parries against missile weapons are allowed, blocking an arm or misdirecting the weapon.', ('when target_range <= reach',), (('target_range', 'reach'),)), None, (('target_range', 0), ('reach', 0))),
-    Step('mod', _point_blank_range__mod3, (lambda s: not s.v['target_range'] <= s.v['reach'], lambda s: s.v['target_range'] * 3 <= s.v['DEX']), TraceSpec('point_blank_range', 'Point-blank Range', 'skill is easy', ('unless target_range <= reach', 'when target_range <= DEX / 3'), (('target_range', 'reach'), ('target_range', 'DEX'))), 'easy', (('target_range', 0), ('reach', 0), ('DEX', 1))),
-    Step('text', _point_blank_range__text2, (), TraceSpec('point_blank_range', 'Point-blank Range', 'erratum: Extended Range says "less than", Point-blank Range "less than or equal to"; encoded as less than or equal to, the rule\'s own section.', (), ()), None, ()),
-    Step('text', _point_blank_range__text3, (), TraceSpec('point_blank_range', 'Point-blank Range', 'erratum: At touching distance a bow or thrown weapon is Difficult instead of Easy; firearms, energy weapons and crossbows stay Easy.', (), ()), None, ()),
+    Step('mod', _point_blank_range__mod1, (lambda s: s.v['target_range'] <= s.v['reach'], lambda s: s.v['missile_kind'] in ('bow', 'thrown')), _point_blank_range__mod1_trace, 'difficult', (('target_range', 0), ('reach', 0), ('missile_kind', 1))),
+    Step('mod', _point_blank_range__mod2, (lambda s: s.v['target_range'] <= s.v['reach'], lambda s: s.v['missile_kind'] not in ('bow', 'thrown')), _point_blank_range__mod2_trace, 'easy', (('target_range', 0), ('reach', 0), ('missile_kind', 1))),
+    Step('text', _point_blank_range__text1, (lambda s: s.v['target_range'] <= s.v['reach'],), _point_blank_range__text1_trace, None, (('target_range', 0), ('reach', 0))),
+    Step('mod', _point_blank_range__mod3, (lambda s: not s.v['target_range'] <= s.v['reach'], lambda s: s.v['target_range'] * 3 <= s.v['DEX']), _point_blank_range__mod3_trace, 'easy', (('target_range', 0), ('reach', 0), ('DEX', 1))),
+    Step('text', _point_blank_range__text2, (), _point_blank_range__text2_trace, None, ()),
+    Step('text', _point_blank_range__text3, (), _point_blank_range__text3_trace, None, ()),
 )
 """Point-blank Range (Point-blank Range).
 
@@ -4593,6 +4815,13 @@ _extended_range__mod1: Final = ModSpec(
     condition='when target_range > base_range and target_range <= 2 * base_range',
     label='medium range (up to double base range)',
 )
+_extended_range__mod1_trace: Final = TraceSpec(
+    'extended_range',
+    'Extended Range',
+    'skill is difficult',
+    ('when target_range > base_range and target_range <= 2 * base_range',),
+    (('target_range', 'base_range'),),
+)
 _extended_range__mod2: Final = ModSpec(
     key='extended_range#5.1.1',
     rule='extended_range',
@@ -4606,6 +4835,13 @@ _extended_range__mod2: Final = ModSpec(
     condition='when target_range > 2 * base_range; when hand_propelled',
     label='beyond double base range',
 )
+_extended_range__mod2_trace: Final = TraceSpec(
+    'extended_range',
+    'Extended Range',
+    'skill is impossible',
+    ('when target_range > 2 * base_range', 'when hand_propelled'),
+    (('target_range', 'base_range'), ('hand_propelled',)),
+)
 _extended_range__text1: Final = TextSpec(
     key='extended_range#5.1.2',
     rule='extended_range',
@@ -4614,6 +4850,13 @@ _extended_range__text1: Final = TextSpec(
     text='hit beyond double base range with a small hand-propelled weapon',
     quote=None,
     condition='when target_range > 2 * base_range; when hand_propelled',
+)
+_extended_range__text1_trace: Final = TraceSpec(
+    'extended_range',
+    'Extended Range',
+    'cannot hit beyond double base range with a small hand-propelled weapon',
+    ('when target_range > 2 * base_range', 'when hand_propelled'),
+    (('target_range', 'base_range'), ('hand_propelled',)),
 )
 _extended_range__mod3: Final = ModSpec(
     key='extended_range#5.2.1',
@@ -4628,6 +4871,13 @@ _extended_range__mod3: Final = ModSpec(
     condition='when target_range > 2 * base_range; when target_range > 4 * base_range',
     label='beyond long range',
 )
+_extended_range__mod3_trace: Final = TraceSpec(
+    'extended_range',
+    'Extended Range',
+    'skill is impossible',
+    ('when target_range > 2 * base_range', 'when target_range > 4 * base_range'),
+    (('target_range', 'base_range'), ('target_range', 'base_range')),
+)
 _extended_range__text2: Final = TextSpec(
     key='extended_range#5.2.2',
     rule='extended_range',
@@ -4636,6 +4886,13 @@ _extended_range__text2: Final = TextSpec(
     text='hit beyond long range (four times base range)',
     quote=None,
     condition='when target_range > 2 * base_range; when target_range > 4 * base_range',
+)
+_extended_range__text2_trace: Final = TraceSpec(
+    'extended_range',
+    'Extended Range',
+    'cannot hit beyond long range (four times base range)',
+    ('when target_range > 2 * base_range', 'when target_range > 4 * base_range'),
+    (('target_range', 'base_range'), ('target_range', 'base_range')),
 )
 _extended_range__mod4: Final = ModSpec(
     key='extended_range#5.3.1',
@@ -4650,6 +4907,13 @@ _extended_range__mod4: Final = ModSpec(
     condition='when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range',
     label='long range (up to four times base range)',
 )
+_extended_range__mod4_trace: Final = TraceSpec(
+    'extended_range',
+    'Extended Range',
+    'skill is one_fifth',
+    ('when target_range > 2 * base_range', 'unless hand_propelled or target_range > 4 * base_range'),
+    (('target_range', 'base_range'), ('hand_propelled', 'target_range', 'base_range')),
+)
 _extended_range__text3: Final = TextSpec(
     key='extended_range#6',
     rule='extended_range',
@@ -4658,6 +4922,13 @@ _extended_range__text3: Final = TextSpec(
     text='At long range the chance equals that of a special success, but the result is a normal hit.',
     quote=None,
     condition='',
+)
+_extended_range__text3_trace: Final = TraceSpec(
+    'extended_range',
+    'Extended Range',
+    'note: At long range the chance equals that of a special success, but the result is a normal hit.',
+    (),
+    (),
 )
 _extended_range__text4: Final = TextSpec(
     key='extended_range#7',
@@ -4668,18 +4939,25 @@ _extended_range__text4: Final = TextSpec(
     quote='at long range (four times basic range) it becomes 1/5 the normal skill chance',
     condition='',
 )
+_extended_range__text4_trace: Final = TraceSpec(
+    'extended_range',
+    'Extended Range',
+    'erratum: Read as: beyond double and up to four times base range; nothing can hit beyond four times base range.',
+    (),
+    (),
+)
 
 _rule_extended_range: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('extended_range', 'Extended Range', 'as attack', (), ())),
     Step('part', 'point_blank_range', (), TraceSpec('extended_range', 'Extended Range', 'as point_blank_range', (), ())),
-    Step('mod', _extended_range__mod1, (lambda s: s.v['target_range'] > s.v['base_range'] and s.v['target_range'] <= 2 * s.v['base_range'],), TraceSpec('extended_range', 'Extended Range', 'skill is difficult', ('when target_range > base_range and target_range <= 2 * base_range',), (('target_range', 'base_range'),)), 'difficult', (('target_range', 0), ('base_range', 0))),
-    Step('mod', _extended_range__mod2, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['hand_propelled']), TraceSpec('extended_range', 'Extended Range', 'skill is impossible', ('when target_range > 2 * base_range', 'when hand_propelled'), (('target_range', 'base_range'), ('hand_propelled',))), 'impossible', (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
-    Step('text', _extended_range__text1, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['hand_propelled']), TraceSpec('extended_range', 'Extended Range', 'cannot hit beyond double base range with a small hand-propelled weapon', ('when target_range > 2 * base_range', 'when hand_propelled'), (('target_range', 'base_range'), ('hand_propelled',))), None, (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
-    Step('mod', _extended_range__mod3, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['target_range'] > 4 * s.v['base_range']), TraceSpec('extended_range', 'Extended Range', 'skill is impossible', ('when target_range > 2 * base_range', 'when target_range > 4 * base_range'), (('target_range', 'base_range'), ('target_range', 'base_range'))), 'impossible', (('target_range', 0), ('base_range', 0))),
-    Step('text', _extended_range__text2, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['target_range'] > 4 * s.v['base_range']), TraceSpec('extended_range', 'Extended Range', 'cannot hit beyond long range (four times base range)', ('when target_range > 2 * base_range', 'when target_range > 4 * base_range'), (('target_range', 'base_range'), ('target_range', 'base_range'))), None, (('target_range', 0), ('base_range', 0))),
-    Step('mod', _extended_range__mod4, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: not (s.v['hand_propelled'] or s.v['target_range'] > 4 * s.v['base_range'])), TraceSpec('extended_range', 'Extended Range', 'skill is one_fifth', ('when target_range > 2 * base_range', 'unless hand_propelled or target_range > 4 * base_range'), (('target_range', 'base_range'), ('hand_propelled', 'target_range', 'base_range'))), 'one_fifth', (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
-    Step('text', _extended_range__text3, (), TraceSpec('extended_range', 'Extended Range', 'note: At long range the chance equals that of a special success, but the result is a normal hit.', (), ()), None, ()),
-    Step('text', _extended_range__text4, (), TraceSpec('extended_range', 'Extended Range', 'erratum: Read as: beyond double and up to four times base range; nothing can hit beyond four times base range.', (), ()), None, ()),
+    Step('mod', _extended_range__mod1, (lambda s: s.v['target_range'] > s.v['base_range'] and s.v['target_range'] <= 2 * s.v['base_range'],), _extended_range__mod1_trace, 'difficult', (('target_range', 0), ('base_range', 0))),
+    Step('mod', _extended_range__mod2, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['hand_propelled']), _extended_range__mod2_trace, 'impossible', (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
+    Step('text', _extended_range__text1, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['hand_propelled']), _extended_range__text1_trace, None, (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
+    Step('mod', _extended_range__mod3, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['target_range'] > 4 * s.v['base_range']), _extended_range__mod3_trace, 'impossible', (('target_range', 0), ('base_range', 0))),
+    Step('text', _extended_range__text2, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['target_range'] > 4 * s.v['base_range']), _extended_range__text2_trace, None, (('target_range', 0), ('base_range', 0))),
+    Step('mod', _extended_range__mod4, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: not (s.v['hand_propelled'] or s.v['target_range'] > 4 * s.v['base_range'])), _extended_range__mod4_trace, 'one_fifth', (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
+    Step('text', _extended_range__text3, (), _extended_range__text3_trace, None, ()),
+    Step('text', _extended_range__text4, (), _extended_range__text4_trace, None, ()),
 )
 """Extended Range (Extended Range).
 
@@ -4708,6 +4986,13 @@ _falling__mod1: Final = ModSpec(
     condition='when thrown_down',
     label='thrown with considerable force: dice doubled',
 )
+_falling__mod1_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'fall_dice * 2 round down',
+    ('when thrown_down',),
+    (('thrown_down',),),
+)
 _falling__mod2: Final = ModSpec(
     key='falling#3.1',
     rule='falling',
@@ -4720,6 +5005,13 @@ _falling__mod2: Final = ModSpec(
     rounding=None,
     condition='when SIZ <= 5',
     label='small: SIZ 5 or less',
+)
+_falling__mod2_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'fall_dice -1',
+    ('when SIZ <= 5',),
+    (('SIZ',),),
 )
 _falling__mod3: Final = ModSpec(
     key='falling#4.1',
@@ -4734,6 +5026,13 @@ _falling__mod3: Final = ModSpec(
     condition='when SIZ > 20',
     label='large: +1D6 over SIZ 20, and per fraction of 20 after',
 )
+_falling__mod3_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'fall_dice +(SIZ - 1) / 20 round down',
+    ('when SIZ > 20',),
+    (('SIZ',),),
+)
 _falling__mod4: Final = ModSpec(
     key='falling#5',
     rule='falling',
@@ -4747,12 +5046,20 @@ _falling__mod4: Final = ModSpec(
     condition='',
     label=None,
 )
+_falling__mod4_trace: Final = TraceSpec('falling', 'Falling', 'fall_dice min 0', (), ())
 _falling__derive1: Final = DeriveSpec(
     key='falling#6.1',
     rule='falling',
     source='Falling',
     name='fall_damage',
     condition='when fall_dice > 0',
+)
+_falling__derive1_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'derive fall_damage',
+    ('when fall_dice > 0',),
+    (('fall_dice',),),
 )
 _falling__derive2: Final = DeriveSpec(
     key='falling#7.1',
@@ -4761,12 +5068,26 @@ _falling__derive2: Final = DeriveSpec(
     name='fall_armor',
     condition='when fall_distance <= 3',
 )
+_falling__derive2_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'derive fall_armor',
+    ('when fall_distance <= 3',),
+    (('fall_distance',),),
+)
 _falling__derive3: Final = DeriveSpec(
     key='falling#7else.1',
     rule='falling',
     source='Falling',
     name='fall_armor',
     condition='unless fall_distance <= 3',
+)
+_falling__derive3_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'derive fall_armor',
+    ('unless fall_distance <= 3',),
+    (('fall_distance',),),
 )
 _falling__derive4: Final = DeriveSpec(
     key='falling#8.1',
@@ -4775,12 +5096,26 @@ _falling__derive4: Final = DeriveSpec(
     name='fall_taken',
     condition='when fall_dice > 0',
 )
+_falling__derive4_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'derive fall_taken',
+    ('when fall_dice > 0',),
+    (('fall_dice',),),
+)
 _falling__derive5: Final = DeriveSpec(
     key='falling#9.1',
     rule='falling',
     source='Falling',
     name='stake_damage',
     condition='when stake',
+)
+_falling__derive5_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'derive stake_damage',
+    ('when stake',),
+    (('stake',),),
 )
 _falling__text1: Final = TextSpec(
     key='falling#9.2',
@@ -4791,6 +5126,13 @@ _falling__text1: Final = TextSpec(
     quote=None,
     condition='when stake',
 )
+_falling__text1_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'note: Whether the stake hits is set by the gamemaster with the trap; a character unaware of it needs a Spot roll before a Dodge roll to avoid it.',
+    ('when stake',),
+    (('stake',),),
+)
 _falling__text2: Final = TextSpec(
     key='falling#10',
     rule='falling',
@@ -4799,6 +5141,13 @@ _falling__text2: Final = TextSpec(
     text="With hit locations, a fall damages 1D4 locations; a successful Jump roll chooses the location landed on. The whole damage applies to the location and to total hit points, an exception to the limit of twice a limb's hit points.",
     quote=None,
     condition='',
+)
+_falling__text2_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    "note: With hit locations, a fall damages 1D4 locations; a successful Jump roll chooses the location landed on. The whole damage applies to the location and to total hit points, an exception to the limit of twice a limb's hit points.",
+    (),
+    (),
 )
 _falling__text3: Final = TextSpec(
     key='falling#11',
@@ -4809,6 +5158,13 @@ _falling__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_falling__text3_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'note: The gamemaster may adjust the damage for the surface or obstacles such as branches; powers that protect against kinetic damage can lower it.',
+    (),
+    (),
+)
 _falling__text4: Final = TextSpec(
     key='falling#12',
     rule='falling',
@@ -4817,6 +5173,13 @@ _falling__text4: Final = TextSpec(
     text='Read per full three meters (rounded down): a fall of less than three meters does no damage, as a fall from a standing position (Knockback).',
     quote='1D6 base damage for every three meters fallen',
     condition='',
+)
+_falling__text4_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'erratum: Read per full three meters (rounded down): a fall of less than three meters does no damage, as a fall from a standing position (Knockback).',
+    (),
+    (),
 )
 _falling__text5: Final = TextSpec(
     key='falling#13',
@@ -4827,6 +5190,13 @@ _falling__text5: Final = TextSpec(
     quote='another 1D6 for every fraction of 20 after that',
     condition='',
 )
+_falling__text5_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'erratum: Read as +1D6 for SIZ 21-40, +2D6 for SIZ 41-60, and so on.',
+    (),
+    (),
+)
 _falling__text6: Final = TextSpec(
     key='falling#14',
     rule='falling',
@@ -4836,23 +5206,30 @@ _falling__text6: Final = TextSpec(
     quote='Armor provides half protection against falling damage up to three meters',
     condition='',
 )
+_falling__text6_trace: Final = TraceSpec(
+    'falling',
+    'Falling',
+    'erratum: Read as: for falls of up to three meters armor counts half (rounded up); beyond, none.',
+    (),
+    (),
+)
 
 _rule_falling: Final[tuple[Step, ...]] = (
-    Step('mod', _falling__mod1, (lambda s: s.v['thrown_down'],), TraceSpec('falling', 'Falling', 'fall_dice * 2 round down', ('when thrown_down',), (('thrown_down',),)), 2, (('thrown_down', 0),)),
-    Step('mod', _falling__mod2, (lambda s: s.v['SIZ'] <= 5,), TraceSpec('falling', 'Falling', 'fall_dice -1', ('when SIZ <= 5',), (('SIZ',),)), -1, (('SIZ', 0),)),
-    Step('mod', _falling__mod3, (lambda s: s.v['SIZ'] > 20,), TraceSpec('falling', 'Falling', 'fall_dice +(SIZ - 1) / 20 round down', ('when SIZ > 20',), (('SIZ',),)), lambda s: round_value(Fraction(s.v['SIZ'] - 1) / 20, 'down'), (('SIZ', 0),)),
-    Step('mod', _falling__mod4, (), TraceSpec('falling', 'Falling', 'fall_dice min 0', (), ()), 0, ()),
-    Step('derive', _falling__derive1, (lambda s: s.e['fall_dice'] > 0,), TraceSpec('falling', 'Falling', 'derive fall_damage', ('when fall_dice > 0',), (('fall_dice',),)), lambda s: Dice.pool(int(s.e['fall_dice']), 6), ()),
-    Step('derive', _falling__derive2, (lambda s: s.v['fall_distance'] <= 3,), TraceSpec('falling', 'Falling', 'derive fall_armor', ('when fall_distance <= 3',), (('fall_distance',),)), lambda s: round_value(Fraction(s.v['armor']) / 2, 'up'), (('fall_distance', 0), ('armor', 1))),
-    Step('derive', _falling__derive3, (lambda s: not s.v['fall_distance'] <= 3,), TraceSpec('falling', 'Falling', 'derive fall_armor', ('unless fall_distance <= 3',), (('fall_distance',),)), lambda s: 0, (('fall_distance', 0),)),
-    Step('derive', _falling__derive4, (lambda s: s.e['fall_dice'] > 0,), TraceSpec('falling', 'Falling', 'derive fall_taken', ('when fall_dice > 0',), (('fall_dice',),)), lambda s: clamp_dice('max', s.e['fall_damage'].plus(-s.e['fall_armor']), 0), ()),
-    Step('derive', _falling__derive5, (lambda s: s.v['stake'],), TraceSpec('falling', 'Falling', 'derive stake_damage', ('when stake',), (('stake',),)), lambda s: Dice(((1, 10),)).plus(1), (('stake', 0),)),
-    Step('text', _falling__text1, (lambda s: s.v['stake'],), TraceSpec('falling', 'Falling', 'note: Whether the stake hits is set by the gamemaster with the trap; a character unaware of it needs a Spot roll before a Dodge roll to avoid it.', ('when stake',), (('stake',),)), None, (('stake', 0),)),
-    Step('text', _falling__text2, (), TraceSpec('falling', 'Falling', "note: With hit locations, a fall damages 1D4 locations; a successful Jump roll chooses the location landed on. The whole damage applies to the location and to total hit points, an exception to the limit of twice a limb's hit points.", (), ()), None, ()),
-    Step('text', _falling__text3, (), TraceSpec('falling', 'Falling', 'note: The gamemaster may adjust the damage for the surface or obstacles such as branches; powers that protect against kinetic damage can lower it.', (), ()), None, ()),
-    Step('text', _falling__text4, (), TraceSpec('falling', 'Falling', 'erratum: Read per full three meters (rounded down): a fall of less than three meters does no damage, as a fall from a standing position (Knockback).', (), ()), None, ()),
-    Step('text', _falling__text5, (), TraceSpec('falling', 'Falling', 'erratum: Read as +1D6 for SIZ 21-40, +2D6 for SIZ 41-60, and so on.', (), ()), None, ()),
-    Step('text', _falling__text6, (), TraceSpec('falling', 'Falling', 'erratum: Read as: for falls of up to three meters armor counts half (rounded up); beyond, none.', (), ()), None, ()),
+    Step('mod', _falling__mod1, (lambda s: s.v['thrown_down'],), _falling__mod1_trace, 2, (('thrown_down', 0),)),
+    Step('mod', _falling__mod2, (lambda s: s.v['SIZ'] <= 5,), _falling__mod2_trace, -1, (('SIZ', 0),)),
+    Step('mod', _falling__mod3, (lambda s: s.v['SIZ'] > 20,), _falling__mod3_trace, lambda s: round_value(Fraction(s.v['SIZ'] - 1) / 20, 'down'), (('SIZ', 0),)),
+    Step('mod', _falling__mod4, (), _falling__mod4_trace, 0, ()),
+    Step('derive', _falling__derive1, (lambda s: s.e['fall_dice'] > 0,), _falling__derive1_trace, lambda s: Dice.pool(int(s.e['fall_dice']), 6), ()),
+    Step('derive', _falling__derive2, (lambda s: s.v['fall_distance'] <= 3,), _falling__derive2_trace, lambda s: round_value(Fraction(s.v['armor']) / 2, 'up'), (('fall_distance', 0), ('armor', 1))),
+    Step('derive', _falling__derive3, (lambda s: not s.v['fall_distance'] <= 3,), _falling__derive3_trace, lambda s: 0, (('fall_distance', 0),)),
+    Step('derive', _falling__derive4, (lambda s: s.e['fall_dice'] > 0,), _falling__derive4_trace, lambda s: clamp_dice('max', s.e['fall_damage'].plus(-s.e['fall_armor']), 0), ()),
+    Step('derive', _falling__derive5, (lambda s: s.v['stake'],), _falling__derive5_trace, lambda s: Dice(((1, 10),)).plus(1), (('stake', 0),)),
+    Step('text', _falling__text1, (lambda s: s.v['stake'],), _falling__text1_trace, None, (('stake', 0),)),
+    Step('text', _falling__text2, (), _falling__text2_trace, None, ()),
+    Step('text', _falling__text3, (), _falling__text3_trace, None, ()),
+    Step('text', _falling__text4, (), _falling__text4_trace, None, ()),
+    Step('text', _falling__text5, (), _falling__text5_trace, None, ()),
+    Step('text', _falling__text6, (), _falling__text6_trace, None, ()),
 )
 """Falling (Falling).
 
@@ -4882,6 +5259,13 @@ _fighting_while_down__mod1: Final = ModSpec(
     condition='when actor_prone',
     label='prone: attacks, parries and Dodges',
 )
+_fighting_while_down__mod1_trace: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'skill is difficult',
+    ('when actor_prone',),
+    (('actor_prone',),),
+)
 _fighting_while_down__text1: Final = TextSpec(
     key='fighting_while_down#3.2',
     rule='fighting_while_down',
@@ -4890,6 +5274,13 @@ _fighting_while_down__text1: Final = TextSpec(
     text='add a damage modifier while down',
     quote=None,
     condition='when actor_prone',
+)
+_fighting_while_down__text1_trace: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'cannot add a damage modifier while down',
+    ('when actor_prone',),
+    (('actor_prone',),),
 )
 _fighting_while_down__text2: Final = TextSpec(
     key='fighting_while_down#3.3.1',
@@ -4900,6 +5291,13 @@ _fighting_while_down__text2: Final = TextSpec(
     quote=None,
     condition='when actor_prone; when two_handed',
 )
+_fighting_while_down__text2_trace: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'cannot attack with a two-handed weapon while down',
+    ('when actor_prone', 'when two_handed'),
+    (('actor_prone',), ('two_handed',)),
+)
 _fighting_while_down__text3: Final = TextSpec(
     key='fighting_while_down#3.4.1',
     rule='fighting_while_down',
@@ -4908,6 +5306,13 @@ _fighting_while_down__text3: Final = TextSpec(
     text='A successful Difficult Dodge gets the character back on their feet unhit and allows an attack action this round if the DEX rank permits; a Dodge and an Agility roll (both unmodified) do the same in place of the attack action.',
     quote=None,
     condition='when actor_prone; when action == dodge',
+)
+_fighting_while_down__text3_trace: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'note: A successful Difficult Dodge gets the character back on their feet unhit and allows an attack action this round if the DEX rank permits; a Dodge and an Agility roll (both unmodified) do the same in place of the attack action.',
+    ('when actor_prone', 'when action == dodge'),
+    (('actor_prone',), ('action',)),
 )
 _fighting_while_down__mod2: Final = ModSpec(
     key='fighting_while_down#4.1',
@@ -4922,6 +5327,13 @@ _fighting_while_down__mod2: Final = ModSpec(
     condition='when target_prone',
     label='attacking a prone character',
 )
+_fighting_while_down__mod2_trace: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'skill is easy',
+    ('when target_prone',),
+    (('target_prone',),),
+)
 _fighting_while_down__text4: Final = TextSpec(
     key='fighting_while_down#5',
     rule='fighting_while_down',
@@ -4930,6 +5342,13 @@ _fighting_while_down__text4: Final = TextSpec(
     text='A character knocked back in hand-to-hand combat falls on their back; struck from behind, tripping or collapsing from injury, forward. See also Superior/Inferior Positions and Prone.',
     quote=None,
     condition='',
+)
+_fighting_while_down__text4_trace: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'note: A character knocked back in hand-to-hand combat falls on their back; struck from behind, tripping or collapsing from injury, forward. See also Superior/Inferior Positions and Prone.',
+    (),
+    (),
 )
 _fighting_while_down__text5: Final = TextSpec(
     key='fighting_while_down#6',
@@ -4940,16 +5359,23 @@ _fighting_while_down__text5: Final = TextSpec(
     quote='cannot attack with a two-handed weapon',
     condition='',
 )
+_fighting_while_down__text5_trace: Final = TraceSpec(
+    'fighting_while_down',
+    'Fighting While Down',
+    'erratum: Prone says such attacks are Difficult and that negative damage modifiers still apply; this rule encodes its own section, the rule prone the other.',
+    (),
+    (),
+)
 
 _rule_fighting_while_down: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('fighting_while_down', 'Fighting While Down', 'as attack', (), ())),
-    Step('mod', _fighting_while_down__mod1, (lambda s: s.v['actor_prone'],), TraceSpec('fighting_while_down', 'Fighting While Down', 'skill is difficult', ('when actor_prone',), (('actor_prone',),)), 'difficult', (('actor_prone', 0),)),
-    Step('text', _fighting_while_down__text1, (lambda s: s.v['actor_prone'],), TraceSpec('fighting_while_down', 'Fighting While Down', 'cannot add a damage modifier while down', ('when actor_prone',), (('actor_prone',),)), None, (('actor_prone', 0),)),
-    Step('text', _fighting_while_down__text2, (lambda s: s.v['actor_prone'], lambda s: s.v['two_handed']), TraceSpec('fighting_while_down', 'Fighting While Down', 'cannot attack with a two-handed weapon while down', ('when actor_prone', 'when two_handed'), (('actor_prone',), ('two_handed',))), None, (('actor_prone', 0), ('two_handed', 1))),
-    Step('text', _fighting_while_down__text3, (lambda s: s.v['actor_prone'], lambda s: s.v['action'] == 'dodge'), TraceSpec('fighting_while_down', 'Fighting While Down', 'note: A successful Difficult Dodge gets the character back on their feet unhit and allows an attack action this round if the DEX rank permits; a Dodge and an Agility roll (both unmodified) do the same in place of the attack action.', ('when actor_prone', 'when action == dodge'), (('actor_prone',), ('action',))), None, (('actor_prone', 0), ('action', 1))),
-    Step('mod', _fighting_while_down__mod2, (lambda s: s.v['target_prone'],), TraceSpec('fighting_while_down', 'Fighting While Down', 'skill is easy', ('when target_prone',), (('target_prone',),)), 'easy', (('target_prone', 0),)),
-    Step('text', _fighting_while_down__text4, (), TraceSpec('fighting_while_down', 'Fighting While Down', 'note: A character knocked back in hand-to-hand combat falls on their back; struck from behind, tripping or collapsing from injury, forward. See also Superior/Inferior Positions and Prone.', (), ()), None, ()),
-    Step('text', _fighting_while_down__text5, (), TraceSpec('fighting_while_down', 'Fighting While Down', 'erratum: Prone says such attacks are Difficult and that negative damage modifiers still apply; this rule encodes its own section, the rule prone the other.', (), ()), None, ()),
+    Step('mod', _fighting_while_down__mod1, (lambda s: s.v['actor_prone'],), _fighting_while_down__mod1_trace, 'difficult', (('actor_prone', 0),)),
+    Step('text', _fighting_while_down__text1, (lambda s: s.v['actor_prone'],), _fighting_while_down__text1_trace, None, (('actor_prone', 0),)),
+    Step('text', _fighting_while_down__text2, (lambda s: s.v['actor_prone'], lambda s: s.v['two_handed']), _fighting_while_down__text2_trace, None, (('actor_prone', 0), ('two_handed', 1))),
+    Step('text', _fighting_while_down__text3, (lambda s: s.v['actor_prone'], lambda s: s.v['action'] == 'dodge'), _fighting_while_down__text3_trace, None, (('actor_prone', 0), ('action', 1))),
+    Step('mod', _fighting_while_down__mod2, (lambda s: s.v['target_prone'],), _fighting_while_down__mod2_trace, 'easy', (('target_prone', 0),)),
+    Step('text', _fighting_while_down__text4, (), _fighting_while_down__text4_trace, None, ()),
+    Step('text', _fighting_while_down__text5, (), _fighting_while_down__text5_trace, None, ()),
 )
 """Fighting While Down (Fighting While Down).
 
@@ -4969,12 +5395,26 @@ _fire_and_heat__derive1: Final = DeriveSpec(
     name='fire_damage',
     condition='',
 )
+_fire_and_heat__derive1_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'derive fire_damage',
+    (),
+    (),
+)
 _fire_and_heat__derive2: Final = DeriveSpec(
     key='fire_and_heat#3',
     rule='fire_and_heat',
     source='Fire and Heat',
     name='fire_locations',
     condition='',
+)
+_fire_and_heat__derive2_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'derive fire_locations',
+    (),
+    (),
 )
 _fire_and_heat__roll1: Final = RollSpec(
     key='fire_and_heat#4.1',
@@ -4994,6 +5434,13 @@ _fire_and_heat__roll1: Final = RollSpec(
     notes=(),
     condition='when fire in {torch, campfire} and clothed_unarmored',
 )
+_fire_and_heat__roll1_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'roll catch_fire',
+    ('when fire in {torch, campfire} and clothed_unarmored',),
+    (('fire', 'clothed_unarmored'),),
+)
 _fire_and_heat__roll2: Final = RollSpec(
     key='fire_and_heat#5.1',
     rule='fire_and_heat',
@@ -5012,12 +5459,26 @@ _fire_and_heat__roll2: Final = RollSpec(
     notes=(),
     condition='when fire == bonfire',
 )
+_fire_and_heat__roll2_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'roll catch_fire_bonfire',
+    ('when fire == bonfire',),
+    (('fire',),),
+)
 _fire_and_heat__derive3: Final = DeriveSpec(
     key='fire_and_heat#6.1',
     rule='fire_and_heat',
     source='Fire and Heat',
     name='aflame_damage',
     condition='when fire == intense',
+)
+_fire_and_heat__derive3_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'derive aflame_damage',
+    ('when fire == intense',),
+    (('fire',),),
 )
 _fire_and_heat__text1: Final = TextSpec(
     key='fire_and_heat#7.1',
@@ -5027,6 +5488,13 @@ _fire_and_heat__text1: Final = TextSpec(
     text='Plus the force of any explosion; see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E).',
     quote=None,
     condition='when fire == burning_building',
+)
+_fire_and_heat__text1_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: Plus the force of any explosion; see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E).',
+    ('when fire == burning_building',),
+    (('fire',),),
 )
 _fire_and_heat__roll3: Final = RollSpec(
     key='fire_and_heat#8.1',
@@ -5046,6 +5514,13 @@ _fire_and_heat__roll3: Final = RollSpec(
     notes=(),
     condition='when burn_damage > hit_points / 4 round up',
 )
+_fire_and_heat__roll3_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'roll burn_luck',
+    ('when burn_damage > hit_points / 4 round up',),
+    (('burn_damage', 'hit_points'),),
+)
 _fire_and_heat__roll4: Final = RollSpec(
     key='fire_and_heat#9.1',
     rule='fire_and_heat',
@@ -5064,6 +5539,13 @@ _fire_and_heat__roll4: Final = RollSpec(
     notes=(),
     condition='when extinguishing',
 )
+_fire_and_heat__roll4_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'roll extinguish',
+    ('when extinguishing',),
+    (('extinguishing',),),
+)
 _fire_and_heat__text2: Final = TextSpec(
     key='fire_and_heat#9.2',
     rule='fire_and_heat',
@@ -5072,6 +5554,13 @@ _fire_and_heat__text2: Final = TextSpec(
     text='It takes one combat round to put out a small fire, longer for larger ones.',
     quote=None,
     condition='when extinguishing',
+)
+_fire_and_heat__text2_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: It takes one combat round to put out a small fire, longer for larger ones.',
+    ('when extinguishing',),
+    (('extinguishing',),),
 )
 _fire_and_heat__text3: Final = TextSpec(
     key='fire_and_heat#10',
@@ -5082,6 +5571,13 @@ _fire_and_heat__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_fire_and_heat__text3_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: Fire damages a character it touched at the end of the combat round, on DEX rank 1.',
+    (),
+    (),
+)
 _fire_and_heat__text4: Final = TextSpec(
     key='fire_and_heat#11',
     rule='fire_and_heat',
@@ -5090,6 +5586,13 @@ _fire_and_heat__text4: Final = TextSpec(
     text='Armor and protective powers subtract their value from fire damage for one combat round (conventional armor for 1D3 rounds, then no longer); fire-retardant gear lasts unless exposure is extreme or prolonged; random armor protects for up to 1D6 points.',
     quote=None,
     condition='',
+)
+_fire_and_heat__text4_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: Armor and protective powers subtract their value from fire damage for one combat round (conventional armor for 1D3 rounds, then no longer); fire-retardant gear lasts unless exposure is extreme or prolonged; random armor protects for up to 1D6 points.',
+    (),
+    (),
 )
 _fire_and_heat__text5: Final = TextSpec(
     key='fire_and_heat#12',
@@ -5100,6 +5603,13 @@ _fire_and_heat__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_fire_and_heat__text5_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: Every round fully exposed to open flame reduces non-metal armor by at least 1 point; metal weapons and armor may become too hot to use; heat may set off ammunition (Luck rolls for those nearby).',
+    (),
+    (),
+)
 _fire_and_heat__text6: Final = TextSpec(
     key='fire_and_heat#13',
     rule='fire_and_heat',
@@ -5109,21 +5619,28 @@ _fire_and_heat__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_fire_and_heat__text6_trace: Final = TraceSpec(
+    'fire_and_heat',
+    'Fire and Heat',
+    'note: To burn or melt an object the gamemaster sets the fire damage per round it takes: a book 1 point, a steel sword 50 points or more.',
+    (),
+    (),
+)
 
 _rule_fire_and_heat: Final[tuple[Step, ...]] = (
-    Step('derive', _fire_and_heat__derive1, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'derive fire_damage', (), ()), lambda s: s.lookup('fire_sources', (s.v['fire'],), 'damage'), (('fire', 0),)),
-    Step('derive', _fire_and_heat__derive2, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'derive fire_locations', (), ()), lambda s: s.lookup('fire_sources', (s.v['fire'],), 'locations'), (('fire', 0),)),
-    Step('roll', _fire_and_heat__roll1, (lambda s: s.v['fire'] in ('torch', 'campfire') and s.v['clothed_unarmored'],), TraceSpec('fire_and_heat', 'Fire and Heat', 'roll catch_fire', ('when fire in {torch, campfire} and clothed_unarmored',), (('fire', 'clothed_unarmored'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('fire', 0), ('clothed_unarmored', 0))),
-    Step('roll', _fire_and_heat__roll2, (lambda s: s.v['fire'] == 'bonfire',), TraceSpec('fire_and_heat', 'Fire and Heat', 'roll catch_fire_bonfire', ('when fire == bonfire',), (('fire',),)), (lambda s: (s.v['POW'], 0, None, 0), ()), (('fire', 0), ('POW', 1))),
-    Step('derive', _fire_and_heat__derive3, (lambda s: s.v['fire'] == 'intense',), TraceSpec('fire_and_heat', 'Fire and Heat', 'derive aflame_damage', ('when fire == intense',), (('fire',),)), lambda s: Dice(((1, 6),)), (('fire', 0),)),
-    Step('text', _fire_and_heat__text1, (lambda s: s.v['fire'] == 'burning_building',), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: Plus the force of any explosion; see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E).', ('when fire == burning_building',), (('fire',),)), None, (('fire', 0),)),
-    Step('roll', _fire_and_heat__roll3, (lambda s: s.v['burn_damage'] > round_value(Fraction(s.v['hit_points']) / 4, 'up'),), TraceSpec('fire_and_heat', 'Fire and Heat', 'roll burn_luck', ('when burn_damage > hit_points / 4 round up',), (('burn_damage', 'hit_points'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('burn_damage', 0), ('hit_points', 0))),
-    Step('roll', _fire_and_heat__roll4, (lambda s: s.v['extinguishing'],), TraceSpec('fire_and_heat', 'Fire and Heat', 'roll extinguish', ('when extinguishing',), (('extinguishing',),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('extinguishing', 0),)),
-    Step('text', _fire_and_heat__text2, (lambda s: s.v['extinguishing'],), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: It takes one combat round to put out a small fire, longer for larger ones.', ('when extinguishing',), (('extinguishing',),)), None, (('extinguishing', 0),)),
-    Step('text', _fire_and_heat__text3, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: Fire damages a character it touched at the end of the combat round, on DEX rank 1.', (), ()), None, ()),
-    Step('text', _fire_and_heat__text4, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: Armor and protective powers subtract their value from fire damage for one combat round (conventional armor for 1D3 rounds, then no longer); fire-retardant gear lasts unless exposure is extreme or prolonged; random armor protects for up to 1D6 points.', (), ()), None, ()),
-    Step('text', _fire_and_heat__text5, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: Every round fully exposed to open flame reduces non-metal armor by at least 1 point; metal weapons and armor may become too hot to use; heat may set off ammunition (Luck rolls for those nearby).', (), ()), None, ()),
-    Step('text', _fire_and_heat__text6, (), TraceSpec('fire_and_heat', 'Fire and Heat', 'note: To burn or melt an object the gamemaster sets the fire damage per round it takes: a book 1 point, a steel sword 50 points or more.', (), ()), None, ()),
+    Step('derive', _fire_and_heat__derive1, (), _fire_and_heat__derive1_trace, lambda s: s.lookup('fire_sources', (s.v['fire'],), 'damage'), (('fire', 0),)),
+    Step('derive', _fire_and_heat__derive2, (), _fire_and_heat__derive2_trace, lambda s: s.lookup('fire_sources', (s.v['fire'],), 'locations'), (('fire', 0),)),
+    Step('roll', _fire_and_heat__roll1, (lambda s: s.v['fire'] in ('torch', 'campfire') and s.v['clothed_unarmored'],), _fire_and_heat__roll1_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('fire', 0), ('clothed_unarmored', 0))),
+    Step('roll', _fire_and_heat__roll2, (lambda s: s.v['fire'] == 'bonfire',), _fire_and_heat__roll2_trace, (lambda s: (s.v['POW'], 0, None, 0), ()), (('fire', 0), ('POW', 1))),
+    Step('derive', _fire_and_heat__derive3, (lambda s: s.v['fire'] == 'intense',), _fire_and_heat__derive3_trace, lambda s: Dice(((1, 6),)), (('fire', 0),)),
+    Step('text', _fire_and_heat__text1, (lambda s: s.v['fire'] == 'burning_building',), _fire_and_heat__text1_trace, None, (('fire', 0),)),
+    Step('roll', _fire_and_heat__roll3, (lambda s: s.v['burn_damage'] > round_value(Fraction(s.v['hit_points']) / 4, 'up'),), _fire_and_heat__roll3_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('burn_damage', 0), ('hit_points', 0))),
+    Step('roll', _fire_and_heat__roll4, (lambda s: s.v['extinguishing'],), _fire_and_heat__roll4_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('extinguishing', 0),)),
+    Step('text', _fire_and_heat__text2, (lambda s: s.v['extinguishing'],), _fire_and_heat__text2_trace, None, (('extinguishing', 0),)),
+    Step('text', _fire_and_heat__text3, (), _fire_and_heat__text3_trace, None, ()),
+    Step('text', _fire_and_heat__text4, (), _fire_and_heat__text4_trace, None, ()),
+    Step('text', _fire_and_heat__text5, (), _fire_and_heat__text5_trace, None, ()),
+    Step('text', _fire_and_heat__text6, (), _fire_and_heat__text6_trace, None, ()),
 )
 """Fire and Heat (Fire and Heat).
 
@@ -5151,12 +5668,26 @@ _firing_into_combat__mod1: Final = ModSpec(
     condition='when into_combat and extra_bodies == 0',
     label='firing into combat',
 )
+_firing_into_combat__mod1_trace: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'skill -20%',
+    ('when into_combat and extra_bodies == 0',),
+    (('into_combat', 'extra_bodies'),),
+)
 _firing_into_combat__derive1: Final = DeriveSpec(
     key='firing_into_combat#3.2',
     rule='firing_into_combat',
     source='Firing Into Combat',
     name='stray_band',
     condition='when into_combat and extra_bodies == 0',
+)
+_firing_into_combat__derive1_trace: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'derive stray_band',
+    ('when into_combat and extra_bodies == 0',),
+    (('into_combat', 'extra_bodies'),),
 )
 _firing_into_combat__text1: Final = TextSpec(
     key='firing_into_combat#3.3',
@@ -5166,6 +5697,13 @@ _firing_into_combat__text1: Final = TextSpec(
     text='A roll between the modified chance and the skill rating strikes another potential target: each makes a Luck roll, and the biggest failure (or most marginal success) is hit. The attacker gets no experience check.',
     quote=None,
     condition='when into_combat and extra_bodies == 0',
+)
+_firing_into_combat__text1_trace: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'note: A roll between the modified chance and the skill rating strikes another potential target: each makes a Luck roll, and the biggest failure (or most marginal success) is hit. The attacker gets no experience check.',
+    ('when into_combat and extra_bodies == 0',),
+    (('into_combat', 'extra_bodies'),),
 )
 _firing_into_combat__mod2: Final = ModSpec(
     key='firing_into_combat#4.1',
@@ -5180,6 +5718,13 @@ _firing_into_combat__mod2: Final = ModSpec(
     condition='when engaged',
     label='firing while engaged in combat',
 )
+_firing_into_combat__mod2_trace: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'skill is difficult',
+    ('when engaged',),
+    (('engaged',),),
+)
 _firing_into_combat__mod3: Final = ModSpec(
     key='firing_into_combat#5.1',
     rule='firing_into_combat',
@@ -5192,6 +5737,13 @@ _firing_into_combat__mod3: Final = ModSpec(
     rounding=None,
     condition='when both_close',
     label='point-blank range',
+)
+_firing_into_combat__mod3_trace: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'skill is easy',
+    ('when both_close',),
+    (('both_close',),),
 )
 _firing_into_combat__mod4: Final = ModSpec(
     key='firing_into_combat#6.1',
@@ -5206,6 +5758,13 @@ _firing_into_combat__mod4: Final = ModSpec(
     condition='when extra_bodies > 0',
     label='per extra body in a packed mass',
 )
+_firing_into_combat__mod4_trace: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'skill +5% per extra_bodies',
+    ('when extra_bodies > 0',),
+    (('extra_bodies',),),
+)
 _firing_into_combat__text2: Final = TextSpec(
     key='firing_into_combat#6.2',
     rule='firing_into_combat',
@@ -5214,6 +5773,13 @@ _firing_into_combat__text2: Final = TextSpec(
     text='The gamemaster selects which target is struck, as above. Targets approaching in a loose skirmish line give no bonus: the attacker picks one.',
     quote=None,
     condition='when extra_bodies > 0',
+)
+_firing_into_combat__text2_trace: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'note: The gamemaster selects which target is struck, as above. Targets approaching in a loose skirmish line give no bonus: the attacker picks one.',
+    ('when extra_bodies > 0',),
+    (('extra_bodies',),),
 )
 _firing_into_combat__mod5: Final = ModSpec(
     key='firing_into_combat#7',
@@ -5228,6 +5794,13 @@ _firing_into_combat__mod5: Final = ModSpec(
     condition='',
     label=None,
 )
+_firing_into_combat__mod5_trace: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'skill min 0',
+    (),
+    (),
+)
 _firing_into_combat__text3: Final = TextSpec(
     key='firing_into_combat#8',
     rule='firing_into_combat',
@@ -5237,18 +5810,25 @@ _firing_into_combat__text3: Final = TextSpec(
     quote='the skill ranking is increased by +5% for every extra body shot at',
     condition='',
 )
+_firing_into_combat__text3_trace: Final = TraceSpec(
+    'firing_into_combat',
+    'Firing Into Combat',
+    'erratum: The source does not say whether the -20% also applies; firing at a mass without care whom is hit is encoded without it.',
+    (),
+    (),
+)
 
 _rule_firing_into_combat: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('firing_into_combat', 'Firing Into Combat', 'as attack', (), ())),
-    Step('mod', _firing_into_combat__mod1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), TraceSpec('firing_into_combat', 'Firing Into Combat', 'skill -20%', ('when into_combat and extra_bodies == 0',), (('into_combat', 'extra_bodies'),)), -20, (('into_combat', 0), ('extra_bodies', 0))),
-    Step('derive', _firing_into_combat__derive1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), TraceSpec('firing_into_combat', 'Firing Into Combat', 'derive stray_band', ('when into_combat and extra_bodies == 0',), (('into_combat', 'extra_bodies'),)), lambda s: min(20, s.v['skill']), (('into_combat', 0), ('extra_bodies', 0))),
-    Step('text', _firing_into_combat__text1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), TraceSpec('firing_into_combat', 'Firing Into Combat', 'note: A roll between the modified chance and the skill rating strikes another potential target: each makes a Luck roll, and the biggest failure (or most marginal success) is hit. The attacker gets no experience check.', ('when into_combat and extra_bodies == 0',), (('into_combat', 'extra_bodies'),)), None, (('into_combat', 0), ('extra_bodies', 0))),
-    Step('mod', _firing_into_combat__mod2, (lambda s: s.v['engaged'],), TraceSpec('firing_into_combat', 'Firing Into Combat', 'skill is difficult', ('when engaged',), (('engaged',),)), 'difficult', (('engaged', 0),)),
-    Step('mod', _firing_into_combat__mod3, (lambda s: s.v['both_close'],), TraceSpec('firing_into_combat', 'Firing Into Combat', 'skill is easy', ('when both_close',), (('both_close',),)), 'easy', (('both_close', 0),)),
-    Step('mod', _firing_into_combat__mod4, (lambda s: s.v['extra_bodies'] > 0,), TraceSpec('firing_into_combat', 'Firing Into Combat', 'skill +5% per extra_bodies', ('when extra_bodies > 0',), (('extra_bodies',),)), lambda s: 5 * s.v['extra_bodies'], (('extra_bodies', 0),)),
-    Step('text', _firing_into_combat__text2, (lambda s: s.v['extra_bodies'] > 0,), TraceSpec('firing_into_combat', 'Firing Into Combat', 'note: The gamemaster selects which target is struck, as above. Targets approaching in a loose skirmish line give no bonus: the attacker picks one.', ('when extra_bodies > 0',), (('extra_bodies',),)), None, (('extra_bodies', 0),)),
-    Step('mod', _firing_into_combat__mod5, (), TraceSpec('firing_into_combat', 'Firing Into Combat', 'skill min 0', (), ()), 0, ()),
-    Step('text', _firing_into_combat__text3, (), TraceSpec('firing_into_combat', 'Firing Into Combat', 'erratum: The source does not say whether the -20% also applies; firing at a mass without care whom is hit is encoded without it.', (), ()), None, ()),
+    Step('mod', _firing_into_combat__mod1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), _firing_into_combat__mod1_trace, -20, (('into_combat', 0), ('extra_bodies', 0))),
+    Step('derive', _firing_into_combat__derive1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), _firing_into_combat__derive1_trace, lambda s: min(20, s.v['skill']), (('into_combat', 0), ('extra_bodies', 0))),
+    Step('text', _firing_into_combat__text1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), _firing_into_combat__text1_trace, None, (('into_combat', 0), ('extra_bodies', 0))),
+    Step('mod', _firing_into_combat__mod2, (lambda s: s.v['engaged'],), _firing_into_combat__mod2_trace, 'difficult', (('engaged', 0),)),
+    Step('mod', _firing_into_combat__mod3, (lambda s: s.v['both_close'],), _firing_into_combat__mod3_trace, 'easy', (('both_close', 0),)),
+    Step('mod', _firing_into_combat__mod4, (lambda s: s.v['extra_bodies'] > 0,), _firing_into_combat__mod4_trace, lambda s: 5 * s.v['extra_bodies'], (('extra_bodies', 0),)),
+    Step('text', _firing_into_combat__text2, (lambda s: s.v['extra_bodies'] > 0,), _firing_into_combat__text2_trace, None, (('extra_bodies', 0),)),
+    Step('mod', _firing_into_combat__mod5, (), _firing_into_combat__mod5_trace, 0, ()),
+    Step('text', _firing_into_combat__text3, (), _firing_into_combat__text3_trace, None, ()),
 )
 """Firing Into Combat (Firing Into Combat).
 
@@ -5276,6 +5856,13 @@ _fortified_positions__mod1: Final = ModSpec(
     condition='when fortified == behind_fortification',
     label='target behind a fortified position',
 )
+_fortified_positions__mod1_trace: Final = TraceSpec(
+    'fortified_positions',
+    'Fortified Positions',
+    'skill is difficult',
+    ('when fortified == behind_fortification',),
+    (('fortified',),),
+)
 _fortified_positions__text1: Final = TextSpec(
     key='fortified_positions#3.2',
     rule='fortified_positions',
@@ -5284,6 +5871,13 @@ _fortified_positions__text1: Final = TextSpec(
     text='Aiming can overcome this (see Aimed Attacks, in Spot Rules A\u2013E).',
     quote=None,
     condition='when fortified == behind_fortification',
+)
+_fortified_positions__text1_trace: Final = TraceSpec(
+    'fortified_positions',
+    'Fortified Positions',
+    'note: Aiming can overcome this (see Aimed Attacks, in Spot Rules A\u2013E).',
+    ('when fortified == behind_fortification',),
+    (('fortified',),),
 )
 _fortified_positions__mod2: Final = ModSpec(
     key='fortified_positions#4.1.1',
@@ -5298,6 +5892,13 @@ _fortified_positions__mod2: Final = ModSpec(
     condition='when fortified == crouched_behind; when attack_kind == missile',
     label='crouched entirely behind the fortification',
 )
+_fortified_positions__mod2_trace: Final = TraceSpec(
+    'fortified_positions',
+    'Fortified Positions',
+    'skill is impossible',
+    ('when fortified == crouched_behind', 'when attack_kind == missile'),
+    (('fortified',), ('attack_kind',)),
+)
 _fortified_positions__text2: Final = TextSpec(
     key='fortified_positions#4.1.2',
     rule='fortified_positions',
@@ -5306,6 +5907,13 @@ _fortified_positions__text2: Final = TextSpec(
     text='hit a defender crouched entirely behind a fortification with small missile fire',
     quote=None,
     condition='when fortified == crouched_behind; when attack_kind == missile',
+)
+_fortified_positions__text2_trace: Final = TraceSpec(
+    'fortified_positions',
+    'Fortified Positions',
+    'cannot hit a defender crouched entirely behind a fortification with small missile fire',
+    ('when fortified == crouched_behind', 'when attack_kind == missile'),
+    (('fortified',), ('attack_kind',)),
 )
 _fortified_positions__text3: Final = TextSpec(
     key='fortified_positions#4.2',
@@ -5316,14 +5924,21 @@ _fortified_positions__text3: Final = TextSpec(
     quote=None,
     condition='when fortified == crouched_behind',
 )
+_fortified_positions__text3_trace: Final = TraceSpec(
+    'fortified_positions',
+    'Fortified Positions',
+    'note: Siege weapons, explosions and area attacks may still reach the defender; the gamemaster decides.',
+    ('when fortified == crouched_behind',),
+    (('fortified',),),
+)
 
 _rule_fortified_positions: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('fortified_positions', 'Fortified Positions', 'as attack', (), ())),
-    Step('mod', _fortified_positions__mod1, (lambda s: s.v['fortified'] == 'behind_fortification',), TraceSpec('fortified_positions', 'Fortified Positions', 'skill is difficult', ('when fortified == behind_fortification',), (('fortified',),)), 'difficult', (('fortified', 0),)),
-    Step('text', _fortified_positions__text1, (lambda s: s.v['fortified'] == 'behind_fortification',), TraceSpec('fortified_positions', 'Fortified Positions', 'note: Aiming can overcome this (see Aimed Attacks, in Spot Rules A\u2013E).', ('when fortified == behind_fortification',), (('fortified',),)), None, (('fortified', 0),)),
-    Step('mod', _fortified_positions__mod2, (lambda s: s.v['fortified'] == 'crouched_behind', lambda s: s.v['attack_kind'] == 'missile'), TraceSpec('fortified_positions', 'Fortified Positions', 'skill is impossible', ('when fortified == crouched_behind', 'when attack_kind == missile'), (('fortified',), ('attack_kind',))), 'impossible', (('fortified', 0), ('attack_kind', 1))),
-    Step('text', _fortified_positions__text2, (lambda s: s.v['fortified'] == 'crouched_behind', lambda s: s.v['attack_kind'] == 'missile'), TraceSpec('fortified_positions', 'Fortified Positions', 'cannot hit a defender crouched entirely behind a fortification with small missile fire', ('when fortified == crouched_behind', 'when attack_kind == missile'), (('fortified',), ('attack_kind',))), None, (('fortified', 0), ('attack_kind', 1))),
-    Step('text', _fortified_positions__text3, (lambda s: s.v['fortified'] == 'crouched_behind',), TraceSpec('fortified_positions', 'Fortified Positions', 'note: Siege weapons, explosions and area attacks may still reach the defender; the gamemaster decides.', ('when fortified == crouched_behind',), (('fortified',),)), None, (('fortified', 0),)),
+    Step('mod', _fortified_positions__mod1, (lambda s: s.v['fortified'] == 'behind_fortification',), _fortified_positions__mod1_trace, 'difficult', (('fortified', 0),)),
+    Step('text', _fortified_positions__text1, (lambda s: s.v['fortified'] == 'behind_fortification',), _fortified_positions__text1_trace, None, (('fortified', 0),)),
+    Step('mod', _fortified_positions__mod2, (lambda s: s.v['fortified'] == 'crouched_behind', lambda s: s.v['attack_kind'] == 'missile'), _fortified_positions__mod2_trace, 'impossible', (('fortified', 0), ('attack_kind', 1))),
+    Step('text', _fortified_positions__text2, (lambda s: s.v['fortified'] == 'crouched_behind', lambda s: s.v['attack_kind'] == 'missile'), _fortified_positions__text2_trace, None, (('fortified', 0), ('attack_kind', 1))),
+    Step('text', _fortified_positions__text3, (lambda s: s.v['fortified'] == 'crouched_behind',), _fortified_positions__text3_trace, None, (('fortified', 0),)),
 )
 """Fortified Positions (Fortified Positions).
 
@@ -5342,6 +5957,13 @@ _improvised_wear__derive1: Final = DeriveSpec(
     name='weapon_wear',
     condition='',
 )
+_improvised_wear__derive1_trace: Final = TraceSpec(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    'derive weapon_wear',
+    (),
+    (),
+)
 _improvised_wear__text1: Final = TextSpec(
     key='improvised_wear#2',
     rule='improvised_wear',
@@ -5351,10 +5973,17 @@ _improvised_wear__text1: Final = TextSpec(
     quote='assume that improvised weapons always suffer at least 1 point of damage if successfully used to parry',
     condition='',
 )
+_improvised_wear__text1_trace: Final = TraceSpec(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    "erratum: Read with the Attack and Defense Matrix: the damage beyond the weapon's hit points, and at least 1. The gamemaster may except a steel item parrying a club or a fist.",
+    (),
+    (),
+)
 
 _rule_improvised_wear: Final[tuple[Step, ...]] = (
-    Step('derive', _improvised_wear__derive1, (), TraceSpec('improvised_wear', 'Improvised Parrying Weapons', 'derive weapon_wear', (), ()), lambda s: max(1, s.v['parried_damage'] - s.v['weapon_hp']), (('parried_damage', 0), ('weapon_hp', 0))),
-    Step('text', _improvised_wear__text1, (), TraceSpec('improvised_wear', 'Improvised Parrying Weapons', "erratum: Read with the Attack and Defense Matrix: the damage beyond the weapon's hit points, and at least 1. The gamemaster may except a steel item parrying a club or a fist.", (), ()), None, ()),
+    Step('derive', _improvised_wear__derive1, (), _improvised_wear__derive1_trace, lambda s: max(1, s.v['parried_damage'] - s.v['weapon_hp']), (('parried_damage', 0), ('weapon_hp', 0))),
+    Step('text', _improvised_wear__text1, (), _improvised_wear__text1_trace, None, ()),
 )
 """Wear of improvised weapons (Improvised Parrying Weapons).
 
@@ -5372,10 +6001,17 @@ _improvised_weapons__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_improvised_weapons__text1_trace: Final = TraceSpec(
+    'improvised_weapons',
+    'Improvised Weapons',
+    'note: Characters may improvise weapons from items around them; the weapon tables of Chapter 8: Equipment suggest statistics by size.',
+    (),
+    (),
+)
 
 _rule_improvised_weapons: Final[tuple[Step, ...]] = (
     Step('part', 'improvised_wear', (), TraceSpec('improvised_weapons', 'Improvised Weapons', 'as improvised_wear', (), ())),
-    Step('text', _improvised_weapons__text1, (), TraceSpec('improvised_weapons', 'Improvised Weapons', 'note: Characters may improvise weapons from items around them; the weapon tables of Chapter 8: Equipment suggest statistics by size.', (), ()), None, ()),
+    Step('text', _improvised_weapons__text1, (), _improvised_weapons__text1_trace, None, ()),
 )
 """Improvised Weapons (Improvised Weapons).
 
@@ -5391,6 +6027,13 @@ _improvised_parrying_weapons__derive1: Final = DeriveSpec(
     name='parry_base',
     condition='',
 )
+_improvised_parrying_weapons__derive1_trace: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'derive parry_base',
+    (),
+    (),
+)
 _improvised_parrying_weapons__text1: Final = TextSpec(
     key='improvised_parrying_weapons#4.1',
     rule='improvised_parrying_weapons',
@@ -5399,6 +6042,13 @@ _improvised_parrying_weapons__text1: Final = TextSpec(
     text='parry with a weapon of SIZ/ENC 0',
     quote=None,
     condition='when weapon_enc == 0',
+)
+_improvised_parrying_weapons__text1_trace: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'cannot parry with a weapon of SIZ/ENC 0',
+    ('when weapon_enc == 0',),
+    (('weapon_enc',),),
 )
 _improvised_parrying_weapons__text2: Final = TextSpec(
     key='improvised_parrying_weapons#5',
@@ -5409,6 +6059,13 @@ _improvised_parrying_weapons__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_improvised_parrying_weapons__text2_trace: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'note: Slings, throwing darts and handguns are too small to parry with.',
+    (),
+    (),
+)
 _improvised_parrying_weapons__text3: Final = TextSpec(
     key='improvised_parrying_weapons#6',
     rule='improvised_parrying_weapons',
@@ -5417,6 +6074,13 @@ _improvised_parrying_weapons__text3: Final = TextSpec(
     text='Training varies: basic military training includes the rifle as an improvised club, parrying included; hunting rarely requires parrying with a rifle.',
     quote=None,
     condition='',
+)
+_improvised_parrying_weapons__text3_trace: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'note: Training varies: basic military training includes the rifle as an improvised club, parrying included; hunting rarely requires parrying with a rifle.',
+    (),
+    (),
 )
 _improvised_parrying_weapons__text4: Final = TextSpec(
     key='improvised_parrying_weapons#7',
@@ -5427,6 +6091,13 @@ _improvised_parrying_weapons__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_improvised_parrying_weapons__text4_trace: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    'note: If the rolled damage exceeds the hit points of a missile weapon used to parry, it takes 1 hit point of damage (or more, by the quality of the attack and parry).',
+    (),
+    (),
+)
 _improvised_parrying_weapons__text5: Final = TextSpec(
     key='improvised_parrying_weapons#8',
     rule='improvised_parrying_weapons',
@@ -5436,15 +6107,22 @@ _improvised_parrying_weapons__text5: Final = TextSpec(
     quote="half of the weapon's base chance (or 20%, whichever is higher)",
     condition='',
 )
+_improvised_parrying_weapons__text5_trace: Final = TraceSpec(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    "erratum: The half is rounded up, as the chapter's other halves.",
+    (),
+    (),
+)
 
 _rule_improvised_parrying_weapons: Final[tuple[Step, ...]] = (
     Step('part', 'improvised_wear', (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'as improvised_wear', (), ())),
-    Step('derive', _improvised_parrying_weapons__derive1, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'derive parry_base', (), ()), lambda s: max(round_value(Fraction(s.v['weapon_base']) / 2, 'up'), 20), (('weapon_base', 0),)),
-    Step('text', _improvised_parrying_weapons__text1, (lambda s: s.v['weapon_enc'] == 0,), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'cannot parry with a weapon of SIZ/ENC 0', ('when weapon_enc == 0',), (('weapon_enc',),)), None, (('weapon_enc', 0),)),
-    Step('text', _improvised_parrying_weapons__text2, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'note: Slings, throwing darts and handguns are too small to parry with.', (), ()), None, ()),
-    Step('text', _improvised_parrying_weapons__text3, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'note: Training varies: basic military training includes the rifle as an improvised club, parrying included; hunting rarely requires parrying with a rifle.', (), ()), None, ()),
-    Step('text', _improvised_parrying_weapons__text4, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'note: If the rolled damage exceeds the hit points of a missile weapon used to parry, it takes 1 hit point of damage (or more, by the quality of the attack and parry).', (), ()), None, ()),
-    Step('text', _improvised_parrying_weapons__text5, (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', "erratum: The half is rounded up, as the chapter's other halves.", (), ()), None, ()),
+    Step('derive', _improvised_parrying_weapons__derive1, (), _improvised_parrying_weapons__derive1_trace, lambda s: max(round_value(Fraction(s.v['weapon_base']) / 2, 'up'), 20), (('weapon_base', 0),)),
+    Step('text', _improvised_parrying_weapons__text1, (lambda s: s.v['weapon_enc'] == 0,), _improvised_parrying_weapons__text1_trace, None, (('weapon_enc', 0),)),
+    Step('text', _improvised_parrying_weapons__text2, (), _improvised_parrying_weapons__text2_trace, None, ()),
+    Step('text', _improvised_parrying_weapons__text3, (), _improvised_parrying_weapons__text3_trace, None, ()),
+    Step('text', _improvised_parrying_weapons__text4, (), _improvised_parrying_weapons__text4_trace, None, ()),
+    Step('text', _improvised_parrying_weapons__text5, (), _improvised_parrying_weapons__text5_trace, None, ()),
 )
 """Improvised Parrying Weapons (Improvised Parrying Weapons).
 
@@ -5468,6 +6146,13 @@ _knockback__mod1: Final = ModSpec(
     condition='when mount_siz > 0 and kept_seat',
     label="the mount or vehicle's SIZ",
 )
+_knockback__mod1_trace: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'knock_siz +mount_siz',
+    ('when mount_siz > 0 and kept_seat',),
+    (('mount_siz', 'kept_seat'),),
+)
 _knockback__mod2: Final = ModSpec(
     key='knockback#3.1',
     rule='knockback',
@@ -5480,6 +6165,13 @@ _knockback__mod2: Final = ModSpec(
     rounding='up',
     condition='when half_siz_threshold',
     label='threshold lowered to 1/2 SIZ',
+)
+_knockback__mod2_trace: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'knock_siz / 2 round up',
+    ('when half_siz_threshold',),
+    (('half_siz_threshold',),),
 )
 _knockback__roll1: Final = RollSpec(
     key='knockback#4.1',
@@ -5499,6 +6191,13 @@ _knockback__roll1: Final = RollSpec(
     notes=(),
     condition='when mount_siz > 0',
 )
+_knockback__roll1_trace: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'roll keep_seat',
+    ('when mount_siz > 0',),
+    (('mount_siz',),),
+)
 _knockback__roll2: Final = RollSpec(
     key='knockback#5.1',
     rule='knockback',
@@ -5517,12 +6216,26 @@ _knockback__roll2: Final = RollSpec(
     notes=(),
     condition='unless from_above',
 )
+_knockback__roll2_trace: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'roll resist_knockback',
+    ('unless from_above',),
+    (('from_above',),),
+)
 _knockback__derive1: Final = DeriveSpec(
     key='knockback#5.2',
     rule='knockback',
     source='Knockback',
     name='knocked_meters',
     condition='unless from_above',
+)
+_knockback__derive1_trace: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'derive knocked_meters',
+    ('unless from_above',),
+    (('from_above',),),
 )
 _knockback__text1: Final = TextSpec(
     key='knockback#5.3.1',
@@ -5532,6 +6245,13 @@ _knockback__text1: Final = TextSpec(
     text='Without the SIZ of the mount the character can be knocked off it (harness, seatbelts may help).',
     quote=None,
     condition='unless from_above; when mount_siz > 0 and not kept_seat',
+)
+_knockback__text1_trace: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'note: Without the SIZ of the mount the character can be knocked off it (harness, seatbelts may help).',
+    ('unless from_above', 'when mount_siz > 0 and not kept_seat'),
+    (('from_above',), ('mount_siz', 'kept_seat')),
 )
 _knockback__roll3: Final = RollSpec(
     key='knockback#6',
@@ -5551,6 +6271,7 @@ _knockback__roll3: Final = RollSpec(
     notes=(),
     condition='',
 )
+_knockback__roll3_trace: Final = TraceSpec('knockback', 'Knockback', 'roll stay_standing', (), ())
 _knockback__text2: Final = TextSpec(
     key='knockback#7.1',
     rule='knockback',
@@ -5559,6 +6280,13 @@ _knockback__text2: Final = TextSpec(
     text='Driven into the ground: not knocked back, but an Agility roll to remain standing.',
     quote=None,
     condition='when from_above',
+)
+_knockback__text2_trace: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'note: Driven into the ground: not knocked back, but an Agility roll to remain standing.',
+    ('when from_above',),
+    (('from_above',),),
 )
 _knockback__text3: Final = TextSpec(
     key='knockback#8',
@@ -5569,6 +6297,13 @@ _knockback__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_knockback__text3_trace: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'note: The gamemaster may lower the resistance chance for uneven ground, slope, damage already taken, or a target in midair. In settings of superheroes or martial artists any successful blow may knock back, with a lower threshold such as 1/2 SIZ.',
+    (),
+    (),
+)
 _knockback__text4: Final = TextSpec(
     key='knockback#9',
     rule='knockback',
@@ -5577,6 +6312,13 @@ _knockback__text4: Final = TextSpec(
     text='The sentence is cut short in the source; read as: the knockback special success works the same way.',
     quote='If an attack achieves the knockback special success.',
     condition='',
+)
+_knockback__text4_trace: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'erratum: The sentence is cut short in the source; read as: the knockback special success works the same way.',
+    (),
+    (),
 )
 _knockback__text5: Final = TextSpec(
     key='knockback#10',
@@ -5587,19 +6329,26 @@ _knockback__text5: Final = TextSpec(
     quote='knocked back by one meter per 5 points of damage in excess of their SIZ',
     condition='',
 )
+_knockback__text5_trace: Final = TraceSpec(
+    'knockback',
+    'Knockback',
+    'erratum: Whole meters, rounded down: an excess of less than 5 knocks back no distance, though the Agility roll still applies.',
+    (),
+    (),
+)
 
 _rule_knockback: Final[tuple[Step, ...]] = (
-    Step('mod', _knockback__mod1, (lambda s: s.v['mount_siz'] > 0 and s.v['kept_seat'],), TraceSpec('knockback', 'Knockback', 'knock_siz +mount_siz', ('when mount_siz > 0 and kept_seat',), (('mount_siz', 'kept_seat'),)), lambda s: s.v['mount_siz'], (('mount_siz', 0), ('kept_seat', 0))),
-    Step('mod', _knockback__mod2, (lambda s: s.v['half_siz_threshold'],), TraceSpec('knockback', 'Knockback', 'knock_siz / 2 round up', ('when half_siz_threshold',), (('half_siz_threshold',),)), 2, (('half_siz_threshold', 0),)),
-    Step('roll', _knockback__roll1, (lambda s: s.v['mount_siz'] > 0,), TraceSpec('knockback', 'Knockback', 'roll keep_seat', ('when mount_siz > 0',), (('mount_siz',),)), (lambda s: (s.v['ride'], 0, None, 0), ()), (('mount_siz', 0), ('ride', 1))),
-    Step('roll', _knockback__roll2, (lambda s: not s.v['from_above'],), TraceSpec('knockback', 'Knockback', 'roll resist_knockback', ('unless from_above',), (('from_above',),)), (lambda s: (s.e['knock_siz'], s.v['knockback_damage']), ()), (('from_above', 0), ('knockback_damage', 1))),
-    Step('derive', _knockback__derive1, (lambda s: not s.v['from_above'],), TraceSpec('knockback', 'Knockback', 'derive knocked_meters', ('unless from_above',), (('from_above',),)), lambda s: round_value(Fraction(max(0, s.v['knockback_damage'] - s.e['knock_siz'])) / 5, 'down'), (('from_above', 0), ('knockback_damage', 1))),
-    Step('text', _knockback__text1, (lambda s: not s.v['from_above'], lambda s: s.v['mount_siz'] > 0 and not s.v['kept_seat']), TraceSpec('knockback', 'Knockback', 'note: Without the SIZ of the mount the character can be knocked off it (harness, seatbelts may help).', ('unless from_above', 'when mount_siz > 0 and not kept_seat'), (('from_above',), ('mount_siz', 'kept_seat'))), None, (('from_above', 0), ('mount_siz', 1), ('kept_seat', 1))),
-    Step('roll', _knockback__roll3, (), TraceSpec('knockback', 'Knockback', 'roll stay_standing', (), ()), (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
-    Step('text', _knockback__text2, (lambda s: s.v['from_above'],), TraceSpec('knockback', 'Knockback', 'note: Driven into the ground: not knocked back, but an Agility roll to remain standing.', ('when from_above',), (('from_above',),)), None, (('from_above', 0),)),
-    Step('text', _knockback__text3, (), TraceSpec('knockback', 'Knockback', 'note: The gamemaster may lower the resistance chance for uneven ground, slope, damage already taken, or a target in midair. In settings of superheroes or martial artists any successful blow may knock back, with a lower threshold such as 1/2 SIZ.', (), ()), None, ()),
-    Step('text', _knockback__text4, (), TraceSpec('knockback', 'Knockback', 'erratum: The sentence is cut short in the source; read as: the knockback special success works the same way.', (), ()), None, ()),
-    Step('text', _knockback__text5, (), TraceSpec('knockback', 'Knockback', 'erratum: Whole meters, rounded down: an excess of less than 5 knocks back no distance, though the Agility roll still applies.', (), ()), None, ()),
+    Step('mod', _knockback__mod1, (lambda s: s.v['mount_siz'] > 0 and s.v['kept_seat'],), _knockback__mod1_trace, lambda s: s.v['mount_siz'], (('mount_siz', 0), ('kept_seat', 0))),
+    Step('mod', _knockback__mod2, (lambda s: s.v['half_siz_threshold'],), _knockback__mod2_trace, 2, (('half_siz_threshold', 0),)),
+    Step('roll', _knockback__roll1, (lambda s: s.v['mount_siz'] > 0,), _knockback__roll1_trace, (lambda s: (s.v['ride'], 0, None, 0), ()), (('mount_siz', 0), ('ride', 1))),
+    Step('roll', _knockback__roll2, (lambda s: not s.v['from_above'],), _knockback__roll2_trace, (lambda s: (s.e['knock_siz'], s.v['knockback_damage']), ()), (('from_above', 0), ('knockback_damage', 1))),
+    Step('derive', _knockback__derive1, (lambda s: not s.v['from_above'],), _knockback__derive1_trace, lambda s: round_value(Fraction(max(0, s.v['knockback_damage'] - s.e['knock_siz'])) / 5, 'down'), (('from_above', 0), ('knockback_damage', 1))),
+    Step('text', _knockback__text1, (lambda s: not s.v['from_above'], lambda s: s.v['mount_siz'] > 0 and not s.v['kept_seat']), _knockback__text1_trace, None, (('from_above', 0), ('mount_siz', 1), ('kept_seat', 1))),
+    Step('roll', _knockback__roll3, (), _knockback__roll3_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
+    Step('text', _knockback__text2, (lambda s: s.v['from_above'],), _knockback__text2_trace, None, (('from_above', 0),)),
+    Step('text', _knockback__text3, (), _knockback__text3_trace, None, ()),
+    Step('text', _knockback__text4, (), _knockback__text4_trace, None, ()),
+    Step('text', _knockback__text5, (), _knockback__text5_trace, None, ()),
 )
 """Knockback (Knockback).
 
@@ -5626,6 +6375,13 @@ _knockout_attacks__mod1: Final = ModSpec(
     condition='',
     label='knockout attempt, targeted at the head',
 )
+_knockout_attacks__mod1_trace: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'skill is difficult',
+    (),
+    (),
+)
 _knockout_attacks__text1: Final = TextSpec(
     key='knockout_attacks#4.1',
     rule='knockout_attacks',
@@ -5635,12 +6391,26 @@ _knockout_attacks__text1: Final = TextSpec(
     quote=None,
     condition='unless headed',
 )
+_knockout_attacks__text1_trace: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'cannot knock out a being without a clearly defined head',
+    ('unless headed',),
+    (('headed',),),
+)
 _knockout_attacks__derive1: Final = DeriveSpec(
     key='knockout_attacks#5.1',
     rule='knockout_attacks',
     source='Knockout Attacks',
     name='knocked_out',
     condition='when wound == major',
+)
+_knockout_attacks__derive1_trace: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'derive knocked_out',
+    ('when wound == major',),
+    (('wound',),),
 )
 _knockout_attacks__text2: Final = TextSpec(
     key='knockout_attacks#5.2',
@@ -5651,6 +6421,13 @@ _knockout_attacks__text2: Final = TextSpec(
     quote=None,
     condition='when wound == major',
 )
+_knockout_attacks__text2_trace: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'note: The target takes 1 damage and is knocked out.',
+    ('when wound == major',),
+    (('wound',),),
+)
 _knockout_attacks__text3: Final = TextSpec(
     key='knockout_attacks#5else.1',
     rule='knockout_attacks',
@@ -5659,6 +6436,13 @@ _knockout_attacks__text3: Final = TextSpec(
     text="A minor wound: the target takes the weapon's minimum damage (after armor) and is not knocked out.",
     quote=None,
     condition='unless wound == major',
+)
+_knockout_attacks__text3_trace: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    "note: A minor wound: the target takes the weapon's minimum damage (after armor) and is not knocked out.",
+    ('unless wound == major',),
+    (('wound',),),
 )
 _knockout_attacks__text4: Final = TextSpec(
     key='knockout_attacks#6',
@@ -5669,15 +6453,22 @@ _knockout_attacks__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_knockout_attacks__text4_trace: Final = TraceSpec(
+    'knockout_attacks',
+    'Knockout Attacks',
+    'note: Declared at the beginning of the round; armor defends normally. Special and critical effects (extra damage, bypassing armor) apply; other special effects do not.',
+    (),
+    (),
+)
 
 _rule_knockout_attacks: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('knockout_attacks', 'Knockout Attacks', 'as attack', (), ())),
-    Step('mod', _knockout_attacks__mod1, (), TraceSpec('knockout_attacks', 'Knockout Attacks', 'skill is difficult', (), ()), 'difficult', ()),
-    Step('text', _knockout_attacks__text1, (lambda s: not s.v['headed'],), TraceSpec('knockout_attacks', 'Knockout Attacks', 'cannot knock out a being without a clearly defined head', ('unless headed',), (('headed',),)), None, (('headed', 0),)),
-    Step('derive', _knockout_attacks__derive1, (lambda s: s.v['wound'] == 'major',), TraceSpec('knockout_attacks', 'Knockout Attacks', 'derive knocked_out', ('when wound == major',), (('wound',),)), lambda s: Dice(((1, 10),)).plus(10), (('wound', 0),)),
-    Step('text', _knockout_attacks__text2, (lambda s: s.v['wound'] == 'major',), TraceSpec('knockout_attacks', 'Knockout Attacks', 'note: The target takes 1 damage and is knocked out.', ('when wound == major',), (('wound',),)), None, (('wound', 0),)),
-    Step('text', _knockout_attacks__text3, (lambda s: s.v['wound'] != 'major',), TraceSpec('knockout_attacks', 'Knockout Attacks', "note: A minor wound: the target takes the weapon's minimum damage (after armor) and is not knocked out.", ('unless wound == major',), (('wound',),)), None, (('wound', 0),)),
-    Step('text', _knockout_attacks__text4, (), TraceSpec('knockout_attacks', 'Knockout Attacks', 'note: Declared at the beginning of the round; armor defends normally. Special and critical effects (extra damage, bypassing armor) apply; other special effects do not.', (), ()), None, ()),
+    Step('mod', _knockout_attacks__mod1, (), _knockout_attacks__mod1_trace, 'difficult', ()),
+    Step('text', _knockout_attacks__text1, (lambda s: not s.v['headed'],), _knockout_attacks__text1_trace, None, (('headed', 0),)),
+    Step('derive', _knockout_attacks__derive1, (lambda s: s.v['wound'] == 'major',), _knockout_attacks__derive1_trace, lambda s: Dice(((1, 10),)).plus(10), (('wound', 0),)),
+    Step('text', _knockout_attacks__text2, (lambda s: s.v['wound'] == 'major',), _knockout_attacks__text2_trace, None, (('wound', 0),)),
+    Step('text', _knockout_attacks__text3, (lambda s: s.v['wound'] != 'major',), _knockout_attacks__text3_trace, None, (('wound', 0),)),
+    Step('text', _knockout_attacks__text4, (), _knockout_attacks__text4_trace, None, ()),
 )
 """Knockout Attacks (Knockout Attacks).
 
@@ -5695,6 +6486,13 @@ _light_sources__derive1: Final = DeriveSpec(
     source='Light Sources',
     name='burn_time',
     condition='',
+)
+_light_sources__derive1_trace: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'derive burn_time',
+    (),
+    (),
 )
 _light_sources__roll1: Final = RollSpec(
     key='light_sources#3.1',
@@ -5714,6 +6512,13 @@ _light_sources__roll1: Final = RollSpec(
     notes=(),
     condition='when light_distance >= 100 and light in {long_candle, short_candle}',
 )
+_light_sources__roll1_trace: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'roll see_light',
+    ('when light_distance >= 100 and light in {long_candle, short_candle}',),
+    (('light_distance', 'light'),),
+)
 _light_sources__mod1: Final = ModSpec(
     key='light_sources#4.2',
     rule='light_sources',
@@ -5726,6 +6531,13 @@ _light_sources__mod1: Final = ModSpec(
     rounding=None,
     condition='when careful_light',
     label='a light used with care',
+)
+_light_sources__mod1_trace: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'skill is difficult',
+    ('when careful_light',),
+    (('careful_light',),),
 )
 _light_sources__roll2: Final = RollSpec(
     key='light_sources#5.1',
@@ -5745,6 +6557,13 @@ _light_sources__roll2: Final = RollSpec(
     notes=(),
     condition='when light_dropped',
 )
+_light_sources__roll2_trace: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'roll keeps_burning',
+    ('when light_dropped',),
+    (('light_dropped',),),
+)
 _light_sources__text1: Final = TextSpec(
     key='light_sources#6',
     rule='light_sources',
@@ -5753,6 +6572,13 @@ _light_sources__text1: Final = TextSpec(
     text='Light enough to read and to use Search or Spot. Torches and lanterns give visibility (and are visible) from 100 meters in darkness; see Darkness (in Spot Rules A\u2013E).',
     quote=None,
     condition='',
+)
+_light_sources__text1_trace: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'note: Light enough to read and to use Search or Spot. Torches and lanterns give visibility (and are visible) from 100 meters in darkness; see Darkness (in Spot Rules A\u2013E).',
+    (),
+    (),
 )
 _light_sources__text2: Final = TextSpec(
     key='light_sources#7',
@@ -5763,6 +6589,13 @@ _light_sources__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_light_sources__text2_trace: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'note: A candle flickers and is easy to drop and blow out, less so in a lantern; a torch is hard to blow out.',
+    (),
+    (),
+)
 _light_sources__text3: Final = TextSpec(
     key='light_sources#8',
     rule='light_sources',
@@ -5772,16 +6605,23 @@ _light_sources__text3: Final = TextSpec(
     quote='At 100 meters, your character must succeed with a Spot roll to see a candle',
     condition='',
 )
+_light_sources__text3_trace: Final = TraceSpec(
+    'light_sources',
+    'Light Sources',
+    'erratum: Read as: at 100 meters or more.',
+    (),
+    (),
+)
 
 _rule_light_sources: Final[tuple[Step, ...]] = (
-    Step('derive', _light_sources__derive1, (), TraceSpec('light_sources', 'Light Sources', 'derive burn_time', (), ()), lambda s: s.lookup('light_burn_time', (s.v['light'],), 'value'), (('light', 0),)),
-    Step('roll', _light_sources__roll1, (lambda s: s.v['light_distance'] >= 100 and s.v['light'] in ('long_candle', 'short_candle'),), TraceSpec('light_sources', 'Light Sources', 'roll see_light', ('when light_distance >= 100 and light in {long_candle, short_candle}',), (('light_distance', 'light'),)), (lambda s: (s.v['spot'], 0, None, 0), ()), (('light_distance', 0), ('light', 0), ('spot', 1))),
+    Step('derive', _light_sources__derive1, (), _light_sources__derive1_trace, lambda s: s.lookup('light_burn_time', (s.v['light'],), 'value'), (('light', 0),)),
+    Step('roll', _light_sources__roll1, (lambda s: s.v['light_distance'] >= 100 and s.v['light'] in ('long_candle', 'short_candle'),), _light_sources__roll1_trace, (lambda s: (s.v['spot'], 0, None, 0), ()), (('light_distance', 0), ('light', 0), ('spot', 1))),
     Step('part', 'attack', (lambda s: s.v['careful_light'],), TraceSpec('light_sources', 'Light Sources', 'as attack', ('when careful_light',), (('careful_light',),))),
-    Step('mod', _light_sources__mod1, (lambda s: s.v['careful_light'],), TraceSpec('light_sources', 'Light Sources', 'skill is difficult', ('when careful_light',), (('careful_light',),)), 'difficult', (('careful_light', 0),)),
-    Step('roll', _light_sources__roll2, (lambda s: s.v['light_dropped'],), TraceSpec('light_sources', 'Light Sources', 'roll keeps_burning', ('when light_dropped',), (('light_dropped',),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('light_dropped', 0),)),
-    Step('text', _light_sources__text1, (), TraceSpec('light_sources', 'Light Sources', 'note: Light enough to read and to use Search or Spot. Torches and lanterns give visibility (and are visible) from 100 meters in darkness; see Darkness (in Spot Rules A\u2013E).', (), ()), None, ()),
-    Step('text', _light_sources__text2, (), TraceSpec('light_sources', 'Light Sources', 'note: A candle flickers and is easy to drop and blow out, less so in a lantern; a torch is hard to blow out.', (), ()), None, ()),
-    Step('text', _light_sources__text3, (), TraceSpec('light_sources', 'Light Sources', 'erratum: Read as: at 100 meters or more.', (), ()), None, ()),
+    Step('mod', _light_sources__mod1, (lambda s: s.v['careful_light'],), _light_sources__mod1_trace, 'difficult', (('careful_light', 0),)),
+    Step('roll', _light_sources__roll2, (lambda s: s.v['light_dropped'],), _light_sources__roll2_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('light_dropped', 0),)),
+    Step('text', _light_sources__text1, (), _light_sources__text1_trace, None, ()),
+    Step('text', _light_sources__text2, (), _light_sources__text2_trace, None, ()),
+    Step('text', _light_sources__text3, (), _light_sources__text3_trace, None, ()),
 )
 """Light Sources (Light Sources).
 
@@ -5812,6 +6652,13 @@ _mass_combat__roll1: Final = RollSpec(
     notes=(),
     condition='when immersed',
 )
+_mass_combat__roll1_trace: Final = TraceSpec(
+    'mass_combat',
+    'Mass Combat',
+    'roll mass_luck',
+    ('when immersed',),
+    (('immersed',),),
+)
 _mass_combat__roll2: Final = RollSpec(
     key='mass_combat#3.1',
     rule='mass_combat',
@@ -5830,6 +6677,13 @@ _mass_combat__roll2: Final = RollSpec(
     notes=(),
     condition='when side_pot > 0 and enemy_pot > 0',
 )
+_mass_combat__roll2_trace: Final = TraceSpec(
+    'mass_combat',
+    'Mass Combat',
+    'roll battle',
+    ('when side_pot > 0 and enemy_pot > 0',),
+    (('side_pot', 'enemy_pot'),),
+)
 _mass_combat__text1: Final = TextSpec(
     key='mass_combat#4',
     rule='mass_combat',
@@ -5839,11 +6693,18 @@ _mass_combat__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_mass_combat__text1_trace: Final = TraceSpec(
+    'mass_combat',
+    'Mass Combat',
+    'note: The gamemaster may resolve an uncertain battle by opposed Strategy rolls, by resistance rolls of a POT for each side, or by a duel of two representatives whose hit points reflect troop size; usually the outcome is decided and narrated, with smaller engagements for the player characters.',
+    (),
+    (),
+)
 
 _rule_mass_combat: Final[tuple[Step, ...]] = (
-    Step('roll', _mass_combat__roll1, (lambda s: s.v['immersed'],), TraceSpec('mass_combat', 'Mass Combat', 'roll mass_luck', ('when immersed',), (('immersed',),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('immersed', 0),)),
-    Step('roll', _mass_combat__roll2, (lambda s: s.v['side_pot'] > 0 and s.v['enemy_pot'] > 0,), TraceSpec('mass_combat', 'Mass Combat', 'roll battle', ('when side_pot > 0 and enemy_pot > 0',), (('side_pot', 'enemy_pot'),)), (lambda s: (s.v['side_pot'], s.v['enemy_pot']), ()), (('side_pot', 0), ('enemy_pot', 0))),
-    Step('text', _mass_combat__text1, (), TraceSpec('mass_combat', 'Mass Combat', 'note: The gamemaster may resolve an uncertain battle by opposed Strategy rolls, by resistance rolls of a POT for each side, or by a duel of two representatives whose hit points reflect troop size; usually the outcome is decided and narrated, with smaller engagements for the player characters.', (), ()), None, ()),
+    Step('roll', _mass_combat__roll1, (lambda s: s.v['immersed'],), _mass_combat__roll1_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('immersed', 0),)),
+    Step('roll', _mass_combat__roll2, (lambda s: s.v['side_pot'] > 0 and s.v['enemy_pot'] > 0,), _mass_combat__roll2_trace, (lambda s: (s.v['side_pot'], s.v['enemy_pot']), ()), (('side_pot', 0), ('enemy_pot', 0))),
+    Step('text', _mass_combat__text1, (), _mass_combat__text1_trace, None, ()),
 )
 """Mass Combat (Mass Combat).
 
@@ -5866,6 +6727,13 @@ _missile_fire_while_moving__mod1: Final = ModSpec(
     condition='when moving == mounted',
     label='limited to the Ride, Drive or Pilot skill',
 )
+_missile_fire_while_moving__mod1_trace: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'skill max ride',
+    ('when moving == mounted',),
+    (('moving',),),
+)
 _missile_fire_while_moving__mod2: Final = ModSpec(
     key='missile_fire_while_moving#4.1',
     rule='missile_fire_while_moving',
@@ -5878,6 +6746,13 @@ _missile_fire_while_moving__mod2: Final = ModSpec(
     rounding=None,
     condition='when moving == running',
     label='limited to the Agility roll',
+)
+_missile_fire_while_moving__mod2_trace: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'skill max agility',
+    ('when moving == running',),
+    (('moving',),),
 )
 _missile_fire_while_moving__mod3: Final = ModSpec(
     key='missile_fire_while_moving#5.1',
@@ -5892,6 +6767,13 @@ _missile_fire_while_moving__mod3: Final = ModSpec(
     condition='when moving == leaping',
     label='limited to the Jump skill',
 )
+_missile_fire_while_moving__mod3_trace: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'skill max jump',
+    ('when moving == leaping',),
+    (('moving',),),
+)
 _missile_fire_while_moving__mod4: Final = ModSpec(
     key='missile_fire_while_moving#6.1.1',
     rule='missile_fire_while_moving',
@@ -5904,6 +6786,13 @@ _missile_fire_while_moving__mod4: Final = ModSpec(
     rounding=None,
     condition='when moving != still; when fire_direction == sideways and missile_kind != bow',
     label='firing sideways',
+)
+_missile_fire_while_moving__mod4_trace: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'skill is difficult',
+    ('when moving != still', 'when fire_direction == sideways and missile_kind != bow'),
+    (('moving',), ('fire_direction', 'missile_kind')),
 )
 _missile_fire_while_moving__mod5: Final = ModSpec(
     key='missile_fire_while_moving#6.2.1',
@@ -5918,6 +6807,13 @@ _missile_fire_while_moving__mod5: Final = ModSpec(
     condition='when moving != still; when fire_direction == behind',
     label='firing behind',
 )
+_missile_fire_while_moving__mod5_trace: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'skill is one_fifth',
+    ('when moving != still', 'when fire_direction == behind'),
+    (('moving',), ('fire_direction',)),
+)
 _missile_fire_while_moving__text1: Final = TextSpec(
     key='missile_fire_while_moving#6.2.2',
     rule='missile_fire_while_moving',
@@ -5926,6 +6822,13 @@ _missile_fire_while_moving__text1: Final = TextSpec(
     text='Firing behind needs an Agility, Ride or Drive roll, as appropriate, to attempt.',
     quote=None,
     condition='when moving != still; when fire_direction == behind',
+)
+_missile_fire_while_moving__text1_trace: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'note: Firing behind needs an Agility, Ride or Drive roll, as appropriate, to attempt.',
+    ('when moving != still', 'when fire_direction == behind'),
+    (('moving',), ('fire_direction',)),
 )
 _missile_fire_while_moving__text2: Final = TextSpec(
     key='missile_fire_while_moving#7',
@@ -5936,6 +6839,13 @@ _missile_fire_while_moving__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_missile_fire_while_moving__text2_trace: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'note: A character may move half a combat round and throw, fire or shoot in the other half. The gamemaster decides whether an attack is possible at all; some settings allow over-the-top action (see Variant Combat Rules).',
+    (),
+    (),
+)
 _missile_fire_while_moving__text3: Final = TextSpec(
     key='missile_fire_while_moving#8',
     rule='missile_fire_while_moving',
@@ -5945,17 +6855,24 @@ _missile_fire_while_moving__text3: Final = TextSpec(
     quote='any appropriate combat skill is limited to the skill rating for the mount or vehicle',
     condition='',
 )
+_missile_fire_while_moving__text3_trace: Final = TraceSpec(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    'erratum: The limit applies to the final chance, after Difficult or 1/5 (the grade applies first).',
+    (),
+    (),
+)
 
 _rule_missile_fire_while_moving: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'as attack', (), ())),
-    Step('mod', _missile_fire_while_moving__mod1, (lambda s: s.v['moving'] == 'mounted',), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'skill max ride', ('when moving == mounted',), (('moving',),)), lambda s: s.v['ride'], (('moving', 0), ('ride', 1))),
-    Step('mod', _missile_fire_while_moving__mod2, (lambda s: s.v['moving'] == 'running',), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'skill max agility', ('when moving == running',), (('moving',),)), lambda s: s.e['agility'], (('moving', 0),)),
-    Step('mod', _missile_fire_while_moving__mod3, (lambda s: s.v['moving'] == 'leaping',), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'skill max jump', ('when moving == leaping',), (('moving',),)), lambda s: s.v['jump'], (('moving', 0), ('jump', 1))),
-    Step('mod', _missile_fire_while_moving__mod4, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'sideways' and s.v['missile_kind'] != 'bow'), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'skill is difficult', ('when moving != still', 'when fire_direction == sideways and missile_kind != bow'), (('moving',), ('fire_direction', 'missile_kind'))), 'difficult', (('moving', 0), ('fire_direction', 1), ('missile_kind', 1))),
-    Step('mod', _missile_fire_while_moving__mod5, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'behind'), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'skill is one_fifth', ('when moving != still', 'when fire_direction == behind'), (('moving',), ('fire_direction',))), 'one_fifth', (('moving', 0), ('fire_direction', 1))),
-    Step('text', _missile_fire_while_moving__text1, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'behind'), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'note: Firing behind needs an Agility, Ride or Drive roll, as appropriate, to attempt.', ('when moving != still', 'when fire_direction == behind'), (('moving',), ('fire_direction',))), None, (('moving', 0), ('fire_direction', 1))),
-    Step('text', _missile_fire_while_moving__text2, (), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'note: A character may move half a combat round and throw, fire or shoot in the other half. The gamemaster decides whether an attack is possible at all; some settings allow over-the-top action (see Variant Combat Rules).', (), ()), None, ()),
-    Step('text', _missile_fire_while_moving__text3, (), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'erratum: The limit applies to the final chance, after Difficult or 1/5 (the grade applies first).', (), ()), None, ()),
+    Step('mod', _missile_fire_while_moving__mod1, (lambda s: s.v['moving'] == 'mounted',), _missile_fire_while_moving__mod1_trace, lambda s: s.v['ride'], (('moving', 0), ('ride', 1))),
+    Step('mod', _missile_fire_while_moving__mod2, (lambda s: s.v['moving'] == 'running',), _missile_fire_while_moving__mod2_trace, lambda s: s.e['agility'], (('moving', 0),)),
+    Step('mod', _missile_fire_while_moving__mod3, (lambda s: s.v['moving'] == 'leaping',), _missile_fire_while_moving__mod3_trace, lambda s: s.v['jump'], (('moving', 0), ('jump', 1))),
+    Step('mod', _missile_fire_while_moving__mod4, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'sideways' and s.v['missile_kind'] != 'bow'), _missile_fire_while_moving__mod4_trace, 'difficult', (('moving', 0), ('fire_direction', 1), ('missile_kind', 1))),
+    Step('mod', _missile_fire_while_moving__mod5, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'behind'), _missile_fire_while_moving__mod5_trace, 'one_fifth', (('moving', 0), ('fire_direction', 1))),
+    Step('text', _missile_fire_while_moving__text1, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'behind'), _missile_fire_while_moving__text1_trace, None, (('moving', 0), ('fire_direction', 1))),
+    Step('text', _missile_fire_while_moving__text2, (), _missile_fire_while_moving__text2_trace, None, ()),
+    Step('text', _missile_fire_while_moving__text3, (), _missile_fire_while_moving__text3_trace, None, ()),
 )
 """Missile Fire While Moving (Missile Fire While Moving).
 
@@ -5982,12 +6899,26 @@ _superior_position__mod1: Final = ModSpec(
     condition='when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon',
     label='superior position',
 )
+_superior_position__mod1_trace: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    'skill +10%',
+    ('when superior and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'),
+    (('superior', 'action'), ('opponent_long_weapon', 'long_weapon')),
+)
 _superior_position__derive1: Final = DeriveSpec(
     key='superior_position#3.1.2',
     rule='superior_position',
     source='Superior/Inferior Positions',
     name='hit_location_bonus',
     condition='when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon',
+)
+_superior_position__derive1_trace: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    'derive hit_location_bonus',
+    ('when superior and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'),
+    (('superior', 'action'), ('opponent_long_weapon', 'long_weapon')),
 )
 _superior_position__text1: Final = TextSpec(
     key='superior_position#4',
@@ -5998,6 +6929,13 @@ _superior_position__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_superior_position__text1_trace: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    "note: For most human opponents, superior ground means standing higher by one meter or more; standing higher than the opponent's height negates it unless armed with a long weapon.",
+    (),
+    (),
+)
 _superior_position__text2: Final = TextSpec(
     key='superior_position#5',
     rule='superior_position',
@@ -6007,13 +6945,20 @@ _superior_position__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_superior_position__text2_trace: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    'note: There is no penalty for an inferior position. A mounted character is in a superior position to one on foot.',
+    (),
+    (),
+)
 
 _rule_superior_position: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('superior_position', 'Superior/Inferior Positions', 'as attack', (), ())),
-    Step('mod', _superior_position__mod1, (lambda s: s.v['superior'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), TraceSpec('superior_position', 'Superior/Inferior Positions', 'skill +10%', ('when superior and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'), (('superior', 'action'), ('opponent_long_weapon', 'long_weapon'))), 10, (('superior', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
-    Step('derive', _superior_position__derive1, (lambda s: s.v['superior'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), TraceSpec('superior_position', 'Superior/Inferior Positions', 'derive hit_location_bonus', ('when superior and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'), (('superior', 'action'), ('opponent_long_weapon', 'long_weapon'))), lambda s: 1, (('superior', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
-    Step('text', _superior_position__text1, (), TraceSpec('superior_position', 'Superior/Inferior Positions', "note: For most human opponents, superior ground means standing higher by one meter or more; standing higher than the opponent's height negates it unless armed with a long weapon.", (), ()), None, ()),
-    Step('text', _superior_position__text2, (), TraceSpec('superior_position', 'Superior/Inferior Positions', 'note: There is no penalty for an inferior position. A mounted character is in a superior position to one on foot.', (), ()), None, ()),
+    Step('mod', _superior_position__mod1, (lambda s: s.v['superior'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), _superior_position__mod1_trace, 10, (('superior', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
+    Step('derive', _superior_position__derive1, (lambda s: s.v['superior'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), _superior_position__derive1_trace, lambda s: 1, (('superior', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
+    Step('text', _superior_position__text1, (), _superior_position__text1_trace, None, ()),
+    Step('text', _superior_position__text2, (), _superior_position__text2_trace, None, ()),
 )
 """Superior/Inferior Positions (Superior/Inferior Positions).
 
@@ -6042,9 +6987,10 @@ _attack__part19__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_attack__part19__roll1_trace: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
 
 _rule_attack__part19: Final[tuple[Step, ...]] = (
-    Step('roll', _attack__part19__roll1, (), TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ()), (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
+    Step('roll', _attack__part19__roll1, (), _attack__part19__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
 )
 """attack as composed with superior=target_on_foot."""
 
@@ -6063,12 +7009,26 @@ _superior_position__part20__mod1: Final = ModSpec(
     condition='when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon',
     label='superior position',
 )
+_superior_position__part20__mod1_trace: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    'skill +10%',
+    ('when target_on_foot and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'),
+    (('target_on_foot', 'action'), ('opponent_long_weapon', 'long_weapon')),
+)
 _superior_position__part20__derive1: Final = DeriveSpec(
     key='superior_position#3.1.2[superior=target_on_foot]',
     rule='superior_position',
     source='Superior/Inferior Positions',
     name='hit_location_bonus',
     condition='when target_on_foot and action in {attack, parry}; unless opponent_long_weapon and not long_weapon',
+)
+_superior_position__part20__derive1_trace: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    'derive hit_location_bonus',
+    ('when target_on_foot and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'),
+    (('target_on_foot', 'action'), ('opponent_long_weapon', 'long_weapon')),
 )
 _superior_position__part20__text1: Final = TextSpec(
     key='superior_position#4',
@@ -6079,6 +7039,13 @@ _superior_position__part20__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_superior_position__part20__text1_trace: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    "note: For most human opponents, superior ground means standing higher by one meter or more; standing higher than the opponent's height negates it unless armed with a long weapon.",
+    (),
+    (),
+)
 _superior_position__part20__text2: Final = TextSpec(
     key='superior_position#5',
     rule='superior_position',
@@ -6088,13 +7055,20 @@ _superior_position__part20__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_superior_position__part20__text2_trace: Final = TraceSpec(
+    'superior_position',
+    'Superior/Inferior Positions',
+    'note: There is no penalty for an inferior position. A mounted character is in a superior position to one on foot.',
+    (),
+    (),
+)
 
 _rule_superior_position__part20: Final[tuple[Step, ...]] = (
     Step('part', 'attack[superior=target_on_foot]', (), TraceSpec('superior_position', 'Superior/Inferior Positions', 'as attack', (), ())),
-    Step('mod', _superior_position__part20__mod1, (lambda s: s.v['target_on_foot'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), TraceSpec('superior_position', 'Superior/Inferior Positions', 'skill +10%', ('when target_on_foot and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'), (('target_on_foot', 'action'), ('opponent_long_weapon', 'long_weapon'))), 10, (('target_on_foot', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
-    Step('derive', _superior_position__part20__derive1, (lambda s: s.v['target_on_foot'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), TraceSpec('superior_position', 'Superior/Inferior Positions', 'derive hit_location_bonus', ('when target_on_foot and action in {attack, parry}', 'unless opponent_long_weapon and not long_weapon'), (('target_on_foot', 'action'), ('opponent_long_weapon', 'long_weapon'))), lambda s: 1, (('target_on_foot', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
-    Step('text', _superior_position__part20__text1, (), TraceSpec('superior_position', 'Superior/Inferior Positions', "note: For most human opponents, superior ground means standing higher by one meter or more; standing higher than the opponent's height negates it unless armed with a long weapon.", (), ()), None, ()),
-    Step('text', _superior_position__part20__text2, (), TraceSpec('superior_position', 'Superior/Inferior Positions', 'note: There is no penalty for an inferior position. A mounted character is in a superior position to one on foot.', (), ()), None, ()),
+    Step('mod', _superior_position__part20__mod1, (lambda s: s.v['target_on_foot'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), _superior_position__part20__mod1_trace, 10, (('target_on_foot', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
+    Step('derive', _superior_position__part20__derive1, (lambda s: s.v['target_on_foot'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), _superior_position__part20__derive1_trace, lambda s: 1, (('target_on_foot', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
+    Step('text', _superior_position__part20__text1, (), _superior_position__part20__text1_trace, None, ()),
+    Step('text', _superior_position__part20__text2, (), _superior_position__part20__text2_trace, None, ()),
 )
 """superior_position as composed with superior=target_on_foot."""
 
@@ -6113,6 +7087,13 @@ _mounted_combat__mod1: Final = ModSpec(
     condition='when mounted',
     label='limited to the Ride (or Drive) skill',
 )
+_mounted_combat__mod1_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    'skill max ride',
+    ('when mounted',),
+    (('mounted',),),
+)
 _mounted_combat__mod2: Final = ModSpec(
     key='mounted_combat#3.2.1',
     rule='mounted_combat',
@@ -6126,6 +7107,13 @@ _mounted_combat__mod2: Final = ModSpec(
     condition='when mounted; when action == dodge',
     label='Dodging while mounted',
 )
+_mounted_combat__mod2_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    'skill is difficult',
+    ('when mounted', 'when action == dodge'),
+    (('mounted',), ('action',)),
+)
 _mounted_combat__text1: Final = TextSpec(
     key='mounted_combat#3.4',
     rule='mounted_combat',
@@ -6135,12 +7123,26 @@ _mounted_combat__text1: Final = TextSpec(
     quote=None,
     condition='when mounted',
 )
+_mounted_combat__text1_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    'cannot use two-handed polearms or large shields while mounted',
+    ('when mounted',),
+    (('mounted',),),
+)
 _mounted_combat__derive1: Final = DeriveSpec(
     key='mounted_combat#3.5.1',
     rule='mounted_combat',
     source='Mounted Combat',
     name='mounted_hit_location',
     condition='when mounted; when target_on_foot',
+)
+_mounted_combat__derive1_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    'derive mounted_hit_location',
+    ('when mounted', 'when target_on_foot'),
+    (('mounted',), ('target_on_foot',)),
 )
 _mounted_combat__text2: Final = TextSpec(
     key='mounted_combat#3.6',
@@ -6151,6 +7153,13 @@ _mounted_combat__text2: Final = TextSpec(
     quote=None,
     condition='when mounted',
 )
+_mounted_combat__text2_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    "note: The rider uses the mount's MOV with a successful Ride roll. A knockback or a major wound dismounts; retrieving a dropped weapon needs a dismount (free; remounting is a partial move).",
+    ('when mounted',),
+    (('mounted',),),
+)
 _mounted_combat__text3: Final = TextSpec(
     key='mounted_combat#3.7',
     rule='mounted_combat',
@@ -6159,6 +7168,13 @@ _mounted_combat__text3: Final = TextSpec(
     text="A charge comes at the end of a full move, with the mount's damage modifier and usually a Ride roll. A weapon set against a charge adds the mount's damage modifier; the rider avoids it by aborting the action and a Ride roll.",
     quote=None,
     condition='when mounted',
+)
+_mounted_combat__text3_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    "note: A charge comes at the end of a full move, with the mount's damage modifier and usually a Ride roll. A weapon set against a charge adds the mount's damage modifier; the rider avoids it by aborting the action and a Ride roll.",
+    ('when mounted',),
+    (('mounted',),),
 )
 _mounted_combat__roll1: Final = RollSpec(
     key='mounted_combat#4.1',
@@ -6178,6 +7194,13 @@ _mounted_combat__roll1: Final = RollSpec(
     notes=(),
     condition='when spurring',
 )
+_mounted_combat__roll1_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    'roll spur_ride',
+    ('when spurring',),
+    (('spurring',),),
+)
 _mounted_combat__roll2: Final = RollSpec(
     key='mounted_combat#4.2',
     rule='mounted_combat',
@@ -6195,6 +7218,13 @@ _mounted_combat__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when spurring',
+)
+_mounted_combat__roll2_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    'roll spur_will',
+    ('when spurring',),
+    (('spurring',),),
 )
 _mounted_combat__roll3: Final = RollSpec(
     key='mounted_combat#5.1',
@@ -6214,6 +7244,13 @@ _mounted_combat__roll3: Final = RollSpec(
     notes=(),
     condition='when falling_from_mount',
 )
+_mounted_combat__roll3_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    'roll fall_luck',
+    ('when falling_from_mount',),
+    (('falling_from_mount',),),
+)
 _mounted_combat__roll4: Final = RollSpec(
     key='mounted_combat#5.2',
     rule='mounted_combat',
@@ -6232,6 +7269,13 @@ _mounted_combat__roll4: Final = RollSpec(
     notes=(),
     condition='when falling_from_mount',
 )
+_mounted_combat__roll4_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    'roll fall_stamina',
+    ('when falling_from_mount',),
+    (('falling_from_mount',),),
+)
 _mounted_combat__text4: Final = TextSpec(
     key='mounted_combat#6',
     rule='mounted_combat',
@@ -6240,6 +7284,13 @@ _mounted_combat__text4: Final = TextSpec(
     text='If the mount is a motorcycle or similar vehicle, use Drive instead of Ride.',
     quote=None,
     condition='',
+)
+_mounted_combat__text4_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    'note: If the mount is a motorcycle or similar vehicle, use Drive instead of Ride.',
+    (),
+    (),
 )
 _mounted_combat__text5: Final = TextSpec(
     key='mounted_combat#7',
@@ -6250,6 +7301,13 @@ _mounted_combat__text5: Final = TextSpec(
     quote="While mounted, the rider's combat skill ratings are limited to the skill rating of their Ride skill",
     condition='',
 )
+_mounted_combat__text5_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    'erratum: The limit applies to the final chance, after the superior-position bonus and Difficult (as for Missile Fire While Moving): a rider never attacks above their Ride skill.',
+    (),
+    (),
+)
 _mounted_combat__text6: Final = TextSpec(
     key='mounted_combat#8',
     rule='mounted_combat',
@@ -6259,23 +7317,30 @@ _mounted_combat__text6: Final = TextSpec(
     quote=None,
     condition='',
 )
+_mounted_combat__text6_trace: Final = TraceSpec(
+    'mounted_combat',
+    'Mounted Combat',
+    "note: With hit locations some may be out of reach (reroll 'head' for a small weapon on foot); right or left locations may be out of reach, striking the mount instead.",
+    (),
+    (),
+)
 
 _rule_mounted_combat: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('mounted_combat', 'Mounted Combat', 'as attack', (), ())),
-    Step('mod', _mounted_combat__mod1, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', 'skill max ride', ('when mounted',), (('mounted',),)), lambda s: s.v['ride'], (('mounted', 0), ('ride', 1))),
-    Step('mod', _mounted_combat__mod2, (lambda s: s.v['mounted'], lambda s: s.v['action'] == 'dodge'), TraceSpec('mounted_combat', 'Mounted Combat', 'skill is difficult', ('when mounted', 'when action == dodge'), (('mounted',), ('action',))), 'difficult', (('mounted', 0), ('action', 1))),
+    Step('mod', _mounted_combat__mod1, (lambda s: s.v['mounted'],), _mounted_combat__mod1_trace, lambda s: s.v['ride'], (('mounted', 0), ('ride', 1))),
+    Step('mod', _mounted_combat__mod2, (lambda s: s.v['mounted'], lambda s: s.v['action'] == 'dodge'), _mounted_combat__mod2_trace, 'difficult', (('mounted', 0), ('action', 1))),
     Step('part', 'superior_position[superior=target_on_foot]', (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', 'as superior_position', ('when mounted',), (('mounted',),))),
-    Step('text', _mounted_combat__text1, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', 'cannot use two-handed polearms or large shields while mounted', ('when mounted',), (('mounted',),)), None, (('mounted', 0),)),
-    Step('derive', _mounted_combat__derive1, (lambda s: s.v['mounted'], lambda s: s.v['target_on_foot']), TraceSpec('mounted_combat', 'Mounted Combat', 'derive mounted_hit_location', ('when mounted', 'when target_on_foot'), (('mounted',), ('target_on_foot',))), lambda s: Dice(((1, 10),)).plus(10), (('mounted', 0), ('target_on_foot', 1))),
-    Step('text', _mounted_combat__text2, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', "note: The rider uses the mount's MOV with a successful Ride roll. A knockback or a major wound dismounts; retrieving a dropped weapon needs a dismount (free; remounting is a partial move).", ('when mounted',), (('mounted',),)), None, (('mounted', 0),)),
-    Step('text', _mounted_combat__text3, (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', "note: A charge comes at the end of a full move, with the mount's damage modifier and usually a Ride roll. A weapon set against a charge adds the mount's damage modifier; the rider avoids it by aborting the action and a Ride roll.", ('when mounted',), (('mounted',),)), None, (('mounted', 0),)),
-    Step('roll', _mounted_combat__roll1, (lambda s: s.v['spurring'],), TraceSpec('mounted_combat', 'Mounted Combat', 'roll spur_ride', ('when spurring',), (('spurring',),)), (lambda s: (s.v['ride'], 0, None, 0), ()), (('spurring', 0), ('ride', 1))),
-    Step('roll', _mounted_combat__roll2, (lambda s: s.v['spurring'],), TraceSpec('mounted_combat', 'Mounted Combat', 'roll spur_will', ('when spurring',), (('spurring',),)), (lambda s: (s.v['POW'], s.v['mount_POW']), ()), (('spurring', 0), ('POW', 1), ('mount_POW', 1))),
-    Step('roll', _mounted_combat__roll3, (lambda s: s.v['falling_from_mount'],), TraceSpec('mounted_combat', 'Mounted Combat', 'roll fall_luck', ('when falling_from_mount',), (('falling_from_mount',),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('falling_from_mount', 0),)),
-    Step('roll', _mounted_combat__roll4, (lambda s: s.v['falling_from_mount'],), TraceSpec('mounted_combat', 'Mounted Combat', 'roll fall_stamina', ('when falling_from_mount',), (('falling_from_mount',),)), (lambda s: (s.v['stamina'], 0, None, 0), ()), (('falling_from_mount', 0), ('stamina', 1))),
-    Step('text', _mounted_combat__text4, (), TraceSpec('mounted_combat', 'Mounted Combat', 'note: If the mount is a motorcycle or similar vehicle, use Drive instead of Ride.', (), ()), None, ()),
-    Step('text', _mounted_combat__text5, (), TraceSpec('mounted_combat', 'Mounted Combat', 'erratum: The limit applies to the final chance, after the superior-position bonus and Difficult (as for Missile Fire While Moving): a rider never attacks above their Ride skill.', (), ()), None, ()),
-    Step('text', _mounted_combat__text6, (), TraceSpec('mounted_combat', 'Mounted Combat', "note: With hit locations some may be out of reach (reroll 'head' for a small weapon on foot); right or left locations may be out of reach, striking the mount instead.", (), ()), None, ()),
+    Step('text', _mounted_combat__text1, (lambda s: s.v['mounted'],), _mounted_combat__text1_trace, None, (('mounted', 0),)),
+    Step('derive', _mounted_combat__derive1, (lambda s: s.v['mounted'], lambda s: s.v['target_on_foot']), _mounted_combat__derive1_trace, lambda s: Dice(((1, 10),)).plus(10), (('mounted', 0), ('target_on_foot', 1))),
+    Step('text', _mounted_combat__text2, (lambda s: s.v['mounted'],), _mounted_combat__text2_trace, None, (('mounted', 0),)),
+    Step('text', _mounted_combat__text3, (lambda s: s.v['mounted'],), _mounted_combat__text3_trace, None, (('mounted', 0),)),
+    Step('roll', _mounted_combat__roll1, (lambda s: s.v['spurring'],), _mounted_combat__roll1_trace, (lambda s: (s.v['ride'], 0, None, 0), ()), (('spurring', 0), ('ride', 1))),
+    Step('roll', _mounted_combat__roll2, (lambda s: s.v['spurring'],), _mounted_combat__roll2_trace, (lambda s: (s.v['POW'], s.v['mount_POW']), ()), (('spurring', 0), ('POW', 1), ('mount_POW', 1))),
+    Step('roll', _mounted_combat__roll3, (lambda s: s.v['falling_from_mount'],), _mounted_combat__roll3_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('falling_from_mount', 0),)),
+    Step('roll', _mounted_combat__roll4, (lambda s: s.v['falling_from_mount'],), _mounted_combat__roll4_trace, (lambda s: (s.v['stamina'], 0, None, 0), ()), (('falling_from_mount', 0), ('stamina', 1))),
+    Step('text', _mounted_combat__text4, (), _mounted_combat__text4_trace, None, ()),
+    Step('text', _mounted_combat__text5, (), _mounted_combat__text5_trace, None, ()),
+    Step('text', _mounted_combat__text6, (), _mounted_combat__text6_trace, None, ()),
 )
 """Mounted Combat (Mounted Combat).
 
@@ -6306,6 +7371,13 @@ _natural_weapons__mod1: Final = ModSpec(
     condition='when natural_weapon in {bite, horn}',
     label='a bite or horn',
 )
+_natural_weapons__mod1_trace: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    'natural_damage = d3',
+    ('when natural_weapon in {bite, horn}',),
+    (('natural_weapon',),),
+)
 _natural_weapons__mod2: Final = ModSpec(
     key='natural_weapons#3else.1',
     rule='natural_weapons',
@@ -6319,12 +7391,26 @@ _natural_weapons__mod2: Final = ModSpec(
     condition='unless natural_weapon in {bite, horn}',
     label='claws',
 )
+_natural_weapons__mod2_trace: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    'natural_damage = d6',
+    ('unless natural_weapon in {bite, horn}',),
+    (('natural_weapon',),),
+)
 _natural_weapons__derive1: Final = DeriveSpec(
     key='natural_weapons#4',
     rule='natural_weapons',
     source='Natural Weapons',
     name='natural_total',
     condition='',
+)
+_natural_weapons__derive1_trace: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    'derive natural_total',
+    (),
+    (),
 )
 _natural_weapons__text1: Final = TextSpec(
     key='natural_weapons#5',
@@ -6335,6 +7421,13 @@ _natural_weapons__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_natural_weapons__text1_trace: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    "note: A human's fist and foot are natural weapons, and hands and legs can Grapple. With hit locations, a fist parry uses the arm's hit points, and damage beyond the arm's armor goes to the arm and total hit points.",
+    (),
+    (),
+)
 _natural_weapons__text2: Final = TextSpec(
     key='natural_weapons#6',
     rule='natural_weapons',
@@ -6343,6 +7436,13 @@ _natural_weapons__text2: Final = TextSpec(
     text='Creatures use natural weapons as weapons, with the same DEX ranks and options; few wild animals parry: the gamemaster decides by INT, DEX and mode of combat.',
     quote=None,
     condition='',
+)
+_natural_weapons__text2_trace: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    'note: Creatures use natural weapons as weapons, with the same DEX ranks and options; few wild animals parry: the gamemaster decides by INT, DEX and mode of combat.',
+    (),
+    (),
 )
 _natural_weapons__text3: Final = TextSpec(
     key='natural_weapons#7',
@@ -6353,15 +7453,22 @@ _natural_weapons__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_natural_weapons__text3_trace: Final = TraceSpec(
+    'natural_weapons',
+    'Natural Weapons',
+    "note: Other natural weapons (stings, tails, a human's fist) take their damage from the creature's description or Chapter 6.",
+    (),
+    (),
+)
 
 _rule_natural_weapons: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('natural_weapons', 'Natural Weapons', 'as attack', (), ())),
-    Step('mod', _natural_weapons__mod1, (lambda s: s.v['natural_weapon'] in ('bite', 'horn'),), TraceSpec('natural_weapons', 'Natural Weapons', 'natural_damage = d3', ('when natural_weapon in {bite, horn}',), (('natural_weapon',),)), Dice(((1, 3),)), (('natural_weapon', 0),)),
-    Step('mod', _natural_weapons__mod2, (lambda s: s.v['natural_weapon'] not in ('bite', 'horn'),), TraceSpec('natural_weapons', 'Natural Weapons', 'natural_damage = d6', ('unless natural_weapon in {bite, horn}',), (('natural_weapon',),)), Dice(((1, 6),)), (('natural_weapon', 0),)),
-    Step('derive', _natural_weapons__derive1, (), TraceSpec('natural_weapons', 'Natural Weapons', 'derive natural_total', (), ()), lambda s: s.e['natural_damage'].plus(s.e['damage_bonus']), ()),
-    Step('text', _natural_weapons__text1, (), TraceSpec('natural_weapons', 'Natural Weapons', "note: A human's fist and foot are natural weapons, and hands and legs can Grapple. With hit locations, a fist parry uses the arm's hit points, and damage beyond the arm's armor goes to the arm and total hit points.", (), ()), None, ()),
-    Step('text', _natural_weapons__text2, (), TraceSpec('natural_weapons', 'Natural Weapons', 'note: Creatures use natural weapons as weapons, with the same DEX ranks and options; few wild animals parry: the gamemaster decides by INT, DEX and mode of combat.', (), ()), None, ()),
-    Step('text', _natural_weapons__text3, (), TraceSpec('natural_weapons', 'Natural Weapons', "note: Other natural weapons (stings, tails, a human's fist) take their damage from the creature's description or Chapter 6.", (), ()), None, ()),
+    Step('mod', _natural_weapons__mod1, (lambda s: s.v['natural_weapon'] in ('bite', 'horn'),), _natural_weapons__mod1_trace, Dice(((1, 3),)), (('natural_weapon', 0),)),
+    Step('mod', _natural_weapons__mod2, (lambda s: s.v['natural_weapon'] not in ('bite', 'horn'),), _natural_weapons__mod2_trace, Dice(((1, 6),)), (('natural_weapon', 0),)),
+    Step('derive', _natural_weapons__derive1, (), _natural_weapons__derive1_trace, lambda s: s.e['natural_damage'].plus(s.e['damage_bonus']), ()),
+    Step('text', _natural_weapons__text1, (), _natural_weapons__text1_trace, None, ()),
+    Step('text', _natural_weapons__text2, (), _natural_weapons__text2_trace, None, ()),
+    Step('text', _natural_weapons__text3, (), _natural_weapons__text3_trace, None, ()),
 )
 """Natural Weapons (Natural Weapons).
 
@@ -6391,6 +7498,7 @@ _poisons__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_poisons__roll1_trace: Final = TraceSpec('poisons', 'Poisons', 'roll resist_poison', (), ())
 _poisons__derive1: Final = DeriveSpec(
     key='poisons#3',
     rule='poisons',
@@ -6398,12 +7506,20 @@ _poisons__derive1: Final = DeriveSpec(
     name='poison_damage',
     condition='',
 )
+_poisons__derive1_trace: Final = TraceSpec('poisons', 'Poisons', 'derive poison_damage', (), ())
 _poisons__derive2: Final = DeriveSpec(
     key='poisons#4',
     rule='poisons',
     source='Poisons',
     name='poison_damage_resisted',
     condition='',
+)
+_poisons__derive2_trace: Final = TraceSpec(
+    'poisons',
+    'Poisons',
+    'derive poison_damage_resisted',
+    (),
+    (),
 )
 _poisons__derive3: Final = DeriveSpec(
     key='poisons#5',
@@ -6412,6 +7528,7 @@ _poisons__derive3: Final = DeriveSpec(
     name='poison_onset',
     condition='',
 )
+_poisons__derive3_trace: Final = TraceSpec('poisons', 'Poisons', 'derive poison_onset', (), ())
 _poisons__text1: Final = TextSpec(
     key='poisons#6',
     rule='poisons',
@@ -6420,6 +7537,13 @@ _poisons__text1: Final = TextSpec(
     text='Poison damage is to total hit points or a characteristic, and does not usually come in the round of poisoning. The gamemaster may use hit locations or onset times.',
     quote=None,
     condition='',
+)
+_poisons__text1_trace: Final = TraceSpec(
+    'poisons',
+    'Poisons',
+    'note: Poison damage is to total hit points or a characteristic, and does not usually come in the round of poisoning. The gamemaster may use hit locations or onset times.',
+    (),
+    (),
 )
 _poisons__text2: Final = TextSpec(
     key='poisons#7',
@@ -6430,14 +7554,21 @@ _poisons__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_poisons__text2_trace: Final = TraceSpec(
+    'poisons',
+    'Poisons',
+    'note: Each dose calls for its own resistance roll: two doses of a POT 10 poison are not one dose of POT 20. Powers or equipment may protect against poison.',
+    (),
+    (),
+)
 
 _rule_poisons: Final[tuple[Step, ...]] = (
-    Step('roll', _poisons__roll1, (), TraceSpec('poisons', 'Poisons', 'roll resist_poison', (), ()), (lambda s: (s.v['CON'], s.e['POT']), ()), (('CON', 0),)),
-    Step('derive', _poisons__derive1, (), TraceSpec('poisons', 'Poisons', 'derive poison_damage', (), ()), lambda s: s.e['POT'], ()),
-    Step('derive', _poisons__derive2, (), TraceSpec('poisons', 'Poisons', 'derive poison_damage_resisted', (), ()), lambda s: round_value(Fraction(s.e['POT']) / 2, 'up'), ()),
-    Step('derive', _poisons__derive3, (), TraceSpec('poisons', 'Poisons', 'derive poison_onset', (), ()), lambda s: s.lookup('poison_delay', (s.v['poison_speed'],), 'value'), (('poison_speed', 0),)),
-    Step('text', _poisons__text1, (), TraceSpec('poisons', 'Poisons', 'note: Poison damage is to total hit points or a characteristic, and does not usually come in the round of poisoning. The gamemaster may use hit locations or onset times.', (), ()), None, ()),
-    Step('text', _poisons__text2, (), TraceSpec('poisons', 'Poisons', 'note: Each dose calls for its own resistance roll: two doses of a POT 10 poison are not one dose of POT 20. Powers or equipment may protect against poison.', (), ()), None, ()),
+    Step('roll', _poisons__roll1, (), _poisons__roll1_trace, (lambda s: (s.v['CON'], s.e['POT']), ()), (('CON', 0),)),
+    Step('derive', _poisons__derive1, (), _poisons__derive1_trace, lambda s: s.e['POT'], ()),
+    Step('derive', _poisons__derive2, (), _poisons__derive2_trace, lambda s: round_value(Fraction(s.e['POT']) / 2, 'up'), ()),
+    Step('derive', _poisons__derive3, (), _poisons__derive3_trace, lambda s: s.lookup('poison_delay', (s.v['poison_speed'],), 'value'), (('poison_speed', 0),)),
+    Step('text', _poisons__text1, (), _poisons__text1_trace, None, ()),
+    Step('text', _poisons__text2, (), _poisons__text2_trace, None, ()),
 )
 """Poisons (Poisons).
 
@@ -6462,6 +7593,13 @@ _poison_antidotes__mod1: Final = ModSpec(
     condition='',
     label='antidote taken in time',
 )
+_poison_antidotes__mod1_trace: Final = TraceSpec(
+    'poison_antidotes',
+    'Poison Antidotes',
+    'POT -antidote_pot',
+    (),
+    (),
+)
 _poison_antidotes__mod2: Final = ModSpec(
     key='poison_antidotes#3',
     rule='poison_antidotes',
@@ -6475,6 +7613,13 @@ _poison_antidotes__mod2: Final = ModSpec(
     condition='',
     label=None,
 )
+_poison_antidotes__mod2_trace: Final = TraceSpec(
+    'poison_antidotes',
+    'Poison Antidotes',
+    'POT min 0',
+    (),
+    (),
+)
 _poison_antidotes__text1: Final = TextSpec(
     key='poison_antidotes#5',
     rule='poison_antidotes',
@@ -6483,6 +7628,13 @@ _poison_antidotes__text1: Final = TextSpec(
     text="An antidote for another poison may give a lessened benefit, at the gamemaster's discretion.",
     quote=None,
     condition='',
+)
+_poison_antidotes__text1_trace: Final = TraceSpec(
+    'poison_antidotes',
+    'Poison Antidotes',
+    "note: An antidote for another poison may give a lessened benefit, at the gamemaster's discretion.",
+    (),
+    (),
 )
 _poison_antidotes__text2: Final = TextSpec(
     key='poison_antidotes#6',
@@ -6493,13 +7645,20 @@ _poison_antidotes__text2: Final = TextSpec(
     quote="the antidote's POT is subtracted from the poison's POT before damage is figured",
     condition='',
 )
+_poison_antidotes__text2_trace: Final = TraceSpec(
+    'poison_antidotes',
+    'Poison Antidotes',
+    'erratum: The lowered POT is used for the resistance roll as well as for the damage.',
+    (),
+    (),
+)
 
 _rule_poison_antidotes: Final[tuple[Step, ...]] = (
-    Step('mod', _poison_antidotes__mod1, (), TraceSpec('poison_antidotes', 'Poison Antidotes', 'POT -antidote_pot', (), ()), lambda s: -s.v['antidote_pot'], (('antidote_pot', 0),)),
-    Step('mod', _poison_antidotes__mod2, (), TraceSpec('poison_antidotes', 'Poison Antidotes', 'POT min 0', (), ()), 0, ()),
+    Step('mod', _poison_antidotes__mod1, (), _poison_antidotes__mod1_trace, lambda s: -s.v['antidote_pot'], (('antidote_pot', 0),)),
+    Step('mod', _poison_antidotes__mod2, (), _poison_antidotes__mod2_trace, 0, ()),
     Step('part', 'poisons', (), TraceSpec('poison_antidotes', 'Poison Antidotes', 'as poisons', (), ())),
-    Step('text', _poison_antidotes__text1, (), TraceSpec('poison_antidotes', 'Poison Antidotes', "note: An antidote for another poison may give a lessened benefit, at the gamemaster's discretion.", (), ()), None, ()),
-    Step('text', _poison_antidotes__text2, (), TraceSpec('poison_antidotes', 'Poison Antidotes', 'erratum: The lowered POT is used for the resistance roll as well as for the damage.', (), ()), None, ()),
+    Step('text', _poison_antidotes__text1, (), _poison_antidotes__text1_trace, None, ()),
+    Step('text', _poison_antidotes__text2, (), _poison_antidotes__text2_trace, None, ()),
 )
 """Poison Antidotes (Poison Antidotes).
 
@@ -6523,6 +7682,13 @@ _prone__mod1: Final = ModSpec(
     condition='when target_prone; when attack_kind == hand_to_hand',
     label='hand-to-hand attack on a prone character',
 )
+_prone__mod1_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'skill is easy',
+    ('when target_prone', 'when attack_kind == hand_to_hand'),
+    (('target_prone',), ('attack_kind',)),
+)
 _prone__mod2: Final = ModSpec(
     key='prone#3.2.1',
     rule='prone',
@@ -6535,6 +7701,13 @@ _prone__mod2: Final = ModSpec(
     rounding=None,
     condition='when target_prone; when attack_kind == missile and target_range <= 2 * base_range',
     label='medium-range missile attack on a prone character',
+)
+_prone__mod2_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'skill is easy',
+    ('when target_prone', 'when attack_kind == missile and target_range <= 2 * base_range'),
+    (('target_prone',), ('attack_kind', 'target_range', 'base_range')),
 )
 _prone__mod3: Final = ModSpec(
     key='prone#3.3.1',
@@ -6549,6 +7722,13 @@ _prone__mod3: Final = ModSpec(
     condition='when target_prone; when attack_kind == missile and target_range > 2 * base_range',
     label='long-range missile attack on a prone character',
 )
+_prone__mod3_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'skill is difficult',
+    ('when target_prone', 'when attack_kind == missile and target_range > 2 * base_range'),
+    (('target_prone',), ('attack_kind', 'target_range', 'base_range')),
+)
 _prone__mod4: Final = ModSpec(
     key='prone#4.1.1',
     rule='prone',
@@ -6562,6 +7742,13 @@ _prone__mod4: Final = ModSpec(
     condition='when actor_prone; when attack_kind == hand_to_hand or action in {parry, dodge}',
     label="a prone character's attacks, parries and Dodges",
 )
+_prone__mod4_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'skill is difficult',
+    ('when actor_prone', 'when attack_kind == hand_to_hand or action in {parry, dodge}'),
+    (('actor_prone',), ('attack_kind', 'action')),
+)
 _prone__text1: Final = TextSpec(
     key='prone#4.2',
     rule='prone',
@@ -6571,6 +7758,13 @@ _prone__text1: Final = TextSpec(
     quote=None,
     condition='when actor_prone',
 )
+_prone__text1_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'cannot add a positive damage modifier while prone',
+    ('when actor_prone',),
+    (('actor_prone',),),
+)
 _prone__text2: Final = TextSpec(
     key='prone#4.3.1.1',
     rule='prone',
@@ -6579,6 +7773,13 @@ _prone__text2: Final = TextSpec(
     text='Some archery styles allow prone use; a weapon that cannot be fired prone is Difficult if in doubt.',
     quote=None,
     condition='when actor_prone; when attack_kind == missile and action == attack; when missile_kind == bow',
+)
+_prone__text2_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'note: Some archery styles allow prone use; a weapon that cannot be fired prone is Difficult if in doubt.',
+    ('when actor_prone', 'when attack_kind == missile and action == attack', 'when missile_kind == bow'),
+    (('actor_prone',), ('attack_kind', 'action'), ('missile_kind',)),
 )
 _prone__mod5: Final = ModSpec(
     key='prone#4.3.2.1',
@@ -6593,6 +7794,13 @@ _prone__mod5: Final = ModSpec(
     condition='when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow}',
     label="voluntarily prone: stability (gamemaster's option)",
 )
+_prone__mod5_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'skill +10%',
+    ('when actor_prone', 'when attack_kind == missile and action == attack', 'when voluntarily_prone and missile_kind in {firearm, energy, crossbow}'),
+    (('actor_prone',), ('attack_kind', 'action'), ('voluntarily_prone', 'missile_kind')),
+)
 _prone__text3: Final = TextSpec(
     key='prone#4.4.1',
     rule='prone',
@@ -6601,6 +7809,13 @@ _prone__text3: Final = TextSpec(
     text='Getting up takes the place of an attack, makes parries and Dodges Difficult, and attacks against the character Easy.',
     quote=None,
     condition='when actor_prone; when getting_up',
+)
+_prone__text3_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'note: Getting up takes the place of an attack, makes parries and Dodges Difficult, and attacks against the character Easy.',
+    ('when actor_prone', 'when getting_up'),
+    (('actor_prone',), ('getting_up',)),
 )
 _prone__text4: Final = TextSpec(
     key='prone#5',
@@ -6611,6 +7826,13 @@ _prone__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_prone__text4_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    "note: A successful Difficult Dodge gets a prone character up on their DEX rank with an attack action; a Dodge and an Agility roll do the same, avoid the Easy attacks, but take the attack action's place. See the knockback special success.",
+    (),
+    (),
+)
 _prone__text5: Final = TextSpec(
     key='prone#6',
     rule='prone',
@@ -6619,6 +7841,13 @@ _prone__text5: Final = TextSpec(
     text='Medium range is read as up to double base range (Extended Range), long range as beyond it.',
     quote='All hand-to-hand or medium-range missile attacks against a prone character are Easy',
     condition='',
+)
+_prone__text5_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'erratum: Medium range is read as up to double base range (Extended Range), long range as beyond it.',
+    (),
+    (),
 )
 _prone__text6: Final = TextSpec(
     key='prone#7',
@@ -6629,6 +7858,13 @@ _prone__text6: Final = TextSpec(
     quote='Any attacks by a prone character wielding a two-handed hand-to-hand weapon are Difficult',
     condition='',
 )
+_prone__text6_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    "erratum: Already Difficult as a prone character's attack, so not a second step (which would make it 1/5); Fighting While Down forbids such attacks outright.",
+    (),
+    (),
+)
 _prone__text7: Final = TextSpec(
     key='prone#8',
     rule='prone',
@@ -6638,21 +7874,28 @@ _prone__text7: Final = TextSpec(
     quote='negative damage modifiers still apply',
     condition='',
 )
+_prone__text7_trace: Final = TraceSpec(
+    'prone',
+    'Prone',
+    'erratum: Fighting While Down says a prone character gets no damage modifier; this rule keeps the negative ones, as its own section says.',
+    (),
+    (),
+)
 
 _rule_prone: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('prone', 'Prone', 'as attack', (), ())),
-    Step('mod', _prone__mod1, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'hand_to_hand'), TraceSpec('prone', 'Prone', 'skill is easy', ('when target_prone', 'when attack_kind == hand_to_hand'), (('target_prone',), ('attack_kind',))), 'easy', (('target_prone', 0), ('attack_kind', 1))),
-    Step('mod', _prone__mod2, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['target_range'] <= 2 * s.v['base_range']), TraceSpec('prone', 'Prone', 'skill is easy', ('when target_prone', 'when attack_kind == missile and target_range <= 2 * base_range'), (('target_prone',), ('attack_kind', 'target_range', 'base_range'))), 'easy', (('target_prone', 0), ('attack_kind', 1), ('target_range', 1), ('base_range', 1))),
-    Step('mod', _prone__mod3, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['target_range'] > 2 * s.v['base_range']), TraceSpec('prone', 'Prone', 'skill is difficult', ('when target_prone', 'when attack_kind == missile and target_range > 2 * base_range'), (('target_prone',), ('attack_kind', 'target_range', 'base_range'))), 'difficult', (('target_prone', 0), ('attack_kind', 1), ('target_range', 1), ('base_range', 1))),
-    Step('mod', _prone__mod4, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'hand_to_hand' or s.v['action'] in ('parry', 'dodge')), TraceSpec('prone', 'Prone', 'skill is difficult', ('when actor_prone', 'when attack_kind == hand_to_hand or action in {parry, dodge}'), (('actor_prone',), ('attack_kind', 'action'))), 'difficult', (('actor_prone', 0), ('attack_kind', 1), ('action', 1))),
-    Step('text', _prone__text1, (lambda s: s.v['actor_prone'],), TraceSpec('prone', 'Prone', 'cannot add a positive damage modifier while prone', ('when actor_prone',), (('actor_prone',),)), None, (('actor_prone', 0),)),
-    Step('text', _prone__text2, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['action'] == 'attack', lambda s: s.v['missile_kind'] == 'bow'), TraceSpec('prone', 'Prone', 'note: Some archery styles allow prone use; a weapon that cannot be fired prone is Difficult if in doubt.', ('when actor_prone', 'when attack_kind == missile and action == attack', 'when missile_kind == bow'), (('actor_prone',), ('attack_kind', 'action'), ('missile_kind',))), None, (('actor_prone', 0), ('attack_kind', 1), ('action', 1), ('missile_kind', 2))),
-    Step('mod', _prone__mod5, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['action'] == 'attack', lambda s: s.v['voluntarily_prone'] and s.v['missile_kind'] in ('firearm', 'energy', 'crossbow')), TraceSpec('prone', 'Prone', 'skill +10%', ('when actor_prone', 'when attack_kind == missile and action == attack', 'when voluntarily_prone and missile_kind in {firearm, energy, crossbow}'), (('actor_prone',), ('attack_kind', 'action'), ('voluntarily_prone', 'missile_kind'))), 10, (('actor_prone', 0), ('attack_kind', 1), ('action', 1), ('voluntarily_prone', 2), ('missile_kind', 2))),
-    Step('text', _prone__text3, (lambda s: s.v['actor_prone'], lambda s: s.v['getting_up']), TraceSpec('prone', 'Prone', 'note: Getting up takes the place of an attack, makes parries and Dodges Difficult, and attacks against the character Easy.', ('when actor_prone', 'when getting_up'), (('actor_prone',), ('getting_up',))), None, (('actor_prone', 0), ('getting_up', 1))),
-    Step('text', _prone__text4, (), TraceSpec('prone', 'Prone', "note: A successful Difficult Dodge gets a prone character up on their DEX rank with an attack action; a Dodge and an Agility roll do the same, avoid the Easy attacks, but take the attack action's place. See the knockback special success.", (), ()), None, ()),
-    Step('text', _prone__text5, (), TraceSpec('prone', 'Prone', 'erratum: Medium range is read as up to double base range (Extended Range), long range as beyond it.', (), ()), None, ()),
-    Step('text', _prone__text6, (), TraceSpec('prone', 'Prone', "erratum: Already Difficult as a prone character's attack, so not a second step (which would make it 1/5); Fighting While Down forbids such attacks outright.", (), ()), None, ()),
-    Step('text', _prone__text7, (), TraceSpec('prone', 'Prone', 'erratum: Fighting While Down says a prone character gets no damage modifier; this rule keeps the negative ones, as its own section says.', (), ()), None, ()),
+    Step('mod', _prone__mod1, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'hand_to_hand'), _prone__mod1_trace, 'easy', (('target_prone', 0), ('attack_kind', 1))),
+    Step('mod', _prone__mod2, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['target_range'] <= 2 * s.v['base_range']), _prone__mod2_trace, 'easy', (('target_prone', 0), ('attack_kind', 1), ('target_range', 1), ('base_range', 1))),
+    Step('mod', _prone__mod3, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['target_range'] > 2 * s.v['base_range']), _prone__mod3_trace, 'difficult', (('target_prone', 0), ('attack_kind', 1), ('target_range', 1), ('base_range', 1))),
+    Step('mod', _prone__mod4, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'hand_to_hand' or s.v['action'] in ('parry', 'dodge')), _prone__mod4_trace, 'difficult', (('actor_prone', 0), ('attack_kind', 1), ('action', 1))),
+    Step('text', _prone__text1, (lambda s: s.v['actor_prone'],), _prone__text1_trace, None, (('actor_prone', 0),)),
+    Step('text', _prone__text2, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['action'] == 'attack', lambda s: s.v['missile_kind'] == 'bow'), _prone__text2_trace, None, (('actor_prone', 0), ('attack_kind', 1), ('action', 1), ('missile_kind', 2))),
+    Step('mod', _prone__mod5, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['action'] == 'attack', lambda s: s.v['voluntarily_prone'] and s.v['missile_kind'] in ('firearm', 'energy', 'crossbow')), _prone__mod5_trace, 10, (('actor_prone', 0), ('attack_kind', 1), ('action', 1), ('voluntarily_prone', 2), ('missile_kind', 2))),
+    Step('text', _prone__text3, (lambda s: s.v['actor_prone'], lambda s: s.v['getting_up']), _prone__text3_trace, None, (('actor_prone', 0), ('getting_up', 1))),
+    Step('text', _prone__text4, (), _prone__text4_trace, None, ()),
+    Step('text', _prone__text5, (), _prone__text5_trace, None, ()),
+    Step('text', _prone__text6, (), _prone__text6_trace, None, ()),
+    Step('text', _prone__text7, (), _prone__text7_trace, None, ()),
 )
 """Prone (Prone).
 
@@ -6680,6 +7923,13 @@ _pulling_blows__mod1: Final = ModSpec(
     condition='',
     label='smaller dice (D2, D3, D4, D6, D8, D10, D12, D20)',
 )
+_pulling_blows__mod1_trace: Final = TraceSpec(
+    'pulling_blows',
+    'Pulling Blows',
+    'damage -pull_steps steps',
+    (),
+    (),
+)
 _pulling_blows__mod2: Final = ModSpec(
     key='pulling_blows#3',
     rule='pulling_blows',
@@ -6693,6 +7943,13 @@ _pulling_blows__mod2: Final = ModSpec(
     condition='',
     label='fewer dice',
 )
+_pulling_blows__mod2_trace: Final = TraceSpec(
+    'pulling_blows',
+    'Pulling Blows',
+    'damage -pull_dice dice',
+    (),
+    (),
+)
 _pulling_blows__text1: Final = TextSpec(
     key='pulling_blows#4',
     rule='pulling_blows',
@@ -6701,6 +7958,13 @@ _pulling_blows__text1: Final = TextSpec(
     text="Declared with the statement of intent. Less of the damage modifier, or none, may be added; the smallest die is 1D2 and any + to the weapon's dice is unchanged.",
     quote=None,
     condition='',
+)
+_pulling_blows__text1_trace: Final = TraceSpec(
+    'pulling_blows',
+    'Pulling Blows',
+    "note: Declared with the statement of intent. Less of the damage modifier, or none, may be added; the smallest die is 1D2 and any + to the weapon's dice is unchanged.",
+    (),
+    (),
 )
 _pulling_blows__text2: Final = TextSpec(
     key='pulling_blows#5',
@@ -6711,6 +7975,13 @@ _pulling_blows__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_pulling_blows__text2_trace: Final = TraceSpec(
+    'pulling_blows',
+    'Pulling Blows',
+    'note: Every die of the weapon is reduced alike: the dice cannot be split and reduced differently.',
+    (),
+    (),
+)
 _pulling_blows__text3: Final = TextSpec(
     key='pulling_blows#6',
     rule='pulling_blows',
@@ -6720,13 +7991,20 @@ _pulling_blows__text3: Final = TextSpec(
     quote='you can choose to reduce all of the dice of damage, or roll fewer dice',
     condition='',
 )
+_pulling_blows__text3_trace: Final = TraceSpec(
+    'pulling_blows',
+    'Pulling Blows',
+    'erratum: The source offers one or the other; nothing forbids both, so both may be given.',
+    (),
+    (),
+)
 
 _rule_pulling_blows: Final[tuple[Step, ...]] = (
-    Step('mod', _pulling_blows__mod1, (), TraceSpec('pulling_blows', 'Pulling Blows', 'damage -pull_steps steps', (), ()), lambda s: -s.v['pull_steps'], (('pull_steps', 0),)),
-    Step('mod', _pulling_blows__mod2, (), TraceSpec('pulling_blows', 'Pulling Blows', 'damage -pull_dice dice', (), ()), lambda s: -s.v['pull_dice'], (('pull_dice', 0),)),
-    Step('text', _pulling_blows__text1, (), TraceSpec('pulling_blows', 'Pulling Blows', "note: Declared with the statement of intent. Less of the damage modifier, or none, may be added; the smallest die is 1D2 and any + to the weapon's dice is unchanged.", (), ()), None, ()),
-    Step('text', _pulling_blows__text2, (), TraceSpec('pulling_blows', 'Pulling Blows', 'note: Every die of the weapon is reduced alike: the dice cannot be split and reduced differently.', (), ()), None, ()),
-    Step('text', _pulling_blows__text3, (), TraceSpec('pulling_blows', 'Pulling Blows', 'erratum: The source offers one or the other; nothing forbids both, so both may be given.', (), ()), None, ()),
+    Step('mod', _pulling_blows__mod1, (), _pulling_blows__mod1_trace, lambda s: -s.v['pull_steps'], (('pull_steps', 0),)),
+    Step('mod', _pulling_blows__mod2, (), _pulling_blows__mod2_trace, lambda s: -s.v['pull_dice'], (('pull_dice', 0),)),
+    Step('text', _pulling_blows__text1, (), _pulling_blows__text1_trace, None, ()),
+    Step('text', _pulling_blows__text2, (), _pulling_blows__text2_trace, None, ()),
+    Step('text', _pulling_blows__text3, (), _pulling_blows__text3_trace, None, ()),
 )
 """Pulling Blows (Pulling Blows).
 
@@ -6754,6 +8032,13 @@ _quickdraws__roll1: Final = RollSpec(
     notes=(),
     condition='unless after_exchange',
 )
+_quickdraws__roll1_trace: Final = TraceSpec(
+    'quickdraws',
+    'Quickdraws',
+    'roll notice_draw',
+    ('unless after_exchange',),
+    (('after_exchange',),),
+)
 _quickdraws__roll2: Final = RollSpec(
     key='quickdraws#3.2',
     rule='quickdraws',
@@ -6772,6 +8057,13 @@ _quickdraws__roll2: Final = RollSpec(
     notes=('Only if the Spot roll succeeded; the other retaliates on their next DEX rank, if able.',),
     condition='unless after_exchange',
 )
+_quickdraws__roll2_trace: Final = TraceSpec(
+    'quickdraws',
+    'Quickdraws',
+    'roll draw_first',
+    ('unless after_exchange',),
+    (('after_exchange',),),
+)
 _quickdraws__mod1: Final = ModSpec(
     key='quickdraws#4.1',
     rule='quickdraws',
@@ -6785,6 +8077,13 @@ _quickdraws__mod1: Final = ModSpec(
     condition='when after_exchange and action in {parry, dodge}',
     label='Dodging or parrying after a quickdraw',
 )
+_quickdraws__mod1_trace: Final = TraceSpec(
+    'quickdraws',
+    'Quickdraws',
+    'skill is difficult',
+    ('when after_exchange and action in {parry, dodge}',),
+    (('after_exchange', 'action'),),
+)
 _quickdraws__text1: Final = TextSpec(
     key='quickdraws#5',
     rule='quickdraws',
@@ -6794,13 +8093,20 @@ _quickdraws__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_quickdraws__text1_trace: Final = TraceSpec(
+    'quickdraws',
+    'Quickdraws',
+    'note: Each participant holds their action as the gamemaster counts DEX ranks down; larger numbers of characters can take part.',
+    (),
+    (),
+)
 
 _rule_quickdraws: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('quickdraws', 'Quickdraws', 'as attack', (), ())),
-    Step('roll', _quickdraws__roll1, (lambda s: not s.v['after_exchange'],), TraceSpec('quickdraws', 'Quickdraws', 'roll notice_draw', ('unless after_exchange',), (('after_exchange',),)), (lambda s: (s.v['spot'] * 2, 0, None, 0), ()), (('after_exchange', 0), ('spot', 1))),
-    Step('roll', _quickdraws__roll2, (lambda s: not s.v['after_exchange'],), TraceSpec('quickdraws', 'Quickdraws', 'roll draw_first', ('unless after_exchange',), (('after_exchange',),)), (lambda s: (s.v['DEX'], s.v['opponent_DEX']), ()), (('after_exchange', 0), ('DEX', 1), ('opponent_DEX', 1))),
-    Step('mod', _quickdraws__mod1, (lambda s: s.v['after_exchange'] and s.v['action'] in ('parry', 'dodge'),), TraceSpec('quickdraws', 'Quickdraws', 'skill is difficult', ('when after_exchange and action in {parry, dodge}',), (('after_exchange', 'action'),)), 'difficult', (('after_exchange', 0), ('action', 0))),
-    Step('text', _quickdraws__text1, (), TraceSpec('quickdraws', 'Quickdraws', 'note: Each participant holds their action as the gamemaster counts DEX ranks down; larger numbers of characters can take part.', (), ()), None, ()),
+    Step('roll', _quickdraws__roll1, (lambda s: not s.v['after_exchange'],), _quickdraws__roll1_trace, (lambda s: (s.v['spot'] * 2, 0, None, 0), ()), (('after_exchange', 0), ('spot', 1))),
+    Step('roll', _quickdraws__roll2, (lambda s: not s.v['after_exchange'],), _quickdraws__roll2_trace, (lambda s: (s.v['DEX'], s.v['opponent_DEX']), ()), (('after_exchange', 0), ('DEX', 1), ('opponent_DEX', 1))),
+    Step('mod', _quickdraws__mod1, (lambda s: s.v['after_exchange'] and s.v['action'] in ('parry', 'dodge'),), _quickdraws__mod1_trace, 'difficult', (('after_exchange', 0), ('action', 0))),
+    Step('text', _quickdraws__text1, (), _quickdraws__text1_trace, None, ()),
 )
 """Quickdraws (Quickdraws).
 
@@ -6830,12 +8136,26 @@ _radiation__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_radiation__roll1_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'roll resist_radiation',
+    (),
+    (),
+)
 _radiation__derive1: Final = DeriveSpec(
     key='radiation#3',
     rule='radiation',
     source='Radiation',
     name='radiation_intensity',
     condition='',
+)
+_radiation__derive1_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'derive radiation_intensity',
+    (),
+    (),
 )
 _radiation__derive2: Final = DeriveSpec(
     key='radiation#4',
@@ -6844,12 +8164,26 @@ _radiation__derive2: Final = DeriveSpec(
     name='radiation_interval',
     condition='',
 )
+_radiation__derive2_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'derive radiation_interval',
+    (),
+    (),
+)
 _radiation__derive3: Final = DeriveSpec(
     key='radiation#5',
     rule='radiation',
     source='Radiation',
     name='radiation_effect',
     condition='',
+)
+_radiation__derive3_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'derive radiation_effect',
+    (),
+    (),
 )
 _radiation__roll2: Final = RollSpec(
     key='radiation#6.1',
@@ -6869,6 +8203,13 @@ _radiation__roll2: Final = RollSpec(
     notes=(),
     condition='when radiation_pot >= 20 and radiation_pot < 25',
 )
+_radiation__roll2_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'roll sterility',
+    ('when radiation_pot >= 20 and radiation_pot < 25',),
+    (('radiation_pot',),),
+)
 _radiation__text1: Final = TextSpec(
     key='radiation#7.1',
     rule='radiation',
@@ -6878,12 +8219,26 @@ _radiation__text1: Final = TextSpec(
     quote=None,
     condition='when radiation_pot >= 25',
 )
+_radiation__text1_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'note: Blindness and sterility are immediate (no CON x1 roll).',
+    ('when radiation_pot >= 25',),
+    (('radiation_pot',),),
+)
 _radiation__derive4: Final = DeriveSpec(
     key='radiation#8.1',
     rule='radiation',
     source='Radiation',
     name='death_hours',
     condition='when radiation_pot >= 25 and radiation_pot < 30',
+)
+_radiation__derive4_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'derive death_hours',
+    ('when radiation_pot >= 25 and radiation_pot < 30',),
+    (('radiation_pot',),),
 )
 _radiation__mod1: Final = ModSpec(
     key='radiation#8.2.1',
@@ -6897,6 +8252,13 @@ _radiation__mod1: Final = ModSpec(
     rounding=None,
     condition='when radiation_pot >= 25 and radiation_pot < 30; when physical_skill',
     label='acute radiation: physical skills',
+)
+_radiation__mod1_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'skill is difficult',
+    ('when radiation_pot >= 25 and radiation_pot < 30', 'when physical_skill'),
+    (('radiation_pot',), ('physical_skill',)),
 )
 _radiation__roll3: Final = RollSpec(
     key='radiation#8.2.2',
@@ -6916,6 +8278,13 @@ _radiation__roll3: Final = RollSpec(
     notes=(),
     condition='when radiation_pot >= 25 and radiation_pot < 30; when physical_skill',
 )
+_radiation__roll3_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'roll acute_stamina',
+    ('when radiation_pot >= 25 and radiation_pot < 30', 'when physical_skill'),
+    (('radiation_pot',), ('physical_skill',)),
+)
 _radiation__text2: Final = TextSpec(
     key='radiation#9.1',
     rule='radiation',
@@ -6925,12 +8294,26 @@ _radiation__text2: Final = TextSpec(
     quote=None,
     condition='when radiation_pot >= 30',
 )
+_radiation__text2_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'cannot move or act (fatal radiation)',
+    ('when radiation_pot >= 30',),
+    (('radiation_pot',),),
+)
 _radiation__derive5: Final = DeriveSpec(
     key='radiation#9.2',
     rule='radiation',
     source='Radiation',
     name='corpse_pot',
     condition='when radiation_pot >= 30',
+)
+_radiation__derive5_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'derive corpse_pot',
+    ('when radiation_pot >= 30',),
+    (('radiation_pot',),),
 )
 _radiation__roll4: Final = RollSpec(
     key='radiation#10.1',
@@ -6950,6 +8333,13 @@ _radiation__roll4: Final = RollSpec(
     notes=(),
     condition='when mutations',
 )
+_radiation__roll4_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'roll mutation',
+    ('when mutations',),
+    (('mutations',),),
+)
 _radiation__text3: Final = TextSpec(
     key='radiation#11',
     rule='radiation',
@@ -6958,6 +8348,13 @@ _radiation__text3: Final = TextSpec(
     text='Acute radiation syndrome is like both poison and burns. First Aid is useless and Medicine can do little; powers, equipment and future technology may protect.',
     quote=None,
     condition='',
+)
+_radiation__text3_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'note: Acute radiation syndrome is like both poison and burns. First Aid is useless and Medicine can do little; powers, equipment and future technology may protect.',
+    (),
+    (),
 )
 _radiation__text4: Final = TextSpec(
     key='radiation#12',
@@ -6968,6 +8365,13 @@ _radiation__text4: Final = TextSpec(
     quote='The Radiation Effects Table (below) provides guidelines for different POT levels',
     condition='',
 )
+_radiation__text4_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'erratum: The table lists POT 5, 10, 15, 20, 25 and 30+; a POT between reads the row at or below it, and a POT under 5 reads as Low.',
+    (),
+    (),
+)
 _radiation__text5: Final = TextSpec(
     key='radiation#13',
     rule='radiation',
@@ -6977,23 +8381,30 @@ _radiation__text5: Final = TextSpec(
     quote='your character inevitably dies in CON/2 hours',
     condition='',
 )
+_radiation__text5_trace: Final = TraceSpec(
+    'radiation',
+    'Radiation',
+    'erratum: CON/2 is not rounded in the source; kept exact (hours and a half).',
+    (),
+    (),
+)
 
 _rule_radiation: Final[tuple[Step, ...]] = (
-    Step('roll', _radiation__roll1, (), TraceSpec('radiation', 'Radiation', 'roll resist_radiation', (), ()), (lambda s: (s.v['CON'], s.v['radiation_pot']), ()), (('CON', 0), ('radiation_pot', 0))),
-    Step('derive', _radiation__derive1, (), TraceSpec('radiation', 'Radiation', 'derive radiation_intensity', (), ()), lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'intensity'), (('radiation_pot', 0),)),
-    Step('derive', _radiation__derive2, (), TraceSpec('radiation', 'Radiation', 'derive radiation_interval', (), ()), lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'interval'), (('radiation_pot', 0),)),
-    Step('derive', _radiation__derive3, (), TraceSpec('radiation', 'Radiation', 'derive radiation_effect', (), ()), lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'effects'), (('radiation_pot', 0),)),
-    Step('roll', _radiation__roll2, (lambda s: s.v['radiation_pot'] >= 20 and s.v['radiation_pot'] < 25,), TraceSpec('radiation', 'Radiation', 'roll sterility', ('when radiation_pot >= 20 and radiation_pot < 25',), (('radiation_pot',),)), (lambda s: (s.v['CON'], 0, None, 0), ()), (('radiation_pot', 0), ('CON', 1))),
-    Step('text', _radiation__text1, (lambda s: s.v['radiation_pot'] >= 25,), TraceSpec('radiation', 'Radiation', 'note: Blindness and sterility are immediate (no CON x1 roll).', ('when radiation_pot >= 25',), (('radiation_pot',),)), None, (('radiation_pot', 0),)),
-    Step('derive', _radiation__derive4, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30,), TraceSpec('radiation', 'Radiation', 'derive death_hours', ('when radiation_pot >= 25 and radiation_pot < 30',), (('radiation_pot',),)), lambda s: Fraction(s.v['CON']) / 2, (('radiation_pot', 0), ('CON', 1))),
-    Step('mod', _radiation__mod1, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30, lambda s: s.v['physical_skill']), TraceSpec('radiation', 'Radiation', 'skill is difficult', ('when radiation_pot >= 25 and radiation_pot < 30', 'when physical_skill'), (('radiation_pot',), ('physical_skill',))), 'difficult', (('radiation_pot', 0), ('physical_skill', 1))),
-    Step('roll', _radiation__roll3, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30, lambda s: s.v['physical_skill']), TraceSpec('radiation', 'Radiation', 'roll acute_stamina', ('when radiation_pot >= 25 and radiation_pot < 30', 'when physical_skill'), (('radiation_pot',), ('physical_skill',))), (lambda s: (round_value(Fraction(s.v['stamina']) / 2, 'up'), 0, None, 0), ()), (('radiation_pot', 0), ('physical_skill', 1), ('stamina', 2))),
-    Step('text', _radiation__text2, (lambda s: s.v['radiation_pot'] >= 30,), TraceSpec('radiation', 'Radiation', 'cannot move or act (fatal radiation)', ('when radiation_pot >= 30',), (('radiation_pot',),)), None, (('radiation_pot', 0),)),
-    Step('derive', _radiation__derive5, (lambda s: s.v['radiation_pot'] >= 30,), TraceSpec('radiation', 'Radiation', 'derive corpse_pot', ('when radiation_pot >= 30',), (('radiation_pot',),)), lambda s: round_value(Fraction(s.v['radiation_pot']) / 2, 'up'), (('radiation_pot', 0),)),
-    Step('roll', _radiation__roll4, (lambda s: s.v['mutations'],), TraceSpec('radiation', 'Radiation', 'roll mutation', ('when mutations',), (('mutations',),)), (lambda s: (s.v['POW'], 0, None, 0), ()), (('mutations', 0), ('POW', 1))),
-    Step('text', _radiation__text3, (), TraceSpec('radiation', 'Radiation', 'note: Acute radiation syndrome is like both poison and burns. First Aid is useless and Medicine can do little; powers, equipment and future technology may protect.', (), ()), None, ()),
-    Step('text', _radiation__text4, (), TraceSpec('radiation', 'Radiation', 'erratum: The table lists POT 5, 10, 15, 20, 25 and 30+; a POT between reads the row at or below it, and a POT under 5 reads as Low.', (), ()), None, ()),
-    Step('text', _radiation__text5, (), TraceSpec('radiation', 'Radiation', 'erratum: CON/2 is not rounded in the source; kept exact (hours and a half).', (), ()), None, ()),
+    Step('roll', _radiation__roll1, (), _radiation__roll1_trace, (lambda s: (s.v['CON'], s.v['radiation_pot']), ()), (('CON', 0), ('radiation_pot', 0))),
+    Step('derive', _radiation__derive1, (), _radiation__derive1_trace, lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'intensity'), (('radiation_pot', 0),)),
+    Step('derive', _radiation__derive2, (), _radiation__derive2_trace, lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'interval'), (('radiation_pot', 0),)),
+    Step('derive', _radiation__derive3, (), _radiation__derive3_trace, lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'effects'), (('radiation_pot', 0),)),
+    Step('roll', _radiation__roll2, (lambda s: s.v['radiation_pot'] >= 20 and s.v['radiation_pot'] < 25,), _radiation__roll2_trace, (lambda s: (s.v['CON'], 0, None, 0), ()), (('radiation_pot', 0), ('CON', 1))),
+    Step('text', _radiation__text1, (lambda s: s.v['radiation_pot'] >= 25,), _radiation__text1_trace, None, (('radiation_pot', 0),)),
+    Step('derive', _radiation__derive4, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30,), _radiation__derive4_trace, lambda s: Fraction(s.v['CON']) / 2, (('radiation_pot', 0), ('CON', 1))),
+    Step('mod', _radiation__mod1, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30, lambda s: s.v['physical_skill']), _radiation__mod1_trace, 'difficult', (('radiation_pot', 0), ('physical_skill', 1))),
+    Step('roll', _radiation__roll3, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30, lambda s: s.v['physical_skill']), _radiation__roll3_trace, (lambda s: (round_value(Fraction(s.v['stamina']) / 2, 'up'), 0, None, 0), ()), (('radiation_pot', 0), ('physical_skill', 1), ('stamina', 2))),
+    Step('text', _radiation__text2, (lambda s: s.v['radiation_pot'] >= 30,), _radiation__text2_trace, None, (('radiation_pot', 0),)),
+    Step('derive', _radiation__derive5, (lambda s: s.v['radiation_pot'] >= 30,), _radiation__derive5_trace, lambda s: round_value(Fraction(s.v['radiation_pot']) / 2, 'up'), (('radiation_pot', 0),)),
+    Step('roll', _radiation__roll4, (lambda s: s.v['mutations'],), _radiation__roll4_trace, (lambda s: (s.v['POW'], 0, None, 0), ()), (('mutations', 0), ('POW', 1))),
+    Step('text', _radiation__text3, (), _radiation__text3_trace, None, ()),
+    Step('text', _radiation__text4, (), _radiation__text4_trace, None, ()),
+    Step('text', _radiation__text5, (), _radiation__text5_trace, None, ()),
 )
 """Radiation (Radiation).
 
@@ -7030,6 +8441,13 @@ _shields_and_missile_fire__roll1: Final = RollSpec(
     notes=(),
     condition='when fast_missile',
 )
+_shields_and_missile_fire__roll1_trace: Final = TraceSpec(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    'roll block',
+    ('when fast_missile',),
+    (('fast_missile',),),
+)
 _shields_and_missile_fire__roll2: Final = RollSpec(
     key='shields_and_missile_fire#2else.1',
     rule='shields_and_missile_fire',
@@ -7048,6 +8466,13 @@ _shields_and_missile_fire__roll2: Final = RollSpec(
     notes=(),
     condition='unless fast_missile',
 )
+_shields_and_missile_fire__roll2_trace: Final = TraceSpec(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    'roll block',
+    ('unless fast_missile',),
+    (('fast_missile',),),
+)
 _shields_and_missile_fire__text1: Final = TextSpec(
     key='shields_and_missile_fire#3',
     rule='shields_and_missile_fire',
@@ -7056,6 +8481,13 @@ _shields_and_missile_fire__text1: Final = TextSpec(
     text="Only normal successes are blocked: special successes and critical hits strike their target. Against a very fast missile (a firearm, an energy weapon) only the shield's base chance counts: kneeling adds nothing.",
     quote=None,
     condition='',
+)
+_shields_and_missile_fire__text1_trace: Final = TraceSpec(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    "note: Only normal successes are blocked: special successes and critical hits strike their target. Against a very fast missile (a firearm, an energy weapon) only the shield's base chance counts: kneeling adds nothing.",
+    (),
+    (),
 )
 _shields_and_missile_fire__text2: Final = TextSpec(
     key='shields_and_missile_fire#4',
@@ -7066,12 +8498,19 @@ _shields_and_missile_fire__text2: Final = TextSpec(
     quote='If your character kneels behind it, a full shield has a 60% chance',
     condition='',
 )
+_shields_and_missile_fire__text2_trace: Final = TraceSpec(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    'erratum: The source gives no kneeling chance for a half or small shield; it keeps its 15%.',
+    (),
+    (),
+)
 
 _rule_shields_and_missile_fire: Final[tuple[Step, ...]] = (
-    Step('roll', _shields_and_missile_fire__roll1, (lambda s: s.v['fast_missile'],), TraceSpec('shields_and_missile_fire', 'Shields and Missile Fire', 'roll block', ('when fast_missile',), (('fast_missile',),)), (lambda s: (s.lookup('shield_block', (s.v['shield'], 'in_combat'), 'in_combat'), 0, None, 0), ()), (('fast_missile', 0), ('shield', 1))),
-    Step('roll', _shields_and_missile_fire__roll2, (lambda s: not s.v['fast_missile'],), TraceSpec('shields_and_missile_fire', 'Shields and Missile Fire', 'roll block', ('unless fast_missile',), (('fast_missile',),)), (lambda s: (s.lookup('shield_block', (s.v['shield'], s.v['shield_use']), 'in_combat'), 0, None, 0), ()), (('fast_missile', 0), ('shield', 1), ('shield_use', 1))),
-    Step('text', _shields_and_missile_fire__text1, (), TraceSpec('shields_and_missile_fire', 'Shields and Missile Fire', "note: Only normal successes are blocked: special successes and critical hits strike their target. Against a very fast missile (a firearm, an energy weapon) only the shield's base chance counts: kneeling adds nothing.", (), ()), None, ()),
-    Step('text', _shields_and_missile_fire__text2, (), TraceSpec('shields_and_missile_fire', 'Shields and Missile Fire', 'erratum: The source gives no kneeling chance for a half or small shield; it keeps its 15%.', (), ()), None, ()),
+    Step('roll', _shields_and_missile_fire__roll1, (lambda s: s.v['fast_missile'],), _shields_and_missile_fire__roll1_trace, (lambda s: (s.lookup('shield_block', (s.v['shield'], 'in_combat'), 'in_combat'), 0, None, 0), ()), (('fast_missile', 0), ('shield', 1))),
+    Step('roll', _shields_and_missile_fire__roll2, (lambda s: not s.v['fast_missile'],), _shields_and_missile_fire__roll2_trace, (lambda s: (s.lookup('shield_block', (s.v['shield'], s.v['shield_use']), 'in_combat'), 0, None, 0), ()), (('fast_missile', 0), ('shield', 1), ('shield_use', 1))),
+    Step('text', _shields_and_missile_fire__text1, (), _shields_and_missile_fire__text1_trace, None, ()),
+    Step('text', _shields_and_missile_fire__text2, (), _shields_and_missile_fire__text2_trace, None, ()),
 )
 """Shields and Missile Fire (Shields and Missile Fire).
 
@@ -7094,6 +8533,13 @@ _shooting_up_or_down__mod1: Final = ModSpec(
     condition='when shot_angle > 45',
     label='firing at more than 45 degrees',
 )
+_shooting_up_or_down__mod1_trace: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'skill is difficult',
+    ('when shot_angle > 45',),
+    (('shot_angle',),),
+)
 _shooting_up_or_down__mod2: Final = ModSpec(
     key='shooting_up_or_down#4.1',
     rule='shooting_up_or_down',
@@ -7107,12 +8553,26 @@ _shooting_up_or_down__mod2: Final = ModSpec(
     condition='when shot_direction == upward',
     label='firing up',
 )
+_shooting_up_or_down__mod2_trace: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'skill -10%',
+    ('when shot_direction == upward',),
+    (('shot_direction',),),
+)
 _shooting_up_or_down__derive1: Final = DeriveSpec(
     key='shooting_up_or_down#4.2.1',
     rule='shooting_up_or_down',
     source='Shooting Up or Down',
     name='overhead_range',
     condition='when shot_direction == upward; when shot_angle == 90',
+)
+_shooting_up_or_down__derive1_trace: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'derive overhead_range',
+    ('when shot_direction == upward', 'when shot_angle == 90'),
+    (('shot_direction',), ('shot_angle',)),
 )
 _shooting_up_or_down__mod3: Final = ModSpec(
     key='shooting_up_or_down#5.1',
@@ -7127,6 +8587,13 @@ _shooting_up_or_down__mod3: Final = ModSpec(
     condition='when shot_direction == downward',
     label='firing down',
 )
+_shooting_up_or_down__mod3_trace: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'skill +10%',
+    ('when shot_direction == downward',),
+    (('shot_direction',),),
+)
 _shooting_up_or_down__mod4: Final = ModSpec(
     key='shooting_up_or_down#6',
     rule='shooting_up_or_down',
@@ -7140,6 +8607,13 @@ _shooting_up_or_down__mod4: Final = ModSpec(
     condition='',
     label=None,
 )
+_shooting_up_or_down__mod4_trace: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'skill min 0',
+    (),
+    (),
+)
 _shooting_up_or_down__text1: Final = TextSpec(
     key='shooting_up_or_down#7',
     rule='shooting_up_or_down',
@@ -7148,6 +8622,13 @@ _shooting_up_or_down__text1: Final = TextSpec(
     text="Damage is unaffected. Some weapons (slings, crossbows) fire poorly straight up or down: such attacks are Difficult, at the gamemaster's discretion.",
     quote=None,
     condition='',
+)
+_shooting_up_or_down__text1_trace: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    "note: Damage is unaffected. Some weapons (slings, crossbows) fire poorly straight up or down: such attacks are Difficult, at the gamemaster's discretion.",
+    (),
+    (),
 )
 _shooting_up_or_down__text2: Final = TextSpec(
     key='shooting_up_or_down#8',
@@ -7158,6 +8639,13 @@ _shooting_up_or_down__text2: Final = TextSpec(
     quote='Effective and maximum ranges are halved for a target directly overhead, but are not affected for targets at the 45\xb0 angle or greater, up to 90\xb0 (directly overhead)',
     condition='',
 )
+_shooting_up_or_down__text2_trace: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'erratum: Contradictory at 90 degrees; read as: ranges halved only directly overhead (90 degrees).',
+    (),
+    (),
+)
 _shooting_up_or_down__text3: Final = TextSpec(
     key='shooting_up_or_down#9',
     rule='shooting_up_or_down',
@@ -7167,17 +8655,24 @@ _shooting_up_or_down__text3: Final = TextSpec(
     quote='If firing a missile weapon at a target or an angle more than 45\xb0, the attack is Difficult',
     condition='',
 )
+_shooting_up_or_down__text3_trace: Final = TraceSpec(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    'erratum: Read as: at an angle of more than 45 degrees, up or down.',
+    (),
+    (),
+)
 
 _rule_shooting_up_or_down: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'as attack', (), ())),
-    Step('mod', _shooting_up_or_down__mod1, (lambda s: s.v['shot_angle'] > 45,), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'skill is difficult', ('when shot_angle > 45',), (('shot_angle',),)), 'difficult', (('shot_angle', 0),)),
-    Step('mod', _shooting_up_or_down__mod2, (lambda s: s.v['shot_direction'] == 'upward',), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'skill -10%', ('when shot_direction == upward',), (('shot_direction',),)), -10, (('shot_direction', 0),)),
-    Step('derive', _shooting_up_or_down__derive1, (lambda s: s.v['shot_direction'] == 'upward', lambda s: s.v['shot_angle'] == 90), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'derive overhead_range', ('when shot_direction == upward', 'when shot_angle == 90'), (('shot_direction',), ('shot_angle',))), lambda s: Fraction(s.v['base_range']) / 2, (('shot_direction', 0), ('shot_angle', 1), ('base_range', 2))),
-    Step('mod', _shooting_up_or_down__mod3, (lambda s: s.v['shot_direction'] == 'downward',), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'skill +10%', ('when shot_direction == downward',), (('shot_direction',),)), 10, (('shot_direction', 0),)),
-    Step('mod', _shooting_up_or_down__mod4, (), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'skill min 0', (), ()), 0, ()),
-    Step('text', _shooting_up_or_down__text1, (), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', "note: Damage is unaffected. Some weapons (slings, crossbows) fire poorly straight up or down: such attacks are Difficult, at the gamemaster's discretion.", (), ()), None, ()),
-    Step('text', _shooting_up_or_down__text2, (), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'erratum: Contradictory at 90 degrees; read as: ranges halved only directly overhead (90 degrees).', (), ()), None, ()),
-    Step('text', _shooting_up_or_down__text3, (), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'erratum: Read as: at an angle of more than 45 degrees, up or down.', (), ()), None, ()),
+    Step('mod', _shooting_up_or_down__mod1, (lambda s: s.v['shot_angle'] > 45,), _shooting_up_or_down__mod1_trace, 'difficult', (('shot_angle', 0),)),
+    Step('mod', _shooting_up_or_down__mod2, (lambda s: s.v['shot_direction'] == 'upward',), _shooting_up_or_down__mod2_trace, -10, (('shot_direction', 0),)),
+    Step('derive', _shooting_up_or_down__derive1, (lambda s: s.v['shot_direction'] == 'upward', lambda s: s.v['shot_angle'] == 90), _shooting_up_or_down__derive1_trace, lambda s: Fraction(s.v['base_range']) / 2, (('shot_direction', 0), ('shot_angle', 1), ('base_range', 2))),
+    Step('mod', _shooting_up_or_down__mod3, (lambda s: s.v['shot_direction'] == 'downward',), _shooting_up_or_down__mod3_trace, 10, (('shot_direction', 0),)),
+    Step('mod', _shooting_up_or_down__mod4, (), _shooting_up_or_down__mod4_trace, 0, ()),
+    Step('text', _shooting_up_or_down__text1, (), _shooting_up_or_down__text1_trace, None, ()),
+    Step('text', _shooting_up_or_down__text2, (), _shooting_up_or_down__text2_trace, None, ()),
+    Step('text', _shooting_up_or_down__text3, (), _shooting_up_or_down__text3_trace, None, ()),
 )
 """Shooting Up or Down (Shooting Up or Down).
 
@@ -7204,6 +8699,13 @@ _slippery_surfaces__mod1: Final = ModSpec(
     condition='when slick',
     label='an especially slick surface',
 )
+_slippery_surfaces__mod1_trace: Final = TraceSpec(
+    'slippery_surfaces',
+    'Slippery or Unstable Surfaces',
+    'agility is difficult',
+    ('when slick',),
+    (('slick',),),
+)
 _slippery_surfaces__roll1: Final = RollSpec(
     key='slippery_surfaces#3',
     rule='slippery_surfaces',
@@ -7222,10 +8724,17 @@ _slippery_surfaces__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_slippery_surfaces__roll1_trace: Final = TraceSpec(
+    'slippery_surfaces',
+    'Slippery or Unstable Surfaces',
+    'roll keep_footing',
+    (),
+    (),
+)
 
 _rule_slippery_surfaces: Final[tuple[Step, ...]] = (
-    Step('mod', _slippery_surfaces__mod1, (lambda s: s.v['slick'],), TraceSpec('slippery_surfaces', 'Slippery or Unstable Surfaces', 'agility is difficult', ('when slick',), (('slick',),)), 'difficult', (('slick', 0),)),
-    Step('roll', _slippery_surfaces__roll1, (), TraceSpec('slippery_surfaces', 'Slippery or Unstable Surfaces', 'roll keep_footing', (), ()), (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
+    Step('mod', _slippery_surfaces__mod1, (lambda s: s.v['slick'],), _slippery_surfaces__mod1_trace, 'difficult', (('slick', 0),)),
+    Step('roll', _slippery_surfaces__roll1, (), _slippery_surfaces__roll1_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
 )
 """Slippery or Unstable Surfaces (Slippery or Unstable Surfaces).
 
@@ -7248,6 +8757,13 @@ _stunning_or_subduing__mod1: Final = ModSpec(
     condition='when target_stunned',
     label='attacking a stunned target',
 )
+_stunning_or_subduing__mod1_trace: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'skill is easy',
+    ('when target_stunned',),
+    (('target_stunned',),),
+)
 _stunning_or_subduing__text1: Final = TextSpec(
     key='stunning_or_subduing#4.1',
     rule='stunning_or_subduing',
@@ -7256,6 +8772,13 @@ _stunning_or_subduing__text1: Final = TextSpec(
     text='attack while stunned',
     quote=None,
     condition='when actor_stunned',
+)
+_stunning_or_subduing__text1_trace: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'cannot attack while stunned',
+    ('when actor_stunned',),
+    (('actor_stunned',),),
 )
 _stunning_or_subduing__roll1: Final = RollSpec(
     key='stunning_or_subduing#4.2.1',
@@ -7275,6 +8798,13 @@ _stunning_or_subduing__roll1: Final = RollSpec(
     notes=(),
     condition='when actor_stunned; when action in {parry, dodge}',
 )
+_stunning_or_subduing__roll1_trace: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'roll stunned_defense',
+    ('when actor_stunned', 'when action in {parry, dodge}'),
+    (('actor_stunned',), ('action',)),
+)
 _stunning_or_subduing__roll2: Final = RollSpec(
     key='stunning_or_subduing#4.3',
     rule='stunning_or_subduing',
@@ -7292,6 +8822,13 @@ _stunning_or_subduing__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when actor_stunned',
+)
+_stunning_or_subduing__roll2_trace: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'roll stagger_idea',
+    ('when actor_stunned',),
+    (('actor_stunned',),),
 )
 _stunning_or_subduing__roll3: Final = RollSpec(
     key='stunning_or_subduing#4.4',
@@ -7311,6 +8848,13 @@ _stunning_or_subduing__roll3: Final = RollSpec(
     notes=(),
     condition='when actor_stunned',
 )
+_stunning_or_subduing__roll3_trace: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'roll stagger_agility',
+    ('when actor_stunned',),
+    (('actor_stunned',),),
+)
 _stunning_or_subduing__roll4: Final = RollSpec(
     key='stunning_or_subduing#5.1',
     rule='stunning_or_subduing',
@@ -7329,12 +8873,26 @@ _stunning_or_subduing__roll4: Final = RollSpec(
     notes=(),
     condition='when stun_hit',
 )
+_stunning_or_subduing__roll4_trace: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'roll stun',
+    ('when stun_hit',),
+    (('stun_hit',),),
+)
 _stunning_or_subduing__derive1: Final = DeriveSpec(
     key='stunning_or_subduing#5.2',
     rule='stunning_or_subduing',
     source='Stunning or Subduing',
     name='stunned_rounds',
     condition='when stun_hit',
+)
+_stunning_or_subduing__derive1_trace: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'derive stunned_rounds',
+    ('when stun_hit',),
+    (('stun_hit',),),
 )
 _stunning_or_subduing__text2: Final = TextSpec(
     key='stunning_or_subduing#5.3.1',
@@ -7345,6 +8903,13 @@ _stunning_or_subduing__text2: Final = TextSpec(
     quote=None,
     condition='when stun_hit; when hit_points - stun_damage <= 2 and hit_points - stun_damage >= 1',
 )
+_stunning_or_subduing__text2_trace: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'note: The damage would leave 1 or 2 hit points: the target is knocked out rather than stunned.',
+    ('when stun_hit', 'when hit_points - stun_damage <= 2 and hit_points - stun_damage >= 1'),
+    (('stun_hit',), ('hit_points', 'stun_damage')),
+)
 _stunning_or_subduing__text3: Final = TextSpec(
     key='stunning_or_subduing#5.4.1',
     rule='stunning_or_subduing',
@@ -7353,6 +8918,13 @@ _stunning_or_subduing__text3: Final = TextSpec(
     text='The damage would leave 0 hit points: the target may die of concussion without medical attention.',
     quote=None,
     condition='when stun_hit; when hit_points - stun_damage <= 0',
+)
+_stunning_or_subduing__text3_trace: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'note: The damage would leave 0 hit points: the target may die of concussion without medical attention.',
+    ('when stun_hit', 'when hit_points - stun_damage <= 0'),
+    (('stun_hit',), ('hit_points', 'stun_damage')),
 )
 _stunning_or_subduing__text4: Final = TextSpec(
     key='stunning_or_subduing#6',
@@ -7363,6 +8935,13 @@ _stunning_or_subduing__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_stunning_or_subduing__text4_trace: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'note: Stun or subdue with the crushing special effect (Chapter 6), a Knockout Attack, a weapon designed to stun, or by Grapple or an entangling weapon.',
+    (),
+    (),
+)
 _stunning_or_subduing__text5: Final = TextSpec(
     key='stunning_or_subduing#7',
     rule='stunning_or_subduing',
@@ -7372,20 +8951,27 @@ _stunning_or_subduing__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_stunning_or_subduing__text5_trace: Final = TraceSpec(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    'note: A critical stun result does maximum plus rolled damage; a special counts maximum. Armor protects unless the unarmored head is targeted; energy stun weapons ignore primitive, ancient and medieval armor; advanced armor is insulated.',
+    (),
+    (),
+)
 
 _rule_stunning_or_subduing: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'as attack', (), ())),
-    Step('mod', _stunning_or_subduing__mod1, (lambda s: s.v['target_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'skill is easy', ('when target_stunned',), (('target_stunned',),)), 'easy', (('target_stunned', 0),)),
-    Step('text', _stunning_or_subduing__text1, (lambda s: s.v['actor_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'cannot attack while stunned', ('when actor_stunned',), (('actor_stunned',),)), None, (('actor_stunned', 0),)),
-    Step('roll', _stunning_or_subduing__roll1, (lambda s: s.v['actor_stunned'], lambda s: s.v['action'] in ('parry', 'dodge')), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'roll stunned_defense', ('when actor_stunned', 'when action in {parry, dodge}'), (('actor_stunned',), ('action',))), (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('actor_stunned', 0), ('action', 1), ('INT', 2))),
-    Step('roll', _stunning_or_subduing__roll2, (lambda s: s.v['actor_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'roll stagger_idea', ('when actor_stunned',), (('actor_stunned',),)), (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('actor_stunned', 0), ('INT', 1))),
-    Step('roll', _stunning_or_subduing__roll3, (lambda s: s.v['actor_stunned'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'roll stagger_agility', ('when actor_stunned',), (('actor_stunned',),)), (lambda s: (s.e['agility'], 0, None, 0), ()), (('actor_stunned', 0),)),
-    Step('roll', _stunning_or_subduing__roll4, (lambda s: s.v['stun_hit'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'roll stun', ('when stun_hit',), (('stun_hit',),)), (lambda s: (s.v['stun_damage'], s.v['hit_points']), ()), (('stun_hit', 0), ('stun_damage', 1), ('hit_points', 1))),
-    Step('derive', _stunning_or_subduing__derive1, (lambda s: s.v['stun_hit'],), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'derive stunned_rounds', ('when stun_hit',), (('stun_hit',),)), lambda s: s.v['stun_damage'], (('stun_hit', 0), ('stun_damage', 1))),
-    Step('text', _stunning_or_subduing__text2, (lambda s: s.v['stun_hit'], lambda s: s.v['hit_points'] - s.v['stun_damage'] <= 2 and s.v['hit_points'] - s.v['stun_damage'] >= 1), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'note: The damage would leave 1 or 2 hit points: the target is knocked out rather than stunned.', ('when stun_hit', 'when hit_points - stun_damage <= 2 and hit_points - stun_damage >= 1'), (('stun_hit',), ('hit_points', 'stun_damage'))), None, (('stun_hit', 0), ('hit_points', 1), ('stun_damage', 1))),
-    Step('text', _stunning_or_subduing__text3, (lambda s: s.v['stun_hit'], lambda s: s.v['hit_points'] - s.v['stun_damage'] <= 0), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'note: The damage would leave 0 hit points: the target may die of concussion without medical attention.', ('when stun_hit', 'when hit_points - stun_damage <= 0'), (('stun_hit',), ('hit_points', 'stun_damage'))), None, (('stun_hit', 0), ('hit_points', 1), ('stun_damage', 1))),
-    Step('text', _stunning_or_subduing__text4, (), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'note: Stun or subdue with the crushing special effect (Chapter 6), a Knockout Attack, a weapon designed to stun, or by Grapple or an entangling weapon.', (), ()), None, ()),
-    Step('text', _stunning_or_subduing__text5, (), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'note: A critical stun result does maximum plus rolled damage; a special counts maximum. Armor protects unless the unarmored head is targeted; energy stun weapons ignore primitive, ancient and medieval armor; advanced armor is insulated.', (), ()), None, ()),
+    Step('mod', _stunning_or_subduing__mod1, (lambda s: s.v['target_stunned'],), _stunning_or_subduing__mod1_trace, 'easy', (('target_stunned', 0),)),
+    Step('text', _stunning_or_subduing__text1, (lambda s: s.v['actor_stunned'],), _stunning_or_subduing__text1_trace, None, (('actor_stunned', 0),)),
+    Step('roll', _stunning_or_subduing__roll1, (lambda s: s.v['actor_stunned'], lambda s: s.v['action'] in ('parry', 'dodge')), _stunning_or_subduing__roll1_trace, (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('actor_stunned', 0), ('action', 1), ('INT', 2))),
+    Step('roll', _stunning_or_subduing__roll2, (lambda s: s.v['actor_stunned'],), _stunning_or_subduing__roll2_trace, (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('actor_stunned', 0), ('INT', 1))),
+    Step('roll', _stunning_or_subduing__roll3, (lambda s: s.v['actor_stunned'],), _stunning_or_subduing__roll3_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), (('actor_stunned', 0),)),
+    Step('roll', _stunning_or_subduing__roll4, (lambda s: s.v['stun_hit'],), _stunning_or_subduing__roll4_trace, (lambda s: (s.v['stun_damage'], s.v['hit_points']), ()), (('stun_hit', 0), ('stun_damage', 1), ('hit_points', 1))),
+    Step('derive', _stunning_or_subduing__derive1, (lambda s: s.v['stun_hit'],), _stunning_or_subduing__derive1_trace, lambda s: s.v['stun_damage'], (('stun_hit', 0), ('stun_damage', 1))),
+    Step('text', _stunning_or_subduing__text2, (lambda s: s.v['stun_hit'], lambda s: s.v['hit_points'] - s.v['stun_damage'] <= 2 and s.v['hit_points'] - s.v['stun_damage'] >= 1), _stunning_or_subduing__text2_trace, None, (('stun_hit', 0), ('hit_points', 1), ('stun_damage', 1))),
+    Step('text', _stunning_or_subduing__text3, (lambda s: s.v['stun_hit'], lambda s: s.v['hit_points'] - s.v['stun_damage'] <= 0), _stunning_or_subduing__text3_trace, None, (('stun_hit', 0), ('hit_points', 1), ('stun_damage', 1))),
+    Step('text', _stunning_or_subduing__text4, (), _stunning_or_subduing__text4_trace, None, ()),
+    Step('text', _stunning_or_subduing__text5, (), _stunning_or_subduing__text5_trace, None, ()),
 )
 """Stunning or Subduing (Stunning or Subduing).
 
@@ -7408,12 +8994,26 @@ _superior_numbers__derive1: Final = DeriveSpec(
     name='can_attack',
     condition='',
 )
+_superior_numbers__derive1_trace: Final = TraceSpec(
+    'superior_numbers',
+    'Superior Numbers',
+    'derive can_attack',
+    (),
+    (),
+)
 _superior_numbers__derive2: Final = DeriveSpec(
     key='superior_numbers#3',
     rule='superior_numbers',
     source='Superior Numbers',
     name='crowded_out',
     condition='',
+)
+_superior_numbers__derive2_trace: Final = TraceSpec(
+    'superior_numbers',
+    'Superior Numbers',
+    'derive crowded_out',
+    (),
+    (),
 )
 _superior_numbers__text1: Final = TextSpec(
     key='superior_numbers#4',
@@ -7424,11 +9024,18 @@ _superior_numbers__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_superior_numbers__text1_trace: Final = TraceSpec(
+    'superior_numbers',
+    'Superior Numbers',
+    "note: Human-sized characters; the gamemaster weighs terrain, weapons and the size of attackers and defenders. Large weapons and long spears are the source's cases in close quarters.",
+    (),
+    (),
+)
 
 _rule_superior_numbers: Final[tuple[Step, ...]] = (
-    Step('derive', _superior_numbers__derive1, (), TraceSpec('superior_numbers', 'Superior Numbers', 'derive can_attack', (), ()), lambda s: min(s.v['attackers'], s.lookup('attackers_with_room', (s.v['attacker_weapons'],), 'value')), (('attackers', 0), ('attacker_weapons', 0))),
-    Step('derive', _superior_numbers__derive2, (), TraceSpec('superior_numbers', 'Superior Numbers', 'derive crowded_out', (), ()), lambda s: s.v['attackers'] - s.e['can_attack'], (('attackers', 0),)),
-    Step('text', _superior_numbers__text1, (), TraceSpec('superior_numbers', 'Superior Numbers', "note: Human-sized characters; the gamemaster weighs terrain, weapons and the size of attackers and defenders. Large weapons and long spears are the source's cases in close quarters.", (), ()), None, ()),
+    Step('derive', _superior_numbers__derive1, (), _superior_numbers__derive1_trace, lambda s: min(s.v['attackers'], s.lookup('attackers_with_room', (s.v['attacker_weapons'],), 'value')), (('attackers', 0), ('attacker_weapons', 0))),
+    Step('derive', _superior_numbers__derive2, (), _superior_numbers__derive2_trace, lambda s: s.v['attackers'] - s.e['can_attack'], (('attackers', 0),)),
+    Step('text', _superior_numbers__text1, (), _superior_numbers__text1_trace, None, ()),
 )
 """Superior Numbers (Superior Numbers).
 
@@ -7451,6 +9058,13 @@ _sweep_attacks__mod1: Final = ModSpec(
     condition='unless sweep_defender or natural_sweep',
     label='sweep attack',
 )
+_sweep_attacks__mod1_trace: Final = TraceSpec(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'skill is easy',
+    ('unless sweep_defender or natural_sweep',),
+    (('sweep_defender', 'natural_sweep'),),
+)
 _sweep_attacks__mod2: Final = ModSpec(
     key='sweep_attacks#3.2',
     rule='sweep_attacks',
@@ -7464,6 +9078,13 @@ _sweep_attacks__mod2: Final = ModSpec(
     condition='unless sweep_defender or natural_sweep',
     label='sweep: half damage',
 )
+_sweep_attacks__mod2_trace: Final = TraceSpec(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'damage / 2 round up',
+    ('unless sweep_defender or natural_sweep',),
+    (('sweep_defender', 'natural_sweep'),),
+)
 _sweep_attacks__text1: Final = TextSpec(
     key='sweep_attacks#4.1',
     rule='sweep_attacks',
@@ -7472,6 +9093,13 @@ _sweep_attacks__text1: Final = TextSpec(
     text='Dodge a sweep attack (use Jump to get out of the way)',
     quote=None,
     condition='when sweep_defender',
+)
+_sweep_attacks__text1_trace: Final = TraceSpec(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'cannot Dodge a sweep attack (use Jump to get out of the way)',
+    ('when sweep_defender',),
+    (('sweep_defender',),),
 )
 _sweep_attacks__roll1: Final = RollSpec(
     key='sweep_attacks#4.2.1',
@@ -7491,6 +9119,13 @@ _sweep_attacks__roll1: Final = RollSpec(
     notes=(),
     condition='when sweep_defender; when action == parry',
 )
+_sweep_attacks__roll1_trace: Final = TraceSpec(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'roll parry_strength',
+    ('when sweep_defender', 'when action == parry'),
+    (('sweep_defender',), ('action',)),
+)
 _sweep_attacks__text2: Final = TextSpec(
     key='sweep_attacks#5',
     rule='sweep_attacks',
@@ -7500,14 +9135,21 @@ _sweep_attacks__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sweep_attacks__text2_trace: Final = TraceSpec(
+    'sweep_attacks',
+    'Sweep Attacks',
+    'note: A non-edged sweep may knock back everyone struck, rolled from the first to the last; once one resists, the rest are unaffected. Only crushing, knockback or slashing specials; an impale or entangle becomes one of those or a normal success.',
+    (),
+    (),
+)
 
 _rule_sweep_attacks: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('sweep_attacks', 'Sweep Attacks', 'as attack', (), ())),
-    Step('mod', _sweep_attacks__mod1, (lambda s: not (s.v['sweep_defender'] or s.v['natural_sweep']),), TraceSpec('sweep_attacks', 'Sweep Attacks', 'skill is easy', ('unless sweep_defender or natural_sweep',), (('sweep_defender', 'natural_sweep'),)), 'easy', (('sweep_defender', 0), ('natural_sweep', 0))),
-    Step('mod', _sweep_attacks__mod2, (lambda s: not (s.v['sweep_defender'] or s.v['natural_sweep']),), TraceSpec('sweep_attacks', 'Sweep Attacks', 'damage / 2 round up', ('unless sweep_defender or natural_sweep',), (('sweep_defender', 'natural_sweep'),)), 2, (('sweep_defender', 0), ('natural_sweep', 0))),
-    Step('text', _sweep_attacks__text1, (lambda s: s.v['sweep_defender'],), TraceSpec('sweep_attacks', 'Sweep Attacks', 'cannot Dodge a sweep attack (use Jump to get out of the way)', ('when sweep_defender',), (('sweep_defender',),)), None, (('sweep_defender', 0),)),
-    Step('roll', _sweep_attacks__roll1, (lambda s: s.v['sweep_defender'], lambda s: s.v['action'] == 'parry'), TraceSpec('sweep_attacks', 'Sweep Attacks', 'roll parry_strength', ('when sweep_defender', 'when action == parry'), (('sweep_defender',), ('action',))), (lambda s: (s.v['STR'], s.v['sweep_damage']), ()), (('sweep_defender', 0), ('action', 1), ('STR', 2), ('sweep_damage', 2))),
-    Step('text', _sweep_attacks__text2, (), TraceSpec('sweep_attacks', 'Sweep Attacks', 'note: A non-edged sweep may knock back everyone struck, rolled from the first to the last; once one resists, the rest are unaffected. Only crushing, knockback or slashing specials; an impale or entangle becomes one of those or a normal success.', (), ()), None, ()),
+    Step('mod', _sweep_attacks__mod1, (lambda s: not (s.v['sweep_defender'] or s.v['natural_sweep']),), _sweep_attacks__mod1_trace, 'easy', (('sweep_defender', 0), ('natural_sweep', 0))),
+    Step('mod', _sweep_attacks__mod2, (lambda s: not (s.v['sweep_defender'] or s.v['natural_sweep']),), _sweep_attacks__mod2_trace, 2, (('sweep_defender', 0), ('natural_sweep', 0))),
+    Step('text', _sweep_attacks__text1, (lambda s: s.v['sweep_defender'],), _sweep_attacks__text1_trace, None, (('sweep_defender', 0),)),
+    Step('roll', _sweep_attacks__roll1, (lambda s: s.v['sweep_defender'], lambda s: s.v['action'] == 'parry'), _sweep_attacks__roll1_trace, (lambda s: (s.v['STR'], s.v['sweep_damage']), ()), (('sweep_defender', 0), ('action', 1), ('STR', 2), ('sweep_damage', 2))),
+    Step('text', _sweep_attacks__text2, (), _sweep_attacks__text2_trace, None, ()),
 )
 """Sweep Attacks (Sweep Attacks).
 
@@ -7533,6 +9175,13 @@ _thrown_weapons__mod1: Final = ModSpec(
     condition='when thrown_attack and not unskilled_close',
     label='thrown: each die of the damage modifier halved',
 )
+_thrown_weapons__mod1_trace: Final = TraceSpec(
+    'thrown_weapons',
+    'Thrown Weapons',
+    'damage_bonus -2 steps',
+    ('when thrown_attack and not unskilled_close',),
+    (('thrown_attack', 'unskilled_close'),),
+)
 _thrown_weapons__mod2: Final = ModSpec(
     key='thrown_weapons#4.1',
     rule='thrown_weapons',
@@ -7546,6 +9195,13 @@ _thrown_weapons__mod2: Final = ModSpec(
     condition='when unskilled_close',
     label='a throwing weapon in close combat',
 )
+_thrown_weapons__mod2_trace: Final = TraceSpec(
+    'thrown_weapons',
+    'Thrown Weapons',
+    'skill is difficult',
+    ('when unskilled_close',),
+    (('unskilled_close',),),
+)
 _thrown_weapons__text1: Final = TextSpec(
     key='thrown_weapons#5',
     rule='thrown_weapons',
@@ -7554,6 +9210,13 @@ _thrown_weapons__text1: Final = TextSpec(
     text='Some weapons, like the hatchet and the javelin, are equally useful in both ways.',
     quote=None,
     condition='',
+)
+_thrown_weapons__text1_trace: Final = TraceSpec(
+    'thrown_weapons',
+    'Thrown Weapons',
+    'note: Some weapons, like the hatchet and the javelin, are equally useful in both ways.',
+    (),
+    (),
 )
 _thrown_weapons__text2: Final = TextSpec(
     key='thrown_weapons#6',
@@ -7564,6 +9227,13 @@ _thrown_weapons__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_thrown_weapons__text2_trace: Final = TraceSpec(
+    'thrown_weapons',
+    'Thrown Weapons',
+    'note: A negative damage modifier is halved the same way: -1D4 becomes -1D2, -1D6 becomes -1D3.',
+    (),
+    (),
+)
 _thrown_weapons__text3: Final = TextSpec(
     key='thrown_weapons#7',
     rule='thrown_weapons',
@@ -7573,14 +9243,21 @@ _thrown_weapons__text3: Final = TextSpec(
     quote="your character's damage modifier is halved (round up). If your character has multiple dice of damage modifier, each is halved",
     condition='',
 )
+_thrown_weapons__text3_trace: Final = TraceSpec(
+    'thrown_weapons',
+    'Thrown Weapons',
+    "erratum: Each die halved is two die steps smaller: D6 to D3, D4 to D2, D8 to D4 (exact for the damage modifier's dice).",
+    (),
+    (),
+)
 
 _rule_thrown_weapons: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('thrown_weapons', 'Thrown Weapons', 'as attack', (), ())),
-    Step('mod', _thrown_weapons__mod1, (lambda s: s.v['thrown_attack'] and not s.v['unskilled_close'],), TraceSpec('thrown_weapons', 'Thrown Weapons', 'damage_bonus -2 steps', ('when thrown_attack and not unskilled_close',), (('thrown_attack', 'unskilled_close'),)), -2, (('thrown_attack', 0), ('unskilled_close', 0))),
-    Step('mod', _thrown_weapons__mod2, (lambda s: s.v['unskilled_close'],), TraceSpec('thrown_weapons', 'Thrown Weapons', 'skill is difficult', ('when unskilled_close',), (('unskilled_close',),)), 'difficult', (('unskilled_close', 0),)),
-    Step('text', _thrown_weapons__text1, (), TraceSpec('thrown_weapons', 'Thrown Weapons', 'note: Some weapons, like the hatchet and the javelin, are equally useful in both ways.', (), ()), None, ()),
-    Step('text', _thrown_weapons__text2, (), TraceSpec('thrown_weapons', 'Thrown Weapons', 'note: A negative damage modifier is halved the same way: -1D4 becomes -1D2, -1D6 becomes -1D3.', (), ()), None, ()),
-    Step('text', _thrown_weapons__text3, (), TraceSpec('thrown_weapons', 'Thrown Weapons', "erratum: Each die halved is two die steps smaller: D6 to D3, D4 to D2, D8 to D4 (exact for the damage modifier's dice).", (), ()), None, ()),
+    Step('mod', _thrown_weapons__mod1, (lambda s: s.v['thrown_attack'] and not s.v['unskilled_close'],), _thrown_weapons__mod1_trace, -2, (('thrown_attack', 0), ('unskilled_close', 0))),
+    Step('mod', _thrown_weapons__mod2, (lambda s: s.v['unskilled_close'],), _thrown_weapons__mod2_trace, 'difficult', (('unskilled_close', 0),)),
+    Step('text', _thrown_weapons__text1, (), _thrown_weapons__text1_trace, None, ()),
+    Step('text', _thrown_weapons__text2, (), _thrown_weapons__text2_trace, None, ()),
+    Step('text', _thrown_weapons__text3, (), _thrown_weapons__text3_trace, None, ()),
 )
 """Thrown Weapons (Thrown Weapons).
 
@@ -7604,6 +9281,13 @@ _two_weapons__mod1: Final = ModSpec(
     condition='when split_attack; when base skill >= 100',
     label='split attack with two weapons',
 )
+_two_weapons__mod1_trace: Final = TraceSpec(
+    'two_weapons',
+    'Two Weapons',
+    'skill is difficult',
+    ('when split_attack', 'when base skill >= 100'),
+    (('split_attack',), ('base skill',)),
+)
 _two_weapons__text1: Final = TextSpec(
     key='two_weapons#3.1else.1',
     rule='two_weapons',
@@ -7612,6 +9296,13 @@ _two_weapons__text1: Final = TextSpec(
     text='split the attack of a weapon under 100%',
     quote=None,
     condition='when split_attack; unless base skill >= 100',
+)
+_two_weapons__text1_trace: Final = TraceSpec(
+    'two_weapons',
+    'Two Weapons',
+    'cannot split the attack of a weapon under 100%',
+    ('when split_attack', 'unless base skill >= 100'),
+    (('split_attack',), ('base skill',)),
 )
 _two_weapons__mod2: Final = ModSpec(
     key='two_weapons#4.1',
@@ -7626,6 +9317,13 @@ _two_weapons__mod2: Final = ModSpec(
     condition='when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100',
     label='untrained secondary hand',
 )
+_two_weapons__mod2_trace: Final = TraceSpec(
+    'two_weapons',
+    'Two Weapons',
+    'skill is difficult',
+    ('when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100',),
+    (('off_hand', 'off_hand_trained', 'off_hand_weapon', 'base skill'),),
+)
 _two_weapons__derive1: Final = DeriveSpec(
     key='two_weapons#5',
     rule='two_weapons',
@@ -7633,12 +9331,26 @@ _two_weapons__derive1: Final = DeriveSpec(
     name='second_attack_rank',
     condition='',
 )
+_two_weapons__derive1_trace: Final = TraceSpec(
+    'two_weapons',
+    'Two Weapons',
+    'derive second_attack_rank',
+    (),
+    (),
+)
 _two_weapons__derive2: Final = DeriveSpec(
     key='two_weapons#6',
     rule='two_weapons',
     source='Two Weapons',
     name='may_be_ambidextrous',
     condition='',
+)
+_two_weapons__derive2_trace: Final = TraceSpec(
+    'two_weapons',
+    'Two Weapons',
+    'derive may_be_ambidextrous',
+    (),
+    (),
 )
 _two_weapons__roll1: Final = RollSpec(
     key='two_weapons#7.1',
@@ -7659,6 +9371,13 @@ _two_weapons__roll1: Final = RollSpec(
     condition='when handedness_unknown and DEX <= 15',
     steps=(('failure', 'roll on handedness'),),
 )
+_two_weapons__roll1_trace: Final = TraceSpec(
+    'two_weapons',
+    'Two Weapons',
+    'roll handedness_luck',
+    ('when handedness_unknown and DEX <= 15',),
+    (('handedness_unknown', 'DEX'),),
+)
 _two_weapons__text2: Final = TextSpec(
     key='two_weapons#8',
     rule='two_weapons',
@@ -7667,6 +9386,13 @@ _two_weapons__text2: Final = TextSpec(
     text='Two weapons give no second attack and no extra parries by themselves; a second attack, if allowed, comes 5 DEX ranks later. There is no advantage to handedness.',
     quote=None,
     condition='',
+)
+_two_weapons__text2_trace: Final = TraceSpec(
+    'two_weapons',
+    'Two Weapons',
+    'note: Two weapons give no second attack and no extra parries by themselves; a second attack, if allowed, comes 5 DEX ranks later. There is no advantage to handedness.',
+    (),
+    (),
 )
 _two_weapons__text3: Final = TextSpec(
     key='two_weapons#9',
@@ -7677,6 +9403,13 @@ _two_weapons__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_two_weapons__text3_trace: Final = TraceSpec(
+    'two_weapons',
+    'Two Weapons',
+    'note: A second weapon keeps a character armed if one breaks or is fumbled; one ranged and one hand-to-hand weapon allow both modes (Firing Into Combat, Point-blank Range); a tool or torch may be the second item, with Luck rolls if fragile or hazardous.',
+    (),
+    (),
+)
 _two_weapons__text4: Final = TextSpec(
     key='two_weapons#10',
     rule='two_weapons',
@@ -7686,18 +9419,25 @@ _two_weapons__text4: Final = TextSpec(
     quote='A special success allows your character to be ambidextrous',
     condition='',
 )
+_two_weapons__text4_trace: Final = TraceSpec(
+    'two_weapons',
+    'Two Weapons',
+    'erratum: A critical success is read as a special success too.',
+    (),
+    (),
+)
 
 _rule_two_weapons: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('two_weapons', 'Two Weapons', 'as attack', (), ())),
-    Step('mod', _two_weapons__mod1, (lambda s: s.v['split_attack'], lambda s: s.v['skill'] >= 100), TraceSpec('two_weapons', 'Two Weapons', 'skill is difficult', ('when split_attack', 'when base skill >= 100'), (('split_attack',), ('base skill',))), 'difficult', (('split_attack', 0),)),
-    Step('text', _two_weapons__text1, (lambda s: s.v['split_attack'], lambda s: not s.v['skill'] >= 100), TraceSpec('two_weapons', 'Two Weapons', 'cannot split the attack of a weapon under 100%', ('when split_attack', 'unless base skill >= 100'), (('split_attack',), ('base skill',))), None, (('split_attack', 0),)),
-    Step('mod', _two_weapons__mod2, (lambda s: s.v['off_hand'] and not s.v['off_hand_trained'] and not s.v['off_hand_weapon'] and s.v['skill'] < 100,), TraceSpec('two_weapons', 'Two Weapons', 'skill is difficult', ('when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100',), (('off_hand', 'off_hand_trained', 'off_hand_weapon', 'base skill'),)), 'difficult', (('off_hand', 0), ('off_hand_trained', 0), ('off_hand_weapon', 0))),
-    Step('derive', _two_weapons__derive1, (), TraceSpec('two_weapons', 'Two Weapons', 'derive second_attack_rank', (), ()), lambda s: s.v['dex_rank'] - 5, (('dex_rank', 0),)),
-    Step('derive', _two_weapons__derive2, (), TraceSpec('two_weapons', 'Two Weapons', 'derive may_be_ambidextrous', (), ()), lambda s: s.v['DEX'] >= 16, (('DEX', 0),)),
-    Step('roll', _two_weapons__roll1, (lambda s: s.v['handedness_unknown'] and s.v['DEX'] <= 15,), TraceSpec('two_weapons', 'Two Weapons', 'roll handedness_luck', ('when handedness_unknown and DEX <= 15',), (('handedness_unknown', 'DEX'),)), (lambda s: (s.e['luck'], 0, None, 0), ()), (('handedness_unknown', 0), ('DEX', 0))),
-    Step('text', _two_weapons__text2, (), TraceSpec('two_weapons', 'Two Weapons', 'note: Two weapons give no second attack and no extra parries by themselves; a second attack, if allowed, comes 5 DEX ranks later. There is no advantage to handedness.', (), ()), None, ()),
-    Step('text', _two_weapons__text3, (), TraceSpec('two_weapons', 'Two Weapons', 'note: A second weapon keeps a character armed if one breaks or is fumbled; one ranged and one hand-to-hand weapon allow both modes (Firing Into Combat, Point-blank Range); a tool or torch may be the second item, with Luck rolls if fragile or hazardous.', (), ()), None, ()),
-    Step('text', _two_weapons__text4, (), TraceSpec('two_weapons', 'Two Weapons', 'erratum: A critical success is read as a special success too.', (), ()), None, ()),
+    Step('mod', _two_weapons__mod1, (lambda s: s.v['split_attack'], lambda s: s.v['skill'] >= 100), _two_weapons__mod1_trace, 'difficult', (('split_attack', 0),)),
+    Step('text', _two_weapons__text1, (lambda s: s.v['split_attack'], lambda s: not s.v['skill'] >= 100), _two_weapons__text1_trace, None, (('split_attack', 0),)),
+    Step('mod', _two_weapons__mod2, (lambda s: s.v['off_hand'] and not s.v['off_hand_trained'] and not s.v['off_hand_weapon'] and s.v['skill'] < 100,), _two_weapons__mod2_trace, 'difficult', (('off_hand', 0), ('off_hand_trained', 0), ('off_hand_weapon', 0))),
+    Step('derive', _two_weapons__derive1, (), _two_weapons__derive1_trace, lambda s: s.v['dex_rank'] - 5, (('dex_rank', 0),)),
+    Step('derive', _two_weapons__derive2, (), _two_weapons__derive2_trace, lambda s: s.v['DEX'] >= 16, (('DEX', 0),)),
+    Step('roll', _two_weapons__roll1, (lambda s: s.v['handedness_unknown'] and s.v['DEX'] <= 15,), _two_weapons__roll1_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('handedness_unknown', 0), ('DEX', 0))),
+    Step('text', _two_weapons__text2, (), _two_weapons__text2_trace, None, ()),
+    Step('text', _two_weapons__text3, (), _two_weapons__text3_trace, None, ()),
+    Step('text', _two_weapons__text4, (), _two_weapons__text4_trace, None, ()),
 )
 """Two Weapons (Two Weapons).
 
@@ -7725,12 +9465,26 @@ _underwater_combat__mod1: Final = ModSpec(
     condition='when underwater and not acclimated; when damage_type != impaling',
     label='underwater: half damage',
 )
+_underwater_combat__mod1_trace: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'damage / 2 round up',
+    ('when underwater and not acclimated', 'when damage_type != impaling'),
+    (('underwater', 'acclimated'), ('damage_type',)),
+)
 _underwater_combat__derive1: Final = DeriveSpec(
     key='underwater_combat#3.1.2',
     rule='underwater_combat',
     source='Underwater Combat',
     name='water_armor',
     condition='when underwater and not acclimated; when damage_type != impaling',
+)
+_underwater_combat__derive1_trace: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'derive water_armor',
+    ('when underwater and not acclimated', 'when damage_type != impaling'),
+    (('underwater', 'acclimated'), ('damage_type',)),
 )
 _underwater_combat__mod2: Final = ModSpec(
     key='underwater_combat#3.2.1',
@@ -7744,6 +9498,13 @@ _underwater_combat__mod2: Final = ModSpec(
     rounding=None,
     condition='when underwater and not acclimated; unless close_or_small',
     label='limited to the Swim skill',
+)
+_underwater_combat__mod2_trace: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'skill max swim',
+    ('when underwater and not acclimated', 'unless close_or_small'),
+    (('underwater', 'acclimated'), ('close_or_small',)),
 )
 _underwater_combat__roll1: Final = RollSpec(
     key='underwater_combat#3.3.1',
@@ -7763,6 +9524,13 @@ _underwater_combat__roll1: Final = RollSpec(
     notes=(),
     condition='when underwater and not acclimated; when swimming',
 )
+_underwater_combat__roll1_trace: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'roll maneuver',
+    ('when underwater and not acclimated', 'when swimming'),
+    (('underwater', 'acclimated'), ('swimming',)),
+)
 _underwater_combat__mod3: Final = ModSpec(
     key='underwater_combat#3.4.1',
     rule='underwater_combat',
@@ -7776,6 +9544,13 @@ _underwater_combat__mod3: Final = ModSpec(
     condition='when underwater and not acclimated; when shield_parry',
     label='shield parry underwater',
 )
+_underwater_combat__mod3_trace: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'skill is impossible',
+    ('when underwater and not acclimated', 'when shield_parry'),
+    (('underwater', 'acclimated'), ('shield_parry',)),
+)
 _underwater_combat__text1: Final = TextSpec(
     key='underwater_combat#3.4.2',
     rule='underwater_combat',
@@ -7785,12 +9560,26 @@ _underwater_combat__text1: Final = TextSpec(
     quote=None,
     condition='when underwater and not acclimated; when shield_parry',
 )
+_underwater_combat__text1_trace: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'cannot parry with a shield underwater',
+    ('when underwater and not acclimated', 'when shield_parry'),
+    (('underwater', 'acclimated'), ('shield_parry',)),
+)
 _underwater_combat__derive2: Final = DeriveSpec(
     key='underwater_combat#3.5',
     rule='underwater_combat',
     source='Underwater Combat',
     name='fatigue_factor',
     condition='when underwater and not acclimated',
+)
+_underwater_combat__derive2_trace: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'derive fatigue_factor',
+    ('when underwater and not acclimated',),
+    (('underwater', 'acclimated'),),
 )
 _underwater_combat__text2: Final = TextSpec(
     key='underwater_combat#3.6',
@@ -7801,17 +9590,24 @@ _underwater_combat__text2: Final = TextSpec(
     quote=None,
     condition='when underwater and not acclimated',
 )
+_underwater_combat__text2_trace: Final = TraceSpec(
+    'underwater_combat',
+    'Underwater Combat',
+    'note: Without equipment or a power against drowning, see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E). Crushing and knockback weapons are next to useless; firearms and energy weapons may not work at all.',
+    ('when underwater and not acclimated',),
+    (('underwater', 'acclimated'),),
+)
 
 _rule_underwater_combat: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('underwater_combat', 'Underwater Combat', 'as attack', (), ())),
-    Step('mod', _underwater_combat__mod1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['damage_type'] != 'impaling'), TraceSpec('underwater_combat', 'Underwater Combat', 'damage / 2 round up', ('when underwater and not acclimated', 'when damage_type != impaling'), (('underwater', 'acclimated'), ('damage_type',))), 2, (('underwater', 0), ('acclimated', 0), ('damage_type', 1))),
-    Step('derive', _underwater_combat__derive1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['damage_type'] != 'impaling'), TraceSpec('underwater_combat', 'Underwater Combat', 'derive water_armor', ('when underwater and not acclimated', 'when damage_type != impaling'), (('underwater', 'acclimated'), ('damage_type',))), lambda s: 3, (('underwater', 0), ('acclimated', 0), ('damage_type', 1))),
-    Step('mod', _underwater_combat__mod2, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: not s.v['close_or_small']), TraceSpec('underwater_combat', 'Underwater Combat', 'skill max swim', ('when underwater and not acclimated', 'unless close_or_small'), (('underwater', 'acclimated'), ('close_or_small',))), lambda s: s.v['swim'], (('underwater', 0), ('acclimated', 0), ('close_or_small', 1), ('swim', 2))),
-    Step('roll', _underwater_combat__roll1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['swimming']), TraceSpec('underwater_combat', 'Underwater Combat', 'roll maneuver', ('when underwater and not acclimated', 'when swimming'), (('underwater', 'acclimated'), ('swimming',))), (lambda s: (s.v['swim'], 0, None, 0), ()), (('underwater', 0), ('acclimated', 0), ('swimming', 1), ('swim', 2))),
-    Step('mod', _underwater_combat__mod3, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['shield_parry']), TraceSpec('underwater_combat', 'Underwater Combat', 'skill is impossible', ('when underwater and not acclimated', 'when shield_parry'), (('underwater', 'acclimated'), ('shield_parry',))), 'impossible', (('underwater', 0), ('acclimated', 0), ('shield_parry', 1))),
-    Step('text', _underwater_combat__text1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['shield_parry']), TraceSpec('underwater_combat', 'Underwater Combat', 'cannot parry with a shield underwater', ('when underwater and not acclimated', 'when shield_parry'), (('underwater', 'acclimated'), ('shield_parry',))), None, (('underwater', 0), ('acclimated', 0), ('shield_parry', 1))),
-    Step('derive', _underwater_combat__derive2, (lambda s: s.v['underwater'] and not s.v['acclimated'],), TraceSpec('underwater_combat', 'Underwater Combat', 'derive fatigue_factor', ('when underwater and not acclimated',), (('underwater', 'acclimated'),)), lambda s: 2, (('underwater', 0), ('acclimated', 0))),
-    Step('text', _underwater_combat__text2, (lambda s: s.v['underwater'] and not s.v['acclimated'],), TraceSpec('underwater_combat', 'Underwater Combat', 'note: Without equipment or a power against drowning, see Choking, Drowning, and Asphyxiation (in Spot Rules A\u2013E). Crushing and knockback weapons are next to useless; firearms and energy weapons may not work at all.', ('when underwater and not acclimated',), (('underwater', 'acclimated'),)), None, (('underwater', 0), ('acclimated', 0))),
+    Step('mod', _underwater_combat__mod1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['damage_type'] != 'impaling'), _underwater_combat__mod1_trace, 2, (('underwater', 0), ('acclimated', 0), ('damage_type', 1))),
+    Step('derive', _underwater_combat__derive1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['damage_type'] != 'impaling'), _underwater_combat__derive1_trace, lambda s: 3, (('underwater', 0), ('acclimated', 0), ('damage_type', 1))),
+    Step('mod', _underwater_combat__mod2, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: not s.v['close_or_small']), _underwater_combat__mod2_trace, lambda s: s.v['swim'], (('underwater', 0), ('acclimated', 0), ('close_or_small', 1), ('swim', 2))),
+    Step('roll', _underwater_combat__roll1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['swimming']), _underwater_combat__roll1_trace, (lambda s: (s.v['swim'], 0, None, 0), ()), (('underwater', 0), ('acclimated', 0), ('swimming', 1), ('swim', 2))),
+    Step('mod', _underwater_combat__mod3, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['shield_parry']), _underwater_combat__mod3_trace, 'impossible', (('underwater', 0), ('acclimated', 0), ('shield_parry', 1))),
+    Step('text', _underwater_combat__text1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['shield_parry']), _underwater_combat__text1_trace, None, (('underwater', 0), ('acclimated', 0), ('shield_parry', 1))),
+    Step('derive', _underwater_combat__derive2, (lambda s: s.v['underwater'] and not s.v['acclimated'],), _underwater_combat__derive2_trace, lambda s: 2, (('underwater', 0), ('acclimated', 0))),
+    Step('text', _underwater_combat__text2, (lambda s: s.v['underwater'] and not s.v['acclimated'],), _underwater_combat__text2_trace, None, (('underwater', 0), ('acclimated', 0))),
 )
 """Underwater Combat (Underwater Combat).
 
@@ -7834,12 +9630,26 @@ _vacuum__derive1: Final = DeriveSpec(
     name='hemorrhage',
     condition='when vacuum_round > suit_armor',
 )
+_vacuum__derive1_trace: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'derive hemorrhage',
+    ('when vacuum_round > suit_armor',),
+    (('vacuum_round', 'suit_armor'),),
+)
 _vacuum__derive2: Final = DeriveSpec(
     key='vacuum#4.1',
     rule='vacuum',
     source='Vacuum',
     name='lung_damage',
     condition='unless exhaled',
+)
+_vacuum__derive2_trace: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'derive lung_damage',
+    ('unless exhaled',),
+    (('exhaled',),),
 )
 _vacuum__roll1: Final = RollSpec(
     key='vacuum#4.2.1',
@@ -7859,6 +9669,13 @@ _vacuum__roll1: Final = RollSpec(
     notes=(),
     condition='unless exhaled; when abrupt',
 )
+_vacuum__roll1_trace: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'roll remember_exhale',
+    ('unless exhaled', 'when abrupt'),
+    (('exhaled',), ('abrupt',)),
+)
 _vacuum__roll2: Final = RollSpec(
     key='vacuum#5.1',
     rule='vacuum',
@@ -7877,6 +9694,13 @@ _vacuum__roll2: Final = RollSpec(
     notes=(),
     condition='when abrupt',
 )
+_vacuum__roll2_trace: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'roll eardrums',
+    ('when abrupt',),
+    (('abrupt',),),
+)
 _vacuum__mod1: Final = ModSpec(
     key='vacuum#6.1',
     rule='vacuum',
@@ -7890,6 +9714,13 @@ _vacuum__mod1: Final = ModSpec(
     condition='when vacuum_round > CON * 2 and sight_roll',
     label='vision affected after CON x2 rounds',
 )
+_vacuum__mod1_trace: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'skill is difficult',
+    ('when vacuum_round > CON * 2 and sight_roll',),
+    (('vacuum_round', 'CON', 'sight_roll'),),
+)
 _vacuum__text1: Final = TextSpec(
     key='vacuum#7',
     rule='vacuum',
@@ -7898,6 +9729,13 @@ _vacuum__text1: Final = TextSpec(
     text='A Difficult Knowledge roll or an unmodified Science (Astronomy) roll may also remind the character to exhale. Extreme cold or heat and radiation may add their effects; powers and equipment are the best protection.',
     quote=None,
     condition='',
+)
+_vacuum__text1_trace: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'note: A Difficult Knowledge roll or an unmodified Science (Astronomy) roll may also remind the character to exhale. Extreme cold or heat and radiation may add their effects; powers and equipment are the best protection.',
+    (),
+    (),
 )
 _vacuum__text2: Final = TextSpec(
     key='vacuum#8',
@@ -7908,16 +9746,23 @@ _vacuum__text2: Final = TextSpec(
     quote='1 damage per round for the first round, then 2 damage at the second round, 4 damage after three full rounds, 8 damage at four full rounds',
     condition='',
 )
+_vacuum__text2_trace: Final = TraceSpec(
+    'vacuum',
+    'Vacuum',
+    'erratum: Read as 2^(round - 1): 1, 2, 4, 8 ...; each suit armor point delays it one round.',
+    (),
+    (),
+)
 
 _rule_vacuum: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (lambda s: s.v['sight_roll'],), TraceSpec('vacuum', 'Vacuum', 'as attack', ('when sight_roll',), (('sight_roll',),))),
-    Step('derive', _vacuum__derive1, (lambda s: s.v['vacuum_round'] > s.v['suit_armor'],), TraceSpec('vacuum', 'Vacuum', 'derive hemorrhage', ('when vacuum_round > suit_armor',), (('vacuum_round', 'suit_armor'),)), lambda s: Fraction(2) ** (s.v['vacuum_round'] - s.v['suit_armor'] - 1), (('vacuum_round', 0), ('suit_armor', 0))),
-    Step('derive', _vacuum__derive2, (lambda s: not s.v['exhaled'],), TraceSpec('vacuum', 'Vacuum', 'derive lung_damage', ('unless exhaled',), (('exhaled',),)), lambda s: Dice(((1, 6),)).plus(2), (('exhaled', 0),)),
-    Step('roll', _vacuum__roll1, (lambda s: not s.v['exhaled'], lambda s: s.v['abrupt']), TraceSpec('vacuum', 'Vacuum', 'roll remember_exhale', ('unless exhaled', 'when abrupt'), (('exhaled',), ('abrupt',))), (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('exhaled', 0), ('abrupt', 1), ('INT', 2))),
-    Step('roll', _vacuum__roll2, (lambda s: s.v['abrupt'],), TraceSpec('vacuum', 'Vacuum', 'roll eardrums', ('when abrupt',), (('abrupt',),)), (lambda s: (s.v['stamina'], 0, None, 0), ()), (('abrupt', 0), ('stamina', 1))),
-    Step('mod', _vacuum__mod1, (lambda s: s.v['vacuum_round'] > s.v['CON'] * 2 and s.v['sight_roll'],), TraceSpec('vacuum', 'Vacuum', 'skill is difficult', ('when vacuum_round > CON * 2 and sight_roll',), (('vacuum_round', 'CON', 'sight_roll'),)), 'difficult', (('vacuum_round', 0), ('CON', 0), ('sight_roll', 0))),
-    Step('text', _vacuum__text1, (), TraceSpec('vacuum', 'Vacuum', 'note: A Difficult Knowledge roll or an unmodified Science (Astronomy) roll may also remind the character to exhale. Extreme cold or heat and radiation may add their effects; powers and equipment are the best protection.', (), ()), None, ()),
-    Step('text', _vacuum__text2, (), TraceSpec('vacuum', 'Vacuum', 'erratum: Read as 2^(round - 1): 1, 2, 4, 8 ...; each suit armor point delays it one round.', (), ()), None, ()),
+    Step('derive', _vacuum__derive1, (lambda s: s.v['vacuum_round'] > s.v['suit_armor'],), _vacuum__derive1_trace, lambda s: Fraction(2) ** (s.v['vacuum_round'] - s.v['suit_armor'] - 1), (('vacuum_round', 0), ('suit_armor', 0))),
+    Step('derive', _vacuum__derive2, (lambda s: not s.v['exhaled'],), _vacuum__derive2_trace, lambda s: Dice(((1, 6),)).plus(2), (('exhaled', 0),)),
+    Step('roll', _vacuum__roll1, (lambda s: not s.v['exhaled'], lambda s: s.v['abrupt']), _vacuum__roll1_trace, (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('exhaled', 0), ('abrupt', 1), ('INT', 2))),
+    Step('roll', _vacuum__roll2, (lambda s: s.v['abrupt'],), _vacuum__roll2_trace, (lambda s: (s.v['stamina'], 0, None, 0), ()), (('abrupt', 0), ('stamina', 1))),
+    Step('mod', _vacuum__mod1, (lambda s: s.v['vacuum_round'] > s.v['CON'] * 2 and s.v['sight_roll'],), _vacuum__mod1_trace, 'difficult', (('vacuum_round', 0), ('CON', 0), ('sight_roll', 0))),
+    Step('text', _vacuum__text1, (), _vacuum__text1_trace, None, ()),
+    Step('text', _vacuum__text2, (), _vacuum__text2_trace, None, ()),
 )
 """Vacuum (Vacuum).
 
@@ -7944,6 +9789,13 @@ _volley_fire__mod1: Final = ModSpec(
     condition='',
     label='volley fire',
 )
+_volley_fire__mod1_trace: Final = TraceSpec(
+    'volley_fire',
+    'Volley Fire',
+    'skill is difficult',
+    (),
+    (),
+)
 _volley_fire__derive1: Final = DeriveSpec(
     key='volley_fire#4',
     rule='volley_fire',
@@ -7951,12 +9803,26 @@ _volley_fire__derive1: Final = DeriveSpec(
     name='volley_attacks',
     condition='',
 )
+_volley_fire__derive1_trace: Final = TraceSpec(
+    'volley_fire',
+    'Volley Fire',
+    'derive volley_attacks',
+    (),
+    (),
+)
 _volley_fire__derive2: Final = DeriveSpec(
     key='volley_fire#5',
     rule='volley_fire',
     source='Volley Fire',
     name='last_volley_rank',
     condition='',
+)
+_volley_fire__derive2_trace: Final = TraceSpec(
+    'volley_fire',
+    'Volley Fire',
+    'derive last_volley_rank',
+    (),
+    (),
 )
 _volley_fire__text1: Final = TextSpec(
     key='volley_fire#6',
@@ -7967,6 +9833,13 @@ _volley_fire__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_volley_fire__text1_trace: Final = TraceSpec(
+    'volley_fire',
+    'Volley Fire',
+    'cannot parry or Dodge while launching volley attacks',
+    (),
+    (),
+)
 _volley_fire__text2: Final = TextSpec(
     key='volley_fire#7',
     rule='volley_fire',
@@ -7975,6 +9848,13 @@ _volley_fire__text2: Final = TextSpec(
     text='Only thrown or self-propelled weapons; volley fire uses ammunition faster.',
     quote=None,
     condition='',
+)
+_volley_fire__text2_trace: Final = TraceSpec(
+    'volley_fire',
+    'Volley Fire',
+    'note: Only thrown or self-propelled weapons; volley fire uses ammunition faster.',
+    (),
+    (),
 )
 _volley_fire__text3: Final = TextSpec(
     key='volley_fire#8',
@@ -7985,15 +9865,22 @@ _volley_fire__text3: Final = TextSpec(
     quote='If the DEX ranks for any attacks are below 0, your character cannot attack further',
     condition='',
 )
+_volley_fire__text3_trace: Final = TraceSpec(
+    'volley_fire',
+    'Volley Fire',
+    'erratum: Read literally: an attack on DEX rank 0 is still made; one below 0 is not.',
+    (),
+    (),
+)
 
 _rule_volley_fire: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('volley_fire', 'Volley Fire', 'as attack', (), ())),
-    Step('mod', _volley_fire__mod1, (), TraceSpec('volley_fire', 'Volley Fire', 'skill is difficult', (), ()), 'difficult', ()),
-    Step('derive', _volley_fire__derive1, (), TraceSpec('volley_fire', 'Volley Fire', 'derive volley_attacks', (), ()), lambda s: min(s.v['attacks_per_round'], round_value(Fraction(s.v['dex_rank']) / 5, 'down') + 1), (('attacks_per_round', 0), ('dex_rank', 0))),
-    Step('derive', _volley_fire__derive2, (), TraceSpec('volley_fire', 'Volley Fire', 'derive last_volley_rank', (), ()), lambda s: s.v['dex_rank'] - 5 * (s.e['volley_attacks'] - 1), (('dex_rank', 0),)),
-    Step('text', _volley_fire__text1, (), TraceSpec('volley_fire', 'Volley Fire', 'cannot parry or Dodge while launching volley attacks', (), ()), None, ()),
-    Step('text', _volley_fire__text2, (), TraceSpec('volley_fire', 'Volley Fire', 'note: Only thrown or self-propelled weapons; volley fire uses ammunition faster.', (), ()), None, ()),
-    Step('text', _volley_fire__text3, (), TraceSpec('volley_fire', 'Volley Fire', 'erratum: Read literally: an attack on DEX rank 0 is still made; one below 0 is not.', (), ()), None, ()),
+    Step('mod', _volley_fire__mod1, (), _volley_fire__mod1_trace, 'difficult', ()),
+    Step('derive', _volley_fire__derive1, (), _volley_fire__derive1_trace, lambda s: min(s.v['attacks_per_round'], round_value(Fraction(s.v['dex_rank']) / 5, 'down') + 1), (('attacks_per_round', 0), ('dex_rank', 0))),
+    Step('derive', _volley_fire__derive2, (), _volley_fire__derive2_trace, lambda s: s.v['dex_rank'] - 5 * (s.e['volley_attacks'] - 1), (('dex_rank', 0),)),
+    Step('text', _volley_fire__text1, (), _volley_fire__text1_trace, None, ()),
+    Step('text', _volley_fire__text2, (), _volley_fire__text2_trace, None, ()),
+    Step('text', _volley_fire__text3, (), _volley_fire__text3_trace, None, ()),
 )
 """Volley Fire (Volley Fire).
 
@@ -8013,6 +9900,13 @@ _weapon_length__derive1: Final = DeriveSpec(
     name='strikes_first',
     condition='',
 )
+_weapon_length__derive1_trace: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    'derive strikes_first',
+    (),
+    (),
+)
 _weapon_length__text1: Final = TextSpec(
     key='weapon_length#4.1.1',
     rule='weapon_length',
@@ -8021,6 +9915,13 @@ _weapon_length__text1: Final = TextSpec(
     text='The long weapon holds this character off: a successful parry or Dodge slips inside its guard.',
     quote=None,
     condition='when my_length == short and their_length == long; unless inside_guard',
+)
+_weapon_length__text1_trace: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    'note: The long weapon holds this character off: a successful parry or Dodge slips inside its guard.',
+    ('when my_length == short and their_length == long', 'unless inside_guard'),
+    (('my_length', 'their_length'), ('inside_guard',)),
 )
 _weapon_length__mod1: Final = ModSpec(
     key='weapon_length#4.2.1',
@@ -8035,6 +9936,13 @@ _weapon_length__mod1: Final = ModSpec(
     condition='when my_length == short and their_length == long; when inside_guard and action == attack',
     label="inside the long weapon's guard",
 )
+_weapon_length__mod1_trace: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    'skill is easy',
+    ('when my_length == short and their_length == long', 'when inside_guard and action == attack'),
+    (('my_length', 'their_length'), ('inside_guard', 'action')),
+)
 _weapon_length__mod2: Final = ModSpec(
     key='weapon_length#5.1.1',
     rule='weapon_length',
@@ -8048,6 +9956,13 @@ _weapon_length__mod2: Final = ModSpec(
     condition='when my_length == long and their_length == short and inside_guard; when action in {attack, parry}',
     label='a short weapon inside the guard',
 )
+_weapon_length__mod2_trace: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    'skill is difficult',
+    ('when my_length == long and their_length == short and inside_guard', 'when action in {attack, parry}'),
+    (('my_length', 'their_length', 'inside_guard'), ('action',)),
+)
 _weapon_length__text2: Final = TextSpec(
     key='weapon_length#6',
     rule='weapon_length',
@@ -8056,6 +9971,13 @@ _weapon_length__text2: Final = TextSpec(
     text="Normal DEX ranks for short vs short or medium, medium vs medium, and long vs long; medium against short is not modified. The long weapon attacks at its DEX rank if higher, or just before the opponent's.",
     quote=None,
     condition='',
+)
+_weapon_length__text2_trace: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    "note: Normal DEX ranks for short vs short or medium, medium vs medium, and long vs long; medium against short is not modified. The long weapon attacks at its DEX rank if higher, or just before the opponent's.",
+    (),
+    (),
 )
 _weapon_length__text3: Final = TextSpec(
     key='weapon_length#7',
@@ -8066,15 +9988,22 @@ _weapon_length__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_weapon_length__text3_trace: Final = TraceSpec(
+    'weapon_length',
+    'Weapon Length',
+    'note: To regain distance the long-weapon user Dodges to disengage and retreat, or drops the weapon to Brawl, Grapple, knock back with a shield, or draw a shorter weapon. Some weapons, such as quarterstaffs, work at all three distances; see Closing (in Spot Rules A\u2013E).',
+    (),
+    (),
+)
 
 _rule_weapon_length: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('weapon_length', 'Weapon Length', 'as attack', (), ())),
-    Step('derive', _weapon_length__derive1, (), TraceSpec('weapon_length', 'Weapon Length', 'derive strikes_first', (), ()), lambda s: s.v['my_length'] == 'long' and ('short', 'medium', 'long').index(s.v['their_length']) < ('short', 'medium', 'long').index('long'), (('my_length', 0), ('their_length', 0))),
-    Step('text', _weapon_length__text1, (lambda s: s.v['my_length'] == 'short' and s.v['their_length'] == 'long', lambda s: not s.v['inside_guard']), TraceSpec('weapon_length', 'Weapon Length', 'note: The long weapon holds this character off: a successful parry or Dodge slips inside its guard.', ('when my_length == short and their_length == long', 'unless inside_guard'), (('my_length', 'their_length'), ('inside_guard',))), None, (('my_length', 0), ('their_length', 0), ('inside_guard', 1))),
-    Step('mod', _weapon_length__mod1, (lambda s: s.v['my_length'] == 'short' and s.v['their_length'] == 'long', lambda s: s.v['inside_guard'] and s.v['action'] == 'attack'), TraceSpec('weapon_length', 'Weapon Length', 'skill is easy', ('when my_length == short and their_length == long', 'when inside_guard and action == attack'), (('my_length', 'their_length'), ('inside_guard', 'action'))), 'easy', (('my_length', 0), ('their_length', 0), ('inside_guard', 1), ('action', 1))),
-    Step('mod', _weapon_length__mod2, (lambda s: s.v['my_length'] == 'long' and s.v['their_length'] == 'short' and s.v['inside_guard'], lambda s: s.v['action'] in ('attack', 'parry')), TraceSpec('weapon_length', 'Weapon Length', 'skill is difficult', ('when my_length == long and their_length == short and inside_guard', 'when action in {attack, parry}'), (('my_length', 'their_length', 'inside_guard'), ('action',))), 'difficult', (('my_length', 0), ('their_length', 0), ('inside_guard', 0), ('action', 1))),
-    Step('text', _weapon_length__text2, (), TraceSpec('weapon_length', 'Weapon Length', "note: Normal DEX ranks for short vs short or medium, medium vs medium, and long vs long; medium against short is not modified. The long weapon attacks at its DEX rank if higher, or just before the opponent's.", (), ()), None, ()),
-    Step('text', _weapon_length__text3, (), TraceSpec('weapon_length', 'Weapon Length', 'note: To regain distance the long-weapon user Dodges to disengage and retreat, or drops the weapon to Brawl, Grapple, knock back with a shield, or draw a shorter weapon. Some weapons, such as quarterstaffs, work at all three distances; see Closing (in Spot Rules A\u2013E).', (), ()), None, ()),
+    Step('derive', _weapon_length__derive1, (), _weapon_length__derive1_trace, lambda s: s.v['my_length'] == 'long' and ('short', 'medium', 'long').index(s.v['their_length']) < ('short', 'medium', 'long').index('long'), (('my_length', 0), ('their_length', 0))),
+    Step('text', _weapon_length__text1, (lambda s: s.v['my_length'] == 'short' and s.v['their_length'] == 'long', lambda s: not s.v['inside_guard']), _weapon_length__text1_trace, None, (('my_length', 0), ('their_length', 0), ('inside_guard', 1))),
+    Step('mod', _weapon_length__mod1, (lambda s: s.v['my_length'] == 'short' and s.v['their_length'] == 'long', lambda s: s.v['inside_guard'] and s.v['action'] == 'attack'), _weapon_length__mod1_trace, 'easy', (('my_length', 0), ('their_length', 0), ('inside_guard', 1), ('action', 1))),
+    Step('mod', _weapon_length__mod2, (lambda s: s.v['my_length'] == 'long' and s.v['their_length'] == 'short' and s.v['inside_guard'], lambda s: s.v['action'] in ('attack', 'parry')), _weapon_length__mod2_trace, 'difficult', (('my_length', 0), ('their_length', 0), ('inside_guard', 0), ('action', 1))),
+    Step('text', _weapon_length__text2, (), _weapon_length__text2_trace, None, ()),
+    Step('text', _weapon_length__text3, (), _weapon_length__text3_trace, None, ()),
 )
 """Weapon Length (Weapon Length).
 
@@ -8093,6 +10022,7 @@ _wind__derive1: Final = DeriveSpec(
     name='wind_name',
     condition='',
 )
+_wind__derive1_trace: Final = TraceSpec('wind', 'Wind', 'derive wind_name', (), ())
 _wind__mod1: Final = ModSpec(
     key='wind#3.1',
     rule='wind',
@@ -8106,6 +10036,13 @@ _wind__mod1: Final = ModSpec(
     condition='when wind_affected',
     label='wind',
 )
+_wind__mod1_trace: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'skill +wind_strength[wind_str].modifier',
+    ('when wind_affected',),
+    (('wind_affected',),),
+)
 _wind__mod2: Final = ModSpec(
     key='wind#3.2',
     rule='wind',
@@ -8118,6 +10055,13 @@ _wind__mod2: Final = ModSpec(
     rounding=None,
     condition='when wind_affected',
     label=None,
+)
+_wind__mod2_trace: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'skill min 0',
+    ('when wind_affected',),
+    (('wind_affected',),),
 )
 _wind__roll1: Final = RollSpec(
     key='wind#4.1',
@@ -8137,6 +10081,13 @@ _wind__roll1: Final = RollSpec(
     notes=(),
     condition='when wind_str >= 2',
 )
+_wind__roll1_trace: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'roll stand_upright',
+    ('when wind_str >= 2',),
+    (('wind_str',),),
+)
 _wind__text1: Final = TextSpec(
     key='wind#5',
     rule='wind',
@@ -8145,6 +10096,13 @@ _wind__text1: Final = TextSpec(
     text='Thrown and missile weapons, not firearms or energy weapons; movement on foot or mounted (see Terrain and Weather Modifiers) and the MOV rate may also be adjusted. The values are for full exposure: less further from the epicenter or in partial cover.',
     quote=None,
     condition='',
+)
+_wind__text1_trace: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'note: Thrown and missile weapons, not firearms or energy weapons; movement on foot or mounted (see Terrain and Weather Modifiers) and the MOV rate may also be adjusted. The values are for full exposure: less further from the epicenter or in partial cover.',
+    (),
+    (),
 )
 _wind__text2: Final = TextSpec(
     key='wind#6',
@@ -8155,14 +10113,21 @@ _wind__text2: Final = TextSpec(
     quote='Light to Moderate Wind (STR 0-1): \u2014',
     condition='',
 )
+_wind__text2_trace: Final = TraceSpec(
+    'wind',
+    'Wind',
+    'erratum: No modifier, and no resistance roll: a light wind does not knock anyone down.',
+    (),
+    (),
+)
 
 _rule_wind: Final[tuple[Step, ...]] = (
-    Step('derive', _wind__derive1, (), TraceSpec('wind', 'Wind', 'derive wind_name', (), ()), lambda s: s.lookup('wind_strength', (s.v['wind_str'],), 'wind'), (('wind_str', 0),)),
-    Step('mod', _wind__mod1, (lambda s: s.v['wind_affected'],), TraceSpec('wind', 'Wind', 'skill +wind_strength[wind_str].modifier', ('when wind_affected',), (('wind_affected',),)), lambda s: s.lookup('wind_strength', (s.v['wind_str'],), 'modifier'), (('wind_affected', 0), ('wind_str', 1))),
-    Step('mod', _wind__mod2, (lambda s: s.v['wind_affected'],), TraceSpec('wind', 'Wind', 'skill min 0', ('when wind_affected',), (('wind_affected',),)), 0, (('wind_affected', 0),)),
-    Step('roll', _wind__roll1, (lambda s: s.v['wind_str'] >= 2,), TraceSpec('wind', 'Wind', 'roll stand_upright', ('when wind_str >= 2',), (('wind_str',),)), (lambda s: (s.v['STR'], s.v['wind_str']), ()), (('wind_str', 0), ('STR', 1))),
-    Step('text', _wind__text1, (), TraceSpec('wind', 'Wind', 'note: Thrown and missile weapons, not firearms or energy weapons; movement on foot or mounted (see Terrain and Weather Modifiers) and the MOV rate may also be adjusted. The values are for full exposure: less further from the epicenter or in partial cover.', (), ()), None, ()),
-    Step('text', _wind__text2, (), TraceSpec('wind', 'Wind', 'erratum: No modifier, and no resistance roll: a light wind does not knock anyone down.', (), ()), None, ()),
+    Step('derive', _wind__derive1, (), _wind__derive1_trace, lambda s: s.lookup('wind_strength', (s.v['wind_str'],), 'wind'), (('wind_str', 0),)),
+    Step('mod', _wind__mod1, (lambda s: s.v['wind_affected'],), _wind__mod1_trace, lambda s: s.lookup('wind_strength', (s.v['wind_str'],), 'modifier'), (('wind_affected', 0), ('wind_str', 1))),
+    Step('mod', _wind__mod2, (lambda s: s.v['wind_affected'],), _wind__mod2_trace, 0, (('wind_affected', 0),)),
+    Step('roll', _wind__roll1, (lambda s: s.v['wind_str'] >= 2,), _wind__roll1_trace, (lambda s: (s.v['STR'], s.v['wind_str']), ()), (('wind_str', 0), ('STR', 1))),
+    Step('text', _wind__text1, (), _wind__text1_trace, None, ()),
+    Step('text', _wind__text2, (), _wind__text2_trace, None, ()),
 )
 """Wind (Wind).
 
@@ -8187,6 +10152,13 @@ _cloud_cover__mod1: Final = ModSpec(
     condition='when sky_skill',
     label='cloud cover',
 )
+_cloud_cover__mod1_trace: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'skill +cloud_cover_levels[clouds].modifier',
+    ('when sky_skill',),
+    (('sky_skill',),),
+)
 _cloud_cover__mod2: Final = ModSpec(
     key='cloud_cover#2.2',
     rule='cloud_cover',
@@ -8199,6 +10171,13 @@ _cloud_cover__mod2: Final = ModSpec(
     rounding=None,
     condition='when sky_skill',
     label=None,
+)
+_cloud_cover__mod2_trace: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'skill min 0',
+    ('when sky_skill',),
+    (('sky_skill',),),
 )
 _cloud_cover__roll1: Final = RollSpec(
     key='cloud_cover#3',
@@ -8218,6 +10197,7 @@ _cloud_cover__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_cloud_cover__roll1_trace: Final = TraceSpec('cloud_cover', 'Cloud Cover', 'roll rains', (), ())
 _cloud_cover__text1: Final = TextSpec(
     key='cloud_cover#4.1',
     rule='cloud_cover',
@@ -8226,6 +10206,13 @@ _cloud_cover__text1: Final = TextSpec(
     text='Severe or complete cloud cover may serve as partial darkness (see Darkness, in Spot Rules A\u2013E).',
     quote=None,
     condition='when clouds in {severe_clouds, complete_clouds}',
+)
+_cloud_cover__text1_trace: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'note: Severe or complete cloud cover may serve as partial darkness (see Darkness, in Spot Rules A\u2013E).',
+    ('when clouds in {severe_clouds, complete_clouds}',),
+    (('clouds',),),
 )
 _cloud_cover__text2: Final = TextSpec(
     key='cloud_cover#5',
@@ -8236,6 +10223,13 @@ _cloud_cover__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_cloud_cover__text2_trace: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'note: Cloud cover may also modify powers or conditions that need direct sunlight.',
+    (),
+    (),
+)
 _cloud_cover__text3: Final = TextSpec(
     key='cloud_cover#6',
     rule='cloud_cover',
@@ -8245,14 +10239,21 @@ _cloud_cover__text3: Final = TextSpec(
     quote='The modifier also determines the percentage chance of rain (roll the penalty as a chance, not as a modifier',
     condition='',
 )
+_cloud_cover__text3_trace: Final = TraceSpec(
+    'cloud_cover',
+    'Cloud Cover',
+    'erratum: The size of the penalty is the chance of rain: heavy 25%, severe 50%, complete 90%, light none.',
+    (),
+    (),
+)
 
 _rule_cloud_cover: Final[tuple[Step, ...]] = (
-    Step('mod', _cloud_cover__mod1, (lambda s: s.v['sky_skill'],), TraceSpec('cloud_cover', 'Cloud Cover', 'skill +cloud_cover_levels[clouds].modifier', ('when sky_skill',), (('sky_skill',),)), lambda s: s.lookup('cloud_cover_levels', (s.v['clouds'],), 'modifier'), (('sky_skill', 0), ('clouds', 1))),
-    Step('mod', _cloud_cover__mod2, (lambda s: s.v['sky_skill'],), TraceSpec('cloud_cover', 'Cloud Cover', 'skill min 0', ('when sky_skill',), (('sky_skill',),)), 0, (('sky_skill', 0),)),
-    Step('roll', _cloud_cover__roll1, (), TraceSpec('cloud_cover', 'Cloud Cover', 'roll rains', (), ()), (lambda s: (s.lookup('cloud_cover_levels', (s.v['clouds'],), 'rain_chance'), 0, None, 0), ()), (('clouds', 0),)),
-    Step('text', _cloud_cover__text1, (lambda s: s.v['clouds'] in ('severe_clouds', 'complete_clouds'),), TraceSpec('cloud_cover', 'Cloud Cover', 'note: Severe or complete cloud cover may serve as partial darkness (see Darkness, in Spot Rules A\u2013E).', ('when clouds in {severe_clouds, complete_clouds}',), (('clouds',),)), None, (('clouds', 0),)),
-    Step('text', _cloud_cover__text2, (), TraceSpec('cloud_cover', 'Cloud Cover', 'note: Cloud cover may also modify powers or conditions that need direct sunlight.', (), ()), None, ()),
-    Step('text', _cloud_cover__text3, (), TraceSpec('cloud_cover', 'Cloud Cover', 'erratum: The size of the penalty is the chance of rain: heavy 25%, severe 50%, complete 90%, light none.', (), ()), None, ()),
+    Step('mod', _cloud_cover__mod1, (lambda s: s.v['sky_skill'],), _cloud_cover__mod1_trace, lambda s: s.lookup('cloud_cover_levels', (s.v['clouds'],), 'modifier'), (('sky_skill', 0), ('clouds', 1))),
+    Step('mod', _cloud_cover__mod2, (lambda s: s.v['sky_skill'],), _cloud_cover__mod2_trace, 0, (('sky_skill', 0),)),
+    Step('roll', _cloud_cover__roll1, (), _cloud_cover__roll1_trace, (lambda s: (s.lookup('cloud_cover_levels', (s.v['clouds'],), 'rain_chance'), 0, None, 0), ()), (('clouds', 0),)),
+    Step('text', _cloud_cover__text1, (lambda s: s.v['clouds'] in ('severe_clouds', 'complete_clouds'),), _cloud_cover__text1_trace, None, (('clouds', 0),)),
+    Step('text', _cloud_cover__text2, (), _cloud_cover__text2_trace, None, ()),
+    Step('text', _cloud_cover__text3, (), _cloud_cover__text3_trace, None, ()),
 )
 """Cloud Cover (Cloud Cover).
 
@@ -8276,6 +10277,13 @@ _rain__mod1: Final = ModSpec(
     condition='when weather_skill',
     label='precipitation',
 )
+_rain__mod1_trace: Final = TraceSpec(
+    'rain',
+    'Rain',
+    'skill +precipitation[precipitation_kind]',
+    ('when weather_skill',),
+    (('weather_skill',),),
+)
 _rain__mod2: Final = ModSpec(
     key='rain#3.2',
     rule='rain',
@@ -8289,6 +10297,13 @@ _rain__mod2: Final = ModSpec(
     condition='when weather_skill',
     label=None,
 )
+_rain__mod2_trace: Final = TraceSpec(
+    'rain',
+    'Rain',
+    'skill min 0',
+    ('when weather_skill',),
+    (('weather_skill',),),
+)
 _rain__text1: Final = TextSpec(
     key='rain#4',
     rule='rain',
@@ -8298,12 +10313,19 @@ _rain__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_rain__text1_trace: Final = TraceSpec(
+    'rain',
+    'Rain',
+    'note: Roll D100 each day with appropriate weather: at most the sky covered (Cloud Cover), it rains, as many millimeters as the roll. By weather and season the rain may turn to snow, sleet or hail.',
+    (),
+    (),
+)
 
 _rule_rain: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('rain', 'Rain', 'as attack', (), ())),
-    Step('mod', _rain__mod1, (lambda s: s.v['weather_skill'],), TraceSpec('rain', 'Rain', 'skill +precipitation[precipitation_kind]', ('when weather_skill',), (('weather_skill',),)), lambda s: s.lookup('precipitation', (s.v['precipitation_kind'],), 'value'), (('weather_skill', 0), ('precipitation_kind', 1))),
-    Step('mod', _rain__mod2, (lambda s: s.v['weather_skill'],), TraceSpec('rain', 'Rain', 'skill min 0', ('when weather_skill',), (('weather_skill',),)), 0, (('weather_skill', 0),)),
-    Step('text', _rain__text1, (), TraceSpec('rain', 'Rain', 'note: Roll D100 each day with appropriate weather: at most the sky covered (Cloud Cover), it rains, as many millimeters as the roll. By weather and season the rain may turn to snow, sleet or hail.', (), ()), None, ()),
+    Step('mod', _rain__mod1, (lambda s: s.v['weather_skill'],), _rain__mod1_trace, lambda s: s.lookup('precipitation', (s.v['precipitation_kind'],), 'value'), (('weather_skill', 0), ('precipitation_kind', 1))),
+    Step('mod', _rain__mod2, (lambda s: s.v['weather_skill'],), _rain__mod2_trace, 0, (('weather_skill', 0),)),
+    Step('text', _rain__text1, (), _rain__text1_trace, None, ()),
 )
 """Rain (Rain).
 
@@ -8323,12 +10345,19 @@ _weather_conditions__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_weather_conditions__text1_trace: Final = TraceSpec(
+    'weather_conditions',
+    'Weather Conditions',
+    'note: Weather conditions are the atmospheric effects that affect characters: wind, cloud cover and precipitation. Other extremes are covered in Cold, Exposure, Hunger, and Thirst (in Spot Rules A\u2013E) and Fire and Heat.',
+    (),
+    (),
+)
 
 _rule_weather_conditions: Final[tuple[Step, ...]] = (
     Step('part', 'wind', (), TraceSpec('weather_conditions', 'Weather Conditions', 'as wind', (), ())),
     Step('part', 'cloud_cover', (), TraceSpec('weather_conditions', 'Weather Conditions', 'as cloud_cover', (), ())),
     Step('part', 'rain', (), TraceSpec('weather_conditions', 'Weather Conditions', 'as rain', (), ())),
-    Step('text', _weather_conditions__text1, (), TraceSpec('weather_conditions', 'Weather Conditions', 'note: Weather conditions are the atmospheric effects that affect characters: wind, cloud cover and precipitation. Other extremes are covered in Cold, Exposure, Hunger, and Thirst (in Spot Rules A\u2013E) and Fire and Heat.', (), ()), None, ()),
+    Step('text', _weather_conditions__text1, (), _weather_conditions__text1_trace, None, ()),
 )
 """Weather Conditions (Weather Conditions).
 
@@ -8357,6 +10386,13 @@ _zero_gravity_combat__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_zero_gravity_combat__roll1_trace: Final = TraceSpec(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    'roll zero_g_agility',
+    (),
+    (),
+)
 _zero_gravity_combat__mod1: Final = ModSpec(
     key='zero_gravity_combat#4.1',
     rule='zero_gravity_combat',
@@ -8370,12 +10406,26 @@ _zero_gravity_combat__mod1: Final = ModSpec(
     condition='when zero_g_failed',
     label='failed the zero-gravity Agility roll',
 )
+_zero_gravity_combat__mod1_trace: Final = TraceSpec(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    'skill is difficult',
+    ('when zero_g_failed',),
+    (('zero_g_failed',),),
+)
 _zero_gravity_combat__derive1: Final = DeriveSpec(
     key='zero_gravity_combat#5.1',
     rule='zero_gravity_combat',
     source='Zero-gravity Combat',
     name='impact',
     condition='unless braced',
+)
+_zero_gravity_combat__derive1_trace: Final = TraceSpec(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    'derive impact',
+    ('unless braced',),
+    (('braced',),),
 )
 _zero_gravity_combat__text1: Final = TextSpec(
     key='zero_gravity_combat#5.2',
@@ -8386,13 +10436,20 @@ _zero_gravity_combat__text1: Final = TextSpec(
     quote=None,
     condition='unless braced',
 )
+_zero_gravity_combat__text1_trace: Final = TraceSpec(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    'note: Any impact the character suffers causes the knockback special effect, and half of it to the attacker as well (see Knockback).',
+    ('unless braced',),
+    (('braced',),),
+)
 
 _rule_zero_gravity_combat: Final[tuple[Step, ...]] = (
     Step('part', 'attack', (), TraceSpec('zero_gravity_combat', 'Zero-gravity Combat', 'as attack', (), ())),
-    Step('roll', _zero_gravity_combat__roll1, (), TraceSpec('zero_gravity_combat', 'Zero-gravity Combat', 'roll zero_g_agility', (), ()), (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
-    Step('mod', _zero_gravity_combat__mod1, (lambda s: s.v['zero_g_failed'],), TraceSpec('zero_gravity_combat', 'Zero-gravity Combat', 'skill is difficult', ('when zero_g_failed',), (('zero_g_failed',),)), 'difficult', (('zero_g_failed', 0),)),
-    Step('derive', _zero_gravity_combat__derive1, (lambda s: not s.v['braced'],), TraceSpec('zero_gravity_combat', 'Zero-gravity Combat', 'derive impact', ('unless braced',), (('braced',),)), lambda s: round_value(Fraction(s.v['impact_damage']) / 2, 'up'), (('braced', 0), ('impact_damage', 1))),
-    Step('text', _zero_gravity_combat__text1, (lambda s: not s.v['braced'],), TraceSpec('zero_gravity_combat', 'Zero-gravity Combat', 'note: Any impact the character suffers causes the knockback special effect, and half of it to the attacker as well (see Knockback).', ('unless braced',), (('braced',),)), None, (('braced', 0),)),
+    Step('roll', _zero_gravity_combat__roll1, (), _zero_gravity_combat__roll1_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
+    Step('mod', _zero_gravity_combat__mod1, (lambda s: s.v['zero_g_failed'],), _zero_gravity_combat__mod1_trace, 'difficult', (('zero_g_failed', 0),)),
+    Step('derive', _zero_gravity_combat__derive1, (lambda s: not s.v['braced'],), _zero_gravity_combat__derive1_trace, lambda s: round_value(Fraction(s.v['impact_damage']) / 2, 'up'), (('braced', 0), ('impact_damage', 1))),
+    Step('text', _zero_gravity_combat__text1, (lambda s: not s.v['braced'],), _zero_gravity_combat__text1_trace, None, (('braced', 0),)),
 )
 """Zero-gravity Combat (Zero-gravity Combat).
 
@@ -8696,6 +10753,3115 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:
     return 50 + (active - passive) * 5
 
+
+
+# rule attack, written out
+
+
+def _resolve_attack(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """The roll: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    e['skill'] = v['skill']
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('attack',),
+        inputs={'skill': v['skill']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule explosions, written out
+
+_explosions__said7: Final = note_of(_explosions__text1)
+_explosions__said8: Final = note_of(_explosions__text2)
+_explosions__said9: Final = note_of(_explosions__text3)
+_explosions__said10: Final = note_of(_explosions__text4)
+_explosions__said11: Final = note_of(_explosions__text5)
+_explosions__said12: Final = note_of(_explosions__text6)
+
+
+def _resolve_explosions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Explosions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['demolition'] == 'strengthened' else 0
+    d2 = -1 if v['demolition'] == 'weakened' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_explosions__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_explosions__mod1, Fraction(3) / 2))
+    trace.append(TraceEntry(_explosions__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_explosions__mod2, 2))
+    e['blast_dice'] = settle_held(_BOOK, 'blast_dice', v['blast_dice'], held, modifiers)
+    if v['blast_radius'] is None:
+        v['blast_radius'] = whole(e['blast_dice'] * 2)
+    trace.append(TraceEntry(_explosions__derive1_trace, -1, v, e))
+    e['lost'] = derived['lost'] = whole(max(0, round_value(Fraction(v['distance']) / 2, 'up') - 1))
+    trace.append(TraceEntry(_explosions__derive2_trace, -1, v, e))
+    e['caught'] = derived['caught'] = whole(v['distance'] <= v['blast_radius'] and e['lost'] < e['blast_dice'])
+    d5 = -1 if e['caught'] else 0
+    trace.append(TraceEntry(_explosions__derive3_trace, d5, v, e))
+    if d5 < 0:
+        e['blast'] = derived['blast'] = whole(Dice.pool(int(e['blast_dice'] - e['lost']), 6))
+    else:
+        e.wait('blast', lambda: whole(Dice.pool(int(e['blast_dice'] - e['lost']), 6)))
+    d6 = -1 if e['caught'] else 0
+    trace.append(TraceEntry(_explosions__derive4_trace, d6, v, e))
+    if d6 < 0:
+        e['blast_locations'] = derived['blast_locations'] = whole(Dice(((1, 4),)))
+    else:
+        e.wait('blast_locations', lambda: whole(Dice(((1, 4),))))
+    d7 = -1 if e['caught'] else 0
+    d8 = -1 if e['caught'] else 0
+    trace.append(TraceEntry(_explosions__text1_trace, d7, v, e))
+    trace.append(TraceEntry(_explosions__text2_trace, d8, v, e))
+    notes: list[Note] = []
+    if d7 < 0:
+        notes.append(_explosions__said7)
+    if d8 < 0:
+        notes.append(_explosions__said8)
+    notes.append(_explosions__said9)
+    notes.append(_explosions__said10)
+    notes.append(_explosions__said11)
+    notes.append(_explosions__said12)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('explosions',),
+        inputs={
+            'blast_dice': v['blast_dice'],
+            'blast_radius': v['blast_radius'],
+            'distance': v['distance'],
+            'demolition': v['demolition'],
+        },
+        stats={'blast_dice': e['blast_dice']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule point_blank_range, written out
+
+_point_blank_range__said4: Final = note_of(_point_blank_range__text1)
+_point_blank_range__said6: Final = note_of(_point_blank_range__text2)
+_point_blank_range__said7: Final = note_of(_point_blank_range__text3)
+_point_blank_range__unread1: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    '`missile_kind` had no effect: it is read only when target_range <= reach',
+    kind='input',
+)
+_point_blank_range__unread2: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    '`DEX` had no effect: it is read only unless target_range <= reach',
+    kind='input',
+)
+
+
+def _resolve_point_blank_range(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Point-blank Range: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not v['target_range'] <= v['reach']:
+        d2 = 0
+    elif v['missile_kind'] not in ('bow', 'thrown'):
+        d2 = 1
+    else:
+        d2 = -1
+    if not v['target_range'] <= v['reach']:
+        d3 = 0
+    elif v['missile_kind'] in ('bow', 'thrown'):
+        d3 = 1
+    else:
+        d3 = -1
+    if v['target_range'] <= v['reach']:
+        d5 = 0
+    elif not v['target_range'] * 3 <= v['DEX']:
+        d5 = 1
+    else:
+        d5 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_point_blank_range__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_point_blank_range__mod1, 'difficult'))
+    trace.append(TraceEntry(_point_blank_range__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_point_blank_range__mod2, 'easy'))
+    trace.append(TraceEntry(_point_blank_range__mod3_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_point_blank_range__mod3, 'easy'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d4 = -1 if v['target_range'] <= v['reach'] else 0
+    trace.append(TraceEntry(_point_blank_range__text1_trace, d4, v, e))
+    notes: list[Note] = []
+    if d4 < 0:
+        notes.append(_point_blank_range__said4)
+    notes.append(_point_blank_range__said6)
+    notes.append(_point_blank_range__said7)
+    if 'missile_kind' in given and d2 == 0 and d3 == 0:
+        notes.append(_point_blank_range__unread1)
+    if 'DEX' in given and d5 == 0:
+        notes.append(_point_blank_range__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('point_blank_range',),
+        inputs={
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'target_range': v['target_range'],
+            'missile_kind': v['missile_kind'],
+            'reach': v['reach'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule falling, written out
+
+_falling__said10: Final = note_of(_falling__text1)
+_falling__said11: Final = note_of(_falling__text2)
+_falling__said12: Final = note_of(_falling__text3)
+_falling__said13: Final = note_of(_falling__text4)
+_falling__said14: Final = note_of(_falling__text5)
+_falling__said15: Final = note_of(_falling__text6)
+_falling__unread1: Final = Note(
+    'falling',
+    'Falling',
+    '`armor` had no effect: it is read only when fall_distance <= 3',
+    kind='input',
+)
+
+
+def _resolve_falling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Falling: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['fall_dice'] is None:
+        v['fall_dice'] = whole(round_value(Fraction(v['fall_distance']) / 3, 'down'))
+    d1 = -1 if v['thrown_down'] else 0
+    d2 = -1 if v['SIZ'] <= 5 else 0
+    d3 = -1 if v['SIZ'] > 20 else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_falling__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_falling__mod1, 2))
+    trace.append(TraceEntry(_falling__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_falling__mod2, -1))
+    trace.append(TraceEntry(_falling__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_falling__mod3, round_value(Fraction(v['SIZ'] - 1) / 20, 'down')))
+    trace.append(TraceEntry(_falling__mod4_trace, -1, v, e))
+    held.append((_falling__mod4, 0))
+    e['fall_dice'] = settle_held(_BOOK, 'fall_dice', v['fall_dice'], held, modifiers)
+    d5 = -1 if e['fall_dice'] > 0 else 0
+    trace.append(TraceEntry(_falling__derive1_trace, d5, v, e))
+    if d5 < 0:
+        e['fall_damage'] = derived['fall_damage'] = whole(Dice.pool(int(e['fall_dice']), 6))
+    else:
+        e.wait('fall_damage', lambda: whole(Dice.pool(int(e['fall_dice']), 6)))
+    d6 = -1 if v['fall_distance'] <= 3 else 0
+    d7 = -1 if not v['fall_distance'] <= 3 else 0
+    trace.append(TraceEntry(_falling__derive2_trace, d6, v, e))
+    trace.append(TraceEntry(_falling__derive3_trace, d7, v, e))
+    if d6 < 0:
+        e['fall_armor'] = derived['fall_armor'] = whole(round_value(Fraction(v['armor']) / 2, 'up'))
+    elif d7 < 0:
+        e['fall_armor'] = derived['fall_armor'] = whole(0)
+    else:
+        e.wait('fall_armor', lambda: whole(round_value(Fraction(v['armor']) / 2, 'up')))
+    d8 = -1 if e['fall_dice'] > 0 else 0
+    trace.append(TraceEntry(_falling__derive4_trace, d8, v, e))
+    if d8 < 0:
+        e['fall_taken'] = derived['fall_taken'] = whole(clamp_dice('max', e['fall_damage'].plus(-e['fall_armor']), 0))
+    else:
+        e.wait('fall_taken', lambda: whole(clamp_dice('max', e['fall_damage'].plus(-e['fall_armor']), 0)))
+    d9 = -1 if v['stake'] else 0
+    trace.append(TraceEntry(_falling__derive5_trace, d9, v, e))
+    if d9 < 0:
+        e['stake_damage'] = derived['stake_damage'] = whole(Dice(((1, 10),)).plus(1))
+    else:
+        e.wait('stake_damage', lambda: whole(Dice(((1, 10),)).plus(1)))
+    d10 = -1 if v['stake'] else 0
+    trace.append(TraceEntry(_falling__text1_trace, d10, v, e))
+    notes: list[Note] = []
+    if d10 < 0:
+        notes.append(_falling__said10)
+    notes.append(_falling__said11)
+    notes.append(_falling__said12)
+    notes.append(_falling__said13)
+    notes.append(_falling__said14)
+    notes.append(_falling__said15)
+    if 'armor' in given and d6 == 0:
+        notes.append(_falling__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('falling',),
+        inputs={
+            'SIZ': v['SIZ'],
+            'armor': v['armor'],
+            'fall_dice': v['fall_dice'],
+            'fall_distance': v['fall_distance'],
+            'thrown_down': v['thrown_down'],
+            'stake': v['stake'],
+        },
+        stats={'fall_dice': e['fall_dice']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule fighting_while_down, written out
+
+_fighting_while_down__said3: Final = restriction_of(_fighting_while_down__text1)
+_fighting_while_down__said4: Final = restriction_of(_fighting_while_down__text2)
+_fighting_while_down__said5: Final = note_of(_fighting_while_down__text3)
+_fighting_while_down__said7: Final = note_of(_fighting_while_down__text4)
+_fighting_while_down__said8: Final = note_of(_fighting_while_down__text5)
+_fighting_while_down__unread1: Final = Note(
+    'fighting_while_down',
+    'Fighting While Down',
+    '`two_handed` had no effect: it is read only when actor_prone',
+    kind='input',
+)
+_fighting_while_down__unread2: Final = Note(
+    'fighting_while_down',
+    'Fighting While Down',
+    '`action` had no effect: it is read only when actor_prone',
+    kind='input',
+)
+
+
+def _resolve_fighting_while_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Fighting While Down: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['actor_prone'] else 0
+    d6 = -1 if v['target_prone'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_fighting_while_down__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_fighting_while_down__mod1, 'difficult'))
+    trace.append(TraceEntry(_fighting_while_down__mod2_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_fighting_while_down__mod2, 'easy'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d3 = -1 if v['actor_prone'] else 0
+    if not v['actor_prone']:
+        d4 = 0
+    elif not v['two_handed']:
+        d4 = 1
+    else:
+        d4 = -1
+    if not v['actor_prone']:
+        d5 = 0
+    elif v['action'] != 'dodge':
+        d5 = 1
+    else:
+        d5 = -1
+    trace.append(TraceEntry(_fighting_while_down__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_fighting_while_down__text2_trace, d4, v, e))
+    trace.append(TraceEntry(_fighting_while_down__text3_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_fighting_while_down__said3)
+    if d4 < 0:
+        restrictions.append(_fighting_while_down__said4)
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_fighting_while_down__said5)
+    notes.append(_fighting_while_down__said7)
+    notes.append(_fighting_while_down__said8)
+    if 'two_handed' in given and d4 == 0:
+        notes.append(_fighting_while_down__unread1)
+    if 'action' in given and d5 == 0:
+        notes.append(_fighting_while_down__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('fighting_while_down',),
+        inputs={
+            'skill': v['skill'],
+            'action': v['action'],
+            'actor_prone': v['actor_prone'],
+            'target_prone': v['target_prone'],
+            'two_handed': v['two_handed'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule fire_and_heat, written out
+
+_fire_and_heat__said6: Final = note_of(_fire_and_heat__text1)
+_fire_and_heat__said9: Final = note_of(_fire_and_heat__text2)
+_fire_and_heat__said10: Final = note_of(_fire_and_heat__text3)
+_fire_and_heat__said11: Final = note_of(_fire_and_heat__text4)
+_fire_and_heat__said12: Final = note_of(_fire_and_heat__text5)
+_fire_and_heat__said13: Final = note_of(_fire_and_heat__text6)
+_fire_and_heat__unread1: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    '`POW` had no effect: it is read only when fire == bonfire',
+    kind='input',
+)
+
+
+def _resolve_fire_and_heat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Fire and Heat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    e['luck'] = v['luck']
+    trace.append(TraceEntry(_fire_and_heat__derive1_trace, -1, v, e))
+    e['fire_damage'] = derived['fire_damage'] = whole(s.lookup('fire_sources', (v['fire'],), 'damage'))
+    trace.append(TraceEntry(_fire_and_heat__derive2_trace, -1, v, e))
+    e['fire_locations'] = derived['fire_locations'] = whole(s.lookup('fire_sources', (v['fire'],), 'locations'))
+    d5 = -1 if v['fire'] == 'intense' else 0
+    trace.append(TraceEntry(_fire_and_heat__derive3_trace, d5, v, e))
+    if d5 < 0:
+        e['aflame_damage'] = derived['aflame_damage'] = whole(Dice(((1, 6),)))
+    else:
+        e.wait('aflame_damage', lambda: whole(Dice(((1, 6),))))
+    rolls: list[Roll] = []
+    d3 = -1 if v['fire'] in ('torch', 'campfire') and v['clothed_unarmored'] else 0
+    d4 = -1 if v['fire'] == 'bonfire' else 0
+    d7 = -1 if v['burn_damage'] > round_value(Fraction(v['hit_points']) / 4, 'up') else 0
+    d8 = -1 if v['extinguishing'] else 0
+    trace.append(TraceEntry(_fire_and_heat__roll1_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_fire_and_heat[2]))
+    trace.append(TraceEntry(_fire_and_heat__roll2_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_fire_and_heat[3]))
+    trace.append(TraceEntry(_fire_and_heat__roll3_trace, d7, v, e))
+    if d7 < 0:
+        rolls.append(roll_of(s, _rule_fire_and_heat[6]))
+    trace.append(TraceEntry(_fire_and_heat__roll4_trace, d8, v, e))
+    if d8 < 0:
+        rolls.append(roll_of(s, _rule_fire_and_heat[7]))
+    d6 = -1 if v['fire'] == 'burning_building' else 0
+    d9 = -1 if v['extinguishing'] else 0
+    trace.append(TraceEntry(_fire_and_heat__text1_trace, d6, v, e))
+    trace.append(TraceEntry(_fire_and_heat__text2_trace, d9, v, e))
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_fire_and_heat__said6)
+    if d9 < 0:
+        notes.append(_fire_and_heat__said9)
+    notes.append(_fire_and_heat__said10)
+    notes.append(_fire_and_heat__said11)
+    notes.append(_fire_and_heat__said12)
+    notes.append(_fire_and_heat__said13)
+    if 'POW' in given and d4 == 0:
+        notes.append(_fire_and_heat__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('fire_and_heat',),
+        inputs={
+            'POW': v['POW'],
+            'luck': v['luck'],
+            'hit_points': v['hit_points'],
+            'fire': v['fire'],
+            'clothed_unarmored': v['clothed_unarmored'],
+            'burn_damage': v['burn_damage'],
+            'extinguishing': v['extinguishing'],
+        },
+        stats={'luck': e['luck']},
+        derived=derived,
+        modifiers=(),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule firing_into_combat, written out
+
+_firing_into_combat__said4: Final = note_of(_firing_into_combat__text1)
+_firing_into_combat__said8: Final = note_of(_firing_into_combat__text2)
+_firing_into_combat__said10: Final = note_of(_firing_into_combat__text3)
+
+
+def _resolve_firing_into_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Firing Into Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['into_combat'] and v['extra_bodies'] == 0 else 0
+    d5 = -1 if v['engaged'] else 0
+    d6 = -1 if v['both_close'] else 0
+    d7 = -1 if v['extra_bodies'] > 0 else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_firing_into_combat__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_firing_into_combat__mod1, -20))
+    trace.append(TraceEntry(_firing_into_combat__mod2_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_firing_into_combat__mod2, 'difficult'))
+    trace.append(TraceEntry(_firing_into_combat__mod3_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_firing_into_combat__mod3, 'easy'))
+    trace.append(TraceEntry(_firing_into_combat__mod4_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_firing_into_combat__mod4, 5 * v['extra_bodies']))
+    trace.append(TraceEntry(_firing_into_combat__mod5_trace, -1, v, e))
+    held.append((_firing_into_combat__mod5, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d3 = -1 if v['into_combat'] and v['extra_bodies'] == 0 else 0
+    trace.append(TraceEntry(_firing_into_combat__derive1_trace, d3, v, e))
+    if d3 < 0:
+        e['stray_band'] = derived['stray_band'] = whole(min(20, v['skill']))
+    else:
+        e.wait('stray_band', lambda: whole(min(20, v['skill'])))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d4 = -1 if v['into_combat'] and v['extra_bodies'] == 0 else 0
+    d8 = -1 if v['extra_bodies'] > 0 else 0
+    trace.append(TraceEntry(_firing_into_combat__text1_trace, d4, v, e))
+    trace.append(TraceEntry(_firing_into_combat__text2_trace, d8, v, e))
+    notes: list[Note] = []
+    if d4 < 0:
+        notes.append(_firing_into_combat__said4)
+    if d8 < 0:
+        notes.append(_firing_into_combat__said8)
+    notes.append(_firing_into_combat__said10)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('firing_into_combat',),
+        inputs={
+            'skill': v['skill'],
+            'into_combat': v['into_combat'],
+            'engaged': v['engaged'],
+            'both_close': v['both_close'],
+            'extra_bodies': v['extra_bodies'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule fortified_positions, written out
+
+_fortified_positions__said3: Final = note_of(_fortified_positions__text1)
+_fortified_positions__said5: Final = restriction_of(_fortified_positions__text2)
+_fortified_positions__said6: Final = note_of(_fortified_positions__text3)
+_fortified_positions__unread1: Final = Note(
+    'fortified_positions',
+    'Fortified Positions',
+    '`attack_kind` had no effect: it is read only when fortified == crouched_behind',
+    kind='input',
+)
+
+
+def _resolve_fortified_positions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Fortified Positions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['fortified'] == 'behind_fortification' else 0
+    if v['fortified'] != 'crouched_behind':
+        d4 = 0
+    elif v['attack_kind'] != 'missile':
+        d4 = 1
+    else:
+        d4 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_fortified_positions__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_fortified_positions__mod1, 'difficult'))
+    trace.append(TraceEntry(_fortified_positions__mod2_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_fortified_positions__mod2, 'impossible'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d3 = -1 if v['fortified'] == 'behind_fortification' else 0
+    if v['fortified'] != 'crouched_behind':
+        d5 = 0
+    elif v['attack_kind'] != 'missile':
+        d5 = 1
+    else:
+        d5 = -1
+    d6 = -1 if v['fortified'] == 'crouched_behind' else 0
+    trace.append(TraceEntry(_fortified_positions__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_fortified_positions__text2_trace, d5, v, e))
+    trace.append(TraceEntry(_fortified_positions__text3_trace, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_fortified_positions__said5)
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_fortified_positions__said3)
+    if d6 < 0:
+        notes.append(_fortified_positions__said6)
+    if 'attack_kind' in given and d4 == 0 and d5 == 0:
+        notes.append(_fortified_positions__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('fortified_positions',),
+        inputs={'skill': v['skill'], 'attack_kind': v['attack_kind'], 'fortified': v['fortified']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule improvised_wear, written out
+
+_improvised_wear__said2: Final = note_of(_improvised_wear__text1)
+
+
+def _resolve_improvised_wear(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Wear of improvised weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_improvised_wear__derive1_trace, -1, v, e))
+    e['weapon_wear'] = derived['weapon_wear'] = whole(max(1, v['parried_damage'] - v['weapon_hp']))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('improvised_wear',),
+        inputs={'weapon_hp': v['weapon_hp'], 'parried_damage': v['parried_damage']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_improvised_wear__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule improvised_weapons, written out
+
+_improvised_weapons__said2: Final = note_of(_improvised_wear__text1)
+_improvised_weapons__said3: Final = note_of(_improvised_weapons__text1)
+
+
+def _resolve_improvised_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Improvised Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_improvised_wear__derive1_trace, -1, v, e))
+    e['weapon_wear'] = derived['weapon_wear'] = whole(max(1, v['parried_damage'] - v['weapon_hp']))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('improvised_weapons',),
+        inputs={'weapon_hp': v['weapon_hp'], 'parried_damage': v['parried_damage']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_improvised_weapons__said2, _improvised_weapons__said3),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule improvised_parrying_weapons, written out
+
+_improvised_parrying_weapons__said2: Final = note_of(_improvised_wear__text1)
+_improvised_parrying_weapons__said4: Final = restriction_of(_improvised_parrying_weapons__text1)
+_improvised_parrying_weapons__said5: Final = note_of(_improvised_parrying_weapons__text2)
+_improvised_parrying_weapons__said6: Final = note_of(_improvised_parrying_weapons__text3)
+_improvised_parrying_weapons__said7: Final = note_of(_improvised_parrying_weapons__text4)
+_improvised_parrying_weapons__said8: Final = note_of(_improvised_parrying_weapons__text5)
+
+
+def _resolve_improvised_parrying_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Improvised Parrying Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_improvised_wear__derive1_trace, -1, v, e))
+    e['weapon_wear'] = derived['weapon_wear'] = whole(max(1, v['parried_damage'] - v['weapon_hp']))
+    trace.append(TraceEntry(_improvised_parrying_weapons__derive1_trace, -1, v, e))
+    e['parry_base'] = derived['parry_base'] = whole(max(round_value(Fraction(v['weapon_base']) / 2, 'up'), 20))
+    d4 = -1 if v['weapon_enc'] == 0 else 0
+    trace.append(TraceEntry(_improvised_parrying_weapons__text1_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_improvised_parrying_weapons__said4)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('improvised_parrying_weapons',),
+        inputs={
+            'weapon_hp': v['weapon_hp'],
+            'parried_damage': v['parried_damage'],
+            'weapon_base': v['weapon_base'],
+            'weapon_enc': v['weapon_enc'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_improvised_parrying_weapons__said2, _improvised_parrying_weapons__said5, _improvised_parrying_weapons__said6, _improvised_parrying_weapons__said7, _improvised_parrying_weapons__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule knockback, written out
+
+_knockback__said6: Final = note_of(_knockback__text1)
+_knockback__said8: Final = note_of(_knockback__text2)
+_knockback__said9: Final = note_of(_knockback__text3)
+_knockback__said10: Final = note_of(_knockback__text4)
+_knockback__said11: Final = note_of(_knockback__text5)
+_knockback__unread1: Final = Note(
+    'knockback',
+    'Knockback',
+    '`ride` had no effect: it is read only when mount_siz > 0',
+    kind='input',
+)
+_knockback__unread2: Final = Note(
+    'knockback',
+    'Knockback',
+    '`knockback_damage` had no effect: it is read only unless from_above',
+    kind='input',
+)
+
+
+def _resolve_knockback(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Knockback: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    if v['knock_siz'] is None:
+        v['knock_siz'] = whole(v['SIZ'])
+    d1 = -1 if v['mount_siz'] > 0 and v['kept_seat'] else 0
+    d2 = -1 if v['half_siz_threshold'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_knockback__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_knockback__mod1, v['mount_siz']))
+    trace.append(TraceEntry(_knockback__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_knockback__mod2, 2))
+    e['knock_siz'] = settle_held(_BOOK, 'knock_siz', v['knock_siz'], held, modifiers)
+    d5 = -1 if not v['from_above'] else 0
+    trace.append(TraceEntry(_knockback__derive1_trace, d5, v, e))
+    if d5 < 0:
+        e['knocked_meters'] = derived['knocked_meters'] = whole(round_value(Fraction(max(0, v['knockback_damage'] - e['knock_siz'])) / 5, 'down'))
+    else:
+        e.wait('knocked_meters', lambda: whole(round_value(Fraction(max(0, v['knockback_damage'] - e['knock_siz'])) / 5, 'down')))
+    rolls: list[Roll] = []
+    d3 = -1 if v['mount_siz'] > 0 else 0
+    d4 = -1 if not v['from_above'] else 0
+    trace.append(TraceEntry(_knockback__roll1_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_knockback[2]))
+    trace.append(TraceEntry(_knockback__roll2_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_knockback[3]))
+    trace.append(TraceEntry(_knockback__roll3_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_knockback[6]))
+    if v['from_above']:
+        d6 = 0
+    elif not (v['mount_siz'] > 0 and not v['kept_seat']):
+        d6 = 1
+    else:
+        d6 = -1
+    d8 = -1 if v['from_above'] else 0
+    trace.append(TraceEntry(_knockback__text1_trace, d6, v, e))
+    trace.append(TraceEntry(_knockback__text2_trace, d8, v, e))
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_knockback__said6)
+    if d8 < 0:
+        notes.append(_knockback__said8)
+    notes.append(_knockback__said9)
+    notes.append(_knockback__said10)
+    notes.append(_knockback__said11)
+    if 'ride' in given and d3 == 0:
+        notes.append(_knockback__unread1)
+    if 'knockback_damage' in given and d4 == 0 and d5 == 0:
+        notes.append(_knockback__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('knockback',),
+        inputs={
+            'SIZ': v['SIZ'],
+            'DEX': v['DEX'],
+            'agility': v['agility'],
+            'ride': v['ride'],
+            'knock_siz': v['knock_siz'],
+            'knockback_damage': v['knockback_damage'],
+            'mount_siz': v['mount_siz'],
+            'kept_seat': v['kept_seat'],
+            'from_above': v['from_above'],
+            'half_siz_threshold': v['half_siz_threshold'],
+        },
+        stats={'agility': e['agility'], 'knock_siz': e['knock_siz']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule knockout_attacks, written out
+
+_knockout_attacks__said3: Final = restriction_of(_knockout_attacks__text1)
+_knockout_attacks__said5: Final = note_of(_knockout_attacks__text2)
+_knockout_attacks__said6: Final = note_of(_knockout_attacks__text3)
+_knockout_attacks__said7: Final = note_of(_knockout_attacks__text4)
+
+
+def _resolve_knockout_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Knockout Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_knockout_attacks__mod1_trace, -1, v, e))
+    held.append((_knockout_attacks__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d4 = -1 if v['wound'] == 'major' else 0
+    trace.append(TraceEntry(_knockout_attacks__derive1_trace, d4, v, e))
+    if d4 < 0:
+        e['knocked_out'] = derived['knocked_out'] = whole(Dice(((1, 10),)).plus(10))
+    else:
+        e.wait('knocked_out', lambda: whole(Dice(((1, 10),)).plus(10)))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d3 = -1 if not v['headed'] else 0
+    d5 = -1 if v['wound'] == 'major' else 0
+    d6 = -1 if v['wound'] != 'major' else 0
+    trace.append(TraceEntry(_knockout_attacks__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_knockout_attacks__text2_trace, d5, v, e))
+    trace.append(TraceEntry(_knockout_attacks__text3_trace, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_knockout_attacks__said3)
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_knockout_attacks__said5)
+    if d6 < 0:
+        notes.append(_knockout_attacks__said6)
+    notes.append(_knockout_attacks__said7)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('knockout_attacks',),
+        inputs={'skill': v['skill'], 'wound': v['wound'], 'headed': v['headed']},
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule light_sources, written out
+
+_light_sources__trace3: Final = within(
+    _attack__roll1_trace,
+    ('when careful_light',),
+    (('careful_light',),),
+)
+_light_sources__said6: Final = note_of(_light_sources__text1)
+_light_sources__said7: Final = note_of(_light_sources__text2)
+_light_sources__said8: Final = note_of(_light_sources__text3)
+_light_sources__unread1: Final = Note(
+    'light_sources',
+    'Light Sources',
+    '`spot` had no effect: it is read only when light_distance >= 100 and light in {long_candle, short_candle}',
+    kind='input',
+)
+
+
+def _resolve_light_sources(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Light Sources: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d4 = -1 if v['careful_light'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_light_sources__mod1_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_light_sources__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    e['luck'] = v['luck']
+    trace.append(TraceEntry(_light_sources__derive1_trace, -1, v, e))
+    e['burn_time'] = derived['burn_time'] = whole(s.lookup('light_burn_time', (v['light'],), 'value'))
+    rolls: list[Roll] = []
+    d2 = -1 if v['light_distance'] >= 100 and v['light'] in ('long_candle', 'short_candle') else 0
+    d3 = -1 if v['careful_light'] else 0
+    d5 = -1 if v['light_dropped'] else 0
+    trace.append(TraceEntry(_light_sources__roll1_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_light_sources[1]))
+    trace.append(TraceEntry(_light_sources__trace3, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_light_sources__roll2_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_light_sources[4]))
+    notes: list[Note] = [_light_sources__said6, _light_sources__said7, _light_sources__said8]
+    if 'spot' in given and d2 == 0:
+        notes.append(_light_sources__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('light_sources',),
+        inputs={
+            'POW': v['POW'],
+            'skill': v['skill'],
+            'luck': v['luck'],
+            'spot': v['spot'],
+            'light': v['light'],
+            'light_distance': v['light_distance'],
+            'careful_light': v['careful_light'],
+            'light_dropped': v['light_dropped'],
+        },
+        stats={'skill': e['skill'], 'luck': e['luck']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule mass_combat, written out
+
+_mass_combat__said3: Final = note_of(_mass_combat__text1)
+
+
+def _resolve_mass_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Mass Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    e['luck'] = v['luck']
+    rolls: list[Roll] = []
+    d1 = -1 if v['immersed'] else 0
+    d2 = -1 if v['side_pot'] > 0 and v['enemy_pot'] > 0 else 0
+    trace.append(TraceEntry(_mass_combat__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_mass_combat[0]))
+    trace.append(TraceEntry(_mass_combat__roll2_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_mass_combat[1]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('mass_combat',),
+        inputs={
+            'POW': v['POW'],
+            'luck': v['luck'],
+            'immersed': v['immersed'],
+            'side_pot': v['side_pot'],
+            'enemy_pot': v['enemy_pot'],
+        },
+        stats={'luck': e['luck']},
+        derived={},
+        modifiers=(),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=(_mass_combat__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule missile_fire_while_moving, written out
+
+_missile_fire_while_moving__said7: Final = note_of(_missile_fire_while_moving__text1)
+_missile_fire_while_moving__said8: Final = note_of(_missile_fire_while_moving__text2)
+_missile_fire_while_moving__said9: Final = note_of(_missile_fire_while_moving__text3)
+_missile_fire_while_moving__unread1: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    '`ride` had no effect: it is read only when moving == mounted',
+    kind='input',
+)
+_missile_fire_while_moving__unread2: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    '`jump` had no effect: it is read only when moving == leaping',
+    kind='input',
+)
+_missile_fire_while_moving__unread3: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    '`fire_direction` had no effect: it is read only when moving != still',
+    kind='input',
+)
+_missile_fire_while_moving__unread4: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    '`missile_kind` had no effect: it is read only when moving != still',
+    kind='input',
+)
+
+
+def _resolve_missile_fire_while_moving(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Missile Fire While Moving: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    d2 = -1 if v['moving'] == 'mounted' else 0
+    d3 = -1 if v['moving'] == 'running' else 0
+    d4 = -1 if v['moving'] == 'leaping' else 0
+    if v['moving'] == 'still':
+        d5 = 0
+    elif not (v['fire_direction'] == 'sideways' and v['missile_kind'] != 'bow'):
+        d5 = 1
+    else:
+        d5 = -1
+    if v['moving'] == 'still':
+        d6 = 0
+    elif v['fire_direction'] != 'behind':
+        d6 = 1
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_missile_fire_while_moving__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_missile_fire_while_moving__mod1, v['ride']))
+    trace.append(TraceEntry(_missile_fire_while_moving__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_missile_fire_while_moving__mod2, e['agility']))
+    trace.append(TraceEntry(_missile_fire_while_moving__mod3_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_missile_fire_while_moving__mod3, v['jump']))
+    trace.append(TraceEntry(_missile_fire_while_moving__mod4_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_missile_fire_while_moving__mod4, 'difficult'))
+    trace.append(TraceEntry(_missile_fire_while_moving__mod5_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_missile_fire_while_moving__mod5, 'one_fifth'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    if v['moving'] == 'still':
+        d7 = 0
+    elif v['fire_direction'] != 'behind':
+        d7 = 1
+    else:
+        d7 = -1
+    trace.append(TraceEntry(_missile_fire_while_moving__text1_trace, d7, v, e))
+    notes: list[Note] = []
+    if d7 < 0:
+        notes.append(_missile_fire_while_moving__said7)
+    notes.append(_missile_fire_while_moving__said8)
+    notes.append(_missile_fire_while_moving__said9)
+    if 'ride' in given and d2 == 0:
+        notes.append(_missile_fire_while_moving__unread1)
+    if 'jump' in given and d4 == 0:
+        notes.append(_missile_fire_while_moving__unread2)
+    if 'fire_direction' in given and d5 == 0 and d6 == 0 and d7 == 0:
+        notes.append(_missile_fire_while_moving__unread3)
+    if 'missile_kind' in given and d5 == 0:
+        notes.append(_missile_fire_while_moving__unread4)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('missile_fire_while_moving',),
+        inputs={
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'agility': v['agility'],
+            'jump': v['jump'],
+            'ride': v['ride'],
+            'missile_kind': v['missile_kind'],
+            'moving': v['moving'],
+            'fire_direction': v['fire_direction'],
+        },
+        stats={'skill': e['skill'], 'agility': e['agility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule superior_position, written out
+
+_superior_position__said4: Final = note_of(_superior_position__text1)
+_superior_position__said5: Final = note_of(_superior_position__text2)
+_superior_position__unread1: Final = Note(
+    'superior_position',
+    'Superior/Inferior Positions',
+    '`opponent_long_weapon` had no effect: it is read only when superior and action in {attack, parry}',
+    kind='input',
+)
+_superior_position__unread2: Final = Note(
+    'superior_position',
+    'Superior/Inferior Positions',
+    '`long_weapon` had no effect: it is read only when superior and action in {attack, parry}',
+    kind='input',
+)
+
+
+def _resolve_superior_position(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Superior/Inferior Positions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if not (v['superior'] and v['action'] in ('attack', 'parry')):
+        d2 = 0
+    elif v['opponent_long_weapon'] and not v['long_weapon']:
+        d2 = 1
+    else:
+        d2 = -1
+    value = v['skill']
+    trace.append(TraceEntry(_superior_position__mod1_trace, d2, v, e))
+    if d2 < 0:
+        value += 10
+        modifiers.append(Modifier(_superior_position__mod1, 10, 'applied', None))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', d2 < 0)
+    if not (v['superior'] and v['action'] in ('attack', 'parry')):
+        d3 = 0
+    elif v['opponent_long_weapon'] and not v['long_weapon']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_superior_position__derive1_trace, d3, v, e))
+    if d3 < 0:
+        e['hit_location_bonus'] = derived['hit_location_bonus'] = whole(1)
+    else:
+        e.wait('hit_location_bonus', lambda: whole(1))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    notes: list[Note] = [_superior_position__said4, _superior_position__said5]
+    if 'opponent_long_weapon' in given and d2 == 0 and d3 == 0:
+        notes.append(_superior_position__unread1)
+    if 'long_weapon' in given and d2 == 0 and d3 == 0:
+        notes.append(_superior_position__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('superior_position',),
+        inputs={
+            'skill': v['skill'],
+            'action': v['action'],
+            'superior': v['superior'],
+            'long_weapon': v['long_weapon'],
+            'opponent_long_weapon': v['opponent_long_weapon'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule natural_weapons, written out
+
+_natural_weapons__said5: Final = note_of(_natural_weapons__text1)
+_natural_weapons__said6: Final = note_of(_natural_weapons__text2)
+_natural_weapons__said7: Final = note_of(_natural_weapons__text3)
+
+
+def _resolve_natural_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Natural Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    e['skill'] = v['skill']
+    e['damage_bonus'] = v['damage_bonus']
+    d2 = -1 if v['natural_weapon'] in ('bite', 'horn') else 0
+    d3 = -1 if v['natural_weapon'] not in ('bite', 'horn') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_natural_weapons__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_natural_weapons__mod1, Dice(((1, 3),))))
+    trace.append(TraceEntry(_natural_weapons__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_natural_weapons__mod2, Dice(((1, 6),))))
+    e['natural_damage'] = settle_held(_BOOK, 'natural_damage', v['natural_damage'], held, modifiers)
+    trace.append(TraceEntry(_natural_weapons__derive1_trace, -1, v, e))
+    e['natural_total'] = derived['natural_total'] = whole(e['natural_damage'].plus(e['damage_bonus']))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('natural_weapons',),
+        inputs={
+            'skill': v['skill'],
+            'damage_bonus': v['damage_bonus'],
+            'natural_weapon': v['natural_weapon'],
+            'natural_damage': v['natural_damage'],
+        },
+        stats={
+            'skill': e['skill'],
+            'damage_bonus': e['damage_bonus'],
+            'natural_damage': e['natural_damage'],
+        },
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_natural_weapons__said5, _natural_weapons__said6, _natural_weapons__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule poisons, written out
+
+_poisons__said5: Final = note_of(_poisons__text1)
+_poisons__said6: Final = note_of(_poisons__text2)
+
+
+def _resolve_poisons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Poisons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    e['POT'] = v['POT']
+    trace.append(TraceEntry(_poisons__derive1_trace, -1, v, e))
+    e['poison_damage'] = derived['poison_damage'] = whole(e['POT'])
+    trace.append(TraceEntry(_poisons__derive2_trace, -1, v, e))
+    e['poison_damage_resisted'] = derived['poison_damage_resisted'] = whole(round_value(Fraction(e['POT']) / 2, 'up'))
+    trace.append(TraceEntry(_poisons__derive3_trace, -1, v, e))
+    e['poison_onset'] = derived['poison_onset'] = whole(s.lookup('poison_delay', (v['poison_speed'],), 'value'))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_poisons__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_poisons[0]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('poisons',),
+        inputs={'CON': v['CON'], 'POT': v['POT'], 'poison_speed': v['poison_speed']},
+        stats={'POT': e['POT']},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_poisons__said5, _poisons__said6),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule poison_antidotes, written out
+
+_poison_antidotes__said7: Final = note_of(_poisons__text1)
+_poison_antidotes__said8: Final = note_of(_poisons__text2)
+_poison_antidotes__said9: Final = note_of(_poison_antidotes__text1)
+_poison_antidotes__said10: Final = note_of(_poison_antidotes__text2)
+
+
+def _resolve_poison_antidotes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Poison Antidotes: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_poison_antidotes__mod1_trace, -1, v, e))
+    held.append((_poison_antidotes__mod1, -v['antidote_pot']))
+    trace.append(TraceEntry(_poison_antidotes__mod2_trace, -1, v, e))
+    held.append((_poison_antidotes__mod2, 0))
+    e['POT'] = settle_held(_BOOK, 'POT', v['POT'], held, modifiers)
+    trace.append(TraceEntry(_poisons__derive1_trace, -1, v, e))
+    e['poison_damage'] = derived['poison_damage'] = whole(e['POT'])
+    trace.append(TraceEntry(_poisons__derive2_trace, -1, v, e))
+    e['poison_damage_resisted'] = derived['poison_damage_resisted'] = whole(round_value(Fraction(e['POT']) / 2, 'up'))
+    trace.append(TraceEntry(_poisons__derive3_trace, -1, v, e))
+    e['poison_onset'] = derived['poison_onset'] = whole(s.lookup('poison_delay', (v['poison_speed'],), 'value'))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_poisons__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_poisons[0]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('poison_antidotes',),
+        inputs={
+            'CON': v['CON'],
+            'POT': v['POT'],
+            'antidote_pot': v['antidote_pot'],
+            'poison_speed': v['poison_speed'],
+        },
+        stats={'POT': e['POT']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_poison_antidotes__said7, _poison_antidotes__said8, _poison_antidotes__said9, _poison_antidotes__said10),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule prone, written out
+
+_prone__said6: Final = restriction_of(_prone__text1)
+_prone__said7: Final = note_of(_prone__text2)
+_prone__said9: Final = note_of(_prone__text3)
+_prone__said10: Final = note_of(_prone__text4)
+_prone__said11: Final = note_of(_prone__text5)
+_prone__said12: Final = note_of(_prone__text6)
+_prone__said13: Final = note_of(_prone__text7)
+_prone__unread1: Final = Note(
+    'prone',
+    'Prone',
+    '`attack_kind` had no effect: it is read only when target_prone',
+    kind='input',
+)
+_prone__unread2: Final = Note(
+    'prone',
+    'Prone',
+    '`target_range` had no effect: it is read only when target_prone',
+    kind='input',
+)
+_prone__unread3: Final = Note(
+    'prone',
+    'Prone',
+    '`base_range` had no effect: it is read only when target_prone',
+    kind='input',
+)
+_prone__unread4: Final = Note(
+    'prone',
+    'Prone',
+    '`action` had no effect: it is read only when actor_prone',
+    kind='input',
+)
+_prone__unread5: Final = Note(
+    'prone',
+    'Prone',
+    '`missile_kind` had no effect: it is read only when actor_prone; when attack_kind == missile and action == attack',
+    kind='input',
+)
+_prone__unread6: Final = Note(
+    'prone',
+    'Prone',
+    '`voluntarily_prone` had no effect: it is read only when actor_prone; when attack_kind == missile and action == attack',
+    kind='input',
+)
+_prone__unread7: Final = Note(
+    'prone',
+    'Prone',
+    '`getting_up` had no effect: it is read only when actor_prone',
+    kind='input',
+)
+
+
+def _resolve_prone(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Prone: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not v['target_prone']:
+        d2 = 0
+    elif v['attack_kind'] != 'hand_to_hand':
+        d2 = 1
+    else:
+        d2 = -1
+    if not v['target_prone']:
+        d3 = 0
+    elif not (v['attack_kind'] == 'missile' and v['target_range'] <= 2 * v['base_range']):
+        d3 = 1
+    else:
+        d3 = -1
+    if not v['target_prone']:
+        d4 = 0
+    elif not (v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range']):
+        d4 = 1
+    else:
+        d4 = -1
+    if not v['actor_prone']:
+        d5 = 0
+    elif not (v['attack_kind'] == 'hand_to_hand' or v['action'] in ('parry', 'dodge')):
+        d5 = 1
+    else:
+        d5 = -1
+    if not v['actor_prone']:
+        d8 = 0
+    elif not (v['attack_kind'] == 'missile' and v['action'] == 'attack'):
+        d8 = 1
+    elif not (v['voluntarily_prone'] and v['missile_kind'] in ('firearm', 'energy', 'crossbow')):
+        d8 = 2
+    else:
+        d8 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_prone__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_prone__mod1, 'easy'))
+    trace.append(TraceEntry(_prone__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_prone__mod2, 'easy'))
+    trace.append(TraceEntry(_prone__mod3_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_prone__mod3, 'difficult'))
+    trace.append(TraceEntry(_prone__mod4_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_prone__mod4, 'difficult'))
+    trace.append(TraceEntry(_prone__mod5_trace, d8, v, e))
+    if d8 < 0:
+        held.append((_prone__mod5, 10))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d6 = -1 if v['actor_prone'] else 0
+    if not v['actor_prone']:
+        d7 = 0
+    elif not (v['attack_kind'] == 'missile' and v['action'] == 'attack'):
+        d7 = 1
+    elif v['missile_kind'] != 'bow':
+        d7 = 2
+    else:
+        d7 = -1
+    if not v['actor_prone']:
+        d9 = 0
+    elif not v['getting_up']:
+        d9 = 1
+    else:
+        d9 = -1
+    trace.append(TraceEntry(_prone__text1_trace, d6, v, e))
+    trace.append(TraceEntry(_prone__text2_trace, d7, v, e))
+    trace.append(TraceEntry(_prone__text3_trace, d9, v, e))
+    restrictions: list[Restriction] = []
+    if d6 < 0:
+        restrictions.append(_prone__said6)
+    notes: list[Note] = []
+    if d7 < 0:
+        notes.append(_prone__said7)
+    if d9 < 0:
+        notes.append(_prone__said9)
+    notes.append(_prone__said10)
+    notes.append(_prone__said11)
+    notes.append(_prone__said12)
+    notes.append(_prone__said13)
+    if 'attack_kind' in given and d2 == 0 and d3 == 0 and d4 == 0 and d5 == 0 and d7 == 0 and d8 == 0:
+        notes.append(_prone__unread1)
+    if 'target_range' in given and d3 == 0 and d4 == 0:
+        notes.append(_prone__unread2)
+    if 'base_range' in given and d3 == 0 and d4 == 0:
+        notes.append(_prone__unread3)
+    if 'action' in given and d5 == 0 and d7 == 0 and d8 == 0:
+        notes.append(_prone__unread4)
+    if 'missile_kind' in given and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_prone__unread5)
+    if 'voluntarily_prone' in given and 0 <= d8 < 2:
+        notes.append(_prone__unread6)
+    if 'getting_up' in given and d9 == 0:
+        notes.append(_prone__unread7)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('prone',),
+        inputs={
+            'skill': v['skill'],
+            'action': v['action'],
+            'base_range': v['base_range'],
+            'target_range': v['target_range'],
+            'missile_kind': v['missile_kind'],
+            'attack_kind': v['attack_kind'],
+            'actor_prone': v['actor_prone'],
+            'target_prone': v['target_prone'],
+            'voluntarily_prone': v['voluntarily_prone'],
+            'getting_up': v['getting_up'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule pulling_blows, written out
+
+_pulling_blows__said3: Final = note_of(_pulling_blows__text1)
+_pulling_blows__said4: Final = note_of(_pulling_blows__text2)
+_pulling_blows__said5: Final = note_of(_pulling_blows__text3)
+
+
+def _resolve_pulling_blows(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Pulling Blows: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_pulling_blows__mod1_trace, -1, v, e))
+    held.append((_pulling_blows__mod1, -v['pull_steps']))
+    trace.append(TraceEntry(_pulling_blows__mod2_trace, -1, v, e))
+    held.append((_pulling_blows__mod2, -v['pull_dice']))
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('pulling_blows',),
+        inputs={'damage': v['damage'], 'pull_steps': v['pull_steps'], 'pull_dice': v['pull_dice']},
+        stats={'damage': e['damage']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_pulling_blows__said3, _pulling_blows__said4, _pulling_blows__said5),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule quickdraws, written out
+
+_quickdraws__said5: Final = note_of(_quickdraws__text1)
+_quickdraws__unread1: Final = Note(
+    'quickdraws',
+    'Quickdraws',
+    '`spot` had no effect: it is read only unless after_exchange',
+    kind='input',
+)
+_quickdraws__unread2: Final = Note(
+    'quickdraws',
+    'Quickdraws',
+    '`DEX` had no effect: it is read only unless after_exchange',
+    kind='input',
+)
+_quickdraws__unread3: Final = Note(
+    'quickdraws',
+    'Quickdraws',
+    '`opponent_DEX` had no effect: it is read only unless after_exchange',
+    kind='input',
+)
+
+
+def _resolve_quickdraws(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Quickdraws: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d4 = -1 if v['after_exchange'] and v['action'] in ('parry', 'dodge') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_quickdraws__mod1_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_quickdraws__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    d2 = -1 if not v['after_exchange'] else 0
+    d3 = -1 if not v['after_exchange'] else 0
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_quickdraws__roll1_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_quickdraws[1]))
+    trace.append(TraceEntry(_quickdraws__roll2_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _rule_quickdraws[2]))
+    notes: list[Note] = [_quickdraws__said5]
+    if 'spot' in given and d2 == 0:
+        notes.append(_quickdraws__unread1)
+    if 'DEX' in given and d3 == 0:
+        notes.append(_quickdraws__unread2)
+    if 'opponent_DEX' in given and d3 == 0:
+        notes.append(_quickdraws__unread3)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('quickdraws',),
+        inputs={
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'spot': v['spot'],
+            'action': v['action'],
+            'opponent_DEX': v['opponent_DEX'],
+            'after_exchange': v['after_exchange'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule radiation, written out
+
+_radiation__said6: Final = note_of(_radiation__text1)
+_radiation__said10: Final = restriction_of(_radiation__text2)
+_radiation__said13: Final = note_of(_radiation__text3)
+_radiation__said14: Final = note_of(_radiation__text4)
+_radiation__said15: Final = note_of(_radiation__text5)
+_radiation__unread1: Final = Note(
+    'radiation',
+    'Radiation',
+    '`physical_skill` had no effect: it is read only when radiation_pot >= 25 and radiation_pot < 30',
+    kind='input',
+)
+_radiation__unread2: Final = Note(
+    'radiation',
+    'Radiation',
+    '`stamina` had no effect: it is read only when radiation_pot >= 25 and radiation_pot < 30; when physical_skill',
+    kind='input',
+)
+_radiation__unread3: Final = Note(
+    'radiation',
+    'Radiation',
+    '`POW` had no effect: it is read only when mutations',
+    kind='input',
+)
+
+
+def _resolve_radiation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Radiation: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if not (v['radiation_pot'] >= 25 and v['radiation_pot'] < 30):
+        d8 = 0
+    elif not v['physical_skill']:
+        d8 = 1
+    else:
+        d8 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_radiation__mod1_trace, d8, v, e))
+    if d8 < 0:
+        held.append((_radiation__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    trace.append(TraceEntry(_radiation__derive1_trace, -1, v, e))
+    e['radiation_intensity'] = derived['radiation_intensity'] = whole(s.lookup('radiation_effects', (v['radiation_pot'],), 'intensity'))
+    trace.append(TraceEntry(_radiation__derive2_trace, -1, v, e))
+    e['radiation_interval'] = derived['radiation_interval'] = whole(s.lookup('radiation_effects', (v['radiation_pot'],), 'interval'))
+    trace.append(TraceEntry(_radiation__derive3_trace, -1, v, e))
+    e['radiation_effect'] = derived['radiation_effect'] = whole(s.lookup('radiation_effects', (v['radiation_pot'],), 'effects'))
+    d7 = -1 if v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 else 0
+    trace.append(TraceEntry(_radiation__derive4_trace, d7, v, e))
+    if d7 < 0:
+        e['death_hours'] = derived['death_hours'] = whole(Fraction(v['CON']) / 2)
+    else:
+        e.wait('death_hours', lambda: whole(Fraction(v['CON']) / 2))
+    d11 = -1 if v['radiation_pot'] >= 30 else 0
+    trace.append(TraceEntry(_radiation__derive5_trace, d11, v, e))
+    if d11 < 0:
+        e['corpse_pot'] = derived['corpse_pot'] = whole(round_value(Fraction(v['radiation_pot']) / 2, 'up'))
+    else:
+        e.wait('corpse_pot', lambda: whole(round_value(Fraction(v['radiation_pot']) / 2, 'up')))
+    rolls: list[Roll] = []
+    d5 = -1 if v['radiation_pot'] >= 20 and v['radiation_pot'] < 25 else 0
+    if not (v['radiation_pot'] >= 25 and v['radiation_pot'] < 30):
+        d9 = 0
+    elif not v['physical_skill']:
+        d9 = 1
+    else:
+        d9 = -1
+    d12 = -1 if v['mutations'] else 0
+    trace.append(TraceEntry(_radiation__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_radiation[0]))
+    trace.append(TraceEntry(_radiation__roll2_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_radiation[4]))
+    trace.append(TraceEntry(_radiation__roll3_trace, d9, v, e))
+    if d9 < 0:
+        rolls.append(roll_of(s, _rule_radiation[8]))
+    trace.append(TraceEntry(_radiation__roll4_trace, d12, v, e))
+    if d12 < 0:
+        rolls.append(roll_of(s, _rule_radiation[11]))
+    d6 = -1 if v['radiation_pot'] >= 25 else 0
+    d10 = -1 if v['radiation_pot'] >= 30 else 0
+    trace.append(TraceEntry(_radiation__text1_trace, d6, v, e))
+    trace.append(TraceEntry(_radiation__text2_trace, d10, v, e))
+    restrictions: list[Restriction] = []
+    if d10 < 0:
+        restrictions.append(_radiation__said10)
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_radiation__said6)
+    notes.append(_radiation__said13)
+    notes.append(_radiation__said14)
+    notes.append(_radiation__said15)
+    if 'physical_skill' in given and d8 == 0 and d9 == 0:
+        notes.append(_radiation__unread1)
+    if 'stamina' in given and 0 <= d9 < 2:
+        notes.append(_radiation__unread2)
+    if 'POW' in given and d12 == 0:
+        notes.append(_radiation__unread3)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('radiation',),
+        inputs={
+            'CON': v['CON'],
+            'POW': v['POW'],
+            'skill': v['skill'],
+            'stamina': v['stamina'],
+            'radiation_pot': v['radiation_pot'],
+            'mutations': v['mutations'],
+            'physical_skill': v['physical_skill'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule shields_and_missile_fire, written out
+
+_shields_and_missile_fire__said3: Final = note_of(_shields_and_missile_fire__text1)
+_shields_and_missile_fire__said4: Final = note_of(_shields_and_missile_fire__text2)
+_shields_and_missile_fire__unread1: Final = Note(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    '`shield` had no effect: it is read only when fast_missile',
+    kind='input',
+)
+_shields_and_missile_fire__unread2: Final = Note(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    '`shield_use` had no effect: it is read only unless fast_missile',
+    kind='input',
+)
+
+
+def _resolve_shields_and_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Shields and Missile Fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    rolls: list[Roll] = []
+    d1 = -1 if v['fast_missile'] else 0
+    d2 = -1 if not v['fast_missile'] else 0
+    trace.append(TraceEntry(_shields_and_missile_fire__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_shields_and_missile_fire[0]))
+    trace.append(TraceEntry(_shields_and_missile_fire__roll2_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _rule_shields_and_missile_fire[1]))
+    notes: list[Note] = [_shields_and_missile_fire__said3, _shields_and_missile_fire__said4]
+    if 'shield' in given and d1 == 0 and d2 == 0:
+        notes.append(_shields_and_missile_fire__unread1)
+    if 'shield_use' in given and d2 == 0:
+        notes.append(_shields_and_missile_fire__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('shields_and_missile_fire',),
+        inputs={
+            'shield': v['shield'],
+            'shield_use': v['shield_use'],
+            'fast_missile': v['fast_missile'],
+        },
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule shooting_up_or_down, written out
+
+_shooting_up_or_down__said7: Final = note_of(_shooting_up_or_down__text1)
+_shooting_up_or_down__said8: Final = note_of(_shooting_up_or_down__text2)
+_shooting_up_or_down__said9: Final = note_of(_shooting_up_or_down__text3)
+_shooting_up_or_down__unread1: Final = Note(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    '`base_range` had no effect: it is read only when shot_direction == upward; when shot_angle == 90',
+    kind='input',
+)
+
+
+def _resolve_shooting_up_or_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Shooting Up or Down: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['shot_angle'] > 45 else 0
+    d3 = -1 if v['shot_direction'] == 'upward' else 0
+    d5 = -1 if v['shot_direction'] == 'downward' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_shooting_up_or_down__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_shooting_up_or_down__mod1, 'difficult'))
+    trace.append(TraceEntry(_shooting_up_or_down__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_shooting_up_or_down__mod2, -10))
+    trace.append(TraceEntry(_shooting_up_or_down__mod3_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_shooting_up_or_down__mod3, 10))
+    trace.append(TraceEntry(_shooting_up_or_down__mod4_trace, -1, v, e))
+    held.append((_shooting_up_or_down__mod4, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['shot_direction'] != 'upward':
+        d4 = 0
+    elif v['shot_angle'] != 90:
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_shooting_up_or_down__derive1_trace, d4, v, e))
+    if d4 < 0:
+        e['overhead_range'] = derived['overhead_range'] = whole(Fraction(v['base_range']) / 2)
+    else:
+        e.wait('overhead_range', lambda: whole(Fraction(v['base_range']) / 2))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    notes: list[Note] = [_shooting_up_or_down__said7, _shooting_up_or_down__said8, _shooting_up_or_down__said9]
+    if 'base_range' in given and 0 <= d4 < 2:
+        notes.append(_shooting_up_or_down__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('shooting_up_or_down',),
+        inputs={
+            'skill': v['skill'],
+            'base_range': v['base_range'],
+            'shot_angle': v['shot_angle'],
+            'shot_direction': v['shot_direction'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule slippery_surfaces, written out
+
+
+def _resolve_slippery_surfaces(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Slippery or Unstable Surfaces: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    d1 = -1 if v['slick'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_slippery_surfaces__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_slippery_surfaces__mod1, 'difficult'))
+    e['agility'] = settle_held(_BOOK, 'agility', v['agility'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_slippery_surfaces__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_slippery_surfaces[1]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('slippery_surfaces',),
+        inputs={'DEX': v['DEX'], 'agility': v['agility'], 'slick': v['slick']},
+        stats={'agility': e['agility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule stunning_or_subduing, written out
+
+_stunning_or_subduing__said3: Final = restriction_of(_stunning_or_subduing__text1)
+_stunning_or_subduing__said9: Final = note_of(_stunning_or_subduing__text2)
+_stunning_or_subduing__said10: Final = note_of(_stunning_or_subduing__text3)
+_stunning_or_subduing__said11: Final = note_of(_stunning_or_subduing__text4)
+_stunning_or_subduing__said12: Final = note_of(_stunning_or_subduing__text5)
+_stunning_or_subduing__unread1: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    '`action` had no effect: it is read only when actor_stunned',
+    kind='input',
+)
+_stunning_or_subduing__unread2: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    '`INT` had no effect: it is read only when actor_stunned; when action in {parry, dodge}',
+    kind='input',
+)
+_stunning_or_subduing__unread3: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    '`stun_damage` had no effect: it is read only when stun_hit',
+    kind='input',
+)
+_stunning_or_subduing__unread4: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    '`hit_points` had no effect: it is read only when stun_hit',
+    kind='input',
+)
+
+
+def _resolve_stunning_or_subduing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Stunning or Subduing: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    d2 = -1 if v['target_stunned'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_stunning_or_subduing__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_stunning_or_subduing__mod1, 'easy'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d8 = -1 if v['stun_hit'] else 0
+    trace.append(TraceEntry(_stunning_or_subduing__derive1_trace, d8, v, e))
+    if d8 < 0:
+        e['stunned_rounds'] = derived['stunned_rounds'] = whole(v['stun_damage'])
+    else:
+        e.wait('stunned_rounds', lambda: whole(v['stun_damage']))
+    rolls: list[Roll] = []
+    if not v['actor_stunned']:
+        d4 = 0
+    elif v['action'] not in ('parry', 'dodge'):
+        d4 = 1
+    else:
+        d4 = -1
+    d5 = -1 if v['actor_stunned'] else 0
+    d6 = -1 if v['actor_stunned'] else 0
+    d7 = -1 if v['stun_hit'] else 0
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_stunning_or_subduing__roll1_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_stunning_or_subduing[3]))
+    trace.append(TraceEntry(_stunning_or_subduing__roll2_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_stunning_or_subduing[4]))
+    trace.append(TraceEntry(_stunning_or_subduing__roll3_trace, d6, v, e))
+    if d6 < 0:
+        rolls.append(roll_of(s, _rule_stunning_or_subduing[5]))
+    trace.append(TraceEntry(_stunning_or_subduing__roll4_trace, d7, v, e))
+    if d7 < 0:
+        rolls.append(roll_of(s, _rule_stunning_or_subduing[6]))
+    d3 = -1 if v['actor_stunned'] else 0
+    if not v['stun_hit']:
+        d9 = 0
+    elif not (v['hit_points'] - v['stun_damage'] <= 2 and v['hit_points'] - v['stun_damage'] >= 1):
+        d9 = 1
+    else:
+        d9 = -1
+    if not v['stun_hit']:
+        d10 = 0
+    elif not v['hit_points'] - v['stun_damage'] <= 0:
+        d10 = 1
+    else:
+        d10 = -1
+    trace.append(TraceEntry(_stunning_or_subduing__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_stunning_or_subduing__text2_trace, d9, v, e))
+    trace.append(TraceEntry(_stunning_or_subduing__text3_trace, d10, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_stunning_or_subduing__said3)
+    notes: list[Note] = []
+    if d9 < 0:
+        notes.append(_stunning_or_subduing__said9)
+    if d10 < 0:
+        notes.append(_stunning_or_subduing__said10)
+    notes.append(_stunning_or_subduing__said11)
+    notes.append(_stunning_or_subduing__said12)
+    if 'action' in given and d4 == 0:
+        notes.append(_stunning_or_subduing__unread1)
+    if 'INT' in given and 0 <= d4 < 2 and d5 == 0:
+        notes.append(_stunning_or_subduing__unread2)
+    if 'stun_damage' in given and d7 == 0 and d8 == 0 and d9 == 0 and d10 == 0:
+        notes.append(_stunning_or_subduing__unread3)
+    if 'hit_points' in given and d7 == 0 and d9 == 0 and d10 == 0:
+        notes.append(_stunning_or_subduing__unread4)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('stunning_or_subduing',),
+        inputs={
+            'INT': v['INT'],
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'agility': v['agility'],
+            'hit_points': v['hit_points'],
+            'action': v['action'],
+            'target_stunned': v['target_stunned'],
+            'actor_stunned': v['actor_stunned'],
+            'stun_hit': v['stun_hit'],
+            'stun_damage': v['stun_damage'],
+        },
+        stats={'skill': e['skill'], 'agility': e['agility']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule superior_numbers, written out
+
+_superior_numbers__said3: Final = note_of(_superior_numbers__text1)
+
+
+def _resolve_superior_numbers(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Superior Numbers: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_superior_numbers__derive1_trace, -1, v, e))
+    e['can_attack'] = derived['can_attack'] = whole(min(v['attackers'], s.lookup('attackers_with_room', (v['attacker_weapons'],), 'value')))
+    trace.append(TraceEntry(_superior_numbers__derive2_trace, -1, v, e))
+    e['crowded_out'] = derived['crowded_out'] = whole(v['attackers'] - e['can_attack'])
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('superior_numbers',),
+        inputs={'attackers': v['attackers'], 'attacker_weapons': v['attacker_weapons']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_superior_numbers__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sweep_attacks, written out
+
+_sweep_attacks__said4: Final = restriction_of(_sweep_attacks__text1)
+_sweep_attacks__said6: Final = note_of(_sweep_attacks__text2)
+_sweep_attacks__unread1: Final = Note(
+    'sweep_attacks',
+    'Sweep Attacks',
+    '`action` had no effect: it is read only when sweep_defender',
+    kind='input',
+)
+_sweep_attacks__unread2: Final = Note(
+    'sweep_attacks',
+    'Sweep Attacks',
+    '`STR` had no effect: it is read only when sweep_defender; when action == parry',
+    kind='input',
+)
+_sweep_attacks__unread3: Final = Note(
+    'sweep_attacks',
+    'Sweep Attacks',
+    '`sweep_damage` had no effect: it is read only when sweep_defender; when action == parry',
+    kind='input',
+)
+
+
+def _resolve_sweep_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Sweep Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if not (v['sweep_defender'] or v['natural_sweep']) else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sweep_attacks__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_sweep_attacks__mod1, 'easy'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d3 = -1 if not (v['sweep_defender'] or v['natural_sweep']) else 0
+    held = []
+    trace.append(TraceEntry(_sweep_attacks__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_sweep_attacks__mod2, 2))
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
+    rolls: list[Roll] = []
+    if not v['sweep_defender']:
+        d5 = 0
+    elif v['action'] != 'parry':
+        d5 = 1
+    else:
+        d5 = -1
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_sweep_attacks__roll1_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_sweep_attacks[4]))
+    d4 = -1 if v['sweep_defender'] else 0
+    trace.append(TraceEntry(_sweep_attacks__text1_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_sweep_attacks__said4)
+    notes: list[Note] = [_sweep_attacks__said6]
+    if 'action' in given and d5 == 0:
+        notes.append(_sweep_attacks__unread1)
+    if 'STR' in given and 0 <= d5 < 2:
+        notes.append(_sweep_attacks__unread2)
+    if 'sweep_damage' in given and 0 <= d5 < 2:
+        notes.append(_sweep_attacks__unread3)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('sweep_attacks',),
+        inputs={
+            'STR': v['STR'],
+            'skill': v['skill'],
+            'damage': v['damage'],
+            'action': v['action'],
+            'natural_sweep': v['natural_sweep'],
+            'sweep_defender': v['sweep_defender'],
+            'sweep_damage': v['sweep_damage'],
+        },
+        stats={'skill': e['skill'], 'damage': e['damage']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule thrown_weapons, written out
+
+_thrown_weapons__said4: Final = note_of(_thrown_weapons__text1)
+_thrown_weapons__said5: Final = note_of(_thrown_weapons__text2)
+_thrown_weapons__said6: Final = note_of(_thrown_weapons__text3)
+
+
+def _resolve_thrown_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Thrown Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d3 = -1 if v['unskilled_close'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_thrown_weapons__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_thrown_weapons__mod2, 'difficult'))
+        where.append(2)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    d2 = -1 if v['thrown_attack'] and not v['unskilled_close'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_thrown_weapons__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_thrown_weapons__mod1, -2))
+        where.append(1)
+    e['damage_bonus'] = settle_held(_BOOK, 'damage_bonus', v['damage_bonus'], held, modifiers, where)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('thrown_weapons',),
+        inputs={
+            'skill': v['skill'],
+            'damage_bonus': v['damage_bonus'],
+            'thrown_attack': v['thrown_attack'],
+            'unskilled_close': v['unskilled_close'],
+        },
+        stats={'skill': e['skill'], 'damage_bonus': e['damage_bonus']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_thrown_weapons__said4, _thrown_weapons__said5, _thrown_weapons__said6),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule underwater_combat, written out
+
+_underwater_combat__said7: Final = restriction_of(_underwater_combat__text1)
+_underwater_combat__said9: Final = note_of(_underwater_combat__text2)
+_underwater_combat__unread1: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`damage_type` had no effect: it is read only when underwater and not acclimated',
+    kind='input',
+)
+_underwater_combat__unread2: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`close_or_small` had no effect: it is read only when underwater and not acclimated',
+    kind='input',
+)
+_underwater_combat__unread3: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`swim` had no effect: it is read only when underwater and not acclimated; unless close_or_small',
+    kind='input',
+)
+_underwater_combat__unread4: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`swimming` had no effect: it is read only when underwater and not acclimated',
+    kind='input',
+)
+_underwater_combat__unread5: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`shield_parry` had no effect: it is read only when underwater and not acclimated',
+    kind='input',
+)
+
+
+def _resolve_underwater_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Underwater Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    if not (v['underwater'] and not v['acclimated']):
+        d4 = 0
+    elif v['close_or_small']:
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['underwater'] and not v['acclimated']):
+        d6 = 0
+    elif not v['shield_parry']:
+        d6 = 1
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_underwater_combat__mod2_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_underwater_combat__mod2, v['swim']))
+        where.append(3)
+    trace.append(TraceEntry(_underwater_combat__mod3_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_underwater_combat__mod3, 'impossible'))
+        where.append(5)
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers, where)
+    if not (v['underwater'] and not v['acclimated']):
+        d2 = 0
+    elif v['damage_type'] == 'impaling':
+        d2 = 1
+    else:
+        d2 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_underwater_combat__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_underwater_combat__mod1, 2))
+        where.append(1)
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers, where)
+    if not (v['underwater'] and not v['acclimated']):
+        d3 = 0
+    elif v['damage_type'] == 'impaling':
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_underwater_combat__derive1_trace, d3, v, e))
+    if d3 < 0:
+        e['water_armor'] = derived['water_armor'] = whole(3)
+    else:
+        e.wait('water_armor', lambda: whole(3))
+    d8 = -1 if v['underwater'] and not v['acclimated'] else 0
+    trace.append(TraceEntry(_underwater_combat__derive2_trace, d8, v, e))
+    if d8 < 0:
+        e['fatigue_factor'] = derived['fatigue_factor'] = whole(2)
+    else:
+        e.wait('fatigue_factor', lambda: whole(2))
+    rolls: list[Roll] = []
+    if not (v['underwater'] and not v['acclimated']):
+        d5 = 0
+    elif not v['swimming']:
+        d5 = 1
+    else:
+        d5 = -1
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_underwater_combat__roll1_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_underwater_combat[4]))
+    if not (v['underwater'] and not v['acclimated']):
+        d7 = 0
+    elif not v['shield_parry']:
+        d7 = 1
+    else:
+        d7 = -1
+    d9 = -1 if v['underwater'] and not v['acclimated'] else 0
+    trace.append(TraceEntry(_underwater_combat__text1_trace, d7, v, e))
+    trace.append(TraceEntry(_underwater_combat__text2_trace, d9, v, e))
+    restrictions: list[Restriction] = []
+    if d7 < 0:
+        restrictions.append(_underwater_combat__said7)
+    notes: list[Note] = []
+    if d9 < 0:
+        notes.append(_underwater_combat__said9)
+    if 'damage_type' in given and d2 == 0 and d3 == 0:
+        notes.append(_underwater_combat__unread1)
+    if 'close_or_small' in given and d4 == 0:
+        notes.append(_underwater_combat__unread2)
+    if 'swim' in given and 0 <= d4 < 2 and 0 <= d5 < 2:
+        notes.append(_underwater_combat__unread3)
+    if 'swimming' in given and d5 == 0:
+        notes.append(_underwater_combat__unread4)
+    if 'shield_parry' in given and d6 == 0 and d7 == 0:
+        notes.append(_underwater_combat__unread5)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('underwater_combat',),
+        inputs={
+            'skill': v['skill'],
+            'damage': v['damage'],
+            'swim': v['swim'],
+            'underwater': v['underwater'],
+            'swimming': v['swimming'],
+            'damage_type': v['damage_type'],
+            'close_or_small': v['close_or_small'],
+            'shield_parry': v['shield_parry'],
+            'acclimated': v['acclimated'],
+        },
+        stats={'skill': e['skill'], 'damage': e['damage']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule vacuum, written out
+
+_vacuum__trace1: Final = within(_attack__roll1_trace, ('when sight_roll',), (('sight_roll',),))
+_vacuum__said7: Final = note_of(_vacuum__text1)
+_vacuum__said8: Final = note_of(_vacuum__text2)
+_vacuum__unread1: Final = Note(
+    'vacuum',
+    'Vacuum',
+    '`INT` had no effect: it is read only unless exhaled; when abrupt',
+    kind='input',
+)
+_vacuum__unread2: Final = Note(
+    'vacuum',
+    'Vacuum',
+    '`stamina` had no effect: it is read only when abrupt',
+    kind='input',
+)
+
+
+def _resolve_vacuum(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Vacuum: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d6 = -1 if v['vacuum_round'] > v['CON'] * 2 and v['sight_roll'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_vacuum__mod1_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_vacuum__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    d2 = -1 if v['vacuum_round'] > v['suit_armor'] else 0
+    trace.append(TraceEntry(_vacuum__derive1_trace, d2, v, e))
+    if d2 < 0:
+        e['hemorrhage'] = derived['hemorrhage'] = whole(Fraction(2) ** (v['vacuum_round'] - v['suit_armor'] - 1))
+    else:
+        e.wait('hemorrhage', lambda: whole(Fraction(2) ** (v['vacuum_round'] - v['suit_armor'] - 1)))
+    d3 = -1 if not v['exhaled'] else 0
+    trace.append(TraceEntry(_vacuum__derive2_trace, d3, v, e))
+    if d3 < 0:
+        e['lung_damage'] = derived['lung_damage'] = whole(Dice(((1, 6),)).plus(2))
+    else:
+        e.wait('lung_damage', lambda: whole(Dice(((1, 6),)).plus(2)))
+    rolls: list[Roll] = []
+    d1 = -1 if v['sight_roll'] else 0
+    if v['exhaled']:
+        d4 = 0
+    elif not v['abrupt']:
+        d4 = 1
+    else:
+        d4 = -1
+    d5 = -1 if v['abrupt'] else 0
+    trace.append(TraceEntry(_vacuum__trace1, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_vacuum__roll1_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_vacuum[3]))
+    trace.append(TraceEntry(_vacuum__roll2_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_vacuum[4]))
+    notes: list[Note] = [_vacuum__said7, _vacuum__said8]
+    if 'INT' in given and 0 <= d4 < 2:
+        notes.append(_vacuum__unread1)
+    if 'stamina' in given and d5 == 0:
+        notes.append(_vacuum__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('vacuum',),
+        inputs={
+            'CON': v['CON'],
+            'INT': v['INT'],
+            'skill': v['skill'],
+            'stamina': v['stamina'],
+            'vacuum_round': v['vacuum_round'],
+            'exhaled': v['exhaled'],
+            'suit_armor': v['suit_armor'],
+            'abrupt': v['abrupt'],
+            'sight_roll': v['sight_roll'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule volley_fire, written out
+
+_volley_fire__said5: Final = restriction_of(_volley_fire__text1)
+_volley_fire__said6: Final = note_of(_volley_fire__text2)
+_volley_fire__said7: Final = note_of(_volley_fire__text3)
+
+
+def _resolve_volley_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Volley Fire: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_volley_fire__mod1_trace, -1, v, e))
+    held.append((_volley_fire__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['dex_rank'] is None:
+        v['dex_rank'] = whole(v['DEX'])
+    trace.append(TraceEntry(_volley_fire__derive1_trace, -1, v, e))
+    e['volley_attacks'] = derived['volley_attacks'] = whole(min(v['attacks_per_round'], round_value(Fraction(v['dex_rank']) / 5, 'down') + 1))
+    trace.append(TraceEntry(_volley_fire__derive2_trace, -1, v, e))
+    e['last_volley_rank'] = derived['last_volley_rank'] = whole(v['dex_rank'] - 5 * (e['volley_attacks'] - 1))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('volley_fire',),
+        inputs={
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'dex_rank': v['dex_rank'],
+            'attacks_per_round': v['attacks_per_round'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(_volley_fire__said5,),
+        notes=(_volley_fire__said6, _volley_fire__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule weapon_length, written out
+
+_weapon_length__said3: Final = note_of(_weapon_length__text1)
+_weapon_length__said6: Final = note_of(_weapon_length__text2)
+_weapon_length__said7: Final = note_of(_weapon_length__text3)
+_weapon_length__unread1: Final = Note(
+    'weapon_length',
+    'Weapon Length',
+    '`action` had no effect: it is read only when my_length == short and their_length == long',
+    kind='input',
+)
+
+
+def _resolve_weapon_length(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Weapon Length: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if not (v['my_length'] == 'short' and v['their_length'] == 'long'):
+        d4 = 0
+    elif not (v['inside_guard'] and v['action'] == 'attack'):
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['my_length'] == 'long' and v['their_length'] == 'short' and v['inside_guard']):
+        d5 = 0
+    elif v['action'] not in ('attack', 'parry'):
+        d5 = 1
+    else:
+        d5 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_weapon_length__mod1_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_weapon_length__mod1, 'easy'))
+    trace.append(TraceEntry(_weapon_length__mod2_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_weapon_length__mod2, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    trace.append(TraceEntry(_weapon_length__derive1_trace, -1, v, e))
+    e['strikes_first'] = derived['strikes_first'] = whole(v['my_length'] == 'long' and ('short', 'medium', 'long').index(v['their_length']) < ('short', 'medium', 'long').index('long'))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    if not (v['my_length'] == 'short' and v['their_length'] == 'long'):
+        d3 = 0
+    elif v['inside_guard']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_weapon_length__text1_trace, d3, v, e))
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_weapon_length__said3)
+    notes.append(_weapon_length__said6)
+    notes.append(_weapon_length__said7)
+    if 'action' in given and d4 == 0 and d5 == 0:
+        notes.append(_weapon_length__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('weapon_length',),
+        inputs={
+            'skill': v['skill'],
+            'action': v['action'],
+            'my_length': v['my_length'],
+            'their_length': v['their_length'],
+            'inside_guard': v['inside_guard'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule wind, written out
+
+_wind__said5: Final = note_of(_wind__text1)
+_wind__said6: Final = note_of(_wind__text2)
+_wind__unread1: Final = Note(
+    'wind',
+    'Wind',
+    '`STR` had no effect: it is read only when wind_str >= 2',
+    kind='input',
+)
+
+
+def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Wind: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['wind_affected'] else 0
+    d3 = -1 if v['wind_affected'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_wind__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_wind__mod1, s.lookup('wind_strength', (v['wind_str'],), 'modifier')))
+    trace.append(TraceEntry(_wind__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_wind__mod2, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    trace.append(TraceEntry(_wind__derive1_trace, -1, v, e))
+    e['wind_name'] = derived['wind_name'] = whole(s.lookup('wind_strength', (v['wind_str'],), 'wind'))
+    rolls: list[Roll] = []
+    d4 = -1 if v['wind_str'] >= 2 else 0
+    trace.append(TraceEntry(_wind__roll1_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_wind[3]))
+    notes: list[Note] = [_wind__said5, _wind__said6]
+    if 'STR' in given and d4 == 0:
+        notes.append(_wind__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('wind',),
+        inputs={
+            'STR': v['STR'],
+            'skill': v['skill'],
+            'wind_str': v['wind_str'],
+            'wind_affected': v['wind_affected'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule cloud_cover, written out
+
+_cloud_cover__said4: Final = note_of(_cloud_cover__text1)
+_cloud_cover__said5: Final = note_of(_cloud_cover__text2)
+_cloud_cover__said6: Final = note_of(_cloud_cover__text3)
+
+
+def _resolve_cloud_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Cloud Cover: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['sky_skill'] else 0
+    d2 = -1 if v['sky_skill'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_cloud_cover__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_cloud_cover__mod1, s.lookup('cloud_cover_levels', (v['clouds'],), 'modifier')))
+    trace.append(TraceEntry(_cloud_cover__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_cloud_cover__mod2, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_cloud_cover__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_cloud_cover[2]))
+    d4 = -1 if v['clouds'] in ('severe_clouds', 'complete_clouds') else 0
+    trace.append(TraceEntry(_cloud_cover__text1_trace, d4, v, e))
+    notes: list[Note] = []
+    if d4 < 0:
+        notes.append(_cloud_cover__said4)
+    notes.append(_cloud_cover__said5)
+    notes.append(_cloud_cover__said6)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('cloud_cover',),
+        inputs={'skill': v['skill'], 'clouds': v['clouds'], 'sky_skill': v['sky_skill']},
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule rain, written out
+
+_rain__said4: Final = note_of(_rain__text1)
+_rain__unread1: Final = Note(
+    'rain',
+    'Rain',
+    '`precipitation_kind` had no effect: it is read only when weather_skill',
+    kind='input',
+)
+
+
+def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Rain: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['weather_skill'] else 0
+    d3 = -1 if v['weather_skill'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_rain__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_rain__mod1, s.lookup('precipitation', (v['precipitation_kind'],), 'value')))
+    trace.append(TraceEntry(_rain__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_rain__mod2, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    notes: list[Note] = [_rain__said4]
+    if 'precipitation_kind' in given and d2 == 0:
+        notes.append(_rain__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('rain',),
+        inputs={
+            'skill': v['skill'],
+            'precipitation_kind': v['precipitation_kind'],
+            'weather_skill': v['weather_skill'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule weather_conditions, written out
+
+_weather_conditions__said5: Final = note_of(_wind__text1)
+_weather_conditions__said6: Final = note_of(_wind__text2)
+_weather_conditions__said10: Final = note_of(_cloud_cover__text1)
+_weather_conditions__said11: Final = note_of(_cloud_cover__text2)
+_weather_conditions__said12: Final = note_of(_cloud_cover__text3)
+_weather_conditions__said16: Final = note_of(_rain__text1)
+_weather_conditions__said17: Final = note_of(_weather_conditions__text1)
+_weather_conditions__unread1: Final = Note(
+    'wind',
+    'Wind',
+    '`STR` had no effect: it is read only when wind_str >= 2',
+    kind='input',
+)
+_weather_conditions__unread2: Final = Note(
+    'rain',
+    'Rain',
+    '`precipitation_kind` had no effect: it is read only when weather_skill',
+    kind='input',
+)
+
+
+def _resolve_weather_conditions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Weather Conditions: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['wind_affected'] else 0
+    d3 = -1 if v['wind_affected'] else 0
+    d7 = -1 if v['sky_skill'] else 0
+    d8 = -1 if v['sky_skill'] else 0
+    d14 = -1 if v['weather_skill'] else 0
+    d15 = -1 if v['weather_skill'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_wind__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_wind__mod1, s.lookup('wind_strength', (v['wind_str'],), 'modifier')))
+    trace.append(TraceEntry(_wind__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_wind__mod2, 0))
+    trace.append(TraceEntry(_cloud_cover__mod1_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_cloud_cover__mod1, s.lookup('cloud_cover_levels', (v['clouds'],), 'modifier')))
+    trace.append(TraceEntry(_cloud_cover__mod2_trace, d8, v, e))
+    if d8 < 0:
+        held.append((_cloud_cover__mod2, 0))
+    trace.append(TraceEntry(_rain__mod1_trace, d14, v, e))
+    if d14 < 0:
+        held.append((_rain__mod1, s.lookup('precipitation', (v['precipitation_kind'],), 'value')))
+    trace.append(TraceEntry(_rain__mod2_trace, d15, v, e))
+    if d15 < 0:
+        held.append((_rain__mod2, 0))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    trace.append(TraceEntry(_wind__derive1_trace, -1, v, e))
+    e['wind_name'] = derived['wind_name'] = whole(s.lookup('wind_strength', (v['wind_str'],), 'wind'))
+    rolls: list[Roll] = []
+    d4 = -1 if v['wind_str'] >= 2 else 0
+    trace.append(TraceEntry(_wind__roll1_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _rule_wind[3]))
+    trace.append(TraceEntry(_cloud_cover__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_cloud_cover[2]))
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    d10 = -1 if v['clouds'] in ('severe_clouds', 'complete_clouds') else 0
+    trace.append(TraceEntry(_cloud_cover__text1_trace, d10, v, e))
+    notes: list[Note] = []
+    notes.append(_weather_conditions__said5)
+    notes.append(_weather_conditions__said6)
+    if d10 < 0:
+        notes.append(_weather_conditions__said10)
+    notes.append(_weather_conditions__said11)
+    notes.append(_weather_conditions__said12)
+    notes.append(_weather_conditions__said16)
+    notes.append(_weather_conditions__said17)
+    if 'STR' in given and d4 == 0:
+        notes.append(_weather_conditions__unread1)
+    if 'precipitation_kind' in given and d14 == 0:
+        notes.append(_weather_conditions__unread2)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('weather_conditions',),
+        inputs={
+            'STR': v['STR'],
+            'skill': v['skill'],
+            'wind_str': v['wind_str'],
+            'wind_affected': v['wind_affected'],
+            'clouds': v['clouds'],
+            'sky_skill': v['sky_skill'],
+            'precipitation_kind': v['precipitation_kind'],
+            'weather_skill': v['weather_skill'],
+        },
+        stats={'skill': e['skill']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zero_gravity_combat, written out
+
+_zero_gravity_combat__said5: Final = note_of(_zero_gravity_combat__text1)
+_zero_gravity_combat__unread1: Final = Note(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    '`impact_damage` had no effect: it is read only unless braced',
+    kind='input',
+)
+
+
+def _resolve_zero_gravity_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zero-gravity Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['agility'] is None:
+        v['agility'] = whole(v['DEX'] * 5)
+    e['agility'] = v['agility']
+    d3 = -1 if v['zero_g_failed'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_zero_gravity_combat__mod1_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_zero_gravity_combat__mod1, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    d4 = -1 if not v['braced'] else 0
+    trace.append(TraceEntry(_zero_gravity_combat__derive1_trace, d4, v, e))
+    if d4 < 0:
+        e['impact'] = derived['impact'] = whole(round_value(Fraction(v['impact_damage']) / 2, 'up'))
+    else:
+        e.wait('impact', lambda: whole(round_value(Fraction(v['impact_damage']) / 2, 'up')))
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_attack[0]))
+    trace.append(TraceEntry(_zero_gravity_combat__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_zero_gravity_combat[1]))
+    d5 = -1 if not v['braced'] else 0
+    trace.append(TraceEntry(_zero_gravity_combat__text1_trace, d5, v, e))
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_zero_gravity_combat__said5)
+    if 'impact_damage' in given and d4 == 0:
+        notes.append(_zero_gravity_combat__unread1)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('zero_gravity_combat',),
+        inputs={
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'agility': v['agility'],
+            'zero_g_failed': v['zero_g_failed'],
+            'braced': v['braced'],
+            'impact_damage': v['impact_damage'],
+        },
+        stats={'skill': e['skill'], 'agility': e['agility']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -8817,6 +13983,48 @@ _BOOK: Final = Book(
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',
+    straight={
+        'attack': _resolve_attack,
+        'explosions': _resolve_explosions,
+        'point_blank_range': _resolve_point_blank_range,
+        'falling': _resolve_falling,
+        'fighting_while_down': _resolve_fighting_while_down,
+        'fire_and_heat': _resolve_fire_and_heat,
+        'firing_into_combat': _resolve_firing_into_combat,
+        'fortified_positions': _resolve_fortified_positions,
+        'improvised_wear': _resolve_improvised_wear,
+        'improvised_weapons': _resolve_improvised_weapons,
+        'improvised_parrying_weapons': _resolve_improvised_parrying_weapons,
+        'knockback': _resolve_knockback,
+        'knockout_attacks': _resolve_knockout_attacks,
+        'light_sources': _resolve_light_sources,
+        'mass_combat': _resolve_mass_combat,
+        'missile_fire_while_moving': _resolve_missile_fire_while_moving,
+        'superior_position': _resolve_superior_position,
+        'natural_weapons': _resolve_natural_weapons,
+        'poisons': _resolve_poisons,
+        'poison_antidotes': _resolve_poison_antidotes,
+        'prone': _resolve_prone,
+        'pulling_blows': _resolve_pulling_blows,
+        'quickdraws': _resolve_quickdraws,
+        'radiation': _resolve_radiation,
+        'shields_and_missile_fire': _resolve_shields_and_missile_fire,
+        'shooting_up_or_down': _resolve_shooting_up_or_down,
+        'slippery_surfaces': _resolve_slippery_surfaces,
+        'stunning_or_subduing': _resolve_stunning_or_subduing,
+        'superior_numbers': _resolve_superior_numbers,
+        'sweep_attacks': _resolve_sweep_attacks,
+        'thrown_weapons': _resolve_thrown_weapons,
+        'underwater_combat': _resolve_underwater_combat,
+        'vacuum': _resolve_vacuum,
+        'volley_fire': _resolve_volley_fire,
+        'weapon_length': _resolve_weapon_length,
+        'wind': _resolve_wind,
+        'cloud_cover': _resolve_cloud_cover,
+        'rain': _resolve_rain,
+        'weather_conditions': _resolve_weather_conditions,
+        'zero_gravity_combat': _resolve_zero_gravity_combat,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -8843,6 +14051,11 @@ def attack(*, skill: int = 50) -> Resolution:
 
     - roll hit: d100 <= skill
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill}
+        return _resolve_attack(values, _NOTHING)
     return resolve_rule(_BOOK, 'attack', (skill,))
 
 @inputs_by_name
@@ -8880,6 +14093,22 @@ def point_blank_range(
     - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
     - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and type(target_range) is int and 0 <= target_range <= 20000
+        and type(missile_kind) is str and missile_kind in ('firearm', 'energy', 'crossbow', 'bow', 'thrown')
+        and type(reach) is int and 1 <= reach <= 2
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'skill': skill,
+            'target_range': target_range,
+            'missile_kind': missile_kind,
+            'reach': reach,
+        }
+        return _resolve_point_blank_range(values, changed(('missile_kind', missile_kind, 'firearm'), ('DEX', DEX, 10)))
     return resolve_rule(
         _BOOK,
         'point_blank_range',
@@ -8959,6 +14188,22 @@ def fighting_while_down(
     - cannot attack with a two-handed weapon while down (when actor_prone; when two_handed)
     - skill is easy (when target_prone)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(actor_prone) is bool
+        and type(target_prone) is bool
+        and type(two_handed) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'action': action,
+            'actor_prone': actor_prone,
+            'target_prone': target_prone,
+            'two_handed': two_handed,
+        }
+        return _resolve_fighting_while_down(values, changed(('two_handed', two_handed, False), ('action', action, 'attack')))
     return resolve_rule(
         _BOOK,
         'fighting_while_down',
@@ -8986,6 +14231,26 @@ def fire_and_heat(
     - roll burn_luck: d100 <= luck (when burn_damage > hit_points / 4 round up)
     - roll extinguish: d100 <= luck (when extinguishing)
     """
+    if (
+        type(POW) is int and 1 <= POW <= 100
+        and (luck is None or (type(luck) is int and 0 <= luck <= 200))
+        and type(hit_points) is int and 1 <= hit_points <= 200
+        and type(fire) is str and fire in ('candle', 'torch', 'campfire', 'bonfire', 'burning_building', 'intense')
+        and type(clothed_unarmored) is bool
+        and type(burn_damage) is int and 0 <= burn_damage <= 500
+        and type(extinguishing) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'POW': POW,
+            'luck': luck,
+            'hit_points': hit_points,
+            'fire': fire,
+            'clothed_unarmored': clothed_unarmored,
+            'burn_damage': burn_damage,
+            'extinguishing': extinguishing,
+        }
+        return _resolve_fire_and_heat(values, changed(('POW', POW, 10)))
     return resolve_rule(
         _BOOK,
         'fire_and_heat',
@@ -9011,6 +14276,22 @@ def firing_into_combat(
     - skill +5% per extra_bodies (when extra_bodies > 0)
     - skill min 0
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(into_combat) is bool
+        and type(engaged) is bool
+        and type(both_close) is bool
+        and type(extra_bodies) is int and 0 <= extra_bodies <= 50
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'into_combat': into_combat,
+            'engaged': engaged,
+            'both_close': both_close,
+            'extra_bodies': extra_bodies,
+        }
+        return _resolve_firing_into_combat(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'firing_into_combat',
@@ -9031,6 +14312,18 @@ def fortified_positions(
     - skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
     - cannot hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(attack_kind) is str and attack_kind in ('hand_to_hand', 'missile')
+        and type(fortified) is str and fortified in ('open', 'behind_fortification', 'crouched_behind')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'attack_kind': attack_kind,
+            'fortified': fortified,
+        }
+        return _resolve_fortified_positions(values, changed(('attack_kind', attack_kind, 'hand_to_hand')))
     return resolve_rule(_BOOK, 'fortified_positions', (skill, attack_kind, fortified))
 
 @inputs_by_name
@@ -9039,6 +14332,12 @@ def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resoluti
 
     - derive weapon_wear = max(1, parried_damage - weapon_hp)
     """
+    if (
+        type(weapon_hp) is int and 1 <= weapon_hp <= 100
+        and type(parried_damage) is int and 0 <= parried_damage <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
+        return _resolve_improvised_wear(values, _NOTHING)
     return resolve_rule(_BOOK, 'improvised_wear', (weapon_hp, parried_damage))
 
 @inputs_by_name
@@ -9047,6 +14346,12 @@ def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resol
 
     - as improvised_wear
     """
+    if (
+        type(weapon_hp) is int and 1 <= weapon_hp <= 100
+        and type(parried_damage) is int and 0 <= parried_damage <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
+        return _resolve_improvised_weapons(values, _NOTHING)
     return resolve_rule(_BOOK, 'improvised_weapons', (weapon_hp, parried_damage))
 
 @inputs_by_name
@@ -9092,6 +14397,32 @@ def knockback(
     - derive knocked_meters = max(0, knockback_damage - knock_siz) / 5 round down (unless from_above)
     - roll stay_standing: d100 <= agility
     """
+    if (
+        type(SIZ) is int and 1 <= SIZ <= 200
+        and type(DEX) is int and 1 <= DEX <= 100
+        and (agility is None or (type(agility) is int and 0 <= agility <= 200))
+        and type(ride) is int and 0 <= ride <= 200
+        and (knock_siz is None or (type(knock_siz) is int and 0 <= knock_siz <= 400))
+        and type(knockback_damage) is int and 0 <= knockback_damage <= 400
+        and type(mount_siz) is int and 0 <= mount_siz <= 400
+        and type(kept_seat) is bool
+        and type(from_above) is bool
+        and type(half_siz_threshold) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'SIZ': SIZ,
+            'DEX': DEX,
+            'agility': agility,
+            'ride': ride,
+            'knock_siz': knock_siz,
+            'knockback_damage': knockback_damage,
+            'mount_siz': mount_siz,
+            'kept_seat': kept_seat,
+            'from_above': from_above,
+            'half_siz_threshold': half_siz_threshold,
+        }
+        return _resolve_knockback(values, changed(('ride', ride, 50), ('knockback_damage', knockback_damage, 0)))
     return resolve_rule(
         _BOOK,
         'knockback',
@@ -9123,6 +14454,13 @@ def knockout_attacks(
     - cannot knock out a being without a clearly defined head (unless headed)
     - derive knocked_out = d10 + 10 (when wound == major)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(wound) is str and wound in ('minor', 'major')
+        and type(headed) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill, 'wound': wound, 'headed': headed}
+        return _resolve_knockout_attacks(values, _NOTHING)
     return resolve_rule(_BOOK, 'knockout_attacks', (skill, wound, headed))
 
 @inputs_by_name
@@ -9145,6 +14483,28 @@ def light_sources(
     - skill is difficult (when careful_light)
     - roll keeps_burning: d100 <= luck (when light_dropped)
     """
+    if (
+        type(POW) is int and 1 <= POW <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (luck is None or (type(luck) is int and 0 <= luck <= 200))
+        and type(spot) is int and 0 <= spot <= 200
+        and type(light) is str and light in ('long_candle', 'short_candle', 'torch_light', 'lantern')
+        and type(light_distance) is int and 0 <= light_distance <= 10000
+        and type(careful_light) is bool
+        and type(light_dropped) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'POW': POW,
+            'skill': skill,
+            'luck': luck,
+            'spot': spot,
+            'light': light,
+            'light_distance': light_distance,
+            'careful_light': careful_light,
+            'light_dropped': light_dropped,
+        }
+        return _resolve_light_sources(values, changed(('spot', spot, 25)))
     return resolve_rule(
         _BOOK,
         'light_sources',
@@ -9165,6 +14525,22 @@ def mass_combat(
     - roll mass_luck: d100 <= luck (when immersed)
     - roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
     """
+    if (
+        type(POW) is int and 1 <= POW <= 100
+        and (luck is None or (type(luck) is int and 0 <= luck <= 200))
+        and type(immersed) is bool
+        and type(side_pot) is int and 0 <= side_pot <= 100
+        and type(enemy_pot) is int and 0 <= enemy_pot <= 100
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'POW': POW,
+            'luck': luck,
+            'immersed': immersed,
+            'side_pot': side_pot,
+            'enemy_pot': enemy_pot,
+        }
+        return _resolve_mass_combat(values, _NOTHING)
     return resolve_rule(_BOOK, 'mass_combat', (POW, luck, immersed, side_pot, enemy_pot))
 
 @inputs_by_name
@@ -9188,6 +14564,28 @@ def missile_fire_while_moving(
     - skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
     - skill is one_fifth (when moving != still; when fire_direction == behind)
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (agility is None or (type(agility) is int and 0 <= agility <= 200))
+        and type(jump) is int and 0 <= jump <= 200
+        and type(ride) is int and 0 <= ride <= 200
+        and type(missile_kind) is str and missile_kind in ('firearm', 'energy', 'crossbow', 'bow', 'thrown')
+        and type(moving) is str and moving in ('still', 'mounted', 'running', 'leaping')
+        and type(fire_direction) is str and fire_direction in ('ahead', 'sideways', 'behind')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'skill': skill,
+            'agility': agility,
+            'jump': jump,
+            'ride': ride,
+            'missile_kind': missile_kind,
+            'moving': moving,
+            'fire_direction': fire_direction,
+        }
+        return _resolve_missile_fire_while_moving(values, changed(('ride', ride, 50), ('jump', jump, 25), ('fire_direction', fire_direction, 'ahead'), ('missile_kind', missile_kind, 'firearm')))
     return resolve_rule(
         _BOOK,
         'missile_fire_while_moving',
@@ -9209,6 +14607,22 @@ def superior_position(
     - skill +10% (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     - derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(superior) is bool
+        and type(long_weapon) is bool
+        and type(opponent_long_weapon) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'action': action,
+            'superior': superior,
+            'long_weapon': long_weapon,
+            'opponent_long_weapon': opponent_long_weapon,
+        }
+        return _resolve_superior_position(values, changed(('opponent_long_weapon', opponent_long_weapon, False), ('long_weapon', long_weapon, False)))
     return resolve_rule(
         _BOOK,
         'superior_position',
@@ -9302,6 +14716,13 @@ def poisons(
     - derive poison_damage_resisted = POT / 2 round up
     - derive poison_onset = poison_delay[poison_speed]
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and type(POT) is int and 0 <= POT <= 100
+        and type(poison_speed) is str and poison_speed in ('fast', 'slow')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'CON': CON, 'POT': POT, 'poison_speed': poison_speed}
+        return _resolve_poisons(values, _NOTHING)
     return resolve_rule(_BOOK, 'poisons', (CON, POT, poison_speed))
 
 @inputs_by_name
@@ -9318,6 +14739,20 @@ def poison_antidotes(
     - POT min 0
     - as poisons
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and type(POT) is int and 0 <= POT <= 100
+        and type(antidote_pot) is int and 0 <= antidote_pot <= 100
+        and type(poison_speed) is str and poison_speed in ('fast', 'slow')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'CON': CON,
+            'POT': POT,
+            'antidote_pot': antidote_pot,
+            'poison_speed': poison_speed,
+        }
+        return _resolve_poison_antidotes(values, _NOTHING)
     return resolve_rule(_BOOK, 'poison_antidotes', (CON, POT, antidote_pot, poison_speed))
 
 @inputs_by_name
@@ -9344,6 +14779,32 @@ def prone(
     - cannot add a positive damage modifier while prone (when actor_prone)
     - skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(base_range) is int and 1 <= base_range <= 5000
+        and type(target_range) is int and 0 <= target_range <= 20000
+        and type(missile_kind) is str and missile_kind in ('firearm', 'energy', 'crossbow', 'bow', 'thrown')
+        and type(attack_kind) is str and attack_kind in ('hand_to_hand', 'missile')
+        and type(actor_prone) is bool
+        and type(target_prone) is bool
+        and type(voluntarily_prone) is bool
+        and type(getting_up) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'action': action,
+            'base_range': base_range,
+            'target_range': target_range,
+            'missile_kind': missile_kind,
+            'attack_kind': attack_kind,
+            'actor_prone': actor_prone,
+            'target_prone': target_prone,
+            'voluntarily_prone': voluntarily_prone,
+            'getting_up': getting_up,
+        }
+        return _resolve_prone(values, changed(('attack_kind', attack_kind, 'hand_to_hand'), ('target_range', target_range, 10), ('base_range', base_range, 50), ('action', action, 'attack'), ('missile_kind', missile_kind, 'firearm'), ('voluntarily_prone', voluntarily_prone, False), ('getting_up', getting_up, False)))
     return resolve_rule(
         _BOOK,
         'prone',
@@ -9392,6 +14853,24 @@ def quickdraws(
     - roll draw_first: resist DEX vs opponent_DEX (unless after_exchange)
     - skill is difficult (when after_exchange and action in {parry, dodge})
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and type(spot) is int and 0 <= spot <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(opponent_DEX) is int and 1 <= opponent_DEX <= 100
+        and type(after_exchange) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'skill': skill,
+            'spot': spot,
+            'action': action,
+            'opponent_DEX': opponent_DEX,
+            'after_exchange': after_exchange,
+        }
+        return _resolve_quickdraws(values, changed(('spot', spot, 25), ('DEX', DEX, 10), ('opponent_DEX', opponent_DEX, 10)))
     return resolve_rule(
         _BOOK,
         'quickdraws',
@@ -9423,6 +14902,26 @@ def radiation(
     - derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
     - roll mutation: d100 <= POW (when mutations)
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and type(POW) is int and 1 <= POW <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 200))
+        and type(radiation_pot) is int and 0 <= radiation_pot <= 100
+        and type(mutations) is bool
+        and type(physical_skill) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'CON': CON,
+            'POW': POW,
+            'skill': skill,
+            'stamina': stamina,
+            'radiation_pot': radiation_pot,
+            'mutations': mutations,
+            'physical_skill': physical_skill,
+        }
+        return _resolve_radiation(values, changed(('physical_skill', physical_skill, False), ('stamina', stamina, None), ('POW', POW, 10)))
     return resolve_rule(
         _BOOK,
         'radiation',
@@ -9441,6 +14940,18 @@ def shields_and_missile_fire(
     - roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
     - roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
     """
+    if (
+        type(shield) is str and shield in ('half', 'full', 'large')
+        and type(shield_use) is str and shield_use in ('in_combat', 'kneeling')
+        and type(fast_missile) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'shield': shield,
+            'shield_use': shield_use,
+            'fast_missile': fast_missile,
+        }
+        return _resolve_shields_and_missile_fire(values, changed(('shield', shield, 'full'), ('shield_use', shield_use, 'in_combat')))
     return resolve_rule(_BOOK, 'shields_and_missile_fire', (shield, shield_use, fast_missile))
 
 @inputs_by_name
@@ -9460,6 +14971,20 @@ def shooting_up_or_down(
     - skill +10% (when shot_direction == downward)
     - skill min 0
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(base_range) is int and 1 <= base_range <= 5000
+        and type(shot_angle) is int and 0 <= shot_angle <= 90
+        and type(shot_direction) is str and shot_direction in ('level', 'upward', 'downward')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'base_range': base_range,
+            'shot_angle': shot_angle,
+            'shot_direction': shot_direction,
+        }
+        return _resolve_shooting_up_or_down(values, changed(('base_range', base_range, 50)))
     return resolve_rule(
         _BOOK,
         'shooting_up_or_down',
@@ -9478,6 +15003,13 @@ def slippery_surfaces(
     - agility is difficult (when slick)
     - roll keep_footing: d100 <= agility
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and (agility is None or (type(agility) is int and 0 <= agility <= 200))
+        and type(slick) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'DEX': DEX, 'agility': agility, 'slick': slick}
+        return _resolve_slippery_surfaces(values, _NOTHING)
     return resolve_rule(_BOOK, 'slippery_surfaces', (DEX, agility, slick))
 
 @inputs_by_name
@@ -9505,6 +15037,32 @@ def stunning_or_subduing(
     - roll stun: resist stun_damage vs hit_points (when stun_hit)
     - derive stunned_rounds = stun_damage (when stun_hit)
     """
+    if (
+        type(INT) is int and 1 <= INT <= 100
+        and type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (agility is None or (type(agility) is int and 0 <= agility <= 200))
+        and type(hit_points) is int and 1 <= hit_points <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(target_stunned) is bool
+        and type(actor_stunned) is bool
+        and type(stun_hit) is bool
+        and type(stun_damage) is int and 0 <= stun_damage <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'INT': INT,
+            'DEX': DEX,
+            'skill': skill,
+            'agility': agility,
+            'hit_points': hit_points,
+            'action': action,
+            'target_stunned': target_stunned,
+            'actor_stunned': actor_stunned,
+            'stun_hit': stun_hit,
+            'stun_damage': stun_damage,
+        }
+        return _resolve_stunning_or_subduing(values, changed(('action', action, 'attack'), ('INT', INT, 10), ('stun_damage', stun_damage, 0), ('hit_points', hit_points, 12)))
     return resolve_rule(
         _BOOK,
         'stunning_or_subduing',
@@ -9533,6 +15091,12 @@ def superior_numbers(
     - derive can_attack = min(attackers, attackers_with_room[attacker_weapons])
     - derive crowded_out = attackers - can_attack
     """
+    if (
+        type(attackers) is int and 1 <= attackers <= 50
+        and type(attacker_weapons) is str and attacker_weapons in ('normal', 'large', 'long_spears')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'attackers': attackers, 'attacker_weapons': attacker_weapons}
+        return _resolve_superior_numbers(values, _NOTHING)
     return resolve_rule(_BOOK, 'superior_numbers', (attackers, attacker_weapons))
 
 @inputs_by_name
@@ -9683,6 +15247,30 @@ def vacuum(
     - roll eardrums: d100 <= stamina (when abrupt)
     - skill is difficult (when vacuum_round > CON * 2 and sight_roll)
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and type(INT) is int and 1 <= INT <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 200))
+        and type(vacuum_round) is int and 1 <= vacuum_round <= 1000
+        and type(exhaled) is bool
+        and type(suit_armor) is int and 0 <= suit_armor <= 40
+        and type(abrupt) is bool
+        and type(sight_roll) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'CON': CON,
+            'INT': INT,
+            'skill': skill,
+            'stamina': stamina,
+            'vacuum_round': vacuum_round,
+            'exhaled': exhaled,
+            'suit_armor': suit_armor,
+            'abrupt': abrupt,
+            'sight_roll': sight_roll,
+        }
+        return _resolve_vacuum(values, changed(('INT', INT, 10), ('stamina', stamina, None)))
     return resolve_rule(
         _BOOK,
         'vacuum',
@@ -9705,6 +15293,20 @@ def volley_fire(
     - derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
     - cannot parry or Dodge while launching volley attacks
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (dex_rank is None or (type(dex_rank) is int and 0 <= dex_rank <= 100))
+        and type(attacks_per_round) is int and 1 <= attacks_per_round <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'skill': skill,
+            'dex_rank': dex_rank,
+            'attacks_per_round': attacks_per_round,
+        }
+        return _resolve_volley_fire(values, _NOTHING)
     return resolve_rule(_BOOK, 'volley_fire', (DEX, skill, dex_rank, attacks_per_round))
 
 @inputs_by_name
@@ -9723,6 +15325,22 @@ def weapon_length(
     - skill is easy (when my_length == short and their_length == long; when inside_guard and action == attack)
     - skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(my_length) is str and my_length in ('short', 'medium', 'long')
+        and type(their_length) is str and their_length in ('short', 'medium', 'long')
+        and type(inside_guard) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'action': action,
+            'my_length': my_length,
+            'their_length': their_length,
+            'inside_guard': inside_guard,
+        }
+        return _resolve_weapon_length(values, changed(('action', action, 'attack')))
     return resolve_rule(
         _BOOK,
         'weapon_length',
@@ -9744,6 +15362,20 @@ def wind(
     - skill min 0 (when wind_affected)
     - roll stand_upright: resist STR vs wind_str (when wind_str >= 2)
     """
+    if (
+        type(STR) is int and 1 <= STR <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and type(wind_str) is int and 0 <= wind_str <= 40
+        and type(wind_affected) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'STR': STR,
+            'skill': skill,
+            'wind_str': wind_str,
+            'wind_affected': wind_affected,
+        }
+        return _resolve_wind(values, changed(('STR', STR, 10)))
     return resolve_rule(_BOOK, 'wind', (STR, skill, wind_str, wind_affected))
 
 @inputs_by_name
@@ -9759,6 +15391,13 @@ def cloud_cover(
     - skill min 0 (when sky_skill)
     - roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(clouds) is str and clouds in ('light_clouds', 'heavy_clouds', 'severe_clouds', 'complete_clouds')
+        and type(sky_skill) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'skill': skill, 'clouds': clouds, 'sky_skill': sky_skill}
+        return _resolve_cloud_cover(values, _NOTHING)
     return resolve_rule(_BOOK, 'cloud_cover', (skill, clouds, sky_skill))
 
 @inputs_by_name
@@ -9774,6 +15413,18 @@ def rain(
     - skill +precipitation[precipitation_kind] (when weather_skill)
     - skill min 0 (when weather_skill)
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(precipitation_kind) is str and precipitation_kind in ('dry', 'rain_fall', 'snow', 'sleet', 'hail')
+        and type(weather_skill) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'precipitation_kind': precipitation_kind,
+            'weather_skill': weather_skill,
+        }
+        return _resolve_rain(values, changed(('precipitation_kind', precipitation_kind, 'dry')))
     return resolve_rule(_BOOK, 'rain', (skill, precipitation_kind, weather_skill))
 
 @inputs_by_name
@@ -9794,6 +15445,28 @@ def weather_conditions(
     - as cloud_cover
     - as rain
     """
+    if (
+        type(STR) is int and 1 <= STR <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and type(wind_str) is int and 0 <= wind_str <= 40
+        and type(wind_affected) is bool
+        and type(clouds) is str and clouds in ('light_clouds', 'heavy_clouds', 'severe_clouds', 'complete_clouds')
+        and type(sky_skill) is bool
+        and type(precipitation_kind) is str and precipitation_kind in ('dry', 'rain_fall', 'snow', 'sleet', 'hail')
+        and type(weather_skill) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'STR': STR,
+            'skill': skill,
+            'wind_str': wind_str,
+            'wind_affected': wind_affected,
+            'clouds': clouds,
+            'sky_skill': sky_skill,
+            'precipitation_kind': precipitation_kind,
+            'weather_skill': weather_skill,
+        }
+        return _resolve_weather_conditions(values, changed(('STR', STR, 10), ('precipitation_kind', precipitation_kind, 'dry')))
     return resolve_rule(
         _BOOK,
         'weather_conditions',
@@ -9826,6 +15499,24 @@ def zero_gravity_combat(
     - skill is difficult (when zero_g_failed)
     - derive impact = impact_damage / 2 round up (unless braced)
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (agility is None or (type(agility) is int and 0 <= agility <= 200))
+        and type(zero_g_failed) is bool
+        and type(braced) is bool
+        and type(impact_damage) is int and 0 <= impact_damage <= 200
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'skill': skill,
+            'agility': agility,
+            'zero_g_failed': zero_g_failed,
+            'braced': braced,
+            'impact_damage': impact_damage,
+        }
+        return _resolve_zero_gravity_combat(values, changed(('impact_damage', impact_damage, 0)))
     return resolve_rule(
         _BOOK,
         'zero_gravity_combat',

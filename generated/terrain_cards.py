@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,93 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2325,12 +2415,26 @@ def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ..
     trace = step.trace
     if trace is None or not texts:
         return trace
+    return within(trace, texts, names)
+
+
+def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
+    """A trace spec with the clauses (as written, and the names each reads) of the `as`
+    statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
 
 
 def _text_result(spec: TextSpec) -> Restriction | Note:
-    if spec.kind == "cannot":
-        return Restriction(spec.rule, spec.source, spec.text)
+    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
+
+
+def restriction_of(spec: TextSpec) -> Restriction:
+    """What a `cannot` says when its conditions hold."""
+    return Restriction(spec.rule, spec.source, spec.text)
+
+
+def note_of(spec: TextSpec) -> Note:
+    """What a note or an erratum says when its conditions hold."""
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
@@ -2865,6 +2969,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -4219,6 +4326,13 @@ _other_mods_stack__mod1: Final = ModSpec(
     condition='when lof_skill != none; when range_mod != 0',
     label='Range MOD',
 )
+_other_mods_stack__mod1_trace: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +range_mod',
+    ('when lof_skill != none', 'when range_mod != 0'),
+    (('lof_skill',), ('range_mod',)),
+)
 _other_mods_stack__mod2: Final = ModSpec(
     key='other_mods_stack#2.2.1',
     rule='other_mods_stack',
@@ -4232,6 +4346,13 @@ _other_mods_stack__mod2: Final = ModSpec(
     condition='when lof_skill != none; when other_mods != 0',
     label='Special Skills, Equipment, Partial Cover, etc.',
 )
+_other_mods_stack__mod2_trace: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'attribute +other_mods',
+    ('when lof_skill != none', 'when other_mods != 0'),
+    (('lof_skill',), ('other_mods',)),
+)
 _other_mods_stack__text1: Final = TextSpec(
     key='other_mods_stack#3',
     rule='other_mods_stack',
@@ -4241,11 +4362,18 @@ _other_mods_stack__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_other_mods_stack__text1_trace: Final = TraceSpec(
+    'other_mods_stack',
+    'VIS',
+    'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.',
+    (),
+    (),
+)
 
 _rule_other_mods_stack: Final[tuple[Step, ...]] = (
-    Step('mod', _other_mods_stack__mod1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['range_mod'] != 0), TraceSpec('other_mods_stack', 'VIS', 'attribute +range_mod', ('when lof_skill != none', 'when range_mod != 0'), (('lof_skill',), ('range_mod',))), lambda s: s.v['range_mod'], (('lof_skill', 0), ('range_mod', 1))),
-    Step('mod', _other_mods_stack__mod2, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['other_mods'] != 0), TraceSpec('other_mods_stack', 'VIS', 'attribute +other_mods', ('when lof_skill != none', 'when other_mods != 0'), (('lof_skill',), ('other_mods',))), lambda s: s.v['other_mods'], (('lof_skill', 0), ('other_mods', 1))),
-    Step('text', _other_mods_stack__text1, (), TraceSpec('other_mods_stack', 'VIS', 'note: The MODs of a Zone of Visibility stack with the MODs for Special Skills, Equipment, Partial Cover, Range, etc.', (), ()), None, ()),
+    Step('mod', _other_mods_stack__mod1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['range_mod'] != 0), _other_mods_stack__mod1_trace, lambda s: s.v['range_mod'], (('lof_skill', 0), ('range_mod', 1))),
+    Step('mod', _other_mods_stack__mod2, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['other_mods'] != 0), _other_mods_stack__mod2_trace, lambda s: s.v['other_mods'], (('lof_skill', 0), ('other_mods', 1))),
+    Step('text', _other_mods_stack__text1, (), _other_mods_stack__text1_trace, None, ()),
 )
 """Other MODs of the roll (VIS).
 
@@ -4264,6 +4392,13 @@ _lof_roll__text1: Final = TextSpec(
     quote=None,
     condition='when lof_skill != none; when vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)',
 )
+_lof_roll__text1_trace: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'note: No roll: the LoF meets a Zero Visibility Zone (or a White Noise Zone, for an MSV trooper), so the Skill cannot be declared; only a BS Attack at -6 in response, facing the attacker, is rolled.',
+    ('when lof_skill != none', 'when vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'),
+    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill')),
+)
 _lof_roll__roll1: Final = RollSpec(
     key='lof_roll#3.1else.1',
     rule='lof_roll',
@@ -4281,6 +4416,13 @@ _lof_roll__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)',
+)
+_lof_roll__roll1_trace: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'roll lof',
+    ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'),
+    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill')),
 )
 _lof_roll__roll2: Final = RollSpec(
     key='lof_roll#3.1else.2.1',
@@ -4335,6 +4477,13 @@ _lof_roll__roll2_change5: Final = ChangeSpec(
     success=False,
     condition='when burst == 5',
 )
+_lof_roll__roll2_trace: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'roll hit',
+    ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)', 'when lof_skill == bs_attack'),
+    (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'), ('lof_skill',)),
+)
 _lof_roll__text2: Final = TextSpec(
     key='lof_roll#4',
     rule='lof_roll',
@@ -4344,13 +4493,20 @@ _lof_roll__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_lof_roll__text2_trace: Final = TraceSpec(
+    'lof_roll',
+    'VIS',
+    'note: A Zone MOD applies "to the relevant Attribute in the required Roll"; the roll is a d20 at or under that Attribute, after every MOD.',
+    (),
+    (),
+)
 
 _rule_lof_roll: Final[tuple[Step, ...]] = (
     Step('part', 'other_mods_stack', (), TraceSpec('lof_roll', 'VIS', 'as other_mods_stack', (), ())),
-    Step('text', _lof_roll__text1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), TraceSpec('lof_roll', 'VIS', 'note: No roll: the LoF meets a Zero Visibility Zone (or a White Noise Zone, for an MSV trooper), so the Skill cannot be declared; only a BS Attack at -6 in response, facing the attacker, is rolled.', ('when lof_skill != none', 'when vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'), (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'))), None, (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
-    Step('roll', _lof_roll__roll1, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack'))), TraceSpec('lof_roll', 'VIS', 'roll lof', ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)'), (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'))), (lambda s: (s.e['attribute'], 0, None, 0), ()), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
-    Step('roll', _lof_roll__roll2, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), lambda s: s.v['lof_skill'] == 'bs_attack'), TraceSpec('lof_roll', 'VIS', 'roll hit', ('when lof_skill != none', 'unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)', 'when lof_skill == bs_attack'), (('lof_skill',), ('vis', 'lof_zone', 'responding', 'facing', 'lof_skill'), ('lof_skill',))), (lambda s: (s.e['attribute'], 0, None, 0), ((_lof_roll__roll2_change1, (lambda s: s.e['burst'] == 1,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -5 dice', ('when burst == 1',), (('burst',),))), (_lof_roll__roll2_change2, (lambda s: s.e['burst'] == 2,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -4 dice', ('when burst == 2',), (('burst',),))), (_lof_roll__roll2_change3, (lambda s: s.e['burst'] == 3,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -3 dice', ('when burst == 3',), (('burst',),))), (_lof_roll__roll2_change4, (lambda s: s.e['burst'] == 4,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -2 dice', ('when burst == 4',), (('burst',),))), (_lof_roll__roll2_change5, (lambda s: s.e['burst'] == 5,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -1 die', ('when burst == 5',), (('burst',),))))), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
-    Step('text', _lof_roll__text2, (), TraceSpec('lof_roll', 'VIS', 'note: A Zone MOD applies "to the relevant Attribute in the required Roll"; the roll is a d20 at or under that Attribute, after every MOD.', (), ()), None, ()),
+    Step('text', _lof_roll__text1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), _lof_roll__text1_trace, None, (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
+    Step('roll', _lof_roll__roll1, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack'))), _lof_roll__roll1_trace, (lambda s: (s.e['attribute'], 0, None, 0), ()), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
+    Step('roll', _lof_roll__roll2, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), lambda s: s.v['lof_skill'] == 'bs_attack'), _lof_roll__roll2_trace, (lambda s: (s.e['attribute'], 0, None, 0), ((_lof_roll__roll2_change1, (lambda s: s.e['burst'] == 1,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -5 dice', ('when burst == 1',), (('burst',),))), (_lof_roll__roll2_change2, (lambda s: s.e['burst'] == 2,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -4 dice', ('when burst == 2',), (('burst',),))), (_lof_roll__roll2_change3, (lambda s: s.e['burst'] == 3,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -3 dice', ('when burst == 3',), (('burst',),))), (_lof_roll__roll2_change4, (lambda s: s.e['burst'] == 4,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -2 dice', ('when burst == 4',), (('burst',),))), (_lof_roll__roll2_change5, (lambda s: s.e['burst'] == 5,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -1 die', ('when burst == 5',), (('burst',),))))), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
+    Step('text', _lof_roll__text2, (), _lof_roll__text2_trace, None, ()),
 )
 """The roll that requires LoF (VIS).
 
@@ -4374,6 +4530,13 @@ _difficult__mod1: Final = ModSpec(
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
     label='use only the second MOV value',
 )
+_difficult__mod1_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'MOV_1 = MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
 _difficult__mod2: Final = ModSpec(
     key='difficult#2.2',
     rule='difficult',
@@ -4387,6 +4550,13 @@ _difficult__mod2: Final = ModSpec(
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
     label='Move + Move: the second MOV value for both Short Skills',
 )
+_difficult__mod2_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'order_move max MOV_2 * 2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
 _difficult__text1: Final = TextSpec(
     key='difficult#2.3',
     rule='difficult',
@@ -4395,6 +4565,13 @@ _difficult__text1: Final = TextSpec(
     text='move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
     quote=None,
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+)
+_difficult__text1_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
 )
 _difficult__mod3: Final = ModSpec(
     key='difficult#3.1',
@@ -4409,6 +4586,13 @@ _difficult__mod3: Final = ModSpec(
     condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
     label='no more than 1 inch',
 )
+_difficult__mod3_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'reaction_move max 1',
+    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
+    (('turn', 'movement', 'failed_guts'),),
+)
 _difficult__text2: Final = TextSpec(
     key='difficult#4',
     rule='difficult',
@@ -4417,6 +4601,13 @@ _difficult__text2: Final = TextSpec(
     text='Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
     quote=None,
     condition='',
+)
+_difficult__text2_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    (),
+    (),
 )
 _difficult__text3: Final = TextSpec(
     key='difficult#5',
@@ -4427,14 +4618,21 @@ _difficult__text3: Final = TextSpec(
     quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll can move no more than 1 inch.',
     condition='',
 )
+_difficult__text3_trace: Final = TraceSpec(
+    'difficult',
+    'MOV: Difficult',
+    'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.',
+    (),
+    (),
+)
 
 _rule_difficult: Final[tuple[Step, ...]] = (
-    Step('mod', _difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'MOV_1 = MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
-    Step('mod', _difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'order_move max MOV_2 * 2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'] * 2, (('movement', 0), ('turn', 0))),
-    Step('text', _difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('difficult', 'MOV: Difficult', 'cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
-    Step('mod', _difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), TraceSpec('difficult', 'MOV: Difficult', 'reaction_move max 1', ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',), (('turn', 'movement', 'failed_guts'),)), 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
-    Step('text', _difficult__text2, (), TraceSpec('difficult', 'MOV: Difficult', 'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.', (), ()), None, ()),
-    Step('text', _difficult__text3, (), TraceSpec('difficult', 'MOV: Difficult', 'erratum: The cards of the Difficult terrains (Woods, Steep Hills, Arctic Plains, Rocky Ground, Beach and the Zero-G rooms) leave this line out, but the definition of MOV: Difficult states it; the definition is encoded, so the 1 inch limit applies in Difficult Terrain too.', (), ()), None, ()),
+    Step('mod', _difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _difficult__mod1_trace, lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
+    Step('mod', _difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _difficult__mod2_trace, lambda s: s.e['MOV_2'] * 2, (('movement', 0), ('turn', 0))),
+    Step('text', _difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _difficult__text1_trace, None, (('movement', 0), ('turn', 0))),
+    Step('mod', _difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), _difficult__mod3_trace, 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
+    Step('text', _difficult__text2, (), _difficult__text2_trace, None, ()),
+    Step('text', _difficult__text3, (), _difficult__text3_trace, None, ()),
 )
 """MOV: Difficult (second MOV value) (MOV: Difficult).
 
@@ -4459,6 +4657,13 @@ _very_difficult__mod1: Final = ModSpec(
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
     label='use only the second MOV value',
 )
+_very_difficult__mod1_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'MOV_1 = MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
 _very_difficult__mod2: Final = ModSpec(
     key='very_difficult#2.2',
     rule='very_difficult',
@@ -4472,6 +4677,13 @@ _very_difficult__mod2: Final = ModSpec(
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
     label='one Short Movement Skill per order',
 )
+_very_difficult__mod2_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'order_move max MOV_2',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
 _very_difficult__text1: Final = TextSpec(
     key='very_difficult#2.3',
     rule='very_difficult',
@@ -4481,6 +4693,13 @@ _very_difficult__text1: Final = TextSpec(
     quote=None,
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
 )
+_very_difficult__text1_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'cannot declare two Short Movement Skills in the same order',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
+)
 _very_difficult__text2: Final = TextSpec(
     key='very_difficult#2.4',
     rule='very_difficult',
@@ -4489,6 +4708,13 @@ _very_difficult__text2: Final = TextSpec(
     text='move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
     quote=None,
     condition='when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+)
+_very_difficult__text2_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type',
+    ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',),
+    (('movement', 'turn'),),
 )
 _very_difficult__mod3: Final = ModSpec(
     key='very_difficult#3.1',
@@ -4503,6 +4729,13 @@ _very_difficult__mod3: Final = ModSpec(
     condition='when turn == reactive and (movement in {dodge, engage} or failed_guts)',
     label='no more than 1 inch',
 )
+_very_difficult__mod3_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'reaction_move max 1',
+    ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',),
+    (('turn', 'movement', 'failed_guts'),),
+)
 _very_difficult__text3: Final = TextSpec(
     key='very_difficult#4',
     rule='very_difficult',
@@ -4511,6 +4744,13 @@ _very_difficult__text3: Final = TextSpec(
     text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
     quote=None,
     condition='',
+)
+_very_difficult__text3_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    (),
+    (),
 )
 _very_difficult__text4: Final = TextSpec(
     key='very_difficult#5',
@@ -4521,15 +4761,22 @@ _very_difficult__text4: Final = TextSpec(
     quote='In Reactive Turn, troopers in Difficult Terrain that declare Dodge or Engage or fail a Guts Roll',
     condition='',
 )
+_very_difficult__text4_trace: Final = TraceSpec(
+    'very_difficult',
+    'MOV: Very Difficult',
+    'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").',
+    (),
+    (),
+)
 
 _rule_very_difficult: Final[tuple[Step, ...]] = (
-    Step('mod', _very_difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'MOV_1 = MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
-    Step('mod', _very_difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'order_move max MOV_2', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
-    Step('text', _very_difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'cannot declare two Short Movement Skills in the same order', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
-    Step('text', _very_difficult__text2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type', ('when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',), (('movement', 'turn'),)), None, (('movement', 0), ('turn', 0))),
-    Step('mod', _very_difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), TraceSpec('very_difficult', 'MOV: Very Difficult', 'reaction_move max 1', ('when turn == reactive and (movement in {dodge, engage} or failed_guts)',), (('turn', 'movement', 'failed_guts'),)), 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
-    Step('text', _very_difficult__text3, (), TraceSpec('very_difficult', 'MOV: Very Difficult', 'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.', (), ()), None, ()),
-    Step('text', _very_difficult__text4, (), TraceSpec('very_difficult', 'MOV: Very Difficult', 'erratum: This definition is about Very Difficult Terrain: read "troopers in Very Difficult Terrain", as the Very Difficult cards say ("Dodge/Engage/fail a Guts Roll = 1\\" MOVE").', (), ()), None, ()),
+    Step('mod', _very_difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__mod1_trace, lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
+    Step('mod', _very_difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__mod2_trace, lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
+    Step('text', _very_difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__text1_trace, None, (('movement', 0), ('turn', 0))),
+    Step('text', _very_difficult__text2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__text2_trace, None, (('movement', 0), ('turn', 0))),
+    Step('mod', _very_difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), _very_difficult__mod3_trace, 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
+    Step('text', _very_difficult__text3, (), _very_difficult__text3_trace, None, ()),
+    Step('text', _very_difficult__text4, (), _very_difficult__text4_trace, None, ()),
 )
 """MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
 
@@ -4555,6 +4802,13 @@ _saturation__mod1: Final = ModSpec(
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='Saturation Zone: -1B',
 )
+_saturation__mod1_trace: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'burst -1',
+    ('when lof_skill == bs_attack and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
 _saturation__mod2: Final = ModSpec(
     key='saturation#3',
     rule='saturation',
@@ -4568,6 +4822,13 @@ _saturation__mod2: Final = ModSpec(
     condition='',
     label='The minimum Burst value is always 1',
 )
+_saturation__mod2_trace: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'burst min 1',
+    (),
+    (),
+)
 _saturation__text1: Final = TextSpec(
     key='saturation#4',
     rule='saturation',
@@ -4576,6 +4837,13 @@ _saturation__text1: Final = TextSpec(
     text='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
     quote=None,
     condition='',
+)
+_saturation__text1_trace: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.',
+    (),
+    (),
 )
 _saturation__text2: Final = TextSpec(
     key='saturation#5',
@@ -4586,12 +4854,19 @@ _saturation__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_saturation__text2_trace: Final = TraceSpec(
+    'saturation',
+    'SAT: Saturation Zone',
+    'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).',
+    (),
+    (),
+)
 
 _rule_saturation: Final[tuple[Step, ...]] = (
-    Step('mod', _saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), TraceSpec('saturation', 'SAT: Saturation Zone', 'burst -1', ('when lof_skill == bs_attack and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -1, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('mod', _saturation__mod2, (), TraceSpec('saturation', 'SAT: Saturation Zone', 'burst min 1', (), ()), 1, ()),
-    Step('text', _saturation__text1, (), TraceSpec('saturation', 'SAT: Saturation Zone', 'note: Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD against that target.', (), ()), None, ()),
-    Step('text', _saturation__text2, (), TraceSpec('saturation', 'SAT: Saturation Zone', 'note: Burst MODs of Saturation Zones never stack with one another: only the strongest counts (see the erratum of SAT: High Saturation Zone).', (), ()), None, ()),
+    Step('mod', _saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), _saturation__mod1_trace, -1, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('mod', _saturation__mod2, (), _saturation__mod2_trace, 1, ()),
+    Step('text', _saturation__text1, (), _saturation__text1_trace, None, ()),
+    Step('text', _saturation__text2, (), _saturation__text2_trace, None, ()),
 )
 """SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
 
@@ -4614,6 +4889,13 @@ _high_saturation__mod1: Final = ModSpec(
     condition='when lof_skill == bs_attack and lof_zone != clear_of',
     label='High Saturation Zone: -2B',
 )
+_high_saturation__mod1_trace: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'burst -2',
+    ('when lof_skill == bs_attack and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
 _high_saturation__mod2: Final = ModSpec(
     key='high_saturation#3',
     rule='high_saturation',
@@ -4627,6 +4909,13 @@ _high_saturation__mod2: Final = ModSpec(
     condition='',
     label='The minimum Burst value is always 1',
 )
+_high_saturation__mod2_trace: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'burst min 1',
+    (),
+    (),
+)
 _high_saturation__text1: Final = TextSpec(
     key='high_saturation#4',
     rule='high_saturation',
@@ -4635,6 +4924,13 @@ _high_saturation__text1: Final = TextSpec(
     text='Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
     quote=None,
     condition='',
+)
+_high_saturation__text1_trace: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'note: Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
+    (),
+    (),
 )
 _high_saturation__text2: Final = TextSpec(
     key='high_saturation#5',
@@ -4645,12 +4941,19 @@ _high_saturation__text2: Final = TextSpec(
     quote='Any BS Attack from, into, or through a Saturation Zone suffers a -1 Burst MOD',
     condition='',
 )
+_high_saturation__text2_trace: Final = TraceSpec(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    'erratum: The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.',
+    (),
+    (),
+)
 
 _rule_high_saturation: Final[tuple[Step, ...]] = (
-    Step('mod', _high_saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'burst -2', ('when lof_skill == bs_attack and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -2, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('mod', _high_saturation__mod2, (), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'burst min 1', (), ()), 1, ()),
-    Step('text', _high_saturation__text1, (), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'note: Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.', (), ()), None, ()),
-    Step('text', _high_saturation__text2, (), TraceSpec('high_saturation', 'SAT: High Sat Zone', 'erratum: The source says how Visibility MODs stack but not Burst MODs. Read as the Visibility Zones: the Burst MODs of Saturation Zones never stack with one another, only the strongest counts: a BS Attack through a Saturation and a High Saturation Zone suffers -2B, through two Saturation Zones -1B, and the minimum Burst of 1 still holds.', (), ()), None, ()),
+    Step('mod', _high_saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), _high_saturation__mod1_trace, -2, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('mod', _high_saturation__mod2, (), _high_saturation__mod2_trace, 1, ()),
+    Step('text', _high_saturation__text1, (), _high_saturation__text1_trace, None, ()),
+    Step('text', _high_saturation__text2, (), _high_saturation__text2_trace, None, ()),
 )
 """SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
 
@@ -4673,6 +4976,13 @@ _low_visibility__mod1: Final = ModSpec(
     condition='',
     label='Low Visibility Zone',
 )
+_low_visibility__mod1_trace: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'vis min low',
+    (),
+    (),
+)
 _low_visibility__mod2: Final = ModSpec(
     key='low_visibility#4.1',
     rule='low_visibility',
@@ -4686,6 +4996,13 @@ _low_visibility__mod2: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Low Visibility',
 )
+_low_visibility__mod2_trace: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'attribute -3',
+    ('when lof_skill != none and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
 _low_visibility__text1: Final = TextSpec(
     key='low_visibility#5',
     rule='low_visibility',
@@ -4694,6 +5011,13 @@ _low_visibility__text1: Final = TextSpec(
     text='Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
     quote=None,
     condition='',
+)
+_low_visibility__text1_trace: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.',
+    (),
+    (),
 )
 _low_visibility__text2: Final = TextSpec(
     key='low_visibility#6',
@@ -4704,13 +5028,20 @@ _low_visibility__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_low_visibility__text2_trace: Final = TraceSpec(
+    'low_visibility',
+    'VIS: Low Visibility',
+    'note: This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    (),
+    (),
+)
 
 _rule_low_visibility: Final[tuple[Step, ...]] = (
     Step('part', 'other_mods_stack', (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'as other_mods_stack', (), ())),
-    Step('mod', _low_visibility__mod1, (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'vis min low', (), ()), 'low', ()),
-    Step('mod', _low_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), TraceSpec('low_visibility', 'VIS: Low Visibility', 'attribute -3', ('when lof_skill != none and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -3, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('text', _low_visibility__text1, (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Low Visibility Zone, or whose LoF makes contact with it, suffers a -3 MOD to the relevant Attribute in the required Roll.', (), ()), None, ()),
-    Step('text', _low_visibility__text2, (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'note: This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.', (), ()), None, ()),
+    Step('mod', _low_visibility__mod1, (), _low_visibility__mod1_trace, 'low', ()),
+    Step('mod', _low_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), _low_visibility__mod2_trace, -3, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('text', _low_visibility__text1, (), _low_visibility__text1_trace, None, ()),
+    Step('text', _low_visibility__text2, (), _low_visibility__text2_trace, None, ()),
 )
 """VIS: Low Visibility (-3) (VIS: Low Visibility).
 
@@ -4734,6 +5065,13 @@ _poor_visibility__mod1: Final = ModSpec(
     condition='',
     label='Poor Visibility Zone',
 )
+_poor_visibility__mod1_trace: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'vis min poor',
+    (),
+    (),
+)
 _poor_visibility__mod2: Final = ModSpec(
     key='poor_visibility#4.1',
     rule='poor_visibility',
@@ -4747,6 +5085,13 @@ _poor_visibility__mod2: Final = ModSpec(
     condition='when lof_skill != none and lof_zone != clear_of',
     label='Poor Visibility',
 )
+_poor_visibility__mod2_trace: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'attribute -6',
+    ('when lof_skill != none and lof_zone != clear_of',),
+    (('lof_skill', 'lof_zone'),),
+)
 _poor_visibility__text1: Final = TextSpec(
     key='poor_visibility#5',
     rule='poor_visibility',
@@ -4755,6 +5100,13 @@ _poor_visibility__text1: Final = TextSpec(
     text='Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.',
     quote=None,
     condition='',
+)
+_poor_visibility__text1_trace: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.',
+    (),
+    (),
 )
 _poor_visibility__text2: Final = TextSpec(
     key='poor_visibility#6',
@@ -4765,13 +5117,20 @@ _poor_visibility__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_poor_visibility__text2_trace: Final = TraceSpec(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    'note: This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    (),
+    (),
+)
 
 _rule_poor_visibility: Final[tuple[Step, ...]] = (
     Step('part', 'other_mods_stack', (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'as other_mods_stack', (), ())),
-    Step('mod', _poor_visibility__mod1, (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'vis min poor', (), ()), 'poor', ()),
-    Step('mod', _poor_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'attribute -6', ('when lof_skill != none and lof_zone != clear_of',), (('lof_skill', 'lof_zone'),)), -6, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('text', _poor_visibility__text1, (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'note: Any Skill, Special Skill or piece of Equipment that requires LoF and is declared from, into, or through a Poor Visibility Zone, or whose LoF makes contact with it, suffers a -6 MOD to the relevant Attribute in the required Roll.', (), ()), None, ()),
-    Step('text', _poor_visibility__text2, (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'note: This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.', (), ()), None, ()),
+    Step('mod', _poor_visibility__mod1, (), _poor_visibility__mod1_trace, 'poor', ()),
+    Step('mod', _poor_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), _poor_visibility__mod2_trace, -6, (('lof_skill', 0), ('lof_zone', 0))),
+    Step('text', _poor_visibility__text1, (), _poor_visibility__text1_trace, None, ()),
+    Step('text', _poor_visibility__text2, (), _poor_visibility__text2_trace, None, ()),
 )
 """VIS: Poor Visibility (-6) (VIS: Poor Visibility).
 
@@ -4795,6 +5154,13 @@ _zero_visibility__mod1: Final = ModSpec(
     condition='',
     label='Zero Visibility Zone',
 )
+_zero_visibility__mod1_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'vis min zero',
+    (),
+    (),
+)
 _zero_visibility__text1: Final = TextSpec(
     key='zero_visibility#4.1.1',
     rule='zero_visibility',
@@ -4803,6 +5169,13 @@ _zero_visibility__text1: Final = TextSpec(
     text='draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
     quote=None,
     condition='when lof_zone != clear_of; unless responding',
+)
+_zero_visibility__text1_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside',
+    ('when lof_zone != clear_of', 'unless responding'),
+    (('lof_zone',), ('responding',)),
 )
 _zero_visibility__mod2: Final = ModSpec(
     key='zero_visibility#4.2.1.1.1',
@@ -4817,6 +5190,13 @@ _zero_visibility__mod2: Final = ModSpec(
     condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack',
     label='Zero Visibility: BS Attack without LoF',
 )
+_zero_visibility__mod2_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'attribute -6',
+    ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'),
+    (('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
+)
 _zero_visibility__text2: Final = TextSpec(
     key='zero_visibility#4.2.1.2.1',
     rule='zero_visibility',
@@ -4825,6 +5205,13 @@ _zero_visibility__text2: Final = TextSpec(
     text='respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
     quote=None,
     condition='when lof_zone != clear_of; when responding; when facing; when lof_skill == other',
+)
+_zero_visibility__text2_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing',
+    ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'),
+    (('lof_zone',), ('responding',), ('facing',), ('lof_skill',)),
 )
 _zero_visibility__text3: Final = TextSpec(
     key='zero_visibility#4.2.1else.1',
@@ -4835,6 +5222,13 @@ _zero_visibility__text3: Final = TextSpec(
     quote=None,
     condition='when lof_zone != clear_of; when responding; unless facing',
 )
+_zero_visibility__text3_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option',
+    ('when lof_zone != clear_of', 'when responding', 'unless facing'),
+    (('lof_zone',), ('responding',), ('facing',)),
+)
 _zero_visibility__text4: Final = TextSpec(
     key='zero_visibility#5',
     rule='zero_visibility',
@@ -4843,6 +5237,13 @@ _zero_visibility__text4: Final = TextSpec(
     text='Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
     quote='Troopers cannot draw LoF through a Zero Visibility Zone.',
     condition='',
+)
+_zero_visibility__text4_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.',
+    (),
+    (),
 )
 _zero_visibility__text5: Final = TextSpec(
     key='zero_visibility#6',
@@ -4853,6 +5254,13 @@ _zero_visibility__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zero_visibility__text5_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.',
+    (),
+    (),
+)
 _zero_visibility__text6: Final = TextSpec(
     key='zero_visibility#7',
     rule='zero_visibility',
@@ -4861,6 +5269,13 @@ _zero_visibility__text6: Final = TextSpec(
     text='The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
     quote=None,
     condition='',
+)
+_zero_visibility__text6_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.',
+    (),
+    (),
 )
 _zero_visibility__text7: Final = TextSpec(
     key='zero_visibility#8',
@@ -4871,18 +5286,25 @@ _zero_visibility__text7: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zero_visibility__text7_trace: Final = TraceSpec(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    (),
+    (),
+)
 
 _rule_zero_visibility: Final[tuple[Step, ...]] = (
     Step('part', 'other_mods_stack', (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'as other_mods_stack', (), ())),
-    Step('mod', _zero_visibility__mod1, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'vis min zero', (), ()), 'zero', ()),
-    Step('text', _zero_visibility__text1, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: not s.v['responding']), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside', ('when lof_zone != clear_of', 'unless responding'), (('lof_zone',), ('responding',))), None, (('lof_zone', 0), ('responding', 1))),
-    Step('mod', _zero_visibility__mod2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'bs_attack'), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'attribute -6', ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == bs_attack'), (('lof_zone',), ('responding',), ('facing',), ('lof_skill',))), -6, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
-    Step('text', _zero_visibility__text2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'other'), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing', ('when lof_zone != clear_of', 'when responding', 'when facing', 'when lof_skill == other'), (('lof_zone',), ('responding',), ('facing',), ('lof_skill',))), None, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
-    Step('text', _zero_visibility__text3, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: not s.v['facing']), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option', ('when lof_zone != clear_of', 'when responding', 'unless facing'), (('lof_zone',), ('responding',), ('facing',))), None, (('lof_zone', 0), ('responding', 1), ('facing', 2))),
-    Step('text', _zero_visibility__text4, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'erratum: Read as: from, into or through the zone, as the next sentence ("a BS Attack into or out of a Zero Visibility Zone") and the White Noise definition ("into, out of or through") say.', (), ()), None, ()),
-    Step('text', _zero_visibility__text5, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'note: The target of a BS Attack into or out of a Zero Visibility Zone, or whose LoF traverses one, may respond to the attacker even without LoF, provided he is facing the attacker.', (), ()), None, ()),
-    Step('text', _zero_visibility__text6, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'note: The ONLY ARO (or second Short Skill of his Order in Active Turn) options are BS Attack with a -6 MOD, Dodge without the MOD, or Change Facing if not facing.', (), ()), None, ()),
-    Step('text', _zero_visibility__text7, (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.', (), ()), None, ()),
+    Step('mod', _zero_visibility__mod1, (), _zero_visibility__mod1_trace, 'zero', ()),
+    Step('text', _zero_visibility__text1, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: not s.v['responding']), _zero_visibility__text1_trace, None, (('lof_zone', 0), ('responding', 1))),
+    Step('mod', _zero_visibility__mod2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'bs_attack'), _zero_visibility__mod2_trace, -6, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
+    Step('text', _zero_visibility__text2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'other'), _zero_visibility__text2_trace, None, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
+    Step('text', _zero_visibility__text3, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: not s.v['facing']), _zero_visibility__text3_trace, None, (('lof_zone', 0), ('responding', 1), ('facing', 2))),
+    Step('text', _zero_visibility__text4, (), _zero_visibility__text4_trace, None, ()),
+    Step('text', _zero_visibility__text5, (), _zero_visibility__text5_trace, None, ()),
+    Step('text', _zero_visibility__text6, (), _zero_visibility__text6_trace, None, ()),
+    Step('text', _zero_visibility__text7, (), _zero_visibility__text7_trace, None, ()),
 )
 """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
 
@@ -4905,6 +5327,13 @@ _white_noise__text1: Final = TextSpec(
     quote=None,
     condition='when msv',
 )
+_white_noise__text1_trace: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'note: MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.',
+    ('when msv',),
+    (('msv',),),
+)
 _white_noise__text2: Final = TextSpec(
     key='white_noise#2.3',
     rule='white_noise',
@@ -4913,6 +5342,13 @@ _white_noise__text2: Final = TextSpec(
     text='Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
     quote='This -6 MOD for Poor Visibility stacks with other MODs',
     condition='when msv',
+)
+_white_noise__text2_trace: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'erratum: Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.',
+    ('when msv',),
+    (('msv',),),
 )
 _white_noise__text3: Final = TextSpec(
     key='white_noise#2.4',
@@ -4923,6 +5359,13 @@ _white_noise__text3: Final = TextSpec(
     quote='-6*',
     condition='when msv',
 )
+_white_noise__text3_trace: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'erratum: The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.',
+    ('when msv',),
+    (('msv',),),
+)
 _white_noise__text4: Final = TextSpec(
     key='white_noise#3',
     rule='white_noise',
@@ -4932,13 +5375,20 @@ _white_noise__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_white_noise__text4_trace: Final = TraceSpec(
+    'white_noise',
+    'VIS: White Noise',
+    'note: A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.',
+    (),
+    (),
+)
 
 _rule_white_noise: Final[tuple[Step, ...]] = (
     Step('part', 'zero_visibility', (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'as zero_visibility', ('when msv',), (('msv',),))),
-    Step('text', _white_noise__text1, (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'note: MSV troops may not draw LoF into, out of or through any part of a White Noise Zone.', ('when msv',), (('msv',),)), None, (('msv', 0),)),
-    Step('text', _white_noise__text2, (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'erratum: Copied from Poor Visibility: read as the -6 MOD of the White Noise Zone, which stacks with other MODs but never with other Zone of Visibility MODs.', ('when msv',), (('msv',),)), None, (('msv', 0),)),
-    Step('text', _white_noise__text3, (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'erratum: The asterisk has no footnote; read as: the -6 MOD is only for troopers with a Multispectral Visor, as the definition says.', ('when msv',), (('msv',),)), None, (('msv', 0),)),
-    Step('text', _white_noise__text4, (), TraceSpec('white_noise', 'VIS: White Noise', 'note: A White Noise Zone acts as a Zero Visibility Zone, but only for troopers equipped with a Multispectral Visor (MSV) of any Level.', (), ()), None, ()),
+    Step('text', _white_noise__text1, (lambda s: s.v['msv'],), _white_noise__text1_trace, None, (('msv', 0),)),
+    Step('text', _white_noise__text2, (lambda s: s.v['msv'],), _white_noise__text2_trace, None, (('msv', 0),)),
+    Step('text', _white_noise__text3, (lambda s: s.v['msv'],), _white_noise__text3_trace, None, (('msv', 0),)),
+    Step('text', _white_noise__text4, (), _white_noise__text4_trace, None, ()),
 )
 """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
@@ -4960,6 +5410,13 @@ _insecure__mod1: Final = ModSpec(
     condition='',
     label='Insecure',
 )
+_insecure__mod1_trace: Final = TraceSpec(
+    'insecure',
+    'HOSTILITY LEVEL',
+    'hostility min insecure',
+    (),
+    (),
+)
 _insecure__roll1: Final = RollSpec(
     key='insecure#3',
     rule='insecure',
@@ -4979,10 +5436,11 @@ _insecure__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_insecure__roll1_trace: Final = TraceSpec('insecure', 'HOSTILITY LEVEL', 'roll hostile', (), ())
 
 _rule_insecure: Final[tuple[Step, ...]] = (
-    Step('mod', _insecure__mod1, (), TraceSpec('insecure', 'HOSTILITY LEVEL', 'hostility min insecure', (), ()), 'insecure', ()),
-    Step('roll', _insecure__roll1, (), TraceSpec('insecure', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (20, 0, None, 0), ()), ()),
+    Step('mod', _insecure__mod1, (), _insecure__mod1_trace, 'insecure', ()),
+    Step('roll', _insecure__roll1, (), _insecure__roll1_trace, (lambda s: (20, 0, None, 0), ()), ()),
 )
 """Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
 
@@ -5005,6 +5463,13 @@ _adverse__mod1: Final = ModSpec(
     condition='',
     label='Adverse',
 )
+_adverse__mod1_trace: Final = TraceSpec(
+    'adverse',
+    'HOSTILITY LEVEL',
+    'hostility min adverse',
+    (),
+    (),
+)
 _adverse__roll1: Final = RollSpec(
     key='adverse#3',
     rule='adverse',
@@ -5024,10 +5489,11 @@ _adverse__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_adverse__roll1_trace: Final = TraceSpec('adverse', 'HOSTILITY LEVEL', 'roll hostile', (), ())
 
 _rule_adverse: Final[tuple[Step, ...]] = (
-    Step('mod', _adverse__mod1, (), TraceSpec('adverse', 'HOSTILITY LEVEL', 'hostility min adverse', (), ()), 'adverse', ()),
-    Step('roll', _adverse__roll1, (), TraceSpec('adverse', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (19, 0, None, 0), ()), ()),
+    Step('mod', _adverse__mod1, (), _adverse__mod1_trace, 'adverse', ()),
+    Step('roll', _adverse__roll1, (), _adverse__roll1_trace, (lambda s: (19, 0, None, 0), ()), ()),
 )
 """Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
 
@@ -5050,6 +5516,13 @@ _dangerous__mod1: Final = ModSpec(
     condition='',
     label='Dangerous',
 )
+_dangerous__mod1_trace: Final = TraceSpec(
+    'dangerous',
+    'HOSTILITY LEVEL',
+    'hostility min dangerous',
+    (),
+    (),
+)
 _dangerous__roll1: Final = RollSpec(
     key='dangerous#3',
     rule='dangerous',
@@ -5069,10 +5542,11 @@ _dangerous__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_dangerous__roll1_trace: Final = TraceSpec('dangerous', 'HOSTILITY LEVEL', 'roll hostile', (), ())
 
 _rule_dangerous: Final[tuple[Step, ...]] = (
-    Step('mod', _dangerous__mod1, (), TraceSpec('dangerous', 'HOSTILITY LEVEL', 'hostility min dangerous', (), ()), 'dangerous', ()),
-    Step('roll', _dangerous__roll1, (), TraceSpec('dangerous', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (18, 0, None, 0), ()), ()),
+    Step('mod', _dangerous__mod1, (), _dangerous__mod1_trace, 'dangerous', ()),
+    Step('roll', _dangerous__roll1, (), _dangerous__roll1_trace, (lambda s: (18, 0, None, 0), ()), ()),
 )
 """Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
 
@@ -5095,6 +5569,13 @@ _aggressive__mod1: Final = ModSpec(
     condition='',
     label='Aggressive',
 )
+_aggressive__mod1_trace: Final = TraceSpec(
+    'aggressive',
+    'HOSTILITY LEVEL',
+    'hostility min aggressive',
+    (),
+    (),
+)
 _aggressive__roll1: Final = RollSpec(
     key='aggressive#3',
     rule='aggressive',
@@ -5114,10 +5595,17 @@ _aggressive__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_aggressive__roll1_trace: Final = TraceSpec(
+    'aggressive',
+    'HOSTILITY LEVEL',
+    'roll hostile',
+    (),
+    (),
+)
 
 _rule_aggressive: Final[tuple[Step, ...]] = (
-    Step('mod', _aggressive__mod1, (), TraceSpec('aggressive', 'HOSTILITY LEVEL', 'hostility min aggressive', (), ()), 'aggressive', ()),
-    Step('roll', _aggressive__roll1, (), TraceSpec('aggressive', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (17, 0, None, 0), ()), ()),
+    Step('mod', _aggressive__mod1, (), _aggressive__mod1_trace, 'aggressive', ()),
+    Step('roll', _aggressive__roll1, (), _aggressive__roll1_trace, (lambda s: (17, 0, None, 0), ()), ()),
 )
 """Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
 
@@ -5140,6 +5628,7 @@ _lethal__mod1: Final = ModSpec(
     condition='',
     label='Lethal',
 )
+_lethal__mod1_trace: Final = TraceSpec('lethal', 'HOSTILITY LEVEL', 'hostility min lethal', (), ())
 _lethal__roll1: Final = RollSpec(
     key='lethal#3',
     rule='lethal',
@@ -5159,10 +5648,11 @@ _lethal__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_lethal__roll1_trace: Final = TraceSpec('lethal', 'HOSTILITY LEVEL', 'roll hostile', (), ())
 
 _rule_lethal: Final[tuple[Step, ...]] = (
-    Step('mod', _lethal__mod1, (), TraceSpec('lethal', 'HOSTILITY LEVEL', 'hostility min lethal', (), ()), 'lethal', ()),
-    Step('roll', _lethal__roll1, (), TraceSpec('lethal', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (16, 0, None, 0), ()), ()),
+    Step('mod', _lethal__mod1, (), _lethal__mod1_trace, 'lethal', ()),
+    Step('roll', _lethal__roll1, (), _lethal__roll1_trace, (lambda s: (16, 0, None, 0), ()), ()),
 )
 """Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
 
@@ -5185,6 +5675,7 @@ _savage__mod1: Final = ModSpec(
     condition='',
     label='Savage',
 )
+_savage__mod1_trace: Final = TraceSpec('savage', 'HOSTILITY LEVEL', 'hostility min savage', (), ())
 _savage__roll1: Final = RollSpec(
     key='savage#3',
     rule='savage',
@@ -5204,10 +5695,11 @@ _savage__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_savage__roll1_trace: Final = TraceSpec('savage', 'HOSTILITY LEVEL', 'roll hostile', (), ())
 
 _rule_savage: Final[tuple[Step, ...]] = (
-    Step('mod', _savage__mod1, (), TraceSpec('savage', 'HOSTILITY LEVEL', 'hostility min savage', (), ()), 'savage', ()),
-    Step('roll', _savage__roll1, (), TraceSpec('savage', 'HOSTILITY LEVEL', 'roll hostile', (), ()), (lambda s: (14, 0, None, 0), ()), ()),
+    Step('mod', _savage__mod1, (), _savage__mod1_trace, 'savage', ()),
+    Step('roll', _savage__roll1, (), _savage__roll1_trace, (lambda s: (14, 0, None, 0), ()), ()),
 )
 """Hostility Level: Savage (14+) (HOSTILITY LEVEL).
 
@@ -5230,6 +5722,7 @@ _woods__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Jungle',
 )
+_woods__mod1_trace: Final = TraceSpec('woods', 'WOODS', 'jungle_type = yes', (), ())
 _woods__mod2: Final = ModSpec(
     key='woods#3',
     rule='woods',
@@ -5243,10 +5736,11 @@ _woods__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
+_woods__mod2_trace: Final = TraceSpec('woods', 'WOODS', 'zone_vis min low', (), ())
 
 _rule_woods: Final[tuple[Step, ...]] = (
-    Step('mod', _woods__mod1, (), TraceSpec('woods', 'WOODS', 'jungle_type = yes', (), ()), True, ()),
-    Step('mod', _woods__mod2, (), TraceSpec('woods', 'WOODS', 'zone_vis min low', (), ()), 'low', ()),
+    Step('mod', _woods__mod1, (), _woods__mod1_trace, True, ()),
+    Step('mod', _woods__mod2, (), _woods__mod2_trace, 'low', ()),
     Step('part', 'difficult', (), TraceSpec('woods', 'WOODS', 'as difficult', (), ())),
     Step('part', 'low_visibility', (), TraceSpec('woods', 'WOODS', 'as low_visibility', (), ())),
     Step('part', 'saturation', (), TraceSpec('woods', 'WOODS', 'as saturation', (), ())),
@@ -5277,6 +5771,7 @@ _jungle__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Jungle',
 )
+_jungle__mod1_trace: Final = TraceSpec('jungle', 'JUNGLE', 'jungle_type = yes', (), ())
 _jungle__mod2: Final = ModSpec(
     key='jungle#3',
     rule='jungle',
@@ -5290,10 +5785,11 @@ _jungle__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
+_jungle__mod2_trace: Final = TraceSpec('jungle', 'JUNGLE', 'zone_vis min low', (), ())
 
 _rule_jungle: Final[tuple[Step, ...]] = (
-    Step('mod', _jungle__mod1, (), TraceSpec('jungle', 'JUNGLE', 'jungle_type = yes', (), ()), True, ()),
-    Step('mod', _jungle__mod2, (), TraceSpec('jungle', 'JUNGLE', 'zone_vis min low', (), ()), 'low', ()),
+    Step('mod', _jungle__mod1, (), _jungle__mod1_trace, True, ()),
+    Step('mod', _jungle__mod2, (), _jungle__mod2_trace, 'low', ()),
     Step('part', 'very_difficult', (), TraceSpec('jungle', 'JUNGLE', 'as very_difficult', (), ())),
     Step('part', 'low_visibility', (), TraceSpec('jungle', 'JUNGLE', 'as low_visibility', (), ())),
     Step('part', 'saturation', (), TraceSpec('jungle', 'JUNGLE', 'as saturation', (), ())),
@@ -5324,6 +5820,13 @@ _steep_hills__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Mountains',
 )
+_steep_hills__mod1_trace: Final = TraceSpec(
+    'steep_hills',
+    'STEEP HILLS',
+    'mountains_type = yes',
+    (),
+    (),
+)
 _steep_hills__text1: Final = TextSpec(
     key='steep_hills#4',
     rule='steep_hills',
@@ -5333,11 +5836,18 @@ _steep_hills__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_steep_hills__text1_trace: Final = TraceSpec(
+    'steep_hills',
+    'STEEP HILLS',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
+)
 
 _rule_steep_hills: Final[tuple[Step, ...]] = (
-    Step('mod', _steep_hills__mod1, (), TraceSpec('steep_hills', 'STEEP HILLS', 'mountains_type = yes', (), ()), True, ()),
+    Step('mod', _steep_hills__mod1, (), _steep_hills__mod1_trace, True, ()),
     Step('part', 'difficult', (), TraceSpec('steep_hills', 'STEEP HILLS', 'as difficult', (), ())),
-    Step('text', _steep_hills__text1, (), TraceSpec('steep_hills', 'STEEP HILLS', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
+    Step('text', _steep_hills__text1, (), _steep_hills__text1_trace, None, ()),
 )
 """Steep Hills (STEEP HILLS).
 
@@ -5360,6 +5870,13 @@ _high_mountain__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Mountains',
 )
+_high_mountain__mod1_trace: Final = TraceSpec(
+    'high_mountain',
+    'HIGH MOUNTAIN',
+    'mountains_type = yes',
+    (),
+    (),
+)
 _high_mountain__mod2: Final = ModSpec(
     key='high_mountain#3',
     rule='high_mountain',
@@ -5373,10 +5890,17 @@ _high_mountain__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
+_high_mountain__mod2_trace: Final = TraceSpec(
+    'high_mountain',
+    'HIGH MOUNTAIN',
+    'zone_vis min low',
+    (),
+    (),
+)
 
 _rule_high_mountain: Final[tuple[Step, ...]] = (
-    Step('mod', _high_mountain__mod1, (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'mountains_type = yes', (), ()), True, ()),
-    Step('mod', _high_mountain__mod2, (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'zone_vis min low', (), ()), 'low', ()),
+    Step('mod', _high_mountain__mod1, (), _high_mountain__mod1_trace, True, ()),
+    Step('mod', _high_mountain__mod2, (), _high_mountain__mod2_trace, 'low', ()),
     Step('part', 'very_difficult', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as very_difficult', (), ())),
     Step('part', 'low_visibility', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as low_visibility', (), ())),
     Step('part', 'saturation', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as saturation', (), ())),
@@ -5407,6 +5931,13 @@ _primeval_forest__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Jungle',
 )
+_primeval_forest__mod1_trace: Final = TraceSpec(
+    'primeval_forest',
+    'PRIMEVAL FOREST',
+    'jungle_type = yes',
+    (),
+    (),
+)
 _primeval_forest__mod2: Final = ModSpec(
     key='primeval_forest#3',
     rule='primeval_forest',
@@ -5420,6 +5951,13 @@ _primeval_forest__mod2: Final = ModSpec(
     condition='',
     label='VIS: Zero Visibility',
 )
+_primeval_forest__mod2_trace: Final = TraceSpec(
+    'primeval_forest',
+    'PRIMEVAL FOREST',
+    'zone_vis min zero',
+    (),
+    (),
+)
 _primeval_forest__text1: Final = TextSpec(
     key='primeval_forest#5',
     rule='primeval_forest',
@@ -5429,15 +5967,22 @@ _primeval_forest__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_primeval_forest__text1_trace: Final = TraceSpec(
+    'primeval_forest',
+    'PRIMEVAL FOREST',
+    'note: See pg 165 of the main rulebook (Zero Visibility Zones).',
+    (),
+    (),
+)
 
 _rule_primeval_forest: Final[tuple[Step, ...]] = (
-    Step('mod', _primeval_forest__mod1, (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'jungle_type = yes', (), ()), True, ()),
-    Step('mod', _primeval_forest__mod2, (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'zone_vis min zero', (), ()), 'zero', ()),
+    Step('mod', _primeval_forest__mod1, (), _primeval_forest__mod1_trace, True, ()),
+    Step('mod', _primeval_forest__mod2, (), _primeval_forest__mod2_trace, 'zero', ()),
     Step('part', 'very_difficult', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as very_difficult', (), ())),
     Step('part', 'zero_visibility', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as zero_visibility', (), ())),
     Step('part', 'high_saturation', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as high_saturation', (), ())),
     Step('part', 'dangerous', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as dangerous', (), ())),
-    Step('text', _primeval_forest__text1, (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'note: See pg 165 of the main rulebook (Zero Visibility Zones).', (), ()), None, ()),
+    Step('text', _primeval_forest__text1, (), _primeval_forest__text1_trace, None, ()),
 )
 """Primeval Forest (PRIMEVAL FOREST).
 
@@ -5464,6 +6009,13 @@ _dense_jungle__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Jungle',
 )
+_dense_jungle__mod1_trace: Final = TraceSpec(
+    'dense_jungle',
+    'DENSE JUNGLE',
+    'jungle_type = yes',
+    (),
+    (),
+)
 _dense_jungle__mod2: Final = ModSpec(
     key='dense_jungle#3',
     rule='dense_jungle',
@@ -5477,6 +6029,13 @@ _dense_jungle__mod2: Final = ModSpec(
     condition='',
     label='VIS: Poor Visibility',
 )
+_dense_jungle__mod2_trace: Final = TraceSpec(
+    'dense_jungle',
+    'DENSE JUNGLE',
+    'zone_vis min poor',
+    (),
+    (),
+)
 _dense_jungle__text1: Final = TextSpec(
     key='dense_jungle#5',
     rule='dense_jungle',
@@ -5486,15 +6045,22 @@ _dense_jungle__text1: Final = TextSpec(
     quote='VIS: Poor Visibility -6 Any Skill ... declared from, into, or through a Low Visibility Zone suffers a -6 MOD',
     condition='',
 )
+_dense_jungle__text1_trace: Final = TraceSpec(
+    'dense_jungle',
+    'DENSE JUNGLE',
+    'erratum: The card\'s text says "Low Visibility Zone" under VIS: Poor Visibility; read as a Poor Visibility Zone, as its heading, its -6 and the definition of Poor Visibility say.',
+    (),
+    (),
+)
 
 _rule_dense_jungle: Final[tuple[Step, ...]] = (
-    Step('mod', _dense_jungle__mod1, (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'jungle_type = yes', (), ()), True, ()),
-    Step('mod', _dense_jungle__mod2, (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'zone_vis min poor', (), ()), 'poor', ()),
+    Step('mod', _dense_jungle__mod1, (), _dense_jungle__mod1_trace, True, ()),
+    Step('mod', _dense_jungle__mod2, (), _dense_jungle__mod2_trace, 'poor', ()),
     Step('part', 'very_difficult', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as very_difficult', (), ())),
     Step('part', 'poor_visibility', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as poor_visibility', (), ())),
     Step('part', 'high_saturation', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as high_saturation', (), ())),
     Step('part', 'dangerous', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as dangerous', (), ())),
-    Step('text', _dense_jungle__text1, (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'erratum: The card\'s text says "Low Visibility Zone" under VIS: Poor Visibility; read as a Poor Visibility Zone, as its heading, its -6 and the definition of Poor Visibility say.', (), ()), None, ()),
+    Step('text', _dense_jungle__text1, (), _dense_jungle__text1_trace, None, ()),
 )
 """Dense Jungle (DENSE JUNGLE).
 
@@ -5521,6 +6087,13 @@ _arctic_plains__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Mountains',
 )
+_arctic_plains__mod1_trace: Final = TraceSpec(
+    'arctic_plains',
+    'ARCTIC PLAINS',
+    'mountains_type = yes',
+    (),
+    (),
+)
 _arctic_plains__text1: Final = TextSpec(
     key='arctic_plains#4',
     rule='arctic_plains',
@@ -5530,12 +6103,19 @@ _arctic_plains__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_arctic_plains__text1_trace: Final = TraceSpec(
+    'arctic_plains',
+    'ARCTIC PLAINS',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
+    (),
+    (),
+)
 
 _rule_arctic_plains: Final[tuple[Step, ...]] = (
-    Step('mod', _arctic_plains__mod1, (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'mountains_type = yes', (), ()), True, ()),
+    Step('mod', _arctic_plains__mod1, (), _arctic_plains__mod1_trace, True, ()),
     Step('part', 'difficult', (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'as difficult', (), ())),
     Step('part', 'insecure', (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'as insecure', (), ())),
-    Step('text', _arctic_plains__text1, (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.', (), ()), None, ()),
+    Step('text', _arctic_plains__text1, (), _arctic_plains__text1_trace, None, ()),
 )
 """Arctic Plains (ARCTIC PLAINS).
 
@@ -5559,6 +6139,13 @@ _mid_mountain__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Mountains',
 )
+_mid_mountain__mod1_trace: Final = TraceSpec(
+    'mid_mountain',
+    'MID-MOUNTAIN',
+    'mountains_type = yes',
+    (),
+    (),
+)
 _mid_mountain__text1: Final = TextSpec(
     key='mid_mountain#4',
     rule='mid_mountain',
@@ -5568,11 +6155,18 @@ _mid_mountain__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_mid_mountain__text1_trace: Final = TraceSpec(
+    'mid_mountain',
+    'MID-MOUNTAIN',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
+)
 
 _rule_mid_mountain: Final[tuple[Step, ...]] = (
-    Step('mod', _mid_mountain__mod1, (), TraceSpec('mid_mountain', 'MID-MOUNTAIN', 'mountains_type = yes', (), ()), True, ()),
+    Step('mod', _mid_mountain__mod1, (), _mid_mountain__mod1_trace, True, ()),
     Step('part', 'very_difficult', (), TraceSpec('mid_mountain', 'MID-MOUNTAIN', 'as very_difficult', (), ())),
-    Step('text', _mid_mountain__text1, (), TraceSpec('mid_mountain', 'MID-MOUNTAIN', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
+    Step('text', _mid_mountain__text1, (), _mid_mountain__text1_trace, None, ()),
 )
 """Mid-Mountain (MID-MOUNTAIN).
 
@@ -5595,6 +6189,7 @@ _swamp__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Aquatic',
 )
+_swamp__mod1_trace: Final = TraceSpec('swamp', 'SWAMP', 'aquatic_type = yes', (), ())
 _swamp__text1: Final = TextSpec(
     key='swamp#4',
     rule='swamp',
@@ -5604,13 +6199,14 @@ _swamp__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_swamp__text1_trace: Final = TraceSpec('swamp', 'SWAMP', 'note: VIS: N/A, no VIS effects.', (), ())
 
 _rule_swamp: Final[tuple[Step, ...]] = (
-    Step('mod', _swamp__mod1, (), TraceSpec('swamp', 'SWAMP', 'aquatic_type = yes', (), ()), True, ()),
+    Step('mod', _swamp__mod1, (), _swamp__mod1_trace, True, ()),
     Step('part', 'very_difficult', (), TraceSpec('swamp', 'SWAMP', 'as very_difficult', (), ())),
     Step('part', 'saturation', (), TraceSpec('swamp', 'SWAMP', 'as saturation', (), ())),
     Step('part', 'insecure', (), TraceSpec('swamp', 'SWAMP', 'as insecure', (), ())),
-    Step('text', _swamp__text1, (), TraceSpec('swamp', 'SWAMP', 'note: VIS: N/A, no VIS effects.', (), ()), None, ()),
+    Step('text', _swamp__text1, (), _swamp__text1_trace, None, ()),
 )
 """Swamp (SWAMP).
 
@@ -5635,6 +6231,7 @@ _open_sea__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Aquatic',
 )
+_open_sea__mod1_trace: Final = TraceSpec('open_sea', 'OPEN SEA', 'aquatic_type = yes', (), ())
 _open_sea__text1: Final = TextSpec(
     key='open_sea#4',
     rule='open_sea',
@@ -5644,12 +6241,19 @@ _open_sea__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_open_sea__text1_trace: Final = TraceSpec(
+    'open_sea',
+    'OPEN SEA',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
+    (),
+    (),
+)
 
 _rule_open_sea: Final[tuple[Step, ...]] = (
-    Step('mod', _open_sea__mod1, (), TraceSpec('open_sea', 'OPEN SEA', 'aquatic_type = yes', (), ()), True, ()),
+    Step('mod', _open_sea__mod1, (), _open_sea__mod1_trace, True, ()),
     Step('part', 'very_difficult', (), TraceSpec('open_sea', 'OPEN SEA', 'as very_difficult', (), ())),
     Step('part', 'insecure', (), TraceSpec('open_sea', 'OPEN SEA', 'as insecure', (), ())),
-    Step('text', _open_sea__text1, (), TraceSpec('open_sea', 'OPEN SEA', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.', (), ()), None, ()),
+    Step('text', _open_sea__text1, (), _open_sea__text1_trace, None, ()),
 )
 """Open Sea (OPEN SEA).
 
@@ -5673,6 +6277,13 @@ _rocky_ground__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Desert',
 )
+_rocky_ground__mod1_trace: Final = TraceSpec(
+    'rocky_ground',
+    'ROCKY GROUND',
+    'desert_type = yes',
+    (),
+    (),
+)
 _rocky_ground__text1: Final = TextSpec(
     key='rocky_ground#4',
     rule='rocky_ground',
@@ -5682,12 +6293,19 @@ _rocky_ground__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_rocky_ground__text1_trace: Final = TraceSpec(
+    'rocky_ground',
+    'ROCKY GROUND',
+    'note: VIS: N/A, no VIS effects. Hostility Level: None.',
+    (),
+    (),
+)
 
 _rule_rocky_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _rocky_ground__mod1, (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'desert_type = yes', (), ()), True, ()),
+    Step('mod', _rocky_ground__mod1, (), _rocky_ground__mod1_trace, True, ()),
     Step('part', 'difficult', (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'as difficult', (), ())),
     Step('part', 'saturation', (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'as saturation', (), ())),
-    Step('text', _rocky_ground__text1, (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'note: VIS: N/A, no VIS effects. Hostility Level: None.', (), ()), None, ()),
+    Step('text', _rocky_ground__text1, (), _rocky_ground__text1_trace, None, ()),
 )
 """Rocky Ground (ROCKY GROUND).
 
@@ -5711,6 +6329,7 @@ _sand_dunes__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Desert',
 )
+_sand_dunes__mod1_trace: Final = TraceSpec('sand_dunes', 'SAND DUNES', 'desert_type = yes', (), ())
 _sand_dunes__text1: Final = TextSpec(
     key='sand_dunes#4',
     rule='sand_dunes',
@@ -5720,12 +6339,19 @@ _sand_dunes__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sand_dunes__text1_trace: Final = TraceSpec(
+    'sand_dunes',
+    'SAND DUNES',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
+    (),
+    (),
+)
 
 _rule_sand_dunes: Final[tuple[Step, ...]] = (
-    Step('mod', _sand_dunes__mod1, (), TraceSpec('sand_dunes', 'SAND DUNES', 'desert_type = yes', (), ()), True, ()),
+    Step('mod', _sand_dunes__mod1, (), _sand_dunes__mod1_trace, True, ()),
     Step('part', 'very_difficult', (), TraceSpec('sand_dunes', 'SAND DUNES', 'as very_difficult', (), ())),
     Step('part', 'adverse', (), TraceSpec('sand_dunes', 'SAND DUNES', 'as adverse', (), ())),
-    Step('text', _sand_dunes__text1, (), TraceSpec('sand_dunes', 'SAND DUNES', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.', (), ()), None, ()),
+    Step('text', _sand_dunes__text1, (), _sand_dunes__text1_trace, None, ()),
 )
 """Sand Dunes (SAND DUNES).
 
@@ -5749,6 +6375,7 @@ _beach__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Aquatic',
 )
+_beach__mod1_trace: Final = TraceSpec('beach', 'BEACH', 'aquatic_type = yes', (), ())
 _beach__text1: Final = TextSpec(
     key='beach#4',
     rule='beach',
@@ -5758,11 +6385,18 @@ _beach__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_beach__text1_trace: Final = TraceSpec(
+    'beach',
+    'BEACH',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
+)
 
 _rule_beach: Final[tuple[Step, ...]] = (
-    Step('mod', _beach__mod1, (), TraceSpec('beach', 'BEACH', 'aquatic_type = yes', (), ()), True, ()),
+    Step('mod', _beach__mod1, (), _beach__mod1_trace, True, ()),
     Step('part', 'difficult', (), TraceSpec('beach', 'BEACH', 'as difficult', (), ())),
-    Step('text', _beach__text1, (), TraceSpec('beach', 'BEACH', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
+    Step('text', _beach__text1, (), _beach__text1_trace, None, ()),
 )
 """Beach (BEACH).
 
@@ -5785,6 +6419,7 @@ _zero_g__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Zero-G',
 )
+_zero_g__mod1_trace: Final = TraceSpec('zero_g', 'ZERO-G', 'zero_g_type = yes', (), ())
 _zero_g__text1: Final = TextSpec(
     key='zero_g#4',
     rule='zero_g',
@@ -5793,6 +6428,13 @@ _zero_g__text1: Final = TextSpec(
     text='VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
     quote=None,
     condition='',
+)
+_zero_g__text1_trace: Final = TraceSpec(
+    'zero_g',
+    'ZERO-G',
+    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
 )
 _zero_g__text2: Final = TextSpec(
     key='zero_g#5',
@@ -5803,12 +6445,19 @@ _zero_g__text2: Final = TextSpec(
     quote='Terrain Type: Zero-G',
     condition='',
 )
+_zero_g__text2_trace: Final = TraceSpec(
+    'zero_g',
+    'ZERO-G',
+    'erratum: The Generator, Engine and Energy Core Rooms are of this Terrain Type but print their own MOV, VIS, SAT and Hostility; each room card is read as complete: a room does not take the Very Difficult MOV of this card.',
+    (),
+    (),
+)
 
 _rule_zero_g: Final[tuple[Step, ...]] = (
-    Step('mod', _zero_g__mod1, (), TraceSpec('zero_g', 'ZERO-G', 'zero_g_type = yes', (), ()), True, ()),
+    Step('mod', _zero_g__mod1, (), _zero_g__mod1_trace, True, ()),
     Step('part', 'very_difficult', (), TraceSpec('zero_g', 'ZERO-G', 'as very_difficult', (), ())),
-    Step('text', _zero_g__text1, (), TraceSpec('zero_g', 'ZERO-G', 'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
-    Step('text', _zero_g__text2, (), TraceSpec('zero_g', 'ZERO-G', 'erratum: The Generator, Engine and Energy Core Rooms are of this Terrain Type but print their own MOV, VIS, SAT and Hostility; each room card is read as complete: a room does not take the Very Difficult MOV of this card.', (), ()), None, ()),
+    Step('text', _zero_g__text1, (), _zero_g__text1_trace, None, ()),
+    Step('text', _zero_g__text2, (), _zero_g__text2_trace, None, ()),
 )
 """Zero-G (ZERO-G).
 
@@ -5831,6 +6480,13 @@ _generator_room__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Zero-G',
 )
+_generator_room__mod1_trace: Final = TraceSpec(
+    'generator_room',
+    'GENERATOR ROOM',
+    'zero_g_type = yes',
+    (),
+    (),
+)
 _generator_room__text1: Final = TextSpec(
     key='generator_room#5',
     rule='generator_room',
@@ -5839,6 +6495,13 @@ _generator_room__text1: Final = TextSpec(
     text='Hostility Level: None.',
     quote=None,
     condition='',
+)
+_generator_room__text1_trace: Final = TraceSpec(
+    'generator_room',
+    'GENERATOR ROOM',
+    'note: Hostility Level: None.',
+    (),
+    (),
 )
 _generator_room__text2: Final = TextSpec(
     key='generator_room#6',
@@ -5849,14 +6512,21 @@ _generator_room__text2: Final = TextSpec(
     quote='MOV: Difficult (Optional)',
     condition='',
 )
+_generator_room__text2_trace: Final = TraceSpec(
+    'generator_room',
+    'GENERATOR ROOM',
+    'erratum: The source does not say who opts: read as an option the players agree on before the game (on by default: the card as printed); without it the room has no MOV effect.',
+    (),
+    (),
+)
 
 _rule_generator_room: Final[tuple[Step, ...]] = (
-    Step('mod', _generator_room__mod1, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'zero_g_type = yes', (), ()), True, ()),
+    Step('mod', _generator_room__mod1, (), _generator_room__mod1_trace, True, ()),
     Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('generator_room', 'GENERATOR ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
     Step('part', 'white_noise', (), TraceSpec('generator_room', 'GENERATOR ROOM', 'as white_noise', (), ())),
     Step('part', 'saturation', (), TraceSpec('generator_room', 'GENERATOR ROOM', 'as saturation', (), ())),
-    Step('text', _generator_room__text1, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'note: Hostility Level: None.', (), ()), None, ()),
-    Step('text', _generator_room__text2, (), TraceSpec('generator_room', 'GENERATOR ROOM', 'erratum: The source does not say who opts: read as an option the players agree on before the game (on by default: the card as printed); without it the room has no MOV effect.', (), ()), None, ()),
+    Step('text', _generator_room__text1, (), _generator_room__text1_trace, None, ()),
+    Step('text', _generator_room__text2, (), _generator_room__text2_trace, None, ()),
 )
 """Generator Room (GENERATOR ROOM).
 
@@ -5881,6 +6551,13 @@ _engine_room__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Zero-G',
 )
+_engine_room__mod1_trace: Final = TraceSpec(
+    'engine_room',
+    'ENGINE ROOM',
+    'zero_g_type = yes',
+    (),
+    (),
+)
 _engine_room__mod2: Final = ModSpec(
     key='engine_room#3',
     rule='engine_room',
@@ -5894,6 +6571,13 @@ _engine_room__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
+_engine_room__mod2_trace: Final = TraceSpec(
+    'engine_room',
+    'ENGINE ROOM',
+    'zone_vis min low',
+    (),
+    (),
+)
 _engine_room__text1: Final = TextSpec(
     key='engine_room#6',
     rule='engine_room',
@@ -5902,6 +6586,13 @@ _engine_room__text1: Final = TextSpec(
     text='Hostility Level: None.',
     quote=None,
     condition='',
+)
+_engine_room__text1_trace: Final = TraceSpec(
+    'engine_room',
+    'ENGINE ROOM',
+    'note: Hostility Level: None.',
+    (),
+    (),
 )
 _engine_room__text2: Final = TextSpec(
     key='engine_room#7',
@@ -5912,15 +6603,22 @@ _engine_room__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_engine_room__text2_trace: Final = TraceSpec(
+    'engine_room',
+    'ENGINE ROOM',
+    'note: MOV: Difficult (Optional): see the Generator Room.',
+    (),
+    (),
+)
 
 _rule_engine_room: Final[tuple[Step, ...]] = (
-    Step('mod', _engine_room__mod1, (), TraceSpec('engine_room', 'ENGINE ROOM', 'zero_g_type = yes', (), ()), True, ()),
-    Step('mod', _engine_room__mod2, (), TraceSpec('engine_room', 'ENGINE ROOM', 'zone_vis min low', (), ()), 'low', ()),
+    Step('mod', _engine_room__mod1, (), _engine_room__mod1_trace, True, ()),
+    Step('mod', _engine_room__mod2, (), _engine_room__mod2_trace, 'low', ()),
     Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('engine_room', 'ENGINE ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
     Step('part', 'low_visibility', (), TraceSpec('engine_room', 'ENGINE ROOM', 'as low_visibility', (), ())),
     Step('part', 'saturation', (), TraceSpec('engine_room', 'ENGINE ROOM', 'as saturation', (), ())),
-    Step('text', _engine_room__text1, (), TraceSpec('engine_room', 'ENGINE ROOM', 'note: Hostility Level: None.', (), ()), None, ()),
-    Step('text', _engine_room__text2, (), TraceSpec('engine_room', 'ENGINE ROOM', 'note: MOV: Difficult (Optional): see the Generator Room.', (), ()), None, ()),
+    Step('text', _engine_room__text1, (), _engine_room__text1_trace, None, ()),
+    Step('text', _engine_room__text2, (), _engine_room__text2_trace, None, ()),
 )
 """Engine Room (ENGINE ROOM).
 
@@ -5946,6 +6644,13 @@ _energy_core_room__mod1: Final = ModSpec(
     condition='',
     label='Terrain Type: Zero-G',
 )
+_energy_core_room__mod1_trace: Final = TraceSpec(
+    'energy_core_room',
+    'ENERGY CORE ROOM',
+    'zero_g_type = yes',
+    (),
+    (),
+)
 _energy_core_room__mod2: Final = ModSpec(
     key='energy_core_room#3',
     rule='energy_core_room',
@@ -5959,6 +6664,13 @@ _energy_core_room__mod2: Final = ModSpec(
     condition='',
     label='VIS: Low Visibility',
 )
+_energy_core_room__mod2_trace: Final = TraceSpec(
+    'energy_core_room',
+    'ENERGY CORE ROOM',
+    'zone_vis min low',
+    (),
+    (),
+)
 _energy_core_room__text1: Final = TextSpec(
     key='energy_core_room#6',
     rule='energy_core_room',
@@ -5967,6 +6679,13 @@ _energy_core_room__text1: Final = TextSpec(
     text='SAT: N/A, no SAT effects. Hostility Level: None.',
     quote=None,
     condition='',
+)
+_energy_core_room__text1_trace: Final = TraceSpec(
+    'energy_core_room',
+    'ENERGY CORE ROOM',
+    'note: SAT: N/A, no SAT effects. Hostility Level: None.',
+    (),
+    (),
 )
 _energy_core_room__text2: Final = TextSpec(
     key='energy_core_room#7',
@@ -5977,15 +6696,22 @@ _energy_core_room__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_energy_core_room__text2_trace: Final = TraceSpec(
+    'energy_core_room',
+    'ENERGY CORE ROOM',
+    'note: MOV: Difficult (Optional): see the Generator Room.',
+    (),
+    (),
+)
 
 _rule_energy_core_room: Final[tuple[Step, ...]] = (
-    Step('mod', _energy_core_room__mod1, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'zero_g_type = yes', (), ()), True, ()),
-    Step('mod', _energy_core_room__mod2, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'zone_vis min low', (), ()), 'low', ()),
+    Step('mod', _energy_core_room__mod1, (), _energy_core_room__mod1_trace, True, ()),
+    Step('mod', _energy_core_room__mod2, (), _energy_core_room__mod2_trace, 'low', ()),
     Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
     Step('part', 'low_visibility', (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as low_visibility', (), ())),
     Step('part', 'white_noise', (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as white_noise', (), ())),
-    Step('text', _energy_core_room__text1, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'note: SAT: N/A, no SAT effects. Hostility Level: None.', (), ()), None, ()),
-    Step('text', _energy_core_room__text2, (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'note: MOV: Difficult (Optional): see the Generator Room.', (), ()), None, ()),
+    Step('text', _energy_core_room__text1, (), _energy_core_room__text1_trace, None, ()),
+    Step('text', _energy_core_room__text2, (), _energy_core_room__text2_trace, None, ()),
 )
 """Energy Core Room (ENERGY CORE ROOM).
 
@@ -6007,6 +6733,13 @@ _storm__text1: Final = TextSpec(
     quote=None,
     condition='unless jungle_type or aquatic_type or desert_type or mountains_type',
 )
+_storm__text1_trace: Final = TraceSpec(
+    'storm',
+    'STORM',
+    'cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain',
+    ('unless jungle_type or aquatic_type or desert_type or mountains_type',),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'),),
+)
 _storm__text2: Final = TextSpec(
     key='storm#3',
     rule='storm',
@@ -6015,6 +6748,13 @@ _storm__text2: Final = TextSpec(
     text='Terrain Type: Special. A Storm is named together with the terrain it rages over.',
     quote=None,
     condition='',
+)
+_storm__text2_trace: Final = TraceSpec(
+    'storm',
+    'STORM',
+    'note: Terrain Type: Special. A Storm is named together with the terrain it rages over.',
+    (),
+    (),
 )
 _storm__text3: Final = TextSpec(
     key='storm#4',
@@ -6025,6 +6765,13 @@ _storm__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_storm__text3_trace: Final = TraceSpec(
+    'storm',
+    'STORM',
+    'note: Increase VIS Conditions by One Level: Low VIS to Poor VIS, Poor VIS to Zero VIS.',
+    (),
+    (),
+)
 _storm__text4: Final = TextSpec(
     key='storm#5',
     rule='storm',
@@ -6033,6 +6780,13 @@ _storm__text4: Final = TextSpec(
     text='MOV, SAT and Hostility Level: as the base terrain type.',
     quote=None,
     condition='',
+)
+_storm__text4_trace: Final = TraceSpec(
+    'storm',
+    'STORM',
+    'note: MOV, SAT and Hostility Level: as the base terrain type.',
+    (),
+    (),
 )
 _storm__text5: Final = TextSpec(
     key='storm#6',
@@ -6043,15 +6797,22 @@ _storm__text5: Final = TextSpec(
     quote='Increase VIS Conditions by One Level. Low VIS to Poor VIS. Poor VIS to Zero VIS.',
     condition='',
 )
+_storm__text5_trace: Final = TraceSpec(
+    'storm',
+    'STORM',
+    'erratum: Only these two steps are given. A terrain whose card reads "VIS: N/A" has no VIS condition to increase, so a Storm over it adds none; Zero Visibility (Primeval Forest) has no worse level and stays Zero.',
+    (),
+    (),
+)
 
 _rule_storm: Final[tuple[Step, ...]] = (
     Step('part', 'poor_visibility', (lambda s: s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type'], lambda s: s.e['zone_vis'] == 'low'), TraceSpec('storm', 'STORM', 'as poor_visibility', ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)))),
     Step('part', 'zero_visibility', (lambda s: s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type'], lambda s: s.e['zone_vis'] == 'poor'), TraceSpec('storm', 'STORM', 'as zero_visibility', ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)))),
-    Step('text', _storm__text1, (lambda s: not (s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type']),), TraceSpec('storm', 'STORM', 'cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain', ('unless jungle_type or aquatic_type or desert_type or mountains_type',), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'),)), None, ()),
-    Step('text', _storm__text2, (), TraceSpec('storm', 'STORM', 'note: Terrain Type: Special. A Storm is named together with the terrain it rages over.', (), ()), None, ()),
-    Step('text', _storm__text3, (), TraceSpec('storm', 'STORM', 'note: Increase VIS Conditions by One Level: Low VIS to Poor VIS, Poor VIS to Zero VIS.', (), ()), None, ()),
-    Step('text', _storm__text4, (), TraceSpec('storm', 'STORM', 'note: MOV, SAT and Hostility Level: as the base terrain type.', (), ()), None, ()),
-    Step('text', _storm__text5, (), TraceSpec('storm', 'STORM', 'erratum: Only these two steps are given. A terrain whose card reads "VIS: N/A" has no VIS condition to increase, so a Storm over it adds none; Zero Visibility (Primeval Forest) has no worse level and stays Zero.', (), ()), None, ()),
+    Step('text', _storm__text1, (lambda s: not (s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type']),), _storm__text1_trace, None, ()),
+    Step('text', _storm__text2, (), _storm__text2_trace, None, ()),
+    Step('text', _storm__text3, (), _storm__text3_trace, None, ()),
+    Step('text', _storm__text4, (), _storm__text4_trace, None, ()),
+    Step('text', _storm__text5, (), _storm__text5_trace, None, ()),
 )
 """Storm (STORM).
 
@@ -6223,6 +6984,2121 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+
+
+# rule other_mods_stack, written out
+
+_other_mods_stack__said3: Final = note_of(_other_mods_stack__text1)
+_other_mods_stack__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_other_mods_stack__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+
+
+def _resolve_other_mods_stack(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Other MODs of the roll: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    value = v['attribute']
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d1, v, e))
+    if d1 < 0:
+        amount = v['range_mod']
+        value += amount
+        modifiers.append(Modifier(_other_mods_stack__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = v['other_mods']
+        value += amount
+        modifiers.append(Modifier(_other_mods_stack__mod2, whole(amount), 'applied', None))
+    e['attribute'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    notes: list[Note] = [_other_mods_stack__said3]
+    if 'range_mod' in given and d1 == 0:
+        notes.append(_other_mods_stack__unread1)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_other_mods_stack__unread2)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('other_mods_stack',),
+        inputs={
+            'attribute': v['attribute'],
+            'lof_skill': v['lof_skill'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+        },
+        stats={'attribute': e['attribute']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule lof_roll, written out
+
+_lof_roll__said3: Final = note_of(_other_mods_stack__text1)
+_lof_roll__said4: Final = note_of(_lof_roll__text1)
+_lof_roll__said7: Final = note_of(_lof_roll__text2)
+_lof_roll__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_lof_roll__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_lof_roll__unread3: Final = Note(
+    'lof_roll',
+    'VIS',
+    '`lof_zone` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_lof_roll__unread4: Final = Note(
+    'lof_roll',
+    'VIS',
+    '`responding` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_lof_roll__unread5: Final = Note(
+    'lof_roll',
+    'VIS',
+    '`facing` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+
+
+def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """The roll that requires LoF: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    value = v['attribute']
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d1, v, e))
+    if d1 < 0:
+        amount = v['range_mod']
+        value += amount
+        modifiers.append(Modifier(_other_mods_stack__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = v['other_mods']
+        value += amount
+        modifiers.append(Modifier(_other_mods_stack__mod2, whole(amount), 'applied', None))
+    e['attribute'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    e['burst'] = v['burst']
+    e['vis'] = v['vis']
+    rolls: list[Roll] = []
+    if v['lof_skill'] == 'none':
+        d5 = 0
+    elif e['vis'] == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'):
+        d5 = 1
+    else:
+        d5 = -1
+    if v['lof_skill'] == 'none':
+        d6 = 0
+    elif e['vis'] == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'):
+        d6 = 1
+    elif v['lof_skill'] != 'bs_attack':
+        d6 = 2
+    else:
+        d6 = -1
+    trace.append(TraceEntry(_lof_roll__roll1_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _rule_lof_roll[2]))
+    trace.append(TraceEntry(_lof_roll__roll2_trace, d6, v, e))
+    if d6 < 0:
+        rolls.append(roll_of(s, _rule_lof_roll[3]))
+    if v['lof_skill'] == 'none':
+        d4 = 0
+    elif not (e['vis'] == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')):
+        d4 = 1
+    else:
+        d4 = -1
+    trace.append(TraceEntry(_lof_roll__text1_trace, d4, v, e))
+    notes: list[Note] = []
+    notes.append(_lof_roll__said3)
+    if d4 < 0:
+        notes.append(_lof_roll__said4)
+    notes.append(_lof_roll__said7)
+    if 'range_mod' in given and d1 == 0:
+        notes.append(_lof_roll__unread1)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_lof_roll__unread2)
+    if 'lof_zone' in given and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_lof_roll__unread3)
+    if 'responding' in given and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_lof_roll__unread4)
+    if 'facing' in given and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_lof_roll__unread5)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('lof_roll',),
+        inputs={
+            'attribute': v['attribute'],
+            'burst': v['burst'],
+            'vis': v['vis'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'responding': v['responding'],
+            'facing': v['facing'],
+        },
+        stats={'attribute': e['attribute'], 'burst': e['burst'], 'vis': e['vis']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule difficult, written out
+
+_difficult__said3: Final = restriction_of(_difficult__text1)
+_difficult__said5: Final = note_of(_difficult__text2)
+_difficult__said6: Final = note_of(_difficult__text3)
+
+
+def _resolve_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """MOV: Difficult (second MOV value): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['MOV_2'] = v['MOV_2']
+    d1 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_difficult__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    trace.append(TraceEntry(_difficult__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers)
+    d4 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    trace.append(TraceEntry(_difficult__mod3_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_difficult__mod3, 1))
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers)
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_difficult__text1_trace, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_difficult__said3)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('difficult',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_difficult__said5, _difficult__said6),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule very_difficult, written out
+
+_very_difficult__said3: Final = restriction_of(_very_difficult__text1)
+_very_difficult__said4: Final = restriction_of(_very_difficult__text2)
+_very_difficult__said6: Final = note_of(_very_difficult__text3)
+_very_difficult__said7: Final = note_of(_very_difficult__text4)
+
+
+def _resolve_very_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """MOV: Very Difficult (one Short Movement, second MOV value): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['MOV_2'] = v['MOV_2']
+    d1 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers)
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_very_difficult__mod3, 1))
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers)
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_very_difficult__text1_trace, d3, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_very_difficult__said3)
+    if d4 < 0:
+        restrictions.append(_very_difficult__said4)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('very_difficult',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_very_difficult__said6, _very_difficult__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule saturation, written out
+
+_saturation__said3: Final = note_of(_saturation__text1)
+_saturation__said4: Final = note_of(_saturation__text2)
+
+
+def _resolve_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """SAT: Saturation Zone (-1B, minimum B1): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_saturation__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_saturation__mod1, -1))
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('saturation',),
+        inputs={'burst': v['burst'], 'lof_skill': v['lof_skill'], 'lof_zone': v['lof_zone']},
+        stats={'burst': e['burst']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_saturation__said3, _saturation__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule high_saturation, written out
+
+_high_saturation__said3: Final = note_of(_high_saturation__text1)
+_high_saturation__said4: Final = note_of(_high_saturation__text2)
+
+
+def _resolve_high_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """SAT: High Saturation Zone (-2B, minimum B1): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_high_saturation__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_high_saturation__mod1, -2))
+    trace.append(TraceEntry(_high_saturation__mod2_trace, -1, v, e))
+    held.append((_high_saturation__mod2, 1))
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers)
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('high_saturation',),
+        inputs={'burst': v['burst'], 'lof_skill': v['lof_skill'], 'lof_zone': v['lof_zone']},
+        stats={'burst': e['burst']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_high_saturation__said3, _high_saturation__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule low_visibility, written out
+
+_low_visibility__said3: Final = note_of(_other_mods_stack__text1)
+_low_visibility__said6: Final = note_of(_low_visibility__text1)
+_low_visibility__said7: Final = note_of(_low_visibility__text2)
+_low_visibility__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_low_visibility__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+
+
+def _resolve_low_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """VIS: Low Visibility (-3): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    d5 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(0)
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(1)
+    trace.append(TraceEntry(_low_visibility__mod2_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_low_visibility__mod2, -3))
+        where.append(4)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_low_visibility__mod1_trace, -1, v, e))
+    held.append((_low_visibility__mod1, 'low'))
+    where.append(3)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    notes: list[Note] = [_low_visibility__said3, _low_visibility__said6, _low_visibility__said7]
+    if 'range_mod' in given and d1 == 0:
+        notes.append(_low_visibility__unread1)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_low_visibility__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('low_visibility',),
+        inputs={
+            'attribute': v['attribute'],
+            'vis': v['vis'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+        },
+        stats={'attribute': e['attribute'], 'vis': e['vis']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule poor_visibility, written out
+
+_poor_visibility__said3: Final = note_of(_other_mods_stack__text1)
+_poor_visibility__said6: Final = note_of(_poor_visibility__text1)
+_poor_visibility__said7: Final = note_of(_poor_visibility__text2)
+_poor_visibility__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_poor_visibility__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+
+
+def _resolve_poor_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """VIS: Poor Visibility (-6): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    d5 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(0)
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(1)
+    trace.append(TraceEntry(_poor_visibility__mod2_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_poor_visibility__mod2, -6))
+        where.append(4)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_poor_visibility__mod1_trace, -1, v, e))
+    held.append((_poor_visibility__mod1, 'poor'))
+    where.append(3)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    notes: list[Note] = [_poor_visibility__said3, _poor_visibility__said6, _poor_visibility__said7]
+    if 'range_mod' in given and d1 == 0:
+        notes.append(_poor_visibility__unread1)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_poor_visibility__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('poor_visibility',),
+        inputs={
+            'attribute': v['attribute'],
+            'vis': v['vis'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+        },
+        stats={'attribute': e['attribute'], 'vis': e['vis']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zero_visibility, written out
+
+_zero_visibility__said3: Final = note_of(_other_mods_stack__text1)
+_zero_visibility__said5: Final = restriction_of(_zero_visibility__text1)
+_zero_visibility__said7: Final = restriction_of(_zero_visibility__text2)
+_zero_visibility__said8: Final = restriction_of(_zero_visibility__text3)
+_zero_visibility__said9: Final = note_of(_zero_visibility__text4)
+_zero_visibility__said10: Final = note_of(_zero_visibility__text5)
+_zero_visibility__said11: Final = note_of(_zero_visibility__text6)
+_zero_visibility__said12: Final = note_of(_zero_visibility__text7)
+_zero_visibility__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_zero_visibility__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_zero_visibility__unread3: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`responding` had no effect: it is read only when lof_zone != clear_of',
+    kind='input',
+)
+_zero_visibility__unread4: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`facing` had no effect: it is read only when lof_zone != clear_of; when responding',
+    kind='input',
+)
+
+
+def _resolve_zero_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    if v['lof_zone'] == 'clear_of':
+        d6 = 0
+    elif not v['responding']:
+        d6 = 1
+    elif not v['facing']:
+        d6 = 2
+    elif v['lof_skill'] != 'bs_attack':
+        d6 = 3
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(0)
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(1)
+    trace.append(TraceEntry(_zero_visibility__mod2_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_zero_visibility__mod2, -6))
+        where.append(5)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_zero_visibility__mod1_trace, -1, v, e))
+    held.append((_zero_visibility__mod1, 'zero'))
+    where.append(3)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    if v['lof_zone'] == 'clear_of':
+        d5 = 0
+    elif v['responding']:
+        d5 = 1
+    else:
+        d5 = -1
+    if v['lof_zone'] == 'clear_of':
+        d7 = 0
+    elif not v['responding']:
+        d7 = 1
+    elif not v['facing']:
+        d7 = 2
+    elif v['lof_skill'] != 'other':
+        d7 = 3
+    else:
+        d7 = -1
+    if v['lof_zone'] == 'clear_of':
+        d8 = 0
+    elif not v['responding']:
+        d8 = 1
+    elif v['facing']:
+        d8 = 2
+    else:
+        d8 = -1
+    trace.append(TraceEntry(_zero_visibility__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_zero_visibility__text2_trace, d7, v, e))
+    trace.append(TraceEntry(_zero_visibility__text3_trace, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_zero_visibility__said5)
+    if d7 < 0:
+        restrictions.append(_zero_visibility__said7)
+    if d8 < 0:
+        restrictions.append(_zero_visibility__said8)
+    notes: list[Note] = [_zero_visibility__said3, _zero_visibility__said9, _zero_visibility__said10, _zero_visibility__said11, _zero_visibility__said12]
+    if 'range_mod' in given and d1 == 0:
+        notes.append(_zero_visibility__unread1)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_zero_visibility__unread2)
+    if 'responding' in given and d5 == 0 and d6 == 0 and d7 == 0 and d8 == 0:
+        notes.append(_zero_visibility__unread3)
+    if 'facing' in given and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_zero_visibility__unread4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('zero_visibility',),
+        inputs={
+            'attribute': v['attribute'],
+            'vis': v['vis'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'responding': v['responding'],
+            'facing': v['facing'],
+        },
+        stats={'attribute': e['attribute'], 'vis': e['vis']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule white_noise, written out
+
+_white_noise__trace1: Final = within(_other_mods_stack__mod1_trace, ('when msv',), (('msv',),))
+_white_noise__trace2: Final = within(_other_mods_stack__mod2_trace, ('when msv',), (('msv',),))
+_white_noise__trace3: Final = within(_other_mods_stack__text1_trace, ('when msv',), (('msv',),))
+_white_noise__trace4: Final = within(_zero_visibility__mod1_trace, ('when msv',), (('msv',),))
+_white_noise__trace5: Final = within(_zero_visibility__text1_trace, ('when msv',), (('msv',),))
+_white_noise__trace6: Final = within(_zero_visibility__mod2_trace, ('when msv',), (('msv',),))
+_white_noise__trace7: Final = within(_zero_visibility__text2_trace, ('when msv',), (('msv',),))
+_white_noise__trace8: Final = within(_zero_visibility__text3_trace, ('when msv',), (('msv',),))
+_white_noise__trace9: Final = within(_zero_visibility__text4_trace, ('when msv',), (('msv',),))
+_white_noise__trace10: Final = within(_zero_visibility__text5_trace, ('when msv',), (('msv',),))
+_white_noise__trace11: Final = within(_zero_visibility__text6_trace, ('when msv',), (('msv',),))
+_white_noise__trace12: Final = within(_zero_visibility__text7_trace, ('when msv',), (('msv',),))
+_white_noise__said3: Final = note_of(_other_mods_stack__text1)
+_white_noise__said5: Final = restriction_of(_zero_visibility__text1)
+_white_noise__said7: Final = restriction_of(_zero_visibility__text2)
+_white_noise__said8: Final = restriction_of(_zero_visibility__text3)
+_white_noise__said9: Final = note_of(_zero_visibility__text4)
+_white_noise__said10: Final = note_of(_zero_visibility__text5)
+_white_noise__said11: Final = note_of(_zero_visibility__text6)
+_white_noise__said12: Final = note_of(_zero_visibility__text7)
+_white_noise__said13: Final = note_of(_white_noise__text1)
+_white_noise__said14: Final = note_of(_white_noise__text2)
+_white_noise__said15: Final = note_of(_white_noise__text3)
+_white_noise__said16: Final = note_of(_white_noise__text4)
+_white_noise__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`lof_skill` had no effect: it is read only when msv',
+    kind='input',
+)
+_white_noise__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when msv; when lof_skill != none',
+    kind='input',
+)
+_white_noise__unread3: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when msv; when lof_skill != none',
+    kind='input',
+)
+_white_noise__unread4: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`lof_zone` had no effect: it is read only when msv',
+    kind='input',
+)
+_white_noise__unread5: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`responding` had no effect: it is read only when msv; when lof_zone != clear_of',
+    kind='input',
+)
+_white_noise__unread6: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`facing` had no effect: it is read only when msv; when lof_zone != clear_of; when responding',
+    kind='input',
+)
+
+
+def _resolve_white_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """VIS: White Noise (Zero Visibility for MSV only): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    if not v['msv']:
+        d1 = 0
+    elif v['lof_skill'] == 'none':
+        d1 = 1
+    elif v['range_mod'] == 0:
+        d1 = 2
+    else:
+        d1 = -1
+    if not v['msv']:
+        d2 = 0
+    elif v['lof_skill'] == 'none':
+        d2 = 1
+    elif v['other_mods'] == 0:
+        d2 = 2
+    else:
+        d2 = -1
+    if not v['msv']:
+        d6 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d6 = 1
+    elif not v['responding']:
+        d6 = 2
+    elif not v['facing']:
+        d6 = 3
+    elif v['lof_skill'] != 'bs_attack':
+        d6 = 4
+    else:
+        d6 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_white_noise__trace1, d1, v, e))
+    if d1 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(0)
+    trace.append(TraceEntry(_white_noise__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(1)
+    trace.append(TraceEntry(_white_noise__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_zero_visibility__mod2, -6))
+        where.append(5)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    d4 = -1 if v['msv'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_white_noise__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_zero_visibility__mod1, 'zero'))
+        where.append(3)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    d3 = -1 if v['msv'] else 0
+    if not v['msv']:
+        d5 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d5 = 1
+    elif v['responding']:
+        d5 = 2
+    else:
+        d5 = -1
+    if not v['msv']:
+        d7 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d7 = 1
+    elif not v['responding']:
+        d7 = 2
+    elif not v['facing']:
+        d7 = 3
+    elif v['lof_skill'] != 'other':
+        d7 = 4
+    else:
+        d7 = -1
+    if not v['msv']:
+        d8 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d8 = 1
+    elif not v['responding']:
+        d8 = 2
+    elif v['facing']:
+        d8 = 3
+    else:
+        d8 = -1
+    d9 = -1 if v['msv'] else 0
+    d10 = -1 if v['msv'] else 0
+    d11 = -1 if v['msv'] else 0
+    d12 = -1 if v['msv'] else 0
+    d13 = -1 if v['msv'] else 0
+    d14 = -1 if v['msv'] else 0
+    d15 = -1 if v['msv'] else 0
+    trace.append(TraceEntry(_white_noise__trace3, d3, v, e))
+    trace.append(TraceEntry(_white_noise__trace5, d5, v, e))
+    trace.append(TraceEntry(_white_noise__trace7, d7, v, e))
+    trace.append(TraceEntry(_white_noise__trace8, d8, v, e))
+    trace.append(TraceEntry(_white_noise__trace9, d9, v, e))
+    trace.append(TraceEntry(_white_noise__trace10, d10, v, e))
+    trace.append(TraceEntry(_white_noise__trace11, d11, v, e))
+    trace.append(TraceEntry(_white_noise__trace12, d12, v, e))
+    trace.append(TraceEntry(_white_noise__text1_trace, d13, v, e))
+    trace.append(TraceEntry(_white_noise__text2_trace, d14, v, e))
+    trace.append(TraceEntry(_white_noise__text3_trace, d15, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_white_noise__said5)
+    if d7 < 0:
+        restrictions.append(_white_noise__said7)
+    if d8 < 0:
+        restrictions.append(_white_noise__said8)
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_white_noise__said3)
+    if d9 < 0:
+        notes.append(_white_noise__said9)
+    if d10 < 0:
+        notes.append(_white_noise__said10)
+    if d11 < 0:
+        notes.append(_white_noise__said11)
+    if d12 < 0:
+        notes.append(_white_noise__said12)
+    if d13 < 0:
+        notes.append(_white_noise__said13)
+    if d14 < 0:
+        notes.append(_white_noise__said14)
+    if d15 < 0:
+        notes.append(_white_noise__said15)
+    notes.append(_white_noise__said16)
+    if 'lof_skill' in given and d1 == 0 and d2 == 0 and 0 <= d6 < 4 and 0 <= d7 < 4:
+        notes.append(_white_noise__unread1)
+    if 'range_mod' in given and 0 <= d1 < 2:
+        notes.append(_white_noise__unread2)
+    if 'other_mods' in given and 0 <= d2 < 2:
+        notes.append(_white_noise__unread3)
+    if 'lof_zone' in given and d5 == 0 and d6 == 0 and d7 == 0 and d8 == 0:
+        notes.append(_white_noise__unread4)
+    if 'responding' in given and 0 <= d5 < 2 and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_white_noise__unread5)
+    if 'facing' in given and 0 <= d6 < 3 and 0 <= d7 < 3 and 0 <= d8 < 3:
+        notes.append(_white_noise__unread6)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('white_noise',),
+        inputs={
+            'attribute': v['attribute'],
+            'vis': v['vis'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'responding': v['responding'],
+            'facing': v['facing'],
+            'msv': v['msv'],
+        },
+        stats={'attribute': e['attribute'], 'vis': e['vis']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule steep_hills, written out
+
+_steep_hills__said4: Final = restriction_of(_difficult__text1)
+_steep_hills__said6: Final = note_of(_difficult__text2)
+_steep_hills__said7: Final = note_of(_difficult__text3)
+_steep_hills__said8: Final = note_of(_steep_hills__text1)
+
+
+def _resolve_steep_hills(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Steep Hills: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_difficult__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_difficult__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_difficult__mod3_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(4)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_steep_hills__mod1_trace, -1, v, e))
+    held.append((_steep_hills__mod1, True))
+    where.append(0)
+    e['mountains_type'] = settle_held(_BOOK, 'mountains_type', v['mountains_type'], held, modifiers, where)
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_difficult__text1_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_steep_hills__said4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('steep_hills',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'mountains_type': v['mountains_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'mountains_type': e['mountains_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_steep_hills__said6, _steep_hills__said7, _steep_hills__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule mid_mountain, written out
+
+_mid_mountain__said4: Final = restriction_of(_very_difficult__text1)
+_mid_mountain__said5: Final = restriction_of(_very_difficult__text2)
+_mid_mountain__said7: Final = note_of(_very_difficult__text3)
+_mid_mountain__said8: Final = note_of(_very_difficult__text4)
+_mid_mountain__said9: Final = note_of(_mid_mountain__text1)
+
+
+def _resolve_mid_mountain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Mid-Mountain: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_very_difficult__mod3, 1))
+        where.append(5)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_mid_mountain__mod1_trace, -1, v, e))
+    held.append((_mid_mountain__mod1, True))
+    where.append(0)
+    e['mountains_type'] = settle_held(_BOOK, 'mountains_type', v['mountains_type'], held, modifiers, where)
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_very_difficult__text1_trace, d4, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_mid_mountain__said4)
+    if d5 < 0:
+        restrictions.append(_mid_mountain__said5)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('mid_mountain',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'mountains_type': v['mountains_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'mountains_type': e['mountains_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_mid_mountain__said7, _mid_mountain__said8, _mid_mountain__said9),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule rocky_ground, written out
+
+_rocky_ground__said4: Final = restriction_of(_difficult__text1)
+_rocky_ground__said6: Final = note_of(_difficult__text2)
+_rocky_ground__said7: Final = note_of(_difficult__text3)
+_rocky_ground__said10: Final = note_of(_saturation__text1)
+_rocky_ground__said11: Final = note_of(_saturation__text2)
+_rocky_ground__said12: Final = note_of(_rocky_ground__text1)
+
+
+def _resolve_rocky_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Rocky Ground: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_difficult__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_difficult__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_difficult__mod3_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(4)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_rocky_ground__mod1_trace, -1, v, e))
+    held.append((_rocky_ground__mod1, True))
+    where.append(0)
+    e['desert_type'] = settle_held(_BOOK, 'desert_type', v['desert_type'], held, modifiers, where)
+    d8 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_saturation__mod1_trace, d8, v, e))
+    if d8 < 0:
+        held.append((_saturation__mod1, -1))
+        where.append(7)
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    where.append(8)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_difficult__text1_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_rocky_ground__said4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('rocky_ground',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'burst': v['burst'],
+            'desert_type': v['desert_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'burst': e['burst'],
+            'desert_type': e['desert_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_rocky_ground__said6, _rocky_ground__said7, _rocky_ground__said10, _rocky_ground__said11, _rocky_ground__said12),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule beach, written out
+
+_beach__said4: Final = restriction_of(_difficult__text1)
+_beach__said6: Final = note_of(_difficult__text2)
+_beach__said7: Final = note_of(_difficult__text3)
+_beach__said8: Final = note_of(_beach__text1)
+
+
+def _resolve_beach(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Beach: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_difficult__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_difficult__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_difficult__mod3_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(4)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_beach__mod1_trace, -1, v, e))
+    held.append((_beach__mod1, True))
+    where.append(0)
+    e['aquatic_type'] = settle_held(_BOOK, 'aquatic_type', v['aquatic_type'], held, modifiers, where)
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_difficult__text1_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_beach__said4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('beach',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'aquatic_type': v['aquatic_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'aquatic_type': e['aquatic_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_beach__said6, _beach__said7, _beach__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zero_g, written out
+
+_zero_g__said4: Final = restriction_of(_very_difficult__text1)
+_zero_g__said5: Final = restriction_of(_very_difficult__text2)
+_zero_g__said7: Final = note_of(_very_difficult__text3)
+_zero_g__said8: Final = note_of(_very_difficult__text4)
+_zero_g__said9: Final = note_of(_zero_g__text1)
+_zero_g__said10: Final = note_of(_zero_g__text2)
+
+
+def _resolve_zero_g(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zero-G: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_very_difficult__mod3, 1))
+        where.append(5)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_zero_g__mod1_trace, -1, v, e))
+    held.append((_zero_g__mod1, True))
+    where.append(0)
+    e['zero_g_type'] = settle_held(_BOOK, 'zero_g_type', v['zero_g_type'], held, modifiers, where)
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_very_difficult__text1_trace, d4, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_zero_g__said4)
+    if d5 < 0:
+        restrictions.append(_zero_g__said5)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('zero_g',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'zero_g_type': v['zero_g_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'zero_g_type': e['zero_g_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_zero_g__said7, _zero_g__said8, _zero_g__said9, _zero_g__said10),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule generator_room, written out
+
+_generator_room__trace2: Final = within(
+    _difficult__mod1_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_generator_room__trace3: Final = within(
+    _difficult__mod2_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_generator_room__trace4: Final = within(
+    _difficult__text1_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_generator_room__trace5: Final = within(
+    _difficult__mod3_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_generator_room__trace6: Final = within(
+    _difficult__text2_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_generator_room__trace7: Final = within(
+    _difficult__text3_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_generator_room__trace8: Final = within(_other_mods_stack__mod1_trace, ('when msv',), (('msv',),))
+_generator_room__trace9: Final = within(_other_mods_stack__mod2_trace, ('when msv',), (('msv',),))
+_generator_room__trace10: Final = within(
+    _other_mods_stack__text1_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_generator_room__trace11: Final = within(_zero_visibility__mod1_trace, ('when msv',), (('msv',),))
+_generator_room__trace12: Final = within(_zero_visibility__text1_trace, ('when msv',), (('msv',),))
+_generator_room__trace13: Final = within(_zero_visibility__mod2_trace, ('when msv',), (('msv',),))
+_generator_room__trace14: Final = within(_zero_visibility__text2_trace, ('when msv',), (('msv',),))
+_generator_room__trace15: Final = within(_zero_visibility__text3_trace, ('when msv',), (('msv',),))
+_generator_room__trace16: Final = within(_zero_visibility__text4_trace, ('when msv',), (('msv',),))
+_generator_room__trace17: Final = within(_zero_visibility__text5_trace, ('when msv',), (('msv',),))
+_generator_room__trace18: Final = within(_zero_visibility__text6_trace, ('when msv',), (('msv',),))
+_generator_room__trace19: Final = within(_zero_visibility__text7_trace, ('when msv',), (('msv',),))
+_generator_room__said4: Final = restriction_of(_difficult__text1)
+_generator_room__said6: Final = note_of(_difficult__text2)
+_generator_room__said7: Final = note_of(_difficult__text3)
+_generator_room__said10: Final = note_of(_other_mods_stack__text1)
+_generator_room__said12: Final = restriction_of(_zero_visibility__text1)
+_generator_room__said14: Final = restriction_of(_zero_visibility__text2)
+_generator_room__said15: Final = restriction_of(_zero_visibility__text3)
+_generator_room__said16: Final = note_of(_zero_visibility__text4)
+_generator_room__said17: Final = note_of(_zero_visibility__text5)
+_generator_room__said18: Final = note_of(_zero_visibility__text6)
+_generator_room__said19: Final = note_of(_zero_visibility__text7)
+_generator_room__said20: Final = note_of(_white_noise__text1)
+_generator_room__said21: Final = note_of(_white_noise__text2)
+_generator_room__said22: Final = note_of(_white_noise__text3)
+_generator_room__said23: Final = note_of(_white_noise__text4)
+_generator_room__said26: Final = note_of(_saturation__text1)
+_generator_room__said27: Final = note_of(_saturation__text2)
+_generator_room__said28: Final = note_of(_generator_room__text1)
+_generator_room__said29: Final = note_of(_generator_room__text2)
+_generator_room__unread1: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`movement` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_generator_room__unread2: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`turn` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_generator_room__unread3: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`failed_guts` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_generator_room__unread4: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when msv; when lof_skill != none',
+    kind='input',
+)
+_generator_room__unread5: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when msv; when lof_skill != none',
+    kind='input',
+)
+_generator_room__unread6: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`responding` had no effect: it is read only when msv; when lof_zone != clear_of',
+    kind='input',
+)
+_generator_room__unread7: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`facing` had no effect: it is read only when msv; when lof_zone != clear_of; when responding',
+    kind='input',
+)
+
+
+def _resolve_generator_room(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Generator Room: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    if not v['optional_mov']:
+        d2 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_generator_room__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    if not v['optional_mov']:
+        d3 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d3 = 1
+    else:
+        d3 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_generator_room__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    if not v['optional_mov']:
+        d5 = 0
+    elif not (v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])):
+        d5 = 1
+    else:
+        d5 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_generator_room__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(4)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    if not v['msv']:
+        d8 = 0
+    elif v['lof_skill'] == 'none':
+        d8 = 1
+    elif v['range_mod'] == 0:
+        d8 = 2
+    else:
+        d8 = -1
+    if not v['msv']:
+        d9 = 0
+    elif v['lof_skill'] == 'none':
+        d9 = 1
+    elif v['other_mods'] == 0:
+        d9 = 2
+    else:
+        d9 = -1
+    if not v['msv']:
+        d13 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d13 = 1
+    elif not v['responding']:
+        d13 = 2
+    elif not v['facing']:
+        d13 = 3
+    elif v['lof_skill'] != 'bs_attack':
+        d13 = 4
+    else:
+        d13 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_generator_room__trace8, d8, v, e))
+    if d8 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(7)
+    trace.append(TraceEntry(_generator_room__trace9, d9, v, e))
+    if d9 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(8)
+    trace.append(TraceEntry(_generator_room__trace13, d13, v, e))
+    if d13 < 0:
+        held.append((_zero_visibility__mod2, -6))
+        where.append(12)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    d24 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_saturation__mod1_trace, d24, v, e))
+    if d24 < 0:
+        held.append((_saturation__mod1, -1))
+        where.append(23)
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    where.append(24)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    d11 = -1 if v['msv'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_generator_room__trace11, d11, v, e))
+    if d11 < 0:
+        held.append((_zero_visibility__mod1, 'zero'))
+        where.append(10)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_generator_room__mod1_trace, -1, v, e))
+    held.append((_generator_room__mod1, True))
+    where.append(0)
+    e['zero_g_type'] = settle_held(_BOOK, 'zero_g_type', v['zero_g_type'], held, modifiers, where)
+    if not v['optional_mov']:
+        d4 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d4 = 1
+    else:
+        d4 = -1
+    d6 = -1 if v['optional_mov'] else 0
+    d7 = -1 if v['optional_mov'] else 0
+    d10 = -1 if v['msv'] else 0
+    if not v['msv']:
+        d12 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d12 = 1
+    elif v['responding']:
+        d12 = 2
+    else:
+        d12 = -1
+    if not v['msv']:
+        d14 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d14 = 1
+    elif not v['responding']:
+        d14 = 2
+    elif not v['facing']:
+        d14 = 3
+    elif v['lof_skill'] != 'other':
+        d14 = 4
+    else:
+        d14 = -1
+    if not v['msv']:
+        d15 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d15 = 1
+    elif not v['responding']:
+        d15 = 2
+    elif v['facing']:
+        d15 = 3
+    else:
+        d15 = -1
+    d16 = -1 if v['msv'] else 0
+    d17 = -1 if v['msv'] else 0
+    d18 = -1 if v['msv'] else 0
+    d19 = -1 if v['msv'] else 0
+    d20 = -1 if v['msv'] else 0
+    d21 = -1 if v['msv'] else 0
+    d22 = -1 if v['msv'] else 0
+    trace.append(TraceEntry(_generator_room__trace4, d4, v, e))
+    trace.append(TraceEntry(_generator_room__trace6, d6, v, e))
+    trace.append(TraceEntry(_generator_room__trace7, d7, v, e))
+    trace.append(TraceEntry(_generator_room__trace10, d10, v, e))
+    trace.append(TraceEntry(_generator_room__trace12, d12, v, e))
+    trace.append(TraceEntry(_generator_room__trace14, d14, v, e))
+    trace.append(TraceEntry(_generator_room__trace15, d15, v, e))
+    trace.append(TraceEntry(_generator_room__trace16, d16, v, e))
+    trace.append(TraceEntry(_generator_room__trace17, d17, v, e))
+    trace.append(TraceEntry(_generator_room__trace18, d18, v, e))
+    trace.append(TraceEntry(_generator_room__trace19, d19, v, e))
+    trace.append(TraceEntry(_white_noise__text1_trace, d20, v, e))
+    trace.append(TraceEntry(_white_noise__text2_trace, d21, v, e))
+    trace.append(TraceEntry(_white_noise__text3_trace, d22, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_generator_room__said4)
+    if d12 < 0:
+        restrictions.append(_generator_room__said12)
+    if d14 < 0:
+        restrictions.append(_generator_room__said14)
+    if d15 < 0:
+        restrictions.append(_generator_room__said15)
+    notes: list[Note] = []
+    if d6 < 0:
+        notes.append(_generator_room__said6)
+    if d7 < 0:
+        notes.append(_generator_room__said7)
+    if d10 < 0:
+        notes.append(_generator_room__said10)
+    if d16 < 0:
+        notes.append(_generator_room__said16)
+    if d17 < 0:
+        notes.append(_generator_room__said17)
+    if d18 < 0:
+        notes.append(_generator_room__said18)
+    if d19 < 0:
+        notes.append(_generator_room__said19)
+    if d20 < 0:
+        notes.append(_generator_room__said20)
+    if d21 < 0:
+        notes.append(_generator_room__said21)
+    if d22 < 0:
+        notes.append(_generator_room__said22)
+    notes.append(_generator_room__said23)
+    notes.append(_generator_room__said26)
+    notes.append(_generator_room__said27)
+    notes.append(_generator_room__said28)
+    notes.append(_generator_room__said29)
+    if 'movement' in given and d2 == 0 and d3 == 0 and d4 == 0 and d5 == 0:
+        notes.append(_generator_room__unread1)
+    if 'turn' in given and d2 == 0 and d3 == 0 and d4 == 0 and d5 == 0:
+        notes.append(_generator_room__unread2)
+    if 'failed_guts' in given and d5 == 0:
+        notes.append(_generator_room__unread3)
+    if 'range_mod' in given and 0 <= d8 < 2:
+        notes.append(_generator_room__unread4)
+    if 'other_mods' in given and 0 <= d9 < 2:
+        notes.append(_generator_room__unread5)
+    if 'responding' in given and 0 <= d12 < 2 and 0 <= d13 < 2 and 0 <= d14 < 2 and 0 <= d15 < 2:
+        notes.append(_generator_room__unread6)
+    if 'facing' in given and 0 <= d13 < 3 and 0 <= d14 < 3 and 0 <= d15 < 3:
+        notes.append(_generator_room__unread7)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('generator_room',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'attribute': v['attribute'],
+            'burst': v['burst'],
+            'vis': v['vis'],
+            'zero_g_type': v['zero_g_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'responding': v['responding'],
+            'facing': v['facing'],
+            'msv': v['msv'],
+            'optional_mov': v['optional_mov'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'attribute': e['attribute'],
+            'burst': e['burst'],
+            'vis': e['vis'],
+            'zero_g_type': e['zero_g_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule engine_room, written out
+
+_engine_room__trace3: Final = within(
+    _difficult__mod1_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_engine_room__trace4: Final = within(
+    _difficult__mod2_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_engine_room__trace5: Final = within(
+    _difficult__text1_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_engine_room__trace6: Final = within(
+    _difficult__mod3_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_engine_room__trace7: Final = within(
+    _difficult__text2_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_engine_room__trace8: Final = within(
+    _difficult__text3_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_engine_room__said5: Final = restriction_of(_difficult__text1)
+_engine_room__said7: Final = note_of(_difficult__text2)
+_engine_room__said8: Final = note_of(_difficult__text3)
+_engine_room__said11: Final = note_of(_other_mods_stack__text1)
+_engine_room__said14: Final = note_of(_low_visibility__text1)
+_engine_room__said15: Final = note_of(_low_visibility__text2)
+_engine_room__said18: Final = note_of(_saturation__text1)
+_engine_room__said19: Final = note_of(_saturation__text2)
+_engine_room__said20: Final = note_of(_engine_room__text1)
+_engine_room__said21: Final = note_of(_engine_room__text2)
+_engine_room__unread1: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`movement` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_engine_room__unread2: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`turn` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_engine_room__unread3: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`failed_guts` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_engine_room__unread4: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_engine_room__unread5: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+
+
+def _resolve_engine_room(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Engine Room: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    if not v['optional_mov']:
+        d3 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d3 = 1
+    else:
+        d3 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_engine_room__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(2)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    if not v['optional_mov']:
+        d4 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d4 = 1
+    else:
+        d4 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_engine_room__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(3)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    if not v['optional_mov']:
+        d6 = 0
+    elif not (v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])):
+        d6 = 1
+    else:
+        d6 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_engine_room__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(5)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_engine_room__mod2_trace, -1, v, e))
+    held.append((_engine_room__mod2, 'low'))
+    where.append(1)
+    e['zone_vis'] = settle_held(_BOOK, 'zone_vis', v['zone_vis'], held, modifiers, where)
+    if v['lof_skill'] == 'none':
+        d9 = 0
+    elif v['range_mod'] == 0:
+        d9 = 1
+    else:
+        d9 = -1
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['other_mods'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    d13 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d9, v, e))
+    if d9 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(8)
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d10, v, e))
+    if d10 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(9)
+    trace.append(TraceEntry(_low_visibility__mod2_trace, d13, v, e))
+    if d13 < 0:
+        held.append((_low_visibility__mod2, -3))
+        where.append(12)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    d16 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_saturation__mod1_trace, d16, v, e))
+    if d16 < 0:
+        held.append((_saturation__mod1, -1))
+        where.append(15)
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    where.append(16)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_low_visibility__mod1_trace, -1, v, e))
+    held.append((_low_visibility__mod1, 'low'))
+    where.append(11)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_engine_room__mod1_trace, -1, v, e))
+    held.append((_engine_room__mod1, True))
+    where.append(0)
+    e['zero_g_type'] = settle_held(_BOOK, 'zero_g_type', v['zero_g_type'], held, modifiers, where)
+    if not v['optional_mov']:
+        d5 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d5 = 1
+    else:
+        d5 = -1
+    d7 = -1 if v['optional_mov'] else 0
+    d8 = -1 if v['optional_mov'] else 0
+    trace.append(TraceEntry(_engine_room__trace5, d5, v, e))
+    trace.append(TraceEntry(_engine_room__trace7, d7, v, e))
+    trace.append(TraceEntry(_engine_room__trace8, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_engine_room__said5)
+    notes: list[Note] = []
+    if d7 < 0:
+        notes.append(_engine_room__said7)
+    if d8 < 0:
+        notes.append(_engine_room__said8)
+    notes.append(_engine_room__said11)
+    notes.append(_engine_room__said14)
+    notes.append(_engine_room__said15)
+    notes.append(_engine_room__said18)
+    notes.append(_engine_room__said19)
+    notes.append(_engine_room__said20)
+    notes.append(_engine_room__said21)
+    if 'movement' in given and d3 == 0 and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_engine_room__unread1)
+    if 'turn' in given and d3 == 0 and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_engine_room__unread2)
+    if 'failed_guts' in given and d6 == 0:
+        notes.append(_engine_room__unread3)
+    if 'range_mod' in given and d9 == 0:
+        notes.append(_engine_room__unread4)
+    if 'other_mods' in given and d10 == 0:
+        notes.append(_engine_room__unread5)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('engine_room',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'attribute': v['attribute'],
+            'burst': v['burst'],
+            'zone_vis': v['zone_vis'],
+            'vis': v['vis'],
+            'zero_g_type': v['zero_g_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'optional_mov': v['optional_mov'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'attribute': e['attribute'],
+            'burst': e['burst'],
+            'zone_vis': e['zone_vis'],
+            'vis': e['vis'],
+            'zero_g_type': e['zero_g_type'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -6285,6 +9161,25 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
+    straight={
+        'other_mods_stack': _resolve_other_mods_stack,
+        'lof_roll': _resolve_lof_roll,
+        'difficult': _resolve_difficult,
+        'very_difficult': _resolve_very_difficult,
+        'saturation': _resolve_saturation,
+        'high_saturation': _resolve_high_saturation,
+        'low_visibility': _resolve_low_visibility,
+        'poor_visibility': _resolve_poor_visibility,
+        'zero_visibility': _resolve_zero_visibility,
+        'white_noise': _resolve_white_noise,
+        'steep_hills': _resolve_steep_hills,
+        'mid_mountain': _resolve_mid_mountain,
+        'rocky_ground': _resolve_rocky_ground,
+        'beach': _resolve_beach,
+        'zero_g': _resolve_zero_g,
+        'generator_room': _resolve_generator_room,
+        'engine_room': _resolve_engine_room,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -6318,6 +9213,20 @@ def other_mods_stack(
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'lof_skill': lof_skill,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return _resolve_other_mods_stack(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(_BOOK, 'other_mods_stack', (attribute, lof_skill, range_mod, other_mods))
 
 @inputs_by_name
@@ -6339,6 +9248,30 @@ def lof_roll(
     - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
     - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(burst) is int and 1 <= burst <= 6
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(responding) is bool
+        and type(facing) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'burst': burst,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+        }
+        return _resolve_lof_roll(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0), ('lof_zone', lof_zone, 'through'), ('responding', responding, False), ('facing', facing, True)))
     return resolve_rule(
         _BOOK,
         'lof_roll',
@@ -6363,6 +9296,26 @@ def difficult(
     - cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_difficult(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'difficult',
@@ -6388,6 +9341,26 @@ def very_difficult(
     - cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_very_difficult(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'very_difficult',
@@ -6406,6 +9379,13 @@ def saturation(
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
     """
+    if (
+        type(burst) is int and 1 <= burst <= 6
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
+        return _resolve_saturation(values, _NOTHING)
     return resolve_rule(_BOOK, 'saturation', (burst, lof_skill, lof_zone))
 
 @inputs_by_name
@@ -6420,6 +9400,13 @@ def high_saturation(
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
     """
+    if (
+        type(burst) is int and 1 <= burst <= 6
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'burst': burst, 'lof_skill': lof_skill, 'lof_zone': lof_zone}
+        return _resolve_high_saturation(values, _NOTHING)
     return resolve_rule(_BOOK, 'high_saturation', (burst, lof_skill, lof_zone))
 
 @inputs_by_name
@@ -6438,6 +9425,24 @@ def low_visibility(
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return _resolve_low_visibility(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(
         _BOOK,
         'low_visibility',
@@ -6460,6 +9465,24 @@ def poor_visibility(
     - vis min poor
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return _resolve_poor_visibility(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(
         _BOOK,
         'poor_visibility',
@@ -6487,6 +9510,28 @@ def zero_visibility(
     - cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
     - cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(responding) is bool
+        and type(facing) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+        }
+        return _resolve_zero_visibility(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0), ('responding', responding, False), ('facing', facing, True)))
     return resolve_rule(
         _BOOK,
         'zero_visibility',
@@ -6510,6 +9555,30 @@ def white_noise(
 
     - as zero_visibility (when msv)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(responding) is bool
+        and type(facing) is bool
+        and type(msv) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+            'msv': msv,
+        }
+        return _resolve_white_noise(values, changed(('lof_skill', lof_skill, 'bs_attack'), ('range_mod', range_mod, 0), ('other_mods', other_mods, 0), ('lof_zone', lof_zone, 'through'), ('responding', responding, False), ('facing', facing, True)))
     return resolve_rule(
         _BOOK,
         'white_noise',
@@ -6713,6 +9782,28 @@ def steep_hills(
     - mountains_type = yes
     - as difficult
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(mountains_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'mountains_type': mountains_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_steep_hills(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'steep_hills',
@@ -6937,6 +10028,28 @@ def mid_mountain(
     - mountains_type = yes
     - as very_difficult
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(mountains_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'mountains_type': mountains_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_mid_mountain(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'mid_mountain',
@@ -7041,6 +10154,34 @@ def rocky_ground(
     - as difficult
     - as saturation
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(burst) is int and 1 <= burst <= 6
+        and type(desert_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'burst': burst,
+            'desert_type': desert_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+        }
+        return _resolve_rocky_ground(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'rocky_ground',
@@ -7111,6 +10252,28 @@ def beach(
     - aquatic_type = yes
     - as difficult
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(aquatic_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'aquatic_type': aquatic_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_beach(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'beach',
@@ -7134,6 +10297,28 @@ def zero_g(
     - zero_g_type = yes
     - as very_difficult
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(zero_g_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'zero_g_type': zero_g_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_zero_g(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'zero_g',
@@ -7170,6 +10355,50 @@ def generator_room(
     - as white_noise
     - as saturation
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(attribute) is int and 0 <= attribute <= 30
+        and type(burst) is int and 1 <= burst <= 6
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(zero_g_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(responding) is bool
+        and type(facing) is bool
+        and type(msv) is bool
+        and type(optional_mov) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'vis': vis,
+            'zero_g_type': zero_g_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+            'msv': msv,
+            'optional_mov': optional_mov,
+        }
+        return _resolve_generator_room(values, changed(('movement', movement, 'move'), ('turn', turn, 'active'), ('failed_guts', failed_guts, False), ('range_mod', range_mod, 0), ('other_mods', other_mods, 0), ('responding', responding, False), ('facing', facing, True)))
     return resolve_rule(
         _BOOK,
         'generator_room',
@@ -7225,6 +10454,46 @@ def engine_room(
     - as low_visibility
     - as saturation
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(attribute) is int and 0 <= attribute <= 30
+        and type(burst) is int and 1 <= burst <= 6
+        and type(zone_vis) is str and zone_vis in ('none', 'low', 'poor', 'zero')
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(zero_g_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(optional_mov) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'zero_g_type': zero_g_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'optional_mov': optional_mov,
+        }
+        return _resolve_engine_room(values, changed(('movement', movement, 'move'), ('turn', turn, 'active'), ('failed_guts', failed_guts, False), ('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(
         _BOOK,
         'engine_room',

@@ -1539,6 +1539,13 @@ class Book:
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`_CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
     def __post_init__(self) -> None:
         self.inputs = MappingProxyType(dict(self.inputs))
@@ -2292,10 +2299,93 @@ def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     # given, as `resolve_with` counts it: only whether a gated input was given changes the result
     watched = plan.watched
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else _NOTHING
+    straight = book.straight.get(name)
+    if straight is not None:
+        return straight(values, given)
     return plan.resolve(values, given)
 
 
 _NOTHING: Final[frozenset[str]] = frozenset()
+
+
+def changed(*told: tuple[str, object, object]) -> frozenset[str]:
+    """Of the inputs told (name, value, default), those told a value other than their default:
+    `resolve_rule`'s `given`, for a rule written out."""
+    return frozenset([name for name, value, default in told if value != default]) or _NOTHING
+
+
+# ---------------------------------------------------------------------------- straight-line rules
+#
+# What a rule written out as a straight-line function (dsl/emit_rules.py) calls: the parts of
+# `_Plan.resolve` that are the same for every rule.
+
+
+def added_total(value: Any, kind: str, held: bool) -> Value:
+    """A stat changed only by additions that all count, as `_added` and then `whole` leave it:
+    `held`, whether any addition held (else the base stands as it is)."""
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return value.numerator
+        if held and kind != "number":
+            return round_value(value, "down")
+    return value  # type: ignore[no-any-return]
+
+
+def settle_held(
+    book: Book,
+    name: str,
+    base: Any,
+    held: list[tuple[ModSpec, Any]],
+    out: list[Any],
+    where: list[int] | None = None,
+) -> Value:
+    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
+    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
+    Modifiers are put in the order of the steps at the end).  Kept for the base and the
+    modifiers' amounts."""
+    if not held:
+        return cast(Value, whole(base))
+    key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
+    found = book.held.get(key)
+    if found is None:
+        added = _added(book, name, base, held)
+        if added is not None:
+            value: Value = added
+            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
+        else:
+            value, statuses = settle_stat(book, name, base, held)
+        made = tuple(
+            Modifier(spec, whole(amount), status, reason)
+            for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
+        )
+        if len(book.held) >= _MAX_CACHED:
+            book.held.clear()
+        found = book.held[key] = (whole(value), made)
+    if where is None:
+        out += found[1]
+    else:
+        out += zip(where, found[1], strict=True)
+    return found[0]
+
+
+def roll_of(scope: Scope, step: Step) -> Roll:
+    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
+    its chances kept by what decides them (when no consequence reads the scope)."""
+    spec = step.spec
+    payload = step.payload
+    values = payload[0]
+    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    found = values(scope) if callable(values) else values
+    if spec.consequences:
+        return rolled(scope, spec, found, *changed, cached=True)
+    key = (id(spec), found, *changed)
+    rolls = scope.book.rolled
+    roll = rolls.get(key)
+    if roll is None:
+        if len(rolls) >= _MAX_CACHED:
+            rolls.clear()
+        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+    return roll
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
@@ -2325,12 +2415,26 @@ def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ..
     trace = step.trace
     if trace is None or not texts:
         return trace
+    return within(trace, texts, names)
+
+
+def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
+    """A trace spec with the clauses (as written, and the names each reads) of the `as`
+    statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
 
 
 def _text_result(spec: TextSpec) -> Restriction | Note:
-    if spec.kind == "cannot":
-        return Restriction(spec.rule, spec.source, spec.text)
+    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
+
+
+def restriction_of(spec: TextSpec) -> Restriction:
+    """What a `cannot` says when its conditions hold."""
+    return Restriction(spec.rule, spec.source, spec.text)
+
+
+def note_of(spec: TextSpec) -> Note:
+    """What a note or an erratum says when its conditions hold."""
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
@@ -2865,6 +2969,9 @@ def resolve_with(
             supplied.add(key)
     if reference:
         return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
+    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
+    if straight is not None:
+        return straight(values, frozenset(supplied))
     return plan.resolve(values, frozenset(supplied))
 
 
@@ -4356,6 +4463,13 @@ _range_bands__mod1: Final = ModSpec(
     condition='when different_arm',
     label='different ARM: add one zone',
 )
+_range_bands__mod1_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'range +1 level',
+    ('when different_arm',),
+    (('different_arm',),),
+)
 _range_bands__mod2: Final = ModSpec(
     key='range_bands#3.1',
     rule='range_bands',
@@ -4368,6 +4482,13 @@ _range_bands__mod2: Final = ModSpec(
     rounding=None,
     condition='when scope',
     label='rifles and scopes bring it back into range',
+)
+_range_bands__mod2_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'range max long',
+    ('when scope',),
+    (('scope',),),
 )
 _range_bands__mod3: Final = ModSpec(
     key='range_bands#4.1',
@@ -4382,6 +4503,13 @@ _range_bands__mod3: Final = ModSpec(
     condition='when range == medium',
     label='Medium range',
 )
+_range_bands__mod3_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'shot -2',
+    ('when range == medium',),
+    (('range',),),
+)
 _range_bands__mod4: Final = ModSpec(
     key='range_bands#5.1',
     rule='range_bands',
@@ -4395,6 +4523,13 @@ _range_bands__mod4: Final = ModSpec(
     condition='when range == long',
     label='Long range',
 )
+_range_bands__mod4_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'shot -4',
+    ('when range == long',),
+    (('range',),),
+)
 _range_bands__text1: Final = TextSpec(
     key='range_bands#6.1',
     rule='range_bands',
@@ -4403,6 +4538,13 @@ _range_bands__text1: Final = TextSpec(
     text='attack the target: anything past LONG is out of range',
     quote=None,
     condition='when range == beyond',
+)
+_range_bands__text1_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'cannot attack the target: anything past LONG is out of range',
+    ('when range == beyond',),
+    (('range',),),
 )
 _range_bands__text2: Final = TextSpec(
     key='range_bands#7',
@@ -4413,6 +4555,13 @@ _range_bands__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_range_bands__text2_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'note: + indicates that if in different Arms add an extra range.',
+    (),
+    (),
+)
 _range_bands__text3: Final = TextSpec(
     key='range_bands#8',
     rule='range_bands',
@@ -4421,6 +4570,13 @@ _range_bands__text3: Final = TextSpec(
     text='The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.',
     quote='Consult the following table for relative ranges when shooting from zone to zone.',
     condition='',
+)
+_range_bands__text3_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'erratum: The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.',
+    (),
+    (),
 )
 _range_bands__text4: Final = TextSpec(
     key='range_bands#9',
@@ -4431,6 +4587,13 @@ _range_bands__text4: Final = TextSpec(
     quote='Range attacks suffer modifiers to target numbers with increased range or complexity, as follows:',
     condition='',
 )
+_range_bands__text4_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    "erratum: The list that should follow is lost; the lines printed after it are RAIN - Light's (see the RAIN card). The diagram's -2 and -4 are the only range modifiers the source gives.",
+    (),
+    (),
+)
 _range_bands__text5: Final = TextSpec(
     key='range_bands#10',
     rule='range_bands',
@@ -4440,17 +4603,24 @@ _range_bands__text5: Final = TextSpec(
     quote='anything past LONG is out of range except rifles and scopes can bring it back into range',
     condition='',
 )
+_range_bands__text5_trace: Final = TraceSpec(
+    'range_bands',
+    'Range diagram; RANGE',
+    'erratum: Read as: with a rifle or a scope a target past LONG is shot at as if at LONG (-4).',
+    (),
+    (),
+)
 
 _rule_range_bands: Final[tuple[Step, ...]] = (
-    Step('mod', _range_bands__mod1, (lambda s: s.v['different_arm'],), TraceSpec('range_bands', 'Range diagram; RANGE', 'range +1 level', ('when different_arm',), (('different_arm',),)), 1, (('different_arm', 0),)),
-    Step('mod', _range_bands__mod2, (lambda s: s.v['scope'],), TraceSpec('range_bands', 'Range diagram; RANGE', 'range max long', ('when scope',), (('scope',),)), 'long', (('scope', 0),)),
-    Step('mod', _range_bands__mod3, (lambda s: s.e['range'] == 'medium',), TraceSpec('range_bands', 'Range diagram; RANGE', 'shot -2', ('when range == medium',), (('range',),)), -2, ()),
-    Step('mod', _range_bands__mod4, (lambda s: s.e['range'] == 'long',), TraceSpec('range_bands', 'Range diagram; RANGE', 'shot -4', ('when range == long',), (('range',),)), -4, ()),
-    Step('text', _range_bands__text1, (lambda s: s.e['range'] == 'beyond',), TraceSpec('range_bands', 'Range diagram; RANGE', 'cannot attack the target: anything past LONG is out of range', ('when range == beyond',), (('range',),)), None, ()),
-    Step('text', _range_bands__text2, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'note: + indicates that if in different Arms add an extra range.', (), ()), None, ()),
-    Step('text', _range_bands__text3, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'erratum: The table is missing from the source. The rulebook takes the range band to the target as given (the range band), with the modifiers of the opening diagram: Long -4, Medium -2, Short and Close 0; a target in another ARM is one band further.', (), ()), None, ()),
-    Step('text', _range_bands__text4, (), TraceSpec('range_bands', 'Range diagram; RANGE', "erratum: The list that should follow is lost; the lines printed after it are RAIN - Light's (see the RAIN card). The diagram's -2 and -4 are the only range modifiers the source gives.", (), ()), None, ()),
-    Step('text', _range_bands__text5, (), TraceSpec('range_bands', 'Range diagram; RANGE', 'erratum: Read as: with a rifle or a scope a target past LONG is shot at as if at LONG (-4).', (), ()), None, ()),
+    Step('mod', _range_bands__mod1, (lambda s: s.v['different_arm'],), _range_bands__mod1_trace, 1, (('different_arm', 0),)),
+    Step('mod', _range_bands__mod2, (lambda s: s.v['scope'],), _range_bands__mod2_trace, 'long', (('scope', 0),)),
+    Step('mod', _range_bands__mod3, (lambda s: s.e['range'] == 'medium',), _range_bands__mod3_trace, -2, ()),
+    Step('mod', _range_bands__mod4, (lambda s: s.e['range'] == 'long',), _range_bands__mod4_trace, -4, ()),
+    Step('text', _range_bands__text1, (lambda s: s.e['range'] == 'beyond',), _range_bands__text1_trace, None, ()),
+    Step('text', _range_bands__text2, (), _range_bands__text2_trace, None, ()),
+    Step('text', _range_bands__text3, (), _range_bands__text3_trace, None, ()),
+    Step('text', _range_bands__text4, (), _range_bands__text4_trace, None, ()),
+    Step('text', _range_bands__text5, (), _range_bands__text5_trace, None, ()),
 )
 """Range bands (Range diagram; RANGE).
 
@@ -4476,6 +4646,13 @@ _pace_class_rule__mod1: Final = ModSpec(
     condition='',
     label='Pace class',
 )
+_pace_class_rule__mod1_trace: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'pace +pace_shift[pace_class].shift',
+    (),
+    (),
+)
 _pace_class_rule__mod2: Final = ModSpec(
     key='pace_class_rule#3.1',
     rule='pace_class_rule',
@@ -4489,6 +4666,13 @@ _pace_class_rule__mod2: Final = ModSpec(
     condition='when pace_class == burst and not bursting',
     label='Burst: Normal (6) between bursts',
 )
+_pace_class_rule__mod2_trace: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'pace -2',
+    ('when pace_class == burst and not bursting',),
+    (('pace_class', 'bursting'),),
+)
 _pace_class_rule__text1: Final = TextSpec(
     key='pace_class_rule#4',
     rule='pace_class_rule',
@@ -4497,6 +4681,13 @@ _pace_class_rule__text1: Final = TextSpec(
     text='Pace is movement capacity: Normal (6) is the average biped of 4 to 8 feet and includes all forms of travel (jumping, walking, crawling).',
     quote=None,
     condition='',
+)
+_pace_class_rule__text1_trace: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'note: Pace is movement capacity: Normal (6) is the average biped of 4 to 8 feet and includes all forms of travel (jumping, walking, crawling).',
+    (),
+    (),
 )
 _pace_class_rule__text2: Final = TextSpec(
     key='pace_class_rule#5',
@@ -4507,12 +4698,19 @@ _pace_class_rule__text2: Final = TextSpec(
     quote='Burst (8) - ... it will be able to use its increased value a limited number of times',
     condition='',
 )
+_pace_class_rule__text2_trace: Final = TraceSpec(
+    'pace_class_rule',
+    'MOVE: Pace',
+    'erratum: Read as: a Burst creature moves at Normal (6), and at 8 when it uses one of its bursts.',
+    (),
+    (),
+)
 
 _rule_pace_class_rule: Final[tuple[Step, ...]] = (
-    Step('mod', _pace_class_rule__mod1, (), TraceSpec('pace_class_rule', 'MOVE: Pace', 'pace +pace_shift[pace_class].shift', (), ()), lambda s: s.lookup('pace_shift', (s.v['pace_class'],), 'shift'), (('pace_class', 0),)),
-    Step('mod', _pace_class_rule__mod2, (lambda s: s.v['pace_class'] == 'burst' and not s.v['bursting'],), TraceSpec('pace_class_rule', 'MOVE: Pace', 'pace -2', ('when pace_class == burst and not bursting',), (('pace_class', 'bursting'),)), -2, (('pace_class', 0), ('bursting', 0))),
-    Step('text', _pace_class_rule__text1, (), TraceSpec('pace_class_rule', 'MOVE: Pace', 'note: Pace is movement capacity: Normal (6) is the average biped of 4 to 8 feet and includes all forms of travel (jumping, walking, crawling).', (), ()), None, ()),
-    Step('text', _pace_class_rule__text2, (), TraceSpec('pace_class_rule', 'MOVE: Pace', 'erratum: Read as: a Burst creature moves at Normal (6), and at 8 when it uses one of its bursts.', (), ()), None, ()),
+    Step('mod', _pace_class_rule__mod1, (), _pace_class_rule__mod1_trace, lambda s: s.lookup('pace_shift', (s.v['pace_class'],), 'shift'), (('pace_class', 0),)),
+    Step('mod', _pace_class_rule__mod2, (lambda s: s.v['pace_class'] == 'burst' and not s.v['bursting'],), _pace_class_rule__mod2_trace, -2, (('pace_class', 0), ('bursting', 0))),
+    Step('text', _pace_class_rule__text1, (), _pace_class_rule__text1_trace, None, ()),
+    Step('text', _pace_class_rule__text2, (), _pace_class_rule__text2_trace, None, ()),
 )
 """Pace classes (MOVE: Pace).
 
@@ -4554,6 +4752,7 @@ _zone_move__roll1_change2: Final = ChangeSpec(
     success=False,
     condition='when second_move',
 )
+_zone_move__roll1_trace: Final = TraceSpec('zone_move', 'MOVE', 'roll move', (), ())
 _zone_move__mod1: Final = ModSpec(
     key='zone_move#3.1',
     rule='zone_move',
@@ -4566,6 +4765,13 @@ _zone_move__mod1: Final = ModSpec(
     rounding=None,
     condition='when running',
     label='running: all other actions at -2',
+)
+_zone_move__mod1_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'all_actions -2',
+    ('when running',),
+    (('running',),),
 )
 _zone_move__mod2: Final = ModSpec(
     key='zone_move#3.2',
@@ -4580,6 +4786,13 @@ _zone_move__mod2: Final = ModSpec(
     condition='when running',
     label='running counts as Dodging vs missile fire',
 )
+_zone_move__mod2_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'missile_against -1',
+    ('when running',),
+    (('running',),),
+)
 _zone_move__text1: Final = TextSpec(
     key='zone_move#4.1',
     rule='zone_move',
@@ -4588,6 +4801,13 @@ _zone_move__text1: Final = TextSpec(
     text='move a second time: a second move only involves the Medium, Short and Close zones',
     quote=None,
     condition='when second_move and (zone in {long, flank} or destination in {long, flank})',
+)
+_zone_move__text1_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'cannot move a second time: a second move only involves the Medium, Short and Close zones',
+    ('when second_move and (zone in {long, flank} or destination in {long, flank})',),
+    (('second_move', 'zone', 'destination'),),
 )
 _zone_move__text2: Final = TextSpec(
     key='zone_move#5',
@@ -4598,6 +4818,13 @@ _zone_move__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_move__text2_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'note: Movement is from a zone to an adjacent zone: roll d6 at most your Pace.',
+    (),
+    (),
+)
 _zone_move__text3: Final = TextSpec(
     key='zone_move#6',
     rule='zone_move',
@@ -4606,6 +4833,13 @@ _zone_move__text3: Final = TextSpec(
     text='Unmodified Normal Pace (6) succeeds automatically; penalties may change this.',
     quote=None,
     condition='',
+)
+_zone_move__text3_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'note: Unmodified Normal Pace (6) succeeds automatically; penalties may change this.',
+    (),
+    (),
 )
 _zone_move__text4: Final = TextSpec(
     key='zone_move#7',
@@ -4616,6 +4850,13 @@ _zone_move__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_move__text4_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'note: Running has no effect on Drag rolls.',
+    (),
+    (),
+)
 _zone_move__text5: Final = TextSpec(
     key='zone_move#8',
     rule='zone_move',
@@ -4624,6 +4865,13 @@ _zone_move__text5: Final = TextSpec(
     text='The player keeps the better of the two dice: for a roll under Pace, the lower one.',
     quote='RUN ... will allow you to use 2d6 for your roll, and select one of the results.',
     condition='',
+)
+_zone_move__text5_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'erratum: The player keeps the better of the two dice: for a roll under Pace, the lower one.',
+    (),
+    (),
 )
 _zone_move__text6: Final = TextSpec(
     key='zone_move#9',
@@ -4634,17 +4882,24 @@ _zone_move__text6: Final = TextSpec(
     quote='You may attempt to move a second time, ... but at a penalty of -3 to your Pace roll.',
     condition='',
 )
+_zone_move__text6_trace: Final = TraceSpec(
+    'zone_move',
+    'MOVE',
+    'erratum: Read as -3 to the Pace the d6 must not exceed; a flank zone is not Medium, Short or Close, so no second move into or out of one.',
+    (),
+    (),
+)
 
 _rule_zone_move: Final[tuple[Step, ...]] = (
-    Step('roll', _zone_move__roll1, (), TraceSpec('zone_move', 'MOVE', 'roll move', (), ()), (lambda s: (s.e['move_target'], 0, None, 0), ((_zone_move__roll1_change1, (lambda s: s.v['running'],), None, TraceSpec('zone_move', 'MOVE', 'roll move: roll lowest of 2d6', ('when running',), (('running',),))), (_zone_move__roll1_change2, (lambda s: s.v['second_move'],), lambda s: -3, TraceSpec('zone_move', 'MOVE', 'roll move: target -3', ('when second_move',), (('second_move',),))))), (('running', 0), ('second_move', 0))),
-    Step('mod', _zone_move__mod1, (lambda s: s.v['running'],), TraceSpec('zone_move', 'MOVE', 'all_actions -2', ('when running',), (('running',),)), -2, (('running', 0),)),
-    Step('mod', _zone_move__mod2, (lambda s: s.v['running'],), TraceSpec('zone_move', 'MOVE', 'missile_against -1', ('when running',), (('running',),)), -1, (('running', 0),)),
-    Step('text', _zone_move__text1, (lambda s: s.v['second_move'] and (s.v['zone'] in ('long', 'flank') or s.v['destination'] in ('long', 'flank')),), TraceSpec('zone_move', 'MOVE', 'cannot move a second time: a second move only involves the Medium, Short and Close zones', ('when second_move and (zone in {long, flank} or destination in {long, flank})',), (('second_move', 'zone', 'destination'),)), None, (('second_move', 0), ('zone', 0), ('destination', 0))),
-    Step('text', _zone_move__text2, (), TraceSpec('zone_move', 'MOVE', 'note: Movement is from a zone to an adjacent zone: roll d6 at most your Pace.', (), ()), None, ()),
-    Step('text', _zone_move__text3, (), TraceSpec('zone_move', 'MOVE', 'note: Unmodified Normal Pace (6) succeeds automatically; penalties may change this.', (), ()), None, ()),
-    Step('text', _zone_move__text4, (), TraceSpec('zone_move', 'MOVE', 'note: Running has no effect on Drag rolls.', (), ()), None, ()),
-    Step('text', _zone_move__text5, (), TraceSpec('zone_move', 'MOVE', 'erratum: The player keeps the better of the two dice: for a roll under Pace, the lower one.', (), ()), None, ()),
-    Step('text', _zone_move__text6, (), TraceSpec('zone_move', 'MOVE', 'erratum: Read as -3 to the Pace the d6 must not exceed; a flank zone is not Medium, Short or Close, so no second move into or out of one.', (), ()), None, ()),
+    Step('roll', _zone_move__roll1, (), _zone_move__roll1_trace, (lambda s: (s.e['move_target'], 0, None, 0), ((_zone_move__roll1_change1, (lambda s: s.v['running'],), None, TraceSpec('zone_move', 'MOVE', 'roll move: roll lowest of 2d6', ('when running',), (('running',),))), (_zone_move__roll1_change2, (lambda s: s.v['second_move'],), lambda s: -3, TraceSpec('zone_move', 'MOVE', 'roll move: target -3', ('when second_move',), (('second_move',),))))), (('running', 0), ('second_move', 0))),
+    Step('mod', _zone_move__mod1, (lambda s: s.v['running'],), _zone_move__mod1_trace, -2, (('running', 0),)),
+    Step('mod', _zone_move__mod2, (lambda s: s.v['running'],), _zone_move__mod2_trace, -1, (('running', 0),)),
+    Step('text', _zone_move__text1, (lambda s: s.v['second_move'] and (s.v['zone'] in ('long', 'flank') or s.v['destination'] in ('long', 'flank')),), _zone_move__text1_trace, None, (('second_move', 0), ('zone', 0), ('destination', 0))),
+    Step('text', _zone_move__text2, (), _zone_move__text2_trace, None, ()),
+    Step('text', _zone_move__text3, (), _zone_move__text3_trace, None, ()),
+    Step('text', _zone_move__text4, (), _zone_move__text4_trace, None, ()),
+    Step('text', _zone_move__text5, (), _zone_move__text5_trace, None, ()),
+    Step('text', _zone_move__text6, (), _zone_move__text6_trace, None, ()),
 )
 """MOVE: zone to zone (MOVE).
 
@@ -4665,6 +4920,13 @@ _action_limits__text1: Final = TextSpec(
     quote=None,
     condition='when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',
 )
+_action_limits__text1_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first',
+    ('when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',),
+    (('action', 'zone', 'same_flank', 'width_melee'),),
+)
 _action_limits__text2: Final = TextSpec(
     key='action_limits#3.1.1',
     rule='action_limits',
@@ -4673,6 +4935,13 @@ _action_limits__text2: Final = TextSpec(
     text='DRAG: you must be in the CLOSE zone',
     quote=None,
     condition='when action == drag; when zone != close',
+)
+_action_limits__text2_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DRAG: you must be in the CLOSE zone',
+    ('when action == drag', 'when zone != close'),
+    (('action',), ('zone',)),
 )
 _action_limits__text3: Final = TextSpec(
     key='action_limits#3.2.1',
@@ -4683,6 +4952,13 @@ _action_limits__text3: Final = TextSpec(
     quote=None,
     condition='when action == drag; when engaged',
 )
+_action_limits__text3_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DRAG while engaged with an enemy',
+    ('when action == drag', 'when engaged'),
+    (('action',), ('engaged',)),
+)
 _action_limits__text4: Final = TextSpec(
     key='action_limits#3.3.1',
     rule='action_limits',
@@ -4691,6 +4967,13 @@ _action_limits__text4: Final = TextSpec(
     text='DRAG someone in a Flank zone',
     quote=None,
     condition='when action == drag; when target_in_flank',
+)
+_action_limits__text4_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DRAG someone in a Flank zone',
+    ('when action == drag', 'when target_in_flank'),
+    (('action',), ('target_in_flank',)),
 )
 _action_limits__text5: Final = TextSpec(
     key='action_limits#4.1',
@@ -4701,6 +4984,13 @@ _action_limits__text5: Final = TextSpec(
     quote=None,
     condition='when action == flee and zone != long',
 )
+_action_limits__text5_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot FLEE: you must be in a LONG zone',
+    ('when action == flee and zone != long',),
+    (('action', 'zone'),),
+)
 _action_limits__text6: Final = TextSpec(
     key='action_limits#5.1',
     rule='action_limits',
@@ -4709,6 +4999,13 @@ _action_limits__text6: Final = TextSpec(
     text='DISTRACT: only at Short range or Close/engaged',
     quote=None,
     condition='when action == distract and range > short',
+)
+_action_limits__text6_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot DISTRACT: only at Short range or Close/engaged',
+    ('when action == distract and range > short',),
+    (('action', 'range'),),
 )
 _action_limits__text7: Final = TextSpec(
     key='action_limits#6.1',
@@ -4719,6 +5016,13 @@ _action_limits__text7: Final = TextSpec(
     quote=None,
     condition='when action == stealth_action and engaged',
 )
+_action_limits__text7_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot use STEALTH while ENGAGED',
+    ('when action == stealth_action and engaged',),
+    (('action', 'engaged'),),
+)
 _action_limits__text8: Final = TextSpec(
     key='action_limits#7.1',
     rule='action_limits',
@@ -4727,6 +5031,13 @@ _action_limits__text8: Final = TextSpec(
     text='change zone with this action',
     quote=None,
     condition='when action in {assist, guard, take_cover, use}',
+)
+_action_limits__text8_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot change zone with this action',
+    ('when action in {assist, guard, take_cover, use}',),
+    (('action',),),
 )
 _action_limits__text9: Final = TextSpec(
     key='action_limits#8.1',
@@ -4737,6 +5048,13 @@ _action_limits__text9: Final = TextSpec(
     quote=None,
     condition='when action == flank_move and zone == close',
 )
+_action_limits__text9_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone',
+    ('when action == flank_move and zone == close',),
+    (('action', 'zone'),),
+)
 _action_limits__text10: Final = TextSpec(
     key='action_limits#9.1',
     rule='action_limits',
@@ -4745,6 +5063,13 @@ _action_limits__text10: Final = TextSpec(
     text='attack the GUARDED figure before its guard',
     quote=None,
     condition='when action == melee and guarded',
+)
+_action_limits__text10_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'cannot attack the GUARDED figure before its guard',
+    ('when action == melee and guarded',),
+    (('action', 'guarded'),),
 )
 _action_limits__mod1: Final = ModSpec(
     key='action_limits#10.1',
@@ -4759,6 +5084,13 @@ _action_limits__mod1: Final = ModSpec(
     condition='when action == assist',
     label='ASSIST: +1 per success or raise',
 )
+_action_limits__mod1_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'all_actions +assist_successes',
+    ('when action == assist',),
+    (('action',),),
+)
 _action_limits__text11: Final = TextSpec(
     key='action_limits#11',
     rule='action_limits',
@@ -4767,6 +5099,13 @@ _action_limits__text11: Final = TextSpec(
     text='Unless otherwise stated any action includes any MOVE as an option.',
     quote=None,
     condition='',
+)
+_action_limits__text11_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: Unless otherwise stated any action includes any MOVE as an option.',
+    (),
+    (),
 )
 _action_limits__text12: Final = TextSpec(
     key='action_limits#12',
@@ -4777,6 +5116,13 @@ _action_limits__text12: Final = TextSpec(
     quote=None,
     condition='',
 )
+_action_limits__text12_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: MELEE: MOVE to ENGAGE an ENEMY and attack, all forms and modifying actions included (Wild, Frenzy, Sweep ...). RANGE: attack vs 4, or vs PARRY if ENGAGED; includes AIM. ASSIST: STAND with a friend in the same zone, +1 per success or raise. DISTRACT: an AG or SM trick. GUARD: STAND with a friend; enemies must attack you before what you guard; once engaged you no longer guard; no movement.',
+    (),
+    (),
+)
 _action_limits__text13: Final = TextSpec(
     key='action_limits#13',
     rule='action_limits',
@@ -4785,6 +5131,13 @@ _action_limits__text13: Final = TextSpec(
     text='CAST: cast a POWER. HOLD: delay the action till later in the sequence. USE: move to and use a sporadic in the zone. TEAM: STAND with a friend; the TEAM acts as one.',
     quote=None,
     condition='',
+)
+_action_limits__text13_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: CAST: cast a POWER. HOLD: delay the action till later in the sequence. USE: move to and use a sporadic in the zone. TEAM: STAND with a friend; the TEAM acts as one.',
+    (),
+    (),
 )
 _action_limits__text14: Final = TextSpec(
     key='action_limits#14',
@@ -4795,6 +5148,13 @@ _action_limits__text14: Final = TextSpec(
     quote=None,
     condition='',
 )
+_action_limits__text14_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: DRAG brings someone toward the Centre (LONG to MEDIUM ...). On one figure it is the Move portion of the action; as the whole action it targets a zone or an entire ARM, friends, foes or both. Targets may elect not to resist and move in automatically. There is no push: combatants are deliberately forced into contact.',
+    (),
+    (),
+)
 _action_limits__text15: Final = TextSpec(
     key='action_limits#15',
     rule='action_limits',
@@ -4803,6 +5163,13 @@ _action_limits__text15: Final = TextSpec(
     text='Once in an ARM you are in ranged combat at all times, even in the same arm: to melee someone there, drag them into the CLOSE zone.',
     quote=None,
     condition='',
+)
+_action_limits__text15_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: Once in an ARM you are in ranged combat at all times, even in the same arm: to melee someone there, drag them into the CLOSE zone.',
+    (),
+    (),
 )
 _action_limits__text16: Final = TextSpec(
     key='action_limits#16',
@@ -4813,6 +5180,13 @@ _action_limits__text16: Final = TextSpec(
     quote=None,
     condition='',
 )
+_action_limits__text16_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'note: ENGAGE: placed in contact with an ENEMY, unless GUARDED. ENEMY: an opposing hostile figure. STAND: moved into contact with a friend and/or enemy; if they move away any ASSIST or GUARD is lost.',
+    (),
+    (),
+)
 _action_limits__text17: Final = TextSpec(
     key='action_limits#17',
     rule='action_limits',
@@ -4822,26 +5196,33 @@ _action_limits__text17: Final = TextSpec(
     quote='DISTRACT: AG or SM trick, only at Short range or Close/engaged.',
     condition='',
 )
+_action_limits__text17_trace: Final = TraceSpec(
+    'action_limits',
+    'When it comes to your action',
+    'erratum: Read against the range band to the target: Medium and beyond are forbidden.',
+    (),
+    (),
+)
 
 _rule_action_limits: Final[tuple[Step, ...]] = (
-    Step('text', _action_limits__text1, (lambda s: s.v['action'] == 'melee' and s.v['zone'] != 'close' and not (s.v['zone'] == 'flank' and s.v['same_flank']) and not (s.v['zone'] == 'short' and s.v['width_melee']),), TraceSpec('action_limits', 'When it comes to your action', 'cannot MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first', ('when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',), (('action', 'zone', 'same_flank', 'width_melee'),)), None, (('action', 0), ('zone', 0), ('same_flank', 0), ('width_melee', 0))),
-    Step('text', _action_limits__text2, (lambda s: s.v['action'] == 'drag', lambda s: s.v['zone'] != 'close'), TraceSpec('action_limits', 'When it comes to your action', 'cannot DRAG: you must be in the CLOSE zone', ('when action == drag', 'when zone != close'), (('action',), ('zone',))), None, (('action', 0), ('zone', 1))),
-    Step('text', _action_limits__text3, (lambda s: s.v['action'] == 'drag', lambda s: s.v['engaged']), TraceSpec('action_limits', 'When it comes to your action', 'cannot DRAG while engaged with an enemy', ('when action == drag', 'when engaged'), (('action',), ('engaged',))), None, (('action', 0), ('engaged', 1))),
-    Step('text', _action_limits__text4, (lambda s: s.v['action'] == 'drag', lambda s: s.v['target_in_flank']), TraceSpec('action_limits', 'When it comes to your action', 'cannot DRAG someone in a Flank zone', ('when action == drag', 'when target_in_flank'), (('action',), ('target_in_flank',))), None, (('action', 0), ('target_in_flank', 1))),
-    Step('text', _action_limits__text5, (lambda s: s.v['action'] == 'flee' and s.v['zone'] != 'long',), TraceSpec('action_limits', 'When it comes to your action', 'cannot FLEE: you must be in a LONG zone', ('when action == flee and zone != long',), (('action', 'zone'),)), None, (('action', 0), ('zone', 0))),
-    Step('text', _action_limits__text6, (lambda s: s.v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) > ('close', 'short', 'medium', 'long', 'beyond').index('short'),), TraceSpec('action_limits', 'When it comes to your action', 'cannot DISTRACT: only at Short range or Close/engaged', ('when action == distract and range > short',), (('action', 'range'),)), None, (('action', 0),)),
-    Step('text', _action_limits__text7, (lambda s: s.v['action'] == 'stealth_action' and s.v['engaged'],), TraceSpec('action_limits', 'When it comes to your action', 'cannot use STEALTH while ENGAGED', ('when action == stealth_action and engaged',), (('action', 'engaged'),)), None, (('action', 0), ('engaged', 0))),
-    Step('text', _action_limits__text8, (lambda s: s.v['action'] in ('assist', 'guard', 'take_cover', 'use'),), TraceSpec('action_limits', 'When it comes to your action', 'cannot change zone with this action', ('when action in {assist, guard, take_cover, use}',), (('action',),)), None, (('action', 0),)),
-    Step('text', _action_limits__text9, (lambda s: s.v['action'] == 'flank_move' and s.v['zone'] == 'close',), TraceSpec('action_limits', 'When it comes to your action', 'cannot FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone', ('when action == flank_move and zone == close',), (('action', 'zone'),)), None, (('action', 0), ('zone', 0))),
-    Step('text', _action_limits__text10, (lambda s: s.v['action'] == 'melee' and s.v['guarded'],), TraceSpec('action_limits', 'When it comes to your action', 'cannot attack the GUARDED figure before its guard', ('when action == melee and guarded',), (('action', 'guarded'),)), None, (('action', 0), ('guarded', 0))),
-    Step('mod', _action_limits__mod1, (lambda s: s.v['action'] == 'assist',), TraceSpec('action_limits', 'When it comes to your action', 'all_actions +assist_successes', ('when action == assist',), (('action',),)), lambda s: s.v['assist_successes'], (('action', 0), ('assist_successes', 1))),
-    Step('text', _action_limits__text11, (), TraceSpec('action_limits', 'When it comes to your action', 'note: Unless otherwise stated any action includes any MOVE as an option.', (), ()), None, ()),
-    Step('text', _action_limits__text12, (), TraceSpec('action_limits', 'When it comes to your action', 'note: MELEE: MOVE to ENGAGE an ENEMY and attack, all forms and modifying actions included (Wild, Frenzy, Sweep ...). RANGE: attack vs 4, or vs PARRY if ENGAGED; includes AIM. ASSIST: STAND with a friend in the same zone, +1 per success or raise. DISTRACT: an AG or SM trick. GUARD: STAND with a friend; enemies must attack you before what you guard; once engaged you no longer guard; no movement.', (), ()), None, ()),
-    Step('text', _action_limits__text13, (), TraceSpec('action_limits', 'When it comes to your action', 'note: CAST: cast a POWER. HOLD: delay the action till later in the sequence. USE: move to and use a sporadic in the zone. TEAM: STAND with a friend; the TEAM acts as one.', (), ()), None, ()),
-    Step('text', _action_limits__text14, (), TraceSpec('action_limits', 'When it comes to your action', 'note: DRAG brings someone toward the Centre (LONG to MEDIUM ...). On one figure it is the Move portion of the action; as the whole action it targets a zone or an entire ARM, friends, foes or both. Targets may elect not to resist and move in automatically. There is no push: combatants are deliberately forced into contact.', (), ()), None, ()),
-    Step('text', _action_limits__text15, (), TraceSpec('action_limits', 'When it comes to your action', 'note: Once in an ARM you are in ranged combat at all times, even in the same arm: to melee someone there, drag them into the CLOSE zone.', (), ()), None, ()),
-    Step('text', _action_limits__text16, (), TraceSpec('action_limits', 'When it comes to your action', 'note: ENGAGE: placed in contact with an ENEMY, unless GUARDED. ENEMY: an opposing hostile figure. STAND: moved into contact with a friend and/or enemy; if they move away any ASSIST or GUARD is lost.', (), ()), None, ()),
-    Step('text', _action_limits__text17, (), TraceSpec('action_limits', 'When it comes to your action', 'erratum: Read against the range band to the target: Medium and beyond are forbidden.', (), ()), None, ()),
+    Step('text', _action_limits__text1, (lambda s: s.v['action'] == 'melee' and s.v['zone'] != 'close' and not (s.v['zone'] == 'flank' and s.v['same_flank']) and not (s.v['zone'] == 'short' and s.v['width_melee']),), _action_limits__text1_trace, None, (('action', 0), ('zone', 0), ('same_flank', 0), ('width_melee', 0))),
+    Step('text', _action_limits__text2, (lambda s: s.v['action'] == 'drag', lambda s: s.v['zone'] != 'close'), _action_limits__text2_trace, None, (('action', 0), ('zone', 1))),
+    Step('text', _action_limits__text3, (lambda s: s.v['action'] == 'drag', lambda s: s.v['engaged']), _action_limits__text3_trace, None, (('action', 0), ('engaged', 1))),
+    Step('text', _action_limits__text4, (lambda s: s.v['action'] == 'drag', lambda s: s.v['target_in_flank']), _action_limits__text4_trace, None, (('action', 0), ('target_in_flank', 1))),
+    Step('text', _action_limits__text5, (lambda s: s.v['action'] == 'flee' and s.v['zone'] != 'long',), _action_limits__text5_trace, None, (('action', 0), ('zone', 0))),
+    Step('text', _action_limits__text6, (lambda s: s.v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) > ('close', 'short', 'medium', 'long', 'beyond').index('short'),), _action_limits__text6_trace, None, (('action', 0),)),
+    Step('text', _action_limits__text7, (lambda s: s.v['action'] == 'stealth_action' and s.v['engaged'],), _action_limits__text7_trace, None, (('action', 0), ('engaged', 0))),
+    Step('text', _action_limits__text8, (lambda s: s.v['action'] in ('assist', 'guard', 'take_cover', 'use'),), _action_limits__text8_trace, None, (('action', 0),)),
+    Step('text', _action_limits__text9, (lambda s: s.v['action'] == 'flank_move' and s.v['zone'] == 'close',), _action_limits__text9_trace, None, (('action', 0), ('zone', 0))),
+    Step('text', _action_limits__text10, (lambda s: s.v['action'] == 'melee' and s.v['guarded'],), _action_limits__text10_trace, None, (('action', 0), ('guarded', 0))),
+    Step('mod', _action_limits__mod1, (lambda s: s.v['action'] == 'assist',), _action_limits__mod1_trace, lambda s: s.v['assist_successes'], (('action', 0), ('assist_successes', 1))),
+    Step('text', _action_limits__text11, (), _action_limits__text11_trace, None, ()),
+    Step('text', _action_limits__text12, (), _action_limits__text12_trace, None, ()),
+    Step('text', _action_limits__text13, (), _action_limits__text13_trace, None, ()),
+    Step('text', _action_limits__text14, (), _action_limits__text14_trace, None, ()),
+    Step('text', _action_limits__text15, (), _action_limits__text15_trace, None, ()),
+    Step('text', _action_limits__text16, (), _action_limits__text16_trace, None, ()),
+    Step('text', _action_limits__text17, (), _action_limits__text17_trace, None, ()),
 )
 """Actions and where they may be taken (When it comes to your action).
 
@@ -4869,6 +5250,13 @@ _flank_zones__text1: Final = TextSpec(
     quote=None,
     condition='when zones_away > 0 and not same_flank',
 )
+_flank_zones__text1_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'cannot see from a Flank zone to another zone, or from a zone into a Flank zone',
+    ('when zones_away > 0 and not same_flank',),
+    (('zones_away', 'same_flank'),),
+)
 _flank_zones__mod1: Final = ModSpec(
     key='flank_zones#3.1',
     rule='flank_zones',
@@ -4882,6 +5270,13 @@ _flank_zones__mod1: Final = ModSpec(
     condition='when same_flank',
     label='same Flanking zone: Short or Close range',
 )
+_flank_zones__mod1_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'range max short',
+    ('when same_flank',),
+    (('same_flank',),),
+)
 _flank_zones__text2: Final = TextSpec(
     key='flank_zones#4.1',
     rule='flank_zones',
@@ -4890,6 +5285,13 @@ _flank_zones__text2: Final = TextSpec(
     text='DRAG in or out of a Flank zone',
     quote=None,
     condition='when action == drag',
+)
+_flank_zones__text2_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'cannot DRAG in or out of a Flank zone',
+    ('when action == drag',),
+    (('action',),),
 )
 _flank_zones__text3: Final = TextSpec(
     key='flank_zones#5',
@@ -4900,6 +5302,13 @@ _flank_zones__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_flank_zones__text3_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'note: Flank zones are obscured ways from one Approach Direction to another: a long way around, or paths concealed from the main battle areas.',
+    (),
+    (),
+)
 _flank_zones__text4: Final = TextSpec(
     key='flank_zones#6',
     rule='flank_zones',
@@ -4908,6 +5317,13 @@ _flank_zones__text4: Final = TextSpec(
     text='Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.',
     quote=None,
     condition='',
+)
+_flank_zones__text4_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'note: Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.',
+    (),
+    (),
 )
 _flank_zones__text5: Final = TextSpec(
     key='flank_zones#7',
@@ -4918,14 +5334,21 @@ _flank_zones__text5: Final = TextSpec(
     quote='You cannot see from one Zone to any other Flank Zone.',
     condition='',
 )
+_flank_zones__text5_trace: Final = TraceSpec(
+    'flank_zones',
+    'Flank zones',
+    'erratum: Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (0 zones away) see each other.',
+    (),
+    (),
+)
 
 _rule_flank_zones: Final[tuple[Step, ...]] = (
-    Step('text', _flank_zones__text1, (lambda s: s.v['zones_away'] > 0 and not s.v['same_flank'],), TraceSpec('flank_zones', 'Flank zones', 'cannot see from a Flank zone to another zone, or from a zone into a Flank zone', ('when zones_away > 0 and not same_flank',), (('zones_away', 'same_flank'),)), None, (('zones_away', 0), ('same_flank', 0))),
-    Step('mod', _flank_zones__mod1, (lambda s: s.v['same_flank'],), TraceSpec('flank_zones', 'Flank zones', 'range max short', ('when same_flank',), (('same_flank',),)), 'short', (('same_flank', 0),)),
-    Step('text', _flank_zones__text2, (lambda s: s.v['action'] == 'drag',), TraceSpec('flank_zones', 'Flank zones', 'cannot DRAG in or out of a Flank zone', ('when action == drag',), (('action',),)), None, (('action', 0),)),
-    Step('text', _flank_zones__text3, (), TraceSpec('flank_zones', 'Flank zones', 'note: Flank zones are obscured ways from one Approach Direction to another: a long way around, or paths concealed from the main battle areas.', (), ()), None, ()),
-    Step('text', _flank_zones__text4, (), TraceSpec('flank_zones', 'Flank zones', 'note: Enemies in the same Flanking zone may engage by ranged combat or melee as per the normal rules, at Short or Close range by the attack method; once a melee begins they are Engaged.', (), ()), None, ()),
-    Step('text', _flank_zones__text5, (), TraceSpec('flank_zones', 'Flank zones', 'erratum: Read as: nothing is seen between a Flank zone and any other zone; only figures in the same Flanking zone (0 zones away) see each other.', (), ()), None, ()),
+    Step('text', _flank_zones__text1, (lambda s: s.v['zones_away'] > 0 and not s.v['same_flank'],), _flank_zones__text1_trace, None, (('zones_away', 0), ('same_flank', 0))),
+    Step('mod', _flank_zones__mod1, (lambda s: s.v['same_flank'],), _flank_zones__mod1_trace, 'short', (('same_flank', 0),)),
+    Step('text', _flank_zones__text2, (lambda s: s.v['action'] == 'drag',), _flank_zones__text2_trace, None, (('action', 0),)),
+    Step('text', _flank_zones__text3, (), _flank_zones__text3_trace, None, ()),
+    Step('text', _flank_zones__text4, (), _flank_zones__text4_trace, None, ()),
+    Step('text', _flank_zones__text5, (), _flank_zones__text5_trace, None, ()),
 )
 """Flank zones (Flank zones).
 
@@ -4949,6 +5372,7 @@ _take_cover__mod1: Final = ModSpec(
     condition='',
     label='target in COVER',
 )
+_take_cover__mod1_trace: Final = TraceSpec('take_cover', 'COVER', 'defence +target_cover', (), ())
 _take_cover__mod2: Final = ModSpec(
     key='take_cover#3.1',
     rule='take_cover',
@@ -4961,6 +5385,13 @@ _take_cover__mod2: Final = ModSpec(
     rounding=None,
     condition='when default_cover > target_cover',
     label="the COVER tile's default cover, without taking COVER",
+)
+_take_cover__mod2_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'defence +default_cover - target_cover',
+    ('when default_cover > target_cover',),
+    (('default_cover', 'target_cover'),),
 )
 _take_cover__mod3: Final = ModSpec(
     key='take_cover#4',
@@ -4975,6 +5406,13 @@ _take_cover__mod3: Final = ModSpec(
     condition='',
     label='attacking from COVER: -(cover/2)',
 )
+_take_cover__mod3_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'shot -(own_cover / 2 round down)',
+    (),
+    (),
+)
 _take_cover__text1: Final = TextSpec(
     key='take_cover#5.1',
     rule='take_cover',
@@ -4983,6 +5421,13 @@ _take_cover__text1: Final = TextSpec(
     text='take more COVER than the zone offers',
     quote=None,
     condition='when target_cover > cover',
+)
+_take_cover__text1_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'cannot take more COVER than the zone offers',
+    ('when target_cover > cover',),
+    (('target_cover', 'cover'),),
 )
 _take_cover__text2: Final = TextSpec(
     key='take_cover#6',
@@ -4993,6 +5438,13 @@ _take_cover__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_take_cover__text2_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'note: Cover values for a zone are set at the start of the encounter: 1, 2 or 4. Taking COVER adds one of them to your PARRY/DEFENCE against incoming attacks as long as you do not move.',
+    (),
+    (),
+)
 _take_cover__text3: Final = TextSpec(
     key='take_cover#7',
     rule='take_cover',
@@ -5001,6 +5453,13 @@ _take_cover__text3: Final = TextSpec(
     text='You may elect a lower Cover value; once set it stays until you take a new Cover action.',
     quote=None,
     condition='',
+)
+_take_cover__text3_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'note: You may elect a lower Cover value; once set it stays until you take a new Cover action.',
+    (),
+    (),
 )
 _take_cover__text4: Final = TextSpec(
     key='take_cover#8',
@@ -5011,6 +5470,13 @@ _take_cover__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_take_cover__text4_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    'note: COVER (the action) makes use of cover in the zone; no zone movement.',
+    (),
+    (),
+)
 _take_cover__text5: Final = TextSpec(
     key='take_cover#9',
     rule='take_cover',
@@ -5020,16 +5486,23 @@ _take_cover__text5: Final = TextSpec(
     quote='Any attacks you make whilst in COVER are at -(Cover mod/2), so 0, -1 or -2.',
     condition='',
 )
+_take_cover__text5_trace: Final = TraceSpec(
+    'take_cover',
+    'COVER',
+    "erratum: The half is rounded down, as the source's own 0, -1 and -2 for cover 1, 2 and 4 show.",
+    (),
+    (),
+)
 
 _rule_take_cover: Final[tuple[Step, ...]] = (
-    Step('mod', _take_cover__mod1, (), TraceSpec('take_cover', 'COVER', 'defence +target_cover', (), ()), lambda s: s.v['target_cover'], (('target_cover', 0),)),
-    Step('mod', _take_cover__mod2, (lambda s: s.e['default_cover'] > s.v['target_cover'],), TraceSpec('take_cover', 'COVER', 'defence +default_cover - target_cover', ('when default_cover > target_cover',), (('default_cover', 'target_cover'),)), lambda s: s.e['default_cover'] - s.v['target_cover'], (('target_cover', 0),)),
-    Step('mod', _take_cover__mod3, (), TraceSpec('take_cover', 'COVER', 'shot -(own_cover / 2 round down)', (), ()), lambda s: -round_value(Fraction(s.v['own_cover']) / 2, 'down'), (('own_cover', 0),)),
-    Step('text', _take_cover__text1, (lambda s: s.v['target_cover'] > s.e['cover'],), TraceSpec('take_cover', 'COVER', 'cannot take more COVER than the zone offers', ('when target_cover > cover',), (('target_cover', 'cover'),)), None, (('target_cover', 0),)),
-    Step('text', _take_cover__text2, (), TraceSpec('take_cover', 'COVER', 'note: Cover values for a zone are set at the start of the encounter: 1, 2 or 4. Taking COVER adds one of them to your PARRY/DEFENCE against incoming attacks as long as you do not move.', (), ()), None, ()),
-    Step('text', _take_cover__text3, (), TraceSpec('take_cover', 'COVER', 'note: You may elect a lower Cover value; once set it stays until you take a new Cover action.', (), ()), None, ()),
-    Step('text', _take_cover__text4, (), TraceSpec('take_cover', 'COVER', 'note: COVER (the action) makes use of cover in the zone; no zone movement.', (), ()), None, ()),
-    Step('text', _take_cover__text5, (), TraceSpec('take_cover', 'COVER', "erratum: The half is rounded down, as the source's own 0, -1 and -2 for cover 1, 2 and 4 show.", (), ()), None, ()),
+    Step('mod', _take_cover__mod1, (), _take_cover__mod1_trace, lambda s: s.v['target_cover'], (('target_cover', 0),)),
+    Step('mod', _take_cover__mod2, (lambda s: s.e['default_cover'] > s.v['target_cover'],), _take_cover__mod2_trace, lambda s: s.e['default_cover'] - s.v['target_cover'], (('target_cover', 0),)),
+    Step('mod', _take_cover__mod3, (), _take_cover__mod3_trace, lambda s: -round_value(Fraction(s.v['own_cover']) / 2, 'down'), (('own_cover', 0),)),
+    Step('text', _take_cover__text1, (lambda s: s.v['target_cover'] > s.e['cover'],), _take_cover__text1_trace, None, (('target_cover', 0),)),
+    Step('text', _take_cover__text2, (), _take_cover__text2_trace, None, ()),
+    Step('text', _take_cover__text3, (), _take_cover__text3_trace, None, ()),
+    Step('text', _take_cover__text4, (), _take_cover__text4_trace, None, ()),
+    Step('text', _take_cover__text5, (), _take_cover__text5_trace, None, ()),
 )
 """COVER (COVER).
 
@@ -5054,6 +5527,13 @@ _defend_dodge__mod1: Final = ModSpec(
     condition='when action == defend; when defend_moved',
     label='DEFEND with movement',
 )
+_defend_dodge__mod1_trace: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'melee_against -2',
+    ('when action == defend', 'when defend_moved'),
+    (('action',), ('defend_moved',)),
+)
 _defend_dodge__mod2: Final = ModSpec(
     key='defend_dodge#2.1else.1',
     rule='defend_dodge',
@@ -5066,6 +5546,13 @@ _defend_dodge__mod2: Final = ModSpec(
     rounding=None,
     condition='when action == defend; unless defend_moved',
     label='DEFEND without movement',
+)
+_defend_dodge__mod2_trace: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'melee_against -4',
+    ('when action == defend', 'unless defend_moved'),
+    (('action',), ('defend_moved',)),
 )
 _defend_dodge__mod3: Final = ModSpec(
     key='defend_dodge#3.1',
@@ -5080,6 +5567,13 @@ _defend_dodge__mod3: Final = ModSpec(
     condition='when action == dodge',
     label='DODGE vs ranged attacks',
 )
+_defend_dodge__mod3_trace: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'missile_against -2',
+    ('when action == dodge',),
+    (('action',),),
+)
 _defend_dodge__text1: Final = TextSpec(
     key='defend_dodge#4',
     rule='defend_dodge',
@@ -5089,12 +5583,19 @@ _defend_dodge__text1: Final = TextSpec(
     quote='DEFEND: Defend vs melee options, -2 with movement or -4 if not.',
     condition='',
 )
+_defend_dodge__text1_trace: Final = TraceSpec(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    'erratum: Read as a penalty to melee attacks against the defender: -2 if he also moves, -4 if not.',
+    (),
+    (),
+)
 
 _rule_defend_dodge: Final[tuple[Step, ...]] = (
-    Step('mod', _defend_dodge__mod1, (lambda s: s.v['action'] == 'defend', lambda s: s.v['defend_moved']), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'melee_against -2', ('when action == defend', 'when defend_moved'), (('action',), ('defend_moved',))), -2, (('action', 0), ('defend_moved', 1))),
-    Step('mod', _defend_dodge__mod2, (lambda s: s.v['action'] == 'defend', lambda s: not s.v['defend_moved']), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'melee_against -4', ('when action == defend', 'unless defend_moved'), (('action',), ('defend_moved',))), -4, (('action', 0), ('defend_moved', 1))),
-    Step('mod', _defend_dodge__mod3, (lambda s: s.v['action'] == 'dodge',), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'missile_against -2', ('when action == dodge',), (('action',),)), -2, (('action', 0),)),
-    Step('text', _defend_dodge__text1, (), TraceSpec('defend_dodge', 'DEFEND; DODGE', 'erratum: Read as a penalty to melee attacks against the defender: -2 if he also moves, -4 if not.', (), ()), None, ()),
+    Step('mod', _defend_dodge__mod1, (lambda s: s.v['action'] == 'defend', lambda s: s.v['defend_moved']), _defend_dodge__mod1_trace, -2, (('action', 0), ('defend_moved', 1))),
+    Step('mod', _defend_dodge__mod2, (lambda s: s.v['action'] == 'defend', lambda s: not s.v['defend_moved']), _defend_dodge__mod2_trace, -4, (('action', 0), ('defend_moved', 1))),
+    Step('mod', _defend_dodge__mod3, (lambda s: s.v['action'] == 'dodge',), _defend_dodge__mod3_trace, -2, (('action', 0),)),
+    Step('text', _defend_dodge__text1, (), _defend_dodge__text1_trace, None, ()),
 )
 """DEFEND and DODGE (DEFEND; DODGE).
 
@@ -5118,6 +5619,13 @@ _stealth_mode__mod1: Final = ModSpec(
     condition='when stealthy',
     label='MA whilst in Stealth mode',
 )
+_stealth_mode__mod1_trace: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'pace -2',
+    ('when stealthy',),
+    (('stealthy',),),
+)
 _stealth_mode__mod2: Final = ModSpec(
     key='stealth_mode#2.2',
     rule='stealth_mode',
@@ -5131,6 +5639,13 @@ _stealth_mode__mod2: Final = ModSpec(
     condition='when stealthy',
     label='in COVER: the cover mod is a bonus to Stealth',
 )
+_stealth_mode__mod2_trace: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'stealth +own_cover',
+    ('when stealthy',),
+    (('stealthy',),),
+)
 _stealth_mode__text1: Final = TextSpec(
     key='stealth_mode#2.3.1',
     rule='stealth_mode',
@@ -5139,6 +5654,13 @@ _stealth_mode__text1: Final = TextSpec(
     text='be in STEALTH while ENGAGED',
     quote=None,
     condition='when stealthy; when engaged',
+)
+_stealth_mode__text1_trace: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'cannot be in STEALTH while ENGAGED',
+    ('when stealthy', 'when engaged'),
+    (('stealthy',), ('engaged',)),
 )
 _stealth_mode__text2: Final = TextSpec(
     key='stealth_mode#3',
@@ -5149,6 +5671,13 @@ _stealth_mode__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_stealth_mode__text2_trace: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'note: STEALTH sets a NOTICE target number for your enemies: if they fail the Notice roll they cannot interact with you; if they make it you are removed from STEALTH. It uses all MOVEMENT. At any one time you are either STEALTH or not.',
+    (),
+    (),
+)
 _stealth_mode__text3: Final = TextSpec(
     key='stealth_mode#4',
     rule='stealth_mode',
@@ -5158,13 +5687,20 @@ _stealth_mode__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_stealth_mode__text3_trace: Final = TraceSpec(
+    'stealth_mode',
+    'STEALTH',
+    'note: To get the DROP on an ENEMY you must be STEALTHY and your TARGET must fail a NOTICE vs Stealth Value roll.',
+    (),
+    (),
+)
 
 _rule_stealth_mode: Final[tuple[Step, ...]] = (
-    Step('mod', _stealth_mode__mod1, (lambda s: s.v['stealthy'],), TraceSpec('stealth_mode', 'STEALTH', 'pace -2', ('when stealthy',), (('stealthy',),)), -2, (('stealthy', 0),)),
-    Step('mod', _stealth_mode__mod2, (lambda s: s.v['stealthy'],), TraceSpec('stealth_mode', 'STEALTH', 'stealth +own_cover', ('when stealthy',), (('stealthy',),)), lambda s: s.v['own_cover'], (('stealthy', 0), ('own_cover', 1))),
-    Step('text', _stealth_mode__text1, (lambda s: s.v['stealthy'], lambda s: s.v['engaged']), TraceSpec('stealth_mode', 'STEALTH', 'cannot be in STEALTH while ENGAGED', ('when stealthy', 'when engaged'), (('stealthy',), ('engaged',))), None, (('stealthy', 0), ('engaged', 1))),
-    Step('text', _stealth_mode__text2, (), TraceSpec('stealth_mode', 'STEALTH', 'note: STEALTH sets a NOTICE target number for your enemies: if they fail the Notice roll they cannot interact with you; if they make it you are removed from STEALTH. It uses all MOVEMENT. At any one time you are either STEALTH or not.', (), ()), None, ()),
-    Step('text', _stealth_mode__text3, (), TraceSpec('stealth_mode', 'STEALTH', 'note: To get the DROP on an ENEMY you must be STEALTHY and your TARGET must fail a NOTICE vs Stealth Value roll.', (), ()), None, ()),
+    Step('mod', _stealth_mode__mod1, (lambda s: s.v['stealthy'],), _stealth_mode__mod1_trace, -2, (('stealthy', 0),)),
+    Step('mod', _stealth_mode__mod2, (lambda s: s.v['stealthy'],), _stealth_mode__mod2_trace, lambda s: s.v['own_cover'], (('stealthy', 0), ('own_cover', 1))),
+    Step('text', _stealth_mode__text1, (lambda s: s.v['stealthy'], lambda s: s.v['engaged']), _stealth_mode__text1_trace, None, (('stealthy', 0), ('engaged', 1))),
+    Step('text', _stealth_mode__text2, (), _stealth_mode__text2_trace, None, ()),
+    Step('text', _stealth_mode__text3, (), _stealth_mode__text3_trace, None, ()),
 )
 """STEALTH (STEALTH).
 
@@ -5188,6 +5724,13 @@ _drop_rule__mod1: Final = ModSpec(
     condition='when drop',
     label='DROP: +4 to hit',
 )
+_drop_rule__mod1_trace: Final = TraceSpec(
+    'drop_rule',
+    'DROP',
+    'shot +4',
+    ('when drop',),
+    (('drop',),),
+)
 _drop_rule__mod2: Final = ModSpec(
     key='drop_rule#2.2',
     rule='drop_rule',
@@ -5201,6 +5744,13 @@ _drop_rule__mod2: Final = ModSpec(
     condition='when drop',
     label='DROP: +4 damage',
 )
+_drop_rule__mod2_trace: Final = TraceSpec(
+    'drop_rule',
+    'DROP',
+    'damage +4',
+    ('when drop',),
+    (('drop',),),
+)
 _drop_rule__text1: Final = TextSpec(
     key='drop_rule#3',
     rule='drop_rule',
@@ -5210,11 +5760,18 @@ _drop_rule__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_drop_rule__text1_trace: Final = TraceSpec(
+    'drop_rule',
+    'DROP',
+    'note: The DROP usually comes from a Stealth situation, for one attack.',
+    (),
+    (),
+)
 
 _rule_drop_rule: Final[tuple[Step, ...]] = (
-    Step('mod', _drop_rule__mod1, (lambda s: s.v['drop'],), TraceSpec('drop_rule', 'DROP', 'shot +4', ('when drop',), (('drop',),)), 4, (('drop', 0),)),
-    Step('mod', _drop_rule__mod2, (lambda s: s.v['drop'],), TraceSpec('drop_rule', 'DROP', 'damage +4', ('when drop',), (('drop',),)), 4, (('drop', 0),)),
-    Step('text', _drop_rule__text1, (), TraceSpec('drop_rule', 'DROP', 'note: The DROP usually comes from a Stealth situation, for one attack.', (), ()), None, ()),
+    Step('mod', _drop_rule__mod1, (lambda s: s.v['drop'],), _drop_rule__mod1_trace, 4, (('drop', 0),)),
+    Step('mod', _drop_rule__mod2, (lambda s: s.v['drop'],), _drop_rule__mod2_trace, 4, (('drop', 0),)),
+    Step('text', _drop_rule__text1, (), _drop_rule__text1_trace, None, ()),
 )
 """DROP (DROP).
 
@@ -5237,6 +5794,13 @@ _targeting_rule__mod1: Final = ModSpec(
     condition='',
     label='+2 Defence per level of targeting',
 )
+_targeting_rule__mod1_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'defence +2 per targeting',
+    (),
+    (),
+)
 _targeting_rule__mod2: Final = ModSpec(
     key='targeting_rule#3.1.1',
     rule='targeting_rule',
@@ -5250,6 +5814,13 @@ _targeting_rule__mod2: Final = ModSpec(
     condition='when targeting == 3; when vulnerability',
     label='vulnerability: an extra copy of one damage die',
 )
+_targeting_rule__mod2_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'damage +extra_die',
+    ('when targeting == 3', 'when vulnerability'),
+    (('targeting',), ('vulnerability',)),
+)
 _targeting_rule__text1: Final = TextSpec(
     key='targeting_rule#3.1else.1',
     rule='targeting_rule',
@@ -5258,6 +5829,13 @@ _targeting_rule__text1: Final = TextSpec(
     text='strike a vulnerability: none exists',
     quote=None,
     condition='when targeting == 3; unless vulnerability',
+)
+_targeting_rule__text1_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'cannot strike a vulnerability: none exists',
+    ('when targeting == 3', 'unless vulnerability'),
+    (('targeting',), ('vulnerability',)),
 )
 _targeting_rule__text2: Final = TextSpec(
     key='targeting_rule#4',
@@ -5268,6 +5846,13 @@ _targeting_rule__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_targeting_rule__text2_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    "note: Level 1 picks an area (humanoid: Torso, Arms, Legs, Head); level 2 a part of it (Arms-Hand, Legs-Knee); level 3 a 'vulnerability', IF ONE EXISTS (Torso-Underbody-Vulnerability).",
+    (),
+    (),
+)
 _targeting_rule__text3: Final = TextSpec(
     key='targeting_rule#5',
     rule='targeting_rule',
@@ -5276,6 +5861,13 @@ _targeting_rule__text3: Final = TextSpec(
     text='Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.',
     quote=None,
     condition='',
+)
+_targeting_rule__text3_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'note: Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.',
+    (),
+    (),
 )
 _targeting_rule__text4: Final = TextSpec(
     key='targeting_rule#6',
@@ -5286,14 +5878,21 @@ _targeting_rule__text4: Final = TextSpec(
     quote='The following table illustrates a humanoid target effect.',
     condition='',
 )
+_targeting_rule__text4_trace: Final = TraceSpec(
+    'targeting_rule',
+    'Targeting',
+    'erratum: The table is lost in the extraction; the wound effects listed after the camera paragraphs are encoded one rule each, without the body areas the table would have given them.',
+    (),
+    (),
+)
 
 _rule_targeting_rule: Final[tuple[Step, ...]] = (
-    Step('mod', _targeting_rule__mod1, (), TraceSpec('targeting_rule', 'Targeting', 'defence +2 per targeting', (), ()), lambda s: 2 * s.v['targeting'], (('targeting', 0),)),
-    Step('mod', _targeting_rule__mod2, (lambda s: s.v['targeting'] == 3, lambda s: s.v['vulnerability']), TraceSpec('targeting_rule', 'Targeting', 'damage +extra_die', ('when targeting == 3', 'when vulnerability'), (('targeting',), ('vulnerability',))), lambda s: s.v['extra_die'], (('targeting', 0), ('vulnerability', 1), ('extra_die', 2))),
-    Step('text', _targeting_rule__text1, (lambda s: s.v['targeting'] == 3, lambda s: not s.v['vulnerability']), TraceSpec('targeting_rule', 'Targeting', 'cannot strike a vulnerability: none exists', ('when targeting == 3', 'unless vulnerability'), (('targeting',), ('vulnerability',))), None, (('targeting', 0), ('vulnerability', 1))),
-    Step('text', _targeting_rule__text2, (), TraceSpec('targeting_rule', 'Targeting', "note: Level 1 picks an area (humanoid: Torso, Arms, Legs, Head); level 2 a part of it (Arms-Hand, Legs-Knee); level 3 a 'vulnerability', IF ONE EXISTS (Torso-Underbody-Vulnerability).", (), ()), None, ()),
-    Step('text', _targeting_rule__text3, (), TraceSpec('targeting_rule', 'Targeting', 'note: Targeting creates benefits (wound effects) rather than damage, and options to bypass armour.', (), ()), None, ()),
-    Step('text', _targeting_rule__text4, (), TraceSpec('targeting_rule', 'Targeting', 'erratum: The table is lost in the extraction; the wound effects listed after the camera paragraphs are encoded one rule each, without the body areas the table would have given them.', (), ()), None, ()),
+    Step('mod', _targeting_rule__mod1, (), _targeting_rule__mod1_trace, lambda s: 2 * s.v['targeting'], (('targeting', 0),)),
+    Step('mod', _targeting_rule__mod2, (lambda s: s.v['targeting'] == 3, lambda s: s.v['vulnerability']), _targeting_rule__mod2_trace, lambda s: s.v['extra_die'], (('targeting', 0), ('vulnerability', 1), ('extra_die', 2))),
+    Step('text', _targeting_rule__text1, (lambda s: s.v['targeting'] == 3, lambda s: not s.v['vulnerability']), _targeting_rule__text1_trace, None, (('targeting', 0), ('vulnerability', 1))),
+    Step('text', _targeting_rule__text2, (), _targeting_rule__text2_trace, None, ()),
+    Step('text', _targeting_rule__text3, (), _targeting_rule__text3_trace, None, ()),
+    Step('text', _targeting_rule__text4, (), _targeting_rule__text4_trace, None, ()),
 )
 """Targeting (Targeting).
 
@@ -5317,6 +5916,13 @@ _paralysed__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 actions; a raise increases the dice type',
 )
+_paralysed__mod1_trace: Final = TraceSpec(
+    'paralysed',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _paralysed__text1: Final = TextSpec(
     key='paralysed#2.2',
     rule='paralysed',
@@ -5326,10 +5932,17 @@ _paralysed__text1: Final = TextSpec(
     quote=None,
     condition='when final_damage >= tuffness',
 )
+_paralysed__text1_trace: Final = TraceSpec(
+    'paralysed',
+    'Targeting: wound effects',
+    'cannot use the arm: unusable for the duration, in actions',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_paralysed: Final[tuple[Step, ...]] = (
-    Step('mod', _paralysed__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('paralysed', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _paralysed__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('paralysed', 'Targeting: wound effects', 'cannot use the arm: unusable for the duration, in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _paralysed__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _paralysed__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _paralysed__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _paralysed__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Paralysed (Targeting: wound effects).
 
@@ -5352,6 +5965,13 @@ _broken_arm__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='anything associated with the arm, until healed',
 )
+_broken_arm__mod1_trace: Final = TraceSpec(
+    'broken_arm',
+    'Targeting: wound effects',
+    'wound_penalty +4',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _broken_arm__mod2: Final = ModSpec(
     key='broken_arm#2.2',
     rule='broken_arm',
@@ -5365,10 +5985,17 @@ _broken_arm__mod2: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='a raise: +2 penalty',
 )
+_broken_arm__mod2_trace: Final = TraceSpec(
+    'broken_arm',
+    'Targeting: wound effects',
+    'wound_penalty +2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_broken_arm: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_arm__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_arm', 'Targeting: wound effects', 'wound_penalty +4', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), 4, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _broken_arm__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_arm', 'Targeting: wound effects', 'wound_penalty +2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _broken_arm__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_arm__mod1_trace, 4, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _broken_arm__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_arm__mod2_trace, lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
 )
 """Broken Arm (Targeting: wound effects).
 
@@ -5391,6 +6018,13 @@ _bleeder__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4 at the start of each action; raises increase the damage dice',
 )
+_bleeder__mod1_trace: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'wound_damage +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _bleeder__mod2: Final = ModSpec(
     key='bleeder#2.2',
     rule='bleeder',
@@ -5403,6 +6037,13 @@ _bleeder__mod2: Final = ModSpec(
     rounding=None,
     condition='when final_damage >= tuffness',
     label='extra Bleeds add -2 each',
+)
+_bleeder__mod2_trace: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'wound_target +2 per extra_bleeds',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _bleeder__mod3: Final = ModSpec(
     key='bleeder#2.3',
@@ -5417,6 +6058,13 @@ _bleeder__mod3: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='raises increase the target for the VG roll',
 )
+_bleeder__mod3_trace: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'wound_target +penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _bleeder__text1: Final = TextSpec(
     key='bleeder#3',
     rule='bleeder',
@@ -5425,6 +6073,13 @@ _bleeder__text1: Final = TextSpec(
     text='The target suffers the damage at the start of its next action and every action after; a VG vs 4 roll at the end of any of its actions stops the bleeding.',
     quote=None,
     condition='',
+)
+_bleeder__text1_trace: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'note: The target suffers the damage at the start of its next action and every action after; a VG vs 4 roll at the end of any of its actions stops the bleeding.',
+    (),
+    (),
 )
 _bleeder__text2: Final = TextSpec(
     key='bleeder#4',
@@ -5435,13 +6090,20 @@ _bleeder__text2: Final = TextSpec(
     quote='They can make a VG vs 4 roll (mods, extra Bleeds add -2@)',
     condition='',
 )
+_bleeder__text2_trace: Final = TraceSpec(
+    'bleeder',
+    'Targeting: wound effects',
+    'erratum: "-2@" read as -2 each; encoded as +2 to the number the VG roll must reach per other Bleed. A raise on the target is read as +1 to it: the source gives no size.',
+    (),
+    (),
+)
 
 _rule_bleeder: Final[tuple[Step, ...]] = (
-    Step('mod', _bleeder__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('bleeder', 'Targeting: wound effects', 'wound_damage +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('mod', _bleeder__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('bleeder', 'Targeting: wound effects', 'wound_target +2 per extra_bleeds', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['extra_bleeds'], (('final_damage', 0), ('tuffness', 0), ('extra_bleeds', 1))),
-    Step('mod', _bleeder__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('bleeder', 'Targeting: wound effects', 'wound_target +penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('text', _bleeder__text1, (), TraceSpec('bleeder', 'Targeting: wound effects', 'note: The target suffers the damage at the start of its next action and every action after; a VG vs 4 roll at the end of any of its actions stops the bleeding.', (), ()), None, ()),
-    Step('text', _bleeder__text2, (), TraceSpec('bleeder', 'Targeting: wound effects', 'erratum: "-2@" read as -2 each; encoded as +2 to the number the VG roll must reach per other Bleed. A raise on the target is read as +1 to it: the source gives no size.', (), ()), None, ()),
+    Step('mod', _bleeder__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _bleeder__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('mod', _bleeder__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _bleeder__mod2_trace, lambda s: 2 * s.v['extra_bleeds'], (('final_damage', 0), ('tuffness', 0), ('extra_bleeds', 1))),
+    Step('mod', _bleeder__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _bleeder__mod3_trace, lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('text', _bleeder__text1, (), _bleeder__text1_trace, None, ()),
+    Step('text', _bleeder__text2, (), _bleeder__text2_trace, None, ()),
 )
 """Bleeder (Targeting: wound effects).
 
@@ -5465,6 +6127,13 @@ _knockdown__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Defence reduced by 2 until they have an action',
 )
+_knockdown__mod1_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'wound_penalty +2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _knockdown__mod2: Final = ModSpec(
     key='knockdown#2.2',
     rule='knockdown',
@@ -5477,6 +6146,13 @@ _knockdown__mod2: Final = ModSpec(
     rounding=None,
     condition='when final_damage >= tuffness',
     label='a raise: +2 penalty',
+)
+_knockdown__mod2_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'wound_penalty +2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _knockdown__mod3: Final = ModSpec(
     key='knockdown#2.3',
@@ -5491,6 +6167,13 @@ _knockdown__mod3: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Knockdown: Defence -2 until they have an action',
 )
+_knockdown__mod3_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'defence -2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _knockdown__mod4: Final = ModSpec(
     key='knockdown#2.4',
     rule='knockdown',
@@ -5504,6 +6187,13 @@ _knockdown__mod4: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Knockdown: a raise, Defence -2 more',
 )
+_knockdown__mod4_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'defence -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _knockdown__text1: Final = TextSpec(
     key='knockdown#2.5',
     rule='knockdown',
@@ -5512,6 +6202,13 @@ _knockdown__text1: Final = TextSpec(
     text='The target is forced to the ground and stunned.',
     quote=None,
     condition='when final_damage >= tuffness',
+)
+_knockdown__text1_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'note: The target is forced to the ground and stunned.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _knockdown__text2: Final = TextSpec(
     key='knockdown#3',
@@ -5522,14 +6219,21 @@ _knockdown__text2: Final = TextSpec(
     quote='Raises will increase the defence penalty.',
     condition='',
 )
+_knockdown__text2_trace: Final = TraceSpec(
+    'knockdown',
+    'Targeting: wound effects',
+    'erratum: By 2 a raise, the size of the base penalty.',
+    (),
+    (),
+)
 
 _rule_knockdown: Final[tuple[Step, ...]] = (
-    Step('mod', _knockdown__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'wound_penalty +2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), 2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _knockdown__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'wound_penalty +2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _knockdown__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'defence -2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _knockdown__mod4, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'defence -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('text', _knockdown__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('knockdown', 'Targeting: wound effects', 'note: The target is forced to the ground and stunned.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _knockdown__text2, (), TraceSpec('knockdown', 'Targeting: wound effects', 'erratum: By 2 a raise, the size of the base penalty.', (), ()), None, ()),
+    Step('mod', _knockdown__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod1_trace, 2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _knockdown__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod2_trace, lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _knockdown__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod3_trace, -2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _knockdown__mod4, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod4_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('text', _knockdown__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _knockdown__text2, (), _knockdown__text2_trace, None, ()),
 )
 """Knockdown (Targeting: wound effects).
 
@@ -5554,6 +6258,13 @@ _crippled__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 actions; a raise increases the dice type',
 )
+_crippled__mod1_trace: Final = TraceSpec(
+    'crippled',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _crippled__text1: Final = TextSpec(
     key='crippled#2.2',
     rule='crippled',
@@ -5563,10 +6274,17 @@ _crippled__text1: Final = TextSpec(
     quote=None,
     condition='when final_damage >= tuffness',
 )
+_crippled__text1_trace: Final = TraceSpec(
+    'crippled',
+    'Targeting: wound effects',
+    'cannot move: for the duration, in actions',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_crippled: Final[tuple[Step, ...]] = (
-    Step('mod', _crippled__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('crippled', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _crippled__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('crippled', 'Targeting: wound effects', 'cannot move: for the duration, in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _crippled__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _crippled__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _crippled__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _crippled__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Crippled (Targeting: wound effects).
 
@@ -5589,6 +6307,13 @@ _broken_leg__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Broken Leg: -4 to Movement rate',
 )
+_broken_leg__mod1_trace: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'pace -4',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _broken_leg__mod2: Final = ModSpec(
     key='broken_leg#2.2',
     rule='broken_leg',
@@ -5601,6 +6326,13 @@ _broken_leg__mod2: Final = ModSpec(
     rounding=None,
     condition='when final_damage >= tuffness',
     label='a raise: 2 more',
+)
+_broken_leg__mod2_trace: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'pace -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _broken_leg__mod3: Final = ModSpec(
     key='broken_leg#2.3',
@@ -5615,6 +6347,13 @@ _broken_leg__mod3: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 rounds; a raise increases the duration dice',
 )
+_broken_leg__mod3_trace: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _broken_leg__text1: Final = TextSpec(
     key='broken_leg#3',
     rule='broken_leg',
@@ -5624,12 +6363,19 @@ _broken_leg__text1: Final = TextSpec(
     quote='suffer a penalty of 4 to your Movement rate for next 1d4+1 rounds',
     condition='',
 )
+_broken_leg__text1_trace: Final = TraceSpec(
+    'broken_leg',
+    'Targeting: wound effects',
+    'erratum: The Movement rate is Pace: Pace 6 \u2212 4 = 2 makes a zone move d6 \u2264 2.',
+    (),
+    (),
+)
 
 _rule_broken_leg: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_leg__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'pace -4', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -4, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _broken_leg__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'pace -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _broken_leg__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('broken_leg', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _broken_leg__text1, (), TraceSpec('broken_leg', 'Targeting: wound effects', 'erratum: The Movement rate is Pace: Pace 6 \u2212 4 = 2 makes a zone move d6 \u2264 2.', (), ()), None, ()),
+    Step('mod', _broken_leg__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_leg__mod1_trace, -4, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _broken_leg__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_leg__mod2_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _broken_leg__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_leg__mod3_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _broken_leg__text1, (), _broken_leg__text1_trace, None, ()),
 )
 """Broken Leg (Targeting: wound effects).
 
@@ -5653,6 +6399,13 @@ _winded__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 actions; a raise increases the dice type',
 )
+_winded__mod1_trace: Final = TraceSpec(
+    'winded',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _winded__text1: Final = TextSpec(
     key='winded#2.2',
     rule='winded',
@@ -5662,10 +6415,17 @@ _winded__text1: Final = TextSpec(
     quote=None,
     condition='when final_damage >= tuffness',
 )
+_winded__text1_trace: Final = TraceSpec(
+    'winded',
+    'Targeting: wound effects',
+    'note: A Stun (non-damage), plus an extra Stun (non-physical) at the start of each action for the duration, in actions.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_winded: Final[tuple[Step, ...]] = (
-    Step('mod', _winded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('winded', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _winded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('winded', 'Targeting: wound effects', 'note: A Stun (non-damage), plus an extra Stun (non-physical) at the start of each action for the duration, in actions.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _winded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _winded__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _winded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _winded__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Winded (Targeting: wound effects).
 
@@ -5687,6 +6447,13 @@ _pain__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Pain: -2 for 1d4+1 actions',
 )
+_pain__mod1_trace: Final = TraceSpec(
+    'pain',
+    'Targeting: wound effects',
+    'all_actions -2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _pain__mod2: Final = ModSpec(
     key='pain#2.2',
     rule='pain',
@@ -5699,6 +6466,13 @@ _pain__mod2: Final = ModSpec(
     rounding=None,
     condition='when final_damage >= tuffness',
     label='a raise: 2 more',
+)
+_pain__mod2_trace: Final = TraceSpec(
+    'pain',
+    'Targeting: wound effects',
+    'all_actions -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _pain__mod3: Final = ModSpec(
     key='pain#2.3',
@@ -5713,11 +6487,18 @@ _pain__mod3: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 actions; a raise increases the duration dice',
 )
+_pain__mod3_trace: Final = TraceSpec(
+    'pain',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_pain: Final[tuple[Step, ...]] = (
-    Step('mod', _pain__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('pain', 'Targeting: wound effects', 'all_actions -2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _pain__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('pain', 'Targeting: wound effects', 'all_actions -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _pain__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('pain', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('mod', _pain__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _pain__mod1_trace, -2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _pain__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _pain__mod2_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _pain__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _pain__mod3_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
 )
 """Pain (Targeting: wound effects).
 
@@ -5741,6 +6522,13 @@ _guts__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4 more on every hit taken; a raise increases the damage dice',
 )
+_guts__mod1_trace: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'wound_damage +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _guts__mod2: Final = ModSpec(
     key='guts#2.2',
     rule='guts',
@@ -5754,6 +6542,13 @@ _guts__mod2: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 rounds; a raise increases the duration dice',
 )
+_guts__mod2_trace: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'wound_duration +duration_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _guts__text1: Final = TextSpec(
     key='guts#2.3',
     rule='guts',
@@ -5762,6 +6557,13 @@ _guts__text1: Final = TextSpec(
     text='Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.',
     quote=None,
     condition='when final_damage >= tuffness',
+)
+_guts__text1_trace: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'note: Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _guts__text2: Final = TextSpec(
     key='guts#3',
@@ -5772,12 +6574,19 @@ _guts__text2: Final = TextSpec(
     quote='Raise can be used to increase the damage dice or the duration dice used.',
     condition='',
 )
+_guts__text2_trace: Final = TraceSpec(
+    'guts',
+    'Targeting: wound effects',
+    'erratum: Encoded: raises on the damage die and raises on the duration dice are counted apart.',
+    (),
+    (),
+)
 
 _rule_guts: Final[tuple[Step, ...]] = (
-    Step('mod', _guts__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'wound_damage +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('mod', _guts__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'wound_duration +duration_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['duration_raises'], (('final_damage', 0), ('tuffness', 0), ('duration_raises', 1))),
-    Step('text', _guts__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('guts', 'Targeting: wound effects', 'note: Anyone who hits the target adds the extra damage dice to what they inflict, for the duration, in rounds.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _guts__text2, (), TraceSpec('guts', 'Targeting: wound effects', 'erratum: Encoded: raises on the damage die and raises on the duration dice are counted apart.', (), ()), None, ()),
+    Step('mod', _guts__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _guts__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('mod', _guts__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _guts__mod2_trace, lambda s: s.v['duration_raises'], (('final_damage', 0), ('tuffness', 0), ('duration_raises', 1))),
+    Step('text', _guts__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _guts__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _guts__text2, (), _guts__text2_trace, None, ()),
 )
 """Guts (Targeting: wound effects).
 
@@ -5800,6 +6609,13 @@ _scarred__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='to co-operative interaction rolls, permanent',
 )
+_scarred__mod1_trace: Final = TraceSpec(
+    'scarred',
+    'Targeting: wound effects',
+    'wound_penalty +1',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _scarred__mod2: Final = ModSpec(
     key='scarred#2.2',
     rule='scarred',
@@ -5813,6 +6629,13 @@ _scarred__mod2: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='a raise increases the penalty',
 )
+_scarred__mod2_trace: Final = TraceSpec(
+    'scarred',
+    'Targeting: wound effects',
+    'wound_penalty +penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _scarred__text1: Final = TextSpec(
     key='scarred#3',
     rule='scarred',
@@ -5822,11 +6645,18 @@ _scarred__text1: Final = TextSpec(
     quote='which causes a 1 penalty to interaction rolls of a co-operative nature',
     condition='',
 )
+_scarred__text1_trace: Final = TraceSpec(
+    'scarred',
+    'Targeting: wound effects',
+    'erratum: Read as -1; a raise adds 1 more, the size of the base penalty (the source gives none).',
+    (),
+    (),
+)
 
 _rule_scarred: Final[tuple[Step, ...]] = (
-    Step('mod', _scarred__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('scarred', 'Targeting: wound effects', 'wound_penalty +1', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), 1, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _scarred__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('scarred', 'Targeting: wound effects', 'wound_penalty +penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('text', _scarred__text1, (), TraceSpec('scarred', 'Targeting: wound effects', 'erratum: Read as -1; a raise adds 1 more, the size of the base penalty (the source gives none).', (), ()), None, ()),
+    Step('mod', _scarred__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _scarred__mod1_trace, 1, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _scarred__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _scarred__mod2_trace, lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('text', _scarred__text1, (), _scarred__text1_trace, None, ()),
 )
 """Scarred (Targeting: wound effects).
 
@@ -5849,6 +6679,13 @@ _deafened__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='a raise: +2 to the SP roll',
 )
+_deafened__mod1_trace: Final = TraceSpec(
+    'deafened',
+    'Targeting: wound effects',
+    'wound_target +2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _deafened__mod2: Final = ModSpec(
     key='deafened#2.2',
     rule='deafened',
@@ -5862,6 +6699,13 @@ _deafened__mod2: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 rounds; a raise increases the duration dice',
 )
+_deafened__mod2_trace: Final = TraceSpec(
+    'deafened',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _deafened__text1: Final = TextSpec(
     key='deafened#2.3',
     rule='deafened',
@@ -5871,11 +6715,18 @@ _deafened__text1: Final = TextSpec(
     quote=None,
     condition='when final_damage >= tuffness',
 )
+_deafened__text1_trace: Final = TraceSpec(
+    'deafened',
+    'Targeting: wound effects',
+    'cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_deafened: Final[tuple[Step, ...]] = (
-    Step('mod', _deafened__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'wound_target +2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _deafened__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _deafened__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('deafened', 'Targeting: wound effects', 'cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _deafened__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _deafened__mod1_trace, lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _deafened__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _deafened__mod2_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _deafened__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _deafened__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Deafened (Targeting: wound effects).
 
@@ -5899,6 +6750,13 @@ _blinded__mod1: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='Blinded: -2 to vision related actions',
 )
+_blinded__mod1_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'visibility -2',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _blinded__mod2: Final = ModSpec(
     key='blinded#2.2',
     rule='blinded',
@@ -5911,6 +6769,13 @@ _blinded__mod2: Final = ModSpec(
     rounding=None,
     condition='when final_damage >= tuffness',
     label='a raise: 2 more',
+)
+_blinded__mod2_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'visibility -2 per penalty_raises',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _blinded__mod3: Final = ModSpec(
     key='blinded#2.3',
@@ -5925,6 +6790,13 @@ _blinded__mod3: Final = ModSpec(
     condition='when final_damage >= tuffness',
     label='1d4+1 actions; a raise increases the duration dice',
 )
+_blinded__mod3_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'wound_duration +dice_raises steps',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _blinded__text1: Final = TextSpec(
     key='blinded#2.4',
     rule='blinded',
@@ -5933,6 +6805,13 @@ _blinded__text1: Final = TextSpec(
     text='perform any kind of targeting, for the duration in actions',
     quote=None,
     condition='when final_damage >= tuffness',
+)
+_blinded__text1_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'cannot perform any kind of targeting, for the duration in actions',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
 )
 _blinded__text2: Final = TextSpec(
     key='blinded#3',
@@ -5943,6 +6822,13 @@ _blinded__text2: Final = TextSpec(
     quote='Raise can be used to increase the duration dice or penalty.',
     condition='',
 )
+_blinded__text2_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'erratum: The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".',
+    (),
+    (),
+)
 _blinded__text3: Final = TextSpec(
     key='blinded#4',
     rule='blinded',
@@ -5952,14 +6838,21 @@ _blinded__text3: Final = TextSpec(
     quote='you cannot perform any kind of targeting for next 1d4+! actions',
     condition='',
 )
+_blinded__text3_trace: Final = TraceSpec(
+    'blinded',
+    'Targeting: wound effects',
+    'erratum: "1d4+!" is a typo for 1d4+1, the duration of every other effect.',
+    (),
+    (),
+)
 
 _rule_blinded: Final[tuple[Step, ...]] = (
-    Step('mod', _blinded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'visibility -2', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), -2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _blinded__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'visibility -2 per penalty_raises', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _blinded__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'wound_duration +dice_raises steps', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _blinded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('blinded', 'Targeting: wound effects', 'cannot perform any kind of targeting, for the duration in actions', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _blinded__text2, (), TraceSpec('blinded', 'Targeting: wound effects', 'erratum: The source gives no size for Blinded\'s raise; read as 2 more a raise, the size of the base penalty and of Pain\'s and Deafened\'s "(2)".', (), ()), None, ()),
-    Step('text', _blinded__text3, (), TraceSpec('blinded', 'Targeting: wound effects', 'erratum: "1d4+!" is a typo for 1d4+1, the duration of every other effect.', (), ()), None, ()),
+    Step('mod', _blinded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__mod1_trace, -2, (('final_damage', 0), ('tuffness', 0))),
+    Step('mod', _blinded__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__mod2_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
+    Step('mod', _blinded__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__mod3_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
+    Step('text', _blinded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _blinded__text2, (), _blinded__text2_trace, None, ()),
+    Step('text', _blinded__text3, (), _blinded__text3_trace, None, ()),
 )
 """Blinded (Targeting: wound effects).
 
@@ -5978,6 +6871,13 @@ _uncon__derive1: Final = DeriveSpec(
     name='uncon_target',
     condition='when final_damage >= tuffness',
 )
+_uncon__derive1_trace: Final = TraceSpec(
+    'uncon',
+    'Targeting: wound effects',
+    'derive uncon_target',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 _uncon__text1: Final = TextSpec(
     key='uncon#2.2',
     rule='uncon',
@@ -5987,10 +6887,17 @@ _uncon__text1: Final = TextSpec(
     quote=None,
     condition='when final_damage >= tuffness',
 )
+_uncon__text1_trace: Final = TraceSpec(
+    'uncon',
+    'Targeting: wound effects',
+    'note: Roll Body vs 4 + mods: rolling less, the target falls unconscious and is out of the melee without medical attention.',
+    ('when final_damage >= tuffness',),
+    (('final_damage', 'tuffness'),),
+)
 
 _rule_uncon: Final[tuple[Step, ...]] = (
-    Step('derive', _uncon__derive1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('uncon', 'Targeting: wound effects', 'derive uncon_target', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), lambda s: s.e['wound_target'], (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _uncon__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), TraceSpec('uncon', 'Targeting: wound effects', 'note: Roll Body vs 4 + mods: rolling less, the target falls unconscious and is out of the melee without medical attention.', ('when final_damage >= tuffness',), (('final_damage', 'tuffness'),)), None, (('final_damage', 0), ('tuffness', 0))),
+    Step('derive', _uncon__derive1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _uncon__derive1_trace, lambda s: s.e['wound_target'], (('final_damage', 0), ('tuffness', 0))),
+    Step('text', _uncon__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _uncon__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
 )
 """Uncon (Targeting: wound effects).
 
@@ -6012,6 +6919,13 @@ _zone_cover__mod1: Final = ModSpec(
     condition='',
     label="the zone's max COVER",
 )
+_zone_cover__mod1_trace: Final = TraceSpec(
+    'zone_cover',
+    'Zone Traits',
+    'cover +zone_cover_value',
+    (),
+    (),
+)
 _zone_cover__text1: Final = TextSpec(
     key='zone_cover#3',
     rule='zone_cover',
@@ -6021,10 +6935,17 @@ _zone_cover__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_cover__text1_trace: Final = TraceSpec(
+    'zone_cover',
+    'Zone Traits',
+    'note: COVER: available max COVER mod (-1, -2 or -4).',
+    (),
+    (),
+)
 
 _rule_zone_cover: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_cover__mod1, (), TraceSpec('zone_cover', 'Zone Traits', 'cover +zone_cover_value', (), ()), lambda s: s.v['zone_cover_value'], (('zone_cover_value', 0),)),
-    Step('text', _zone_cover__text1, (), TraceSpec('zone_cover', 'Zone Traits', 'note: COVER: available max COVER mod (-1, -2 or -4).', (), ()), None, ()),
+    Step('mod', _zone_cover__mod1, (), _zone_cover__mod1_trace, lambda s: s.v['zone_cover_value'], (('zone_cover_value', 0),)),
+    Step('text', _zone_cover__text1, (), _zone_cover__text1_trace, None, ()),
 )
 """Zone trait: COVER (Zone Traits).
 
@@ -6046,6 +6967,13 @@ _zone_light__mod1: Final = ModSpec(
     condition='',
     label="the zone's LIGHT",
 )
+_zone_light__mod1_trace: Final = TraceSpec(
+    'zone_light',
+    'Zone Traits',
+    'visibility +zone_light_mod',
+    (),
+    (),
+)
 _zone_light__text1: Final = TextSpec(
     key='zone_light#3',
     rule='zone_light',
@@ -6055,10 +6983,17 @@ _zone_light__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_light__text1_trace: Final = TraceSpec(
+    'zone_light',
+    'Zone Traits',
+    'note: LIGHT: a general mod for light, affecting all rolls that require visibility.',
+    (),
+    (),
+)
 
 _rule_zone_light: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_light__mod1, (), TraceSpec('zone_light', 'Zone Traits', 'visibility +zone_light_mod', (), ()), lambda s: s.v['zone_light_mod'], (('zone_light_mod', 0),)),
-    Step('text', _zone_light__text1, (), TraceSpec('zone_light', 'Zone Traits', 'note: LIGHT: a general mod for light, affecting all rolls that require visibility.', (), ()), None, ()),
+    Step('mod', _zone_light__mod1, (), _zone_light__mod1_trace, lambda s: s.v['zone_light_mod'], (('zone_light_mod', 0),)),
+    Step('text', _zone_light__text1, (), _zone_light__text1_trace, None, ()),
 )
 """Zone trait: LIGHT (Zone Traits).
 
@@ -6080,6 +7015,13 @@ _zone_visibility__mod1: Final = ModSpec(
     condition='',
     label="the zone's VISIBILITY",
 )
+_zone_visibility__mod1_trace: Final = TraceSpec(
+    'zone_visibility',
+    'Zone Traits',
+    'visibility +zone_visibility_mod',
+    (),
+    (),
+)
 _zone_visibility__text1: Final = TextSpec(
     key='zone_visibility#3',
     rule='zone_visibility',
@@ -6089,10 +7031,17 @@ _zone_visibility__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_visibility__text1_trace: Final = TraceSpec(
+    'zone_visibility',
+    'Zone Traits',
+    'note: VISIBILITY: a mod to rolls relating to directional visibility (a straight line): Shooting, Casting, Notice rolls.',
+    (),
+    (),
+)
 
 _rule_zone_visibility: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_visibility__mod1, (), TraceSpec('zone_visibility', 'Zone Traits', 'visibility +zone_visibility_mod', (), ()), lambda s: s.v['zone_visibility_mod'], (('zone_visibility_mod', 0),)),
-    Step('text', _zone_visibility__text1, (), TraceSpec('zone_visibility', 'Zone Traits', 'note: VISIBILITY: a mod to rolls relating to directional visibility (a straight line): Shooting, Casting, Notice rolls.', (), ()), None, ()),
+    Step('mod', _zone_visibility__mod1, (), _zone_visibility__mod1_trace, lambda s: s.v['zone_visibility_mod'], (('zone_visibility_mod', 0),)),
+    Step('text', _zone_visibility__text1, (), _zone_visibility__text1_trace, None, ()),
 )
 """Zone trait: VISIBILITY (Zone Traits).
 
@@ -6110,6 +7059,13 @@ _zone_entry__text1: Final = TextSpec(
     quote=None,
     condition='when crossings >= zone_entry_max',
 )
+_zone_entry__text1_trace: Final = TraceSpec(
+    'zone_entry',
+    'Zone Traits',
+    'cannot enter or leave the zone this turn: its ENTRY is used up',
+    ('when crossings >= zone_entry_max',),
+    (('crossings', 'zone_entry_max'),),
+)
 _zone_entry__text2: Final = TextSpec(
     key='zone_entry#3',
     rule='zone_entry',
@@ -6119,10 +7075,17 @@ _zone_entry__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_entry__text2_trace: Final = TraceSpec(
+    'zone_entry',
+    'Zone Traits',
+    'note: ENTRY: the max number of figures that may enter or leave a Zone during a single turn.',
+    (),
+    (),
+)
 
 _rule_zone_entry: Final[tuple[Step, ...]] = (
-    Step('text', _zone_entry__text1, (lambda s: s.v['crossings'] >= s.v['zone_entry_max'],), TraceSpec('zone_entry', 'Zone Traits', 'cannot enter or leave the zone this turn: its ENTRY is used up', ('when crossings >= zone_entry_max',), (('crossings', 'zone_entry_max'),)), None, (('crossings', 0), ('zone_entry_max', 0))),
-    Step('text', _zone_entry__text2, (), TraceSpec('zone_entry', 'Zone Traits', 'note: ENTRY: the max number of figures that may enter or leave a Zone during a single turn.', (), ()), None, ()),
+    Step('text', _zone_entry__text1, (lambda s: s.v['crossings'] >= s.v['zone_entry_max'],), _zone_entry__text1_trace, None, (('crossings', 0), ('zone_entry_max', 0))),
+    Step('text', _zone_entry__text2, (), _zone_entry__text2_trace, None, ()),
 )
 """Zone trait: ENTRY (Zone Traits).
 
@@ -6140,6 +7103,13 @@ _zone_width__text1: Final = TextSpec(
     quote=None,
     condition='when close_occupants >= zone_width_max',
 )
+_zone_width__text1_trace: Final = TraceSpec(
+    'zone_width',
+    'Zone Traits',
+    'cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat)',
+    ('when close_occupants >= zone_width_max',),
+    (('close_occupants', 'zone_width_max'),),
+)
 _zone_width__text2: Final = TextSpec(
     key='zone_width#3',
     rule='zone_width',
@@ -6149,10 +7119,17 @@ _zone_width__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_zone_width__text2_trace: Final = TraceSpec(
+    'zone_width',
+    'Zone Traits',
+    "note: WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (Actions and where they may be taken; melee in a wide zone).",
+    (),
+    (),
+)
 
 _rule_zone_width: Final[tuple[Step, ...]] = (
-    Step('text', _zone_width__text1, (lambda s: s.v['close_occupants'] >= s.v['zone_width_max'],), TraceSpec('zone_width', 'Zone Traits', 'cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat)', ('when close_occupants >= zone_width_max',), (('close_occupants', 'zone_width_max'),)), None, (('close_occupants', 0), ('zone_width_max', 0))),
-    Step('text', _zone_width__text2, (), TraceSpec('zone_width', 'Zone Traits', "note: WIDTH: the max number of figures the environment allows in the CLOSE zone. One creature may melee from the Short zone against a single target (of the occupants' choice) as a special circumstance (Actions and where they may be taken; melee in a wide zone).", (), ()), None, ()),
+    Step('text', _zone_width__text1, (lambda s: s.v['close_occupants'] >= s.v['zone_width_max'],), _zone_width__text1_trace, None, (('close_occupants', 0), ('zone_width_max', 0))),
+    Step('text', _zone_width__text2, (), _zone_width__text2_trace, None, ()),
 )
 """Zone trait: WIDTH (Zone Traits).
 
@@ -6174,6 +7151,13 @@ _zone_terrain__mod1: Final = ModSpec(
     condition='',
     label="the zone's TERRAIN",
 )
+_zone_terrain__mod1_trace: Final = TraceSpec(
+    'zone_terrain',
+    'Zone Traits',
+    'pace +terrain_ma',
+    (),
+    (),
+)
 _zone_terrain__mod2: Final = ModSpec(
     key='zone_terrain#3.1',
     rule='zone_terrain',
@@ -6187,6 +7171,13 @@ _zone_terrain__mod2: Final = ModSpec(
     condition='when rough',
     label='rough terrain: Movement rates 3/4 of normal',
 )
+_zone_terrain__mod2_trace: Final = TraceSpec(
+    'zone_terrain',
+    'Zone Traits',
+    'move_target * 3 / 4 round down',
+    ('when rough',),
+    (('rough',),),
+)
 _zone_terrain__text1: Final = TextSpec(
     key='zone_terrain#4',
     rule='zone_terrain',
@@ -6195,6 +7186,13 @@ _zone_terrain__text1: Final = TextSpec(
     text='TERRAIN: modifier to Movement Allowances.',
     quote=None,
     condition='',
+)
+_zone_terrain__text1_trace: Final = TraceSpec(
+    'zone_terrain',
+    'Zone Traits',
+    'note: TERRAIN: modifier to Movement Allowances.',
+    (),
+    (),
 )
 _zone_terrain__text2: Final = TextSpec(
     key='zone_terrain#5',
@@ -6205,12 +7203,19 @@ _zone_terrain__text2: Final = TextSpec(
     quote='all Movement rates are 3/4 of normal due to rough terrain',
     condition='',
 )
+_zone_terrain__text2_trace: Final = TraceSpec(
+    'zone_terrain',
+    'Zone Traits',
+    "erratum: Read as 3/4 of the figure's own rate as it stands (Pace class, wounds and other changes included), the number the d6 must not exceed; the source does not say how to round: rounded down (6 x 3/4 = 4.5 -> 4).",
+    (),
+    (),
+)
 
 _rule_zone_terrain: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_terrain__mod1, (), TraceSpec('zone_terrain', 'Zone Traits', 'pace +terrain_ma', (), ()), lambda s: s.v['terrain_ma'], (('terrain_ma', 0),)),
-    Step('mod', _zone_terrain__mod2, (lambda s: s.v['rough'],), TraceSpec('zone_terrain', 'Zone Traits', 'move_target * 3 / 4 round down', ('when rough',), (('rough',),)), Fraction(3) / 4, (('rough', 0),)),
-    Step('text', _zone_terrain__text1, (), TraceSpec('zone_terrain', 'Zone Traits', 'note: TERRAIN: modifier to Movement Allowances.', (), ()), None, ()),
-    Step('text', _zone_terrain__text2, (), TraceSpec('zone_terrain', 'Zone Traits', "erratum: Read as 3/4 of the figure's own rate as it stands (Pace class, wounds and other changes included), the number the d6 must not exceed; the source does not say how to round: rounded down (6 x 3/4 = 4.5 -> 4).", (), ()), None, ()),
+    Step('mod', _zone_terrain__mod1, (), _zone_terrain__mod1_trace, lambda s: s.v['terrain_ma'], (('terrain_ma', 0),)),
+    Step('mod', _zone_terrain__mod2, (lambda s: s.v['rough'],), _zone_terrain__mod2_trace, Fraction(3) / 4, (('rough', 0),)),
+    Step('text', _zone_terrain__text1, (), _zone_terrain__text1_trace, None, ()),
+    Step('text', _zone_terrain__text2, (), _zone_terrain__text2_trace, None, ()),
 )
 """Zone trait: TERRAIN (Zone Traits).
 
@@ -6233,6 +7238,13 @@ _debris_tile__mod1: Final = ModSpec(
     condition='when debris_level == light',
     label='DEBRIS - Light: 1 Cover option',
 )
+_debris_tile__mod1_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +1',
+    ('when debris_level == light',),
+    (('debris_level',),),
+)
 _debris_tile__mod2: Final = ModSpec(
     key='debris_tile#2.2.1',
     rule='debris_tile',
@@ -6246,12 +7258,26 @@ _debris_tile__mod2: Final = ModSpec(
     condition='when debris_level == light; when debris_choice == lose_ma',
     label='DEBRIS - Light: -1 MA',
 )
+_debris_tile__mod2_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -1',
+    ('when debris_level == light', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
 _debris_tile__derive1: Final = DeriveSpec(
     key='debris_tile#2.2else.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
     name='debris_ag',
     condition='when debris_level == light; unless debris_choice == lose_ma',
+)
+_debris_tile__derive1_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == light', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
 )
 _debris_tile__mod3: Final = ModSpec(
     key='debris_tile#3.1',
@@ -6266,6 +7292,13 @@ _debris_tile__mod3: Final = ModSpec(
     condition='when debris_level == moderate',
     label='DEBRIS - Moderate: 2 Cover option',
 )
+_debris_tile__mod3_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +2',
+    ('when debris_level == moderate',),
+    (('debris_level',),),
+)
 _debris_tile__mod4: Final = ModSpec(
     key='debris_tile#3.2',
     rule='debris_tile',
@@ -6278,6 +7311,13 @@ _debris_tile__mod4: Final = ModSpec(
     rounding=None,
     condition='when debris_level == moderate',
     label='DEBRIS - Moderate',
+)
+_debris_tile__mod4_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'stealth +1',
+    ('when debris_level == moderate',),
+    (('debris_level',),),
 )
 _debris_tile__mod5: Final = ModSpec(
     key='debris_tile#3.3.1',
@@ -6292,12 +7332,26 @@ _debris_tile__mod5: Final = ModSpec(
     condition='when debris_level == moderate; when debris_choice == lose_ma',
     label='DEBRIS - Moderate: -2 MA',
 )
+_debris_tile__mod5_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -2',
+    ('when debris_level == moderate', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
 _debris_tile__derive2: Final = DeriveSpec(
     key='debris_tile#3.3else.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
     name='debris_ag',
     condition='when debris_level == moderate; unless debris_choice == lose_ma',
+)
+_debris_tile__derive2_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == moderate', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
 )
 _debris_tile__mod6: Final = ModSpec(
     key='debris_tile#4.1',
@@ -6312,6 +7366,13 @@ _debris_tile__mod6: Final = ModSpec(
     condition='when debris_level == heavy',
     label='DEBRIS - Heavy: 4 Cover option',
 )
+_debris_tile__mod6_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'cover +4',
+    ('when debris_level == heavy',),
+    (('debris_level',),),
+)
 _debris_tile__mod7: Final = ModSpec(
     key='debris_tile#4.2',
     rule='debris_tile',
@@ -6324,6 +7385,13 @@ _debris_tile__mod7: Final = ModSpec(
     rounding=None,
     condition='when debris_level == heavy',
     label='DEBRIS - Heavy',
+)
+_debris_tile__mod7_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'stealth +2',
+    ('when debris_level == heavy',),
+    (('debris_level',),),
 )
 _debris_tile__mod8: Final = ModSpec(
     key='debris_tile#4.3.1',
@@ -6338,12 +7406,26 @@ _debris_tile__mod8: Final = ModSpec(
     condition='when debris_level == heavy; when debris_choice == lose_ma',
     label='DEBRIS - Heavy: -3 MA',
 )
+_debris_tile__mod8_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'pace -3',
+    ('when debris_level == heavy', 'when debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
+)
 _debris_tile__derive3: Final = DeriveSpec(
     key='debris_tile#4.3else.1',
     rule='debris_tile',
     source='Condition tiles: DEBRIS',
     name='debris_ag',
     condition='when debris_level == heavy; unless debris_choice == lose_ma',
+)
+_debris_tile__derive3_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'derive debris_ag',
+    ('when debris_level == heavy', 'unless debris_choice == lose_ma'),
+    (('debris_level',), ('debris_choice',)),
 )
 _debris_tile__text1: Final = TextSpec(
     key='debris_tile#5',
@@ -6354,6 +7436,13 @@ _debris_tile__text1: Final = TextSpec(
     quote='DEBRIS \u2013 Moderate / DEBRIS \u2013 Heavy / -2 MA or AG6 roll / 2 Cover option / +1 Stealth',
     condition='',
 )
+_debris_tile__text1_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'erratum: The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).',
+    (),
+    (),
+)
 _debris_tile__text2: Final = TextSpec(
     key='debris_tile#6',
     rule='debris_tile',
@@ -6363,21 +7452,28 @@ _debris_tile__text2: Final = TextSpec(
     quote='-1 MA or AG4 roll',
     condition='',
 )
+_debris_tile__text2_trace: Final = TraceSpec(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    'erratum: Read as a choice: lose 1 MA, or roll AG vs 4 instead.',
+    (),
+    (),
+)
 
 _rule_debris_tile: Final[tuple[Step, ...]] = (
-    Step('mod', _debris_tile__mod1, (lambda s: s.v['debris_level'] == 'light',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'cover +1', ('when debris_level == light',), (('debris_level',),)), 1, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod2, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] == 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'pace -1', ('when debris_level == light', 'when debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), -1, (('debris_level', 0), ('debris_choice', 1))),
-    Step('derive', _debris_tile__derive1, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] != 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'derive debris_ag', ('when debris_level == light', 'unless debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), lambda s: 4, (('debris_level', 0), ('debris_choice', 1))),
-    Step('mod', _debris_tile__mod3, (lambda s: s.v['debris_level'] == 'moderate',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'cover +2', ('when debris_level == moderate',), (('debris_level',),)), 2, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod4, (lambda s: s.v['debris_level'] == 'moderate',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'stealth +1', ('when debris_level == moderate',), (('debris_level',),)), 1, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod5, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] == 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'pace -2', ('when debris_level == moderate', 'when debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), -2, (('debris_level', 0), ('debris_choice', 1))),
-    Step('derive', _debris_tile__derive2, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] != 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'derive debris_ag', ('when debris_level == moderate', 'unless debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), lambda s: 6, (('debris_level', 0), ('debris_choice', 1))),
-    Step('mod', _debris_tile__mod6, (lambda s: s.v['debris_level'] == 'heavy',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'cover +4', ('when debris_level == heavy',), (('debris_level',),)), 4, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod7, (lambda s: s.v['debris_level'] == 'heavy',), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'stealth +2', ('when debris_level == heavy',), (('debris_level',),)), 2, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod8, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] == 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'pace -3', ('when debris_level == heavy', 'when debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), -3, (('debris_level', 0), ('debris_choice', 1))),
-    Step('derive', _debris_tile__derive3, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] != 'lose_ma'), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'derive debris_ag', ('when debris_level == heavy', 'unless debris_choice == lose_ma'), (('debris_level',), ('debris_choice',))), lambda s: 8, (('debris_level', 0), ('debris_choice', 1))),
-    Step('text', _debris_tile__text1, (), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'erratum: The Moderate heading has no lines and the lines under the Heavy heading are one step below the block "-3 MA or AG8 roll / 4 Cover option / +2 Stealth" printed after the Stun section. Read as: the lines under "Heavy" are Moderate\'s; the orphan block is Heavy\'s (cover 1, 2, 4 and Stealth 0, +1, +2, as for the COVER and WALL tiles).', (), ()), None, ()),
-    Step('text', _debris_tile__text2, (), TraceSpec('debris_tile', 'Condition tiles: DEBRIS', 'erratum: Read as a choice: lose 1 MA, or roll AG vs 4 instead.', (), ()), None, ()),
+    Step('mod', _debris_tile__mod1, (lambda s: s.v['debris_level'] == 'light',), _debris_tile__mod1_trace, 1, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod2, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] == 'lose_ma'), _debris_tile__mod2_trace, -1, (('debris_level', 0), ('debris_choice', 1))),
+    Step('derive', _debris_tile__derive1, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] != 'lose_ma'), _debris_tile__derive1_trace, lambda s: 4, (('debris_level', 0), ('debris_choice', 1))),
+    Step('mod', _debris_tile__mod3, (lambda s: s.v['debris_level'] == 'moderate',), _debris_tile__mod3_trace, 2, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod4, (lambda s: s.v['debris_level'] == 'moderate',), _debris_tile__mod4_trace, 1, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod5, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] == 'lose_ma'), _debris_tile__mod5_trace, -2, (('debris_level', 0), ('debris_choice', 1))),
+    Step('derive', _debris_tile__derive2, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] != 'lose_ma'), _debris_tile__derive2_trace, lambda s: 6, (('debris_level', 0), ('debris_choice', 1))),
+    Step('mod', _debris_tile__mod6, (lambda s: s.v['debris_level'] == 'heavy',), _debris_tile__mod6_trace, 4, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod7, (lambda s: s.v['debris_level'] == 'heavy',), _debris_tile__mod7_trace, 2, (('debris_level', 0),)),
+    Step('mod', _debris_tile__mod8, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] == 'lose_ma'), _debris_tile__mod8_trace, -3, (('debris_level', 0), ('debris_choice', 1))),
+    Step('derive', _debris_tile__derive3, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] != 'lose_ma'), _debris_tile__derive3_trace, lambda s: 8, (('debris_level', 0), ('debris_choice', 1))),
+    Step('text', _debris_tile__text1, (), _debris_tile__text1_trace, None, ()),
+    Step('text', _debris_tile__text2, (), _debris_tile__text2_trace, None, ()),
 )
 """DEBRIS (Condition tiles: DEBRIS).
 
@@ -6405,10 +7501,17 @@ _zone_debris__text1: Final = TextSpec(
     quote='DEBRIS: both natural (plants) or artificial (furniture).',
     condition='',
 )
+_zone_debris__text1_trace: Final = TraceSpec(
+    'zone_debris',
+    'Zone Traits',
+    'erratum: The trait gives no values; it is read as the DEBRIS condition tile at its level.',
+    (),
+    (),
+)
 
 _rule_zone_debris: Final[tuple[Step, ...]] = (
     Step('part', 'debris_tile', (), TraceSpec('zone_debris', 'Zone Traits', 'as debris_tile', (), ())),
-    Step('text', _zone_debris__text1, (), TraceSpec('zone_debris', 'Zone Traits', 'erratum: The trait gives no values; it is read as the DEBRIS condition tile at its level.', (), ()), None, ()),
+    Step('text', _zone_debris__text1, (), _zone_debris__text1_trace, None, ()),
 )
 """Zone trait: DEBRIS (Zone Traits).
 
@@ -6430,6 +7533,13 @@ _zone_stacking__mod1: Final = ModSpec(
     condition='',
     label="the field's STACKING, from the normal 4",
 )
+_zone_stacking__mod1_trace: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    'stacking +zone_stacking_max - 4',
+    (),
+    (),
+)
 _zone_stacking__mod2: Final = ModSpec(
     key='zone_stacking#3',
     rule='zone_stacking',
@@ -6443,6 +7553,13 @@ _zone_stacking__mod2: Final = ModSpec(
     condition='',
     label='+1 per Size of a large creature',
 )
+_zone_stacking__mod2_trace: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    'stacking +target_size',
+    (),
+    (),
+)
 _zone_stacking__text1: Final = TextSpec(
     key='zone_stacking#4',
     rule='zone_stacking',
@@ -6451,6 +7568,13 @@ _zone_stacking__text1: Final = TextSpec(
     text='STACKING: the figures that can ENGAGE a single target is normally 4 (Teams = 1, Assists do not count); the confines of the environment or obstacles can reduce it for the whole field to 1, 2 or 3.',
     quote=None,
     condition='',
+)
+_zone_stacking__text1_trace: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    'note: STACKING: the figures that can ENGAGE a single target is normally 4 (Teams = 1, Assists do not count); the confines of the environment or obstacles can reduce it for the whole field to 1, 2 or 3.',
+    (),
+    (),
 )
 _zone_stacking__text2: Final = TextSpec(
     key='zone_stacking#5',
@@ -6461,12 +7585,19 @@ _zone_stacking__text2: Final = TextSpec(
     quote='The Size of large creatures can be used to increase the number of opponents that can stack around it +1 per Size).',
     condition='',
 )
+_zone_stacking__text2_trace: Final = TraceSpec(
+    'zone_stacking',
+    'Zone Traits',
+    "erratum: Read as always applied, +1 per Size, on top of the field's value.",
+    (),
+    (),
+)
 
 _rule_zone_stacking: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_stacking__mod1, (), TraceSpec('zone_stacking', 'Zone Traits', 'stacking +zone_stacking_max - 4', (), ()), lambda s: s.v['zone_stacking_max'] - 4, (('zone_stacking_max', 0),)),
-    Step('mod', _zone_stacking__mod2, (), TraceSpec('zone_stacking', 'Zone Traits', 'stacking +target_size', (), ()), lambda s: s.v['target_size'], (('target_size', 0),)),
-    Step('text', _zone_stacking__text1, (), TraceSpec('zone_stacking', 'Zone Traits', 'note: STACKING: the figures that can ENGAGE a single target is normally 4 (Teams = 1, Assists do not count); the confines of the environment or obstacles can reduce it for the whole field to 1, 2 or 3.', (), ()), None, ()),
-    Step('text', _zone_stacking__text2, (), TraceSpec('zone_stacking', 'Zone Traits', "erratum: Read as always applied, +1 per Size, on top of the field's value.", (), ()), None, ()),
+    Step('mod', _zone_stacking__mod1, (), _zone_stacking__mod1_trace, lambda s: s.v['zone_stacking_max'] - 4, (('zone_stacking_max', 0),)),
+    Step('mod', _zone_stacking__mod2, (), _zone_stacking__mod2_trace, lambda s: s.v['target_size'], (('target_size', 0),)),
+    Step('text', _zone_stacking__text1, (), _zone_stacking__text1_trace, None, ()),
+    Step('text', _zone_stacking__text2, (), _zone_stacking__text2_trace, None, ()),
 )
 """Zone trait: STACKING (Zone Traits).
 
@@ -6489,6 +7620,13 @@ _rain__mod1: Final = ModSpec(
     condition='when rain_level == light; when range >= medium',
     label='RAIN - Light: -1 visibility at Med+',
 )
+_rain__mod1_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -1',
+    ('when rain_level == light', 'when range >= medium'),
+    (('rain_level',), ('range',)),
+)
 _rain__mod2: Final = ModSpec(
     key='rain#2.2',
     rule='rain',
@@ -6501,6 +7639,13 @@ _rain__mod2: Final = ModSpec(
     rounding=None,
     condition='when rain_level == light',
     label='RAIN - Light',
+)
+_rain__mod2_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'ag -1',
+    ('when rain_level == light',),
+    (('rain_level',),),
 )
 _rain__mod3: Final = ModSpec(
     key='rain#2.3',
@@ -6515,6 +7660,13 @@ _rain__mod3: Final = ModSpec(
     condition='when rain_level == light',
     label='RAIN - Light',
 )
+_rain__mod3_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'resist_fire +1',
+    ('when rain_level == light',),
+    (('rain_level',),),
+)
 _rain__mod4: Final = ModSpec(
     key='rain#2.4',
     rule='rain',
@@ -6527,6 +7679,13 @@ _rain__mod4: Final = ModSpec(
     rounding=None,
     condition='when rain_level == light',
     label='RAIN - Light: Notice via sound',
+)
+_rain__mod4_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'hearing -1',
+    ('when rain_level == light',),
+    (('rain_level',),),
 )
 _rain__mod5: Final = ModSpec(
     key='rain#3.1.1',
@@ -6541,6 +7700,13 @@ _rain__mod5: Final = ModSpec(
     condition='when rain_level == moderate; when range >= long',
     label='RAIN - Moderate: -2 at Long+',
 )
+_rain__mod5_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -2',
+    ('when rain_level == moderate', 'when range >= long'),
+    (('rain_level',), ('range',)),
+)
 _rain__mod6: Final = ModSpec(
     key='rain#3.1else.1',
     rule='rain',
@@ -6553,6 +7719,13 @@ _rain__mod6: Final = ModSpec(
     rounding=None,
     condition='when rain_level == moderate; unless range >= long',
     label='RAIN - Moderate',
+)
+_rain__mod6_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -1',
+    ('when rain_level == moderate', 'unless range >= long'),
+    (('rain_level',), ('range',)),
 )
 _rain__mod7: Final = ModSpec(
     key='rain#3.2',
@@ -6567,6 +7740,13 @@ _rain__mod7: Final = ModSpec(
     condition='when rain_level == moderate',
     label='RAIN - Moderate',
 )
+_rain__mod7_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'ag -2',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
+)
 _rain__mod8: Final = ModSpec(
     key='rain#3.3',
     rule='rain',
@@ -6579,6 +7759,13 @@ _rain__mod8: Final = ModSpec(
     rounding=None,
     condition='when rain_level == moderate',
     label='RAIN - Moderate',
+)
+_rain__mod8_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'resist_fire +1',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
 )
 _rain__mod9: Final = ModSpec(
     key='rain#3.4',
@@ -6593,6 +7780,13 @@ _rain__mod9: Final = ModSpec(
     condition='when rain_level == moderate',
     label='RAIN - Moderate: Notice via sound',
 )
+_rain__mod9_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'hearing -2',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
+)
 _rain__mod10: Final = ModSpec(
     key='rain#3.5',
     rule='rain',
@@ -6605,6 +7799,13 @@ _rain__mod10: Final = ModSpec(
     rounding=None,
     condition='when rain_level == moderate',
     label='RAIN - Moderate',
+)
+_rain__mod10_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'stealth +1',
+    ('when rain_level == moderate',),
+    (('rain_level',),),
 )
 _rain__mod11: Final = ModSpec(
     key='rain#4.1',
@@ -6619,6 +7820,13 @@ _rain__mod11: Final = ModSpec(
     condition='when rain_level == heavy',
     label='RAIN - Heavy',
 )
+_rain__mod11_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'visibility -2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
+)
 _rain__mod12: Final = ModSpec(
     key='rain#4.2',
     rule='rain',
@@ -6631,6 +7839,13 @@ _rain__mod12: Final = ModSpec(
     rounding=None,
     condition='when rain_level == heavy',
     label='RAIN - Heavy',
+)
+_rain__mod12_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'ag -2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
 )
 _rain__mod13: Final = ModSpec(
     key='rain#4.3',
@@ -6645,6 +7860,13 @@ _rain__mod13: Final = ModSpec(
     condition='when rain_level == heavy',
     label='RAIN - Heavy',
 )
+_rain__mod13_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'resist_fire +2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
+)
 _rain__mod14: Final = ModSpec(
     key='rain#4.4',
     rule='rain',
@@ -6657,6 +7879,13 @@ _rain__mod14: Final = ModSpec(
     rounding=None,
     condition='when rain_level == heavy',
     label='RAIN - Heavy: Notice via sound',
+)
+_rain__mod14_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'hearing -2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
 )
 _rain__mod15: Final = ModSpec(
     key='rain#4.5',
@@ -6671,6 +7900,13 @@ _rain__mod15: Final = ModSpec(
     condition='when rain_level == heavy',
     label='RAIN - Heavy',
 )
+_rain__mod15_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'stealth +2',
+    ('when rain_level == heavy',),
+    (('rain_level',),),
+)
 _rain__text1: Final = TextSpec(
     key='rain#5',
     rule='rain',
@@ -6679,6 +7915,13 @@ _rain__text1: Final = TextSpec(
     text='The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.',
     quote='RAIN \u2013 Light',
     condition='',
+)
+_rain__text1_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'erratum: The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.',
+    (),
+    (),
 )
 _rain__text2: Final = TextSpec(
     key='rain#6',
@@ -6689,6 +7932,13 @@ _rain__text2: Final = TextSpec(
     quote='-1 visibility, -2 at Long+',
     condition='',
 )
+_rain__text2_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    'erratum: Read as -1 visibility at any range, -2 instead at Long and beyond.',
+    (),
+    (),
+)
 _rain__text3: Final = TextSpec(
     key='rain#7',
     rule='rain',
@@ -6698,26 +7948,33 @@ _rain__text3: Final = TextSpec(
     quote='2 Diamonds means it will be Medium Rain.',
     condition='',
 )
+_rain__text3_trace: Final = TraceSpec(
+    'rain',
+    'Condition tiles: RAIN',
+    "erratum: RAIN is drawn from DIAMONDS (sight) by the source's own example; Medium is Moderate.",
+    (),
+    (),
+)
 
 _rule_rain: Final[tuple[Step, ...]] = (
-    Step('mod', _rain__mod1, (lambda s: s.v['rain_level'] == 'light', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -1', ('when rain_level == light', 'when range >= medium'), (('rain_level',), ('range',))), -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod2, (lambda s: s.v['rain_level'] == 'light',), TraceSpec('rain', 'Condition tiles: RAIN', 'ag -1', ('when rain_level == light',), (('rain_level',),)), -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod3, (lambda s: s.v['rain_level'] == 'light',), TraceSpec('rain', 'Condition tiles: RAIN', 'resist_fire +1', ('when rain_level == light',), (('rain_level',),)), 1, (('rain_level', 0),)),
-    Step('mod', _rain__mod4, (lambda s: s.v['rain_level'] == 'light',), TraceSpec('rain', 'Condition tiles: RAIN', 'hearing -1', ('when rain_level == light',), (('rain_level',),)), -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod5, (lambda s: s.v['rain_level'] == 'moderate', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -2', ('when rain_level == moderate', 'when range >= long'), (('rain_level',), ('range',))), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod6, (lambda s: s.v['rain_level'] == 'moderate', lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -1', ('when rain_level == moderate', 'unless range >= long'), (('rain_level',), ('range',))), -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod7, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'ag -2', ('when rain_level == moderate',), (('rain_level',),)), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod8, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'resist_fire +1', ('when rain_level == moderate',), (('rain_level',),)), 1, (('rain_level', 0),)),
-    Step('mod', _rain__mod9, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'hearing -2', ('when rain_level == moderate',), (('rain_level',),)), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod10, (lambda s: s.v['rain_level'] == 'moderate',), TraceSpec('rain', 'Condition tiles: RAIN', 'stealth +1', ('when rain_level == moderate',), (('rain_level',),)), 1, (('rain_level', 0),)),
-    Step('mod', _rain__mod11, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'visibility -2', ('when rain_level == heavy',), (('rain_level',),)), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod12, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'ag -2', ('when rain_level == heavy',), (('rain_level',),)), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod13, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'resist_fire +2', ('when rain_level == heavy',), (('rain_level',),)), 2, (('rain_level', 0),)),
-    Step('mod', _rain__mod14, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'hearing -2', ('when rain_level == heavy',), (('rain_level',),)), -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod15, (lambda s: s.v['rain_level'] == 'heavy',), TraceSpec('rain', 'Condition tiles: RAIN', 'stealth +2', ('when rain_level == heavy',), (('rain_level',),)), 2, (('rain_level', 0),)),
-    Step('text', _rain__text1, (), TraceSpec('rain', 'Condition tiles: RAIN', 'erratum: The heading stands alone after "On Straights:"; its four lines ("-1 visibility at Med+ / -1 to AG tests / +1 to resist fire / -1 to Notice via sound") appear much later, after "Range attacks suffer modifiers ... as follows:". They follow the pattern of RAIN - Moderate and Heavy and are encoded as RAIN - Light.', (), ()), None, ()),
-    Step('text', _rain__text2, (), TraceSpec('rain', 'Condition tiles: RAIN', 'erratum: Read as -1 visibility at any range, -2 instead at Long and beyond.', (), ()), None, ()),
-    Step('text', _rain__text3, (), TraceSpec('rain', 'Condition tiles: RAIN', "erratum: RAIN is drawn from DIAMONDS (sight) by the source's own example; Medium is Moderate.", (), ()), None, ()),
+    Step('mod', _rain__mod1, (lambda s: s.v['rain_level'] == 'light', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _rain__mod1_trace, -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod2, (lambda s: s.v['rain_level'] == 'light',), _rain__mod2_trace, -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod3, (lambda s: s.v['rain_level'] == 'light',), _rain__mod3_trace, 1, (('rain_level', 0),)),
+    Step('mod', _rain__mod4, (lambda s: s.v['rain_level'] == 'light',), _rain__mod4_trace, -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod5, (lambda s: s.v['rain_level'] == 'moderate', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), _rain__mod5_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod6, (lambda s: s.v['rain_level'] == 'moderate', lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), _rain__mod6_trace, -1, (('rain_level', 0),)),
+    Step('mod', _rain__mod7, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod7_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod8, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod8_trace, 1, (('rain_level', 0),)),
+    Step('mod', _rain__mod9, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod9_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod10, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod10_trace, 1, (('rain_level', 0),)),
+    Step('mod', _rain__mod11, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod11_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod12, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod12_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod13, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod13_trace, 2, (('rain_level', 0),)),
+    Step('mod', _rain__mod14, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod14_trace, -2, (('rain_level', 0),)),
+    Step('mod', _rain__mod15, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod15_trace, 2, (('rain_level', 0),)),
+    Step('text', _rain__text1, (), _rain__text1_trace, None, ()),
+    Step('text', _rain__text2, (), _rain__text2_trace, None, ()),
+    Step('text', _rain__text3, (), _rain__text3_trace, None, ()),
 )
 """RAIN (Condition tiles: RAIN).
 
@@ -6753,6 +8010,13 @@ _fog__mod1: Final = ModSpec(
     condition='when fog_level == light',
     label='FOG - Light',
 )
+_fog__mod1_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'visibility -1',
+    ('when fog_level == light',),
+    (('fog_level',),),
+)
 _fog__mod2: Final = ModSpec(
     key='fog#2.2',
     rule='fog',
@@ -6765,6 +8029,13 @@ _fog__mod2: Final = ModSpec(
     rounding=None,
     condition='when fog_level == light',
     label='FOG - Light',
+)
+_fog__mod2_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'stealth +1',
+    ('when fog_level == light',),
+    (('fog_level',),),
 )
 _fog__mod3: Final = ModSpec(
     key='fog#3.1',
@@ -6779,6 +8050,13 @@ _fog__mod3: Final = ModSpec(
     condition='when fog_level == moderate',
     label='FOG - Moderate',
 )
+_fog__mod3_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'visibility -2',
+    ('when fog_level == moderate',),
+    (('fog_level',),),
+)
 _fog__mod4: Final = ModSpec(
     key='fog#3.2',
     rule='fog',
@@ -6792,6 +8070,13 @@ _fog__mod4: Final = ModSpec(
     condition='when fog_level == moderate',
     label='FOG - Moderate',
 )
+_fog__mod4_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'stealth +2',
+    ('when fog_level == moderate',),
+    (('fog_level',),),
+)
 _fog__text1: Final = TextSpec(
     key='fog#3.3.1',
     rule='fog',
@@ -6800,6 +8085,13 @@ _fog__text1: Final = TextSpec(
     text='see more than 2 zones in Moderate fog',
     quote=None,
     condition='when fog_level == moderate; when zones_away > 2',
+)
+_fog__text1_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'cannot see more than 2 zones in Moderate fog',
+    ('when fog_level == moderate', 'when zones_away > 2'),
+    (('fog_level',), ('zones_away',)),
 )
 _fog__mod5: Final = ModSpec(
     key='fog#4.1',
@@ -6814,6 +8106,13 @@ _fog__mod5: Final = ModSpec(
     condition='when fog_level == heavy',
     label='FOG - Heavy',
 )
+_fog__mod5_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'visibility -4',
+    ('when fog_level == heavy',),
+    (('fog_level',),),
+)
 _fog__mod6: Final = ModSpec(
     key='fog#4.2',
     rule='fog',
@@ -6827,6 +8126,13 @@ _fog__mod6: Final = ModSpec(
     condition='when fog_level == heavy',
     label='FOG - Heavy',
 )
+_fog__mod6_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'stealth +4',
+    ('when fog_level == heavy',),
+    (('fog_level',),),
+)
 _fog__text2: Final = TextSpec(
     key='fog#4.3.1',
     rule='fog',
@@ -6836,16 +8142,23 @@ _fog__text2: Final = TextSpec(
     quote=None,
     condition='when fog_level == heavy; when zones_away > 1',
 )
+_fog__text2_trace: Final = TraceSpec(
+    'fog',
+    'Condition tiles: FOG',
+    'cannot see more than 1 zone in Heavy fog',
+    ('when fog_level == heavy', 'when zones_away > 1'),
+    (('fog_level',), ('zones_away',)),
+)
 
 _rule_fog: Final[tuple[Step, ...]] = (
-    Step('mod', _fog__mod1, (lambda s: s.v['fog_level'] == 'light',), TraceSpec('fog', 'Condition tiles: FOG', 'visibility -1', ('when fog_level == light',), (('fog_level',),)), -1, (('fog_level', 0),)),
-    Step('mod', _fog__mod2, (lambda s: s.v['fog_level'] == 'light',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +1', ('when fog_level == light',), (('fog_level',),)), 1, (('fog_level', 0),)),
-    Step('mod', _fog__mod3, (lambda s: s.v['fog_level'] == 'moderate',), TraceSpec('fog', 'Condition tiles: FOG', 'visibility -2', ('when fog_level == moderate',), (('fog_level',),)), -2, (('fog_level', 0),)),
-    Step('mod', _fog__mod4, (lambda s: s.v['fog_level'] == 'moderate',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +2', ('when fog_level == moderate',), (('fog_level',),)), 2, (('fog_level', 0),)),
-    Step('text', _fog__text1, (lambda s: s.v['fog_level'] == 'moderate', lambda s: s.v['zones_away'] > 2), TraceSpec('fog', 'Condition tiles: FOG', 'cannot see more than 2 zones in Moderate fog', ('when fog_level == moderate', 'when zones_away > 2'), (('fog_level',), ('zones_away',))), None, (('fog_level', 0), ('zones_away', 1))),
-    Step('mod', _fog__mod5, (lambda s: s.v['fog_level'] == 'heavy',), TraceSpec('fog', 'Condition tiles: FOG', 'visibility -4', ('when fog_level == heavy',), (('fog_level',),)), -4, (('fog_level', 0),)),
-    Step('mod', _fog__mod6, (lambda s: s.v['fog_level'] == 'heavy',), TraceSpec('fog', 'Condition tiles: FOG', 'stealth +4', ('when fog_level == heavy',), (('fog_level',),)), 4, (('fog_level', 0),)),
-    Step('text', _fog__text2, (lambda s: s.v['fog_level'] == 'heavy', lambda s: s.v['zones_away'] > 1), TraceSpec('fog', 'Condition tiles: FOG', 'cannot see more than 1 zone in Heavy fog', ('when fog_level == heavy', 'when zones_away > 1'), (('fog_level',), ('zones_away',))), None, (('fog_level', 0), ('zones_away', 1))),
+    Step('mod', _fog__mod1, (lambda s: s.v['fog_level'] == 'light',), _fog__mod1_trace, -1, (('fog_level', 0),)),
+    Step('mod', _fog__mod2, (lambda s: s.v['fog_level'] == 'light',), _fog__mod2_trace, 1, (('fog_level', 0),)),
+    Step('mod', _fog__mod3, (lambda s: s.v['fog_level'] == 'moderate',), _fog__mod3_trace, -2, (('fog_level', 0),)),
+    Step('mod', _fog__mod4, (lambda s: s.v['fog_level'] == 'moderate',), _fog__mod4_trace, 2, (('fog_level', 0),)),
+    Step('text', _fog__text1, (lambda s: s.v['fog_level'] == 'moderate', lambda s: s.v['zones_away'] > 2), _fog__text1_trace, None, (('fog_level', 0), ('zones_away', 1))),
+    Step('mod', _fog__mod5, (lambda s: s.v['fog_level'] == 'heavy',), _fog__mod5_trace, -4, (('fog_level', 0),)),
+    Step('mod', _fog__mod6, (lambda s: s.v['fog_level'] == 'heavy',), _fog__mod6_trace, 4, (('fog_level', 0),)),
+    Step('text', _fog__text2, (lambda s: s.v['fog_level'] == 'heavy', lambda s: s.v['zones_away'] > 1), _fog__text2_trace, None, (('fog_level', 0), ('zones_away', 1))),
 )
 """FOG (Condition tiles: FOG).
 
@@ -6874,6 +8187,13 @@ _cover_tile__mod1: Final = ModSpec(
     condition='when cover_level == light',
     label='COVER - Light',
 )
+_cover_tile__mod1_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'cover +1',
+    ('when cover_level == light',),
+    (('cover_level',),),
+)
 _cover_tile__mod2: Final = ModSpec(
     key='cover_tile#2.2',
     rule='cover_tile',
@@ -6886,6 +8206,13 @@ _cover_tile__mod2: Final = ModSpec(
     rounding=None,
     condition='when cover_level == light',
     label='COVER - Light: Tuff vs AOE',
+)
+_cover_tile__mod2_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'tuff_aoe +1',
+    ('when cover_level == light',),
+    (('cover_level',),),
 )
 _cover_tile__mod3: Final = ModSpec(
     key='cover_tile#3.1',
@@ -6900,6 +8227,13 @@ _cover_tile__mod3: Final = ModSpec(
     condition='when cover_level == moderate',
     label='COVER - Moderate',
 )
+_cover_tile__mod3_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'cover +2',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
+)
 _cover_tile__mod4: Final = ModSpec(
     key='cover_tile#3.2',
     rule='cover_tile',
@@ -6912,6 +8246,13 @@ _cover_tile__mod4: Final = ModSpec(
     rounding=None,
     condition='when cover_level == moderate',
     label='COVER - Moderate: 1 Cover default',
+)
+_cover_tile__mod4_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'default_cover +1',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
 )
 _cover_tile__mod5: Final = ModSpec(
     key='cover_tile#3.3',
@@ -6926,6 +8267,13 @@ _cover_tile__mod5: Final = ModSpec(
     condition='when cover_level == moderate',
     label='COVER - Moderate: Tuff vs AOE',
 )
+_cover_tile__mod5_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'tuff_aoe +2',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
+)
 _cover_tile__mod6: Final = ModSpec(
     key='cover_tile#3.4',
     rule='cover_tile',
@@ -6938,6 +8286,13 @@ _cover_tile__mod6: Final = ModSpec(
     rounding=None,
     condition='when cover_level == moderate',
     label='COVER - Moderate',
+)
+_cover_tile__mod6_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'stealth +1',
+    ('when cover_level == moderate',),
+    (('cover_level',),),
 )
 _cover_tile__mod7: Final = ModSpec(
     key='cover_tile#4.1',
@@ -6952,6 +8307,13 @@ _cover_tile__mod7: Final = ModSpec(
     condition='when cover_level == heavy',
     label='COVER - Heavy',
 )
+_cover_tile__mod7_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'cover +4',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
+)
 _cover_tile__mod8: Final = ModSpec(
     key='cover_tile#4.2',
     rule='cover_tile',
@@ -6964,6 +8326,13 @@ _cover_tile__mod8: Final = ModSpec(
     rounding=None,
     condition='when cover_level == heavy',
     label='COVER - Heavy: 2 Cover default',
+)
+_cover_tile__mod8_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'default_cover +2',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
 )
 _cover_tile__mod9: Final = ModSpec(
     key='cover_tile#4.3',
@@ -6978,6 +8347,13 @@ _cover_tile__mod9: Final = ModSpec(
     condition='when cover_level == heavy',
     label='COVER - Heavy: Tuff vs AOE',
 )
+_cover_tile__mod9_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'tuff_aoe +4',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
+)
 _cover_tile__mod10: Final = ModSpec(
     key='cover_tile#4.4',
     rule='cover_tile',
@@ -6991,6 +8367,13 @@ _cover_tile__mod10: Final = ModSpec(
     condition='when cover_level == heavy',
     label='COVER - Heavy',
 )
+_cover_tile__mod10_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'stealth +2',
+    ('when cover_level == heavy',),
+    (('cover_level',),),
+)
 _cover_tile__text1: Final = TextSpec(
     key='cover_tile#5',
     rule='cover_tile',
@@ -7000,19 +8383,26 @@ _cover_tile__text1: Final = TextSpec(
     quote='2 Cover / 1 Cover default',
     condition='',
 )
+_cover_tile__text1_trace: Final = TraceSpec(
+    'cover_tile',
+    'Condition tiles: COVER',
+    'erratum: Read as: a figure that takes COVER gets 2; every figure in the zone has 1 without taking it.',
+    (),
+    (),
+)
 
 _rule_cover_tile: Final[tuple[Step, ...]] = (
-    Step('mod', _cover_tile__mod1, (lambda s: s.v['cover_level'] == 'light',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'cover +1', ('when cover_level == light',), (('cover_level',),)), 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod2, (lambda s: s.v['cover_level'] == 'light',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'tuff_aoe +1', ('when cover_level == light',), (('cover_level',),)), 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod3, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'cover +2', ('when cover_level == moderate',), (('cover_level',),)), 2, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod4, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'default_cover +1', ('when cover_level == moderate',), (('cover_level',),)), 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod5, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'tuff_aoe +2', ('when cover_level == moderate',), (('cover_level',),)), 2, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod6, (lambda s: s.v['cover_level'] == 'moderate',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'stealth +1', ('when cover_level == moderate',), (('cover_level',),)), 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod7, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'cover +4', ('when cover_level == heavy',), (('cover_level',),)), 4, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod8, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'default_cover +2', ('when cover_level == heavy',), (('cover_level',),)), 2, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod9, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'tuff_aoe +4', ('when cover_level == heavy',), (('cover_level',),)), 4, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod10, (lambda s: s.v['cover_level'] == 'heavy',), TraceSpec('cover_tile', 'Condition tiles: COVER', 'stealth +2', ('when cover_level == heavy',), (('cover_level',),)), 2, (('cover_level', 0),)),
-    Step('text', _cover_tile__text1, (), TraceSpec('cover_tile', 'Condition tiles: COVER', 'erratum: Read as: a figure that takes COVER gets 2; every figure in the zone has 1 without taking it.', (), ()), None, ()),
+    Step('mod', _cover_tile__mod1, (lambda s: s.v['cover_level'] == 'light',), _cover_tile__mod1_trace, 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod2, (lambda s: s.v['cover_level'] == 'light',), _cover_tile__mod2_trace, 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod3, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod3_trace, 2, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod4, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod4_trace, 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod5, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod5_trace, 2, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod6, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod6_trace, 1, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod7, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod7_trace, 4, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod8, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod8_trace, 2, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod9, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod9_trace, 4, (('cover_level', 0),)),
+    Step('mod', _cover_tile__mod10, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod10_trace, 2, (('cover_level', 0),)),
+    Step('text', _cover_tile__text1, (), _cover_tile__text1_trace, None, ()),
 )
 """COVER (Condition tiles: COVER).
 
@@ -7043,6 +8433,13 @@ _lighting__mod1: Final = ModSpec(
     condition='when light_level == light',
     label='LIGHT - Dim',
 )
+_lighting__mod1_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'visibility -1',
+    ('when light_level == light',),
+    (('light_level',),),
+)
 _lighting__mod2: Final = ModSpec(
     key='lighting#3.1',
     rule='lighting',
@@ -7055,6 +8452,13 @@ _lighting__mod2: Final = ModSpec(
     rounding=None,
     condition='when light_level == moderate',
     label='LIGHT - Dark',
+)
+_lighting__mod2_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'visibility -2',
+    ('when light_level == moderate',),
+    (('light_level',),),
 )
 _lighting__mod3: Final = ModSpec(
     key='lighting#3.2',
@@ -7069,6 +8473,13 @@ _lighting__mod3: Final = ModSpec(
     condition='when light_level == moderate',
     label='LIGHT - Dark',
 )
+_lighting__mod3_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'stealth +1',
+    ('when light_level == moderate',),
+    (('light_level',),),
+)
 _lighting__mod4: Final = ModSpec(
     key='lighting#4.1',
     rule='lighting',
@@ -7081,6 +8492,13 @@ _lighting__mod4: Final = ModSpec(
     rounding=None,
     condition='when light_level == heavy',
     label='LIGHT - Black',
+)
+_lighting__mod4_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'visibility -4',
+    ('when light_level == heavy',),
+    (('light_level',),),
 )
 _lighting__mod5: Final = ModSpec(
     key='lighting#4.2',
@@ -7095,6 +8513,13 @@ _lighting__mod5: Final = ModSpec(
     condition='when light_level == heavy',
     label='LIGHT - Black',
 )
+_lighting__mod5_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'stealth +2',
+    ('when light_level == heavy',),
+    (('light_level',),),
+)
 _lighting__text1: Final = TextSpec(
     key='lighting#5',
     rule='lighting',
@@ -7104,14 +8529,21 @@ _lighting__text1: Final = TextSpec(
     quote='LIGHT \u2013 Dim / Dark / Black',
     condition='',
 )
+_lighting__text1_trace: Final = TraceSpec(
+    'lighting',
+    'Condition tiles: LIGHT',
+    'erratum: The three levels are read as Light, Moderate and Heavy.',
+    (),
+    (),
+)
 
 _rule_lighting: Final[tuple[Step, ...]] = (
-    Step('mod', _lighting__mod1, (lambda s: s.v['light_level'] == 'light',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'visibility -1', ('when light_level == light',), (('light_level',),)), -1, (('light_level', 0),)),
-    Step('mod', _lighting__mod2, (lambda s: s.v['light_level'] == 'moderate',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'visibility -2', ('when light_level == moderate',), (('light_level',),)), -2, (('light_level', 0),)),
-    Step('mod', _lighting__mod3, (lambda s: s.v['light_level'] == 'moderate',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'stealth +1', ('when light_level == moderate',), (('light_level',),)), 1, (('light_level', 0),)),
-    Step('mod', _lighting__mod4, (lambda s: s.v['light_level'] == 'heavy',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'visibility -4', ('when light_level == heavy',), (('light_level',),)), -4, (('light_level', 0),)),
-    Step('mod', _lighting__mod5, (lambda s: s.v['light_level'] == 'heavy',), TraceSpec('lighting', 'Condition tiles: LIGHT', 'stealth +2', ('when light_level == heavy',), (('light_level',),)), 2, (('light_level', 0),)),
-    Step('text', _lighting__text1, (), TraceSpec('lighting', 'Condition tiles: LIGHT', 'erratum: The three levels are read as Light, Moderate and Heavy.', (), ()), None, ()),
+    Step('mod', _lighting__mod1, (lambda s: s.v['light_level'] == 'light',), _lighting__mod1_trace, -1, (('light_level', 0),)),
+    Step('mod', _lighting__mod2, (lambda s: s.v['light_level'] == 'moderate',), _lighting__mod2_trace, -2, (('light_level', 0),)),
+    Step('mod', _lighting__mod3, (lambda s: s.v['light_level'] == 'moderate',), _lighting__mod3_trace, 1, (('light_level', 0),)),
+    Step('mod', _lighting__mod4, (lambda s: s.v['light_level'] == 'heavy',), _lighting__mod4_trace, -4, (('light_level', 0),)),
+    Step('mod', _lighting__mod5, (lambda s: s.v['light_level'] == 'heavy',), _lighting__mod5_trace, 2, (('light_level', 0),)),
+    Step('text', _lighting__text1, (), _lighting__text1_trace, None, ()),
 )
 """LIGHT (Condition tiles: LIGHT).
 
@@ -7137,6 +8569,13 @@ _noise__mod1: Final = ModSpec(
     condition='when noise_level == light',
     label='NOISE - Light',
 )
+_noise__mod1_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'hearing -1',
+    ('when noise_level == light',),
+    (('noise_level',),),
+)
 _noise__mod2: Final = ModSpec(
     key='noise#3.1',
     rule='noise',
@@ -7149,6 +8588,13 @@ _noise__mod2: Final = ModSpec(
     rounding=None,
     condition='when noise_level == moderate',
     label='NOISE - Moderate',
+)
+_noise__mod2_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'hearing -2',
+    ('when noise_level == moderate',),
+    (('noise_level',),),
 )
 _noise__mod3: Final = ModSpec(
     key='noise#3.2',
@@ -7163,6 +8609,13 @@ _noise__mod3: Final = ModSpec(
     condition='when noise_level == moderate',
     label='NOISE - Moderate',
 )
+_noise__mod3_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'stealth +1',
+    ('when noise_level == moderate',),
+    (('noise_level',),),
+)
 _noise__mod4: Final = ModSpec(
     key='noise#4.1',
     rule='noise',
@@ -7175,6 +8628,13 @@ _noise__mod4: Final = ModSpec(
     rounding=None,
     condition='when noise_level == heavy',
     label='NOISE - Loud',
+)
+_noise__mod4_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'hearing -4',
+    ('when noise_level == heavy',),
+    (('noise_level',),),
 )
 _noise__mod5: Final = ModSpec(
     key='noise#4.2',
@@ -7189,6 +8649,13 @@ _noise__mod5: Final = ModSpec(
     condition='when noise_level == heavy',
     label='NOISE - Loud',
 )
+_noise__mod5_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'stealth +1',
+    ('when noise_level == heavy',),
+    (('noise_level',),),
+)
 _noise__text1: Final = TextSpec(
     key='noise#5',
     rule='noise',
@@ -7198,14 +8665,21 @@ _noise__text1: Final = TextSpec(
     quote='NOISE \u2013 Loud / -4 Hearing / +1 Stealth',
     condition='',
 )
+_noise__text1_trace: Final = TraceSpec(
+    'noise',
+    'Condition tiles: NOISE',
+    'erratum: Loud is the third level (Heavy). Its Stealth stays +1 as printed, though other tiles rise to +2.',
+    (),
+    (),
+)
 
 _rule_noise: Final[tuple[Step, ...]] = (
-    Step('mod', _noise__mod1, (lambda s: s.v['noise_level'] == 'light',), TraceSpec('noise', 'Condition tiles: NOISE', 'hearing -1', ('when noise_level == light',), (('noise_level',),)), -1, (('noise_level', 0),)),
-    Step('mod', _noise__mod2, (lambda s: s.v['noise_level'] == 'moderate',), TraceSpec('noise', 'Condition tiles: NOISE', 'hearing -2', ('when noise_level == moderate',), (('noise_level',),)), -2, (('noise_level', 0),)),
-    Step('mod', _noise__mod3, (lambda s: s.v['noise_level'] == 'moderate',), TraceSpec('noise', 'Condition tiles: NOISE', 'stealth +1', ('when noise_level == moderate',), (('noise_level',),)), 1, (('noise_level', 0),)),
-    Step('mod', _noise__mod4, (lambda s: s.v['noise_level'] == 'heavy',), TraceSpec('noise', 'Condition tiles: NOISE', 'hearing -4', ('when noise_level == heavy',), (('noise_level',),)), -4, (('noise_level', 0),)),
-    Step('mod', _noise__mod5, (lambda s: s.v['noise_level'] == 'heavy',), TraceSpec('noise', 'Condition tiles: NOISE', 'stealth +1', ('when noise_level == heavy',), (('noise_level',),)), 1, (('noise_level', 0),)),
-    Step('text', _noise__text1, (), TraceSpec('noise', 'Condition tiles: NOISE', 'erratum: Loud is the third level (Heavy). Its Stealth stays +1 as printed, though other tiles rise to +2.', (), ()), None, ()),
+    Step('mod', _noise__mod1, (lambda s: s.v['noise_level'] == 'light',), _noise__mod1_trace, -1, (('noise_level', 0),)),
+    Step('mod', _noise__mod2, (lambda s: s.v['noise_level'] == 'moderate',), _noise__mod2_trace, -2, (('noise_level', 0),)),
+    Step('mod', _noise__mod3, (lambda s: s.v['noise_level'] == 'moderate',), _noise__mod3_trace, 1, (('noise_level', 0),)),
+    Step('mod', _noise__mod4, (lambda s: s.v['noise_level'] == 'heavy',), _noise__mod4_trace, -4, (('noise_level', 0),)),
+    Step('mod', _noise__mod5, (lambda s: s.v['noise_level'] == 'heavy',), _noise__mod5_trace, 1, (('noise_level', 0),)),
+    Step('text', _noise__text1, (), _noise__text1_trace, None, ()),
 )
 """NOISE (Condition tiles: NOISE).
 
@@ -7231,6 +8705,13 @@ _buzz__mod1: Final = ModSpec(
     condition='when buzz_level == light',
     label='BUZZ - Light',
 )
+_buzz__mod1_trace: Final = TraceSpec(
+    'buzz',
+    'Condition tiles: BUZZ',
+    'comms -1',
+    ('when buzz_level == light',),
+    (('buzz_level',),),
+)
 _buzz__mod2: Final = ModSpec(
     key='buzz#3.1',
     rule='buzz',
@@ -7243,6 +8724,13 @@ _buzz__mod2: Final = ModSpec(
     rounding=None,
     condition='when buzz_level == moderate',
     label='BUZZ - Moderate',
+)
+_buzz__mod2_trace: Final = TraceSpec(
+    'buzz',
+    'Condition tiles: BUZZ',
+    'comms -2',
+    ('when buzz_level == moderate',),
+    (('buzz_level',),),
 )
 _buzz__mod3: Final = ModSpec(
     key='buzz#4.1',
@@ -7257,11 +8745,18 @@ _buzz__mod3: Final = ModSpec(
     condition='when buzz_level == heavy',
     label='BUZZ - Heavy',
 )
+_buzz__mod3_trace: Final = TraceSpec(
+    'buzz',
+    'Condition tiles: BUZZ',
+    'comms -4',
+    ('when buzz_level == heavy',),
+    (('buzz_level',),),
+)
 
 _rule_buzz: Final[tuple[Step, ...]] = (
-    Step('mod', _buzz__mod1, (lambda s: s.v['buzz_level'] == 'light',), TraceSpec('buzz', 'Condition tiles: BUZZ', 'comms -1', ('when buzz_level == light',), (('buzz_level',),)), -1, (('buzz_level', 0),)),
-    Step('mod', _buzz__mod2, (lambda s: s.v['buzz_level'] == 'moderate',), TraceSpec('buzz', 'Condition tiles: BUZZ', 'comms -2', ('when buzz_level == moderate',), (('buzz_level',),)), -2, (('buzz_level', 0),)),
-    Step('mod', _buzz__mod3, (lambda s: s.v['buzz_level'] == 'heavy',), TraceSpec('buzz', 'Condition tiles: BUZZ', 'comms -4', ('when buzz_level == heavy',), (('buzz_level',),)), -4, (('buzz_level', 0),)),
+    Step('mod', _buzz__mod1, (lambda s: s.v['buzz_level'] == 'light',), _buzz__mod1_trace, -1, (('buzz_level', 0),)),
+    Step('mod', _buzz__mod2, (lambda s: s.v['buzz_level'] == 'moderate',), _buzz__mod2_trace, -2, (('buzz_level', 0),)),
+    Step('mod', _buzz__mod3, (lambda s: s.v['buzz_level'] == 'heavy',), _buzz__mod3_trace, -4, (('buzz_level', 0),)),
 )
 """BUZZ (Condition tiles: BUZZ).
 
@@ -7285,6 +8780,13 @@ _wind__mod1: Final = ModSpec(
     condition='when wind_level == light; unless heavy_weapon or range <= short',
     label='WIND - Light: not Heavy, not Short or closer',
 )
+_wind__mod1_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -1',
+    ('when wind_level == light', 'unless heavy_weapon or range <= short'),
+    (('wind_level',), ('heavy_weapon', 'range')),
+)
 _wind__mod2: Final = ModSpec(
     key='wind#3.1.1.1',
     rule='wind',
@@ -7297,6 +8799,13 @@ _wind__mod2: Final = ModSpec(
     rounding=None,
     condition='when wind_level == moderate; unless heavy_weapon or range == close; when range >= medium',
     label='WIND - Moderate: Medium+',
+)
+_wind__mod2_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -2',
+    ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'when range >= medium'),
+    (('wind_level',), ('heavy_weapon', 'range'), ('range',)),
 )
 _wind__mod3: Final = ModSpec(
     key='wind#3.1.1else.1',
@@ -7311,6 +8820,13 @@ _wind__mod3: Final = ModSpec(
     condition='when wind_level == moderate; unless heavy_weapon or range == close; unless range >= medium',
     label='WIND - Moderate: Short',
 )
+_wind__mod3_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -1',
+    ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'unless range >= medium'),
+    (('wind_level',), ('heavy_weapon', 'range'), ('range',)),
+)
 _wind__mod4: Final = ModSpec(
     key='wind#4.1.1.1',
     rule='wind',
@@ -7323,6 +8839,13 @@ _wind__mod4: Final = ModSpec(
     rounding=None,
     condition='when wind_level == heavy; unless range == close; when heavy_weapon',
     label='WIND - Heavy: Heavy ranged fire',
+)
+_wind__mod4_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -2',
+    ('when wind_level == heavy', 'unless range == close', 'when heavy_weapon'),
+    (('wind_level',), ('range',), ('heavy_weapon',)),
 )
 _wind__mod5: Final = ModSpec(
     key='wind#4.1.1else.1.1',
@@ -7337,6 +8860,13 @@ _wind__mod5: Final = ModSpec(
     condition='when wind_level == heavy; unless range == close; unless heavy_weapon; when range >= medium',
     label='WIND - Heavy: Medium+',
 )
+_wind__mod5_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -4',
+    ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'when range >= medium'),
+    (('wind_level',), ('range',), ('heavy_weapon',), ('range',)),
+)
 _wind__mod6: Final = ModSpec(
     key='wind#4.1.1else.1else.1',
     rule='wind',
@@ -7350,6 +8880,13 @@ _wind__mod6: Final = ModSpec(
     condition='when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium',
     label='WIND - Heavy: Short',
 )
+_wind__mod6_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'shot -2',
+    ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'unless range >= medium'),
+    (('wind_level',), ('range',), ('heavy_weapon',), ('range',)),
+)
 _wind__text1: Final = TextSpec(
     key='wind#5',
     rule='wind',
@@ -7358,6 +8895,13 @@ _wind__text1: Final = TextSpec(
     text='"Mod+" is read as Med+ (Medium and beyond), as in RAIN.',
     quote='-2 Ranged Mod+ fire',
     condition='',
+)
+_wind__text1_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'erratum: "Mod+" is read as Med+ (Medium and beyond), as in RAIN.',
+    (),
+    (),
 )
 _wind__text2: Final = TextSpec(
     key='wind#6',
@@ -7368,6 +8912,13 @@ _wind__text2: Final = TextSpec(
     quote='(not Heavy, not -Short)',
     condition='',
 )
+_wind__text2_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'erratum: Read as: not for Heavy ranged weapons, and not at Short range or closer.',
+    (),
+    (),
+)
 _wind__text3: Final = TextSpec(
     key='wind#7',
     rule='wind',
@@ -7377,17 +8928,24 @@ _wind__text3: Final = TextSpec(
     quote='(not Close) / -2 Heavy Ranged fire',
     condition='',
 )
+_wind__text3_trace: Final = TraceSpec(
+    'wind',
+    'Condition tiles: WIND',
+    'erratum: Read as: Heavy ranged weapons take -2 at every range but Close, instead of -4 and -2.',
+    (),
+    (),
+)
 
 _rule_wind: Final[tuple[Step, ...]] = (
-    Step('mod', _wind__mod1, (lambda s: s.v['wind_level'] == 'light', lambda s: not (s.v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) <= ('close', 'short', 'medium', 'long', 'beyond').index('short'))), TraceSpec('wind', 'Condition tiles: WIND', 'shot -1', ('when wind_level == light', 'unless heavy_weapon or range <= short'), (('wind_level',), ('heavy_weapon', 'range'))), -1, (('wind_level', 0), ('heavy_weapon', 1))),
-    Step('mod', _wind__mod2, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -2', ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'when range >= medium'), (('wind_level',), ('heavy_weapon', 'range'), ('range',))), -2, (('wind_level', 0), ('heavy_weapon', 1))),
-    Step('mod', _wind__mod3, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -1', ('when wind_level == moderate', 'unless heavy_weapon or range == close', 'unless range >= medium'), (('wind_level',), ('heavy_weapon', 'range'), ('range',))), -1, (('wind_level', 0), ('heavy_weapon', 1))),
-    Step('mod', _wind__mod4, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: s.v['heavy_weapon']), TraceSpec('wind', 'Condition tiles: WIND', 'shot -2', ('when wind_level == heavy', 'unless range == close', 'when heavy_weapon'), (('wind_level',), ('range',), ('heavy_weapon',))), -2, (('wind_level', 0), ('heavy_weapon', 2))),
-    Step('mod', _wind__mod5, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -4', ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'when range >= medium'), (('wind_level',), ('range',), ('heavy_weapon',), ('range',))), -4, (('wind_level', 0), ('heavy_weapon', 2))),
-    Step('mod', _wind__mod6, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), TraceSpec('wind', 'Condition tiles: WIND', 'shot -2', ('when wind_level == heavy', 'unless range == close', 'unless heavy_weapon', 'unless range >= medium'), (('wind_level',), ('range',), ('heavy_weapon',), ('range',))), -2, (('wind_level', 0), ('heavy_weapon', 2))),
-    Step('text', _wind__text1, (), TraceSpec('wind', 'Condition tiles: WIND', 'erratum: "Mod+" is read as Med+ (Medium and beyond), as in RAIN.', (), ()), None, ()),
-    Step('text', _wind__text2, (), TraceSpec('wind', 'Condition tiles: WIND', 'erratum: Read as: not for Heavy ranged weapons, and not at Short range or closer.', (), ()), None, ()),
-    Step('text', _wind__text3, (), TraceSpec('wind', 'Condition tiles: WIND', 'erratum: Read as: Heavy ranged weapons take -2 at every range but Close, instead of -4 and -2.', (), ()), None, ()),
+    Step('mod', _wind__mod1, (lambda s: s.v['wind_level'] == 'light', lambda s: not (s.v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) <= ('close', 'short', 'medium', 'long', 'beyond').index('short'))), _wind__mod1_trace, -1, (('wind_level', 0), ('heavy_weapon', 1))),
+    Step('mod', _wind__mod2, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod2_trace, -2, (('wind_level', 0), ('heavy_weapon', 1))),
+    Step('mod', _wind__mod3, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod3_trace, -1, (('wind_level', 0), ('heavy_weapon', 1))),
+    Step('mod', _wind__mod4, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: s.v['heavy_weapon']), _wind__mod4_trace, -2, (('wind_level', 0), ('heavy_weapon', 2))),
+    Step('mod', _wind__mod5, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod5_trace, -4, (('wind_level', 0), ('heavy_weapon', 2))),
+    Step('mod', _wind__mod6, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod6_trace, -2, (('wind_level', 0), ('heavy_weapon', 2))),
+    Step('text', _wind__text1, (), _wind__text1_trace, None, ()),
+    Step('text', _wind__text2, (), _wind__text2_trace, None, ()),
+    Step('text', _wind__text3, (), _wind__text3_trace, None, ()),
 )
 """WIND (Condition tiles: WIND).
 
@@ -7414,6 +8972,13 @@ _wall_tile__mod1: Final = ModSpec(
     condition='when wall_level == light',
     label='WALL - Low, ruined, exposed: 1 Cover option',
 )
+_wall_tile__mod1_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'cover +1',
+    ('when wall_level == light',),
+    (('wall_level',),),
+)
 _wall_tile__mod2: Final = ModSpec(
     key='wall_tile#3.1',
     rule='wall_tile',
@@ -7426,6 +8991,13 @@ _wall_tile__mod2: Final = ModSpec(
     rounding=None,
     condition='when wall_level == moderate',
     label='WALL - Solid, internal: 2 Cover option',
+)
+_wall_tile__mod2_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'cover +2',
+    ('when wall_level == moderate',),
+    (('wall_level',),),
 )
 _wall_tile__mod3: Final = ModSpec(
     key='wall_tile#3.2',
@@ -7440,6 +9012,13 @@ _wall_tile__mod3: Final = ModSpec(
     condition='when wall_level == moderate',
     label='WALL - Solid, internal',
 )
+_wall_tile__mod3_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'stealth +1',
+    ('when wall_level == moderate',),
+    (('wall_level',),),
+)
 _wall_tile__mod4: Final = ModSpec(
     key='wall_tile#4.1',
     rule='wall_tile',
@@ -7452,6 +9031,13 @@ _wall_tile__mod4: Final = ModSpec(
     rounding=None,
     condition='when wall_level == heavy',
     label='WALL - Strong: 4 Cover option',
+)
+_wall_tile__mod4_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'cover +4',
+    ('when wall_level == heavy',),
+    (('wall_level',),),
 )
 _wall_tile__mod5: Final = ModSpec(
     key='wall_tile#4.2',
@@ -7466,6 +9052,13 @@ _wall_tile__mod5: Final = ModSpec(
     condition='when wall_level == heavy',
     label='WALL - Strong',
 )
+_wall_tile__mod5_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'stealth +2',
+    ('when wall_level == heavy',),
+    (('wall_level',),),
+)
 _wall_tile__text1: Final = TextSpec(
     key='wall_tile#5',
     rule='wall_tile',
@@ -7475,14 +9068,21 @@ _wall_tile__text1: Final = TextSpec(
     quote='WALL \u2013 Low, ruined, exposed / solid, internal / strong',
     condition='',
 )
+_wall_tile__text1_trace: Final = TraceSpec(
+    'wall_tile',
+    'Condition tiles: WALL',
+    'erratum: Read as Light, Moderate and Heavy.',
+    (),
+    (),
+)
 
 _rule_wall_tile: Final[tuple[Step, ...]] = (
-    Step('mod', _wall_tile__mod1, (lambda s: s.v['wall_level'] == 'light',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'cover +1', ('when wall_level == light',), (('wall_level',),)), 1, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod2, (lambda s: s.v['wall_level'] == 'moderate',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'cover +2', ('when wall_level == moderate',), (('wall_level',),)), 2, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod3, (lambda s: s.v['wall_level'] == 'moderate',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'stealth +1', ('when wall_level == moderate',), (('wall_level',),)), 1, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod4, (lambda s: s.v['wall_level'] == 'heavy',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'cover +4', ('when wall_level == heavy',), (('wall_level',),)), 4, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod5, (lambda s: s.v['wall_level'] == 'heavy',), TraceSpec('wall_tile', 'Condition tiles: WALL', 'stealth +2', ('when wall_level == heavy',), (('wall_level',),)), 2, (('wall_level', 0),)),
-    Step('text', _wall_tile__text1, (), TraceSpec('wall_tile', 'Condition tiles: WALL', 'erratum: Read as Light, Moderate and Heavy.', (), ()), None, ()),
+    Step('mod', _wall_tile__mod1, (lambda s: s.v['wall_level'] == 'light',), _wall_tile__mod1_trace, 1, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod2, (lambda s: s.v['wall_level'] == 'moderate',), _wall_tile__mod2_trace, 2, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod3, (lambda s: s.v['wall_level'] == 'moderate',), _wall_tile__mod3_trace, 1, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod4, (lambda s: s.v['wall_level'] == 'heavy',), _wall_tile__mod4_trace, 4, (('wall_level', 0),)),
+    Step('mod', _wall_tile__mod5, (lambda s: s.v['wall_level'] == 'heavy',), _wall_tile__mod5_trace, 2, (('wall_level', 0),)),
+    Step('text', _wall_tile__text1, (), _wall_tile__text1_trace, None, ()),
 )
 """WALL (Condition tiles: WALL).
 
@@ -7502,6 +9102,13 @@ _barrier__derive1: Final = DeriveSpec(
     name='barrier_tuffness',
     condition='when barrier_level == light',
 )
+_barrier__derive1_trace: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'derive barrier_tuffness',
+    ('when barrier_level == light',),
+    (('barrier_level',),),
+)
 _barrier__derive2: Final = DeriveSpec(
     key='barrier#3.1',
     rule='barrier',
@@ -7509,12 +9116,26 @@ _barrier__derive2: Final = DeriveSpec(
     name='barrier_tuffness',
     condition='when barrier_level == moderate',
 )
+_barrier__derive2_trace: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'derive barrier_tuffness',
+    ('when barrier_level == moderate',),
+    (('barrier_level',),),
+)
 _barrier__derive3: Final = DeriveSpec(
     key='barrier#4.1',
     rule='barrier',
     source='Condition tiles: BARRIER',
     name='barrier_tuffness',
     condition='when barrier_level == heavy',
+)
+_barrier__derive3_trace: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'derive barrier_tuffness',
+    ('when barrier_level == heavy',),
+    (('barrier_level',),),
 )
 _barrier__text1: Final = TextSpec(
     key='barrier#5',
@@ -7525,6 +9146,13 @@ _barrier__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_barrier__text1_trace: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    "note: Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.",
+    (),
+    (),
+)
 _barrier__text2: Final = TextSpec(
     key='barrier#6',
     rule='barrier',
@@ -7534,13 +9162,20 @@ _barrier__text2: Final = TextSpec(
     quote='Tuff 8, BC',
     condition='',
 )
+_barrier__text2_trace: Final = TraceSpec(
+    'barrier',
+    'Condition tiles: BARRIER',
+    'erratum: "BC" is never explained in the source; kept as printed. Flimsy, Moderate and Strong are read as Light, Moderate and Heavy.',
+    (),
+    (),
+)
 
 _rule_barrier: Final[tuple[Step, ...]] = (
-    Step('derive', _barrier__derive1, (lambda s: s.v['barrier_level'] == 'light',), TraceSpec('barrier', 'Condition tiles: BARRIER', 'derive barrier_tuffness', ('when barrier_level == light',), (('barrier_level',),)), lambda s: 8, (('barrier_level', 0),)),
-    Step('derive', _barrier__derive2, (lambda s: s.v['barrier_level'] == 'moderate',), TraceSpec('barrier', 'Condition tiles: BARRIER', 'derive barrier_tuffness', ('when barrier_level == moderate',), (('barrier_level',),)), lambda s: 10, (('barrier_level', 0),)),
-    Step('derive', _barrier__derive3, (lambda s: s.v['barrier_level'] == 'heavy',), TraceSpec('barrier', 'Condition tiles: BARRIER', 'derive barrier_tuffness', ('when barrier_level == heavy',), (('barrier_level',),)), lambda s: 12, (('barrier_level', 0),)),
-    Step('text', _barrier__text1, (), TraceSpec('barrier', 'Condition tiles: BARRIER', "note: Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.", (), ()), None, ()),
-    Step('text', _barrier__text2, (), TraceSpec('barrier', 'Condition tiles: BARRIER', 'erratum: "BC" is never explained in the source; kept as printed. Flimsy, Moderate and Strong are read as Light, Moderate and Heavy.', (), ()), None, ()),
+    Step('derive', _barrier__derive1, (lambda s: s.v['barrier_level'] == 'light',), _barrier__derive1_trace, lambda s: 8, (('barrier_level', 0),)),
+    Step('derive', _barrier__derive2, (lambda s: s.v['barrier_level'] == 'moderate',), _barrier__derive2_trace, lambda s: 10, (('barrier_level', 0),)),
+    Step('derive', _barrier__derive3, (lambda s: s.v['barrier_level'] == 'heavy',), _barrier__derive3_trace, lambda s: 12, (('barrier_level', 0),)),
+    Step('text', _barrier__text1, (), _barrier__text1_trace, None, ()),
+    Step('text', _barrier__text2, (), _barrier__text2_trace, None, ()),
 )
 """BARRIER (Condition tiles: BARRIER).
 
@@ -7558,6 +9193,13 @@ _tile_slippery__derive1: Final = DeriveSpec(
     name='slippery_ag',
     condition='',
 )
+_tile_slippery__derive1_trace: Final = TraceSpec(
+    'tile_slippery',
+    'Condition tiles: ground',
+    'derive slippery_ag',
+    (),
+    (),
+)
 _tile_slippery__mod1: Final = ModSpec(
     key='tile_slippery#3',
     rule='tile_slippery',
@@ -7571,6 +9213,13 @@ _tile_slippery__mod1: Final = ModSpec(
     condition='',
     label='SLIPPERY',
 )
+_tile_slippery__mod1_trace: Final = TraceSpec(
+    'tile_slippery',
+    'Condition tiles: ground',
+    'stealth -1',
+    (),
+    (),
+)
 _tile_slippery__text1: Final = TextSpec(
     key='tile_slippery#4',
     rule='tile_slippery',
@@ -7580,11 +9229,18 @@ _tile_slippery__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_slippery__text1_trace: Final = TraceSpec(
+    'tile_slippery',
+    'Condition tiles: ground',
+    'note: AG vs 4 or fall.',
+    (),
+    (),
+)
 
 _rule_tile_slippery: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_slippery__derive1, (), TraceSpec('tile_slippery', 'Condition tiles: ground', 'derive slippery_ag', (), ()), lambda s: 4, ()),
-    Step('mod', _tile_slippery__mod1, (), TraceSpec('tile_slippery', 'Condition tiles: ground', 'stealth -1', (), ()), -1, ()),
-    Step('text', _tile_slippery__text1, (), TraceSpec('tile_slippery', 'Condition tiles: ground', 'note: AG vs 4 or fall.', (), ()), None, ()),
+    Step('derive', _tile_slippery__derive1, (), _tile_slippery__derive1_trace, lambda s: 4, ()),
+    Step('mod', _tile_slippery__mod1, (), _tile_slippery__mod1_trace, -1, ()),
+    Step('text', _tile_slippery__text1, (), _tile_slippery__text1_trace, None, ()),
 )
 """SLIPPERY (Condition tiles: ground).
 
@@ -7607,6 +9263,13 @@ _tile_slowing__mod1: Final = ModSpec(
     condition='',
     label='SLOWING: half MA (actual)',
 )
+_tile_slowing__mod1_trace: Final = TraceSpec(
+    'tile_slowing',
+    'Condition tiles: ground',
+    'move_target / 2 round down',
+    (),
+    (),
+)
 _tile_slowing__text1: Final = TextSpec(
     key='tile_slowing#3',
     rule='tile_slowing',
@@ -7616,10 +9279,17 @@ _tile_slowing__text1: Final = TextSpec(
     quote='Half MA (actual)',
     condition='',
 )
+_tile_slowing__text1_trace: Final = TraceSpec(
+    'tile_slowing',
+    'Condition tiles: ground',
+    'erratum: Read as half of the MA as it actually stands, after every other change to it; the source does not round, rounded down.',
+    (),
+    (),
+)
 
 _rule_tile_slowing: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_slowing__mod1, (), TraceSpec('tile_slowing', 'Condition tiles: ground', 'move_target / 2 round down', (), ()), 2, ()),
-    Step('text', _tile_slowing__text1, (), TraceSpec('tile_slowing', 'Condition tiles: ground', 'erratum: Read as half of the MA as it actually stands, after every other change to it; the source does not round, rounded down.', (), ()), None, ()),
+    Step('mod', _tile_slowing__mod1, (), _tile_slowing__mod1_trace, 2, ()),
+    Step('text', _tile_slowing__text1, (), _tile_slowing__text1_trace, None, ()),
 )
 """SLOWING (Condition tiles: ground).
 
@@ -7635,6 +9305,13 @@ _tile_obstacle__derive1: Final = DeriveSpec(
     name='obstacle_ag',
     condition='',
 )
+_tile_obstacle__derive1_trace: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'derive obstacle_ag',
+    (),
+    (),
+)
 _tile_obstacle__mod1: Final = ModSpec(
     key='tile_obstacle#3',
     rule='tile_obstacle',
@@ -7647,6 +9324,13 @@ _tile_obstacle__mod1: Final = ModSpec(
     rounding=None,
     condition='',
     label='OBSTACLE: Cover 2 option',
+)
+_tile_obstacle__mod1_trace: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'cover +2',
+    (),
+    (),
 )
 _tile_obstacle__mod2: Final = ModSpec(
     key='tile_obstacle#4',
@@ -7661,6 +9345,13 @@ _tile_obstacle__mod2: Final = ModSpec(
     condition='',
     label='OBSTACLE',
 )
+_tile_obstacle__mod2_trace: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'stealth +1',
+    (),
+    (),
+)
 _tile_obstacle__text1: Final = TextSpec(
     key='tile_obstacle#5',
     rule='tile_obstacle',
@@ -7670,12 +9361,19 @@ _tile_obstacle__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_obstacle__text1_trace: Final = TraceSpec(
+    'tile_obstacle',
+    'Condition tiles: ground',
+    'note: AG vs 4 or fall.',
+    (),
+    (),
+)
 
 _rule_tile_obstacle: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_obstacle__derive1, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'derive obstacle_ag', (), ()), lambda s: 4, ()),
-    Step('mod', _tile_obstacle__mod1, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'cover +2', (), ()), 2, ()),
-    Step('mod', _tile_obstacle__mod2, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'stealth +1', (), ()), 1, ()),
-    Step('text', _tile_obstacle__text1, (), TraceSpec('tile_obstacle', 'Condition tiles: ground', 'note: AG vs 4 or fall.', (), ()), None, ()),
+    Step('derive', _tile_obstacle__derive1, (), _tile_obstacle__derive1_trace, lambda s: 4, ()),
+    Step('mod', _tile_obstacle__mod1, (), _tile_obstacle__mod1_trace, 2, ()),
+    Step('mod', _tile_obstacle__mod2, (), _tile_obstacle__mod2_trace, 1, ()),
+    Step('text', _tile_obstacle__text1, (), _tile_obstacle__text1_trace, None, ()),
 )
 """OBSTACLE (Condition tiles: ground).
 
@@ -7699,6 +9397,13 @@ _tile_open_ground__mod1: Final = ModSpec(
     condition='',
     label='OPEN GROUND',
 )
+_tile_open_ground__mod1_trace: Final = TraceSpec(
+    'tile_open_ground',
+    'Condition tiles: ground',
+    'stealth -2',
+    (),
+    (),
+)
 _tile_open_ground__mod2: Final = ModSpec(
     key='tile_open_ground#3',
     rule='tile_open_ground',
@@ -7711,6 +9416,13 @@ _tile_open_ground__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='OPEN GROUND: No cover',
+)
+_tile_open_ground__mod2_trace: Final = TraceSpec(
+    'tile_open_ground',
+    'Condition tiles: ground',
+    'cover = 0',
+    (),
+    (),
 )
 _tile_open_ground__mod3: Final = ModSpec(
     key='tile_open_ground#4',
@@ -7725,11 +9437,18 @@ _tile_open_ground__mod3: Final = ModSpec(
     condition='',
     label='OPEN GROUND: No cover',
 )
+_tile_open_ground__mod3_trace: Final = TraceSpec(
+    'tile_open_ground',
+    'Condition tiles: ground',
+    'default_cover = 0',
+    (),
+    (),
+)
 
 _rule_tile_open_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_open_ground__mod1, (), TraceSpec('tile_open_ground', 'Condition tiles: ground', 'stealth -2', (), ()), -2, ()),
-    Step('mod', _tile_open_ground__mod2, (), TraceSpec('tile_open_ground', 'Condition tiles: ground', 'cover = 0', (), ()), 0, ()),
-    Step('mod', _tile_open_ground__mod3, (), TraceSpec('tile_open_ground', 'Condition tiles: ground', 'default_cover = 0', (), ()), 0, ()),
+    Step('mod', _tile_open_ground__mod1, (), _tile_open_ground__mod1_trace, -2, ()),
+    Step('mod', _tile_open_ground__mod2, (), _tile_open_ground__mod2_trace, 0, ()),
+    Step('mod', _tile_open_ground__mod3, (), _tile_open_ground__mod3_trace, 0, ()),
 )
 """OPEN GROUND (Condition tiles: ground).
 
@@ -7753,6 +9472,13 @@ _tile_exposed_ground__mod1: Final = ModSpec(
     condition='',
     label='EXPOSED GROUND',
 )
+_tile_exposed_ground__mod1_trace: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'stealth -2',
+    (),
+    (),
+)
 _tile_exposed_ground__mod2: Final = ModSpec(
     key='tile_exposed_ground#3',
     rule='tile_exposed_ground',
@@ -7765,6 +9491,13 @@ _tile_exposed_ground__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='EXPOSED GROUND: No cover',
+)
+_tile_exposed_ground__mod2_trace: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'cover = 0',
+    (),
+    (),
 )
 _tile_exposed_ground__mod3: Final = ModSpec(
     key='tile_exposed_ground#4',
@@ -7779,6 +9512,13 @@ _tile_exposed_ground__mod3: Final = ModSpec(
     condition='',
     label='EXPOSED GROUND: No cover',
 )
+_tile_exposed_ground__mod3_trace: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'default_cover = 0',
+    (),
+    (),
+)
 _tile_exposed_ground__mod4: Final = ModSpec(
     key='tile_exposed_ground#5',
     rule='tile_exposed_ground',
@@ -7792,6 +9532,13 @@ _tile_exposed_ground__mod4: Final = ModSpec(
     condition='',
     label='EXPOSED GROUND: +1 to ranged attacks',
 )
+_tile_exposed_ground__mod4_trace: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'missile_against +1',
+    (),
+    (),
+)
 _tile_exposed_ground__text1: Final = TextSpec(
     key='tile_exposed_ground#6',
     rule='tile_exposed_ground',
@@ -7801,13 +9548,20 @@ _tile_exposed_ground__text1: Final = TextSpec(
     quote='+1 to ranged attacks',
     condition='',
 )
+_tile_exposed_ground__text1_trace: Final = TraceSpec(
+    'tile_exposed_ground',
+    'Condition tiles: ground',
+    'erratum: Read as +1 to ranged attacks against figures on the exposed ground.',
+    (),
+    (),
+)
 
 _rule_tile_exposed_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_exposed_ground__mod1, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'stealth -2', (), ()), -2, ()),
-    Step('mod', _tile_exposed_ground__mod2, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'cover = 0', (), ()), 0, ()),
-    Step('mod', _tile_exposed_ground__mod3, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'default_cover = 0', (), ()), 0, ()),
-    Step('mod', _tile_exposed_ground__mod4, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'missile_against +1', (), ()), 1, ()),
-    Step('text', _tile_exposed_ground__text1, (), TraceSpec('tile_exposed_ground', 'Condition tiles: ground', 'erratum: Read as +1 to ranged attacks against figures on the exposed ground.', (), ()), None, ()),
+    Step('mod', _tile_exposed_ground__mod1, (), _tile_exposed_ground__mod1_trace, -2, ()),
+    Step('mod', _tile_exposed_ground__mod2, (), _tile_exposed_ground__mod2_trace, 0, ()),
+    Step('mod', _tile_exposed_ground__mod3, (), _tile_exposed_ground__mod3_trace, 0, ()),
+    Step('mod', _tile_exposed_ground__mod4, (), _tile_exposed_ground__mod4_trace, 1, ()),
+    Step('text', _tile_exposed_ground__text1, (), _tile_exposed_ground__text1_trace, None, ()),
 )
 """EXPOSED GROUND (Condition tiles: ground).
 
@@ -7832,6 +9586,13 @@ _tile_clatter__mod1: Final = ModSpec(
     condition='',
     label='CLATTER',
 )
+_tile_clatter__mod1_trace: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'stealth -2',
+    (),
+    (),
+)
 _tile_clatter__mod2: Final = ModSpec(
     key='tile_clatter#3',
     rule='tile_clatter',
@@ -7844,6 +9605,13 @@ _tile_clatter__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='CLATTER: +1 Noticeable',
+)
+_tile_clatter__mod2_trace: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'noticed +1',
+    (),
+    (),
 )
 _tile_clatter__mod3: Final = ModSpec(
     key='tile_clatter#4',
@@ -7858,6 +9626,13 @@ _tile_clatter__mod3: Final = ModSpec(
     condition='',
     label='CLATTER: No Cover',
 )
+_tile_clatter__mod3_trace: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'cover = 0',
+    (),
+    (),
+)
 _tile_clatter__mod4: Final = ModSpec(
     key='tile_clatter#5',
     rule='tile_clatter',
@@ -7871,12 +9646,19 @@ _tile_clatter__mod4: Final = ModSpec(
     condition='',
     label='CLATTER: No Cover',
 )
+_tile_clatter__mod4_trace: Final = TraceSpec(
+    'tile_clatter',
+    'Condition tiles: ground',
+    'default_cover = 0',
+    (),
+    (),
+)
 
 _rule_tile_clatter: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_clatter__mod1, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'stealth -2', (), ()), -2, ()),
-    Step('mod', _tile_clatter__mod2, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'noticed +1', (), ()), 1, ()),
-    Step('mod', _tile_clatter__mod3, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'cover = 0', (), ()), 0, ()),
-    Step('mod', _tile_clatter__mod4, (), TraceSpec('tile_clatter', 'Condition tiles: ground', 'default_cover = 0', (), ()), 0, ()),
+    Step('mod', _tile_clatter__mod1, (), _tile_clatter__mod1_trace, -2, ()),
+    Step('mod', _tile_clatter__mod2, (), _tile_clatter__mod2_trace, 1, ()),
+    Step('mod', _tile_clatter__mod3, (), _tile_clatter__mod3_trace, 0, ()),
+    Step('mod', _tile_clatter__mod4, (), _tile_clatter__mod4_trace, 0, ()),
 )
 """CLATTER (Condition tiles: ground).
 
@@ -7897,6 +9679,13 @@ _tile_shortcut__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_shortcut__text1_trace: Final = TraceSpec(
+    'tile_shortcut',
+    'Condition tiles: ground',
+    'note: May move an extra zone free: the shortcut connects to an adjacent zone.',
+    (),
+    (),
+)
 _tile_shortcut__derive1: Final = DeriveSpec(
     key='tile_shortcut#3',
     rule='tile_shortcut',
@@ -7904,10 +9693,17 @@ _tile_shortcut__derive1: Final = DeriveSpec(
     name='free_zones',
     condition='',
 )
+_tile_shortcut__derive1_trace: Final = TraceSpec(
+    'tile_shortcut',
+    'Condition tiles: ground',
+    'derive free_zones',
+    (),
+    (),
+)
 
 _rule_tile_shortcut: Final[tuple[Step, ...]] = (
-    Step('text', _tile_shortcut__text1, (), TraceSpec('tile_shortcut', 'Condition tiles: ground', 'note: May move an extra zone free: the shortcut connects to an adjacent zone.', (), ()), None, ()),
-    Step('derive', _tile_shortcut__derive1, (), TraceSpec('tile_shortcut', 'Condition tiles: ground', 'derive free_zones', (), ()), lambda s: 1, ()),
+    Step('text', _tile_shortcut__text1, (), _tile_shortcut__text1_trace, None, ()),
+    Step('derive', _tile_shortcut__derive1, (), _tile_shortcut__derive1_trace, lambda s: 1, ()),
 )
 """SHORTCUT (Condition tiles: ground).
 
@@ -7923,6 +9719,13 @@ _tile_fire__derive1: Final = DeriveSpec(
     name='fire_ag',
     condition='',
 )
+_tile_fire__derive1_trace: Final = TraceSpec(
+    'tile_fire',
+    'Condition tiles: hazards',
+    'derive fire_ag',
+    (),
+    (),
+)
 _tile_fire__text1: Final = TextSpec(
     key='tile_fire#3',
     rule='tile_fire',
@@ -7932,10 +9735,17 @@ _tile_fire__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_fire__text1_trace: Final = TraceSpec(
+    'tile_fire',
+    'Condition tiles: hazards',
+    'note: AG vs 4 or burn every round.',
+    (),
+    (),
+)
 
 _rule_tile_fire: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_fire__derive1, (), TraceSpec('tile_fire', 'Condition tiles: hazards', 'derive fire_ag', (), ()), lambda s: 4, ()),
-    Step('text', _tile_fire__text1, (), TraceSpec('tile_fire', 'Condition tiles: hazards', 'note: AG vs 4 or burn every round.', (), ()), None, ()),
+    Step('derive', _tile_fire__derive1, (), _tile_fire__derive1_trace, lambda s: 4, ()),
+    Step('text', _tile_fire__text1, (), _tile_fire__text1_trace, None, ()),
 )
 """FIRE (Condition tiles: hazards).
 
@@ -7951,12 +9761,26 @@ _tile_danger__derive1: Final = DeriveSpec(
     name='danger_ag',
     condition='',
 )
+_tile_danger__derive1_trace: Final = TraceSpec(
+    'tile_danger',
+    'Condition tiles: hazards',
+    'derive danger_ag',
+    (),
+    (),
+)
 _tile_danger__derive2: Final = DeriveSpec(
     key='tile_danger#3',
     rule='tile_danger',
     source='Condition tiles: hazards',
     name='danger_damage',
     condition='',
+)
+_tile_danger__derive2_trace: Final = TraceSpec(
+    'tile_danger',
+    'Condition tiles: hazards',
+    'derive danger_damage',
+    (),
+    (),
 )
 _tile_danger__text1: Final = TextSpec(
     key='tile_danger#4',
@@ -7967,11 +9791,18 @@ _tile_danger__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_danger__text1_trace: Final = TraceSpec(
+    'tile_danger',
+    'Condition tiles: hazards',
+    'note: AG vs 4 or 2d6 damage.',
+    (),
+    (),
+)
 
 _rule_tile_danger: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_danger__derive1, (), TraceSpec('tile_danger', 'Condition tiles: hazards', 'derive danger_ag', (), ()), lambda s: 4, ()),
-    Step('derive', _tile_danger__derive2, (), TraceSpec('tile_danger', 'Condition tiles: hazards', 'derive danger_damage', (), ()), lambda s: Dice(((2, 6),)), ()),
-    Step('text', _tile_danger__text1, (), TraceSpec('tile_danger', 'Condition tiles: hazards', 'note: AG vs 4 or 2d6 damage.', (), ()), None, ()),
+    Step('derive', _tile_danger__derive1, (), _tile_danger__derive1_trace, lambda s: 4, ()),
+    Step('derive', _tile_danger__derive2, (), _tile_danger__derive2_trace, lambda s: Dice(((2, 6),)), ()),
+    Step('text', _tile_danger__text1, (), _tile_danger__text1_trace, None, ()),
 )
 """DANGER (Condition tiles: hazards).
 
@@ -7988,6 +9819,13 @@ _tile_test__derive1: Final = DeriveSpec(
     name='trait_test',
     condition='',
 )
+_tile_test__derive1_trace: Final = TraceSpec(
+    'tile_test',
+    'Condition tiles: hazards',
+    'derive trait_test',
+    (),
+    (),
+)
 _tile_test__text1: Final = TextSpec(
     key='tile_test#3',
     rule='tile_test',
@@ -7997,10 +9835,17 @@ _tile_test__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_test__text1_trace: Final = TraceSpec(
+    'tile_test',
+    'Condition tiles: hazards',
+    'note: Trait vs 4 test or Shaken.',
+    (),
+    (),
+)
 
 _rule_tile_test: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_test__derive1, (), TraceSpec('tile_test', 'Condition tiles: hazards', 'derive trait_test', (), ()), lambda s: 4, ()),
-    Step('text', _tile_test__text1, (), TraceSpec('tile_test', 'Condition tiles: hazards', 'note: Trait vs 4 test or Shaken.', (), ()), None, ()),
+    Step('derive', _tile_test__derive1, (), _tile_test__derive1_trace, lambda s: 4, ()),
+    Step('text', _tile_test__text1, (), _tile_test__text1_trace, None, ()),
 )
 """TEST (Condition tiles: hazards).
 
@@ -8016,6 +9861,13 @@ _tile_pit__derive1: Final = DeriveSpec(
     name='pit_notice',
     condition='',
 )
+_tile_pit__derive1_trace: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'derive pit_notice',
+    (),
+    (),
+)
 _tile_pit__derive2: Final = DeriveSpec(
     key='tile_pit#3',
     rule='tile_pit',
@@ -8023,12 +9875,26 @@ _tile_pit__derive2: Final = DeriveSpec(
     name='pit_ag',
     condition='',
 )
+_tile_pit__derive2_trace: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'derive pit_ag',
+    (),
+    (),
+)
 _tile_pit__derive3: Final = DeriveSpec(
     key='tile_pit#4',
     rule='tile_pit',
     source='Condition tiles: hazards',
     name='pit_damage',
     condition='',
+)
+_tile_pit__derive3_trace: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'derive pit_damage',
+    (),
+    (),
 )
 _tile_pit__text1: Final = TextSpec(
     key='tile_pit#5',
@@ -8039,12 +9905,19 @@ _tile_pit__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_pit__text1_trace: Final = TraceSpec(
+    'tile_pit',
+    'Condition tiles: hazards',
+    'note: Notice vs 4; AG vs 6 or 3d6 damage.',
+    (),
+    (),
+)
 
 _rule_tile_pit: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_pit__derive1, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'derive pit_notice', (), ()), lambda s: 4, ()),
-    Step('derive', _tile_pit__derive2, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'derive pit_ag', (), ()), lambda s: 6, ()),
-    Step('derive', _tile_pit__derive3, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'derive pit_damage', (), ()), lambda s: Dice(((3, 6),)), ()),
-    Step('text', _tile_pit__text1, (), TraceSpec('tile_pit', 'Condition tiles: hazards', 'note: Notice vs 4; AG vs 6 or 3d6 damage.', (), ()), None, ()),
+    Step('derive', _tile_pit__derive1, (), _tile_pit__derive1_trace, lambda s: 4, ()),
+    Step('derive', _tile_pit__derive2, (), _tile_pit__derive2_trace, lambda s: 6, ()),
+    Step('derive', _tile_pit__derive3, (), _tile_pit__derive3_trace, lambda s: Dice(((3, 6),)), ()),
+    Step('text', _tile_pit__text1, (), _tile_pit__text1_trace, None, ()),
 )
 """PIT (Condition tiles: hazards).
 
@@ -8062,12 +9935,26 @@ _tile_trap__derive1: Final = DeriveSpec(
     name='trap_notice',
     condition='',
 )
+_tile_trap__derive1_trace: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    'derive trap_notice',
+    (),
+    (),
+)
 _tile_trap__derive2: Final = DeriveSpec(
     key='tile_trap#3',
     rule='tile_trap',
     source='Condition tiles: hazards',
     name='trap_damage',
     condition='',
+)
+_tile_trap__derive2_trace: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    'derive trap_damage',
+    (),
+    (),
 )
 _tile_trap__mod1: Final = ModSpec(
     key='tile_trap#4',
@@ -8082,6 +9969,13 @@ _tile_trap__mod1: Final = ModSpec(
     condition='',
     label='TRAP: +2 Notice',
 )
+_tile_trap__mod1_trace: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    'noticed +2',
+    (),
+    (),
+)
 _tile_trap__text1: Final = TextSpec(
     key='tile_trap#5',
     rule='tile_trap',
@@ -8091,12 +9985,19 @@ _tile_trap__text1: Final = TextSpec(
     quote='Notice vs Set (6) or 3d6 damage / +2 Notice',
     condition='',
 )
+_tile_trap__text1_trace: Final = TraceSpec(
+    'tile_trap',
+    'Condition tiles: hazards',
+    "erratum: Read as: the trap's set value, 6 by default; springing it also gives enemies +2 to Notice the figure, like TRIP WIRE.",
+    (),
+    (),
+)
 
 _rule_tile_trap: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_trap__derive1, (), TraceSpec('tile_trap', 'Condition tiles: hazards', 'derive trap_notice', (), ()), lambda s: 6, ()),
-    Step('derive', _tile_trap__derive2, (), TraceSpec('tile_trap', 'Condition tiles: hazards', 'derive trap_damage', (), ()), lambda s: Dice(((3, 6),)), ()),
-    Step('mod', _tile_trap__mod1, (), TraceSpec('tile_trap', 'Condition tiles: hazards', 'noticed +2', (), ()), 2, ()),
-    Step('text', _tile_trap__text1, (), TraceSpec('tile_trap', 'Condition tiles: hazards', "erratum: Read as: the trap's set value, 6 by default; springing it also gives enemies +2 to Notice the figure, like TRIP WIRE.", (), ()), None, ()),
+    Step('derive', _tile_trap__derive1, (), _tile_trap__derive1_trace, lambda s: 6, ()),
+    Step('derive', _tile_trap__derive2, (), _tile_trap__derive2_trace, lambda s: Dice(((3, 6),)), ()),
+    Step('mod', _tile_trap__mod1, (), _tile_trap__mod1_trace, 2, ()),
+    Step('text', _tile_trap__text1, (), _tile_trap__text1_trace, None, ()),
 )
 """TRAP (Condition tiles: hazards).
 
@@ -8114,6 +10015,13 @@ _tile_trip_wire__derive1: Final = DeriveSpec(
     name='trip_wire_notice',
     condition='',
 )
+_tile_trip_wire__derive1_trace: Final = TraceSpec(
+    'tile_trip_wire',
+    'Condition tiles: alarms',
+    'derive trip_wire_notice',
+    (),
+    (),
+)
 _tile_trip_wire__mod1: Final = ModSpec(
     key='tile_trip_wire#3',
     rule='tile_trip_wire',
@@ -8127,6 +10035,13 @@ _tile_trip_wire__mod1: Final = ModSpec(
     condition='',
     label='TRIP WIRE: +2 Notice if not spotted',
 )
+_tile_trip_wire__mod1_trace: Final = TraceSpec(
+    'tile_trip_wire',
+    'Condition tiles: alarms',
+    'noticed +2',
+    (),
+    (),
+)
 _tile_trip_wire__text1: Final = TextSpec(
     key='tile_trip_wire#4',
     rule='tile_trip_wire',
@@ -8136,11 +10051,18 @@ _tile_trip_wire__text1: Final = TextSpec(
     quote='Notice vs 6 or +2 Notice',
     condition='',
 )
+_tile_trip_wire__text1_trace: Final = TraceSpec(
+    'tile_trip_wire',
+    'Condition tiles: alarms',
+    'erratum: Read as: failing to spot it gives enemies +2 to Notice the figure.',
+    (),
+    (),
+)
 
 _rule_tile_trip_wire: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_trip_wire__derive1, (), TraceSpec('tile_trip_wire', 'Condition tiles: alarms', 'derive trip_wire_notice', (), ()), lambda s: 6, ()),
-    Step('mod', _tile_trip_wire__mod1, (), TraceSpec('tile_trip_wire', 'Condition tiles: alarms', 'noticed +2', (), ()), 2, ()),
-    Step('text', _tile_trip_wire__text1, (), TraceSpec('tile_trip_wire', 'Condition tiles: alarms', 'erratum: Read as: failing to spot it gives enemies +2 to Notice the figure.', (), ()), None, ()),
+    Step('derive', _tile_trip_wire__derive1, (), _tile_trip_wire__derive1_trace, lambda s: 6, ()),
+    Step('mod', _tile_trip_wire__mod1, (), _tile_trip_wire__mod1_trace, 2, ()),
+    Step('text', _tile_trip_wire__text1, (), _tile_trip_wire__text1_trace, None, ()),
 )
 """TRIP WIRE (Condition tiles: alarms).
 
@@ -8157,6 +10079,13 @@ _tile_alarm__derive1: Final = DeriveSpec(
     name='alarm_notice',
     condition='',
 )
+_tile_alarm__derive1_trace: Final = TraceSpec(
+    'tile_alarm',
+    'Condition tiles: alarms',
+    'derive alarm_notice',
+    (),
+    (),
+)
 _tile_alarm__mod1: Final = ModSpec(
     key='tile_alarm#3',
     rule='tile_alarm',
@@ -8170,10 +10099,17 @@ _tile_alarm__mod1: Final = ModSpec(
     condition='',
     label='ALARM: +4 Notice if not spotted',
 )
+_tile_alarm__mod1_trace: Final = TraceSpec(
+    'tile_alarm',
+    'Condition tiles: alarms',
+    'noticed +4',
+    (),
+    (),
+)
 
 _rule_tile_alarm: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_alarm__derive1, (), TraceSpec('tile_alarm', 'Condition tiles: alarms', 'derive alarm_notice', (), ()), lambda s: 6, ()),
-    Step('mod', _tile_alarm__mod1, (), TraceSpec('tile_alarm', 'Condition tiles: alarms', 'noticed +4', (), ()), 4, ()),
+    Step('derive', _tile_alarm__derive1, (), _tile_alarm__derive1_trace, lambda s: 6, ()),
+    Step('mod', _tile_alarm__mod1, (), _tile_alarm__mod1_trace, 4, ()),
 )
 """ALARM (Condition tiles: alarms).
 
@@ -8190,6 +10126,13 @@ _tile_hideyhole__derive1: Final = DeriveSpec(
     name='surprise',
     condition='',
 )
+_tile_hideyhole__derive1_trace: Final = TraceSpec(
+    'tile_hideyhole',
+    'Condition tiles: alarms',
+    'derive surprise',
+    (),
+    (),
+)
 _tile_hideyhole__text1: Final = TextSpec(
     key='tile_hideyhole#3',
     rule='tile_hideyhole',
@@ -8199,10 +10142,17 @@ _tile_hideyhole__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_tile_hideyhole__text1_trace: Final = TraceSpec(
+    'tile_hideyhole',
+    'Condition tiles: alarms',
+    'note: Surprise attack by opponent.',
+    (),
+    (),
+)
 
 _rule_tile_hideyhole: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_hideyhole__derive1, (), TraceSpec('tile_hideyhole', 'Condition tiles: alarms', 'derive surprise', (), ()), lambda s: True, ()),
-    Step('text', _tile_hideyhole__text1, (), TraceSpec('tile_hideyhole', 'Condition tiles: alarms', 'note: Surprise attack by opponent.', (), ()), None, ()),
+    Step('derive', _tile_hideyhole__derive1, (), _tile_hideyhole__derive1_trace, lambda s: True, ()),
+    Step('text', _tile_hideyhole__text1, (), _tile_hideyhole__text1_trace, None, ()),
 )
 """HIDEYHOLE (Condition tiles: alarms).
 
@@ -8224,9 +10174,16 @@ _tile_advantage__mod1: Final = ModSpec(
     condition='',
     label='ADVANTAGE: +1 to all actions option',
 )
+_tile_advantage__mod1_trace: Final = TraceSpec(
+    'tile_advantage',
+    'Condition tiles: positions',
+    'all_actions +1',
+    (),
+    (),
+)
 
 _rule_tile_advantage: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_advantage__mod1, (), TraceSpec('tile_advantage', 'Condition tiles: positions', 'all_actions +1', (), ()), 1, ()),
+    Step('mod', _tile_advantage__mod1, (), _tile_advantage__mod1_trace, 1, ()),
 )
 """ADVANTAGE (Condition tiles: positions).
 
@@ -8248,6 +10205,13 @@ _tile_concealment__mod1: Final = ModSpec(
     condition='',
     label='CONCEALMENT: +2 vs Drag',
 )
+_tile_concealment__mod1_trace: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'drag_resist +2',
+    (),
+    (),
+)
 _tile_concealment__mod2: Final = ModSpec(
     key='tile_concealment#3',
     rule='tile_concealment',
@@ -8260,6 +10224,13 @@ _tile_concealment__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='CONCEALMENT',
+)
+_tile_concealment__mod2_trace: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'stealth +1',
+    (),
+    (),
 )
 _tile_concealment__mod3: Final = ModSpec(
     key='tile_concealment#4',
@@ -8274,6 +10245,13 @@ _tile_concealment__mod3: Final = ModSpec(
     condition='',
     label='CONCEALMENT: 2 Cover option',
 )
+_tile_concealment__mod3_trace: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'cover +2',
+    (),
+    (),
+)
 _tile_concealment__mod4: Final = ModSpec(
     key='tile_concealment#5',
     rule='tile_concealment',
@@ -8287,12 +10265,19 @@ _tile_concealment__mod4: Final = ModSpec(
     condition='',
     label='CONCEALMENT: Tuff vs AOE',
 )
+_tile_concealment__mod4_trace: Final = TraceSpec(
+    'tile_concealment',
+    'Condition tiles: positions',
+    'tuff_aoe +2',
+    (),
+    (),
+)
 
 _rule_tile_concealment: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_concealment__mod1, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'drag_resist +2', (), ()), 2, ()),
-    Step('mod', _tile_concealment__mod2, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'stealth +1', (), ()), 1, ()),
-    Step('mod', _tile_concealment__mod3, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'cover +2', (), ()), 2, ()),
-    Step('mod', _tile_concealment__mod4, (), TraceSpec('tile_concealment', 'Condition tiles: positions', 'tuff_aoe +2', (), ()), 2, ()),
+    Step('mod', _tile_concealment__mod1, (), _tile_concealment__mod1_trace, 2, ()),
+    Step('mod', _tile_concealment__mod2, (), _tile_concealment__mod2_trace, 1, ()),
+    Step('mod', _tile_concealment__mod3, (), _tile_concealment__mod3_trace, 2, ()),
+    Step('mod', _tile_concealment__mod4, (), _tile_concealment__mod4_trace, 2, ()),
 )
 """CONCEALMENT (Condition tiles: positions).
 
@@ -8317,6 +10302,13 @@ _tile_defensive__mod1: Final = ModSpec(
     condition='',
     label='DEFENSIVE: +2 to resist Drag',
 )
+_tile_defensive__mod1_trace: Final = TraceSpec(
+    'tile_defensive',
+    'Condition tiles: positions',
+    'drag_resist +2',
+    (),
+    (),
+)
 _tile_defensive__mod2: Final = ModSpec(
     key='tile_defensive#3',
     rule='tile_defensive',
@@ -8329,6 +10321,13 @@ _tile_defensive__mod2: Final = ModSpec(
     rounding=None,
     condition='',
     label='DEFENSIVE: Tuffness vs ranged',
+)
+_tile_defensive__mod2_trace: Final = TraceSpec(
+    'tile_defensive',
+    'Condition tiles: positions',
+    'tuff_ranged +2',
+    (),
+    (),
 )
 _tile_defensive__mod3: Final = ModSpec(
     key='tile_defensive#4',
@@ -8343,11 +10342,18 @@ _tile_defensive__mod3: Final = ModSpec(
     condition='',
     label='DEFENSIVE: Tuffness vs AOE',
 )
+_tile_defensive__mod3_trace: Final = TraceSpec(
+    'tile_defensive',
+    'Condition tiles: positions',
+    'tuff_aoe +2',
+    (),
+    (),
+)
 
 _rule_tile_defensive: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_defensive__mod1, (), TraceSpec('tile_defensive', 'Condition tiles: positions', 'drag_resist +2', (), ()), 2, ()),
-    Step('mod', _tile_defensive__mod2, (), TraceSpec('tile_defensive', 'Condition tiles: positions', 'tuff_ranged +2', (), ()), 2, ()),
-    Step('mod', _tile_defensive__mod3, (), TraceSpec('tile_defensive', 'Condition tiles: positions', 'tuff_aoe +2', (), ()), 2, ()),
+    Step('mod', _tile_defensive__mod1, (), _tile_defensive__mod1_trace, 2, ()),
+    Step('mod', _tile_defensive__mod2, (), _tile_defensive__mod2_trace, 2, ()),
+    Step('mod', _tile_defensive__mod3, (), _tile_defensive__mod3_trace, 2, ()),
 )
 """DEFENSIVE (Condition tiles: positions).
 
@@ -8376,12 +10382,26 @@ _sporadic_encounter__roll1: Final = RollSpec(
     notes=(),
     condition='when moving',
 )
+_sporadic_encounter__roll1_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'roll sporadic',
+    ('when moving',),
+    (('moving',),),
+)
 _sporadic_encounter__derive1: Final = DeriveSpec(
     key='sporadic_encounter#3',
     rule='sporadic_encounter',
     source='Sporadics',
     name='targeted_chance',
     condition='',
+)
+_sporadic_encounter__derive1_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'derive targeted_chance',
+    (),
+    (),
 )
 _sporadic_encounter__text1: Final = TextSpec(
     key='sporadic_encounter#4',
@@ -8392,6 +10412,13 @@ _sporadic_encounter__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_encounter__text1_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'note: Sporadics are blocks/options open to anyone: move to one and seek it out, and your figure is placed on its block; you keep the benefit as long as you do not move (others can move to you, but you keep the benefit if plausible).',
+    (),
+    (),
+)
 _sporadic_encounter__text2: Final = TextSpec(
     key='sporadic_encounter#5',
     rule='sporadic_encounter',
@@ -8400,6 +10427,13 @@ _sporadic_encounter__text2: Final = TextSpec(
     text='Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.',
     quote=None,
     condition='',
+)
+_sporadic_encounter__text2_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'note: Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.',
+    (),
+    (),
 )
 _sporadic_encounter__text3: Final = TextSpec(
     key='sporadic_encounter#6',
@@ -8410,6 +10444,13 @@ _sporadic_encounter__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_encounter__text3_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    "note: Moving sporadics go into the sequence of play and randomly target a group on their action, with a few extra 'no target' options; a bunch of engaged figures is one target.",
+    (),
+    (),
+)
 _sporadic_encounter__text4: Final = TextSpec(
     key='sporadic_encounter#7',
     rule='sporadic_encounter',
@@ -8418,6 +10459,13 @@ _sporadic_encounter__text4: Final = TextSpec(
     text='Sporadics can be generated by deliberate actions or random events; Bennies can be spent to create one.',
     quote=None,
     condition='',
+)
+_sporadic_encounter__text4_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'note: Sporadics can be generated by deliberate actions or random events; Bennies can be spent to create one.',
+    (),
+    (),
 )
 _sporadic_encounter__text5: Final = TextSpec(
     key='sporadic_encounter#8',
@@ -8428,15 +10476,22 @@ _sporadic_encounter__text5: Final = TextSpec(
     quote='As long as you do not move you eep the benefit. Others can move to you but you keep the benefit is plausible.',
     condition='',
 )
+_sporadic_encounter__text5_trace: Final = TraceSpec(
+    'sporadic_encounter',
+    'Sporadics',
+    'erratum: "eep" is read as "keep" and "is plausible" as "if plausible".',
+    (),
+    (),
+)
 
 _rule_sporadic_encounter: Final[tuple[Step, ...]] = (
-    Step('roll', _sporadic_encounter__roll1, (lambda s: s.v['moving'],), TraceSpec('sporadic_encounter', 'Sporadics', 'roll sporadic', ('when moving',), (('moving',),)), (lambda s: (1, 0, None, 0), ()), (('moving', 0),)),
-    Step('derive', _sporadic_encounter__derive1, (), TraceSpec('sporadic_encounter', 'Sporadics', 'derive targeted_chance', (), ()), lambda s: Fraction(1) / (s.v['target_groups'] + s.v['blank_options']), (('target_groups', 0), ('blank_options', 0))),
-    Step('text', _sporadic_encounter__text1, (), TraceSpec('sporadic_encounter', 'Sporadics', 'note: Sporadics are blocks/options open to anyone: move to one and seek it out, and your figure is placed on its block; you keep the benefit as long as you do not move (others can move to you, but you keep the benefit if plausible).', (), ()), None, ()),
-    Step('text', _sporadic_encounter__text2, (), TraceSpec('sporadic_encounter', 'Sporadics', 'note: Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.', (), ()), None, ()),
-    Step('text', _sporadic_encounter__text3, (), TraceSpec('sporadic_encounter', 'Sporadics', "note: Moving sporadics go into the sequence of play and randomly target a group on their action, with a few extra 'no target' options; a bunch of engaged figures is one target.", (), ()), None, ()),
-    Step('text', _sporadic_encounter__text4, (), TraceSpec('sporadic_encounter', 'Sporadics', 'note: Sporadics can be generated by deliberate actions or random events; Bennies can be spent to create one.', (), ()), None, ()),
-    Step('text', _sporadic_encounter__text5, (), TraceSpec('sporadic_encounter', 'Sporadics', 'erratum: "eep" is read as "keep" and "is plausible" as "if plausible".', (), ()), None, ()),
+    Step('roll', _sporadic_encounter__roll1, (lambda s: s.v['moving'],), _sporadic_encounter__roll1_trace, (lambda s: (1, 0, None, 0), ()), (('moving', 0),)),
+    Step('derive', _sporadic_encounter__derive1, (), _sporadic_encounter__derive1_trace, lambda s: Fraction(1) / (s.v['target_groups'] + s.v['blank_options']), (('target_groups', 0), ('blank_options', 0))),
+    Step('text', _sporadic_encounter__text1, (), _sporadic_encounter__text1_trace, None, ()),
+    Step('text', _sporadic_encounter__text2, (), _sporadic_encounter__text2_trace, None, ()),
+    Step('text', _sporadic_encounter__text3, (), _sporadic_encounter__text3_trace, None, ()),
+    Step('text', _sporadic_encounter__text4, (), _sporadic_encounter__text4_trace, None, ()),
+    Step('text', _sporadic_encounter__text5, (), _sporadic_encounter__text5_trace, None, ()),
 )
 """Sporadics (Sporadics).
 
@@ -8455,6 +10510,13 @@ _sporadic_pit__text1: Final = TextSpec(
     quote=None,
     condition='when failed_ag',
 )
+_sporadic_pit__text1_trace: Final = TraceSpec(
+    'sporadic_pit',
+    'List of sporadic',
+    'cannot stand up: permanently PRONE until out of the pit (ST to get out)',
+    ('when failed_ag',),
+    (('failed_ag',),),
+)
 _sporadic_pit__text2: Final = TextSpec(
     key='sporadic_pit#3',
     rule='sporadic_pit',
@@ -8464,10 +10526,17 @@ _sporadic_pit__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_pit__text2_trace: Final = TraceSpec(
+    'sporadic_pit',
+    'List of sporadic',
+    'note: You fall down: AG to avoid, ST to get out of it.',
+    (),
+    (),
+)
 
 _rule_sporadic_pit: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_pit__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_pit', 'List of sporadic', 'cannot stand up: permanently PRONE until out of the pit (ST to get out)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
-    Step('text', _sporadic_pit__text2, (), TraceSpec('sporadic_pit', 'List of sporadic', 'note: You fall down: AG to avoid, ST to get out of it.', (), ()), None, ()),
+    Step('text', _sporadic_pit__text1, (lambda s: s.v['failed_ag'],), _sporadic_pit__text1_trace, None, (('failed_ag', 0),)),
+    Step('text', _sporadic_pit__text2, (), _sporadic_pit__text2_trace, None, ()),
 )
 """Pit (sporadic) (List of sporadic).
 
@@ -8485,6 +10554,13 @@ _sporadic_walls__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_walls__text1_trace: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)',
+    (),
+    (),
+)
 _sporadic_walls__mod1: Final = ModSpec(
     key='sporadic_walls#3.1',
     rule='sporadic_walls',
@@ -8498,6 +10574,13 @@ _sporadic_walls__mod1: Final = ModSpec(
     condition='when adopted',
     label='the wall adopted as a Defensible 2',
 )
+_sporadic_walls__mod1_trace: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'stacking max 2',
+    ('when adopted',),
+    (('adopted',),),
+)
 _sporadic_walls__text2: Final = TextSpec(
     key='sporadic_walls#4',
     rule='sporadic_walls',
@@ -8507,11 +10590,18 @@ _sporadic_walls__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_walls__text2_trace: Final = TraceSpec(
+    'sporadic_walls',
+    'List of sporadic',
+    'note: Your turn ends and you are free to move next round.',
+    (),
+    (),
+)
 
 _rule_sporadic_walls: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_walls__text1, (), TraceSpec('sporadic_walls', 'List of sporadic', 'cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)', (), ()), None, ()),
-    Step('mod', _sporadic_walls__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_walls', 'List of sporadic', 'stacking max 2', ('when adopted',), (('adopted',),)), 2, (('adopted', 0),)),
-    Step('text', _sporadic_walls__text2, (), TraceSpec('sporadic_walls', 'List of sporadic', 'note: Your turn ends and you are free to move next round.', (), ()), None, ()),
+    Step('text', _sporadic_walls__text1, (), _sporadic_walls__text1_trace, None, ()),
+    Step('mod', _sporadic_walls__mod1, (lambda s: s.v['adopted'],), _sporadic_walls__mod1_trace, 2, (('adopted', 0),)),
+    Step('text', _sporadic_walls__text2, (), _sporadic_walls__text2_trace, None, ()),
 )
 """Walls (sporadic) (List of sporadic).
 
@@ -8530,10 +10620,17 @@ _sporadic_doorway__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_doorway__text1_trace: Final = TraceSpec(
+    'sporadic_doorway',
+    'List of sporadic',
+    'note: A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.',
+    (),
+    (),
+)
 
 _rule_sporadic_doorway: Final[tuple[Step, ...]] = (
     Step('part', 'sporadic_walls', (lambda s: not s.v['door_open'],), TraceSpec('sporadic_doorway', 'List of sporadic', 'as sporadic_walls', ('unless door_open',), (('door_open',),))),
-    Step('text', _sporadic_doorway__text1, (), TraceSpec('sporadic_doorway', 'List of sporadic', 'note: A closed doorway: ST to break it down. It may be locked. A wall until unlocked or broken.', (), ()), None, ()),
+    Step('text', _sporadic_doorway__text1, (), _sporadic_doorway__text1_trace, None, ()),
 )
 """Doorway (sporadic) (List of sporadic).
 
@@ -8551,10 +10648,17 @@ _sporadic_window__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_window__text1_trace: Final = TraceSpec(
+    'sporadic_window',
+    'List of sporadic',
+    'note: Same as a door, but easier to break.',
+    (),
+    (),
+)
 
 _rule_sporadic_window: Final[tuple[Step, ...]] = (
     Step('part', 'sporadic_doorway', (), TraceSpec('sporadic_window', 'List of sporadic', 'as sporadic_doorway', (), ())),
-    Step('text', _sporadic_window__text1, (), TraceSpec('sporadic_window', 'List of sporadic', 'note: Same as a door, but easier to break.', (), ()), None, ()),
+    Step('text', _sporadic_window__text1, (), _sporadic_window__text1_trace, None, ()),
 )
 """Window (sporadic) (List of sporadic).
 
@@ -8576,6 +10680,13 @@ _sporadic_furniture__mod1: Final = ModSpec(
     condition='when adopted',
     label='furniture adopted as COVER -2',
 )
+_sporadic_furniture__mod1_trace: Final = TraceSpec(
+    'sporadic_furniture',
+    'List of sporadic',
+    'cover +2',
+    ('when adopted',),
+    (('adopted',),),
+)
 _sporadic_furniture__text1: Final = TextSpec(
     key='sporadic_furniture#3.1',
     rule='sporadic_furniture',
@@ -8584,6 +10695,13 @@ _sporadic_furniture__text1: Final = TextSpec(
     text='move on past the furniture: it is an obstacle (AG to avoid)',
     quote=None,
     condition='when failed_ag',
+)
+_sporadic_furniture__text1_trace: Final = TraceSpec(
+    'sporadic_furniture',
+    'List of sporadic',
+    'cannot move on past the furniture: it is an obstacle (AG to avoid)',
+    ('when failed_ag',),
+    (('failed_ag',),),
 )
 _sporadic_furniture__text2: Final = TextSpec(
     key='sporadic_furniture#4',
@@ -8594,11 +10712,18 @@ _sporadic_furniture__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_furniture__text2_trace: Final = TraceSpec(
+    'sporadic_furniture',
+    'List of sporadic',
+    "note: It may be thrown at opponents, at the GM's call.",
+    (),
+    (),
+)
 
 _rule_sporadic_furniture: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_furniture__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_furniture', 'List of sporadic', 'cover +2', ('when adopted',), (('adopted',),)), 2, (('adopted', 0),)),
-    Step('text', _sporadic_furniture__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_furniture', 'List of sporadic', 'cannot move on past the furniture: it is an obstacle (AG to avoid)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
-    Step('text', _sporadic_furniture__text2, (), TraceSpec('sporadic_furniture', 'List of sporadic', "note: It may be thrown at opponents, at the GM's call.", (), ()), None, ()),
+    Step('mod', _sporadic_furniture__mod1, (lambda s: s.v['adopted'],), _sporadic_furniture__mod1_trace, 2, (('adopted', 0),)),
+    Step('text', _sporadic_furniture__text1, (lambda s: s.v['failed_ag'],), _sporadic_furniture__text1_trace, None, (('failed_ag', 0),)),
+    Step('text', _sporadic_furniture__text2, (), _sporadic_furniture__text2_trace, None, ()),
 )
 """Furniture (sporadic) (List of sporadic).
 
@@ -8621,6 +10746,13 @@ _sporadic_debris__mod1: Final = ModSpec(
     condition='',
     label='debris: cover -1',
 )
+_sporadic_debris__mod1_trace: Final = TraceSpec(
+    'sporadic_debris',
+    'List of sporadic',
+    'cover +1',
+    (),
+    (),
+)
 _sporadic_debris__text1: Final = TextSpec(
     key='sporadic_debris#3.1',
     rule='sporadic_debris',
@@ -8630,10 +10762,17 @@ _sporadic_debris__text1: Final = TextSpec(
     quote=None,
     condition='when failed_ag',
 )
+_sporadic_debris__text1_trace: Final = TraceSpec(
+    'sporadic_debris',
+    'List of sporadic',
+    'cannot act further: the turn ends (failed AG)',
+    ('when failed_ag',),
+    (('failed_ag',),),
+)
 
 _rule_sporadic_debris: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_debris__mod1, (), TraceSpec('sporadic_debris', 'List of sporadic', 'cover +1', (), ()), 1, ()),
-    Step('text', _sporadic_debris__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_debris', 'List of sporadic', 'cannot act further: the turn ends (failed AG)', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
+    Step('mod', _sporadic_debris__mod1, (), _sporadic_debris__mod1_trace, 1, ()),
+    Step('text', _sporadic_debris__text1, (lambda s: s.v['failed_ag'],), _sporadic_debris__text1_trace, None, (('failed_ag', 0),)),
 )
 """Debris (sporadic) (List of sporadic).
 
@@ -8656,6 +10795,13 @@ _sporadic_vegetation__mod1: Final = ModSpec(
     condition='',
     label='vegetation: +1 or 2 to Stealth',
 )
+_sporadic_vegetation__mod1_trace: Final = TraceSpec(
+    'sporadic_vegetation',
+    'List of sporadic',
+    'stealth +vegetation_stealth',
+    (),
+    (),
+)
 _sporadic_vegetation__text1: Final = TextSpec(
     key='sporadic_vegetation#3',
     rule='sporadic_vegetation',
@@ -8665,10 +10811,17 @@ _sporadic_vegetation__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_vegetation__text1_trace: Final = TraceSpec(
+    'sporadic_vegetation',
+    'List of sporadic',
+    'note: May slow movement, may cause an AG roll, can provide cover.',
+    (),
+    (),
+)
 
 _rule_sporadic_vegetation: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_vegetation__mod1, (), TraceSpec('sporadic_vegetation', 'List of sporadic', 'stealth +vegetation_stealth', (), ()), lambda s: s.v['vegetation_stealth'], (('vegetation_stealth', 0),)),
-    Step('text', _sporadic_vegetation__text1, (), TraceSpec('sporadic_vegetation', 'List of sporadic', 'note: May slow movement, may cause an AG roll, can provide cover.', (), ()), None, ()),
+    Step('mod', _sporadic_vegetation__mod1, (), _sporadic_vegetation__mod1_trace, lambda s: s.v['vegetation_stealth'], (('vegetation_stealth', 0),)),
+    Step('text', _sporadic_vegetation__text1, (), _sporadic_vegetation__text1_trace, None, ()),
 )
 """Vegetation (sporadic) (List of sporadic).
 
@@ -8684,6 +10837,13 @@ _sporadic_traps__derive1: Final = DeriveSpec(
     name='traps_damage',
     condition='',
 )
+_sporadic_traps__derive1_trace: Final = TraceSpec(
+    'sporadic_traps',
+    'List of sporadic',
+    'derive traps_damage',
+    (),
+    (),
+)
 _sporadic_traps__text1: Final = TextSpec(
     key='sporadic_traps#3',
     rule='sporadic_traps',
@@ -8693,10 +10853,17 @@ _sporadic_traps__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_traps__text1_trace: Final = TraceSpec(
+    'sporadic_traps',
+    'List of sporadic',
+    'note: A Notice roll to spot it, an AG roll to avoid it.',
+    (),
+    (),
+)
 
 _rule_sporadic_traps: Final[tuple[Step, ...]] = (
-    Step('derive', _sporadic_traps__derive1, (), TraceSpec('sporadic_traps', 'List of sporadic', 'derive traps_damage', (), ()), lambda s: Dice(((2, 6),)).plus(1), ()),
-    Step('text', _sporadic_traps__text1, (), TraceSpec('sporadic_traps', 'List of sporadic', 'note: A Notice roll to spot it, an AG roll to avoid it.', (), ()), None, ()),
+    Step('derive', _sporadic_traps__derive1, (), _sporadic_traps__derive1_trace, lambda s: Dice(((2, 6),)).plus(1), ()),
+    Step('text', _sporadic_traps__text1, (), _sporadic_traps__text1_trace, None, ()),
 )
 """Traps (sporadic) (List of sporadic).
 
@@ -8714,6 +10881,13 @@ _sporadic_slippery__text1: Final = TextSpec(
     quote=None,
     condition='when failed_ag',
 )
+_sporadic_slippery__text1_trace: Final = TraceSpec(
+    'sporadic_slippery',
+    'List of sporadic',
+    'cannot keep moving: fallen PRONE and the turn ends',
+    ('when failed_ag',),
+    (('failed_ag',),),
+)
 _sporadic_slippery__text2: Final = TextSpec(
     key='sporadic_slippery#3',
     rule='sporadic_slippery',
@@ -8723,10 +10897,17 @@ _sporadic_slippery__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_slippery__text2_trace: Final = TraceSpec(
+    'sporadic_slippery',
+    'List of sporadic',
+    'note: AG roll not to fall prone and end the turn.',
+    (),
+    (),
+)
 
 _rule_sporadic_slippery: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_slippery__text1, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_slippery', 'List of sporadic', 'cannot keep moving: fallen PRONE and the turn ends', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
-    Step('text', _sporadic_slippery__text2, (), TraceSpec('sporadic_slippery', 'List of sporadic', 'note: AG roll not to fall prone and end the turn.', (), ()), None, ()),
+    Step('text', _sporadic_slippery__text1, (lambda s: s.v['failed_ag'],), _sporadic_slippery__text1_trace, None, (('failed_ag', 0),)),
+    Step('text', _sporadic_slippery__text2, (), _sporadic_slippery__text2_trace, None, ()),
 )
 """Slippery (sporadic) (List of sporadic).
 
@@ -8748,6 +10929,13 @@ _sporadic_slowing__mod1: Final = ModSpec(
     condition='',
     label='Slowing: -1 to -4 MA',
 )
+_sporadic_slowing__mod1_trace: Final = TraceSpec(
+    'sporadic_slowing',
+    'List of sporadic',
+    'pace -slowing_points',
+    (),
+    (),
+)
 _sporadic_slowing__text1: Final = TextSpec(
     key='sporadic_slowing#3',
     rule='sporadic_slowing',
@@ -8757,10 +10945,17 @@ _sporadic_slowing__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_slowing__text1_trace: Final = TraceSpec(
+    'sporadic_slowing',
+    'List of sporadic',
+    'note: Causes a movement check.',
+    (),
+    (),
+)
 
 _rule_sporadic_slowing: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_slowing__mod1, (), TraceSpec('sporadic_slowing', 'List of sporadic', 'pace -slowing_points', (), ()), lambda s: -s.v['slowing_points'], (('slowing_points', 0),)),
-    Step('text', _sporadic_slowing__text1, (), TraceSpec('sporadic_slowing', 'List of sporadic', 'note: Causes a movement check.', (), ()), None, ()),
+    Step('mod', _sporadic_slowing__mod1, (), _sporadic_slowing__mod1_trace, lambda s: -s.v['slowing_points'], (('slowing_points', 0),)),
+    Step('text', _sporadic_slowing__text1, (), _sporadic_slowing__text1_trace, None, ()),
 )
 """Slowing (sporadic) (List of sporadic).
 
@@ -8778,6 +10973,13 @@ _sporadic_fire__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_fire__text1_trace: Final = TraceSpec(
+    'sporadic_fire',
+    'List of sporadic',
+    'cannot stay put: you must MOVE next action or you DO catch fire',
+    (),
+    (),
+)
 _sporadic_fire__text2: Final = TextSpec(
     key='sporadic_fire#3.1',
     rule='sporadic_fire',
@@ -8786,6 +10988,13 @@ _sporadic_fire__text2: Final = TextSpec(
     text='Failed the AG roll: check for catching fire.',
     quote=None,
     condition='when failed_ag',
+)
+_sporadic_fire__text2_trace: Final = TraceSpec(
+    'sporadic_fire',
+    'List of sporadic',
+    'note: Failed the AG roll: check for catching fire.',
+    ('when failed_ag',),
+    (('failed_ag',),),
 )
 _sporadic_fire__text3: Final = TextSpec(
     key='sporadic_fire#4',
@@ -8796,11 +11005,18 @@ _sporadic_fire__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_fire__text3_trace: Final = TraceSpec(
+    'sporadic_fire',
+    'List of sporadic',
+    'note: You may JUMP over it.',
+    (),
+    (),
+)
 
 _rule_sporadic_fire: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_fire__text1, (), TraceSpec('sporadic_fire', 'List of sporadic', 'cannot stay put: you must MOVE next action or you DO catch fire', (), ()), None, ()),
-    Step('text', _sporadic_fire__text2, (lambda s: s.v['failed_ag'],), TraceSpec('sporadic_fire', 'List of sporadic', 'note: Failed the AG roll: check for catching fire.', ('when failed_ag',), (('failed_ag',),)), None, (('failed_ag', 0),)),
-    Step('text', _sporadic_fire__text3, (), TraceSpec('sporadic_fire', 'List of sporadic', 'note: You may JUMP over it.', (), ()), None, ()),
+    Step('text', _sporadic_fire__text1, (), _sporadic_fire__text1_trace, None, ()),
+    Step('text', _sporadic_fire__text2, (lambda s: s.v['failed_ag'],), _sporadic_fire__text2_trace, None, (('failed_ag', 0),)),
+    Step('text', _sporadic_fire__text3, (), _sporadic_fire__text3_trace, None, ()),
 )
 """Fire (sporadic) (List of sporadic).
 
@@ -8822,6 +11038,13 @@ _sporadic_defensible__mod1: Final = ModSpec(
     condition='when adopted',
     label='a Defensible spot: 1, 2 or 3 at a time',
 )
+_sporadic_defensible__mod1_trace: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'stacking max defensible_limit',
+    ('when adopted',),
+    (('adopted',),),
+)
 _sporadic_defensible__text1: Final = TextSpec(
     key='sporadic_defensible#2.2',
     rule='sporadic_defensible',
@@ -8830,6 +11053,13 @@ _sporadic_defensible__text1: Final = TextSpec(
     text='move without losing the Defensible spot',
     quote=None,
     condition='when adopted',
+)
+_sporadic_defensible__text1_trace: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'cannot move without losing the Defensible spot',
+    ('when adopted',),
+    (('adopted',),),
 )
 _sporadic_defensible__text2: Final = TextSpec(
     key='sporadic_defensible#2.3.1',
@@ -8840,6 +11070,13 @@ _sporadic_defensible__text2: Final = TextSpec(
     quote=None,
     condition='when adopted; when engaged',
 )
+_sporadic_defensible__text2_trace: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'cannot move while engaged: they have trapped you in it',
+    ('when adopted', 'when engaged'),
+    (('adopted',), ('engaged',)),
+)
 _sporadic_defensible__text3: Final = TextSpec(
     key='sporadic_defensible#3',
     rule='sporadic_defensible',
@@ -8849,12 +11086,19 @@ _sporadic_defensible__text3: Final = TextSpec(
     quote='(vack into a corner etc)',
     condition='',
 )
+_sporadic_defensible__text3_trace: Final = TraceSpec(
+    'sporadic_defensible',
+    'List of sporadic',
+    'erratum: "vack" is read as "back".',
+    (),
+    (),
+)
 
 _rule_sporadic_defensible: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_defensible__mod1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_defensible', 'List of sporadic', 'stacking max defensible_limit', ('when adopted',), (('adopted',),)), lambda s: s.v['defensible_limit'], (('adopted', 0), ('defensible_limit', 1))),
-    Step('text', _sporadic_defensible__text1, (lambda s: s.v['adopted'],), TraceSpec('sporadic_defensible', 'List of sporadic', 'cannot move without losing the Defensible spot', ('when adopted',), (('adopted',),)), None, (('adopted', 0),)),
-    Step('text', _sporadic_defensible__text2, (lambda s: s.v['adopted'], lambda s: s.v['engaged']), TraceSpec('sporadic_defensible', 'List of sporadic', 'cannot move while engaged: they have trapped you in it', ('when adopted', 'when engaged'), (('adopted',), ('engaged',))), None, (('adopted', 0), ('engaged', 1))),
-    Step('text', _sporadic_defensible__text3, (), TraceSpec('sporadic_defensible', 'List of sporadic', 'erratum: "vack" is read as "back".', (), ()), None, ()),
+    Step('mod', _sporadic_defensible__mod1, (lambda s: s.v['adopted'],), _sporadic_defensible__mod1_trace, lambda s: s.v['defensible_limit'], (('adopted', 0), ('defensible_limit', 1))),
+    Step('text', _sporadic_defensible__text1, (lambda s: s.v['adopted'],), _sporadic_defensible__text1_trace, None, (('adopted', 0),)),
+    Step('text', _sporadic_defensible__text2, (lambda s: s.v['adopted'], lambda s: s.v['engaged']), _sporadic_defensible__text2_trace, None, (('adopted', 0), ('engaged', 1))),
+    Step('text', _sporadic_defensible__text3, (), _sporadic_defensible__text3_trace, None, ()),
 )
 """Defensible (sporadic) (List of sporadic).
 
@@ -8874,9 +11118,16 @@ _sporadic_animals__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_animals__text1_trace: Final = TraceSpec(
+    'sporadic_animals',
+    'List of sporadic',
+    'note: Animals, wild or uncontrolled: the GM runs them as a moving sporadic.',
+    (),
+    (),
+)
 
 _rule_sporadic_animals: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_animals__text1, (), TraceSpec('sporadic_animals', 'List of sporadic', 'note: Animals, wild or uncontrolled: the GM runs them as a moving sporadic.', (), ()), None, ()),
+    Step('text', _sporadic_animals__text1, (), _sporadic_animals__text1_trace, None, ()),
 )
 """Animals (sporadic) (List of sporadic)."""
 
@@ -8889,6 +11140,13 @@ _sporadic_falling_debris__derive1: Final = DeriveSpec(
     name='falling_damage',
     condition='',
 )
+_sporadic_falling_debris__derive1_trace: Final = TraceSpec(
+    'sporadic_falling_debris',
+    'List of sporadic',
+    'derive falling_damage',
+    (),
+    (),
+)
 _sporadic_falling_debris__text1: Final = TextSpec(
     key='sporadic_falling_debris#3',
     rule='sporadic_falling_debris',
@@ -8898,10 +11156,17 @@ _sporadic_falling_debris__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_sporadic_falling_debris__text1_trace: Final = TraceSpec(
+    'sporadic_falling_debris',
+    'List of sporadic',
+    'note: AG to avoid or take 3d6 damage.',
+    (),
+    (),
+)
 
 _rule_sporadic_falling_debris: Final[tuple[Step, ...]] = (
-    Step('derive', _sporadic_falling_debris__derive1, (), TraceSpec('sporadic_falling_debris', 'List of sporadic', 'derive falling_damage', (), ()), lambda s: Dice(((3, 6),)), ()),
-    Step('text', _sporadic_falling_debris__text1, (), TraceSpec('sporadic_falling_debris', 'List of sporadic', 'note: AG to avoid or take 3d6 damage.', (), ()), None, ()),
+    Step('derive', _sporadic_falling_debris__derive1, (), _sporadic_falling_debris__derive1_trace, lambda s: Dice(((3, 6),)), ()),
+    Step('text', _sporadic_falling_debris__text1, (), _sporadic_falling_debris__text1_trace, None, ()),
 )
 """Falling debris (sporadic) (List of sporadic).
 
@@ -8917,6 +11182,13 @@ _card_draw__derive1: Final = DeriveSpec(
     name='tile_category',
     condition='',
 )
+_card_draw__derive1_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'derive tile_category',
+    (),
+    (),
+)
 _card_draw__mod1: Final = ModSpec(
     key='card_draw#3.1',
     rule='card_draw',
@@ -8929,6 +11201,13 @@ _card_draw__mod1: Final = ModSpec(
     rounding=None,
     condition='when high_rank >= 6 and high_rank <= 10',
     label='a card of 6 to 10: Medium',
+)
+_card_draw__mod1_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level min moderate',
+    ('when high_rank >= 6 and high_rank <= 10',),
+    (('high_rank',),),
 )
 _card_draw__mod2: Final = ModSpec(
     key='card_draw#4.1',
@@ -8943,6 +11222,13 @@ _card_draw__mod2: Final = ModSpec(
     condition='when same_suit == 2',
     label='a pair of the suit: Medium',
 )
+_card_draw__mod2_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level min moderate',
+    ('when same_suit == 2',),
+    (('same_suit',),),
+)
 _card_draw__mod3: Final = ModSpec(
     key='card_draw#5.1',
     rule='card_draw',
@@ -8955,6 +11241,13 @@ _card_draw__mod3: Final = ModSpec(
     rounding=None,
     condition='when same_suit == 3',
     label='three of the suit: Heavy',
+)
+_card_draw__mod3_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level min heavy',
+    ('when same_suit == 3',),
+    (('same_suit',),),
 )
 _card_draw__mod4: Final = ModSpec(
     key='card_draw#6.1',
@@ -8969,12 +11262,26 @@ _card_draw__mod4: Final = ModSpec(
     condition='when high_rank >= 11',
     label='a court card counts as any card of its suit',
 )
+_card_draw__mod4_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'tile_level = chosen_level',
+    ('when high_rank >= 11',),
+    (('high_rank',),),
+)
 _card_draw__derive2: Final = DeriveSpec(
     key='card_draw#6.2',
     rule='card_draw',
     source='Step 2; Step 3',
     name='starts_with_benny',
     condition='when high_rank >= 11',
+)
+_card_draw__derive2_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'derive starts_with_benny',
+    ('when high_rank >= 11',),
+    (('high_rank',),),
 )
 _card_draw__text1: Final = TextSpec(
     key='card_draw#7',
@@ -8985,6 +11292,13 @@ _card_draw__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
+_card_draw__text1_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'note: Step 1: if surprise is not pre-determined by events or the GM, make Notice rolls (all players, and one roll by the GM with WC).',
+    (),
+    (),
+)
 _card_draw__text2: Final = TextSpec(
     key='card_draw#8',
     rule='card_draw',
@@ -8993,6 +11307,13 @@ _card_draw__text2: Final = TextSpec(
     text='Step 2: each side draws 3 cards (bennies buy one more or one fewer each). Starting with the team in the centre, the sides play one effect at a time, alternating; generally one tile per card.',
     quote=None,
     condition='',
+)
+_card_draw__text2_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'note: Step 2: each side draws 3 cards (bennies buy one more or one fewer each). Starting with the team in the centre, the sides play one effect at a time, alternating; generally one tile per card.',
+    (),
+    (),
 )
 _card_draw__text3: Final = TextSpec(
     key='card_draw#9',
@@ -9003,6 +11324,13 @@ _card_draw__text3: Final = TextSpec(
     quote=None,
     condition='',
 )
+_card_draw__text3_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    "note: Bennies can create and lay extra copies of existing tiles (after the card tiles; not for map-wide effects), the benny placed on the tile. A tile with a benny can be ignored for one player's action and the opposition takes the benny; the active player can also place a benny to ignore a tile. An ignored tile is a time when the conditions wane or clear.",
+    (),
+    (),
+)
 _card_draw__text4: Final = TextSpec(
     key='card_draw#10',
     rule='card_draw',
@@ -9011,6 +11339,13 @@ _card_draw__text4: Final = TextSpec(
     text='With "Bonus options: On Pairs: / On Triples: / On Straights:" left empty, the level is read from the example: one card gives Minor (2 to 5) or Medium (6 to 10) by its rank, a pair at least Medium, three of a suit Heavy; the lower cards of a group are ignored. The source gives no rule for straights.',
     quote='Multiple suit cards (eg 2 diamonds) can be played together as one to gain the level of effect.',
     condition='',
+)
+_card_draw__text4_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'erratum: With "Bonus options: On Pairs: / On Triples: / On Straights:" left empty, the level is read from the example: one card gives Minor (2 to 5) or Medium (6 to 10) by its rank, a pair at least Medium, three of a suit Heavy; the lower cards of a group are ignored. The source gives no rule for straights.',
+    (),
+    (),
 )
 _card_draw__text5: Final = TextSpec(
     key='card_draw#11',
@@ -9021,6 +11356,13 @@ _card_draw__text5: Final = TextSpec(
     quote='5D = Minor sight tile (ignored due to higher card) / 8D = Medium sight tile',
     condition='',
 )
+_card_draw__text5_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    "erratum: Only 5 (Minor) and 8 (Medium) are given; the split is read as 2-5 Minor and 6-10 Medium. Minor, Medium and the third level are the tiles' Light, Moderate and Heavy.",
+    (),
+    (),
+)
 _card_draw__text6: Final = TextSpec(
     key='card_draw#12',
     rule='card_draw',
@@ -9029,6 +11371,13 @@ _card_draw__text6: Final = TextSpec(
     text='The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.',
     quote='From the cards drawn compare to the following via suits and number of each.',
     condition='',
+)
+_card_draw__text6_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'erratum: The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.',
+    (),
+    (),
 )
 _card_draw__text7: Final = TextSpec(
     key='card_draw#13',
@@ -9039,21 +11388,28 @@ _card_draw__text7: Final = TextSpec(
     quote='KS = counts as any Spade card, tiles starts with a benny, player choice.',
     condition='',
 )
+_card_draw__text7_trace: Final = TraceSpec(
+    'card_draw',
+    'Step 2; Step 3',
+    'erratum: Read for every court card (J, Q, K) and the Ace: the player chooses the level.',
+    (),
+    (),
+)
 
 _rule_card_draw: Final[tuple[Step, ...]] = (
-    Step('derive', _card_draw__derive1, (), TraceSpec('card_draw', 'Step 2; Step 3', 'derive tile_category', (), ()), lambda s: s.lookup('suit_category', (s.v['suit'],), 'category'), (('suit', 0),)),
-    Step('mod', _card_draw__mod1, (lambda s: s.v['high_rank'] >= 6 and s.v['high_rank'] <= 10,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level min moderate', ('when high_rank >= 6 and high_rank <= 10',), (('high_rank',),)), 'moderate', (('high_rank', 0),)),
-    Step('mod', _card_draw__mod2, (lambda s: s.v['same_suit'] == 2,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level min moderate', ('when same_suit == 2',), (('same_suit',),)), 'moderate', (('same_suit', 0),)),
-    Step('mod', _card_draw__mod3, (lambda s: s.v['same_suit'] == 3,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level min heavy', ('when same_suit == 3',), (('same_suit',),)), 'heavy', (('same_suit', 0),)),
-    Step('mod', _card_draw__mod4, (lambda s: s.v['high_rank'] >= 11,), TraceSpec('card_draw', 'Step 2; Step 3', 'tile_level = chosen_level', ('when high_rank >= 11',), (('high_rank',),)), lambda s: s.v['chosen_level'], (('high_rank', 0), ('chosen_level', 1))),
-    Step('derive', _card_draw__derive2, (lambda s: s.v['high_rank'] >= 11,), TraceSpec('card_draw', 'Step 2; Step 3', 'derive starts_with_benny', ('when high_rank >= 11',), (('high_rank',),)), lambda s: True, (('high_rank', 0),)),
-    Step('text', _card_draw__text1, (), TraceSpec('card_draw', 'Step 2; Step 3', 'note: Step 1: if surprise is not pre-determined by events or the GM, make Notice rolls (all players, and one roll by the GM with WC).', (), ()), None, ()),
-    Step('text', _card_draw__text2, (), TraceSpec('card_draw', 'Step 2; Step 3', 'note: Step 2: each side draws 3 cards (bennies buy one more or one fewer each). Starting with the team in the centre, the sides play one effect at a time, alternating; generally one tile per card.', (), ()), None, ()),
-    Step('text', _card_draw__text3, (), TraceSpec('card_draw', 'Step 2; Step 3', "note: Bennies can create and lay extra copies of existing tiles (after the card tiles; not for map-wide effects), the benny placed on the tile. A tile with a benny can be ignored for one player's action and the opposition takes the benny; the active player can also place a benny to ignore a tile. An ignored tile is a time when the conditions wane or clear.", (), ()), None, ()),
-    Step('text', _card_draw__text4, (), TraceSpec('card_draw', 'Step 2; Step 3', 'erratum: With "Bonus options: On Pairs: / On Triples: / On Straights:" left empty, the level is read from the example: one card gives Minor (2 to 5) or Medium (6 to 10) by its rank, a pair at least Medium, three of a suit Heavy; the lower cards of a group are ignored. The source gives no rule for straights.', (), ()), None, ()),
-    Step('text', _card_draw__text5, (), TraceSpec('card_draw', 'Step 2; Step 3', "erratum: Only 5 (Minor) and 8 (Medium) are given; the split is read as 2-5 Minor and 6-10 Medium. Minor, Medium and the third level are the tiles' Light, Moderate and Heavy.", (), ()), None, ()),
-    Step('text', _card_draw__text6, (), TraceSpec('card_draw', 'Step 2; Step 3', 'erratum: The source never lists which tiles belong to which category; its example puts RAIN under DIAMONDS (sight) and a BARRIER (a wall with a door and window) under SPADES. The rulebook gives the category and the level; the players pick a tile that fits the category.', (), ()), None, ()),
-    Step('text', _card_draw__text7, (), TraceSpec('card_draw', 'Step 2; Step 3', 'erratum: Read for every court card (J, Q, K) and the Ace: the player chooses the level.', (), ()), None, ()),
+    Step('derive', _card_draw__derive1, (), _card_draw__derive1_trace, lambda s: s.lookup('suit_category', (s.v['suit'],), 'category'), (('suit', 0),)),
+    Step('mod', _card_draw__mod1, (lambda s: s.v['high_rank'] >= 6 and s.v['high_rank'] <= 10,), _card_draw__mod1_trace, 'moderate', (('high_rank', 0),)),
+    Step('mod', _card_draw__mod2, (lambda s: s.v['same_suit'] == 2,), _card_draw__mod2_trace, 'moderate', (('same_suit', 0),)),
+    Step('mod', _card_draw__mod3, (lambda s: s.v['same_suit'] == 3,), _card_draw__mod3_trace, 'heavy', (('same_suit', 0),)),
+    Step('mod', _card_draw__mod4, (lambda s: s.v['high_rank'] >= 11,), _card_draw__mod4_trace, lambda s: s.v['chosen_level'], (('high_rank', 0), ('chosen_level', 1))),
+    Step('derive', _card_draw__derive2, (lambda s: s.v['high_rank'] >= 11,), _card_draw__derive2_trace, lambda s: True, (('high_rank', 0),)),
+    Step('text', _card_draw__text1, (), _card_draw__text1_trace, None, ()),
+    Step('text', _card_draw__text2, (), _card_draw__text2_trace, None, ()),
+    Step('text', _card_draw__text3, (), _card_draw__text3_trace, None, ()),
+    Step('text', _card_draw__text4, (), _card_draw__text4_trace, None, ()),
+    Step('text', _card_draw__text5, (), _card_draw__text5_trace, None, ()),
+    Step('text', _card_draw__text6, (), _card_draw__text6_trace, None, ()),
+    Step('text', _card_draw__text7, (), _card_draw__text7_trace, None, ()),
 )
 """Drawing the condition tiles (Step 2; Step 3).
 
@@ -9080,6 +11436,13 @@ _initiative__mod1: Final = ModSpec(
     condition='when light_weapon',
     label='Light weapon: an extra card, keep any',
 )
+_initiative__mod1_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_cards +1',
+    ('when light_weapon',),
+    (('light_weapon',),),
+)
 _initiative__mod2: Final = ModSpec(
     key='initiative#3.1',
     rule='initiative',
@@ -9092,6 +11455,13 @@ _initiative__mod2: Final = ModSpec(
     rounding=None,
     condition='when heavy_weapon',
     label='Heavy weapon: an extra card',
+)
+_initiative__mod2_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_cards +1',
+    ('when heavy_weapon',),
+    (('heavy_weapon',),),
 )
 _initiative__mod3: Final = ModSpec(
     key='initiative#3.2',
@@ -9106,6 +11476,13 @@ _initiative__mod3: Final = ModSpec(
     condition='when heavy_weapon',
     label='Heavy weapon: discard the highest',
 )
+_initiative__mod3_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_discards +1',
+    ('when heavy_weapon',),
+    (('heavy_weapon',),),
+)
 _initiative__mod4: Final = ModSpec(
     key='initiative#4.1',
     rule='initiative',
@@ -9118,6 +11495,13 @@ _initiative__mod4: Final = ModSpec(
     rounding=None,
     condition='when stunned',
     label='stunned: an extra card',
+)
+_initiative__mod4_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_cards +1',
+    ('when stunned',),
+    (('stunned',),),
 )
 _initiative__mod5: Final = ModSpec(
     key='initiative#4.2',
@@ -9132,6 +11516,13 @@ _initiative__mod5: Final = ModSpec(
     condition='when stunned',
     label='stunned: discard the highest',
 )
+_initiative__mod5_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'initiative_discards +1',
+    ('when stunned',),
+    (('stunned',),),
+)
 _initiative__mod6: Final = ModSpec(
     key='initiative#5.1',
     rule='initiative',
@@ -9145,6 +11536,13 @@ _initiative__mod6: Final = ModSpec(
     condition='when joker',
     label='a Joker gives a bonus action',
 )
+_initiative__mod6_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'bonus_actions +1',
+    ('when joker',),
+    (('joker',),),
+)
 _initiative__text1: Final = TextSpec(
     key='initiative#6',
     rule='initiative',
@@ -9153,6 +11551,13 @@ _initiative__text1: Final = TextSpec(
     text='A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
     quote=None,
     condition='',
+)
+_initiative__text1_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'note: A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
+    (),
+    (),
 )
 _initiative__text2: Final = TextSpec(
     key='initiative#7',
@@ -9163,6 +11568,13 @@ _initiative__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_initiative__text2_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'note: Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.',
+    (),
+    (),
+)
 _initiative__text3: Final = TextSpec(
     key='initiative#8',
     rule='initiative',
@@ -9171,6 +11583,13 @@ _initiative__text3: Final = TextSpec(
     text='With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
     quote=None,
     condition='',
+)
+_initiative__text3_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'note: With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
+    (),
+    (),
 )
 _initiative__text4: Final = TextSpec(
     key='initiative#9',
@@ -9181,6 +11600,13 @@ _initiative__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_initiative__text4_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    "note: A Joker is wild: act at any time, but not in the middle of someone else's action.",
+    (),
+    (),
+)
 _initiative__text5: Final = TextSpec(
     key='initiative#10',
     rule='initiative',
@@ -9190,19 +11616,26 @@ _initiative__text5: Final = TextSpec(
     quote='Jokers give you a bonus action as well (so by default you would get 3 actions).',
     condition='',
 )
+_initiative__text5_trace: Final = TraceSpec(
+    'initiative',
+    'Initiative: cards',
+    'erratum: The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.',
+    (),
+    (),
+)
 
 _rule_initiative: Final[tuple[Step, ...]] = (
-    Step('mod', _initiative__mod1, (lambda s: s.v['light_weapon'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_cards +1', ('when light_weapon',), (('light_weapon',),)), 1, (('light_weapon', 0),)),
-    Step('mod', _initiative__mod2, (lambda s: s.v['heavy_weapon'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_cards +1', ('when heavy_weapon',), (('heavy_weapon',),)), 1, (('heavy_weapon', 0),)),
-    Step('mod', _initiative__mod3, (lambda s: s.v['heavy_weapon'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_discards +1', ('when heavy_weapon',), (('heavy_weapon',),)), 1, (('heavy_weapon', 0),)),
-    Step('mod', _initiative__mod4, (lambda s: s.v['stunned'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_cards +1', ('when stunned',), (('stunned',),)), 1, (('stunned', 0),)),
-    Step('mod', _initiative__mod5, (lambda s: s.v['stunned'],), TraceSpec('initiative', 'Initiative: cards', 'initiative_discards +1', ('when stunned',), (('stunned',),)), 1, (('stunned', 0),)),
-    Step('mod', _initiative__mod6, (lambda s: s.v['joker'],), TraceSpec('initiative', 'Initiative: cards', 'bonus_actions +1', ('when joker',), (('joker',),)), 1, (('joker', 0),)),
-    Step('text', _initiative__text1, (), TraceSpec('initiative', 'Initiative: cards', 'note: A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.', (), ()), None, ()),
-    Step('text', _initiative__text2, (), TraceSpec('initiative', 'Initiative: cards', 'note: Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.', (), ()), None, ()),
-    Step('text', _initiative__text3, (), TraceSpec('initiative', 'Initiative: cards', 'note: With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.', (), ()), None, ()),
-    Step('text', _initiative__text4, (), TraceSpec('initiative', 'Initiative: cards', "note: A Joker is wild: act at any time, but not in the middle of someone else's action.", (), ()), None, ()),
-    Step('text', _initiative__text5, (), TraceSpec('initiative', 'Initiative: cards', 'erratum: The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.', (), ()), None, ()),
+    Step('mod', _initiative__mod1, (lambda s: s.v['light_weapon'],), _initiative__mod1_trace, 1, (('light_weapon', 0),)),
+    Step('mod', _initiative__mod2, (lambda s: s.v['heavy_weapon'],), _initiative__mod2_trace, 1, (('heavy_weapon', 0),)),
+    Step('mod', _initiative__mod3, (lambda s: s.v['heavy_weapon'],), _initiative__mod3_trace, 1, (('heavy_weapon', 0),)),
+    Step('mod', _initiative__mod4, (lambda s: s.v['stunned'],), _initiative__mod4_trace, 1, (('stunned', 0),)),
+    Step('mod', _initiative__mod5, (lambda s: s.v['stunned'],), _initiative__mod5_trace, 1, (('stunned', 0),)),
+    Step('mod', _initiative__mod6, (lambda s: s.v['joker'],), _initiative__mod6_trace, 1, (('joker', 0),)),
+    Step('text', _initiative__text1, (), _initiative__text1_trace, None, ()),
+    Step('text', _initiative__text2, (), _initiative__text2_trace, None, ()),
+    Step('text', _initiative__text3, (), _initiative__text3_trace, None, ()),
+    Step('text', _initiative__text4, (), _initiative__text4_trace, None, ()),
+    Step('text', _initiative__text5, (), _initiative__text5_trace, None, ()),
 )
 """Initiative deck (Initiative: cards).
 
@@ -9229,6 +11662,13 @@ _weapons__mod1: Final = ModSpec(
     condition='when light_weapon',
     label='Light weapon: one dice level down',
 )
+_weapons__mod1_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'weapon_die -1 step',
+    ('when light_weapon',),
+    (('light_weapon',),),
+)
 _weapons__mod2: Final = ModSpec(
     key='weapons#3.1',
     rule='weapons',
@@ -9241,6 +11681,13 @@ _weapons__mod2: Final = ModSpec(
     rounding=None,
     condition='when heavy_weapon',
     label='Heavy weapon: one dice level up',
+)
+_weapons__mod2_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'weapon_die +1 step',
+    ('when heavy_weapon',),
+    (('heavy_weapon',),),
 )
 _weapons__mod3: Final = ModSpec(
     key='weapons#4.1',
@@ -9255,6 +11702,13 @@ _weapons__mod3: Final = ModSpec(
     condition='when two_handed',
     label='used two handed: an extra dice level',
 )
+_weapons__mod3_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'weapon_die +1 step',
+    ('when two_handed',),
+    (('two_handed',),),
+)
 _weapons__derive1: Final = DeriveSpec(
     key='weapons#5',
     rule='weapons',
@@ -9262,6 +11716,7 @@ _weapons__derive1: Final = DeriveSpec(
     name='strike_damage',
     condition='',
 )
+_weapons__derive1_trace: Final = TraceSpec('weapons', 'Damage', 'derive strike_damage', (), ())
 _weapons__derive2: Final = DeriveSpec(
     key='weapons#6',
     rule='weapons',
@@ -9269,6 +11724,7 @@ _weapons__derive2: Final = DeriveSpec(
     name='shooting_damage',
     condition='',
 )
+_weapons__derive2_trace: Final = TraceSpec('weapons', 'Damage', 'derive shooting_damage', (), ())
 _weapons__text1: Final = TextSpec(
     key='weapons#7',
     rule='weapons',
@@ -9277,6 +11733,13 @@ _weapons__text1: Final = TextSpec(
     text='Manufactured normal weapons and natural weapons of all kinds do a default 1d6 damage.',
     quote=None,
     condition='',
+)
+_weapons__text1_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'note: Manufactured normal weapons and natural weapons of all kinds do a default 1d6 damage.',
+    (),
+    (),
 )
 _weapons__text2: Final = TextSpec(
     key='weapons#8',
@@ -9287,6 +11750,13 @@ _weapons__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_weapons__text2_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'note: Boosts and Doubles add to both (core rules). Light and Heavy reflect size, weight or effectiveness: fists are Light.',
+    (),
+    (),
+)
 _weapons__text3: Final = TextSpec(
     key='weapons#9',
     rule='weapons',
@@ -9296,16 +11766,23 @@ _weapons__text3: Final = TextSpec(
     quote='Thus for average humans, with 4/4/4/4, would have the following values:',
     condition='',
 )
+_weapons__text3_trace: Final = TraceSpec(
+    'weapons',
+    'Damage',
+    'erratum: The values are lost. The damage example ("Brawn and Bulk of 4 would do: 1d6 + 1d8 + 4") gives the defaults: a Brawn die of 1d8 and a Bulk tier of 4; how Brawn becomes a die is not in the excerpt, so the die is given.',
+    (),
+    (),
+)
 
 _rule_weapons: Final[tuple[Step, ...]] = (
-    Step('mod', _weapons__mod1, (lambda s: s.v['light_weapon'],), TraceSpec('weapons', 'Damage', 'weapon_die -1 step', ('when light_weapon',), (('light_weapon',),)), -1, (('light_weapon', 0),)),
-    Step('mod', _weapons__mod2, (lambda s: s.v['heavy_weapon'],), TraceSpec('weapons', 'Damage', 'weapon_die +1 step', ('when heavy_weapon',), (('heavy_weapon',),)), 1, (('heavy_weapon', 0),)),
-    Step('mod', _weapons__mod3, (lambda s: s.v['two_handed'],), TraceSpec('weapons', 'Damage', 'weapon_die +1 step', ('when two_handed',), (('two_handed',),)), 1, (('two_handed', 0),)),
-    Step('derive', _weapons__derive1, (), TraceSpec('weapons', 'Damage', 'derive strike_damage', (), ()), lambda s: s.e['weapon_die'].plus(s.v['brawn_die']).plus(s.v['bulk_tier']), (('brawn_die', 0), ('bulk_tier', 0))),
-    Step('derive', _weapons__derive2, (), TraceSpec('weapons', 'Damage', 'derive shooting_damage', (), ()), lambda s: s.e['weapon_die'].plus(s.v['brawn_die']), (('brawn_die', 0),)),
-    Step('text', _weapons__text1, (), TraceSpec('weapons', 'Damage', 'note: Manufactured normal weapons and natural weapons of all kinds do a default 1d6 damage.', (), ()), None, ()),
-    Step('text', _weapons__text2, (), TraceSpec('weapons', 'Damage', 'note: Boosts and Doubles add to both (core rules). Light and Heavy reflect size, weight or effectiveness: fists are Light.', (), ()), None, ()),
-    Step('text', _weapons__text3, (), TraceSpec('weapons', 'Damage', 'erratum: The values are lost. The damage example ("Brawn and Bulk of 4 would do: 1d6 + 1d8 + 4") gives the defaults: a Brawn die of 1d8 and a Bulk tier of 4; how Brawn becomes a die is not in the excerpt, so the die is given.', (), ()), None, ()),
+    Step('mod', _weapons__mod1, (lambda s: s.v['light_weapon'],), _weapons__mod1_trace, -1, (('light_weapon', 0),)),
+    Step('mod', _weapons__mod2, (lambda s: s.v['heavy_weapon'],), _weapons__mod2_trace, 1, (('heavy_weapon', 0),)),
+    Step('mod', _weapons__mod3, (lambda s: s.v['two_handed'],), _weapons__mod3_trace, 1, (('two_handed', 0),)),
+    Step('derive', _weapons__derive1, (), _weapons__derive1_trace, lambda s: s.e['weapon_die'].plus(s.v['brawn_die']).plus(s.v['bulk_tier']), (('brawn_die', 0), ('bulk_tier', 0))),
+    Step('derive', _weapons__derive2, (), _weapons__derive2_trace, lambda s: s.e['weapon_die'].plus(s.v['brawn_die']), (('brawn_die', 0),)),
+    Step('text', _weapons__text1, (), _weapons__text1_trace, None, ()),
+    Step('text', _weapons__text2, (), _weapons__text2_trace, None, ()),
+    Step('text', _weapons__text3, (), _weapons__text3_trace, None, ()),
 )
 """Weapons and damage (Damage).
 
@@ -9331,6 +11808,13 @@ _armour_rules__mod1: Final = ModSpec(
     condition='',
     label='Bulk armour',
 )
+_armour_rules__mod1_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'armour +bulk_armour[bulk].armour',
+    (),
+    (),
+)
 _armour_rules__mod2: Final = ModSpec(
     key='armour_rules#3.1',
     rule='armour_rules',
@@ -9343,6 +11827,13 @@ _armour_rules__mod2: Final = ModSpec(
     rounding=None,
     condition='when shield_use == for_defence',
     label='shield used for Defence',
+)
+_armour_rules__mod2_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'defence +shield_bonus',
+    ('when shield_use == for_defence',),
+    (('shield_use',),),
 )
 _armour_rules__mod3: Final = ModSpec(
     key='armour_rules#4.1',
@@ -9357,6 +11848,13 @@ _armour_rules__mod3: Final = ModSpec(
     condition='when shield_use == for_armour',
     label='shield used as Armour',
 )
+_armour_rules__mod3_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'armour +shield_bonus',
+    ('when shield_use == for_armour',),
+    (('shield_use',),),
+)
 _armour_rules__mod4: Final = ModSpec(
     key='armour_rules#5.1',
     rule='armour_rules',
@@ -9370,6 +11868,13 @@ _armour_rules__mod4: Final = ModSpec(
     condition='when large_shield',
     label='large shield: 1pt of Cover vs missiles',
 )
+_armour_rules__mod4_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'missile_against -1',
+    ('when large_shield',),
+    (('large_shield',),),
+)
 _armour_rules__text1: Final = TextSpec(
     key='armour_rules#6.1',
     rule='armour_rules',
@@ -9378,6 +11883,13 @@ _armour_rules__text1: Final = TextSpec(
     text='layer worn armour on top of worn armour',
     quote=None,
     condition='when worn_armours > 1',
+)
+_armour_rules__text1_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'cannot layer worn armour on top of worn armour',
+    ('when worn_armours > 1',),
+    (('worn_armours',),),
 )
 _armour_rules__text2: Final = TextSpec(
     key='armour_rules#7.1',
@@ -9388,6 +11900,13 @@ _armour_rules__text2: Final = TextSpec(
     quote=None,
     condition='when damage_source != opponent',
 )
+_armour_rules__text2_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour',
+    ('when damage_source != opponent',),
+    (('damage_source',),),
+)
 _armour_rules__text3: Final = TextSpec(
     key='armour_rules#8',
     rule='armour_rules',
@@ -9396,6 +11915,13 @@ _armour_rules__text3: Final = TextSpec(
     text="Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
     quote=None,
     condition='',
+)
+_armour_rules__text3_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    "note: Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
+    (),
+    (),
 )
 _armour_rules__text4: Final = TextSpec(
     key='armour_rules#9',
@@ -9406,6 +11932,13 @@ _armour_rules__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_armour_rules__text4_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    'note: Some creatures gain natural or bonus armour from special circumstances (skeletons).',
+    (),
+    (),
+)
 _armour_rules__text5: Final = TextSpec(
     key='armour_rules#10',
     rule='armour_rules',
@@ -9415,17 +11948,24 @@ _armour_rules__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
+_armour_rules__text5_trace: Final = TraceSpec(
+    'armour_rules',
+    'Armour',
+    "note: The shield's use is decided each time you take an action and holds till the next.",
+    (),
+    (),
+)
 
 _rule_armour_rules: Final[tuple[Step, ...]] = (
-    Step('mod', _armour_rules__mod1, (), TraceSpec('armour_rules', 'Armour', 'armour +bulk_armour[bulk].armour', (), ()), lambda s: s.lookup('bulk_armour', (s.v['bulk'],), 'armour'), (('bulk', 0),)),
-    Step('mod', _armour_rules__mod2, (lambda s: s.v['shield_use'] == 'for_defence',), TraceSpec('armour_rules', 'Armour', 'defence +shield_bonus', ('when shield_use == for_defence',), (('shield_use',),)), lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
-    Step('mod', _armour_rules__mod3, (lambda s: s.v['shield_use'] == 'for_armour',), TraceSpec('armour_rules', 'Armour', 'armour +shield_bonus', ('when shield_use == for_armour',), (('shield_use',),)), lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
-    Step('mod', _armour_rules__mod4, (lambda s: s.v['large_shield'],), TraceSpec('armour_rules', 'Armour', 'missile_against -1', ('when large_shield',), (('large_shield',),)), -1, (('large_shield', 0),)),
-    Step('text', _armour_rules__text1, (lambda s: s.v['worn_armours'] > 1,), TraceSpec('armour_rules', 'Armour', 'cannot layer worn armour on top of worn armour', ('when worn_armours > 1',), (('worn_armours',),)), None, (('worn_armours', 0),)),
-    Step('text', _armour_rules__text2, (lambda s: s.v['damage_source'] != 'opponent',), TraceSpec('armour_rules', 'Armour', 'cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour', ('when damage_source != opponent',), (('damage_source',),)), None, (('damage_source', 0),)),
-    Step('text', _armour_rules__text3, (), TraceSpec('armour_rules', 'Armour', "note: Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.", (), ()), None, ()),
-    Step('text', _armour_rules__text4, (), TraceSpec('armour_rules', 'Armour', 'note: Some creatures gain natural or bonus armour from special circumstances (skeletons).', (), ()), None, ()),
-    Step('text', _armour_rules__text5, (), TraceSpec('armour_rules', 'Armour', "note: The shield's use is decided each time you take an action and holds till the next.", (), ()), None, ()),
+    Step('mod', _armour_rules__mod1, (), _armour_rules__mod1_trace, lambda s: s.lookup('bulk_armour', (s.v['bulk'],), 'armour'), (('bulk', 0),)),
+    Step('mod', _armour_rules__mod2, (lambda s: s.v['shield_use'] == 'for_defence',), _armour_rules__mod2_trace, lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
+    Step('mod', _armour_rules__mod3, (lambda s: s.v['shield_use'] == 'for_armour',), _armour_rules__mod3_trace, lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
+    Step('mod', _armour_rules__mod4, (lambda s: s.v['large_shield'],), _armour_rules__mod4_trace, -1, (('large_shield', 0),)),
+    Step('text', _armour_rules__text1, (lambda s: s.v['worn_armours'] > 1,), _armour_rules__text1_trace, None, (('worn_armours', 0),)),
+    Step('text', _armour_rules__text2, (lambda s: s.v['damage_source'] != 'opponent',), _armour_rules__text2_trace, None, (('damage_source', 0),)),
+    Step('text', _armour_rules__text3, (), _armour_rules__text3_trace, None, ()),
+    Step('text', _armour_rules__text4, (), _armour_rules__text4_trace, None, ()),
+    Step('text', _armour_rules__text5, (), _armour_rules__text5_trace, None, ()),
 )
 """Armour (Armour).
 
@@ -9446,6 +11986,13 @@ _aoe_targets__derive1: Final = DeriveSpec(
     name='template_targets',
     condition='',
 )
+_aoe_targets__derive1_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'derive template_targets',
+    (),
+    (),
+)
 _aoe_targets__derive2: Final = DeriveSpec(
     key='aoe_targets#3',
     rule='aoe_targets',
@@ -9453,12 +12000,26 @@ _aoe_targets__derive2: Final = DeriveSpec(
     name='enemies',
     condition='',
 )
+_aoe_targets__derive2_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'derive enemies',
+    (),
+    (),
+)
 _aoe_targets__derive3: Final = DeriveSpec(
     key='aoe_targets#4',
     rule='aoe_targets',
     source='AoE attacks',
     name='friends',
     condition='',
+)
+_aoe_targets__derive3_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'derive friends',
+    (),
+    (),
 )
 _aoe_targets__mod1: Final = ModSpec(
     key='aoe_targets#5',
@@ -9473,6 +12034,13 @@ _aoe_targets__mod1: Final = ModSpec(
     condition='',
     label='-2 per friend converted (option)',
 )
+_aoe_targets__mod1_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cast -2 per converted',
+    (),
+    (),
+)
 _aoe_targets__mod2: Final = ModSpec(
     key='aoe_targets#6.1',
     rule='aoe_targets',
@@ -9485,6 +12053,13 @@ _aoe_targets__mod2: Final = ModSpec(
     rounding=None,
     condition='when targets_final < targets_rolled',
     label='-2 per friendly target dropped (option)',
+)
+_aoe_targets__mod2_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down)))',
+    ('when targets_final < targets_rolled',),
+    (('targets_final', 'targets_rolled'),),
 )
 _aoe_targets__mod3: Final = ModSpec(
     key='aoe_targets#7.1',
@@ -9499,6 +12074,13 @@ _aoe_targets__mod3: Final = ModSpec(
     condition='when targets_final > targets_rolled',
     label='-2 per enemy target added (option)',
 )
+_aoe_targets__mod3_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down)))',
+    ('when targets_final > targets_rolled',),
+    (('targets_final', 'targets_rolled'),),
+)
 _aoe_targets__text1: Final = TextSpec(
     key='aoe_targets#8.1',
     rule='aoe_targets',
@@ -9507,6 +12089,13 @@ _aoe_targets__text1: Final = TextSpec(
     text="add targets past the most the template's roll can give",
     quote=None,
     condition='when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7',
+)
+_aoe_targets__text1_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    "cannot add targets past the most the template's roll can give",
+    ('when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7',),
+    (('aoe', 'targets_final'),),
 )
 _aoe_targets__text2: Final = TextSpec(
     key='aoe_targets#9.1',
@@ -9517,6 +12106,13 @@ _aoe_targets__text2: Final = TextSpec(
     quote=None,
     condition='when aoe_raises + converted > targets_final / 2 round down',
 )
+_aoe_targets__text2_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'cannot convert more friends than there are',
+    ('when aoe_raises + converted > targets_final / 2 round down',),
+    (('aoe_raises', 'converted', 'targets_final'),),
+)
 _aoe_targets__text3: Final = TextSpec(
     key='aoe_targets#10',
     rule='aoe_targets',
@@ -9525,6 +12121,13 @@ _aoe_targets__text3: Final = TextSpec(
     text='Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.',
     quote=None,
     condition='',
+)
+_aoe_targets__text3_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'note: Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.',
+    (),
+    (),
 )
 _aoe_targets__text4: Final = TextSpec(
     key='aoe_targets#11',
@@ -9535,6 +12138,13 @@ _aoe_targets__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_aoe_targets__text4_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'note: A raise may instead add one extra target (one only); if even, it is still a friend to start with.',
+    (),
+    (),
+)
 _aoe_targets__text5: Final = TextSpec(
     key='aoe_targets#12',
     rule='aoe_targets',
@@ -9543,6 +12153,13 @@ _aoe_targets__text5: Final = TextSpec(
     text="Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.",
     quote='you may add extra targets to your roll, upto the max roll possible (6 for d6 etc)',
     condition='',
+)
+_aoe_targets__text5_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    "erratum: Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.",
+    (),
+    (),
 )
 _aoe_targets__text6: Final = TextSpec(
     key='aoe_targets#13',
@@ -9553,20 +12170,27 @@ _aoe_targets__text6: Final = TextSpec(
     quote='For each extra enemy target you add (odd numbers) your casting roll will be at -2.',
     condition='',
 )
+_aoe_targets__text6_trace: Final = TraceSpec(
+    'aoe_targets',
+    'AoE attacks',
+    'erratum: Read as -2 per odd target added; even targets added are friends and cost nothing.',
+    (),
+    (),
+)
 
 _rule_aoe_targets: Final[tuple[Step, ...]] = (
-    Step('derive', _aoe_targets__derive1, (), TraceSpec('aoe_targets', 'AoE attacks', 'derive template_targets', (), ()), lambda s: s.lookup('aoe_templates', (s.v['aoe'],), 'targets'), (('aoe', 0),)),
-    Step('derive', _aoe_targets__derive2, (), TraceSpec('aoe_targets', 'AoE attacks', 'derive enemies', (), ()), lambda s: round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') + s.v['aoe_raises'] + s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
-    Step('derive', _aoe_targets__derive3, (), TraceSpec('aoe_targets', 'AoE attacks', 'derive friends', (), ()), lambda s: round_value(Fraction(s.v['targets_final']) / 2, 'down') - s.v['aoe_raises'] - s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
-    Step('mod', _aoe_targets__mod1, (), TraceSpec('aoe_targets', 'AoE attacks', 'cast -2 per converted', (), ()), lambda s: -2 * s.v['converted'], (('converted', 0),)),
-    Step('mod', _aoe_targets__mod2, (lambda s: s.v['targets_final'] < s.v['targets_rolled'],), TraceSpec('aoe_targets', 'AoE attacks', 'cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down)))', ('when targets_final < targets_rolled',), (('targets_final', 'targets_rolled'),)), lambda s: -(2 * (round_value(Fraction(s.v['targets_rolled']) / 2, 'down') - round_value(Fraction(s.v['targets_final']) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
-    Step('mod', _aoe_targets__mod3, (lambda s: s.v['targets_final'] > s.v['targets_rolled'],), TraceSpec('aoe_targets', 'AoE attacks', 'cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down)))', ('when targets_final > targets_rolled',), (('targets_final', 'targets_rolled'),)), lambda s: -(2 * (round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(s.v['targets_rolled'] + 1) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
-    Step('text', _aoe_targets__text1, (lambda s: (s.v['aoe'] in ('small', 'cone') and s.v['targets_final'] > 5) or (s.v['aoe'] == 'medium_template' and s.v['targets_final'] > 7),), TraceSpec('aoe_targets', 'AoE attacks', "cannot add targets past the most the template's roll can give", ('when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7',), (('aoe', 'targets_final'),)), None, (('aoe', 0), ('targets_final', 0))),
-    Step('text', _aoe_targets__text2, (lambda s: s.v['aoe_raises'] + s.v['converted'] > round_value(Fraction(s.v['targets_final']) / 2, 'down'),), TraceSpec('aoe_targets', 'AoE attacks', 'cannot convert more friends than there are', ('when aoe_raises + converted > targets_final / 2 round down',), (('aoe_raises', 'converted', 'targets_final'),)), None, (('aoe_raises', 0), ('converted', 0), ('targets_final', 0))),
-    Step('text', _aoe_targets__text3, (), TraceSpec('aoe_targets', 'AoE attacks', 'note: Targets are selected at random within a zone (a dynamic environment: positions do not matter), but an Engaged group is targeted as a whole, as one target that can be a friend or a foe (with at least one of each present). A target may only be hit once.', (), ()), None, ()),
-    Step('text', _aoe_targets__text4, (), TraceSpec('aoe_targets', 'AoE attacks', 'note: A raise may instead add one extra target (one only); if even, it is still a friend to start with.', (), ()), None, ()),
-    Step('text', _aoe_targets__text5, (), TraceSpec('aoe_targets', 'AoE attacks', "erratum: Read as the most the template's whole roll gives: 5 for 1d4+1, 7 for 1d6+1, 9 for 2d4+1.", (), ()), None, ()),
-    Step('text', _aoe_targets__text6, (), TraceSpec('aoe_targets', 'AoE attacks', 'erratum: Read as -2 per odd target added; even targets added are friends and cost nothing.', (), ()), None, ()),
+    Step('derive', _aoe_targets__derive1, (), _aoe_targets__derive1_trace, lambda s: s.lookup('aoe_templates', (s.v['aoe'],), 'targets'), (('aoe', 0),)),
+    Step('derive', _aoe_targets__derive2, (), _aoe_targets__derive2_trace, lambda s: round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') + s.v['aoe_raises'] + s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
+    Step('derive', _aoe_targets__derive3, (), _aoe_targets__derive3_trace, lambda s: round_value(Fraction(s.v['targets_final']) / 2, 'down') - s.v['aoe_raises'] - s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
+    Step('mod', _aoe_targets__mod1, (), _aoe_targets__mod1_trace, lambda s: -2 * s.v['converted'], (('converted', 0),)),
+    Step('mod', _aoe_targets__mod2, (lambda s: s.v['targets_final'] < s.v['targets_rolled'],), _aoe_targets__mod2_trace, lambda s: -(2 * (round_value(Fraction(s.v['targets_rolled']) / 2, 'down') - round_value(Fraction(s.v['targets_final']) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
+    Step('mod', _aoe_targets__mod3, (lambda s: s.v['targets_final'] > s.v['targets_rolled'],), _aoe_targets__mod3_trace, lambda s: -(2 * (round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(s.v['targets_rolled'] + 1) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
+    Step('text', _aoe_targets__text1, (lambda s: (s.v['aoe'] in ('small', 'cone') and s.v['targets_final'] > 5) or (s.v['aoe'] == 'medium_template' and s.v['targets_final'] > 7),), _aoe_targets__text1_trace, None, (('aoe', 0), ('targets_final', 0))),
+    Step('text', _aoe_targets__text2, (lambda s: s.v['aoe_raises'] + s.v['converted'] > round_value(Fraction(s.v['targets_final']) / 2, 'down'),), _aoe_targets__text2_trace, None, (('aoe_raises', 0), ('converted', 0), ('targets_final', 0))),
+    Step('text', _aoe_targets__text3, (), _aoe_targets__text3_trace, None, ()),
+    Step('text', _aoe_targets__text4, (), _aoe_targets__text4_trace, None, ()),
+    Step('text', _aoe_targets__text5, (), _aoe_targets__text5_trace, None, ()),
+    Step('text', _aoe_targets__text6, (), _aoe_targets__text6_trace, None, ()),
 )
 """AoE targets: friends and enemies (AoE attacks).
 
@@ -9589,6 +12213,7 @@ _stun__derive1: Final = DeriveSpec(
     name='stuns',
     condition='',
 )
+_stun__derive1_trace: Final = TraceSpec('stun', 'Modifiers: Stun', 'derive stuns', (), ())
 _stun__derive2: Final = DeriveSpec(
     key='stun#3',
     rule='stun',
@@ -9596,6 +12221,7 @@ _stun__derive2: Final = DeriveSpec(
     name='stun_total',
     condition='',
 )
+_stun__derive2_trace: Final = TraceSpec('stun', 'Modifiers: Stun', 'derive stun_total', (), ())
 _stun__text1: Final = TextSpec(
     key='stun#4.1',
     rule='stun',
@@ -9604,6 +12230,13 @@ _stun__text1: Final = TextSpec(
     text='act: unconscious (as many stuns as Body)',
     quote=None,
     condition='when stun_option and stun_total >= body',
+)
+_stun__text1_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'cannot act: unconscious (as many stuns as Body)',
+    ('when stun_option and stun_total >= body',),
+    (('stun_option', 'stun_total', 'body'),),
 )
 _stun__text2: Final = TextSpec(
     key='stun#5',
@@ -9614,6 +12247,13 @@ _stun__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
+_stun__text2_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'note: Stun comes from a Boost effect, a magical stun attack (inflicting Stun type damage in the same way), or an attacker electing stun damage before the attack roll. Boosts inflict one Stun per attack at most. This form of Stun accumulates.',
+    (),
+    (),
+)
 _stun__text3: Final = TextSpec(
     key='stun#6',
     rule='stun',
@@ -9622,6 +12262,13 @@ _stun__text3: Final = TextSpec(
     text='Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.',
     quote=None,
     condition='',
+)
+_stun__text3_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'note: Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.',
+    (),
+    (),
 )
 _stun__text4: Final = TextSpec(
     key='stun#7',
@@ -9632,6 +12279,13 @@ _stun__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
+_stun__text4_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'note: Stun accumulates as inflicted and is removed a level at a time; its effect lasts until all is removed.',
+    (),
+    (),
+)
 _stun__text5: Final = TextSpec(
     key='stun#8',
     rule='stun',
@@ -9640,6 +12294,13 @@ _stun__text5: Final = TextSpec(
     text='"So for an average human you would need to inflict 4+4 damage": equalling Body + Bulk tier is enough; one Stun per full allotment of Body + Bulk tier.',
     quote='if that exceeds the targets Body+Bulk tier value then they suffer a stun',
     condition='',
+)
+_stun__text5_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'erratum: "So for an average human you would need to inflict 4+4 damage": equalling Body + Bulk tier is enough; one Stun per full allotment of Body + Bulk tier.',
+    (),
+    (),
 )
 _stun__text6: Final = TextSpec(
     key='stun#9',
@@ -9650,16 +12311,23 @@ _stun__text6: Final = TextSpec(
     quote='The effect of Stun is:',
     condition='',
 )
+_stun__text6_trace: Final = TraceSpec(
+    'stun',
+    'Modifiers: Stun',
+    'erratum: The list of the effects is lost in the extraction (the DEBRIS - Heavy lines follow it).',
+    (),
+    (),
+)
 
 _rule_stun: Final[tuple[Step, ...]] = (
-    Step('derive', _stun__derive1, (), TraceSpec('stun', 'Modifiers: Stun', 'derive stuns', (), ()), lambda s: round_value(Fraction(s.v['stun_damage']) / (s.v['body'] + s.v['bulk_tier']), 'down'), (('stun_damage', 0), ('body', 0), ('bulk_tier', 0))),
-    Step('derive', _stun__derive2, (), TraceSpec('stun', 'Modifiers: Stun', 'derive stun_total', (), ()), lambda s: s.v['stun_levels'] + s.e['stuns'], (('stun_levels', 0),)),
-    Step('text', _stun__text1, (lambda s: s.v['stun_option'] and s.e['stun_total'] >= s.v['body'],), TraceSpec('stun', 'Modifiers: Stun', 'cannot act: unconscious (as many stuns as Body)', ('when stun_option and stun_total >= body',), (('stun_option', 'stun_total', 'body'),)), None, (('stun_option', 0), ('body', 0))),
-    Step('text', _stun__text2, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Stun comes from a Boost effect, a magical stun attack (inflicting Stun type damage in the same way), or an attacker electing stun damage before the attack roll. Boosts inflict one Stun per attack at most. This form of Stun accumulates.', (), ()), None, ()),
-    Step('text', _stun__text3, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Removing Stun: at the end of your action roll Body vs 4 to remove one level, free; or use your single action to remove one level automatically, and roll for another.', (), ()), None, ()),
-    Step('text', _stun__text4, (), TraceSpec('stun', 'Modifiers: Stun', 'note: Stun accumulates as inflicted and is removed a level at a time; its effect lasts until all is removed.', (), ()), None, ()),
-    Step('text', _stun__text5, (), TraceSpec('stun', 'Modifiers: Stun', 'erratum: "So for an average human you would need to inflict 4+4 damage": equalling Body + Bulk tier is enough; one Stun per full allotment of Body + Bulk tier.', (), ()), None, ()),
-    Step('text', _stun__text6, (), TraceSpec('stun', 'Modifiers: Stun', 'erratum: The list of the effects is lost in the extraction (the DEBRIS - Heavy lines follow it).', (), ()), None, ()),
+    Step('derive', _stun__derive1, (), _stun__derive1_trace, lambda s: round_value(Fraction(s.v['stun_damage']) / (s.v['body'] + s.v['bulk_tier']), 'down'), (('stun_damage', 0), ('body', 0), ('bulk_tier', 0))),
+    Step('derive', _stun__derive2, (), _stun__derive2_trace, lambda s: s.v['stun_levels'] + s.e['stuns'], (('stun_levels', 0),)),
+    Step('text', _stun__text1, (lambda s: s.v['stun_option'] and s.e['stun_total'] >= s.v['body'],), _stun__text1_trace, None, (('stun_option', 0), ('body', 0))),
+    Step('text', _stun__text2, (), _stun__text2_trace, None, ()),
+    Step('text', _stun__text3, (), _stun__text3_trace, None, ()),
+    Step('text', _stun__text4, (), _stun__text4_trace, None, ()),
+    Step('text', _stun__text5, (), _stun__text5_trace, None, ()),
+    Step('text', _stun__text6, (), _stun__text6_trace, None, ()),
 )
 """Stun (Modifiers: Stun).
 
@@ -9888,6 +12556,4717 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
 })
 """Every rule, terrain, condition, trait and table, with the inputs each reads."""
 
+
+
+# rule range_bands, written out
+
+_range_bands__said5: Final = restriction_of(_range_bands__text1)
+_range_bands__said6: Final = note_of(_range_bands__text2)
+_range_bands__said7: Final = note_of(_range_bands__text3)
+_range_bands__said8: Final = note_of(_range_bands__text4)
+_range_bands__said9: Final = note_of(_range_bands__text5)
+
+
+def _resolve_range_bands(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Range bands: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['all_actions'] = v['all_actions']
+    d1 = -1 if v['different_arm'] else 0
+    d2 = -1 if v['scope'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_range_bands__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_range_bands__mod1, 1))
+    trace.append(TraceEntry(_range_bands__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_range_bands__mod2, 'long'))
+    e['range'] = settle_held(_BOOK, 'range', v['range'], held, modifiers)
+    e['visibility'] = v['visibility']
+    if v['shot'] is None:
+        v['shot'] = whole(e['visibility'] + e['all_actions'])
+    d3 = -1 if e['range'] == 'medium' else 0
+    d4 = -1 if e['range'] == 'long' else 0
+    value = v['shot']
+    trace.append(TraceEntry(_range_bands__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value -= 2
+        modifiers.append(Modifier(_range_bands__mod3, -2, 'applied', None))
+    trace.append(TraceEntry(_range_bands__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value -= 4
+        modifiers.append(Modifier(_range_bands__mod4, -4, 'applied', None))
+    e['shot'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d4 < 0)
+    d5 = -1 if e['range'] == 'beyond' else 0
+    trace.append(TraceEntry(_range_bands__text1_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_range_bands__said5)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('range_bands',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'visibility': v['visibility'],
+            'shot': v['shot'],
+            'range': v['range'],
+            'different_arm': v['different_arm'],
+            'scope': v['scope'],
+        },
+        stats={
+            'all_actions': e['all_actions'],
+            'visibility': e['visibility'],
+            'shot': e['shot'],
+            'range': e['range'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_range_bands__said6, _range_bands__said7, _range_bands__said8, _range_bands__said9),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule pace_class_rule, written out
+
+_pace_class_rule__said3: Final = note_of(_pace_class_rule__text1)
+_pace_class_rule__said4: Final = note_of(_pace_class_rule__text2)
+
+
+def _resolve_pace_class_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Pace classes: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['pace_class'] == 'burst' and not v['bursting'] else 0
+    value = v['pace']
+    trace.append(TraceEntry(_pace_class_rule__mod1_trace, -1, v, e))
+    amount = s.lookup('pace_shift', (v['pace_class'],), 'shift')
+    value += amount
+    modifiers.append(Modifier(_pace_class_rule__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_pace_class_rule__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 2
+        modifiers.append(Modifier(_pace_class_rule__mod2, -2, 'applied', None))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('pace_class_rule',),
+        inputs={'pace': v['pace'], 'pace_class': v['pace_class'], 'bursting': v['bursting']},
+        stats={'pace': e['pace']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_pace_class_rule__said3, _pace_class_rule__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zone_move, written out
+
+_zone_move__said4: Final = restriction_of(_zone_move__text1)
+_zone_move__said5: Final = note_of(_zone_move__text2)
+_zone_move__said6: Final = note_of(_zone_move__text3)
+_zone_move__said7: Final = note_of(_zone_move__text4)
+_zone_move__said8: Final = note_of(_zone_move__text5)
+_zone_move__said9: Final = note_of(_zone_move__text6)
+
+
+def _resolve_zone_move(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """MOVE: zone to zone: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    e['pace'] = v['pace']
+    if v['move_target'] is None:
+        v['move_target'] = whole(e['pace'])
+    e['move_target'] = v['move_target']
+    d2 = -1 if v['running'] else 0
+    value = v['all_actions']
+    trace.append(TraceEntry(_zone_move__mod1_trace, d2, v, e))
+    if d2 < 0:
+        value -= 2
+        modifiers.append(Modifier(_zone_move__mod1, -2, 'applied', None))
+    e['all_actions'] = value if type(value) is int else added_total(value, 'int', d2 < 0)
+    d3 = -1 if v['running'] else 0
+    value = v['missile_against']
+    trace.append(TraceEntry(_zone_move__mod2_trace, d3, v, e))
+    if d3 < 0:
+        value -= 1
+        modifiers.append(Modifier(_zone_move__mod2, -1, 'applied', None))
+    e['missile_against'] = value if type(value) is int else added_total(value, 'int', d3 < 0)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_zone_move__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _rule_zone_move[0]))
+    d4 = -1 if v['second_move'] and (v['zone'] in ('long', 'flank') or v['destination'] in ('long', 'flank')) else 0
+    trace.append(TraceEntry(_zone_move__text1_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_zone_move__said4)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_move',),
+        inputs={
+            'pace': v['pace'],
+            'move_target': v['move_target'],
+            'all_actions': v['all_actions'],
+            'missile_against': v['missile_against'],
+            'zone': v['zone'],
+            'destination': v['destination'],
+            'running': v['running'],
+            'second_move': v['second_move'],
+        },
+        stats={
+            'pace': e['pace'],
+            'move_target': e['move_target'],
+            'all_actions': e['all_actions'],
+            'missile_against': e['missile_against'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=(_zone_move__said5, _zone_move__said6, _zone_move__said7, _zone_move__said8, _zone_move__said9),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule action_limits, written out
+
+_action_limits__said1: Final = restriction_of(_action_limits__text1)
+_action_limits__said2: Final = restriction_of(_action_limits__text2)
+_action_limits__said3: Final = restriction_of(_action_limits__text3)
+_action_limits__said4: Final = restriction_of(_action_limits__text4)
+_action_limits__said5: Final = restriction_of(_action_limits__text5)
+_action_limits__said6: Final = restriction_of(_action_limits__text6)
+_action_limits__said7: Final = restriction_of(_action_limits__text7)
+_action_limits__said8: Final = restriction_of(_action_limits__text8)
+_action_limits__said9: Final = restriction_of(_action_limits__text9)
+_action_limits__said10: Final = restriction_of(_action_limits__text10)
+_action_limits__said12: Final = note_of(_action_limits__text11)
+_action_limits__said13: Final = note_of(_action_limits__text12)
+_action_limits__said14: Final = note_of(_action_limits__text13)
+_action_limits__said15: Final = note_of(_action_limits__text14)
+_action_limits__said16: Final = note_of(_action_limits__text15)
+_action_limits__said17: Final = note_of(_action_limits__text16)
+_action_limits__said18: Final = note_of(_action_limits__text17)
+_action_limits__unread1: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    '`target_in_flank` had no effect: it is read only when action == drag',
+    kind='input',
+)
+_action_limits__unread2: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    '`assist_successes` had no effect: it is read only when action == assist',
+    kind='input',
+)
+
+
+def _resolve_action_limits(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Actions and where they may be taken: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d11 = -1 if v['action'] == 'assist' else 0
+    value = v['all_actions']
+    trace.append(TraceEntry(_action_limits__mod1_trace, d11, v, e))
+    if d11 < 0:
+        amount = v['assist_successes']
+        value += amount
+        modifiers.append(Modifier(_action_limits__mod1, whole(amount), 'applied', None))
+    e['all_actions'] = value if type(value) is int else added_total(value, 'int', d11 < 0)
+    e['range'] = v['range']
+    d1 = -1 if v['action'] == 'melee' and v['zone'] != 'close' and not (v['zone'] == 'flank' and v['same_flank']) and not (v['zone'] == 'short' and v['width_melee']) else 0
+    if v['action'] != 'drag':
+        d2 = 0
+    elif v['zone'] == 'close':
+        d2 = 1
+    else:
+        d2 = -1
+    if v['action'] != 'drag':
+        d3 = 0
+    elif not v['engaged']:
+        d3 = 1
+    else:
+        d3 = -1
+    if v['action'] != 'drag':
+        d4 = 0
+    elif not v['target_in_flank']:
+        d4 = 1
+    else:
+        d4 = -1
+    d5 = -1 if v['action'] == 'flee' and v['zone'] != 'long' else 0
+    d6 = -1 if v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) > ('close', 'short', 'medium', 'long', 'beyond').index('short') else 0
+    d7 = -1 if v['action'] == 'stealth_action' and v['engaged'] else 0
+    d8 = -1 if v['action'] in ('assist', 'guard', 'take_cover', 'use') else 0
+    d9 = -1 if v['action'] == 'flank_move' and v['zone'] == 'close' else 0
+    d10 = -1 if v['action'] == 'melee' and v['guarded'] else 0
+    trace.append(TraceEntry(_action_limits__text1_trace, d1, v, e))
+    trace.append(TraceEntry(_action_limits__text2_trace, d2, v, e))
+    trace.append(TraceEntry(_action_limits__text3_trace, d3, v, e))
+    trace.append(TraceEntry(_action_limits__text4_trace, d4, v, e))
+    trace.append(TraceEntry(_action_limits__text5_trace, d5, v, e))
+    trace.append(TraceEntry(_action_limits__text6_trace, d6, v, e))
+    trace.append(TraceEntry(_action_limits__text7_trace, d7, v, e))
+    trace.append(TraceEntry(_action_limits__text8_trace, d8, v, e))
+    trace.append(TraceEntry(_action_limits__text9_trace, d9, v, e))
+    trace.append(TraceEntry(_action_limits__text10_trace, d10, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_action_limits__said1)
+    if d2 < 0:
+        restrictions.append(_action_limits__said2)
+    if d3 < 0:
+        restrictions.append(_action_limits__said3)
+    if d4 < 0:
+        restrictions.append(_action_limits__said4)
+    if d5 < 0:
+        restrictions.append(_action_limits__said5)
+    if d6 < 0:
+        restrictions.append(_action_limits__said6)
+    if d7 < 0:
+        restrictions.append(_action_limits__said7)
+    if d8 < 0:
+        restrictions.append(_action_limits__said8)
+    if d9 < 0:
+        restrictions.append(_action_limits__said9)
+    if d10 < 0:
+        restrictions.append(_action_limits__said10)
+    notes: list[Note] = [_action_limits__said12, _action_limits__said13, _action_limits__said14, _action_limits__said15, _action_limits__said16, _action_limits__said17, _action_limits__said18]
+    if 'target_in_flank' in given and d4 == 0:
+        notes.append(_action_limits__unread1)
+    if 'assist_successes' in given and d11 == 0:
+        notes.append(_action_limits__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('action_limits',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'range': v['range'],
+            'zone': v['zone'],
+            'engaged': v['engaged'],
+            'action': v['action'],
+            'target_in_flank': v['target_in_flank'],
+            'same_flank': v['same_flank'],
+            'guarded': v['guarded'],
+            'width_melee': v['width_melee'],
+            'assist_successes': v['assist_successes'],
+        },
+        stats={'all_actions': e['all_actions'], 'range': e['range']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule flank_zones, written out
+
+_flank_zones__said1: Final = restriction_of(_flank_zones__text1)
+_flank_zones__said3: Final = restriction_of(_flank_zones__text2)
+_flank_zones__said4: Final = note_of(_flank_zones__text3)
+_flank_zones__said5: Final = note_of(_flank_zones__text4)
+_flank_zones__said6: Final = note_of(_flank_zones__text5)
+
+
+def _resolve_flank_zones(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Flank zones: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['same_flank'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_flank_zones__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_flank_zones__mod1, 'short'))
+    e['range'] = settle_held(_BOOK, 'range', v['range'], held, modifiers)
+    d1 = -1 if v['zones_away'] > 0 and not v['same_flank'] else 0
+    d3 = -1 if v['action'] == 'drag' else 0
+    trace.append(TraceEntry(_flank_zones__text1_trace, d1, v, e))
+    trace.append(TraceEntry(_flank_zones__text2_trace, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_flank_zones__said1)
+    if d3 < 0:
+        restrictions.append(_flank_zones__said3)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('flank_zones',),
+        inputs={
+            'range': v['range'],
+            'zones_away': v['zones_away'],
+            'action': v['action'],
+            'same_flank': v['same_flank'],
+        },
+        stats={'range': e['range']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_flank_zones__said4, _flank_zones__said5, _flank_zones__said6),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule take_cover, written out
+
+_take_cover__said4: Final = restriction_of(_take_cover__text1)
+_take_cover__said5: Final = note_of(_take_cover__text2)
+_take_cover__said6: Final = note_of(_take_cover__text3)
+_take_cover__said7: Final = note_of(_take_cover__text4)
+_take_cover__said8: Final = note_of(_take_cover__text5)
+
+
+def _resolve_take_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """COVER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['all_actions'] = v['all_actions']
+    e['visibility'] = v['visibility']
+    if v['shot'] is None:
+        v['shot'] = whole(e['visibility'] + e['all_actions'])
+    value = v['shot']
+    trace.append(TraceEntry(_take_cover__mod3_trace, -1, v, e))
+    amount = -round_value(Fraction(v['own_cover']) / 2, 'down')
+    value += amount
+    modifiers.append((2, Modifier(_take_cover__mod3, whole(amount), 'applied', None)))
+    e['shot'] = value if type(value) is int else added_total(value, 'int', True)
+    e['default_cover'] = v['default_cover']
+    d2 = -1 if e['default_cover'] > v['target_cover'] else 0
+    value = v['defence']
+    trace.append(TraceEntry(_take_cover__mod1_trace, -1, v, e))
+    amount = v['target_cover']
+    value += amount
+    modifiers.append((0, Modifier(_take_cover__mod1, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_take_cover__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = e['default_cover'] - v['target_cover']
+        value += amount
+        modifiers.append((1, Modifier(_take_cover__mod2, whole(amount), 'applied', None)))
+    e['defence'] = value if type(value) is int else added_total(value, 'int', True)
+    e['cover'] = v['cover']
+    d4 = -1 if v['target_cover'] > e['cover'] else 0
+    trace.append(TraceEntry(_take_cover__text1_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_take_cover__said4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('take_cover',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'visibility': v['visibility'],
+            'shot': v['shot'],
+            'defence': v['defence'],
+            'cover': v['cover'],
+            'default_cover': v['default_cover'],
+            'target_cover': v['target_cover'],
+            'own_cover': v['own_cover'],
+        },
+        stats={
+            'all_actions': e['all_actions'],
+            'visibility': e['visibility'],
+            'shot': e['shot'],
+            'defence': e['defence'],
+            'cover': e['cover'],
+            'default_cover': e['default_cover'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_take_cover__said5, _take_cover__said6, _take_cover__said7, _take_cover__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule defend_dodge, written out
+
+_defend_dodge__said4: Final = note_of(_defend_dodge__text1)
+_defend_dodge__unread1: Final = Note(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    '`defend_moved` had no effect: it is read only when action == defend',
+    kind='input',
+)
+
+
+def _resolve_defend_dodge(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """DEFEND and DODGE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d3 = -1 if v['action'] == 'dodge' else 0
+    value = v['missile_against']
+    trace.append(TraceEntry(_defend_dodge__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value -= 2
+        modifiers.append((2, Modifier(_defend_dodge__mod3, -2, 'applied', None)))
+    e['missile_against'] = value if type(value) is int else added_total(value, 'int', d3 < 0)
+    if v['action'] != 'defend':
+        d1 = 0
+    elif not v['defend_moved']:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['action'] != 'defend':
+        d2 = 0
+    elif v['defend_moved']:
+        d2 = 1
+    else:
+        d2 = -1
+    value = v['melee_against']
+    trace.append(TraceEntry(_defend_dodge__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 2
+        modifiers.append((0, Modifier(_defend_dodge__mod1, -2, 'applied', None)))
+    trace.append(TraceEntry(_defend_dodge__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 4
+        modifiers.append((1, Modifier(_defend_dodge__mod2, -4, 'applied', None)))
+    e['melee_against'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    notes: list[Note] = [_defend_dodge__said4]
+    if 'defend_moved' in given and d1 == 0 and d2 == 0:
+        notes.append(_defend_dodge__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('defend_dodge',),
+        inputs={
+            'missile_against': v['missile_against'],
+            'melee_against': v['melee_against'],
+            'action': v['action'],
+            'defend_moved': v['defend_moved'],
+        },
+        stats={'missile_against': e['missile_against'], 'melee_against': e['melee_against']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule stealth_mode, written out
+
+_stealth_mode__said3: Final = restriction_of(_stealth_mode__text1)
+_stealth_mode__said4: Final = note_of(_stealth_mode__text2)
+_stealth_mode__said5: Final = note_of(_stealth_mode__text3)
+_stealth_mode__unread1: Final = Note(
+    'stealth_mode',
+    'STEALTH',
+    '`own_cover` had no effect: it is read only when stealthy',
+    kind='input',
+)
+_stealth_mode__unread2: Final = Note(
+    'stealth_mode',
+    'STEALTH',
+    '`engaged` had no effect: it is read only when stealthy',
+    kind='input',
+)
+
+
+def _resolve_stealth_mode(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """STEALTH: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['stealthy'] else 0
+    value = v['pace']
+    trace.append(TraceEntry(_stealth_mode__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 2
+        modifiers.append(Modifier(_stealth_mode__mod1, -2, 'applied', None))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d2 = -1 if v['stealthy'] else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_stealth_mode__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = v['own_cover']
+        value += amount
+        modifiers.append(Modifier(_stealth_mode__mod2, whole(amount), 'applied', None))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d2 < 0)
+    if not v['stealthy']:
+        d3 = 0
+    elif not v['engaged']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_stealth_mode__text1_trace, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_stealth_mode__said3)
+    notes: list[Note] = [_stealth_mode__said4, _stealth_mode__said5]
+    if 'own_cover' in given and d2 == 0:
+        notes.append(_stealth_mode__unread1)
+    if 'engaged' in given and d3 == 0:
+        notes.append(_stealth_mode__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('stealth_mode',),
+        inputs={
+            'pace': v['pace'],
+            'stealth': v['stealth'],
+            'engaged': v['engaged'],
+            'stealthy': v['stealthy'],
+            'own_cover': v['own_cover'],
+        },
+        stats={'pace': e['pace'], 'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule drop_rule, written out
+
+_drop_rule__said3: Final = note_of(_drop_rule__text1)
+
+
+def _resolve_drop_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """DROP: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['all_actions'] = v['all_actions']
+    e['visibility'] = v['visibility']
+    if v['shot'] is None:
+        v['shot'] = whole(e['visibility'] + e['all_actions'])
+    d1 = -1 if v['drop'] else 0
+    value = v['shot']
+    trace.append(TraceEntry(_drop_rule__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value += 4
+        modifiers.append(Modifier(_drop_rule__mod1, 4, 'applied', None))
+    e['shot'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d2 = -1 if v['drop'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_drop_rule__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_drop_rule__mod2, 4))
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('drop_rule',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'visibility': v['visibility'],
+            'shot': v['shot'],
+            'damage': v['damage'],
+            'drop': v['drop'],
+        },
+        stats={
+            'all_actions': e['all_actions'],
+            'visibility': e['visibility'],
+            'shot': e['shot'],
+            'damage': e['damage'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_drop_rule__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule targeting_rule, written out
+
+_targeting_rule__said3: Final = restriction_of(_targeting_rule__text1)
+_targeting_rule__said4: Final = note_of(_targeting_rule__text2)
+_targeting_rule__said5: Final = note_of(_targeting_rule__text3)
+_targeting_rule__said6: Final = note_of(_targeting_rule__text4)
+_targeting_rule__unread1: Final = Note(
+    'targeting_rule',
+    'Targeting',
+    '`vulnerability` had no effect: it is read only when targeting == 3',
+    kind='input',
+)
+_targeting_rule__unread2: Final = Note(
+    'targeting_rule',
+    'Targeting',
+    '`extra_die` had no effect: it is read only when targeting == 3; when vulnerability',
+    kind='input',
+)
+
+
+def _resolve_targeting_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Targeting: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['defence']
+    trace.append(TraceEntry(_targeting_rule__mod1_trace, -1, v, e))
+    amount = 2 * v['targeting']
+    value += amount
+    modifiers.append(Modifier(_targeting_rule__mod1, whole(amount), 'applied', None))
+    e['defence'] = value if type(value) is int else added_total(value, 'int', True)
+    if v['targeting'] != 3:
+        d2 = 0
+    elif not v['vulnerability']:
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_targeting_rule__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_targeting_rule__mod2, v['extra_die']))
+    e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers)
+    if v['targeting'] != 3:
+        d3 = 0
+    elif v['vulnerability']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_targeting_rule__text1_trace, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_targeting_rule__said3)
+    notes: list[Note] = [_targeting_rule__said4, _targeting_rule__said5, _targeting_rule__said6]
+    if 'vulnerability' in given and d2 == 0 and d3 == 0:
+        notes.append(_targeting_rule__unread1)
+    if 'extra_die' in given and 0 <= d2 < 2:
+        notes.append(_targeting_rule__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('targeting_rule',),
+        inputs={
+            'defence': v['defence'],
+            'damage': v['damage'],
+            'targeting': v['targeting'],
+            'vulnerability': v['vulnerability'],
+            'extra_die': v['extra_die'],
+        },
+        stats={'defence': e['defence'], 'damage': e['damage']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule paralysed, written out
+
+_paralysed__said2: Final = restriction_of(_paralysed__text1)
+_paralysed__unread1: Final = Note(
+    'paralysed',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_paralysed(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Paralysed: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_paralysed__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_paralysed__mod1, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_paralysed__text1_trace, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_paralysed__said2)
+    notes: list[Note] = []
+    if 'dice_raises' in given and d1 == 0:
+        notes.append(_paralysed__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('paralysed',),
+        inputs={
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+        },
+        stats={'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule broken_arm, written out
+
+_broken_arm__unread1: Final = Note(
+    'broken_arm',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_broken_arm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Broken Arm: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['wound_penalty']
+    trace.append(TraceEntry(_broken_arm__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value += 4
+        modifiers.append(Modifier(_broken_arm__mod1, 4, 'applied', None))
+    trace.append(TraceEntry(_broken_arm__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = 2 * v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_broken_arm__mod2, whole(amount), 'applied', None))
+    e['wound_penalty'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    notes: list[Note] = []
+    if 'penalty_raises' in given and d2 == 0:
+        notes.append(_broken_arm__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('broken_arm',),
+        inputs={
+            'wound_penalty': v['wound_penalty'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'wound_penalty': e['wound_penalty']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule bleeder, written out
+
+_bleeder__said4: Final = note_of(_bleeder__text1)
+_bleeder__said5: Final = note_of(_bleeder__text2)
+_bleeder__unread1: Final = Note(
+    'bleeder',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_bleeder__unread2: Final = Note(
+    'bleeder',
+    'Targeting: wound effects',
+    '`extra_bleeds` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_bleeder__unread3: Final = Note(
+    'bleeder',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_bleeder(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Bleeder: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_bleeder__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_bleeder__mod1, v['dice_raises']))
+    e['wound_damage'] = settle_held(_BOOK, 'wound_damage', v['wound_damage'], held, modifiers)
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['wound_target']
+    trace.append(TraceEntry(_bleeder__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = 2 * v['extra_bleeds']
+        value += amount
+        modifiers.append(Modifier(_bleeder__mod2, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_bleeder__mod3_trace, d3, v, e))
+    if d3 < 0:
+        amount = v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_bleeder__mod3, whole(amount), 'applied', None))
+    e['wound_target'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d3 < 0)
+    notes: list[Note] = [_bleeder__said4, _bleeder__said5]
+    if 'dice_raises' in given and d1 == 0:
+        notes.append(_bleeder__unread1)
+    if 'extra_bleeds' in given and d2 == 0:
+        notes.append(_bleeder__unread2)
+    if 'penalty_raises' in given and d3 == 0:
+        notes.append(_bleeder__unread3)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('bleeder',),
+        inputs={
+            'wound_damage': v['wound_damage'],
+            'wound_target': v['wound_target'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'penalty_raises': v['penalty_raises'],
+            'extra_bleeds': v['extra_bleeds'],
+        },
+        stats={'wound_damage': e['wound_damage'], 'wound_target': e['wound_target']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule knockdown, written out
+
+_knockdown__said5: Final = note_of(_knockdown__text1)
+_knockdown__said6: Final = note_of(_knockdown__text2)
+_knockdown__unread1: Final = Note(
+    'knockdown',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_knockdown(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Knockdown: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d4 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['defence']
+    trace.append(TraceEntry(_knockdown__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value -= 2
+        modifiers.append((2, Modifier(_knockdown__mod3, -2, 'applied', None)))
+    trace.append(TraceEntry(_knockdown__mod4_trace, d4, v, e))
+    if d4 < 0:
+        amount = -2 * v['penalty_raises']
+        value += amount
+        modifiers.append((3, Modifier(_knockdown__mod4, whole(amount), 'applied', None)))
+    e['defence'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d4 < 0)
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['wound_penalty']
+    trace.append(TraceEntry(_knockdown__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value += 2
+        modifiers.append((0, Modifier(_knockdown__mod1, 2, 'applied', None)))
+    trace.append(TraceEntry(_knockdown__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = 2 * v['penalty_raises']
+        value += amount
+        modifiers.append((1, Modifier(_knockdown__mod2, whole(amount), 'applied', None)))
+    e['wound_penalty'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    d5 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_knockdown__text1_trace, d5, v, e))
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_knockdown__said5)
+    notes.append(_knockdown__said6)
+    if 'penalty_raises' in given and d2 == 0 and d4 == 0:
+        notes.append(_knockdown__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('knockdown',),
+        inputs={
+            'defence': v['defence'],
+            'wound_penalty': v['wound_penalty'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'defence': e['defence'], 'wound_penalty': e['wound_penalty']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule crippled, written out
+
+_crippled__said2: Final = restriction_of(_crippled__text1)
+_crippled__unread1: Final = Note(
+    'crippled',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_crippled(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Crippled: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_crippled__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_crippled__mod1, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_crippled__text1_trace, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_crippled__said2)
+    notes: list[Note] = []
+    if 'dice_raises' in given and d1 == 0:
+        notes.append(_crippled__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('crippled',),
+        inputs={
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+        },
+        stats={'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule broken_leg, written out
+
+_broken_leg__said4: Final = note_of(_broken_leg__text1)
+_broken_leg__unread1: Final = Note(
+    'broken_leg',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_broken_leg__unread2: Final = Note(
+    'broken_leg',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_broken_leg(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Broken Leg: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['pace']
+    trace.append(TraceEntry(_broken_leg__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 4
+        modifiers.append(Modifier(_broken_leg__mod1, -4, 'applied', None))
+    trace.append(TraceEntry(_broken_leg__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = -2 * v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_broken_leg__mod2, whole(amount), 'applied', None))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_broken_leg__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_broken_leg__mod3, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    notes: list[Note] = [_broken_leg__said4]
+    if 'penalty_raises' in given and d2 == 0:
+        notes.append(_broken_leg__unread1)
+    if 'dice_raises' in given and d3 == 0:
+        notes.append(_broken_leg__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('broken_leg',),
+        inputs={
+            'pace': v['pace'],
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'pace': e['pace'], 'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule winded, written out
+
+_winded__said2: Final = note_of(_winded__text1)
+_winded__unread1: Final = Note(
+    'winded',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_winded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Winded: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_winded__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_winded__mod1, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_winded__text1_trace, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_winded__said2)
+    if 'dice_raises' in given and d1 == 0:
+        notes.append(_winded__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('winded',),
+        inputs={
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+        },
+        stats={'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule pain, written out
+
+_pain__unread1: Final = Note(
+    'pain',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_pain__unread2: Final = Note(
+    'pain',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_pain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Pain: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['all_actions']
+    trace.append(TraceEntry(_pain__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 2
+        modifiers.append(Modifier(_pain__mod1, -2, 'applied', None))
+    trace.append(TraceEntry(_pain__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = -2 * v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_pain__mod2, whole(amount), 'applied', None))
+    e['all_actions'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_pain__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_pain__mod3, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    notes: list[Note] = []
+    if 'penalty_raises' in given and d2 == 0:
+        notes.append(_pain__unread1)
+    if 'dice_raises' in given and d3 == 0:
+        notes.append(_pain__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('pain',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'all_actions': e['all_actions'], 'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule guts, written out
+
+_guts__said3: Final = note_of(_guts__text1)
+_guts__said4: Final = note_of(_guts__text2)
+_guts__unread1: Final = Note(
+    'guts',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_guts__unread2: Final = Note(
+    'guts',
+    'Targeting: wound effects',
+    '`duration_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_guts(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Guts: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_guts__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_guts__mod2, v['duration_raises']))
+        where.append(1)
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers, where)
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_guts__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_guts__mod1, v['dice_raises']))
+        where.append(0)
+    e['wound_damage'] = settle_held(_BOOK, 'wound_damage', v['wound_damage'], held, modifiers, where)
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_guts__text1_trace, d3, v, e))
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_guts__said3)
+    notes.append(_guts__said4)
+    if 'dice_raises' in given and d1 == 0:
+        notes.append(_guts__unread1)
+    if 'duration_raises' in given and d2 == 0:
+        notes.append(_guts__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('guts',),
+        inputs={
+            'wound_duration': v['wound_duration'],
+            'wound_damage': v['wound_damage'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'duration_raises': v['duration_raises'],
+        },
+        stats={'wound_duration': e['wound_duration'], 'wound_damage': e['wound_damage']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule scarred, written out
+
+_scarred__said3: Final = note_of(_scarred__text1)
+_scarred__unread1: Final = Note(
+    'scarred',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_scarred(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Scarred: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['wound_penalty']
+    trace.append(TraceEntry(_scarred__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value += 1
+        modifiers.append(Modifier(_scarred__mod1, 1, 'applied', None))
+    trace.append(TraceEntry(_scarred__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_scarred__mod2, whole(amount), 'applied', None))
+    e['wound_penalty'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    notes: list[Note] = [_scarred__said3]
+    if 'penalty_raises' in given and d2 == 0:
+        notes.append(_scarred__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('scarred',),
+        inputs={
+            'wound_penalty': v['wound_penalty'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'wound_penalty': e['wound_penalty']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule deafened, written out
+
+_deafened__said3: Final = restriction_of(_deafened__text1)
+_deafened__unread1: Final = Note(
+    'deafened',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_deafened__unread2: Final = Note(
+    'deafened',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_deafened(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Deafened: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_deafened__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_deafened__mod2, v['dice_raises']))
+        where.append(1)
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers, where)
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['wound_target']
+    trace.append(TraceEntry(_deafened__mod1_trace, d1, v, e))
+    if d1 < 0:
+        amount = 2 * v['penalty_raises']
+        value += amount
+        modifiers.append((0, Modifier(_deafened__mod1, whole(amount), 'applied', None)))
+    e['wound_target'] = value if type(value) is int else added_total(value, 'int', d1 < 0)
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_deafened__text1_trace, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_deafened__said3)
+    notes: list[Note] = []
+    if 'penalty_raises' in given and d1 == 0:
+        notes.append(_deafened__unread1)
+    if 'dice_raises' in given and d2 == 0:
+        notes.append(_deafened__unread2)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('deafened',),
+        inputs={
+            'wound_duration': v['wound_duration'],
+            'wound_target': v['wound_target'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'wound_duration': e['wound_duration'], 'wound_target': e['wound_target']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule blinded, written out
+
+_blinded__said4: Final = restriction_of(_blinded__text1)
+_blinded__said5: Final = note_of(_blinded__text2)
+_blinded__said6: Final = note_of(_blinded__text3)
+_blinded__unread1: Final = Note(
+    'blinded',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_blinded__unread2: Final = Note(
+    'blinded',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+
+
+def _resolve_blinded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Blinded: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    value = v['visibility']
+    trace.append(TraceEntry(_blinded__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 2
+        modifiers.append(Modifier(_blinded__mod1, -2, 'applied', None))
+    trace.append(TraceEntry(_blinded__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = -2 * v['penalty_raises']
+        value += amount
+        modifiers.append(Modifier(_blinded__mod2, whole(amount), 'applied', None))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_blinded__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_blinded__mod3, v['dice_raises']))
+    e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
+    d4 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_blinded__text1_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_blinded__said4)
+    notes: list[Note] = [_blinded__said5, _blinded__said6]
+    if 'penalty_raises' in given and d2 == 0:
+        notes.append(_blinded__unread1)
+    if 'dice_raises' in given and d3 == 0:
+        notes.append(_blinded__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('blinded',),
+        inputs={
+            'visibility': v['visibility'],
+            'wound_duration': v['wound_duration'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+            'dice_raises': v['dice_raises'],
+            'penalty_raises': v['penalty_raises'],
+        },
+        stats={'visibility': e['visibility'], 'wound_duration': e['wound_duration']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule uncon, written out
+
+_uncon__said2: Final = note_of(_uncon__text1)
+
+
+def _resolve_uncon(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Uncon: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    e['wound_target'] = v['wound_target']
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_uncon__derive1_trace, d1, v, e))
+    if d1 < 0:
+        e['uncon_target'] = derived['uncon_target'] = whole(e['wound_target'])
+    else:
+        e.wait('uncon_target', lambda: whole(e['wound_target']))
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    trace.append(TraceEntry(_uncon__text1_trace, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_uncon__said2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('uncon',),
+        inputs={
+            'wound_target': v['wound_target'],
+            'final_damage': v['final_damage'],
+            'tuffness': v['tuffness'],
+        },
+        stats={'wound_target': e['wound_target']},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zone_cover, written out
+
+_zone_cover__said2: Final = note_of(_zone_cover__text1)
+
+
+def _resolve_zone_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: COVER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_zone_cover__mod1_trace, -1, v, e))
+    held.append((_zone_cover__mod1, v['zone_cover_value']))
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_cover',),
+        inputs={'cover': v['cover'], 'zone_cover_value': v['zone_cover_value']},
+        stats={'cover': e['cover']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_zone_cover__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zone_light, written out
+
+_zone_light__said2: Final = note_of(_zone_light__text1)
+
+
+def _resolve_zone_light(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: LIGHT: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['visibility']
+    trace.append(TraceEntry(_zone_light__mod1_trace, -1, v, e))
+    amount = v['zone_light_mod']
+    value += amount
+    modifiers.append(Modifier(_zone_light__mod1, whole(amount), 'applied', None))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_light',),
+        inputs={'visibility': v['visibility'], 'zone_light_mod': v['zone_light_mod']},
+        stats={'visibility': e['visibility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_zone_light__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zone_visibility, written out
+
+_zone_visibility__said2: Final = note_of(_zone_visibility__text1)
+
+
+def _resolve_zone_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: VISIBILITY: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['visibility']
+    trace.append(TraceEntry(_zone_visibility__mod1_trace, -1, v, e))
+    amount = v['zone_visibility_mod']
+    value += amount
+    modifiers.append(Modifier(_zone_visibility__mod1, whole(amount), 'applied', None))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_visibility',),
+        inputs={'visibility': v['visibility'], 'zone_visibility_mod': v['zone_visibility_mod']},
+        stats={'visibility': e['visibility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_zone_visibility__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zone_entry, written out
+
+_zone_entry__said1: Final = restriction_of(_zone_entry__text1)
+_zone_entry__said2: Final = note_of(_zone_entry__text2)
+
+
+def _resolve_zone_entry(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: ENTRY: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d1 = -1 if v['crossings'] >= v['zone_entry_max'] else 0
+    trace.append(TraceEntry(_zone_entry__text1_trace, d1, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_zone_entry__said1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_entry',),
+        inputs={'zone_entry_max': v['zone_entry_max'], 'crossings': v['crossings']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_zone_entry__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zone_width, written out
+
+_zone_width__said1: Final = restriction_of(_zone_width__text1)
+_zone_width__said2: Final = note_of(_zone_width__text2)
+
+
+def _resolve_zone_width(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: WIDTH: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d1 = -1 if v['close_occupants'] >= v['zone_width_max'] else 0
+    trace.append(TraceEntry(_zone_width__text1_trace, d1, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_zone_width__said1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_width',),
+        inputs={'zone_width_max': v['zone_width_max'], 'close_occupants': v['close_occupants']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_zone_width__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zone_terrain, written out
+
+_zone_terrain__said3: Final = note_of(_zone_terrain__text1)
+_zone_terrain__said4: Final = note_of(_zone_terrain__text2)
+
+
+def _resolve_zone_terrain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: TERRAIN: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['pace']
+    trace.append(TraceEntry(_zone_terrain__mod1_trace, -1, v, e))
+    amount = v['terrain_ma']
+    value += amount
+    modifiers.append(Modifier(_zone_terrain__mod1, whole(amount), 'applied', None))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', True)
+    if v['move_target'] is None:
+        v['move_target'] = whole(e['pace'])
+    d2 = -1 if v['rough'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_zone_terrain__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_zone_terrain__mod2, Fraction(3) / 4))
+    e['move_target'] = settle_held(_BOOK, 'move_target', v['move_target'], held, modifiers)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_terrain',),
+        inputs={
+            'pace': v['pace'],
+            'move_target': v['move_target'],
+            'terrain_ma': v['terrain_ma'],
+            'rough': v['rough'],
+        },
+        stats={'pace': e['pace'], 'move_target': e['move_target']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_zone_terrain__said3, _zone_terrain__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zone_debris, written out
+
+_zone_debris__said12: Final = note_of(_debris_tile__text1)
+_zone_debris__said13: Final = note_of(_debris_tile__text2)
+_zone_debris__said14: Final = note_of(_zone_debris__text1)
+_zone_debris__unread1: Final = Note(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    '`debris_choice` had no effect: it is read only when debris_level == light',
+    kind='input',
+)
+
+
+def _resolve_zone_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: DEBRIS: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    if v['debris_level'] != 'light':
+        d2 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d2 = 1
+    else:
+        d2 = -1
+    if v['debris_level'] != 'moderate':
+        d6 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d6 = 1
+    else:
+        d6 = -1
+    if v['debris_level'] != 'heavy':
+        d10 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d10 = 1
+    else:
+        d10 = -1
+    value = v['pace']
+    trace.append(TraceEntry(_debris_tile__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 1
+        modifiers.append((1, Modifier(_debris_tile__mod2, -1, 'applied', None)))
+    trace.append(TraceEntry(_debris_tile__mod5_trace, d6, v, e))
+    if d6 < 0:
+        value -= 2
+        modifiers.append((5, Modifier(_debris_tile__mod5, -2, 'applied', None)))
+    trace.append(TraceEntry(_debris_tile__mod8_trace, d10, v, e))
+    if d10 < 0:
+        value -= 3
+        modifiers.append((9, Modifier(_debris_tile__mod8, -3, 'applied', None)))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d6 < 0 or d10 < 0)
+    d5 = -1 if v['debris_level'] == 'moderate' else 0
+    d9 = -1 if v['debris_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_debris_tile__mod4_trace, d5, v, e))
+    if d5 < 0:
+        value += 1
+        modifiers.append((4, Modifier(_debris_tile__mod4, 1, 'applied', None)))
+    trace.append(TraceEntry(_debris_tile__mod7_trace, d9, v, e))
+    if d9 < 0:
+        value += 2
+        modifiers.append((8, Modifier(_debris_tile__mod7, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d5 < 0 or d9 < 0)
+    d1 = -1 if v['debris_level'] == 'light' else 0
+    d4 = -1 if v['debris_level'] == 'moderate' else 0
+    d8 = -1 if v['debris_level'] == 'heavy' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_debris_tile__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_debris_tile__mod1, 1))
+        where.append(0)
+    trace.append(TraceEntry(_debris_tile__mod3_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_debris_tile__mod3, 2))
+        where.append(3)
+    trace.append(TraceEntry(_debris_tile__mod6_trace, d8, v, e))
+    if d8 < 0:
+        held.append((_debris_tile__mod6, 4))
+        where.append(7)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    if v['debris_level'] != 'light':
+        d3 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d3 = 1
+    else:
+        d3 = -1
+    if v['debris_level'] != 'moderate':
+        d7 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d7 = 1
+    else:
+        d7 = -1
+    if v['debris_level'] != 'heavy':
+        d11 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d11 = 1
+    else:
+        d11 = -1
+    trace.append(TraceEntry(_debris_tile__derive1_trace, d3, v, e))
+    trace.append(TraceEntry(_debris_tile__derive2_trace, d7, v, e))
+    trace.append(TraceEntry(_debris_tile__derive3_trace, d11, v, e))
+    if d3 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(4)
+    elif d7 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(6)
+    elif d11 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(8)
+    else:
+        e.wait('debris_ag', lambda: whole(4))
+    notes: list[Note] = [_zone_debris__said12, _zone_debris__said13, _zone_debris__said14]
+    if 'debris_choice' in given and d2 == 0 and d3 == 0 and d6 == 0 and d7 == 0 and d10 == 0 and d11 == 0:
+        notes.append(_zone_debris__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_debris',),
+        inputs={
+            'pace': v['pace'],
+            'stealth': v['stealth'],
+            'cover': v['cover'],
+            'debris_level': v['debris_level'],
+            'debris_choice': v['debris_choice'],
+        },
+        stats={'pace': e['pace'], 'stealth': e['stealth'], 'cover': e['cover']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule zone_stacking, written out
+
+_zone_stacking__said3: Final = note_of(_zone_stacking__text1)
+_zone_stacking__said4: Final = note_of(_zone_stacking__text2)
+
+
+def _resolve_zone_stacking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Zone trait: STACKING: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['stacking']
+    trace.append(TraceEntry(_zone_stacking__mod1_trace, -1, v, e))
+    amount = v['zone_stacking_max'] - 4
+    value += amount
+    modifiers.append(Modifier(_zone_stacking__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_zone_stacking__mod2_trace, -1, v, e))
+    amount = v['target_size']
+    value += amount
+    modifiers.append(Modifier(_zone_stacking__mod2, whole(amount), 'applied', None))
+    e['stacking'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('zone_stacking',),
+        inputs={
+            'stacking': v['stacking'],
+            'zone_stacking_max': v['zone_stacking_max'],
+            'target_size': v['target_size'],
+        },
+        stats={'stacking': e['stacking']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_zone_stacking__said3, _zone_stacking__said4),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule rain, written out
+
+_rain__said16: Final = note_of(_rain__text1)
+_rain__said17: Final = note_of(_rain__text2)
+_rain__said18: Final = note_of(_rain__text3)
+
+
+def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """RAIN: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    e['range'] = v['range']
+    if v['rain_level'] != 'light':
+        d1 = 0
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['rain_level'] != 'moderate':
+        d5 = 0
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long'):
+        d5 = 1
+    else:
+        d5 = -1
+    if v['rain_level'] != 'moderate':
+        d6 = 0
+    elif ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long'):
+        d6 = 1
+    else:
+        d6 = -1
+    d11 = -1 if v['rain_level'] == 'heavy' else 0
+    value = v['visibility']
+    trace.append(TraceEntry(_rain__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 1
+        modifiers.append((0, Modifier(_rain__mod1, -1, 'applied', None)))
+    trace.append(TraceEntry(_rain__mod5_trace, d5, v, e))
+    if d5 < 0:
+        value -= 2
+        modifiers.append((4, Modifier(_rain__mod5, -2, 'applied', None)))
+    trace.append(TraceEntry(_rain__mod6_trace, d6, v, e))
+    if d6 < 0:
+        value -= 1
+        modifiers.append((5, Modifier(_rain__mod6, -1, 'applied', None)))
+    trace.append(TraceEntry(_rain__mod11_trace, d11, v, e))
+    if d11 < 0:
+        value -= 2
+        modifiers.append((10, Modifier(_rain__mod11, -2, 'applied', None)))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d5 < 0 or d6 < 0 or d11 < 0)
+    d2 = -1 if v['rain_level'] == 'light' else 0
+    d7 = -1 if v['rain_level'] == 'moderate' else 0
+    d12 = -1 if v['rain_level'] == 'heavy' else 0
+    value = v['ag']
+    trace.append(TraceEntry(_rain__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 1
+        modifiers.append((1, Modifier(_rain__mod2, -1, 'applied', None)))
+    trace.append(TraceEntry(_rain__mod7_trace, d7, v, e))
+    if d7 < 0:
+        value -= 2
+        modifiers.append((6, Modifier(_rain__mod7, -2, 'applied', None)))
+    trace.append(TraceEntry(_rain__mod12_trace, d12, v, e))
+    if d12 < 0:
+        value -= 2
+        modifiers.append((11, Modifier(_rain__mod12, -2, 'applied', None)))
+    e['ag'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d7 < 0 or d12 < 0)
+    d3 = -1 if v['rain_level'] == 'light' else 0
+    d8 = -1 if v['rain_level'] == 'moderate' else 0
+    d13 = -1 if v['rain_level'] == 'heavy' else 0
+    value = v['resist_fire']
+    trace.append(TraceEntry(_rain__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value += 1
+        modifiers.append((2, Modifier(_rain__mod3, 1, 'applied', None)))
+    trace.append(TraceEntry(_rain__mod8_trace, d8, v, e))
+    if d8 < 0:
+        value += 1
+        modifiers.append((7, Modifier(_rain__mod8, 1, 'applied', None)))
+    trace.append(TraceEntry(_rain__mod13_trace, d13, v, e))
+    if d13 < 0:
+        value += 2
+        modifiers.append((12, Modifier(_rain__mod13, 2, 'applied', None)))
+    e['resist_fire'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d8 < 0 or d13 < 0)
+    d4 = -1 if v['rain_level'] == 'light' else 0
+    d9 = -1 if v['rain_level'] == 'moderate' else 0
+    d14 = -1 if v['rain_level'] == 'heavy' else 0
+    value = v['hearing']
+    trace.append(TraceEntry(_rain__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value -= 1
+        modifiers.append((3, Modifier(_rain__mod4, -1, 'applied', None)))
+    trace.append(TraceEntry(_rain__mod9_trace, d9, v, e))
+    if d9 < 0:
+        value -= 2
+        modifiers.append((8, Modifier(_rain__mod9, -2, 'applied', None)))
+    trace.append(TraceEntry(_rain__mod14_trace, d14, v, e))
+    if d14 < 0:
+        value -= 2
+        modifiers.append((13, Modifier(_rain__mod14, -2, 'applied', None)))
+    e['hearing'] = value if type(value) is int else added_total(value, 'int', d4 < 0 or d9 < 0 or d14 < 0)
+    d10 = -1 if v['rain_level'] == 'moderate' else 0
+    d15 = -1 if v['rain_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_rain__mod10_trace, d10, v, e))
+    if d10 < 0:
+        value += 1
+        modifiers.append((9, Modifier(_rain__mod10, 1, 'applied', None)))
+    trace.append(TraceEntry(_rain__mod15_trace, d15, v, e))
+    if d15 < 0:
+        value += 2
+        modifiers.append((14, Modifier(_rain__mod15, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d10 < 0 or d15 < 0)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('rain',),
+        inputs={
+            'visibility': v['visibility'],
+            'range': v['range'],
+            'ag': v['ag'],
+            'resist_fire': v['resist_fire'],
+            'hearing': v['hearing'],
+            'stealth': v['stealth'],
+            'rain_level': v['rain_level'],
+        },
+        stats={
+            'visibility': e['visibility'],
+            'range': e['range'],
+            'ag': e['ag'],
+            'resist_fire': e['resist_fire'],
+            'hearing': e['hearing'],
+            'stealth': e['stealth'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_rain__said16, _rain__said17, _rain__said18),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule fog, written out
+
+_fog__said5: Final = restriction_of(_fog__text1)
+_fog__said8: Final = restriction_of(_fog__text2)
+_fog__unread1: Final = Note(
+    'fog',
+    'Condition tiles: FOG',
+    '`zones_away` had no effect: it is read only when fog_level == moderate',
+    kind='input',
+)
+
+
+def _resolve_fog(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """FOG: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['fog_level'] == 'light' else 0
+    d3 = -1 if v['fog_level'] == 'moderate' else 0
+    d6 = -1 if v['fog_level'] == 'heavy' else 0
+    value = v['visibility']
+    trace.append(TraceEntry(_fog__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 1
+        modifiers.append((0, Modifier(_fog__mod1, -1, 'applied', None)))
+    trace.append(TraceEntry(_fog__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value -= 2
+        modifiers.append((2, Modifier(_fog__mod3, -2, 'applied', None)))
+    trace.append(TraceEntry(_fog__mod5_trace, d6, v, e))
+    if d6 < 0:
+        value -= 4
+        modifiers.append((5, Modifier(_fog__mod5, -4, 'applied', None)))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d3 < 0 or d6 < 0)
+    d2 = -1 if v['fog_level'] == 'light' else 0
+    d4 = -1 if v['fog_level'] == 'moderate' else 0
+    d7 = -1 if v['fog_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_fog__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value += 1
+        modifiers.append((1, Modifier(_fog__mod2, 1, 'applied', None)))
+    trace.append(TraceEntry(_fog__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value += 2
+        modifiers.append((3, Modifier(_fog__mod4, 2, 'applied', None)))
+    trace.append(TraceEntry(_fog__mod6_trace, d7, v, e))
+    if d7 < 0:
+        value += 4
+        modifiers.append((6, Modifier(_fog__mod6, 4, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d4 < 0 or d7 < 0)
+    if v['fog_level'] != 'moderate':
+        d5 = 0
+    elif not v['zones_away'] > 2:
+        d5 = 1
+    else:
+        d5 = -1
+    if v['fog_level'] != 'heavy':
+        d8 = 0
+    elif not v['zones_away'] > 1:
+        d8 = 1
+    else:
+        d8 = -1
+    trace.append(TraceEntry(_fog__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_fog__text2_trace, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_fog__said5)
+    if d8 < 0:
+        restrictions.append(_fog__said8)
+    notes: list[Note] = []
+    if 'zones_away' in given and d5 == 0 and d8 == 0:
+        notes.append(_fog__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('fog',),
+        inputs={
+            'visibility': v['visibility'],
+            'stealth': v['stealth'],
+            'zones_away': v['zones_away'],
+            'fog_level': v['fog_level'],
+        },
+        stats={'visibility': e['visibility'], 'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule cover_tile, written out
+
+_cover_tile__said11: Final = note_of(_cover_tile__text1)
+
+
+def _resolve_cover_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """COVER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d4 = -1 if v['cover_level'] == 'moderate' else 0
+    d8 = -1 if v['cover_level'] == 'heavy' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_cover_tile__mod4_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_cover_tile__mod4, 1))
+        where.append(3)
+    trace.append(TraceEntry(_cover_tile__mod8_trace, d8, v, e))
+    if d8 < 0:
+        held.append((_cover_tile__mod8, 2))
+        where.append(7)
+    e['default_cover'] = settle_held(_BOOK, 'default_cover', v['default_cover'], held, modifiers, where)
+    d6 = -1 if v['cover_level'] == 'moderate' else 0
+    d10 = -1 if v['cover_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_cover_tile__mod6_trace, d6, v, e))
+    if d6 < 0:
+        value += 1
+        modifiers.append((5, Modifier(_cover_tile__mod6, 1, 'applied', None)))
+    trace.append(TraceEntry(_cover_tile__mod10_trace, d10, v, e))
+    if d10 < 0:
+        value += 2
+        modifiers.append((9, Modifier(_cover_tile__mod10, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d6 < 0 or d10 < 0)
+    d1 = -1 if v['cover_level'] == 'light' else 0
+    d3 = -1 if v['cover_level'] == 'moderate' else 0
+    d7 = -1 if v['cover_level'] == 'heavy' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_cover_tile__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_cover_tile__mod1, 1))
+        where.append(0)
+    trace.append(TraceEntry(_cover_tile__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_cover_tile__mod3, 2))
+        where.append(2)
+    trace.append(TraceEntry(_cover_tile__mod7_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_cover_tile__mod7, 4))
+        where.append(6)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    d2 = -1 if v['cover_level'] == 'light' else 0
+    d5 = -1 if v['cover_level'] == 'moderate' else 0
+    d9 = -1 if v['cover_level'] == 'heavy' else 0
+    value = v['tuff_aoe']
+    trace.append(TraceEntry(_cover_tile__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value += 1
+        modifiers.append((1, Modifier(_cover_tile__mod2, 1, 'applied', None)))
+    trace.append(TraceEntry(_cover_tile__mod5_trace, d5, v, e))
+    if d5 < 0:
+        value += 2
+        modifiers.append((4, Modifier(_cover_tile__mod5, 2, 'applied', None)))
+    trace.append(TraceEntry(_cover_tile__mod9_trace, d9, v, e))
+    if d9 < 0:
+        value += 4
+        modifiers.append((8, Modifier(_cover_tile__mod9, 4, 'applied', None)))
+    e['tuff_aoe'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d5 < 0 or d9 < 0)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('cover_tile',),
+        inputs={
+            'stealth': v['stealth'],
+            'cover': v['cover'],
+            'default_cover': v['default_cover'],
+            'tuff_aoe': v['tuff_aoe'],
+            'cover_level': v['cover_level'],
+        },
+        stats={
+            'stealth': e['stealth'],
+            'cover': e['cover'],
+            'default_cover': e['default_cover'],
+            'tuff_aoe': e['tuff_aoe'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_cover_tile__said11,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule debris_tile, written out
+
+_debris_tile__said12: Final = note_of(_debris_tile__text1)
+_debris_tile__said13: Final = note_of(_debris_tile__text2)
+_debris_tile__unread1: Final = Note(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    '`debris_choice` had no effect: it is read only when debris_level == light',
+    kind='input',
+)
+
+
+def _resolve_debris_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """DEBRIS: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    if v['debris_level'] != 'light':
+        d2 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d2 = 1
+    else:
+        d2 = -1
+    if v['debris_level'] != 'moderate':
+        d6 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d6 = 1
+    else:
+        d6 = -1
+    if v['debris_level'] != 'heavy':
+        d10 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d10 = 1
+    else:
+        d10 = -1
+    value = v['pace']
+    trace.append(TraceEntry(_debris_tile__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 1
+        modifiers.append((1, Modifier(_debris_tile__mod2, -1, 'applied', None)))
+    trace.append(TraceEntry(_debris_tile__mod5_trace, d6, v, e))
+    if d6 < 0:
+        value -= 2
+        modifiers.append((5, Modifier(_debris_tile__mod5, -2, 'applied', None)))
+    trace.append(TraceEntry(_debris_tile__mod8_trace, d10, v, e))
+    if d10 < 0:
+        value -= 3
+        modifiers.append((9, Modifier(_debris_tile__mod8, -3, 'applied', None)))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d6 < 0 or d10 < 0)
+    d5 = -1 if v['debris_level'] == 'moderate' else 0
+    d9 = -1 if v['debris_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_debris_tile__mod4_trace, d5, v, e))
+    if d5 < 0:
+        value += 1
+        modifiers.append((4, Modifier(_debris_tile__mod4, 1, 'applied', None)))
+    trace.append(TraceEntry(_debris_tile__mod7_trace, d9, v, e))
+    if d9 < 0:
+        value += 2
+        modifiers.append((8, Modifier(_debris_tile__mod7, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d5 < 0 or d9 < 0)
+    d1 = -1 if v['debris_level'] == 'light' else 0
+    d4 = -1 if v['debris_level'] == 'moderate' else 0
+    d8 = -1 if v['debris_level'] == 'heavy' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_debris_tile__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_debris_tile__mod1, 1))
+        where.append(0)
+    trace.append(TraceEntry(_debris_tile__mod3_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_debris_tile__mod3, 2))
+        where.append(3)
+    trace.append(TraceEntry(_debris_tile__mod6_trace, d8, v, e))
+    if d8 < 0:
+        held.append((_debris_tile__mod6, 4))
+        where.append(7)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    if v['debris_level'] != 'light':
+        d3 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d3 = 1
+    else:
+        d3 = -1
+    if v['debris_level'] != 'moderate':
+        d7 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d7 = 1
+    else:
+        d7 = -1
+    if v['debris_level'] != 'heavy':
+        d11 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d11 = 1
+    else:
+        d11 = -1
+    trace.append(TraceEntry(_debris_tile__derive1_trace, d3, v, e))
+    trace.append(TraceEntry(_debris_tile__derive2_trace, d7, v, e))
+    trace.append(TraceEntry(_debris_tile__derive3_trace, d11, v, e))
+    if d3 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(4)
+    elif d7 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(6)
+    elif d11 < 0:
+        e['debris_ag'] = derived['debris_ag'] = whole(8)
+    else:
+        e.wait('debris_ag', lambda: whole(4))
+    notes: list[Note] = [_debris_tile__said12, _debris_tile__said13]
+    if 'debris_choice' in given and d2 == 0 and d3 == 0 and d6 == 0 and d7 == 0 and d10 == 0 and d11 == 0:
+        notes.append(_debris_tile__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('debris_tile',),
+        inputs={
+            'pace': v['pace'],
+            'stealth': v['stealth'],
+            'cover': v['cover'],
+            'debris_level': v['debris_level'],
+            'debris_choice': v['debris_choice'],
+        },
+        stats={'pace': e['pace'], 'stealth': e['stealth'], 'cover': e['cover']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule lighting, written out
+
+_lighting__said6: Final = note_of(_lighting__text1)
+
+
+def _resolve_lighting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """LIGHT: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['light_level'] == 'light' else 0
+    d2 = -1 if v['light_level'] == 'moderate' else 0
+    d4 = -1 if v['light_level'] == 'heavy' else 0
+    value = v['visibility']
+    trace.append(TraceEntry(_lighting__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 1
+        modifiers.append((0, Modifier(_lighting__mod1, -1, 'applied', None)))
+    trace.append(TraceEntry(_lighting__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 2
+        modifiers.append((1, Modifier(_lighting__mod2, -2, 'applied', None)))
+    trace.append(TraceEntry(_lighting__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value -= 4
+        modifiers.append((3, Modifier(_lighting__mod4, -4, 'applied', None)))
+    e['visibility'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d4 < 0)
+    d3 = -1 if v['light_level'] == 'moderate' else 0
+    d5 = -1 if v['light_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_lighting__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value += 1
+        modifiers.append((2, Modifier(_lighting__mod3, 1, 'applied', None)))
+    trace.append(TraceEntry(_lighting__mod5_trace, d5, v, e))
+    if d5 < 0:
+        value += 2
+        modifiers.append((4, Modifier(_lighting__mod5, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('lighting',),
+        inputs={
+            'visibility': v['visibility'],
+            'stealth': v['stealth'],
+            'light_level': v['light_level'],
+        },
+        stats={'visibility': e['visibility'], 'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_lighting__said6,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule noise, written out
+
+_noise__said6: Final = note_of(_noise__text1)
+
+
+def _resolve_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """NOISE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['noise_level'] == 'light' else 0
+    d2 = -1 if v['noise_level'] == 'moderate' else 0
+    d4 = -1 if v['noise_level'] == 'heavy' else 0
+    value = v['hearing']
+    trace.append(TraceEntry(_noise__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 1
+        modifiers.append((0, Modifier(_noise__mod1, -1, 'applied', None)))
+    trace.append(TraceEntry(_noise__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 2
+        modifiers.append((1, Modifier(_noise__mod2, -2, 'applied', None)))
+    trace.append(TraceEntry(_noise__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value -= 4
+        modifiers.append((3, Modifier(_noise__mod4, -4, 'applied', None)))
+    e['hearing'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d4 < 0)
+    d3 = -1 if v['noise_level'] == 'moderate' else 0
+    d5 = -1 if v['noise_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_noise__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value += 1
+        modifiers.append((2, Modifier(_noise__mod3, 1, 'applied', None)))
+    trace.append(TraceEntry(_noise__mod5_trace, d5, v, e))
+    if d5 < 0:
+        value += 1
+        modifiers.append((4, Modifier(_noise__mod5, 1, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('noise',),
+        inputs={'hearing': v['hearing'], 'stealth': v['stealth'], 'noise_level': v['noise_level']},
+        stats={'hearing': e['hearing'], 'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_noise__said6,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule buzz, written out
+
+
+def _resolve_buzz(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """BUZZ: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['buzz_level'] == 'light' else 0
+    d2 = -1 if v['buzz_level'] == 'moderate' else 0
+    d3 = -1 if v['buzz_level'] == 'heavy' else 0
+    value = v['comms']
+    trace.append(TraceEntry(_buzz__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 1
+        modifiers.append(Modifier(_buzz__mod1, -1, 'applied', None))
+    trace.append(TraceEntry(_buzz__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 2
+        modifiers.append(Modifier(_buzz__mod2, -2, 'applied', None))
+    trace.append(TraceEntry(_buzz__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value -= 4
+        modifiers.append(Modifier(_buzz__mod3, -4, 'applied', None))
+    e['comms'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d3 < 0)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('buzz',),
+        inputs={'comms': v['comms'], 'buzz_level': v['buzz_level']},
+        stats={'comms': e['comms']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule wind, written out
+
+_wind__said7: Final = note_of(_wind__text1)
+_wind__said8: Final = note_of(_wind__text2)
+_wind__said9: Final = note_of(_wind__text3)
+_wind__unread1: Final = Note(
+    'wind',
+    'Condition tiles: WIND',
+    '`heavy_weapon` had no effect: it is read only when wind_level == light',
+    kind='input',
+)
+
+
+def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """WIND: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['all_actions'] = v['all_actions']
+    e['range'] = v['range']
+    e['visibility'] = v['visibility']
+    if v['shot'] is None:
+        v['shot'] = whole(e['visibility'] + e['all_actions'])
+    if v['wind_level'] != 'light':
+        d1 = 0
+    elif v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) <= ('close', 'short', 'medium', 'long', 'beyond').index('short'):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['wind_level'] != 'moderate':
+        d2 = 0
+    elif v['heavy_weapon'] or e['range'] == 'close':
+        d2 = 1
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d2 = 2
+    else:
+        d2 = -1
+    if v['wind_level'] != 'moderate':
+        d3 = 0
+    elif v['heavy_weapon'] or e['range'] == 'close':
+        d3 = 1
+    elif ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d3 = 2
+    else:
+        d3 = -1
+    if v['wind_level'] != 'heavy':
+        d4 = 0
+    elif e['range'] == 'close':
+        d4 = 1
+    elif not v['heavy_weapon']:
+        d4 = 2
+    else:
+        d4 = -1
+    if v['wind_level'] != 'heavy':
+        d5 = 0
+    elif e['range'] == 'close':
+        d5 = 1
+    elif v['heavy_weapon']:
+        d5 = 2
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d5 = 3
+    else:
+        d5 = -1
+    if v['wind_level'] != 'heavy':
+        d6 = 0
+    elif e['range'] == 'close':
+        d6 = 1
+    elif v['heavy_weapon']:
+        d6 = 2
+    elif ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d6 = 3
+    else:
+        d6 = -1
+    value = v['shot']
+    trace.append(TraceEntry(_wind__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value -= 1
+        modifiers.append(Modifier(_wind__mod1, -1, 'applied', None))
+    trace.append(TraceEntry(_wind__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value -= 2
+        modifiers.append(Modifier(_wind__mod2, -2, 'applied', None))
+    trace.append(TraceEntry(_wind__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value -= 1
+        modifiers.append(Modifier(_wind__mod3, -1, 'applied', None))
+    trace.append(TraceEntry(_wind__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value -= 2
+        modifiers.append(Modifier(_wind__mod4, -2, 'applied', None))
+    trace.append(TraceEntry(_wind__mod5_trace, d5, v, e))
+    if d5 < 0:
+        value -= 4
+        modifiers.append(Modifier(_wind__mod5, -4, 'applied', None))
+    trace.append(TraceEntry(_wind__mod6_trace, d6, v, e))
+    if d6 < 0:
+        value -= 2
+        modifiers.append(Modifier(_wind__mod6, -2, 'applied', None))
+    e['shot'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d3 < 0 or d4 < 0 or d5 < 0 or d6 < 0)
+    notes: list[Note] = [_wind__said7, _wind__said8, _wind__said9]
+    if 'heavy_weapon' in given and d1 == 0 and d2 == 0 and d3 == 0 and 0 <= d4 < 2 and 0 <= d5 < 2 and 0 <= d6 < 2:
+        notes.append(_wind__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('wind',),
+        inputs={
+            'all_actions': v['all_actions'],
+            'visibility': v['visibility'],
+            'shot': v['shot'],
+            'range': v['range'],
+            'heavy_weapon': v['heavy_weapon'],
+            'wind_level': v['wind_level'],
+        },
+        stats={
+            'all_actions': e['all_actions'],
+            'visibility': e['visibility'],
+            'shot': e['shot'],
+            'range': e['range'],
+        },
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule wall_tile, written out
+
+_wall_tile__said6: Final = note_of(_wall_tile__text1)
+
+
+def _resolve_wall_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """WALL: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d3 = -1 if v['wall_level'] == 'moderate' else 0
+    d5 = -1 if v['wall_level'] == 'heavy' else 0
+    value = v['stealth']
+    trace.append(TraceEntry(_wall_tile__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value += 1
+        modifiers.append((2, Modifier(_wall_tile__mod3, 1, 'applied', None)))
+    trace.append(TraceEntry(_wall_tile__mod5_trace, d5, v, e))
+    if d5 < 0:
+        value += 2
+        modifiers.append((4, Modifier(_wall_tile__mod5, 2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
+    d1 = -1 if v['wall_level'] == 'light' else 0
+    d2 = -1 if v['wall_level'] == 'moderate' else 0
+    d4 = -1 if v['wall_level'] == 'heavy' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_wall_tile__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_wall_tile__mod1, 1))
+        where.append(0)
+    trace.append(TraceEntry(_wall_tile__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_wall_tile__mod2, 2))
+        where.append(1)
+    trace.append(TraceEntry(_wall_tile__mod4_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_wall_tile__mod4, 4))
+        where.append(3)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('wall_tile',),
+        inputs={'stealth': v['stealth'], 'cover': v['cover'], 'wall_level': v['wall_level']},
+        stats={'stealth': e['stealth'], 'cover': e['cover']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_wall_tile__said6,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule barrier, written out
+
+_barrier__said4: Final = note_of(_barrier__text1)
+_barrier__said5: Final = note_of(_barrier__text2)
+
+
+def _resolve_barrier(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """BARRIER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['barrier_level'] == 'light' else 0
+    d2 = -1 if v['barrier_level'] == 'moderate' else 0
+    d3 = -1 if v['barrier_level'] == 'heavy' else 0
+    trace.append(TraceEntry(_barrier__derive1_trace, d1, v, e))
+    trace.append(TraceEntry(_barrier__derive2_trace, d2, v, e))
+    trace.append(TraceEntry(_barrier__derive3_trace, d3, v, e))
+    if d1 < 0:
+        e['barrier_tuffness'] = derived['barrier_tuffness'] = whole(8)
+    elif d2 < 0:
+        e['barrier_tuffness'] = derived['barrier_tuffness'] = whole(10)
+    elif d3 < 0:
+        e['barrier_tuffness'] = derived['barrier_tuffness'] = whole(12)
+    else:
+        e.wait('barrier_tuffness', lambda: whole(8))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('barrier',),
+        inputs={'barrier_level': v['barrier_level']},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_barrier__said4, _barrier__said5),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_slippery, written out
+
+_tile_slippery__said3: Final = note_of(_tile_slippery__text1)
+
+
+def _resolve_tile_slippery(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """SLIPPERY: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_slippery__mod1_trace, -1, v, e))
+    value -= 1
+    modifiers.append(Modifier(_tile_slippery__mod1, -1, 'applied', None))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    trace.append(TraceEntry(_tile_slippery__derive1_trace, -1, v, e))
+    e['slippery_ag'] = derived['slippery_ag'] = whole(4)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_slippery',),
+        inputs={'stealth': v['stealth']},
+        stats={'stealth': e['stealth']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_slippery__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_slowing, written out
+
+_tile_slowing__said2: Final = note_of(_tile_slowing__text1)
+
+
+def _resolve_tile_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """SLOWING: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    e['pace'] = v['pace']
+    if v['move_target'] is None:
+        v['move_target'] = whole(e['pace'])
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_tile_slowing__mod1_trace, -1, v, e))
+    held.append((_tile_slowing__mod1, 2))
+    e['move_target'] = settle_held(_BOOK, 'move_target', v['move_target'], held, modifiers)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_slowing',),
+        inputs={'pace': v['pace'], 'move_target': v['move_target']},
+        stats={'pace': e['pace'], 'move_target': e['move_target']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_slowing__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_obstacle, written out
+
+_tile_obstacle__said4: Final = note_of(_tile_obstacle__text1)
+
+
+def _resolve_tile_obstacle(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """OBSTACLE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    derived: dict[str, Value] = {}
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_obstacle__mod2_trace, -1, v, e))
+    value += 1
+    modifiers.append((2, Modifier(_tile_obstacle__mod2, 1, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_tile_obstacle__mod1_trace, -1, v, e))
+    held.append((_tile_obstacle__mod1, 2))
+    where.append(1)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    trace.append(TraceEntry(_tile_obstacle__derive1_trace, -1, v, e))
+    e['obstacle_ag'] = derived['obstacle_ag'] = whole(4)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_obstacle',),
+        inputs={'stealth': v['stealth'], 'cover': v['cover']},
+        stats={'stealth': e['stealth'], 'cover': e['cover']},
+        derived=derived,
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_obstacle__said4,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_open_ground, written out
+
+
+def _resolve_tile_open_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """OPEN GROUND: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_tile_open_ground__mod3_trace, -1, v, e))
+    held.append((_tile_open_ground__mod3, 0))
+    where.append(2)
+    e['default_cover'] = settle_held(_BOOK, 'default_cover', v['default_cover'], held, modifiers, where)
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_open_ground__mod1_trace, -1, v, e))
+    value -= 2
+    modifiers.append((0, Modifier(_tile_open_ground__mod1, -2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    held = []
+    where = []
+    trace.append(TraceEntry(_tile_open_ground__mod2_trace, -1, v, e))
+    held.append((_tile_open_ground__mod2, 0))
+    where.append(1)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_open_ground',),
+        inputs={'stealth': v['stealth'], 'cover': v['cover'], 'default_cover': v['default_cover']},
+        stats={'stealth': e['stealth'], 'cover': e['cover'], 'default_cover': e['default_cover']},
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_exposed_ground, written out
+
+_tile_exposed_ground__said5: Final = note_of(_tile_exposed_ground__text1)
+
+
+def _resolve_tile_exposed_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """EXPOSED GROUND: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_tile_exposed_ground__mod3_trace, -1, v, e))
+    held.append((_tile_exposed_ground__mod3, 0))
+    where.append(2)
+    e['default_cover'] = settle_held(_BOOK, 'default_cover', v['default_cover'], held, modifiers, where)
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_exposed_ground__mod1_trace, -1, v, e))
+    value -= 2
+    modifiers.append((0, Modifier(_tile_exposed_ground__mod1, -2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    held = []
+    where = []
+    trace.append(TraceEntry(_tile_exposed_ground__mod2_trace, -1, v, e))
+    held.append((_tile_exposed_ground__mod2, 0))
+    where.append(1)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    value = v['missile_against']
+    trace.append(TraceEntry(_tile_exposed_ground__mod4_trace, -1, v, e))
+    value += 1
+    modifiers.append((3, Modifier(_tile_exposed_ground__mod4, 1, 'applied', None)))
+    e['missile_against'] = value if type(value) is int else added_total(value, 'int', True)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_exposed_ground',),
+        inputs={
+            'stealth': v['stealth'],
+            'cover': v['cover'],
+            'default_cover': v['default_cover'],
+            'missile_against': v['missile_against'],
+        },
+        stats={
+            'stealth': e['stealth'],
+            'cover': e['cover'],
+            'default_cover': e['default_cover'],
+            'missile_against': e['missile_against'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_exposed_ground__said5,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_clatter, written out
+
+
+def _resolve_tile_clatter(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """CLATTER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_tile_clatter__mod4_trace, -1, v, e))
+    held.append((_tile_clatter__mod4, 0))
+    where.append(3)
+    e['default_cover'] = settle_held(_BOOK, 'default_cover', v['default_cover'], held, modifiers, where)
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_clatter__mod1_trace, -1, v, e))
+    value -= 2
+    modifiers.append((0, Modifier(_tile_clatter__mod1, -2, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['noticed']
+    trace.append(TraceEntry(_tile_clatter__mod2_trace, -1, v, e))
+    value += 1
+    modifiers.append((1, Modifier(_tile_clatter__mod2, 1, 'applied', None)))
+    e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
+    held = []
+    where = []
+    trace.append(TraceEntry(_tile_clatter__mod3_trace, -1, v, e))
+    held.append((_tile_clatter__mod3, 0))
+    where.append(2)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_clatter',),
+        inputs={
+            'stealth': v['stealth'],
+            'noticed': v['noticed'],
+            'cover': v['cover'],
+            'default_cover': v['default_cover'],
+        },
+        stats={
+            'stealth': e['stealth'],
+            'noticed': e['noticed'],
+            'cover': e['cover'],
+            'default_cover': e['default_cover'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_shortcut, written out
+
+_tile_shortcut__said1: Final = note_of(_tile_shortcut__text1)
+
+
+def _resolve_tile_shortcut(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """SHORTCUT: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_shortcut__derive1_trace, -1, v, e))
+    e['free_zones'] = derived['free_zones'] = whole(1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_shortcut',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_shortcut__said1,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_fire, written out
+
+_tile_fire__said2: Final = note_of(_tile_fire__text1)
+
+
+def _resolve_tile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """FIRE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_fire__derive1_trace, -1, v, e))
+    e['fire_ag'] = derived['fire_ag'] = whole(4)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_fire',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_fire__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_danger, written out
+
+_tile_danger__said3: Final = note_of(_tile_danger__text1)
+
+
+def _resolve_tile_danger(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """DANGER: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_danger__derive1_trace, -1, v, e))
+    e['danger_ag'] = derived['danger_ag'] = whole(4)
+    trace.append(TraceEntry(_tile_danger__derive2_trace, -1, v, e))
+    e['danger_damage'] = derived['danger_damage'] = whole(Dice(((2, 6),)))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_danger',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_danger__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_test, written out
+
+_tile_test__said2: Final = note_of(_tile_test__text1)
+
+
+def _resolve_tile_test(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """TEST: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_test__derive1_trace, -1, v, e))
+    e['trait_test'] = derived['trait_test'] = whole(4)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_test',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_test__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_pit, written out
+
+_tile_pit__said4: Final = note_of(_tile_pit__text1)
+
+
+def _resolve_tile_pit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """PIT: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_pit__derive1_trace, -1, v, e))
+    e['pit_notice'] = derived['pit_notice'] = whole(4)
+    trace.append(TraceEntry(_tile_pit__derive2_trace, -1, v, e))
+    e['pit_ag'] = derived['pit_ag'] = whole(6)
+    trace.append(TraceEntry(_tile_pit__derive3_trace, -1, v, e))
+    e['pit_damage'] = derived['pit_damage'] = whole(Dice(((3, 6),)))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_pit',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_pit__said4,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_trap, written out
+
+_tile_trap__said4: Final = note_of(_tile_trap__text1)
+
+
+def _resolve_tile_trap(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """TRAP: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    value = v['noticed']
+    trace.append(TraceEntry(_tile_trap__mod1_trace, -1, v, e))
+    value += 2
+    modifiers.append(Modifier(_tile_trap__mod1, 2, 'applied', None))
+    e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
+    trace.append(TraceEntry(_tile_trap__derive1_trace, -1, v, e))
+    e['trap_notice'] = derived['trap_notice'] = whole(6)
+    trace.append(TraceEntry(_tile_trap__derive2_trace, -1, v, e))
+    e['trap_damage'] = derived['trap_damage'] = whole(Dice(((3, 6),)))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_trap',),
+        inputs={'noticed': v['noticed']},
+        stats={'noticed': e['noticed']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_trap__said4,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_trip_wire, written out
+
+_tile_trip_wire__said3: Final = note_of(_tile_trip_wire__text1)
+
+
+def _resolve_tile_trip_wire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """TRIP WIRE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    value = v['noticed']
+    trace.append(TraceEntry(_tile_trip_wire__mod1_trace, -1, v, e))
+    value += 2
+    modifiers.append(Modifier(_tile_trip_wire__mod1, 2, 'applied', None))
+    e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
+    trace.append(TraceEntry(_tile_trip_wire__derive1_trace, -1, v, e))
+    e['trip_wire_notice'] = derived['trip_wire_notice'] = whole(6)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_trip_wire',),
+        inputs={'noticed': v['noticed']},
+        stats={'noticed': e['noticed']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_trip_wire__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_alarm, written out
+
+
+def _resolve_tile_alarm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """ALARM: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    value = v['noticed']
+    trace.append(TraceEntry(_tile_alarm__mod1_trace, -1, v, e))
+    value += 4
+    modifiers.append(Modifier(_tile_alarm__mod1, 4, 'applied', None))
+    e['noticed'] = value if type(value) is int else added_total(value, 'int', True)
+    trace.append(TraceEntry(_tile_alarm__derive1_trace, -1, v, e))
+    e['alarm_notice'] = derived['alarm_notice'] = whole(6)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_alarm',),
+        inputs={'noticed': v['noticed']},
+        stats={'noticed': e['noticed']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_hideyhole, written out
+
+_tile_hideyhole__said2: Final = note_of(_tile_hideyhole__text1)
+
+
+def _resolve_tile_hideyhole(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """HIDEYHOLE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_tile_hideyhole__derive1_trace, -1, v, e))
+    e['surprise'] = derived['surprise'] = whole(True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_hideyhole',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_tile_hideyhole__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_advantage, written out
+
+
+def _resolve_tile_advantage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """ADVANTAGE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['all_actions']
+    trace.append(TraceEntry(_tile_advantage__mod1_trace, -1, v, e))
+    value += 1
+    modifiers.append(Modifier(_tile_advantage__mod1, 1, 'applied', None))
+    e['all_actions'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_advantage',),
+        inputs={'all_actions': v['all_actions']},
+        stats={'all_actions': e['all_actions']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_concealment, written out
+
+
+def _resolve_tile_concealment(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """CONCEALMENT: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    value = v['stealth']
+    trace.append(TraceEntry(_tile_concealment__mod2_trace, -1, v, e))
+    value += 1
+    modifiers.append((1, Modifier(_tile_concealment__mod2, 1, 'applied', None)))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_tile_concealment__mod3_trace, -1, v, e))
+    held.append((_tile_concealment__mod3, 2))
+    where.append(2)
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers, where)
+    value = v['tuff_aoe']
+    trace.append(TraceEntry(_tile_concealment__mod4_trace, -1, v, e))
+    value += 2
+    modifiers.append((3, Modifier(_tile_concealment__mod4, 2, 'applied', None)))
+    e['tuff_aoe'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['drag_resist']
+    trace.append(TraceEntry(_tile_concealment__mod1_trace, -1, v, e))
+    value += 2
+    modifiers.append((0, Modifier(_tile_concealment__mod1, 2, 'applied', None)))
+    e['drag_resist'] = value if type(value) is int else added_total(value, 'int', True)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_concealment',),
+        inputs={
+            'stealth': v['stealth'],
+            'cover': v['cover'],
+            'tuff_aoe': v['tuff_aoe'],
+            'drag_resist': v['drag_resist'],
+        },
+        stats={
+            'stealth': e['stealth'],
+            'cover': e['cover'],
+            'tuff_aoe': e['tuff_aoe'],
+            'drag_resist': e['drag_resist'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule tile_defensive, written out
+
+
+def _resolve_tile_defensive(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """DEFENSIVE: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    value = v['tuff_aoe']
+    trace.append(TraceEntry(_tile_defensive__mod3_trace, -1, v, e))
+    value += 2
+    modifiers.append((2, Modifier(_tile_defensive__mod3, 2, 'applied', None)))
+    e['tuff_aoe'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['tuff_ranged']
+    trace.append(TraceEntry(_tile_defensive__mod2_trace, -1, v, e))
+    value += 2
+    modifiers.append((1, Modifier(_tile_defensive__mod2, 2, 'applied', None)))
+    e['tuff_ranged'] = value if type(value) is int else added_total(value, 'int', True)
+    value = v['drag_resist']
+    trace.append(TraceEntry(_tile_defensive__mod1_trace, -1, v, e))
+    value += 2
+    modifiers.append((0, Modifier(_tile_defensive__mod1, 2, 'applied', None)))
+    e['drag_resist'] = value if type(value) is int else added_total(value, 'int', True)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('tile_defensive',),
+        inputs={
+            'tuff_aoe': v['tuff_aoe'],
+            'tuff_ranged': v['tuff_ranged'],
+            'drag_resist': v['drag_resist'],
+        },
+        stats={
+            'tuff_aoe': e['tuff_aoe'],
+            'tuff_ranged': e['tuff_ranged'],
+            'drag_resist': e['drag_resist'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_encounter, written out
+
+_sporadic_encounter__said3: Final = note_of(_sporadic_encounter__text1)
+_sporadic_encounter__said4: Final = note_of(_sporadic_encounter__text2)
+_sporadic_encounter__said5: Final = note_of(_sporadic_encounter__text3)
+_sporadic_encounter__said6: Final = note_of(_sporadic_encounter__text4)
+_sporadic_encounter__said7: Final = note_of(_sporadic_encounter__text5)
+
+
+def _resolve_sporadic_encounter(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Sporadics: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_sporadic_encounter__derive1_trace, -1, v, e))
+    e['targeted_chance'] = derived['targeted_chance'] = whole(Fraction(1) / (v['target_groups'] + v['blank_options']))
+    rolls: list[Roll] = []
+    d1 = -1 if v['moving'] else 0
+    trace.append(TraceEntry(_sporadic_encounter__roll1_trace, d1, v, e))
+    if d1 < 0:
+        rolls.append(roll_of(s, _rule_sporadic_encounter[0]))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_encounter',),
+        inputs={
+            'moving': v['moving'],
+            'target_groups': v['target_groups'],
+            'blank_options': v['blank_options'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(_sporadic_encounter__said3, _sporadic_encounter__said4, _sporadic_encounter__said5, _sporadic_encounter__said6, _sporadic_encounter__said7),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_pit, written out
+
+_sporadic_pit__said1: Final = restriction_of(_sporadic_pit__text1)
+_sporadic_pit__said2: Final = note_of(_sporadic_pit__text2)
+
+
+def _resolve_sporadic_pit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Pit (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d1 = -1 if v['failed_ag'] else 0
+    trace.append(TraceEntry(_sporadic_pit__text1_trace, d1, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_sporadic_pit__said1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_pit',),
+        inputs={'failed_ag': v['failed_ag']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_sporadic_pit__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_walls, written out
+
+_sporadic_walls__said1: Final = restriction_of(_sporadic_walls__text1)
+_sporadic_walls__said3: Final = note_of(_sporadic_walls__text2)
+
+
+def _resolve_sporadic_walls(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Walls (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d2 = -1 if v['adopted'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_walls__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_sporadic_walls__mod1, 2))
+    e['stacking'] = settle_held(_BOOK, 'stacking', v['stacking'], held, modifiers)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_walls',),
+        inputs={'stacking': v['stacking'], 'adopted': v['adopted']},
+        stats={'stacking': e['stacking']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(_sporadic_walls__said1,),
+        notes=(_sporadic_walls__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_doorway, written out
+
+_sporadic_doorway__trace1: Final = within(
+    _sporadic_walls__text1_trace,
+    ('unless door_open',),
+    (('door_open',),),
+)
+_sporadic_doorway__trace2: Final = within(
+    _sporadic_walls__mod1_trace,
+    ('unless door_open',),
+    (('door_open',),),
+)
+_sporadic_doorway__trace3: Final = within(
+    _sporadic_walls__text2_trace,
+    ('unless door_open',),
+    (('door_open',),),
+)
+_sporadic_doorway__said1: Final = restriction_of(_sporadic_walls__text1)
+_sporadic_doorway__said3: Final = note_of(_sporadic_walls__text2)
+_sporadic_doorway__said4: Final = note_of(_sporadic_doorway__text1)
+_sporadic_doorway__unread1: Final = Note(
+    'sporadic_walls',
+    'List of sporadic',
+    '`adopted` had no effect: it is read only unless door_open',
+    kind='input',
+)
+
+
+def _resolve_sporadic_doorway(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Doorway (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['door_open']:
+        d2 = 0
+    elif not v['adopted']:
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_doorway__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_sporadic_walls__mod1, 2))
+    e['stacking'] = settle_held(_BOOK, 'stacking', v['stacking'], held, modifiers)
+    d1 = -1 if not v['door_open'] else 0
+    d3 = -1 if not v['door_open'] else 0
+    trace.append(TraceEntry(_sporadic_doorway__trace1, d1, v, e))
+    trace.append(TraceEntry(_sporadic_doorway__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_sporadic_doorway__said1)
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_sporadic_doorway__said3)
+    notes.append(_sporadic_doorway__said4)
+    if 'adopted' in given and d2 == 0:
+        notes.append(_sporadic_doorway__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_doorway',),
+        inputs={'stacking': v['stacking'], 'adopted': v['adopted'], 'door_open': v['door_open']},
+        stats={'stacking': e['stacking']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_window, written out
+
+_sporadic_window__trace1: Final = within(
+    _sporadic_walls__text1_trace,
+    ('unless door_open',),
+    (('door_open',),),
+)
+_sporadic_window__trace2: Final = within(
+    _sporadic_walls__mod1_trace,
+    ('unless door_open',),
+    (('door_open',),),
+)
+_sporadic_window__trace3: Final = within(
+    _sporadic_walls__text2_trace,
+    ('unless door_open',),
+    (('door_open',),),
+)
+_sporadic_window__said1: Final = restriction_of(_sporadic_walls__text1)
+_sporadic_window__said3: Final = note_of(_sporadic_walls__text2)
+_sporadic_window__said4: Final = note_of(_sporadic_doorway__text1)
+_sporadic_window__said5: Final = note_of(_sporadic_window__text1)
+_sporadic_window__unread1: Final = Note(
+    'sporadic_walls',
+    'List of sporadic',
+    '`adopted` had no effect: it is read only unless door_open',
+    kind='input',
+)
+
+
+def _resolve_sporadic_window(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Window (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    if v['door_open']:
+        d2 = 0
+    elif not v['adopted']:
+        d2 = 1
+    else:
+        d2 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_window__trace2, d2, v, e))
+    if d2 < 0:
+        held.append((_sporadic_walls__mod1, 2))
+    e['stacking'] = settle_held(_BOOK, 'stacking', v['stacking'], held, modifiers)
+    d1 = -1 if not v['door_open'] else 0
+    d3 = -1 if not v['door_open'] else 0
+    trace.append(TraceEntry(_sporadic_window__trace1, d1, v, e))
+    trace.append(TraceEntry(_sporadic_window__trace3, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_sporadic_window__said1)
+    notes: list[Note] = []
+    if d3 < 0:
+        notes.append(_sporadic_window__said3)
+    notes.append(_sporadic_window__said4)
+    notes.append(_sporadic_window__said5)
+    if 'adopted' in given and d2 == 0:
+        notes.append(_sporadic_window__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_window',),
+        inputs={'stacking': v['stacking'], 'adopted': v['adopted'], 'door_open': v['door_open']},
+        stats={'stacking': e['stacking']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_furniture, written out
+
+_sporadic_furniture__said2: Final = restriction_of(_sporadic_furniture__text1)
+_sporadic_furniture__said3: Final = note_of(_sporadic_furniture__text2)
+
+
+def _resolve_sporadic_furniture(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Furniture (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['adopted'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_furniture__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_sporadic_furniture__mod1, 2))
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers)
+    d2 = -1 if v['failed_ag'] else 0
+    trace.append(TraceEntry(_sporadic_furniture__text1_trace, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_sporadic_furniture__said2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_furniture',),
+        inputs={'cover': v['cover'], 'failed_ag': v['failed_ag'], 'adopted': v['adopted']},
+        stats={'cover': e['cover']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_sporadic_furniture__said3,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_debris, written out
+
+_sporadic_debris__said2: Final = restriction_of(_sporadic_debris__text1)
+
+
+def _resolve_sporadic_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Debris (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_debris__mod1_trace, -1, v, e))
+    held.append((_sporadic_debris__mod1, 1))
+    e['cover'] = settle_held(_BOOK, 'cover', v['cover'], held, modifiers)
+    d2 = -1 if v['failed_ag'] else 0
+    trace.append(TraceEntry(_sporadic_debris__text1_trace, d2, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_sporadic_debris__said2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_debris',),
+        inputs={'cover': v['cover'], 'failed_ag': v['failed_ag']},
+        stats={'cover': e['cover']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_vegetation, written out
+
+_sporadic_vegetation__said2: Final = note_of(_sporadic_vegetation__text1)
+
+
+def _resolve_sporadic_vegetation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Vegetation (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['stealth']
+    trace.append(TraceEntry(_sporadic_vegetation__mod1_trace, -1, v, e))
+    amount = v['vegetation_stealth']
+    value += amount
+    modifiers.append(Modifier(_sporadic_vegetation__mod1, whole(amount), 'applied', None))
+    e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_vegetation',),
+        inputs={'stealth': v['stealth'], 'vegetation_stealth': v['vegetation_stealth']},
+        stats={'stealth': e['stealth']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_sporadic_vegetation__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_traps, written out
+
+_sporadic_traps__said2: Final = note_of(_sporadic_traps__text1)
+
+
+def _resolve_sporadic_traps(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Traps (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_sporadic_traps__derive1_trace, -1, v, e))
+    e['traps_damage'] = derived['traps_damage'] = whole(Dice(((2, 6),)).plus(1))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_traps',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_sporadic_traps__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_slippery, written out
+
+_sporadic_slippery__said1: Final = restriction_of(_sporadic_slippery__text1)
+_sporadic_slippery__said2: Final = note_of(_sporadic_slippery__text2)
+
+
+def _resolve_sporadic_slippery(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Slippery (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d1 = -1 if v['failed_ag'] else 0
+    trace.append(TraceEntry(_sporadic_slippery__text1_trace, d1, v, e))
+    restrictions: list[Restriction] = []
+    if d1 < 0:
+        restrictions.append(_sporadic_slippery__said1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_slippery',),
+        inputs={'failed_ag': v['failed_ag']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_sporadic_slippery__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_slowing, written out
+
+_sporadic_slowing__said2: Final = note_of(_sporadic_slowing__text1)
+
+
+def _resolve_sporadic_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Slowing (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    value = v['pace']
+    trace.append(TraceEntry(_sporadic_slowing__mod1_trace, -1, v, e))
+    amount = -v['slowing_points']
+    value += amount
+    modifiers.append(Modifier(_sporadic_slowing__mod1, whole(amount), 'applied', None))
+    e['pace'] = value if type(value) is int else added_total(value, 'int', True)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_slowing',),
+        inputs={'pace': v['pace'], 'slowing_points': v['slowing_points']},
+        stats={'pace': e['pace']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_sporadic_slowing__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_fire, written out
+
+_sporadic_fire__said1: Final = restriction_of(_sporadic_fire__text1)
+_sporadic_fire__said2: Final = note_of(_sporadic_fire__text2)
+_sporadic_fire__said3: Final = note_of(_sporadic_fire__text3)
+
+
+def _resolve_sporadic_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Fire (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    d2 = -1 if v['failed_ag'] else 0
+    trace.append(TraceEntry(_sporadic_fire__text2_trace, d2, v, e))
+    notes: list[Note] = []
+    if d2 < 0:
+        notes.append(_sporadic_fire__said2)
+    notes.append(_sporadic_fire__said3)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_fire',),
+        inputs={'failed_ag': v['failed_ag']},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=(_sporadic_fire__said1,),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_defensible, written out
+
+_sporadic_defensible__said2: Final = restriction_of(_sporadic_defensible__text1)
+_sporadic_defensible__said3: Final = restriction_of(_sporadic_defensible__text2)
+_sporadic_defensible__said4: Final = note_of(_sporadic_defensible__text3)
+_sporadic_defensible__unread1: Final = Note(
+    'sporadic_defensible',
+    'List of sporadic',
+    '`defensible_limit` had no effect: it is read only when adopted',
+    kind='input',
+)
+_sporadic_defensible__unread2: Final = Note(
+    'sporadic_defensible',
+    'List of sporadic',
+    '`engaged` had no effect: it is read only when adopted',
+    kind='input',
+)
+
+
+def _resolve_sporadic_defensible(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Defensible (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    d1 = -1 if v['adopted'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_sporadic_defensible__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_sporadic_defensible__mod1, v['defensible_limit']))
+    e['stacking'] = settle_held(_BOOK, 'stacking', v['stacking'], held, modifiers)
+    d2 = -1 if v['adopted'] else 0
+    if not v['adopted']:
+        d3 = 0
+    elif not v['engaged']:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_sporadic_defensible__text1_trace, d2, v, e))
+    trace.append(TraceEntry(_sporadic_defensible__text2_trace, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d2 < 0:
+        restrictions.append(_sporadic_defensible__said2)
+    if d3 < 0:
+        restrictions.append(_sporadic_defensible__said3)
+    notes: list[Note] = [_sporadic_defensible__said4]
+    if 'defensible_limit' in given and d1 == 0:
+        notes.append(_sporadic_defensible__unread1)
+    if 'engaged' in given and d3 == 0:
+        notes.append(_sporadic_defensible__unread2)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_defensible',),
+        inputs={
+            'stacking': v['stacking'],
+            'engaged': v['engaged'],
+            'adopted': v['adopted'],
+            'defensible_limit': v['defensible_limit'],
+        },
+        stats={'stacking': e['stacking']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule sporadic_animals, written out
+
+_sporadic_animals__said1: Final = note_of(_sporadic_animals__text1)
+
+
+def _resolve_sporadic_animals(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Animals (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_animals',),
+        inputs={},
+        stats={},
+        derived={},
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_sporadic_animals__said1,),
+        tables=(),
+        trace=(),
+    )
+
+
+# rule sporadic_falling_debris, written out
+
+_sporadic_falling_debris__said2: Final = note_of(_sporadic_falling_debris__text1)
+
+
+def _resolve_sporadic_falling_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Falling debris (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_sporadic_falling_debris__derive1_trace, -1, v, e))
+    e['falling_damage'] = derived['falling_damage'] = whole(Dice(((3, 6),)))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('sporadic_falling_debris',),
+        inputs={},
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=(),
+        notes=(_sporadic_falling_debris__said2,),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule card_draw, written out
+
+_card_draw__said7: Final = note_of(_card_draw__text1)
+_card_draw__said8: Final = note_of(_card_draw__text2)
+_card_draw__said9: Final = note_of(_card_draw__text3)
+_card_draw__said10: Final = note_of(_card_draw__text4)
+_card_draw__said11: Final = note_of(_card_draw__text5)
+_card_draw__said12: Final = note_of(_card_draw__text6)
+_card_draw__said13: Final = note_of(_card_draw__text7)
+_card_draw__unread1: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
+    '`chosen_level` had no effect: it is read only when high_rank >= 11',
+    kind='input',
+)
+
+
+def _resolve_card_draw(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Drawing the condition tiles: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['high_rank'] >= 6 and v['high_rank'] <= 10 else 0
+    d3 = -1 if v['same_suit'] == 2 else 0
+    d4 = -1 if v['same_suit'] == 3 else 0
+    d5 = -1 if v['high_rank'] >= 11 else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_card_draw__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_card_draw__mod1, 'moderate'))
+    trace.append(TraceEntry(_card_draw__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_card_draw__mod2, 'moderate'))
+    trace.append(TraceEntry(_card_draw__mod3_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_card_draw__mod3, 'heavy'))
+    trace.append(TraceEntry(_card_draw__mod4_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_card_draw__mod4, v['chosen_level']))
+    e['tile_level'] = settle_held(_BOOK, 'tile_level', v['tile_level'], held, modifiers)
+    trace.append(TraceEntry(_card_draw__derive1_trace, -1, v, e))
+    e['tile_category'] = derived['tile_category'] = whole(s.lookup('suit_category', (v['suit'],), 'category'))
+    d6 = -1 if v['high_rank'] >= 11 else 0
+    trace.append(TraceEntry(_card_draw__derive2_trace, d6, v, e))
+    if d6 < 0:
+        e['starts_with_benny'] = derived['starts_with_benny'] = whole(True)
+    else:
+        e.wait('starts_with_benny', lambda: whole(True))
+    notes: list[Note] = [_card_draw__said7, _card_draw__said8, _card_draw__said9, _card_draw__said10, _card_draw__said11, _card_draw__said12, _card_draw__said13]
+    if 'chosen_level' in given and d5 == 0:
+        notes.append(_card_draw__unread1)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('card_draw',),
+        inputs={
+            'suit': v['suit'],
+            'high_rank': v['high_rank'],
+            'same_suit': v['same_suit'],
+            'chosen_level': v['chosen_level'],
+            'tile_level': v['tile_level'],
+        },
+        stats={'tile_level': e['tile_level']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule initiative, written out
+
+_initiative__said7: Final = note_of(_initiative__text1)
+_initiative__said8: Final = note_of(_initiative__text2)
+_initiative__said9: Final = note_of(_initiative__text3)
+_initiative__said10: Final = note_of(_initiative__text4)
+_initiative__said11: Final = note_of(_initiative__text5)
+
+
+def _resolve_initiative(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Initiative deck: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[tuple[int, Modifier]] = []
+    d1 = -1 if v['light_weapon'] else 0
+    d2 = -1 if v['heavy_weapon'] else 0
+    d4 = -1 if v['stunned'] else 0
+    value = v['initiative_cards']
+    trace.append(TraceEntry(_initiative__mod1_trace, d1, v, e))
+    if d1 < 0:
+        value += 1
+        modifiers.append((0, Modifier(_initiative__mod1, 1, 'applied', None)))
+    trace.append(TraceEntry(_initiative__mod2_trace, d2, v, e))
+    if d2 < 0:
+        value += 1
+        modifiers.append((1, Modifier(_initiative__mod2, 1, 'applied', None)))
+    trace.append(TraceEntry(_initiative__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value += 1
+        modifiers.append((3, Modifier(_initiative__mod4, 1, 'applied', None)))
+    e['initiative_cards'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d4 < 0)
+    d3 = -1 if v['heavy_weapon'] else 0
+    d5 = -1 if v['stunned'] else 0
+    value = v['initiative_discards']
+    trace.append(TraceEntry(_initiative__mod3_trace, d3, v, e))
+    if d3 < 0:
+        value += 1
+        modifiers.append((2, Modifier(_initiative__mod3, 1, 'applied', None)))
+    trace.append(TraceEntry(_initiative__mod5_trace, d5, v, e))
+    if d5 < 0:
+        value += 1
+        modifiers.append((4, Modifier(_initiative__mod5, 1, 'applied', None)))
+    e['initiative_discards'] = value if type(value) is int else added_total(value, 'int', d3 < 0 or d5 < 0)
+    d6 = -1 if v['joker'] else 0
+    value = v['bonus_actions']
+    trace.append(TraceEntry(_initiative__mod6_trace, d6, v, e))
+    if d6 < 0:
+        value += 1
+        modifiers.append((5, Modifier(_initiative__mod6, 1, 'applied', None)))
+    e['bonus_actions'] = value if type(value) is int else added_total(value, 'int', d6 < 0)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('initiative',),
+        inputs={
+            'heavy_weapon': v['heavy_weapon'],
+            'light_weapon': v['light_weapon'],
+            'stunned': v['stunned'],
+            'joker': v['joker'],
+            'initiative_cards': v['initiative_cards'],
+            'initiative_discards': v['initiative_discards'],
+            'bonus_actions': v['bonus_actions'],
+        },
+        stats={
+            'initiative_cards': e['initiative_cards'],
+            'initiative_discards': e['initiative_discards'],
+            'bonus_actions': e['bonus_actions'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=(),
+        notes=(_initiative__said7, _initiative__said8, _initiative__said9, _initiative__said10, _initiative__said11),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule weapons, written out
+
+_weapons__said6: Final = note_of(_weapons__text1)
+_weapons__said7: Final = note_of(_weapons__text2)
+_weapons__said8: Final = note_of(_weapons__text3)
+
+
+def _resolve_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Weapons and damage: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['light_weapon'] else 0
+    d2 = -1 if v['heavy_weapon'] else 0
+    d3 = -1 if v['two_handed'] else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_weapons__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_weapons__mod1, -1))
+    trace.append(TraceEntry(_weapons__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_weapons__mod2, 1))
+    trace.append(TraceEntry(_weapons__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_weapons__mod3, 1))
+    e['weapon_die'] = settle_held(_BOOK, 'weapon_die', v['weapon_die'], held, modifiers)
+    trace.append(TraceEntry(_weapons__derive1_trace, -1, v, e))
+    e['strike_damage'] = derived['strike_damage'] = whole(e['weapon_die'].plus(v['brawn_die']).plus(v['bulk_tier']))
+    trace.append(TraceEntry(_weapons__derive2_trace, -1, v, e))
+    e['shooting_damage'] = derived['shooting_damage'] = whole(e['weapon_die'].plus(v['brawn_die']))
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('weapons',),
+        inputs={
+            'heavy_weapon': v['heavy_weapon'],
+            'light_weapon': v['light_weapon'],
+            'weapon_die': v['weapon_die'],
+            'two_handed': v['two_handed'],
+            'brawn_die': v['brawn_die'],
+            'bulk_tier': v['bulk_tier'],
+        },
+        stats={'weapon_die': e['weapon_die']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(),
+        notes=(_weapons__said6, _weapons__said7, _weapons__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule armour_rules, written out
+
+_armour_rules__said5: Final = restriction_of(_armour_rules__text1)
+_armour_rules__said6: Final = restriction_of(_armour_rules__text2)
+_armour_rules__said7: Final = note_of(_armour_rules__text3)
+_armour_rules__said8: Final = note_of(_armour_rules__text4)
+_armour_rules__said9: Final = note_of(_armour_rules__text5)
+_armour_rules__unread1: Final = Note(
+    'armour_rules',
+    'Armour',
+    '`shield_bonus` had no effect: it is read only when shield_use == for_defence',
+    kind='input',
+)
+
+
+def _resolve_armour_rules(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Armour: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    d2 = -1 if v['shield_use'] == 'for_defence' else 0
+    value = v['defence']
+    trace.append(TraceEntry(_armour_rules__mod2_trace, d2, v, e))
+    if d2 < 0:
+        amount = v['shield_bonus']
+        value += amount
+        modifiers.append((1, Modifier(_armour_rules__mod2, whole(amount), 'applied', None)))
+    e['defence'] = value if type(value) is int else added_total(value, 'int', d2 < 0)
+    d4 = -1 if v['large_shield'] else 0
+    value = v['missile_against']
+    trace.append(TraceEntry(_armour_rules__mod4_trace, d4, v, e))
+    if d4 < 0:
+        value -= 1
+        modifiers.append((3, Modifier(_armour_rules__mod4, -1, 'applied', None)))
+    e['missile_against'] = value if type(value) is int else added_total(value, 'int', d4 < 0)
+    d3 = -1 if v['shield_use'] == 'for_armour' else 0
+    value = v['armour']
+    trace.append(TraceEntry(_armour_rules__mod1_trace, -1, v, e))
+    amount = s.lookup('bulk_armour', (v['bulk'],), 'armour')
+    value += amount
+    modifiers.append((0, Modifier(_armour_rules__mod1, whole(amount), 'applied', None)))
+    trace.append(TraceEntry(_armour_rules__mod3_trace, d3, v, e))
+    if d3 < 0:
+        amount = v['shield_bonus']
+        value += amount
+        modifiers.append((2, Modifier(_armour_rules__mod3, whole(amount), 'applied', None)))
+    e['armour'] = value if type(value) is int else added_total(value, 'int', True)
+    d5 = -1 if v['worn_armours'] > 1 else 0
+    d6 = -1 if v['damage_source'] != 'opponent' else 0
+    trace.append(TraceEntry(_armour_rules__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_armour_rules__text2_trace, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_armour_rules__said5)
+    if d6 < 0:
+        restrictions.append(_armour_rules__said6)
+    notes: list[Note] = [_armour_rules__said7, _armour_rules__said8, _armour_rules__said9]
+    if 'shield_bonus' in given and d2 == 0 and d3 == 0:
+        notes.append(_armour_rules__unread1)
+    modifiers.sort(key=_FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('armour_rules',),
+        inputs={
+            'defence': v['defence'],
+            'missile_against': v['missile_against'],
+            'armour': v['armour'],
+            'bulk': v['bulk'],
+            'worn_armours': v['worn_armours'],
+            'damage_source': v['damage_source'],
+            'shield_use': v['shield_use'],
+            'shield_bonus': v['shield_bonus'],
+            'large_shield': v['large_shield'],
+        },
+        stats={
+            'defence': e['defence'],
+            'missile_against': e['missile_against'],
+            'armour': e['armour'],
+        },
+        derived={},
+        modifiers=tuple(map(_SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule aoe_targets, written out
+
+_aoe_targets__said7: Final = restriction_of(_aoe_targets__text1)
+_aoe_targets__said8: Final = restriction_of(_aoe_targets__text2)
+_aoe_targets__said9: Final = note_of(_aoe_targets__text3)
+_aoe_targets__said10: Final = note_of(_aoe_targets__text4)
+_aoe_targets__said11: Final = note_of(_aoe_targets__text5)
+_aoe_targets__said12: Final = note_of(_aoe_targets__text6)
+
+
+def _resolve_aoe_targets(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """AoE targets: friends and enemies: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    s = _CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d5 = -1 if v['targets_final'] < v['targets_rolled'] else 0
+    d6 = -1 if v['targets_final'] > v['targets_rolled'] else 0
+    value = v['cast']
+    trace.append(TraceEntry(_aoe_targets__mod1_trace, -1, v, e))
+    amount = -2 * v['converted']
+    value += amount
+    modifiers.append(Modifier(_aoe_targets__mod1, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_aoe_targets__mod2_trace, d5, v, e))
+    if d5 < 0:
+        amount = -(2 * (round_value(Fraction(v['targets_rolled']) / 2, 'down') - round_value(Fraction(v['targets_final']) / 2, 'down')))
+        value += amount
+        modifiers.append(Modifier(_aoe_targets__mod2, whole(amount), 'applied', None))
+    trace.append(TraceEntry(_aoe_targets__mod3_trace, d6, v, e))
+    if d6 < 0:
+        amount = -(2 * (round_value(Fraction(v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(v['targets_rolled'] + 1) / 2, 'down')))
+        value += amount
+        modifiers.append(Modifier(_aoe_targets__mod3, whole(amount), 'applied', None))
+    e['cast'] = value if type(value) is int else added_total(value, 'int', True)
+    trace.append(TraceEntry(_aoe_targets__derive1_trace, -1, v, e))
+    e['template_targets'] = derived['template_targets'] = whole(s.lookup('aoe_templates', (v['aoe'],), 'targets'))
+    trace.append(TraceEntry(_aoe_targets__derive2_trace, -1, v, e))
+    e['enemies'] = derived['enemies'] = whole(round_value(Fraction(v['targets_final'] + 1) / 2, 'down') + v['aoe_raises'] + v['converted'])
+    trace.append(TraceEntry(_aoe_targets__derive3_trace, -1, v, e))
+    e['friends'] = derived['friends'] = whole(round_value(Fraction(v['targets_final']) / 2, 'down') - v['aoe_raises'] - v['converted'])
+    d7 = -1 if (v['aoe'] in ('small', 'cone') and v['targets_final'] > 5) or (v['aoe'] == 'medium_template' and v['targets_final'] > 7) else 0
+    d8 = -1 if v['aoe_raises'] + v['converted'] > round_value(Fraction(v['targets_final']) / 2, 'down') else 0
+    trace.append(TraceEntry(_aoe_targets__text1_trace, d7, v, e))
+    trace.append(TraceEntry(_aoe_targets__text2_trace, d8, v, e))
+    restrictions: list[Restriction] = []
+    if d7 < 0:
+        restrictions.append(_aoe_targets__said7)
+    if d8 < 0:
+        restrictions.append(_aoe_targets__said8)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('aoe_targets',),
+        inputs={
+            'aoe': v['aoe'],
+            'targets_rolled': v['targets_rolled'],
+            'targets_final': v['targets_final'],
+            'aoe_raises': v['aoe_raises'],
+            'converted': v['converted'],
+            'cast': v['cast'],
+        },
+        stats={'cast': e['cast']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_aoe_targets__said9, _aoe_targets__said10, _aoe_targets__said11, _aoe_targets__said12),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+# rule stun, written out
+
+_stun__said3: Final = restriction_of(_stun__text1)
+_stun__said4: Final = note_of(_stun__text2)
+_stun__said5: Final = note_of(_stun__text3)
+_stun__said6: Final = note_of(_stun__text4)
+_stun__said7: Final = note_of(_stun__text5)
+_stun__said8: Final = note_of(_stun__text6)
+
+
+def _resolve_stun(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Stun: the plan of the rule alone (`_Plan.resolve`), written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = _Settled()
+    trace: list[TraceEntry] = []
+    derived: dict[str, Value] = {}
+    trace.append(TraceEntry(_stun__derive1_trace, -1, v, e))
+    e['stuns'] = derived['stuns'] = whole(round_value(Fraction(v['stun_damage']) / (v['body'] + v['bulk_tier']), 'down'))
+    trace.append(TraceEntry(_stun__derive2_trace, -1, v, e))
+    e['stun_total'] = derived['stun_total'] = whole(v['stun_levels'] + e['stuns'])
+    d3 = -1 if v['stun_option'] and e['stun_total'] >= v['body'] else 0
+    trace.append(TraceEntry(_stun__text1_trace, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_stun__said3)
+    return Resolution(
+        rulebook='zone_combat',
+        rules=('stun',),
+        inputs={
+            'bulk_tier': v['bulk_tier'],
+            'stun_damage': v['stun_damage'],
+            'body': v['body'],
+            'stun_levels': v['stun_levels'],
+            'stun_option': v['stun_option'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=(_stun__said4, _stun__said5, _stun__said6, _stun__said7, _stun__said8),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
@@ -10049,6 +17428,88 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
+    straight={
+        'range_bands': _resolve_range_bands,
+        'pace_class_rule': _resolve_pace_class_rule,
+        'zone_move': _resolve_zone_move,
+        'action_limits': _resolve_action_limits,
+        'flank_zones': _resolve_flank_zones,
+        'take_cover': _resolve_take_cover,
+        'defend_dodge': _resolve_defend_dodge,
+        'stealth_mode': _resolve_stealth_mode,
+        'drop_rule': _resolve_drop_rule,
+        'targeting_rule': _resolve_targeting_rule,
+        'paralysed': _resolve_paralysed,
+        'broken_arm': _resolve_broken_arm,
+        'bleeder': _resolve_bleeder,
+        'knockdown': _resolve_knockdown,
+        'crippled': _resolve_crippled,
+        'broken_leg': _resolve_broken_leg,
+        'winded': _resolve_winded,
+        'pain': _resolve_pain,
+        'guts': _resolve_guts,
+        'scarred': _resolve_scarred,
+        'deafened': _resolve_deafened,
+        'blinded': _resolve_blinded,
+        'uncon': _resolve_uncon,
+        'zone_cover': _resolve_zone_cover,
+        'zone_light': _resolve_zone_light,
+        'zone_visibility': _resolve_zone_visibility,
+        'zone_entry': _resolve_zone_entry,
+        'zone_width': _resolve_zone_width,
+        'zone_terrain': _resolve_zone_terrain,
+        'zone_debris': _resolve_zone_debris,
+        'zone_stacking': _resolve_zone_stacking,
+        'rain': _resolve_rain,
+        'fog': _resolve_fog,
+        'cover_tile': _resolve_cover_tile,
+        'debris_tile': _resolve_debris_tile,
+        'lighting': _resolve_lighting,
+        'noise': _resolve_noise,
+        'buzz': _resolve_buzz,
+        'wind': _resolve_wind,
+        'wall_tile': _resolve_wall_tile,
+        'barrier': _resolve_barrier,
+        'tile_slippery': _resolve_tile_slippery,
+        'tile_slowing': _resolve_tile_slowing,
+        'tile_obstacle': _resolve_tile_obstacle,
+        'tile_open_ground': _resolve_tile_open_ground,
+        'tile_exposed_ground': _resolve_tile_exposed_ground,
+        'tile_clatter': _resolve_tile_clatter,
+        'tile_shortcut': _resolve_tile_shortcut,
+        'tile_fire': _resolve_tile_fire,
+        'tile_danger': _resolve_tile_danger,
+        'tile_test': _resolve_tile_test,
+        'tile_pit': _resolve_tile_pit,
+        'tile_trap': _resolve_tile_trap,
+        'tile_trip_wire': _resolve_tile_trip_wire,
+        'tile_alarm': _resolve_tile_alarm,
+        'tile_hideyhole': _resolve_tile_hideyhole,
+        'tile_advantage': _resolve_tile_advantage,
+        'tile_concealment': _resolve_tile_concealment,
+        'tile_defensive': _resolve_tile_defensive,
+        'sporadic_encounter': _resolve_sporadic_encounter,
+        'sporadic_pit': _resolve_sporadic_pit,
+        'sporadic_walls': _resolve_sporadic_walls,
+        'sporadic_doorway': _resolve_sporadic_doorway,
+        'sporadic_window': _resolve_sporadic_window,
+        'sporadic_furniture': _resolve_sporadic_furniture,
+        'sporadic_debris': _resolve_sporadic_debris,
+        'sporadic_vegetation': _resolve_sporadic_vegetation,
+        'sporadic_traps': _resolve_sporadic_traps,
+        'sporadic_slippery': _resolve_sporadic_slippery,
+        'sporadic_slowing': _resolve_sporadic_slowing,
+        'sporadic_fire': _resolve_sporadic_fire,
+        'sporadic_defensible': _resolve_sporadic_defensible,
+        'sporadic_animals': _resolve_sporadic_animals,
+        'sporadic_falling_debris': _resolve_sporadic_falling_debris,
+        'card_draw': _resolve_card_draw,
+        'initiative': _resolve_initiative,
+        'weapons': _resolve_weapons,
+        'armour_rules': _resolve_armour_rules,
+        'aoe_targets': _resolve_aoe_targets,
+        'stun': _resolve_stun,
+    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -10087,6 +17548,24 @@ def range_bands(
     - shot -4 (when range == long)
     - cannot attack the target: anything past LONG is out of range (when range == beyond)
     """
+    if (
+        type(all_actions) is int and -20 <= all_actions <= 20
+        and type(visibility) is int and -20 <= visibility <= 20
+        and (shot is None or (type(shot) is int and -40 <= shot <= 40))
+        and type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
+        and type(different_arm) is bool
+        and type(scope) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'all_actions': all_actions,
+            'visibility': visibility,
+            'shot': shot,
+            'range': range_,
+            'different_arm': different_arm,
+            'scope': scope,
+        }
+        return _resolve_range_bands(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'range_bands',
@@ -10105,6 +17584,13 @@ def pace_class_rule(
     - pace +pace_shift[pace_class].shift
     - pace -2 (when pace_class == burst and not bursting)
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and type(pace_class) is str and pace_class in ('slow', 'normal', 'fast', 'rapid', 'burst')
+        and type(bursting) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'pace': pace, 'pace_class': pace_class, 'bursting': bursting}
+        return _resolve_pace_class_rule(values, _NOTHING)
     return resolve_rule(_BOOK, 'pace_class_rule', (pace, pace_class, bursting))
 
 @inputs_by_name
@@ -10126,6 +17612,28 @@ def zone_move(
     - missile_against -1 (when running)
     - cannot move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and (move_target is None or (type(move_target) is int and -10 <= move_target <= 12))
+        and type(all_actions) is int and -20 <= all_actions <= 20
+        and type(missile_against) is int and -20 <= missile_against <= 20
+        and type(zone) is str and zone in ('close', 'short', 'medium', 'long', 'flank')
+        and type(destination) is str and destination in ('close', 'short', 'medium', 'long', 'flank')
+        and type(running) is bool
+        and type(second_move) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'pace': pace,
+            'move_target': move_target,
+            'all_actions': all_actions,
+            'missile_against': missile_against,
+            'zone': zone,
+            'destination': destination,
+            'running': running,
+            'second_move': second_move,
+        }
+        return _resolve_zone_move(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'zone_move',
@@ -10160,6 +17668,32 @@ def action_limits(
     - cannot attack the GUARDED figure before its guard (when action == melee and guarded)
     - all_actions +assist_successes (when action == assist)
     """
+    if (
+        type(all_actions) is int and -20 <= all_actions <= 20
+        and type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
+        and type(zone) is str and zone in ('close', 'short', 'medium', 'long', 'flank')
+        and type(engaged) is bool
+        and type(action) is str and action in ('melee', 'range_attack', 'assist', 'distract', 'guard', 'cast', 'hold', 'defend', 'dodge', 'take_cover', 'use', 'flee', 'team', 'flank_move', 'stealth_action', 'drag', 'move')
+        and type(target_in_flank) is bool
+        and type(same_flank) is bool
+        and type(guarded) is bool
+        and type(width_melee) is bool
+        and type(assist_successes) is int and 0 <= assist_successes <= 6
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'all_actions': all_actions,
+            'range': range_,
+            'zone': zone,
+            'engaged': engaged,
+            'action': action,
+            'target_in_flank': target_in_flank,
+            'same_flank': same_flank,
+            'guarded': guarded,
+            'width_melee': width_melee,
+            'assist_successes': assist_successes,
+        }
+        return _resolve_action_limits(values, changed(('target_in_flank', target_in_flank, False), ('assist_successes', assist_successes, 0)))
     return resolve_rule(
         _BOOK,
         'action_limits',
@@ -10191,6 +17725,20 @@ def flank_zones(
     - range max short (when same_flank)
     - cannot DRAG in or out of a Flank zone (when action == drag)
     """
+    if (
+        type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
+        and type(zones_away) is int and 0 <= zones_away <= 8
+        and type(action) is str and action in ('melee', 'range_attack', 'assist', 'distract', 'guard', 'cast', 'hold', 'defend', 'dodge', 'take_cover', 'use', 'flee', 'team', 'flank_move', 'stealth_action', 'drag', 'move')
+        and type(same_flank) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'range': range_,
+            'zones_away': zones_away,
+            'action': action,
+            'same_flank': same_flank,
+        }
+        return _resolve_flank_zones(values, _NOTHING)
     return resolve_rule(_BOOK, 'flank_zones', (range_, zones_away, action, same_flank))
 
 @inputs_by_name
@@ -10212,6 +17760,28 @@ def take_cover(
     - shot -(own_cover / 2 round down)
     - cannot take more COVER than the zone offers (when target_cover > cover)
     """
+    if (
+        type(all_actions) is int and -20 <= all_actions <= 20
+        and type(visibility) is int and -20 <= visibility <= 20
+        and (shot is None or (type(shot) is int and -40 <= shot <= 40))
+        and type(defence) is int and 0 <= defence <= 40
+        and type(cover) is int and 0 <= cover <= 4
+        and type(default_cover) is int and 0 <= default_cover <= 4
+        and type(target_cover) is int and 0 <= target_cover <= 4
+        and type(own_cover) is int and 0 <= own_cover <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'all_actions': all_actions,
+            'visibility': visibility,
+            'shot': shot,
+            'defence': defence,
+            'cover': cover,
+            'default_cover': default_cover,
+            'target_cover': target_cover,
+            'own_cover': own_cover,
+        }
+        return _resolve_take_cover(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'take_cover',
@@ -10232,6 +17802,20 @@ def defend_dodge(
     - melee_against -4 (when action == defend; unless defend_moved)
     - missile_against -2 (when action == dodge)
     """
+    if (
+        type(missile_against) is int and -20 <= missile_against <= 20
+        and type(melee_against) is int and -20 <= melee_against <= 20
+        and type(action) is str and action in ('melee', 'range_attack', 'assist', 'distract', 'guard', 'cast', 'hold', 'defend', 'dodge', 'take_cover', 'use', 'flee', 'team', 'flank_move', 'stealth_action', 'drag', 'move')
+        and type(defend_moved) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'missile_against': missile_against,
+            'melee_against': melee_against,
+            'action': action,
+            'defend_moved': defend_moved,
+        }
+        return _resolve_defend_dodge(values, changed(('defend_moved', defend_moved, False)))
     return resolve_rule(
         _BOOK,
         'defend_dodge',
@@ -10253,6 +17837,22 @@ def stealth_mode(
     - stealth +own_cover (when stealthy)
     - cannot be in STEALTH while ENGAGED (when stealthy; when engaged)
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(engaged) is bool
+        and type(stealthy) is bool
+        and type(own_cover) is int and 0 <= own_cover <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'pace': pace,
+            'stealth': stealth,
+            'engaged': engaged,
+            'stealthy': stealthy,
+            'own_cover': own_cover,
+        }
+        return _resolve_stealth_mode(values, changed(('own_cover', own_cover, 0), ('engaged', engaged, False)))
     return resolve_rule(_BOOK, 'stealth_mode', (pace, stealth, engaged, stealthy, own_cover))
 
 @inputs_by_name
@@ -10320,6 +17920,20 @@ def broken_arm(
     - wound_penalty +4 (when final_damage >= tuffness)
     - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
     """
+    if (
+        type(wound_penalty) is int and 0 <= wound_penalty <= 30
+        and type(final_damage) is int and 0 <= final_damage <= 100
+        and type(tuffness) is int and 0 <= tuffness <= 40
+        and type(penalty_raises) is int and 0 <= penalty_raises <= 6
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'wound_penalty': wound_penalty,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'penalty_raises': penalty_raises,
+        }
+        return _resolve_broken_arm(values, changed(('penalty_raises', penalty_raises, 0)))
     return resolve_rule(
         _BOOK,
         'broken_arm',
@@ -10373,6 +17987,22 @@ def knockdown(
     - defence -2 (when final_damage >= tuffness)
     - defence -2 per penalty_raises (when final_damage >= tuffness)
     """
+    if (
+        type(defence) is int and 0 <= defence <= 40
+        and type(wound_penalty) is int and 0 <= wound_penalty <= 30
+        and type(final_damage) is int and 0 <= final_damage <= 100
+        and type(tuffness) is int and 0 <= tuffness <= 40
+        and type(penalty_raises) is int and 0 <= penalty_raises <= 6
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'defence': defence,
+            'wound_penalty': wound_penalty,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'penalty_raises': penalty_raises,
+        }
+        return _resolve_knockdown(values, changed(('penalty_raises', penalty_raises, 0)))
     return resolve_rule(
         _BOOK,
         'knockdown',
@@ -10486,6 +18116,20 @@ def scarred(
     - wound_penalty +1 (when final_damage >= tuffness)
     - wound_penalty +penalty_raises (when final_damage >= tuffness)
     """
+    if (
+        type(wound_penalty) is int and 0 <= wound_penalty <= 30
+        and type(final_damage) is int and 0 <= final_damage <= 100
+        and type(tuffness) is int and 0 <= tuffness <= 40
+        and type(penalty_raises) is int and 0 <= penalty_raises <= 6
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'wound_penalty': wound_penalty,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'penalty_raises': penalty_raises,
+        }
+        return _resolve_scarred(values, changed(('penalty_raises', penalty_raises, 0)))
     return resolve_rule(_BOOK, 'scarred', (wound_penalty, final_damage, tuffness, penalty_raises))
 
 @inputs_by_name
@@ -10539,6 +18183,18 @@ def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) ->
 
     - derive uncon_target = wound_target (when final_damage >= tuffness)
     """
+    if (
+        type(wound_target) is int and 0 <= wound_target <= 30
+        and type(final_damage) is int and 0 <= final_damage <= 100
+        and type(tuffness) is int and 0 <= tuffness <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'wound_target': wound_target,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+        }
+        return _resolve_uncon(values, _NOTHING)
     return resolve_rule(_BOOK, 'uncon', (wound_target, final_damage, tuffness))
 
 @inputs_by_name
@@ -10547,6 +18203,12 @@ def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
 
     - cover +zone_cover_value
     """
+    if (
+        type(cover) is int and 0 <= cover <= 4
+        and type(zone_cover_value) is int and 0 <= zone_cover_value <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'cover': cover, 'zone_cover_value': zone_cover_value}
+        return _resolve_zone_cover(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_cover', (cover, zone_cover_value))
 
 @inputs_by_name
@@ -10555,6 +18217,12 @@ def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
 
     - visibility +zone_light_mod
     """
+    if (
+        type(visibility) is int and -20 <= visibility <= 20
+        and type(zone_light_mod) is int and -6 <= zone_light_mod <= 2
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'visibility': visibility, 'zone_light_mod': zone_light_mod}
+        return _resolve_zone_light(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_light', (visibility, zone_light_mod))
 
 @inputs_by_name
@@ -10563,6 +18231,16 @@ def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Res
 
     - visibility +zone_visibility_mod
     """
+    if (
+        type(visibility) is int and -20 <= visibility <= 20
+        and type(zone_visibility_mod) is int and -6 <= zone_visibility_mod <= 2
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'visibility': visibility,
+            'zone_visibility_mod': zone_visibility_mod,
+        }
+        return _resolve_zone_visibility(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_visibility', (visibility, zone_visibility_mod))
 
 @inputs_by_name
@@ -10571,6 +18249,12 @@ def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
 
     - cannot enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
     """
+    if (
+        type(zone_entry_max) is int and 0 <= zone_entry_max <= 20
+        and type(crossings) is int and 0 <= crossings <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'zone_entry_max': zone_entry_max, 'crossings': crossings}
+        return _resolve_zone_entry(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_entry', (zone_entry_max, crossings))
 
 @inputs_by_name
@@ -10579,6 +18263,16 @@ def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolut
 
     - cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
     """
+    if (
+        type(zone_width_max) is int and 1 <= zone_width_max <= 20
+        and type(close_occupants) is int and 0 <= close_occupants <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'zone_width_max': zone_width_max,
+            'close_occupants': close_occupants,
+        }
+        return _resolve_zone_width(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_width', (zone_width_max, close_occupants))
 
 @inputs_by_name
@@ -10594,6 +18288,20 @@ def zone_terrain(
     - pace +terrain_ma
     - move_target * 3 / 4 round down (when rough)
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and (move_target is None or (type(move_target) is int and -10 <= move_target <= 12))
+        and type(terrain_ma) is int and -4 <= terrain_ma <= 2
+        and type(rough) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'pace': pace,
+            'move_target': move_target,
+            'terrain_ma': terrain_ma,
+            'rough': rough,
+        }
+        return _resolve_zone_terrain(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_terrain', (pace, move_target, terrain_ma, rough))
 
 @inputs_by_name
@@ -10609,6 +18317,22 @@ def zone_debris(
 
     - as debris_tile
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(debris_level) is str and debris_level in ('light', 'moderate', 'heavy')
+        and type(debris_choice) is str and debris_choice in ('lose_ma', 'roll_ag')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'pace': pace,
+            'stealth': stealth,
+            'cover': cover,
+            'debris_level': debris_level,
+            'debris_choice': debris_choice,
+        }
+        return _resolve_zone_debris(values, changed(('debris_choice', debris_choice, 'lose_ma')))
     return resolve_rule(_BOOK, 'zone_debris', (pace, stealth, cover, debris_level, debris_choice))
 
 @inputs_by_name
@@ -10623,6 +18347,18 @@ def zone_stacking(
     - stacking +zone_stacking_max - 4
     - stacking +target_size
     """
+    if (
+        type(stacking) is int and 0 <= stacking <= 20
+        and type(zone_stacking_max) is int and 1 <= zone_stacking_max <= 4
+        and type(target_size) is int and 0 <= target_size <= 10
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stacking': stacking,
+            'zone_stacking_max': zone_stacking_max,
+            'target_size': target_size,
+        }
+        return _resolve_zone_stacking(values, _NOTHING)
     return resolve_rule(_BOOK, 'zone_stacking', (stacking, zone_stacking_max, target_size))
 
 @inputs_by_name
@@ -10654,6 +18390,26 @@ def rain(
     - hearing -2 (when rain_level == heavy)
     - stealth +2 (when rain_level == heavy)
     """
+    if (
+        type(visibility) is int and -20 <= visibility <= 20
+        and type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
+        and type(ag) is int and -20 <= ag <= 20
+        and type(resist_fire) is int and -20 <= resist_fire <= 20
+        and type(hearing) is int and -20 <= hearing <= 20
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(rain_level) is str and rain_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'visibility': visibility,
+            'range': range_,
+            'ag': ag,
+            'resist_fire': resist_fire,
+            'hearing': hearing,
+            'stealth': stealth,
+            'rain_level': rain_level,
+        }
+        return _resolve_rain(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'rain',
@@ -10679,6 +18435,20 @@ def fog(
     - stealth +4 (when fog_level == heavy)
     - cannot see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
     """
+    if (
+        type(visibility) is int and -20 <= visibility <= 20
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(zones_away) is int and 0 <= zones_away <= 8
+        and type(fog_level) is str and fog_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'visibility': visibility,
+            'stealth': stealth,
+            'zones_away': zones_away,
+            'fog_level': fog_level,
+        }
+        return _resolve_fog(values, changed(('zones_away', zones_away, 1)))
     return resolve_rule(_BOOK, 'fog', (visibility, stealth, zones_away, fog_level))
 
 @inputs_by_name
@@ -10703,6 +18473,22 @@ def cover_tile(
     - tuff_aoe +4 (when cover_level == heavy)
     - stealth +2 (when cover_level == heavy)
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(default_cover) is int and 0 <= default_cover <= 4
+        and type(tuff_aoe) is int and 0 <= tuff_aoe <= 20
+        and type(cover_level) is str and cover_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stealth': stealth,
+            'cover': cover,
+            'default_cover': default_cover,
+            'tuff_aoe': tuff_aoe,
+            'cover_level': cover_level,
+        }
+        return _resolve_cover_tile(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'cover_tile',
@@ -10732,6 +18518,22 @@ def debris_tile(
     - pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
     - derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(debris_level) is str and debris_level in ('light', 'moderate', 'heavy')
+        and type(debris_choice) is str and debris_choice in ('lose_ma', 'roll_ag')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'pace': pace,
+            'stealth': stealth,
+            'cover': cover,
+            'debris_level': debris_level,
+            'debris_choice': debris_choice,
+        }
+        return _resolve_debris_tile(values, changed(('debris_choice', debris_choice, 'lose_ma')))
     return resolve_rule(_BOOK, 'debris_tile', (pace, stealth, cover, debris_level, debris_choice))
 
 @inputs_by_name
@@ -10749,6 +18551,18 @@ def lighting(
     - visibility -4 (when light_level == heavy)
     - stealth +2 (when light_level == heavy)
     """
+    if (
+        type(visibility) is int and -20 <= visibility <= 20
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(light_level) is str and light_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'visibility': visibility,
+            'stealth': stealth,
+            'light_level': light_level,
+        }
+        return _resolve_lighting(values, _NOTHING)
     return resolve_rule(_BOOK, 'lighting', (visibility, stealth, light_level))
 
 @inputs_by_name
@@ -10766,6 +18580,18 @@ def noise(
     - hearing -4 (when noise_level == heavy)
     - stealth +1 (when noise_level == heavy)
     """
+    if (
+        type(hearing) is int and -20 <= hearing <= 20
+        and type(stealth) is int and -20 <= stealth <= 20
+        and type(noise_level) is str and noise_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'hearing': hearing,
+            'stealth': stealth,
+            'noise_level': noise_level,
+        }
+        return _resolve_noise(values, _NOTHING)
     return resolve_rule(_BOOK, 'noise', (hearing, stealth, noise_level))
 
 @inputs_by_name
@@ -10780,6 +18606,12 @@ def buzz(
     - comms -2 (when buzz_level == moderate)
     - comms -4 (when buzz_level == heavy)
     """
+    if (
+        type(comms) is int and -20 <= comms <= 20
+        and type(buzz_level) is str and buzz_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'comms': comms, 'buzz_level': buzz_level}
+        return _resolve_buzz(values, _NOTHING)
     return resolve_rule(_BOOK, 'buzz', (comms, buzz_level))
 
 @inputs_by_name
@@ -10801,6 +18633,24 @@ def wind(
     - shot -4 (when wind_level == heavy; unless range == close; unless heavy_weapon; when range >= medium)
     - shot -2 (when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium)
     """
+    if (
+        type(all_actions) is int and -20 <= all_actions <= 20
+        and type(visibility) is int and -20 <= visibility <= 20
+        and (shot is None or (type(shot) is int and -40 <= shot <= 40))
+        and type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
+        and type(heavy_weapon) is bool
+        and type(wind_level) is str and wind_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'all_actions': all_actions,
+            'visibility': visibility,
+            'shot': shot,
+            'range': range_,
+            'heavy_weapon': heavy_weapon,
+            'wind_level': wind_level,
+        }
+        return _resolve_wind(values, changed(('heavy_weapon', heavy_weapon, False)))
     return resolve_rule(
         _BOOK,
         'wind',
@@ -10822,6 +18672,13 @@ def wall_tile(
     - cover +4 (when wall_level == heavy)
     - stealth +2 (when wall_level == heavy)
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(wall_level) is str and wall_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'stealth': stealth, 'cover': cover, 'wall_level': wall_level}
+        return _resolve_wall_tile(values, _NOTHING)
     return resolve_rule(_BOOK, 'wall_tile', (stealth, cover, wall_level))
 
 @inputs_by_name
@@ -10832,6 +18689,11 @@ def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -
     - derive barrier_tuffness = 10 (when barrier_level == moderate)
     - derive barrier_tuffness = 12 (when barrier_level == heavy)
     """
+    if (
+        type(barrier_level) is str and barrier_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'barrier_level': barrier_level}
+        return _resolve_barrier(values, _NOTHING)
     return resolve_rule(_BOOK, 'barrier', (barrier_level,))
 
 @inputs_by_name
@@ -10841,6 +18703,11 @@ def tile_slippery(*, stealth: int = 0) -> Resolution:
     - derive slippery_ag = 4
     - stealth -1
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'stealth': stealth}
+        return _resolve_tile_slippery(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_slippery', (stealth,))
 
 @inputs_by_name
@@ -10849,6 +18716,12 @@ def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution
 
     - move_target / 2 round down
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and (move_target is None or (type(move_target) is int and -10 <= move_target <= 12))
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'pace': pace, 'move_target': move_target}
+        return _resolve_tile_slowing(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_slowing', (pace, move_target))
 
 @inputs_by_name
@@ -10859,6 +18732,12 @@ def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
     - cover +2
     - stealth +1
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'stealth': stealth, 'cover': cover}
+        return _resolve_tile_obstacle(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_obstacle', (stealth, cover))
 
 @inputs_by_name
@@ -10869,6 +18748,18 @@ def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0
     - cover = 0
     - default_cover = 0
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(default_cover) is int and 0 <= default_cover <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stealth': stealth,
+            'cover': cover,
+            'default_cover': default_cover,
+        }
+        return _resolve_tile_open_ground(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_open_ground', (stealth, cover, default_cover))
 
 @inputs_by_name
@@ -10886,6 +18777,20 @@ def tile_exposed_ground(
     - default_cover = 0
     - missile_against +1
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(default_cover) is int and 0 <= default_cover <= 4
+        and type(missile_against) is int and -20 <= missile_against <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stealth': stealth,
+            'cover': cover,
+            'default_cover': default_cover,
+            'missile_against': missile_against,
+        }
+        return _resolve_tile_exposed_ground(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'tile_exposed_ground',
@@ -10907,6 +18812,20 @@ def tile_clatter(
     - cover = 0
     - default_cover = 0
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(noticed) is int and 0 <= noticed <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(default_cover) is int and 0 <= default_cover <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stealth': stealth,
+            'noticed': noticed,
+            'cover': cover,
+            'default_cover': default_cover,
+        }
+        return _resolve_tile_clatter(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_clatter', (stealth, noticed, cover, default_cover))
 
 @inputs_by_name
@@ -10915,6 +18834,10 @@ def tile_shortcut() -> Resolution:
 
     - derive free_zones = 1
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_shortcut(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_shortcut', ())
 
 @inputs_by_name
@@ -10923,6 +18846,10 @@ def tile_fire() -> Resolution:
 
     - derive fire_ag = 4
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_fire(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_fire', ())
 
 @inputs_by_name
@@ -10932,6 +18859,10 @@ def tile_danger() -> Resolution:
     - derive danger_ag = 4
     - derive danger_damage = 2d6
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_danger(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_danger', ())
 
 @inputs_by_name
@@ -10940,6 +18871,10 @@ def tile_test() -> Resolution:
 
     - derive trait_test = 4
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_test(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_test', ())
 
 @inputs_by_name
@@ -10950,6 +18885,10 @@ def tile_pit() -> Resolution:
     - derive pit_ag = 6
     - derive pit_damage = 3d6
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_pit(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_pit', ())
 
 @inputs_by_name
@@ -10960,6 +18899,11 @@ def tile_trap(*, noticed: int = 0) -> Resolution:
     - derive trap_damage = 3d6
     - noticed +2
     """
+    if (
+        type(noticed) is int and 0 <= noticed <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'noticed': noticed}
+        return _resolve_tile_trap(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_trap', (noticed,))
 
 @inputs_by_name
@@ -10969,6 +18913,11 @@ def tile_trip_wire(*, noticed: int = 0) -> Resolution:
     - derive trip_wire_notice = 6
     - noticed +2
     """
+    if (
+        type(noticed) is int and 0 <= noticed <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'noticed': noticed}
+        return _resolve_tile_trip_wire(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_trip_wire', (noticed,))
 
 @inputs_by_name
@@ -10978,6 +18927,11 @@ def tile_alarm(*, noticed: int = 0) -> Resolution:
     - derive alarm_notice = 6
     - noticed +4
     """
+    if (
+        type(noticed) is int and 0 <= noticed <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'noticed': noticed}
+        return _resolve_tile_alarm(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_alarm', (noticed,))
 
 @inputs_by_name
@@ -10986,6 +18940,10 @@ def tile_hideyhole() -> Resolution:
 
     - derive surprise = yes
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_tile_hideyhole(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_hideyhole', ())
 
 @inputs_by_name
@@ -10994,6 +18952,11 @@ def tile_advantage(*, all_actions: int = 0) -> Resolution:
 
     - all_actions +1
     """
+    if (
+        type(all_actions) is int and -20 <= all_actions <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'all_actions': all_actions}
+        return _resolve_tile_advantage(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_advantage', (all_actions,))
 
 @inputs_by_name
@@ -11011,6 +18974,20 @@ def tile_concealment(
     - cover +2
     - tuff_aoe +2
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(cover) is int and 0 <= cover <= 4
+        and type(tuff_aoe) is int and 0 <= tuff_aoe <= 20
+        and type(drag_resist) is int and 0 <= drag_resist <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stealth': stealth,
+            'cover': cover,
+            'tuff_aoe': tuff_aoe,
+            'drag_resist': drag_resist,
+        }
+        return _resolve_tile_concealment(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_concealment', (stealth, cover, tuff_aoe, drag_resist))
 
 @inputs_by_name
@@ -11021,6 +18998,18 @@ def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int 
     - tuff_ranged +2
     - tuff_aoe +2
     """
+    if (
+        type(tuff_aoe) is int and 0 <= tuff_aoe <= 20
+        and type(tuff_ranged) is int and 0 <= tuff_ranged <= 20
+        and type(drag_resist) is int and 0 <= drag_resist <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'tuff_aoe': tuff_aoe,
+            'tuff_ranged': tuff_ranged,
+            'drag_resist': drag_resist,
+        }
+        return _resolve_tile_defensive(values, _NOTHING)
     return resolve_rule(_BOOK, 'tile_defensive', (tuff_aoe, tuff_ranged, drag_resist))
 
 @inputs_by_name
@@ -11035,6 +19024,18 @@ def sporadic_encounter(
     - roll sporadic: d6 <= 1 (when moving)
     - derive targeted_chance = 1 / (target_groups + blank_options)
     """
+    if (
+        type(moving) is bool
+        and type(target_groups) is int and 1 <= target_groups <= 20
+        and type(blank_options) is int and 0 <= blank_options <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'moving': moving,
+            'target_groups': target_groups,
+            'blank_options': blank_options,
+        }
+        return _resolve_sporadic_encounter(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_encounter', (moving, target_groups, blank_options))
 
 @inputs_by_name
@@ -11043,6 +19044,11 @@ def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
 
     - cannot stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
     """
+    if (
+        type(failed_ag) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'failed_ag': failed_ag}
+        return _resolve_sporadic_pit(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_pit', (failed_ag,))
 
 @inputs_by_name
@@ -11052,6 +19058,12 @@ def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
     - cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
     - stacking max 2 (when adopted)
     """
+    if (
+        type(stacking) is int and 0 <= stacking <= 20
+        and type(adopted) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'stacking': stacking, 'adopted': adopted}
+        return _resolve_sporadic_walls(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_walls', (stacking, adopted))
 
 @inputs_by_name
@@ -11065,6 +19077,18 @@ def sporadic_doorway(
 
     - as sporadic_walls (unless door_open)
     """
+    if (
+        type(stacking) is int and 0 <= stacking <= 20
+        and type(adopted) is bool
+        and type(door_open) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stacking': stacking,
+            'adopted': adopted,
+            'door_open': door_open,
+        }
+        return _resolve_sporadic_doorway(values, changed(('adopted', adopted, False)))
     return resolve_rule(_BOOK, 'sporadic_doorway', (stacking, adopted, door_open))
 
 @inputs_by_name
@@ -11078,6 +19102,18 @@ def sporadic_window(
 
     - as sporadic_doorway
     """
+    if (
+        type(stacking) is int and 0 <= stacking <= 20
+        and type(adopted) is bool
+        and type(door_open) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stacking': stacking,
+            'adopted': adopted,
+            'door_open': door_open,
+        }
+        return _resolve_sporadic_window(values, changed(('adopted', adopted, False)))
     return resolve_rule(_BOOK, 'sporadic_window', (stacking, adopted, door_open))
 
 @inputs_by_name
@@ -11092,6 +19128,13 @@ def sporadic_furniture(
     - cover +2 (when adopted)
     - cannot move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
     """
+    if (
+        type(cover) is int and 0 <= cover <= 4
+        and type(failed_ag) is bool
+        and type(adopted) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'cover': cover, 'failed_ag': failed_ag, 'adopted': adopted}
+        return _resolve_sporadic_furniture(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_furniture', (cover, failed_ag, adopted))
 
 @inputs_by_name
@@ -11101,6 +19144,12 @@ def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     - cover +1
     - cannot act further: the turn ends (failed AG) (when failed_ag)
     """
+    if (
+        type(cover) is int and 0 <= cover <= 4
+        and type(failed_ag) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'cover': cover, 'failed_ag': failed_ag}
+        return _resolve_sporadic_debris(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_debris', (cover, failed_ag))
 
 @inputs_by_name
@@ -11109,6 +19158,12 @@ def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Res
 
     - stealth +vegetation_stealth
     """
+    if (
+        type(stealth) is int and -20 <= stealth <= 20
+        and type(vegetation_stealth) is int and 1 <= vegetation_stealth <= 2
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'stealth': stealth, 'vegetation_stealth': vegetation_stealth}
+        return _resolve_sporadic_vegetation(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_vegetation', (stealth, vegetation_stealth))
 
 @inputs_by_name
@@ -11117,6 +19172,10 @@ def sporadic_traps() -> Resolution:
 
     - derive traps_damage = 2d6 + 1
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_sporadic_traps(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_traps', ())
 
 @inputs_by_name
@@ -11125,6 +19184,11 @@ def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
 
     - cannot keep moving: fallen PRONE and the turn ends (when failed_ag)
     """
+    if (
+        type(failed_ag) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'failed_ag': failed_ag}
+        return _resolve_sporadic_slippery(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_slippery', (failed_ag,))
 
 @inputs_by_name
@@ -11133,6 +19197,12 @@ def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
 
     - pace -slowing_points
     """
+    if (
+        type(pace) is int and -10 <= pace <= 12
+        and type(slowing_points) is int and 1 <= slowing_points <= 4
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'pace': pace, 'slowing_points': slowing_points}
+        return _resolve_sporadic_slowing(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_slowing', (pace, slowing_points))
 
 @inputs_by_name
@@ -11141,6 +19211,11 @@ def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
 
     - cannot stay put: you must MOVE next action or you DO catch fire
     """
+    if (
+        type(failed_ag) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'failed_ag': failed_ag}
+        return _resolve_sporadic_fire(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_fire', (failed_ag,))
 
 @inputs_by_name
@@ -11157,6 +19232,20 @@ def sporadic_defensible(
     - cannot move without losing the Defensible spot (when adopted)
     - cannot move while engaged: they have trapped you in it (when adopted; when engaged)
     """
+    if (
+        type(stacking) is int and 0 <= stacking <= 20
+        and type(engaged) is bool
+        and type(adopted) is bool
+        and type(defensible_limit) is int and 1 <= defensible_limit <= 3
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'stacking': stacking,
+            'engaged': engaged,
+            'adopted': adopted,
+            'defensible_limit': defensible_limit,
+        }
+        return _resolve_sporadic_defensible(values, changed(('defensible_limit', defensible_limit, 2), ('engaged', engaged, False)))
     return resolve_rule(
         _BOOK,
         'sporadic_defensible',
@@ -11166,6 +19255,10 @@ def sporadic_defensible(
 @inputs_by_name
 def sporadic_animals() -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_sporadic_animals(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_animals', ())
 
 @inputs_by_name
@@ -11174,6 +19267,10 @@ def sporadic_falling_debris() -> Resolution:
 
     - derive falling_damage = 3d6
     """
+    if (
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults}
+        return _resolve_sporadic_falling_debris(values, _NOTHING)
     return resolve_rule(_BOOK, 'sporadic_falling_debris', ())
 
 @inputs_by_name
@@ -11194,6 +19291,22 @@ def card_draw(
     - tile_level = chosen_level (when high_rank >= 11)
     - derive starts_with_benny = yes (when high_rank >= 11)
     """
+    if (
+        type(suit) is str and suit in ('clubs', 'spades', 'diamonds', 'hearts')
+        and type(high_rank) is int and 2 <= high_rank <= 14
+        and type(same_suit) is int and 1 <= same_suit <= 3
+        and type(chosen_level) is str and chosen_level in ('light', 'moderate', 'heavy')
+        and type(tile_level) is str and tile_level in ('light', 'moderate', 'heavy')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'suit': suit,
+            'high_rank': high_rank,
+            'same_suit': same_suit,
+            'chosen_level': chosen_level,
+            'tile_level': tile_level,
+        }
+        return _resolve_card_draw(values, changed(('chosen_level', chosen_level, 'moderate')))
     return resolve_rule(_BOOK, 'card_draw', (suit, high_rank, same_suit, chosen_level, tile_level))
 
 @inputs_by_name
@@ -11216,6 +19329,26 @@ def initiative(
     - initiative_discards +1 (when stunned)
     - bonus_actions +1 (when joker)
     """
+    if (
+        type(heavy_weapon) is bool
+        and type(light_weapon) is bool
+        and type(stunned) is bool
+        and type(joker) is bool
+        and type(initiative_cards) is int and 1 <= initiative_cards <= 10
+        and type(initiative_discards) is int and 0 <= initiative_discards <= 10
+        and type(bonus_actions) is int and 0 <= bonus_actions <= 5
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'heavy_weapon': heavy_weapon,
+            'light_weapon': light_weapon,
+            'stunned': stunned,
+            'joker': joker,
+            'initiative_cards': initiative_cards,
+            'initiative_discards': initiative_discards,
+            'bonus_actions': bonus_actions,
+        }
+        return _resolve_initiative(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'initiative',
@@ -11276,6 +19409,30 @@ def armour_rules(
     - cannot layer worn armour on top of worn armour (when worn_armours > 1)
     - cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
     """
+    if (
+        type(defence) is int and 0 <= defence <= 40
+        and type(missile_against) is int and -20 <= missile_against <= 20
+        and type(armour) is int and 0 <= armour <= 40
+        and type(bulk) is int and 1 <= bulk <= 16
+        and type(worn_armours) is int and 0 <= worn_armours <= 3
+        and type(damage_source) is str and damage_source in ('opponent', 'own_fail', 'casting')
+        and type(shield_use) is str and shield_use in ('no_shield', 'for_defence', 'for_armour')
+        and type(shield_bonus) is int and 0 <= shield_bonus <= 4
+        and type(large_shield) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'defence': defence,
+            'missile_against': missile_against,
+            'armour': armour,
+            'bulk': bulk,
+            'worn_armours': worn_armours,
+            'damage_source': damage_source,
+            'shield_use': shield_use,
+            'shield_bonus': shield_bonus,
+            'large_shield': large_shield,
+        }
+        return _resolve_armour_rules(values, changed(('shield_bonus', shield_bonus, 1)))
     return resolve_rule(
         _BOOK,
         'armour_rules',
@@ -11313,6 +19470,24 @@ def aoe_targets(
     - cannot add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
     - cannot convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
     """
+    if (
+        type(aoe) is str and aoe in ('small', 'sweep', 'cone', 'medium_template', 'large')
+        and type(targets_rolled) is int and 1 <= targets_rolled <= 9
+        and type(targets_final) is int and 1 <= targets_final <= 9
+        and type(aoe_raises) is int and 0 <= aoe_raises <= 9
+        and type(converted) is int and 0 <= converted <= 9
+        and type(cast_) is int and -40 <= cast_ <= 10
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'aoe': aoe,
+            'targets_rolled': targets_rolled,
+            'targets_final': targets_final,
+            'aoe_raises': aoe_raises,
+            'converted': converted,
+            'cast': cast_,
+        }
+        return _resolve_aoe_targets(values, _NOTHING)
     return resolve_rule(
         _BOOK,
         'aoe_targets',
@@ -11334,6 +19509,22 @@ def stun(
     - derive stun_total = stun_levels + stuns
     - cannot act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
     """
+    if (
+        type(bulk_tier) is int and 0 <= bulk_tier <= 15
+        and type(stun_damage) is int and 0 <= stun_damage <= 100
+        and type(body) is int and 1 <= body <= 12
+        and type(stun_levels) is int and 0 <= stun_levels <= 20
+        and type(stun_option) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'bulk_tier': bulk_tier,
+            'stun_damage': stun_damage,
+            'body': body,
+            'stun_levels': stun_levels,
+            'stun_option': stun_option,
+        }
+        return _resolve_stun(values, _NOTHING)
     return resolve_rule(_BOOK, 'stun', (bulk_tier, stun_damage, body, stun_levels, stun_option))
 
 @inputs_by_name
