@@ -84,7 +84,7 @@ def flat_steps(emitter: Emitter, rule: str) -> list[Flat] | None:
         effect = effects[at]
         if isinstance(effect, m.PartEffect):
             said = tuple(printer.condition_text(c) for c in effect.guard)
-            read = tuple(tuple(emitter._names(c.expr)) for c in effect.guard)
+            read = tuple(tuple(emitter.names_read(c.expr)) for c in effect.guard)
             stack.append((effect.part, 0, outer + effect.guard, texts + said, names + read))
             continue
         const = emitter.consts[key][at]
@@ -270,7 +270,7 @@ class StraightLine:
                 assert formula is not None
                 w.line(f"if v[{key}] is None:")
                 w.indent()
-                w.line(f"v[{key}] = whole({e._py(formula)})")
+                w.line(f"v[{key}] = whole({e.expression(formula)})")
                 w.dedent()
             elif kind == "stat":
                 self._decide(group, steps)
@@ -396,7 +396,7 @@ class StraightLine:
                 w.line("else:")
             if condition != "True" or position > 0:
                 w.indent()
-            w.line(f"e[{key}] = derived[{key}] = whole({e._py(effect.value)})")
+            w.line(f"e[{key}] = derived[{key}] = whole({e.expression(effect.value)})")
             if condition != "True" or position > 0:
                 w.dedent()
             if condition == "True":
@@ -405,7 +405,7 @@ class StraightLine:
         assert isinstance(first, m.DeriveEffect)
         w.line("else:")
         w.indent()
-        w.line(f"e.wait({key}, lambda: whole({e._py(first.value)}))")
+        w.line(f"e.wait({key}, lambda: whole({e.expression(first.value)}))")
         w.dedent()
 
     def _step_of(self, flat: Flat) -> str:
@@ -429,10 +429,10 @@ class StraightLine:
                 continue
             d = f"d{index + 1}"
             if len(clauses) == 1:
-                w.line(f"{d} = -1 if {self._code(clauses[0])} else 0")
+                w.line(f"{d} = -1 if {self.code(clauses[0])} else 0")
                 continue
             for position, clause in enumerate(clauses):
-                fails = e._code(clause.expr)[0] if clause.negated else e._negation(clause.expr)[0]
+                fails = e.code(clause.expr)[0] if clause.negated else e.negation(clause.expr)[0]
                 w.line(f"{'if' if position == 0 else 'elif'} {fails}:")
                 w.indent()
                 w.line(f"{d} = {position}")
@@ -442,10 +442,10 @@ class StraightLine:
             w.line(f"{d} = -1")
             w.dedent()
 
-    def _code(self, clause: m.Condition) -> str:
+    def code(self, clause: m.Condition) -> str:
         """A clause as the condition that holds (`unless` negated)."""
         e = self.emitter
-        return e._negation(clause.expr)[0] if clause.negated else e._code(clause.expr)[0]
+        return e.negation(clause.expr)[0] if clause.negated else e.code(clause.expr)[0]
 
     def _decided(self, index: int, steps: list[Flat]) -> str:
         return f"d{index + 1}" if self._clauses(steps[index]) else "-1"

@@ -276,7 +276,7 @@ class Emitter:
             literal(var.is_stat),
         ]
         if var.default_expr is not None:
-            args.append(f"lambda s: {self._py(var.default_expr)}")
+            args.append(f"lambda s: {self.expression(var.default_expr)}")
             args.append(literal(printer.expr_text(var.default_expr)))
         return f"InputSpec({', '.join(args)})"
 
@@ -332,7 +332,7 @@ class Emitter:
             specs.append(
                 (const, "DeriveSpec", [*base, ("name", literal(effect.name)), ("condition", literal(condition))])
             )
-            payload = f"lambda s: {self._py(effect.value)}"
+            payload = f"lambda s: {self.expression(effect.value)}"
         else:
             assert isinstance(effect, (m.CannotEffect, m.NoteEffect))
             fields = [
@@ -362,7 +362,7 @@ class Emitter:
     def _trace_fields(self, effect: m.Effect, item: str, guard: tuple[m.Condition, ...]) -> list[tuple[str, str]]:
         """The fields of a TraceSpec, by name, as code."""
         clauses = [printer.condition_text(c) for c in guard]
-        names = [_tuple([literal(x) for x in self._names(c.expr)]) for c in guard]
+        names = [_tuple([literal(x) for x in self.names_read(c.expr)]) for c in guard]
         return [
             ("rule", literal(effect.origin)),
             ("source", literal(effect.cites)),
@@ -371,7 +371,7 @@ class Emitter:
             ("names", _tuple(names)),
         ]
 
-    def _names(self, expr: n.Expr) -> list[str]:
+    def names_read(self, expr: n.Expr) -> list[str]:
         """The values a clause reads, by the names the trace shows them under (`base DEX` for a
         stat's value before modifiers)."""
         found: dict[str, None] = {}
@@ -406,7 +406,7 @@ class Emitter:
         """The clauses of a guard, each a function of the scope (`unless` already negated)."""
         clauses = []
         for condition in guard:
-            code = self._negation(condition.expr) if condition.negated else self._code(condition.expr)
+            code = self.negation(condition.expr) if condition.negated else self.code(condition.expr)
             clauses.append(f"lambda s: {code[0]}")
         return _tuple(clauses)
 
@@ -446,16 +446,16 @@ class Emitter:
             if effect.op in ("set", "min", "max") and isinstance(var.type, t.Enum) and _is_constant(amount, self.book):
                 return literal(printer.expr_text(amount)), True
             if _is_constant(amount, self.book) and effect.per is None:
-                return self._py(amount), True
-            code = self._code(amount)
+                return self.expression(amount), True
+            code = self.code(amount)
             if effect.per is not None:
-                code = (f"{_wrap(code, _MUL)} * {_wrap(self._code(effect.per), _MUL + 1)}", _MUL)
+                code = (f"{_wrap(code, _MUL)} * {_wrap(self.code(effect.per), _MUL + 1)}", _MUL)
             return code[0], False
         if effect.op == "grade":
             return literal(effect.grade), True
         if effect.value is None:
             return str(effect.delta), True
-        return self._py(effect.value), False
+        return self.expression(effect.value), False
 
     def _roll(
         self,
@@ -472,7 +472,7 @@ class Emitter:
         if effect.tiers:
             parts = []
             for tier in self.book.tiers[effect.tiers].tiers:
-                bound = "None" if tier.bound is None else f"lambda target: {self._py(tier.bound)}"
+                bound = "None" if tier.bound is None else f"lambda target: {self.expression(tier.bound)}"
                 extra = ""
                 if tier.natural is not None or tier.always is not None:
                     extra = f", {tier.natural!r}, {literal(tier.always)}"
@@ -505,17 +505,17 @@ class Emitter:
         specs.append((const, "RollSpec", fields))
         values = "None"
         if effect.kind in ("check", "total", "count"):
-            goal = self._py(effect.target) if effect.target is not None else "None"
-            added = " + ".join(_wrap(self._code(x), _ADD) for x in effect.adds) if effect.adds else "0"
-            dice = self._py(effect.dice) if effect.dice is not None else "None"
-            needed = self._py(effect.needed) if effect.needed is not None else "0"
+            goal = self.expression(effect.target) if effect.target is not None else "None"
+            added = " + ".join(_wrap(self.code(x), _ADD) for x in effect.adds) if effect.adds else "0"
+            dice = self.expression(effect.dice) if effect.dice is not None else "None"
+            needed = self.expression(effect.needed) if effect.needed is not None else "0"
             values = f"lambda s: ({goal}, {added}, {dice}, {needed})"
         elif effect.kind == "resist":
             assert effect.active is not None and effect.passive is not None
-            values = f"lambda s: ({self._py(effect.active)}, {self._py(effect.passive)})"
+            values = f"lambda s: ({self.expression(effect.active)}, {self.expression(effect.passive)})"
         elif effect.kind == "opposed":
-            first = self._py(effect.bonus) if effect.bonus is not None else "0"
-            second = self._py(effect.against_bonus) if effect.against_bonus is not None else "0"
+            first = self.expression(effect.bonus) if effect.bonus is not None else "0"
+            second = self.expression(effect.against_bonus) if effect.against_bonus is not None else "0"
             values = f"lambda s: ({first}, {second})"
         changes = []
         for index, change in enumerate(effect.changes, start=1):
@@ -530,7 +530,7 @@ class Emitter:
             specs.append((name, "ChangeSpec", change_fields))
             amount = "None"
             if change.value is not None:
-                amount = f"lambda s: {self._py(change.value)}"
+                amount = f"lambda s: {self.expression(change.value)}"
             trace = self._trace_of(effect, f"roll {effect.name}: {printer.change_text(change)}", change.guard)
             changes.append(f"({name}, {self._clauses(change.guard)}, {amount}, {trace})")
         return f"({values}, {_tuple(changes)})"
@@ -544,7 +544,7 @@ class Emitter:
                 if change.op == "grade":
                     value = literal(change.grade)
                 elif change.value is not None:
-                    value = f"lambda s: {self._py(change.value)}"
+                    value = f"lambda s: {self.expression(change.value)}"
                 else:
                     value = str(change.delta)
                 found.append(
@@ -557,12 +557,14 @@ class Emitter:
 
     # ------------------------------------------------------------------ guards and expressions
 
-    def _py(self, expr: n.Expr) -> str:
+    def expression(self, expr: n.Expr) -> str:
         """Python source for an expression of the scope `s`: exact arithmetic with Fraction,
         minimal parentheses."""
-        return self._code(expr)[0]
+        return self.code(expr)[0]
 
-    def _code(self, expr: n.Expr) -> tuple[str, int]:
+    def code(self, expr: n.Expr) -> tuple[str, int]:
+        """`expression`'s text with the precedence of its outermost operator (the parentheses a
+        caller must add are decided on it)."""
         book = self.book
         if isinstance(expr, n.Number):
             return _fraction_literal(expr.value), (_UNARY if expr.value < 0 else _ATOM)
@@ -586,35 +588,35 @@ class Emitter:
             return f"{self.scope}v[{literal(ref.name)}]", _ATOM  # an input, or a stat's base value
         if isinstance(expr, n.Call):
             if isinstance(book.types.get(id(expr)), t.Dice):  # max(damage - armour, 0)
-                args = ", ".join(self._py(a) for a in expr.args)
+                args = ", ".join(self.expression(a) for a in expr.args)
                 return f"clamp_dice({literal(expr.function.text)}, {args})", _ATOM
-            return f"{expr.function.text}({', '.join(self._py(a) for a in expr.args)})", _ATOM
+            return f"{expr.function.text}({', '.join(self.expression(a) for a in expr.args)})", _ATOM
         if isinstance(expr, n.Lookup):
-            keys = _tuple([self._py(k) for k in expr.keys])
+            keys = _tuple([self.expression(k) for k in expr.keys])
             column = expr.column.text if expr.column else self.book.tables[expr.table.text].columns[0][0]
             self.read.add("s")
             return f"s.lookup({literal(expr.table.text)}, {keys}, {literal(column)})", _ATOM
         if isinstance(expr, n.Negate):
-            return "-" + _wrap(self._code(expr.operand), _UNARY), _UNARY
+            return "-" + _wrap(self.code(expr.operand), _UNARY), _UNARY
         if isinstance(expr, n.Binary):
             return self._binary(expr)
         if isinstance(expr, n.Rounded):
             operand = expr.operand
             if isinstance(operand, n.Binary) and isinstance(book.types.get(id(operand)), t.Dice):
                 return self._scaled(operand, expr.mode), _ATOM
-            return f"round_value({self._py(expr.operand)}, {literal(expr.mode)})", _ATOM
+            return f"round_value({self.expression(expr.operand)}, {literal(expr.mode)})", _ATOM
         if isinstance(expr, n.DiceCount):
             if isinstance(expr.count, n.Number) and expr.count.value.denominator == 1:
                 return f"Dice.pool({int(expr.count.value)}, {expr.sides})", _ATOM  # `1 d6`
-            return f"Dice.pool(int({self._py(expr.count)}), {expr.sides})", _ATOM
+            return f"Dice.pool(int({self.expression(expr.count)}), {expr.sides})", _ATOM
         if isinstance(expr, n.Compare):
             return self._compare(expr)
         if isinstance(expr, n.Member):
             return self._member(expr, negate=False)
         if isinstance(expr, n.Not):
-            return self._negation(expr.operand)
+            return self.negation(expr.operand)
         if isinstance(expr, n.BoolOp):
-            return self._bool(expr.op, self._code(expr.left), self._code(expr.right))
+            return self._bool(expr.op, self.code(expr.left), self.code(expr.right))
         raise TypeError(f"cannot emit {type(expr).__name__}")
 
     def _compare(self, expr: n.Compare) -> tuple[str, int]:
@@ -625,24 +627,24 @@ class Emitter:
         left_type = self.book.types.get(id(left))
         if isinstance(left_type, t.Enum) and expr.op not in ("==", "!="):
             members = _tuple([literal(x) for x in left_type.members])
-            order = f"{members}.index({_wrap(self._code(left), _ADD)})"
-            return f"{order} {expr.op} {members}.index({_wrap(self._code(right), _ADD)})", _COMPARE
+            order = f"{members}.index({_wrap(self.code(left), _ADD)})"
+            return f"{order} {expr.op} {members}.index({_wrap(self.code(right), _ADD)})", _COMPARE
         numeric = isinstance(left_type, t.Numeric) and isinstance(self.book.types.get(id(right)), t.Numeric)
         if numeric and _divided_by_whole(right):
             assert isinstance(right, n.Binary)
-            return f"{self._times(left, right.right)} {expr.op} {_wrap(self._code(right.left), _ADD)}", _COMPARE
+            return f"{self._times(left, right.right)} {expr.op} {_wrap(self.code(right.left), _ADD)}", _COMPARE
         if numeric and _divided_by_whole(left):
             assert isinstance(left, n.Binary)
-            return f"{_wrap(self._code(left.left), _ADD)} {expr.op} {self._times(right, left.right)}", _COMPARE
-        return f"{_wrap(self._code(left), _ADD)} {expr.op} {_wrap(self._code(right), _ADD)}", _COMPARE
+            return f"{_wrap(self.code(left.left), _ADD)} {expr.op} {self._times(right, left.right)}", _COMPARE
+        return f"{_wrap(self.code(left), _ADD)} {expr.op} {_wrap(self.code(right), _ADD)}", _COMPARE
 
     def _times(self, value: n.Expr, factor: n.Expr) -> str:
         """`value * factor`, each side bracketed as a product needs."""
-        return f"{_wrap(self._code(value), _MUL)} * {_wrap(self._code(factor), _MUL + 1)}"
+        return f"{_wrap(self.code(value), _MUL)} * {_wrap(self.code(factor), _MUL + 1)}"
 
     def _binary(self, expr: n.Binary) -> tuple[str, int]:
-        left = self._code(expr.left)
-        right = self._code(expr.right)
+        left = self.code(expr.left)
+        right = self.code(expr.right)
         result_type = self.book.types.get(id(expr))
         if isinstance(result_type, t.Dice):
             left_dice = isinstance(self.book.types.get(id(expr.left)), t.Dice)
@@ -669,17 +671,17 @@ class Emitter:
         """Dice scaled by a number, after rolling: `3d10 * 10`, `1d6 / 2 round up`."""
         left_dice = isinstance(self.book.types.get(id(expr.left)), t.Dice)
         dice, factor = (expr.left, expr.right) if left_dice else (expr.right, expr.left)
-        amount = f"Fraction({self._py(factor)})"
+        amount = f"Fraction({self.expression(factor)})"
         if expr.op == "/":
             amount = f"1 / {amount}"
-        return f"{_wrap(self._code(dice), _ATOM)}.scaled({amount}, {literal(rounding)})"
+        return f"{_wrap(self.code(dice), _ATOM)}.scaled({amount}, {literal(rounding)})"
 
     def _member(self, expr: n.Member, *, negate: bool) -> tuple[str, int]:
         members = _tuple([literal(x.text) for x in expr.members])
         word = "not in" if expr.negated != negate else "in"
-        return f"{_wrap(self._code(expr.operand), _ADD)} {word} {members}", _COMPARE
+        return f"{_wrap(self.code(expr.operand), _ADD)} {word} {members}", _COMPARE
 
-    def _negation(self, expr: n.Expr) -> tuple[str, int]:
+    def negation(self, expr: n.Expr) -> tuple[str, int]:
         """`not expr`, written the way a reader expects: `x not in (...)`, `x != y`."""
         if isinstance(expr, n.Member):
             return self._member(expr, negate=True)
@@ -687,8 +689,8 @@ class Emitter:
             flipped = n.Compare(span=expr.span, op="!=" if expr.op == "==" else "==", left=expr.left, right=expr.right)
             self.book.types[id(flipped)] = t.FLAG
             self.book.keep_alive.append(flipped)
-            return self._code(flipped)
-        return "not " + _wrap(self._code(expr), _NOT), _NOT
+            return self.code(flipped)
+        return "not " + _wrap(self.code(expr), _NOT), _NOT
 
     @staticmethod
     def _bool(op: str, left: tuple[str, int], right: tuple[str, int]) -> tuple[str, int]:
@@ -764,7 +766,7 @@ class Emitter:
                 cells.append(literal(""))
             else:
                 assert cell.value is not None
-                code = self._py(cell.value)
+                code = self.expression(cell.value)
                 cells.append(code if _is_constant(cell.value, self.book) else f"lambda s: {code}")
             if cell.step is not None:
                 steps.append(printer.step_text(cell.step))
@@ -809,7 +811,7 @@ class Emitter:
             w.blank()
             w.line("def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:")
             w.indent()
-            w.line(f"return {self._py(resistance.target)}")
+            w.line(f"return {self.expression(resistance.target)}")
             w.dedent()
             w.blank()
         settle = [node for node in settle_order(book) if not node.startswith("as ")]  # values only
