@@ -20,6 +20,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run, Text
+from dsl.cards.breaking import break_lines
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.fragments import fragments
 from dsl.cards.memo import keep
@@ -102,6 +103,14 @@ class Para(Paragraph):  # type: ignore[misc]
                 broken = (self.style, self.width, self.height, self.blPara, self._wrapWidths, self.frags)
                 keep(_BROKEN, key, broken, _BROKEN_KEPT)
         return float(width), float(height)
+
+    def breakLines(self, width: Any) -> Any:
+        """reportlab's lines, from `break_lines` when it breaks this paragraph."""
+        if isinstance(width, list):
+            lines = break_lines(self, width)
+            if lines is not None:
+                return lines
+        return super().breakLines(width)
 
 
 _PARSED: dict[tuple[str, int, str | None], tuple[ParagraphStyle, list[ABag]]] = {}
@@ -387,9 +396,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
         # An effect moves whole to the next card rather than break mid-sentence there.
         return [Item(Para(text, style), whole=True)]
     if isinstance(block, Detail):
-        return [
-            Item(Para(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))
-        ]
+        return [Item(Para(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))]
     if isinstance(block, RollHead):
         head, whole = _roll_head(block, width, accent, DETAIL)
         items = [Item(head, keep=True, split=False)]
