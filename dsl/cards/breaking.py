@@ -8,7 +8,7 @@ time asking whether they are there: it measures each word through three calls, r
 spaces of the line for every word it adds, and compares styles attribute by attribute.
 
 `break_lines` breaks the paragraphs cards write (fragments of plain text, no hyphenation or
-right-to-left text, no bullet) in the same steps with the same arithmetic, so that it returns the
+right-to-left text) in the same steps with the same arithmetic, so that it returns the
 same lines: the same words with the same widths, the same fragments with the same attributes,
 and the paragraph's fragments replaced by the same fragment words (what reportlab splits a
 paragraph from).  Anything else, and a word wider than its line (which reportlab cuts), gives
@@ -22,7 +22,7 @@ from string import whitespace
 from typing import Any
 
 from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
-from reportlab.platypus.paragraph import _FK_TEXT, FragLine, ParaLines, _HSFrag, lstrip, split
+from reportlab.platypus.paragraph import _FK_TEXT, FragLine, ParaLines, _handleBulletWidth, _HSFrag, lstrip, split
 
 from dsl.cards.memo import keep
 
@@ -36,15 +36,19 @@ def break_lines(paragraph: Any, widths: list[float]) -> Any:
     """The lines of `paragraph` at `widths` (first line, later lines) as reportlab's `breakLines`
     makes them, or None when it is not a paragraph this module breaks."""
     frags = paragraph.frags
-    if len(frags) < 2 or paragraph.bulletText or not _plain_style(paragraph.style):
+    style = paragraph.style
+    if len(frags) < 2 or not _plain_style(style):
         return None
     for frag in frags:
         state = getattr(frag, "__dict__", None)  # a list: words of a paragraph broken before
         if state is None or "text" not in state or "cbDefn" in state or "lineBreak" in state or _SHY in state["text"]:
             return None
-    found = _broken(frags, widths, paragraph.style.spaceShrinkage, paragraph.style.splitLongWords)
+    room = list(widths)
+    _handleBulletWidth(paragraph.bulletText, style, room)  # a bullet takes its width from the first line
+    found = _broken(frags, room, style.spaceShrinkage, style.splitLongWords)
     if found is None:
         return None
+    widths[:] = room  # as reportlab leaves them
     lines, words, widest = found
     paragraph.height = 0
     paragraph._width_max = widest
@@ -92,6 +96,7 @@ def _fragment_words(frags: list[Any]) -> list[Any]:
     word: list[Any] = []
     width = 0.0
     leading = True  # spaces at the start of the paragraph are dropped
+    known = _WIDTHS.get
     for frag in frags:
         text = frag.text
         if text == "":
@@ -116,13 +121,15 @@ def _fragment_words(frags: list[Any]) -> list[Any]:
         font, size = frag.fontName, frag.fontSize
         for part in parts[:-1]:
             word.append((frag, part))
-            width += _width(part, font, size)
+            measured = known((part, font, size))
+            width += _width(part, font, size) if measured is None else measured
             found.append(_HSFrag([width, *word]))
             word = []
             width = 0
         part = parts[-1]
         word.append((frag, part))
-        width += _width(part, font, size)
+        measured = known((part, font, size))
+        width += _width(part, font, size) if measured is None else measured
         if text[-1] in whitespace:
             found.append(_HSFrag([width, *word]))
             word = []
@@ -201,7 +208,8 @@ def _broken(
                     continue
         if text:
             count += 1
-        size, top, bottom = _taller(size, top, bottom, first)
+        if source is not first:  # a fragment already on the line leaves its extent as it is
+            size, top, bottom = _taller(size, top, bottom, first)
         if not line:
             run = _run(first, text)
             source = first
