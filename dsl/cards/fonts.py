@@ -65,7 +65,30 @@ class _MeasuredFont(TTFont):  # type: ignore[misc]
             known = self._split[doc] = {}
         split = known.get(text)
         if split is None:
-            split = known[text] = super().splitString(text, doc, encoding)
+            split = known[text] = self._coded(text, doc) or super().splitString(text, doc, encoding)
+        return split
+
+    def _coded(self, text: str | bytes, doc: Any) -> list[tuple[int, bytes]] | None:
+        """What reportlab's `splitString` returns for text whose characters all have their codes
+        in the document already (nearly all text after a deck's first cards), read from the
+        document's codes in one pass; None when one has none yet (reportlab gives it one) or the
+        text is empty.  Like reportlab, a no-break space is set as a space."""
+        state = self.state.get(doc)
+        if state is None or not text or not isinstance(text, str):
+            return None
+        codes = state.assignments
+        try:
+            found = [codes[32 if char == "\xa0" else ord(char)] for char in text]
+        except KeyError:
+            return None
+        if max(found) < 256:
+            return [(0, bytes(found))]
+        split: list[tuple[int, bytes]] = []
+        start = 0
+        for index in range(1, len(found) + 1):  # runs of one subset (the high byte)
+            if index == len(found) or found[index] >> 8 != found[start] >> 8:
+                split.append((found[start] >> 8, bytes(code & 0xFF for code in found[start:index])))
+                start = index
         return split
 
     def stringWidth(self, text: str, size: float, encoding: str = "utf8") -> float:
