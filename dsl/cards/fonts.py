@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,14 @@ class _MeasuredFont(TTFont):  # type: ignore[misc]
         key = (text, size)
         width = self._widths.get(key)
         if width is None:
-            width = keep(self._widths, key, float(super().stringWidth(text, size, encoding)), _WIDTHS_KEPT)
+            if isinstance(text, str):
+                # reportlab's own sum of the characters' widths, in the same order, without a
+                # Python step per character: the lines a paragraph draws are new text each
+                face = self.face
+                width = 0.001 * size * sum(map(face.charWidths.get, map(ord, text), repeat(face.defaultWidth)))
+            else:
+                width = super().stringWidth(text, size, encoding)
+            width = keep(self._widths, key, float(width), _WIDTHS_KEPT)
         return width
 
 
