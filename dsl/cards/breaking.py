@@ -1,17 +1,19 @@
-"""Paragraphs of several fragments broken into lines as reportlab breaks them, faster.
+"""Paragraphs broken into lines as reportlab breaks them, faster.
 
 A paragraph that mixes styles (`<b>Hit</b> on 4+`) goes through reportlab's general line breaker
 (`Paragraph.breakLines`, its "kind 1"), written for every feature of its markup: images,
 `<br/>`, soft hyphens, hyphenation, right-to-left text, words split when longer than a line.
 Cards use none of them, and for every other paragraph the general breaker spends most of its
 time asking whether they are there: it measures each word through three calls, recounts the
-spaces of the line for every word it adds, and compares styles attribute by attribute.
+spaces of the line for every word it adds, and compares styles attribute by attribute.  A
+paragraph of one style ("kind 0") is broken more simply, but still measures each word through
+three calls.
 
 `break_lines` breaks the paragraphs cards write (fragments of plain text, no hyphenation or
 right-to-left text) in the same steps with the same arithmetic, so that it returns the
 same lines: the same words with the same widths, the same fragments with the same attributes,
-and the paragraph's fragments replaced by the same fragment words (what reportlab splits a
-paragraph from).  Anything else, and a word wider than its line (which reportlab cuts), gives
+and for a paragraph of several fragments, its fragments replaced by the same fragment words
+(what reportlab splits a paragraph from).  Anything else, and a word wider than its line (which reportlab cuts), gives
 None: the caller breaks the paragraph with reportlab.  tests/test_cards_breaking.py compares the
 two on every paragraph of the bundled books' cards and on edge cases.
 """
@@ -22,7 +24,16 @@ from string import whitespace
 from typing import Any
 
 from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
-from reportlab.platypus.paragraph import _FK_TEXT, FragLine, ParaLines, _handleBulletWidth, _HSFrag, lstrip, split
+from reportlab.platypus.paragraph import (
+    _FK_TEXT,
+    FragLine,
+    ParaLines,
+    _handleBulletWidth,
+    _HSFrag,
+    lstrip,
+    split,
+    strip,
+)
 
 from dsl.cards.memo import keep
 
@@ -37,7 +48,7 @@ def break_lines(paragraph: Any, widths: list[float]) -> Any:
     makes them, or None when it is not a paragraph this module breaks."""
     frags = paragraph.frags
     style = paragraph.style
-    if len(frags) < 2 or not _plain_style(style):
+    if not frags or not _plain_style(style):
         return None
     for frag in frags:
         state = getattr(frag, "__dict__", None)  # a list: words of a paragraph broken before
@@ -45,16 +56,70 @@ def break_lines(paragraph: Any, widths: list[float]) -> Any:
             return None
     room = list(widths)
     _handleBulletWidth(paragraph.bulletText, style, room)  # a bullet takes its width from the first line
-    found = _broken(frags, room, style.spaceShrinkage, style.splitLongWords)
-    if found is None:
-        return None
+    lines: Any
+    if len(frags) == 1 and not (style.endDots or hasattr(frags[0], "backColor")):
+        simple = _simple(frags[0], room, style.spaceShrinkage, style.splitLongWords)
+        if simple is None:
+            return None
+        lines, widest = simple
+    else:
+        broken = _broken(frags, room, style.spaceShrinkage, style.splitLongWords)
+        if broken is None:
+            return None
+        runs, words, widest = broken
+        paragraph.frags = words
+        lines = ParaLines(kind=1, lines=runs)
     widths[:] = room  # as reportlab leaves them
-    lines, words, widest = found
     paragraph.height = 0
     paragraph._width_max = widest
     paragraph._splitLongWordCount = paragraph._hyphenations = 0
-    paragraph.frags = words
-    return ParaLines(kind=1, lines=lines)
+    return lines
+
+
+def _simple(frag: Any, widths: list[float], shrinkage: float, split_long: bool) -> tuple[Any, float] | None:
+    """The lines of a paragraph of one fragment and the widest line's width, in the steps of the
+    simple branch of reportlab's `breakLines` ("kind 0": each line its unused width and its
+    words); None at a word wider than its line."""
+    font, size = frag.fontName, frag.fontSize
+    ascent, descent = _extent(font, size)
+    text = strip(frag.text)
+    if not text:
+        return frag.clone(kind=0, lines=[], ascent=ascent, descent=descent, fontSize=size), 0
+    known = _WIDTHS.get
+    space = _width(" ", font, size)
+    shrink = shrinkage * space
+    last_width = len(widths) - 1
+    lines: list[tuple[float, list[str]]] = []
+    line: list[str] = []
+    number = 0
+    widest = 0.0
+    room = widths[0]
+    current = -space  # no space before the first word
+    for word in split(text):
+        width = known((word, font, size))
+        if width is None:
+            width = _width(word, font, size)
+        wider = current + space + width
+        limit = room + shrink * len(line)
+        if wider > limit and split_long and width > max(widths[min(number, last_width) : min(number, last_width) + 1]):
+            return None  # reportlab cuts the word: left to it
+        if wider <= limit or not line:
+            if word:
+                line.append(word)
+            current = wider
+        else:
+            if current > widest:
+                widest = current
+            lines.append((room - current, line))
+            line = [word]
+            current = width
+            number += 1
+            room = widths[min(last_width, number)]
+    if line:
+        if current > widest:
+            widest = current
+        lines.append((room - current, line))
+    return frag.clone(kind=0, lines=lines, ascent=ascent, descent=descent, fontSize=size), widest
 
 
 def _plain_style(style: Any) -> bool:
