@@ -11,6 +11,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.platypus.paragraph import cleanBlockQuotedText
 
 from dsl.cards import canvas
+from dsl.cards.canvas import new_canvas
 from dsl.cards.fonts import BOLD, REGULAR, register_fonts
 from dsl.cards.fragments import _ODD_SPACE
 
@@ -82,3 +83,65 @@ def test_text_left_alone_by_the_spacing_check_is_text_reportlab_leaves_alone() -
     for text in ("a  b", " a", "a ", "a\nb", "a\tb", "a\u2003b", "\u200ba"):
         assert _ODD_SPACE.search(text)
         assert cleanBlockQuotedText(text) != text or text == "a\u200bb"
+
+
+@pytest.mark.parametrize(
+    "text, style, bullet",
+    [
+        ("plain words of one style across more than one line of the card", "DETAIL", None),
+        ("<b>Hit</b> on 4+, <i>or</i> 5+ against a <b>shielded</b> target in cover", "ENTRY", None),
+        ("<b>Move</b> up to your speed", "DETAIL", "\u2022"),
+        ("50", "CHANCE", None),
+    ],
+)
+def test_a_paragraph_drawn_again_in_a_document_writes_what_reportlab_writes(
+    text: str, style: str, bullet: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first of three twins is drawn by reportlab and remembered, the second is replayed
+    from what the first drew (reportlab is not asked), the third drawn by reportlab itself: the
+    second and third write the same operators."""
+    from reportlab.platypus import Paragraph
+
+    from dsl.cards import flow
+
+    paragraph_style = getattr(flow, style)
+    drawing = new_canvas()
+    first, second, third = (flow.Para(text, paragraph_style, bulletText=bullet) for _ in range(3))
+    for paragraph in (first, second, third):
+        paragraph.wrap(90.0, 1e6)
+        paragraph.canv = drawing
+    assert second.blPara is first.blPara  # lines broken once, shared
+    first.drawPara()
+    asked: list[object] = []
+    reportlabs = Paragraph.drawPara
+    monkeypatch.setattr(Paragraph, "drawPara", lambda self, debug=0: asked.append(self))
+    code = drawing._code
+    start = len(code)
+    second.drawPara()
+    replayed = code[start:]
+    assert not asked and replayed
+    start = len(code)
+    reportlabs(third)
+    assert code[start:] == replayed
+
+
+def test_a_paragraph_is_replayed_only_in_the_document_that_drew_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another document gives the characters other codes (in the order it meets them): there the
+    twin is drawn afresh; so is a twin at another width (other lines)."""
+    from reportlab.platypus import Paragraph
+
+    from dsl.cards.flow import DETAIL, Para
+
+    text = "\u00bd \u00d7 \u00e9 then <b>bold</b> words"
+    first, elsewhere, wider = Para(text, DETAIL), Para(text, DETAIL), Para(text, DETAIL)
+    first.wrap(60.0, 1e6)
+    elsewhere.wrap(60.0, 1e6)
+    wider.wrap(120.0, 1e6)
+    first.canv = wider.canv = new_canvas()
+    elsewhere.canv = new_canvas()
+    first.drawPara()
+    asked: list[object] = []
+    monkeypatch.setattr(Paragraph, "drawPara", lambda self, debug=0: asked.append(self))
+    elsewhere.drawPara()
+    wider.drawPara()
+    assert asked == [elsewhere, wider]
