@@ -145,3 +145,19 @@ def test_a_paragraph_is_replayed_only_in_the_document_that_drew_it(monkeypatch: 
     elsewhere.drawPara()
     wider.drawPara()
     assert asked == [elsewhere, wider]
+
+
+@pytest.mark.skipif(not canvas._FAST_ESCAPE, reason="reportlab's C accelerator formats numbers: nothing is remembered")
+def test_numbers_met_alone_and_together_are_written_as_reportlab_writes_them() -> None:
+    """Several arguments are written number by number from memory: the same text as reportlab
+    writing them together, whichever was met first (-0.0 and 0 both "0", True left to reportlab)."""
+    cases: list[tuple[object, ...]] = [
+        (0.1,),
+        (0.1, 0.2, 0.30000000000000004),
+        (-0.0, 0, 1e-7, 1.0000001e-7),
+        (True, 2.5),
+        (841.8897637795277, 1e12, -1e-3, 5),
+        (7, 7.0),
+    ]
+    for numbers in cases + cases[::-1]:
+        assert canvas._remembered_fp_str(*numbers) == rl_accel._py_fp_str(*numbers), numbers

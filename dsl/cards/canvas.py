@@ -48,8 +48,24 @@ def _remembered_fp_str(*numbers: object) -> str:
     except TypeError:  # a list: reportlab's own reading
         return _FP_STR(*numbers)
     if text is None:
-        text = keep(_NUMBERS, numbers, _FP_STR(*numbers), _NUMBERS_KEPT)
+        if len(numbers) > 1 and all(type(number) in (int, float) for number in numbers):
+            # fp_str writes each argument alone, joined by spaces: a new (x, y) is numbers met before
+            text = " ".join([_number(number) for number in numbers])  # type: ignore[arg-type]
+        else:
+            text = _FP_STR(*numbers)
+        keep(_NUMBERS, numbers, text, _NUMBERS_KEPT)
     return text
+
+
+def _number(number: float) -> str:
+    """reportlab's `fp_str` of one number, remembered."""
+    text = _ONE.get(number)
+    if text is None:
+        text = keep(_ONE, number, _FP_STR(number), _NUMBERS_KEPT)
+    return text
+
+
+_ONE: dict[float, str] = {}
 
 
 if getattr(_FP_STR, "__module__", "") == rl_accel.__name__:  # the pure-Python one, not the C accelerator's
