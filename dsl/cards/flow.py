@@ -22,6 +22,7 @@ from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run, Text
 from dsl.cards.breaking import break_lines
+from dsl.cards.drawing import draw_lines
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.fragments import fragments
 from dsl.cards.memo import keep
@@ -106,8 +107,8 @@ class Para(Paragraph):  # type: ignore[misc]
         return float(width), float(height)
 
     def drawPara(self, debug: int = 0) -> None:
-        """reportlab's drawing of the paragraph, or the operators its twin drew earlier in the
-        same document: a deck draws the same chance numbers, labels and headings on card after
+        """reportlab's drawing of the paragraph (by `draw_lines` when it draws it), or the
+        operators its twin drew earlier in the same document: a deck draws the same chance numbers, labels and headings on card after
         card, from the same remembered lines.  Drawing reads only the lines, the style, the size
         and the bullet, and leaves the canvas as it found it (between `q` and `Q`); the document
         keeps the codes its fonts gave the characters, so the operators are the same again."""
@@ -127,7 +128,8 @@ class Para(Paragraph):  # type: ignore[misc]
             return
         code = canvas._code
         start = len(code)
-        super().drawPara(debug)
+        if not draw_lines(self):
+            super().drawPara(debug)
         keep(drawn, key, (lines, self.style, code[start:]), _DRAWN_KEPT)
 
     def breakLines(self, width: Any) -> Any:
