@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from reportlab.lib.abag import ABag
 from reportlab.lib.colors import Color
+from reportlab.lib.enums import TA_CENTER, TA_JUSTIFY, TA_LEFT, TA_RIGHT
 from reportlab.platypus import Paragraph
 
 from dsl.cards import card_files, flow
@@ -53,14 +54,17 @@ def _drawn_both_ways(paragraph: Any) -> tuple[list[str], list[str]] | None:
         ("50", CHANCE),
     ],
 )
-def test_crafted_paragraphs_are_drawn_as_reportlab_draws_them(text: str, style: Any) -> None:
+@pytest.mark.parametrize("alignment", [TA_LEFT, TA_CENTER, TA_RIGHT])
+def test_crafted_paragraphs_are_drawn_as_reportlab_draws_them(text: str, style: Any, alignment: int) -> None:
+    """Left-aligned, every paragraph; centred or right-aligned, those of one style."""
     drawn = 0
     for width in (30.0, 60.0, 90.0, 400.0):
-        left = derived(style, "_left", alignment=0)  # CHANCE is centred: left-aligned here
-        paragraph = Para(text, left)
+        paragraph = Para(text, derived(style, f"_aligned{alignment}", alignment=alignment))
         paragraph.wrap(width, 1e6)
         paragraph.canv = new_canvas()
         found = _drawn_both_ways(paragraph)
+        if found is None and alignment != TA_LEFT and paragraph.blPara.kind == 1:
+            continue  # mixed styles centred or right-aligned: reportlab's
         if found is None:  # only where reportlab squeezes a line's spaces to fit it
             lines = paragraph.blPara.lines
             extras = [line[0] for line in lines] if paragraph.blPara.kind == 0 else [line.extraSpace for line in lines]
@@ -69,7 +73,7 @@ def test_crafted_paragraphs_are_drawn_as_reportlab_draws_them(text: str, style: 
         ours, theirs = found
         assert ours == theirs
         drawn += 1
-    assert drawn >= 2
+    assert drawn >= 2 or (alignment != TA_LEFT and "<" in text)
 
 
 def _wrapped(text: str, style: Any, width: float = 90.0, **attributes: Any) -> Any:
@@ -82,7 +86,8 @@ def _wrapped(text: str, style: Any, width: float = 90.0, **attributes: Any) -> A
 
 
 def test_what_cards_do_not_draw_this_way_is_left_to_reportlab() -> None:
-    assert _drawn_both_ways(_wrapped("centred", CHANCE)) is None
+    assert _drawn_both_ways(_wrapped("<b>centred</b> runs", CHANCE)) is None
+    assert _drawn_both_ways(_wrapped("justified", derived(DETAIL, "_justified", alignment=TA_JUSTIFY))) is None
     assert _drawn_both_ways(_wrapped("<b>a</b> bullet", DETAIL, bulletText="\u2022")) is None
     assert _drawn_both_ways(_wrapped("indented first line", derived(DETAIL, "_first", firstLineIndent=4))) is None
     assert _drawn_both_ways(_wrapped("shaded", derived(DETAIL, "_shaded", backColor=Color(0.9, 0.9, 0.9)))) is None
@@ -131,5 +136,5 @@ def test_every_paragraph_of_the_bundled_books_is_drawn_as_reportlab_draws_it(mon
         compiled = compile_file(path)
         assert compiled.book is not None
         card_files(compiled.book)
-    assert len(compared) > 4000  # 5,272 when this was written
     assert 1000 < sum(compared) < len(compared) - 1000  # both kinds: one style, mixed styles
+    assert len(compared) > 6000  # 7,218 of 7,808 when this was written (4,377 of one style, 2,841 mixed)

@@ -1,9 +1,10 @@
-"""Left-aligned paragraphs drawn with the operators reportlab's `Paragraph.drawPara` writes, faster.
+"""Paragraphs drawn with the operators reportlab's `Paragraph.drawPara` writes, faster.
 
 Reportlab draws a line of mixed styles (`_putFragLine`) by tracking, run by run, where underlines,
 links, background colours, rises and justification would start and end, measuring every run to
 do so, through a text object that formats each run on its own.  A card's paragraph has none of
 them: left-aligned runs of text in embedded fonts and flat colours, lines that fit their width.
+(A paragraph of one style may also be centred or right-aligned.)
 `draw_lines` writes, for such a paragraph, the operators reportlab writes, in the same order and
 from the same formatting (`fp_str`, the font's subsets and the canvas's escaping): the font and
 leading when the subset changes, the colour when it changes, each run's text, `T*` after a line.
@@ -16,8 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 import reportlab.pdfgen.textobject as textobject
-from reportlab.lib.enums import TA_LEFT
+from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.pdfbase.pdfmetrics import getFont
+from reportlab.platypus.paragraph import setXPos
 from reportlab.rl_config import paraFontSizeHeightOffset
 
 
@@ -33,10 +35,15 @@ def draw_lines(paragraph: Any) -> bool:
             return False
         _draw_simple(paragraph, style, lines)
         return True
-    if not _runs_fit(lines.lines):
+    if style.alignment != TA_LEFT or not _runs_fit(lines.lines):
         return False
     _draw_runs(paragraph, style, lines.lines)
     return True
+
+
+_PLACED = {TA_LEFT: 0.0, TA_CENTER: 0.5, TA_RIGHT: 1.0}
+"""How much of a line's unused width goes before it, by alignment (reportlab's `_leftDrawParaLine`,
+`_centerDrawParaLine`, `_rightDrawParaLine` for a line that fits)."""
 
 
 def _plain(paragraph: Any, style: Any) -> bool:
@@ -45,7 +52,7 @@ def _plain(paragraph: Any, style: Any) -> bool:
     return not (
         paragraph.bulletText
         or "_offsets" in paragraph.__dict__
-        or style.alignment != TA_LEFT
+        or style.alignment not in _PLACED
         or style.firstLineIndent
         or style.backColor
         or (style.borderColor and style.borderWidth)
@@ -91,7 +98,8 @@ def _top(paragraph: Any, first: Any) -> Any:
 
 
 def _draw_simple(paragraph: Any, style: Any, lines: Any) -> None:
-    """The one-style branch of `drawPara` with `_leftDrawParaLine` for each line."""
+    """The one-style branch of `drawPara` with `_leftDrawParaLine` (or its centred or right-aligned
+    twin) for each line."""
     canvas = paragraph.canv
     canvas.saveState()
     canvas.setFillColor(lines.textColor)
@@ -100,8 +108,13 @@ def _draw_simple(paragraph: Any, style: Any, lines: Any) -> None:
     text.setFont(lines.fontName, lines.fontSize, leading)
     font = getFont(lines.fontName)
     subset = -1
-    for _, words in lines.lines:
+    share = _PLACED[style.alignment]
+    for extra, words in lines.lines:
+        # the line moved right by its share of the unused width, and back (as reportlab moves it)
+        across = 0 if not share else 0.5 * extra if share == 0.5 else extra
+        setXPos(text, across)
         subset = _write(text._code, " ".join(words), font, lines.fontSize, leading, canvas, subset, True)
+        setXPos(text, -across)
     canvas.drawText(text)
     canvas.restoreState()
 
