@@ -85,6 +85,12 @@ def test_text_left_alone_by_the_spacing_check_is_text_reportlab_leaves_alone() -
         assert cleanBlockQuotedText(text) != text or text == "a\u200bb"
 
 
+def _asked(asked: list[object], paragraph: object) -> bool:
+    """A stand-in for `draw_lines` that notes the paragraph and leaves it to reportlab."""
+    asked.append(paragraph)
+    return False
+
+
 @pytest.mark.parametrize(
     "text, style, bullet",
     [
@@ -115,6 +121,7 @@ def test_a_paragraph_drawn_again_in_a_document_writes_what_reportlab_writes(
     asked: list[object] = []
     reportlabs = Paragraph.drawPara
     monkeypatch.setattr(Paragraph, "drawPara", lambda self, debug=0: asked.append(self))
+    monkeypatch.setattr(flow, "draw_lines", lambda paragraph: _asked(asked, paragraph))
     code = drawing._code
     start = len(code)
     second.drawPara()
@@ -130,6 +137,7 @@ def test_a_paragraph_is_replayed_only_in_the_document_that_drew_it(monkeypatch: 
     twin is drawn afresh; so is a twin at another width (other lines)."""
     from reportlab.platypus import Paragraph
 
+    from dsl.cards import flow
     from dsl.cards.flow import DETAIL, Para
 
     text = "\u00bd \u00d7 \u00e9 then <b>bold</b> words"
@@ -140,11 +148,12 @@ def test_a_paragraph_is_replayed_only_in_the_document_that_drew_it(monkeypatch: 
     first.canv = wider.canv = new_canvas()
     elsewhere.canv = new_canvas()
     first.drawPara()
-    asked: list[object] = []
+    asked: list[object] = []  # drawn afresh: by drawing.py or by reportlab
+    monkeypatch.setattr(flow, "draw_lines", lambda paragraph: _asked(asked, paragraph))
     monkeypatch.setattr(Paragraph, "drawPara", lambda self, debug=0: asked.append(self))
     elsewhere.drawPara()
     wider.drawPara()
-    assert asked == [elsewhere, wider]
+    assert asked == [elsewhere, elsewhere, wider, wider]
 
 
 @pytest.mark.skipif(not canvas._FAST_ESCAPE, reason="reportlab's C accelerator formats numbers: nothing is remembered")
