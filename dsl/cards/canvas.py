@@ -48,8 +48,24 @@ def _remembered_fp_str(*numbers: object) -> str:
     except TypeError:  # a list: reportlab's own reading
         return _FP_STR(*numbers)
     if text is None:
-        text = keep(_NUMBERS, numbers, _FP_STR(*numbers), _NUMBERS_KEPT)
+        if len(numbers) > 1 and all(type(number) in (int, float) for number in numbers):
+            # fp_str writes each argument alone, joined by spaces: a new (x, y) is numbers met before
+            text = " ".join([_number(number) for number in numbers])  # type: ignore[arg-type]
+        else:
+            text = _FP_STR(*numbers)
+        keep(_NUMBERS, numbers, text, _NUMBERS_KEPT)
     return text
+
+
+def _number(number: float) -> str:
+    """reportlab's `fp_str` of one number, remembered."""
+    text = _ONE.get(number)
+    if text is None:
+        text = keep(_ONE, number, _FP_STR(number), _NUMBERS_KEPT)
+    return text
+
+
+_ONE: dict[float, str] = {}
 
 
 if getattr(_FP_STR, "__module__", "") == rl_accel.__name__:  # the pure-Python one, not the C accelerator's
@@ -66,15 +82,37 @@ if getattr(_FP_STR, "__module__", "") == rl_accel.__name__:  # the pure-Python o
             _module.fp_str = _remembered_fp_str
 
 
+_ESCAPE_PDF: Callable[[Any], str] = rl_accel.escapePDF
+_ESCAPES: dict[int, str] | None = getattr(rl_accel, "_ESCAPEDICT", None)
+_ESCAPED = None if _ESCAPES is None else str.maketrans({chr(code): text for code, text in _ESCAPES.items()})
+
+
+def _translated_escape(text: Any) -> str:
+    """reportlab's `escapePDF` of the bytes of a text operator, through one `str.translate`:
+    without its C accelerator reportlab escapes byte by byte in Python (27,000 strings for the six
+    bundled books).  Every byte is a character of Latin-1 mapped to the text reportlab's own
+    table gives it, so the text is the same; anything but bytes is left to reportlab."""
+    if type(text) is bytes and _ESCAPED is not None:
+        return text.decode("latin-1").translate(_ESCAPED)
+    return _ESCAPE_PDF(text)
+
+
+_FAST_ESCAPE = getattr(_ESCAPE_PDF, "__module__", "") == rl_accel.__name__ and _ESCAPED is not None
+"""Whether reportlab escapes in Python (no C accelerator): then canvases escape through `_translated_escape`."""
+
+
 def new_canvas(buffer: io.BytesIO | None = None, **options: Any) -> Canvas:
     """An invariant canvas writing into `buffer` (a throwaway one for measuring)."""
     with _ENVIRONMENT:
         hidden = os.environ.pop("SOURCE_DATE_EPOCH", None)
         try:
-            return Canvas(io.BytesIO() if buffer is None else buffer, invariant=1, **options)
+            canvas = Canvas(io.BytesIO() if buffer is None else buffer, invariant=1, **options)
         finally:
             if hidden is not None:
                 os.environ["SOURCE_DATE_EPOCH"] = hidden
+    if _FAST_ESCAPE:
+        canvas._escape = _translated_escape
+    return canvas
 
 
 _MEASURING = threading.local()

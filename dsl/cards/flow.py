@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,8 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run, Text
+from dsl.cards.breaking import break_lines
+from dsl.cards.drawing import draw_lines
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.fragments import fragments
 from dsl.cards.memo import keep
@@ -103,6 +106,50 @@ class Para(Paragraph):  # type: ignore[misc]
                 keep(_BROKEN, key, broken, _BROKEN_KEPT)
         return float(width), float(height)
 
+    def drawPara(self, debug: int = 0) -> None:
+        """reportlab's drawing of the paragraph (by `draw_lines` when it draws it), or the
+        operators its twin drew earlier in the same document: a deck draws the same chance numbers, labels and headings on card after
+        card, from the same remembered lines.  Drawing reads only the lines, the style, the size
+        and the bullet, and leaves the canvas as it found it (between `q` and `Q`); the document
+        keeps the codes its fonts gave the characters, so the operators are the same again."""
+        canvas = self.canv
+        lines = getattr(self, "blPara", None)
+        bullet = self.bulletText
+        if debug or lines is None or "_offsets" in self.__dict__ or self.style.wordWrap or not _hashable(bullet):
+            super().drawPara(debug)
+            return
+        drawn = _DRAWN.get(canvas._doc)
+        if drawn is None:
+            drawn = _DRAWN[canvas._doc] = {}
+        key = (id(lines), id(self.style), self.width, self.height, bullet, getattr(self, "_JustifyLast", False))
+        found = drawn.get(key)
+        if found is not None and found[0] is lines and found[1] is self.style:
+            canvas._code.extend(found[2])
+            return
+        code = canvas._code
+        start = len(code)
+        if not draw_lines(self):
+            super().drawPara(debug)
+        keep(drawn, key, (lines, self.style, code[start:]), _DRAWN_KEPT)
+
+    def breakLines(self, width: Any) -> Any:
+        """reportlab's lines, from `break_lines` when it breaks this paragraph."""
+        if isinstance(width, list):
+            lines = break_lines(self, width)
+            if lines is not None:
+                return lines
+        return super().breakLines(width)
+
+
+def _hashable(bullet: Any) -> bool:
+    return bullet is None or isinstance(bullet, str)
+
+
+_DRAWN: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], tuple[Any, ParagraphStyle, list[str]]]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Per document: what paragraphs drew, by their lines, style, size and bullet (`Para.drawPara`)."""
+_DRAWN_KEPT = 1 << 13
 
 _PARSED: dict[tuple[str, int, str | None], tuple[ParagraphStyle, list[ABag]]] = {}
 _PARSED_KEPT = 1 << 14
@@ -387,9 +434,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
         # An effect moves whole to the next card rather than break mid-sentence there.
         return [Item(Para(text, style), whole=True)]
     if isinstance(block, Detail):
-        return [
-            Item(Para(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))
-        ]
+        return [Item(Para(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))]
     if isinstance(block, RollHead):
         head, whole = _roll_head(block, width, accent, DETAIL)
         items = [Item(head, keep=True, split=False)]

@@ -27,6 +27,10 @@ _TOKEN = re.compile(
     r"|&(?P<entity>[a-zA-Z][a-zA-Z0-9]*);"
     r"|(?P<data>[^<&]+)"
 )
+_ODD_SPACE = re.compile("[^\\S \u00a0]|[\u200b]|  |^ | $")
+"""Spacing reportlab's `cleanBlockQuotedText` would change: space other than single spaces
+between words and no-break spaces (which it keeps), or a zero-width space (which it strips at the
+ends of a line).  Text without any is returned by it as it is, so it is not asked."""
 _ATTRIBUTE = re.compile(r'([a-z]+)="([^"]*)"')
 _FONT_ATTRIBUTES = ("size", "color", "fg", "name", "face")
 
@@ -34,7 +38,8 @@ _FONT_ATTRIBUTES = ("size", "color", "fg", "name", "face")
 def fragments(text: str, style: ParagraphStyle) -> list[Any] | None:
     """The fragments reportlab's `Paragraph(text, style)` would hold, or None when `text` is
     not in the subset read here."""
-    text = cleanBlockQuotedText(text)
+    if not text or _ODD_SPACE.search(text):
+        text = cleanBlockQuotedText(text)
     tokens = list(_TOKEN.finditer(text))
     if sum(token.end() - token.start() for token in tokens) != len(text) or text.startswith("<para"):
         return None
