@@ -26,6 +26,7 @@ from dsl.cards.drawing import draw_lines
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.fragments import fragments
 from dsl.cards.memo import keep
+from dsl.cards.tables import styled
 from dsl.cards.text import NBSP, WORD, sentences, words
 
 MIN_SIZE = 7.0
@@ -489,24 +490,30 @@ def _roll_head(
     whole = None
     if short_title is not None or short_notation is not None:
         whole = Para(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", detail)
-    table = RollHeading([[title, notation]], colWidths=[width - notation_width, notation_width], hAlign="LEFT")
-    table.setStyle(
-        TableStyle(
-            [
-                ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
-                ("BACKGROUND", (0, 0), (-1, -1), tint(accent, 0.14)),
-                ("LINEABOVE", (0, 0), (-1, 0), 0.8, accent),
-                ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-                ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
-                ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
-                ("TOPPADDING", (0, 0), (-1, -1), 1.6),
-                ("BOTTOMPADDING", (0, 0), (-1, -1), 2.0),
-            ]
-        )
+    table = styled(
+        RollHeading,
+        [[title, notation]],
+        _roll_head_style,
+        (accent,),
+        colWidths=[width - notation_width, notation_width],
+        hAlign="LEFT",
     )
     table.spaceBefore = 5.0
     table.spaceAfter = 0.6
     return table, whole
+
+
+def _roll_head_style(accent: colors.Color) -> list[tuple[Any, ...]]:
+    return [
+        ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
+        ("BACKGROUND", (0, 0), (-1, -1), tint(accent, 0.14)),
+        ("LINEABOVE", (0, 0), (-1, 0), 0.8, accent),
+        ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+        ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
+        ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
+        ("TOPPADDING", (0, 0), (-1, -1), 1.6),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 2.0),
+    ]
 
 
 TALLEST_HEAD = 30 * MM
@@ -593,24 +600,31 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
         if row.note:
             label += f' <font color="#5c5c5c">{markup(row.note)}</font>'
         rows.append([Para(label, CHANCE_LABEL), *(Para(markup(c), CHANCE) for c in row.numbers)])
-    table = Table(rows, colWidths=[label_width] + [cell_width] * len(chances.columns), hAlign="LEFT", repeatRows=1)
-    table.setStyle(
-        TableStyle(
-            [
-                ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
-                ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
-                ("LINEBELOW", (0, 1), (-1, -1), 0.25, RULE),
-                ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-                ("LEFTPADDING", (0, 0), (-1, -1), pad),
-                ("RIGHTPADDING", (0, 0), (-1, -1), pad),
-                ("LEFTPADDING", (0, 0), (0, -1), 0),
-                ("TOPPADDING", (0, 0), (-1, -1), 1.0),
-                ("BOTTOMPADDING", (0, 0), (-1, -1), 1.4),
-            ]
-        )
+    table = styled(
+        Table,
+        rows,
+        _chances_style,
+        (accent, pad),
+        colWidths=[label_width] + [cell_width] * len(chances.columns),
+        hAlign="LEFT",
+        repeatRows=1,
     )
     table.spaceBefore = 3.0
     return table
+
+
+def _chances_style(accent: colors.Color, pad: float) -> list[tuple[Any, ...]]:
+    return [
+        ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
+        ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
+        ("LINEBELOW", (0, 1), (-1, -1), 0.25, RULE),
+        ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+        ("LEFTPADDING", (0, 0), (-1, -1), pad),
+        ("RIGHTPADDING", (0, 0), (-1, -1), pad),
+        ("LEFTPADDING", (0, 0), (0, -1), 0),
+        ("TOPPADDING", (0, 0), (-1, -1), 1.0),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 1.4),
+    ]
 
 
 # ---------------------------------------------------------------- rulebook tables
@@ -739,41 +753,50 @@ class _GridData:
             heights = [self.tops[i + 1] - self.tops[i] for i in range(start, stop)]
             if header:
                 heights.insert(0, self.head_height)
-        table = Table(
-            data,
-            colWidths=self.widths,
-            rowHeights=heights,
-            hAlign="LEFT",
-            repeatRows=1 if header else 0,
-            splitInRow=1,
-        )
-        first = 1 if header else 0
-        commands: list[Any] = [
-            ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
-            ("FONTSIZE", (0, 0), (-1, -1), CELL.fontSize),
-            ("LEADING", (0, 0), (-1, -1), CELL.leading),
-            ("TEXTCOLOR", (0, 0), (-1, -1), INK),
-            ("LINEBELOW", (0, first), (-1, -1), 0.25, RULE),
-            ("VALIGN", (0, 0), (-1, -1), "TOP"),
-            ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
-            ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
-            ("TOPPADDING", (0, 0), (-1, -1), self.top),
-            ("BOTTOMPADDING", (0, 0), (-1, -1), self.bottom),
+        options: dict[str, Any] = {
+            "colWidths": self.widths,
+            "rowHeights": heights,
+            "hAlign": "LEFT",
+            "repeatRows": 1 if header else 0,
+            "splitInRow": 1,
+        }
+        params = (header, self.keys, tuple(self.centred), self.top, self.bottom, self.accent)
+        if not measured:  # reportlab may split it inside a row, restyling its parts: styles of its own
+            table = Table(data, **options)
+            table.setStyle(TableStyle(_grid_style(*params)))
+            return table
+        return styled(Table, data, _grid_style, params, **options)
+
+
+def _grid_style(
+    header: bool, keys: int, centred: tuple[bool, ...], top: float, bottom: float, accent: colors.Color
+) -> list[tuple[Any, ...]]:
+    first = 1 if header else 0
+    commands: list[tuple[Any, ...]] = [
+        ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
+        ("FONTSIZE", (0, 0), (-1, -1), CELL.fontSize),
+        ("LEADING", (0, 0), (-1, -1), CELL.leading),
+        ("TEXTCOLOR", (0, 0), (-1, -1), INK),
+        ("LINEBELOW", (0, first), (-1, -1), 0.25, RULE),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
+        ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
+        ("TOPPADDING", (0, 0), (-1, -1), top),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), bottom),
+    ]
+    if keys:
+        commands.append(("FONTNAME", (0, first), (keys - 1, -1), BOLD))
+    commands += [("ALIGN", (i, 0), (i, -1), "CENTER") for i, c in enumerate(centred) if c]
+    if header:
+        commands += [
+            ("FONTNAME", (0, 0), (-1, 0), BOLD),
+            ("FONTSIZE", (0, 0), (-1, 0), CELL_HEAD.fontSize),
+            ("LEADING", (0, 0), (-1, 0), CELL_HEAD.leading),
+            ("BACKGROUND", (0, 0), (-1, 0), tint(accent, 0.16)),
+            ("LINEABOVE", (0, 0), (-1, 0), 0.8, accent),
+            ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
         ]
-        if self.keys:
-            commands.append(("FONTNAME", (0, first), (self.keys - 1, -1), BOLD))
-        commands += [("ALIGN", (i, 0), (i, -1), "CENTER") for i, c in enumerate(self.centred) if c]
-        if header:
-            commands += [
-                ("FONTNAME", (0, 0), (-1, 0), BOLD),
-                ("FONTSIZE", (0, 0), (-1, 0), CELL_HEAD.fontSize),
-                ("LEADING", (0, 0), (-1, 0), CELL_HEAD.leading),
-                ("BACKGROUND", (0, 0), (-1, 0), tint(self.accent, 0.16)),
-                ("LINEABOVE", (0, 0), (-1, 0), 0.8, self.accent),
-                ("LINEBELOW", (0, 0), (-1, 0), 0.6, self.accent),
-            ]
-        table.setStyle(TableStyle(commands))
-        return table
+    return commands
 
 
 class GridTable(Flowable):  # type: ignore[misc]

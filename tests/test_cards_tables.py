@@ -1,0 +1,92 @@
+"""Card tables styled by dsl/cards/tables.py: the cell styles, lines and backgrounds reportlab's own
+`TableStyle` gives them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from reportlab.platypus import Table, TableStyle
+from reportlab.platypus.tables import CellStyle
+
+from dsl.cards import card_files, flow, tables
+from dsl.cards.flow import CELL, RULE
+from dsl.cards.tables import Commands, styled
+from dsl.compiler import compile_file
+from dsl.resources import bundled_rulebooks_dir
+
+_SETTINGS = sorted(a for a in vars(CellStyle) if not a.startswith("_") and not callable(getattr(CellStyle, a)))
+"""What a cell style holds (its name, `repr((row, column))`, is only a label)."""
+
+
+def _cells(table: Table) -> list[list[dict[str, Any]]]:
+    return [[{a: getattr(cell, a) for a in _SETTINGS} for cell in row] for row in table._cellStyles]
+
+
+def _differences(table: Table, data: Sequence[Sequence[Any]], commands: Commands, params: Any) -> list[str]:
+    """How `table` differs from a table of `data` styled by a fresh `TableStyle` of the commands."""
+    fresh = Table([*data])
+    fresh.setStyle(TableStyle(commands(*params)))
+    found = []
+    if _cells(table) != _cells(fresh):
+        found.append("cell styles")
+    if table._linecmds != fresh._linecmds:
+        found.append("lines")
+    if table._bkgrndcmds != fresh._bkgrndcmds:
+        found.append("backgrounds")
+    if [type(c[4]) for c in table._linecmds] != [type(c[4]) for c in fresh._linecmds]:
+        found.append("line colours")
+    return found
+
+
+def _uneven(first: int) -> list[tuple[Any, ...]]:
+    """Commands naming body rows from `first` on: only 0 and 1 give every body row alike."""
+    return [
+        ("FONTSIZE", (0, 0), (-1, -1), CELL.fontSize),
+        ("LINEBELOW", (0, first), (-1, -1), 0.25, RULE),
+        ("ALIGN", (1, first), (1, -1), "CENTER"),
+        ("BACKGROUND", (0, first), (-1, first), RULE),
+    ]
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 7])
+def test_a_table_of_any_length_is_styled_as_table_style_styles_it(rows: int) -> None:
+    data = [[f"{r}.{c}" for c in range(3)] for r in range(rows)]
+    for first in (0, 1):
+        assert _differences(styled(Table, data, _uneven, (first,)), data, _uneven, (first,)) == []
+
+
+def test_commands_naming_rows_past_the_second_are_not_what_styled_is_for() -> None:
+    """The comparison fails for commands outside `styled`'s promise: a column aligned from the
+    third row is worked out on a two-row table and given to every body row."""
+    data = [[f"{r}.{c}" for c in range(3)] for r in range(5)]
+    assert "cell styles" in _differences(styled(Table, data, _uneven, (2,)), data, _uneven, (2,))
+
+
+def test_tables_of_one_kind_and_shape_share_their_cell_styles() -> None:
+    one = styled(Table, [["a", "b"], ["c", "d"], ["e", "f"]], _uneven, (1,))
+    other = styled(Table, [["g", "h"], ["i", "j"]], _uneven, (1,))
+    assert one._cellStyles[0] is other._cellStyles[0]
+    assert one._cellStyles[2] is other._cellStyles[1]
+    assert one._linecmds == other._linecmds and one._linecmds is not other._linecmds
+
+
+def test_every_table_of_the_bundled_books_is_styled_as_table_style_styles_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every roll heading, chance table and rulebook table the cards and sheets of the six bundled
+    books make, against the same table styled by reportlab from its commands."""
+    kinds: dict[str, int] = {}
+
+    def compared(kind: type[Table], data: Any, commands: Commands, params: Any, **options: Any) -> Table:
+        table = tables.styled(kind, data, commands, params, **options)
+        assert _differences(table, data, commands, params) == []
+        kinds[commands.__name__] = kinds.get(commands.__name__, 0) + 1
+        return table
+
+    monkeypatch.setattr(flow, "styled", compared)
+    for path in sorted(bundled_rulebooks_dir().glob("*.rules")):
+        compiled = compile_file(path)
+        assert compiled.book is not None
+        card_files(compiled.book)
+    # 1,000 roll headings, 127 chance tables, 301 rulebook tables when this was written
+    assert kinds["_roll_head_style"] > 500 and kinds["_chances_style"] > 50 and kinds["_grid_style"] > 150
