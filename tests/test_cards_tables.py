@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import types
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,10 +12,14 @@ from reportlab.platypus import Table, TableStyle
 from reportlab.platypus.tables import CellStyle
 
 from dsl.cards import card_files, flow, tables
+from dsl.cards.canvas import new_canvas
 from dsl.cards.flow import CELL, RULE
-from dsl.cards.tables import Commands, styled
+from dsl.cards.fonts import BOLD, REGULAR, register_fonts
+from dsl.cards.tables import CardTable, Commands, styled
 from dsl.compiler import compile_file
 from dsl.resources import bundled_rulebooks_dir
+
+register_fonts()
 
 _SETTINGS = sorted(a for a in vars(CellStyle) if not a.startswith("_") and not callable(getattr(CellStyle, a)))
 """What a cell style holds (its name, `repr((row, column))`, is only a label)."""
@@ -90,3 +95,79 @@ def test_every_table_of_the_bundled_books_is_styled_as_table_style_styles_it(mon
         card_files(compiled.book)
     # 1,000 roll headings, 127 chance tables, 301 rulebook tables when this was written
     assert kinds["_roll_head_style"] > 500 and kinds["_chances_style"] > 50 and kinds["_grid_style"] > 150
+
+
+def _drawn_both_ways(table: Table) -> tuple[list[str], list[str]]:
+    """The operators `CardTable` writes for the table (wrapped, with its canvas), and those
+    reportlab's own cell drawing writes after it on the same canvas, taken back out."""
+    code = table.canv._code
+    start = len(code)
+    Table.draw(table)
+    middle = len(code)
+    table._drawCell = types.MethodType(Table._drawCell, table)
+    try:
+        Table.draw(table)
+    finally:
+        del table._drawCell
+    theirs = code[middle:]
+    del code[middle:]
+    return code[start:], theirs
+
+
+def _grid(accent: Any, valign: str) -> list[tuple[Any, ...]]:
+    return [
+        ("FONTNAME", (0, 0), (-1, -1), REGULAR),
+        ("FONTNAME", (0, 0), (-1, 0), BOLD),
+        ("TEXTCOLOR", (0, 1), (0, -1), accent),
+        ("LEADING", (0, 0), (-1, -1), 9.1),
+        ("VALIGN", (0, 0), (-1, -1), valign),
+        ("ALIGN", (1, 0), (1, -1), "CENTER"),
+        ("ALIGN", (2, 0), (2, -1), "RIGHT"),  # left to reportlab
+        ("LEFTPADDING", (0, 0), (-1, -1), 1.7),
+        ("RIGHTPADDING", (0, 0), (-1, -1), 2.3),
+        ("TOPPADDING", (0, 0), (-1, -1), 0.9),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 1.3),
+    ]
+
+
+@pytest.mark.parametrize("valign", ["TOP", "MIDDLE", "BOTTOM"])
+def test_string_cells_are_drawn_as_reportlab_draws_them(valign: str) -> None:
+    data = [
+        ["Roll", "Result", "Right"],
+        ["2\u20133", "Überschreitung — ½ ≤ 5 (brackets) \\ back", "x"],
+        ["", "two\nlines", "\u4e2d\u6587 \U0001f3b2"],
+        ["12", "  spaced  ", "7"],
+    ]
+    table = styled(CardTable, data, _grid, (RULE, valign), colWidths=[30.0, 80.5, 41.25], rowHeights=None)
+    canvas = new_canvas()
+    table.wrapOn(canvas, 200, 200)
+    table.canv = canvas
+    ours, theirs = _drawn_both_ways(table)
+    assert ours == theirs
+    assert sum(part.startswith("BT 1 0 0 1 ") for part in ours) >= 8
+
+
+def test_every_table_of_the_bundled_books_is_drawn_as_reportlab_draws_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every table the cards and sheets of the six bundled books draw, drawn as a `CardTable` and
+    then with reportlab's own cell drawing on the same canvas: the same operators."""
+    drawn: list[int] = []
+    written: list[str] = []
+    remembered = tables._written
+
+    def counted(canvas: Any, text: str) -> tuple[str, float]:
+        written.append(text)
+        return remembered(canvas, text)
+
+    def draw(table: CardTable) -> None:
+        ours, theirs = _drawn_both_ways(table)
+        assert ours == theirs
+        drawn.append(len(ours))
+
+    monkeypatch.setattr(tables, "_written", counted)
+    monkeypatch.setattr(CardTable, "draw", draw, raising=False)
+    for path in sorted(bundled_rulebooks_dir().glob("*.rules")):
+        compiled = compile_file(path)
+        assert compiled.book is not None
+        card_files(compiled.book)
+    assert len(drawn) > 400  # 569 tables, 4,810 string cells when this was written
+    assert len(written) > 3000

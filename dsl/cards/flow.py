@@ -26,7 +26,7 @@ from dsl.cards.drawing import draw_lines
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.fragments import fragments
 from dsl.cards.memo import keep
-from dsl.cards.tables import styled
+from dsl.cards.tables import CardTable, styled
 from dsl.cards.text import NBSP, WORD, sentences, words
 
 MIN_SIZE = 7.0
@@ -472,7 +472,7 @@ def _note(note: Note) -> list[str]:
     return [lead + parts[0], *parts[1:]]
 
 
-class RollHeading(Table):  # type: ignore[misc]
+class RollHeading(CardTable):
     """The band that starts a roll: its title, and its notation on the right."""
 
 
@@ -601,7 +601,7 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
             label += f' <font color="#5c5c5c">{markup(row.note)}</font>'
         rows.append([Para(label, CHANCE_LABEL), *(Para(markup(c), CHANCE) for c in row.numbers)])
     table = styled(
-        Table,
+        CardTable,
         rows,
         _chances_style,
         (accent, pad),
@@ -762,10 +762,10 @@ class _GridData:
         }
         params = (header, self.keys, tuple(self.centred), self.top, self.bottom, self.accent)
         if not measured:  # reportlab may split it inside a row, restyling its parts: styles of its own
-            table = Table(data, **options)
+            table = CardTable(data, **options)
             table.setStyle(TableStyle(_grid_style(*params)))
             return table
-        return styled(Table, data, _grid_style, params, **options)
+        return styled(CardTable, data, _grid_style, params, **options)
 
 
 def _grid_style(

@@ -12,13 +12,20 @@ table of that kind and shape the same cell styles, as reportlab itself shares th
 parts of a split table (drawing and measuring only read them).
 tests/test_cards_tables.py holds them equal to a fresh `TableStyle`'s on every table of the
 bundled books' cards.
+
+`CardTable` draws the text of a plain string cell as reportlab's `drawString` and
+`drawCentredString` write it, without a text object per cell; the same test file compares its
+operators with reportlab's on every table of those cards.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
+import reportlab.pdfgen.canvas
+import reportlab.pdfgen.textobject
 from reportlab.platypus import Table, TableStyle
 
 from dsl.cards.memo import keep
@@ -51,3 +58,92 @@ def styled(kind: type[T], data: Sequence[Sequence[Any]], commands: Commands, par
 
 _STYLES: dict[tuple[Any, ...], tuple[list[list[Any]], tuple[Any, ...], tuple[Any, ...]]] = {}
 _STYLES_KEPT = 1 << 10
+
+
+class CardTable(Table):  # type: ignore[misc]
+    """A reportlab table whose plain one-line string cells (a rulebook table's short cells) are
+    drawn without a text object per cell.
+
+    reportlab draws such a cell with `drawString` (left) or `drawCentredString`, which make a
+    text object that writes `BT`, the origin (`1 0 0 1 x y Tm`), the text in the font's subsets
+    (`_formatText`), `T*` and `ET`.  The text part depends only on the canvas's font, size and
+    leading, the text and the codes the document gave its characters, which stay as they were
+    first given: it is worked out by reportlab once per document, font and text, and written
+    again after each cell's own origin, worked out as reportlab works it out."""
+
+    _curcellstyle: Any  # the cell style drawn last (reportlab's)
+
+    def _drawCell(self, cellval: Any, cellstyle: Any, pos: tuple[float, float], size: tuple[float, float]) -> None:
+        canvas = self.canv
+        just = cellstyle.alignment
+        if (
+            type(cellval) is not str
+            or "\n" in cellval
+            or just not in _PLAIN
+            or cellstyle.valign not in _PLAIN_VALIGN
+            or cellstyle.direction
+            or cellstyle.shaping
+            or cellstyle.href
+            or cellstyle.destination
+            or not canvas.bottomup
+        ):
+            super()._drawCell(cellval, cellstyle, pos, size)
+            return
+        cur = self._curcellstyle
+        if cur is not cellstyle:  # reportlab's own change of fill and font
+            if cur is None or cellstyle.color != cur.color:
+                canvas.setFillColor(cellstyle.color)
+            if (
+                cur is None
+                or cellstyle.leading != cur.leading
+                or cellstyle.fontname != cur.fontname
+                or cellstyle.fontsize != cur.fontsize
+            ):
+                canvas.setFont(cellstyle.fontname, cellstyle.fontsize, cellstyle.leading)
+            self._curcellstyle = cellstyle
+        colpos, rowpos = pos
+        colwidth, rowheight = size
+        leading = cellstyle.leading
+        fontsize = cellstyle.fontsize
+        valign = cellstyle.valign
+        if valign == "BOTTOM":
+            y = rowpos + cellstyle.bottomPadding + 1 * leading - fontsize
+        elif valign == "TOP":
+            y = rowpos + rowheight - cellstyle.topPadding - fontsize
+        else:
+            y = rowpos + (cellstyle.bottomPadding + rowheight - cellstyle.topPadding + 1 * leading) / 2.0 - fontsize
+        written = _written(canvas, cellval)
+        if just == "LEFT":
+            x = colpos + cellstyle.leftPadding
+        else:
+            x = colpos + (colwidth + cellstyle.leftPadding - cellstyle.rightPadding) * 0.5
+            x = x - 0.5 * written[1]
+        origin = reportlab.pdfgen.textobject.fp_str(x, y)
+        canvas._code.append(" ".join(("BT", f"1 0 0 1 {origin} Tm", f"{written[0]} T*", "ET")))
+
+
+_PLAIN = frozenset(("LEFT", "CENTRE", "CENTER"))
+_PLAIN_VALIGN = frozenset(("TOP", "BOTTOM", "MIDDLE"))
+
+
+def _written(canvas: Any, text: str) -> tuple[str, float]:
+    """The text operators of `text` in the canvas's font, size and leading, and its width, as
+    reportlab's `drawString` works them out; remembered per document."""
+    known = _WRITTEN.get(canvas._doc)
+    if known is None:
+        known = _WRITTEN[canvas._doc] = {}
+    key = (canvas._fontname, canvas._fontsize, canvas._leading, text)
+    found = known.get(key)
+    if found is None:
+        shaped, width = reportlab.pdfgen.canvas.bidiShapedText(
+            text, None, fontName=canvas._fontname, fontSize=canvas._fontsize, shaping=False
+        )
+        found = (canvas.beginText(0, 0)._formatText(shaped), width)
+        keep(known, key, found, _WRITTEN_KEPT)
+    return found
+
+
+_WRITTEN: weakref.WeakKeyDictionary[Any, dict[tuple[str, float, float, str], tuple[str, float]]] = (
+    weakref.WeakKeyDictionary()
+)
+_WRITTEN_KEPT = 1 << 13
