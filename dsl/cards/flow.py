@@ -633,7 +633,8 @@ def _chances_style(accent: colors.Color, pad: float) -> list[tuple[Any, ...]]:
 def grid_tables(grid: Grid, width: float, accent: colors.Color, *, compact: bool = False) -> list[GridTable]:
     """A rulebook table, ruled, with its header repeated when it runs onto another card; when
     its columns cannot all fit side by side, several tables that each repeat the key columns."""
-    widths = _column_widths(grid, width)
+    natural, least = _measures(grid)
+    widths = _column_widths(grid.keys, natural, least, width)
     if widths is not None:
         return [GridTable(_GridData(grid, widths, accent, compact))]
     keys = grid.keys
@@ -642,13 +643,14 @@ def grid_tables(grid: Grid, width: float, accent: colors.Color, *, compact: bool
     while values:
         take = len(values)
         while take > 1:
-            part = _columns(grid, [*range(keys), *values[:take]])
-            if _column_widths(part, width) is not None:
+            indexes = [*range(keys), *values[:take]]
+            if _column_widths(keys, [natural[i] for i in indexes], [least[i] for i in indexes], width) is not None:
                 break
             take -= 1
-        part = _columns(grid, [*range(keys), *values[:take]])
-        found = _column_widths(part, width) or _even(part, width)
-        tables.append(GridTable(_GridData(part, found, accent, compact)))
+        indexes = [*range(keys), *values[:take]]
+        part = _columns(grid, indexes)
+        found = _column_widths(keys, [natural[i] for i in indexes], [least[i] for i in indexes], width)
+        tables.append(GridTable(_GridData(part, found or _even(part, width), accent, compact)))
         values = values[take:]
     return tables
 
@@ -666,23 +668,38 @@ def _even(grid: Grid, width: float) -> list[float]:
     return [width / len(grid.header)] * len(grid.header)
 
 
-def _column_widths(grid: Grid, width: float) -> list[float] | None:
-    """Widths from the text: every column at least as wide as its longest word, the rest of the
-    width shared by how much text each column holds.  None when even the words do not fit."""
-    count = len(grid.header)
+def _measures(grid: Grid) -> tuple[list[float], list[float]]:
+    """Each column's natural width (its longest cell on one line) and least width (its longest
+    word), with padding: a table is laid out at several widths (cards, sheets, the compact step),
+    from the same text."""
+    known = _MEASURED.get(grid)
+    if known is not None:
+        return known
     natural = []
     least = []
-    for index in range(count):
+    for index in range(len(grid.header)):
         column = [(grid.header[index], CELL_HEAD)] + [
             (row[index], CELL_KEY if index < grid.keys else CELL) for row in grid.rows
         ]
         natural.append(max(text_width(text, s.fontName, s.fontSize) for text, s in column) + 2 * CELL_PAD + 0.5)
         widest = max((text_width(w, s.fontName, s.fontSize) for text, s in column for w in words(text)), default=0.0)
         least.append(widest + 2 * CELL_PAD + 0.5)
+    return keep(_MEASURED, grid, (natural, least), _MEASURED_KEPT)
+
+
+_MEASURED: dict[Grid, tuple[list[float], list[float]]] = {}
+_MEASURED_KEPT = 1 << 9
+
+
+def _column_widths(keys: int, natural: list[float], least: list[float], width: float) -> list[float] | None:
+    """Widths from the text (the columns' `_measures`): every column at least as wide as its
+    longest word, the rest of the width shared by how much text each column holds.  None when
+    even the words do not fit."""
+    count = len(natural)
     if sum(least) > width:
         return None
     if sum(natural) <= width:
-        values = range(grid.keys, count) if count > grid.keys else range(count)
+        values = range(keys, count) if count > keys else range(count)
         share = (width - sum(natural)) / len(values)
         return [w + (share if i in values else 0) for i, w in enumerate(natural)]
     spare = width - sum(least)
