@@ -61,8 +61,14 @@ _STYLES_KEPT = 1 << 10
 
 
 class CardTable(Table):  # type: ignore[misc]
-    """A reportlab table whose plain one-line string cells (a rulebook table's short cells) are
-    drawn without a text object per cell.
+    """A reportlab table measured once per width, whose plain one-line string cells (a rulebook
+    table's short cells) are drawn without a text object per cell.
+
+    Laying out a card measures a roll heading or a chance table again and again at the same
+    width (each card it is tried on, the parts, drawing).  reportlab's measure of a table without
+    spanned cells depends only on the width, the cells and their styles (the height offered only
+    stops it early for spans), and sets the same sizes and positions each time: a table measured
+    at a width keeps them.
 
     reportlab draws such a cell with `drawString` (left) or `drawCentredString`, which make a
     text object that writes `BT`, the origin (`1 0 0 1 x y Tm`), the text in the font's subsets
@@ -72,6 +78,15 @@ class CardTable(Table):  # type: ignore[misc]
     again after each cell's own origin, worked out as reportlab works it out."""
 
     _curcellstyle: Any  # the cell style drawn last (reportlab's)
+    _measured_at: float | None = None  # the width it was last measured at
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        if self._measured_at == availWidth and not self._spanCmds:
+            self.availWidth = availWidth
+            return self._width, self._height
+        size: tuple[float, float] = super().wrap(availWidth, availHeight)
+        self._measured_at = availWidth
+        return size
 
     def _drawCell(self, cellval: Any, cellstyle: Any, pos: tuple[float, float], size: tuple[float, float]) -> None:
         canvas = self.canv
