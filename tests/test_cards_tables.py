@@ -77,6 +77,20 @@ def test_tables_of_one_kind_and_shape_share_their_cell_styles() -> None:
     assert one._linecmds == other._linecmds and one._linecmds is not other._linecmds
 
 
+def _centred(first: int) -> list[tuple[Any, ...]]:
+    return [*_uneven(first), ("VALIGN", (0, 0), (-1, -1), "MIDDLE")]
+
+
+def test_a_centred_table_that_may_split_inside_a_row_has_styles_of_its_own() -> None:
+    """reportlab splitting a row re-aligns a vertically centred cell's style in place."""
+    data = [["a", "b"], ["c", "d"]]
+    one, other = (styled(Table, data, _centred, (1,), splitInRow=1) for _ in range(2))
+    assert one._cellStyles[1][0] is not other._cellStyles[1][0]
+    assert _differences(one, data, _centred, (1,)) == []
+    unsplit, again = (styled(Table, data, _centred, (1,)) for _ in range(2))
+    assert unsplit._cellStyles[1][0] is again._cellStyles[1][0]
+
+
 def test_every_table_of_the_bundled_books_is_styled_as_table_style_styles_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every roll heading, chance table and rulebook table the cards and sheets of the six bundled
     books make, against the same table styled by reportlab from its commands."""

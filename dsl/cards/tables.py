@@ -9,7 +9,9 @@ a table of two, its first row's and its second's; and its line and background co
 reportlab has read them, name rows from the end, which do not depend on the number of rows.
 `styled` styles such a table of the first two rows, once per kind and shape, and gives every
 table of that kind and shape the same cell styles, as reportlab itself shares them between the
-parts of a split table (drawing and measuring only read them).
+parts of a split table (drawing, measuring and splitting between rows only read them; a table
+that may be split inside a row has styles of its own when a cell of it is vertically centred,
+which such a split changes).
 tests/test_cards_tables.py holds them equal to a fresh `TableStyle`'s on every table of the
 bundled books' cards.
 
@@ -37,7 +39,9 @@ Commands = Callable[..., list[tuple[Any, ...]]]
 whole columns from row 0 or row 1 to the last, or row 0 alone (see the module's docstring)."""
 
 
-def styled(kind: type[T], data: Sequence[Sequence[Any]], commands: Commands, params: Hashable, **options: Any) -> T:
+def styled(
+    kind: type[T], data: Sequence[Sequence[Any]], commands: Commands, params: tuple[Hashable, ...], **options: Any
+) -> T:
     """A `kind` of table of `data` (rows of equal length, at least one), with `options`, styled
     as `TableStyle(commands(*params))` styles it."""
     rows, columns = len(data), len(data[0])
@@ -46,10 +50,15 @@ def styled(kind: type[T], data: Sequence[Sequence[Any]], commands: Commands, par
     known = _STYLES.get(key)
     if known is None:
         template = Table([[""] * columns for _ in range(shape)])
-        template.setStyle(TableStyle(commands(*params)))  # type: ignore[misc]
+        template.setStyle(TableStyle(commands(*params)))
         known = (template._cellStyles, tuple(template._linecmds), tuple(template._bkgrndcmds))
         keep(_STYLES, key, known, _STYLES_KEPT)
     cells, lines, backgrounds = known
+    if options.get("splitInRow") and any(cell.valign == "MIDDLE" for row in cells for cell in row):
+        # reportlab splitting such a table inside a row re-aligns the split cells' styles in place
+        alone: T = kind([*data], **options)
+        alone.setStyle(TableStyle(commands(*params)))
+        return alone
     table: T = kind([*data], cellStyles=[cells[0], *[cells[-1]] * (rows - 1)], **options)
     table._linecmds = list(lines)
     table._bkgrndcmds = list(backgrounds)
