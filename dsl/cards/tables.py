@@ -15,9 +15,9 @@ which such a split changes).
 tests/test_cards_tables.py holds them equal to a fresh `TableStyle`'s on every table of the
 bundled books' cards.
 
-`CardTable` draws the text of a plain string cell as reportlab's `drawString` and
-`drawCentredString` write it, without a text object per cell; the same test file compares its
-operators with reportlab's on every table of those cards.
+`CardTable` keeps its measure at a width, and draws the text of a plain string cell as
+reportlab's `drawString` and `drawCentredString` write it, without a text object per cell; the
+same test file compares both with reportlab's on every table of those cards.
 """
 
 from __future__ import annotations
