@@ -26,6 +26,7 @@ from dsl.cards.drawing import draw_lines
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.fragments import fragments
 from dsl.cards.memo import keep
+from dsl.cards.tables import CardTable, styled
 from dsl.cards.text import NBSP, WORD, sentences, words
 
 MIN_SIZE = 7.0
@@ -471,7 +472,7 @@ def _note(note: Note) -> list[str]:
     return [lead + parts[0], *parts[1:]]
 
 
-class RollHeading(Table):  # type: ignore[misc]
+class RollHeading(CardTable):
     """The band that starts a roll: its title, and its notation on the right."""
 
 
@@ -489,24 +490,30 @@ def _roll_head(
     whole = None
     if short_title is not None or short_notation is not None:
         whole = Para(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", detail)
-    table = RollHeading([[title, notation]], colWidths=[width - notation_width, notation_width], hAlign="LEFT")
-    table.setStyle(
-        TableStyle(
-            [
-                ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
-                ("BACKGROUND", (0, 0), (-1, -1), tint(accent, 0.14)),
-                ("LINEABOVE", (0, 0), (-1, 0), 0.8, accent),
-                ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-                ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
-                ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
-                ("TOPPADDING", (0, 0), (-1, -1), 1.6),
-                ("BOTTOMPADDING", (0, 0), (-1, -1), 2.0),
-            ]
-        )
+    table = styled(
+        RollHeading,
+        [[title, notation]],
+        _roll_head_style,
+        (accent,),
+        colWidths=[width - notation_width, notation_width],
+        hAlign="LEFT",
     )
     table.spaceBefore = 5.0
     table.spaceAfter = 0.6
     return table, whole
+
+
+def _roll_head_style(accent: colors.Color) -> list[tuple[Any, ...]]:
+    return [
+        ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
+        ("BACKGROUND", (0, 0), (-1, -1), tint(accent, 0.14)),
+        ("LINEABOVE", (0, 0), (-1, 0), 0.8, accent),
+        ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+        ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
+        ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
+        ("TOPPADDING", (0, 0), (-1, -1), 1.6),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 2.0),
+    ]
 
 
 TALLEST_HEAD = 30 * MM
@@ -593,24 +600,31 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
         if row.note:
             label += f' <font color="#5c5c5c">{markup(row.note)}</font>'
         rows.append([Para(label, CHANCE_LABEL), *(Para(markup(c), CHANCE) for c in row.numbers)])
-    table = Table(rows, colWidths=[label_width] + [cell_width] * len(chances.columns), hAlign="LEFT", repeatRows=1)
-    table.setStyle(
-        TableStyle(
-            [
-                ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
-                ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
-                ("LINEBELOW", (0, 1), (-1, -1), 0.25, RULE),
-                ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-                ("LEFTPADDING", (0, 0), (-1, -1), pad),
-                ("RIGHTPADDING", (0, 0), (-1, -1), pad),
-                ("LEFTPADDING", (0, 0), (0, -1), 0),
-                ("TOPPADDING", (0, 0), (-1, -1), 1.0),
-                ("BOTTOMPADDING", (0, 0), (-1, -1), 1.4),
-            ]
-        )
+    table = styled(
+        CardTable,
+        rows,
+        _chances_style,
+        (accent, pad),
+        colWidths=[label_width] + [cell_width] * len(chances.columns),
+        hAlign="LEFT",
+        repeatRows=1,
     )
     table.spaceBefore = 3.0
     return table
+
+
+def _chances_style(accent: colors.Color, pad: float) -> list[tuple[Any, ...]]:
+    return [
+        ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
+        ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
+        ("LINEBELOW", (0, 1), (-1, -1), 0.25, RULE),
+        ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+        ("LEFTPADDING", (0, 0), (-1, -1), pad),
+        ("RIGHTPADDING", (0, 0), (-1, -1), pad),
+        ("LEFTPADDING", (0, 0), (0, -1), 0),
+        ("TOPPADDING", (0, 0), (-1, -1), 1.0),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 1.4),
+    ]
 
 
 # ---------------------------------------------------------------- rulebook tables
@@ -619,7 +633,8 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
 def grid_tables(grid: Grid, width: float, accent: colors.Color, *, compact: bool = False) -> list[GridTable]:
     """A rulebook table, ruled, with its header repeated when it runs onto another card; when
     its columns cannot all fit side by side, several tables that each repeat the key columns."""
-    widths = _column_widths(grid, width)
+    natural, least = _measures(grid)
+    widths = _column_widths(grid.keys, natural, least, width)
     if widths is not None:
         return [GridTable(_GridData(grid, widths, accent, compact))]
     keys = grid.keys
@@ -628,13 +643,14 @@ def grid_tables(grid: Grid, width: float, accent: colors.Color, *, compact: bool
     while values:
         take = len(values)
         while take > 1:
-            part = _columns(grid, [*range(keys), *values[:take]])
-            if _column_widths(part, width) is not None:
+            indexes = [*range(keys), *values[:take]]
+            if _column_widths(keys, [natural[i] for i in indexes], [least[i] for i in indexes], width) is not None:
                 break
             take -= 1
-        part = _columns(grid, [*range(keys), *values[:take]])
-        found = _column_widths(part, width) or _even(part, width)
-        tables.append(GridTable(_GridData(part, found, accent, compact)))
+        indexes = [*range(keys), *values[:take]]
+        part = _columns(grid, indexes)
+        found = _column_widths(keys, [natural[i] for i in indexes], [least[i] for i in indexes], width)
+        tables.append(GridTable(_GridData(part, found or _even(part, width), accent, compact)))
         values = values[take:]
     return tables
 
@@ -652,23 +668,38 @@ def _even(grid: Grid, width: float) -> list[float]:
     return [width / len(grid.header)] * len(grid.header)
 
 
-def _column_widths(grid: Grid, width: float) -> list[float] | None:
-    """Widths from the text: every column at least as wide as its longest word, the rest of the
-    width shared by how much text each column holds.  None when even the words do not fit."""
-    count = len(grid.header)
+def _measures(grid: Grid) -> tuple[list[float], list[float]]:
+    """Each column's natural width (its longest cell on one line) and least width (its longest
+    word), with padding: a table is laid out at several widths (cards, sheets, the compact step),
+    from the same text."""
+    known = _MEASURED.get(grid)
+    if known is not None:
+        return known
     natural = []
     least = []
-    for index in range(count):
+    for index in range(len(grid.header)):
         column = [(grid.header[index], CELL_HEAD)] + [
             (row[index], CELL_KEY if index < grid.keys else CELL) for row in grid.rows
         ]
         natural.append(max(text_width(text, s.fontName, s.fontSize) for text, s in column) + 2 * CELL_PAD + 0.5)
         widest = max((text_width(w, s.fontName, s.fontSize) for text, s in column for w in words(text)), default=0.0)
         least.append(widest + 2 * CELL_PAD + 0.5)
+    return keep(_MEASURED, grid, (natural, least), _MEASURED_KEPT)
+
+
+_MEASURED: dict[Grid, tuple[list[float], list[float]]] = {}
+_MEASURED_KEPT = 1 << 9
+
+
+def _column_widths(keys: int, natural: list[float], least: list[float], width: float) -> list[float] | None:
+    """Widths from the text (the columns' `_measures`): every column at least as wide as its
+    longest word, the rest of the width shared by how much text each column holds.  None when
+    even the words do not fit."""
+    count = len(natural)
     if sum(least) > width:
         return None
     if sum(natural) <= width:
-        values = range(grid.keys, count) if count > grid.keys else range(count)
+        values = range(keys, count) if count > keys else range(count)
         share = (width - sum(natural)) / len(values)
         return [w + (share if i in values else 0) for i, w in enumerate(natural)]
     spare = width - sum(least)
@@ -739,41 +770,50 @@ class _GridData:
             heights = [self.tops[i + 1] - self.tops[i] for i in range(start, stop)]
             if header:
                 heights.insert(0, self.head_height)
-        table = Table(
-            data,
-            colWidths=self.widths,
-            rowHeights=heights,
-            hAlign="LEFT",
-            repeatRows=1 if header else 0,
-            splitInRow=1,
-        )
-        first = 1 if header else 0
-        commands: list[Any] = [
-            ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
-            ("FONTSIZE", (0, 0), (-1, -1), CELL.fontSize),
-            ("LEADING", (0, 0), (-1, -1), CELL.leading),
-            ("TEXTCOLOR", (0, 0), (-1, -1), INK),
-            ("LINEBELOW", (0, first), (-1, -1), 0.25, RULE),
-            ("VALIGN", (0, 0), (-1, -1), "TOP"),
-            ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
-            ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
-            ("TOPPADDING", (0, 0), (-1, -1), self.top),
-            ("BOTTOMPADDING", (0, 0), (-1, -1), self.bottom),
+        options: dict[str, Any] = {
+            "colWidths": self.widths,
+            "rowHeights": heights,
+            "hAlign": "LEFT",
+            "repeatRows": 1 if header else 0,
+            "splitInRow": 1,
+        }
+        params = (header, self.keys, tuple(self.centred), self.top, self.bottom, self.accent)
+        if not measured:  # reportlab may split it inside a row, restyling its parts: styles of its own
+            table = CardTable(data, **options)
+            table.setStyle(TableStyle(_grid_style(*params)))
+            return table
+        return styled(CardTable, data, _grid_style, params, **options)
+
+
+def _grid_style(
+    header: bool, keys: int, centred: tuple[bool, ...], top: float, bottom: float, accent: colors.Color
+) -> list[tuple[Any, ...]]:
+    first = 1 if header else 0
+    commands: list[tuple[Any, ...]] = [
+        ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
+        ("FONTSIZE", (0, 0), (-1, -1), CELL.fontSize),
+        ("LEADING", (0, 0), (-1, -1), CELL.leading),
+        ("TEXTCOLOR", (0, 0), (-1, -1), INK),
+        ("LINEBELOW", (0, first), (-1, -1), 0.25, RULE),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
+        ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
+        ("TOPPADDING", (0, 0), (-1, -1), top),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), bottom),
+    ]
+    if keys:
+        commands.append(("FONTNAME", (0, first), (keys - 1, -1), BOLD))
+    commands += [("ALIGN", (i, 0), (i, -1), "CENTER") for i, c in enumerate(centred) if c]
+    if header:
+        commands += [
+            ("FONTNAME", (0, 0), (-1, 0), BOLD),
+            ("FONTSIZE", (0, 0), (-1, 0), CELL_HEAD.fontSize),
+            ("LEADING", (0, 0), (-1, 0), CELL_HEAD.leading),
+            ("BACKGROUND", (0, 0), (-1, 0), tint(accent, 0.16)),
+            ("LINEABOVE", (0, 0), (-1, 0), 0.8, accent),
+            ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
         ]
-        if self.keys:
-            commands.append(("FONTNAME", (0, first), (self.keys - 1, -1), BOLD))
-        commands += [("ALIGN", (i, 0), (i, -1), "CENTER") for i, c in enumerate(self.centred) if c]
-        if header:
-            commands += [
-                ("FONTNAME", (0, 0), (-1, 0), BOLD),
-                ("FONTSIZE", (0, 0), (-1, 0), CELL_HEAD.fontSize),
-                ("LEADING", (0, 0), (-1, 0), CELL_HEAD.leading),
-                ("BACKGROUND", (0, 0), (-1, 0), tint(self.accent, 0.16)),
-                ("LINEABOVE", (0, 0), (-1, 0), 0.8, self.accent),
-                ("LINEBELOW", (0, 0), (-1, 0), 0.6, self.accent),
-            ]
-        table.setStyle(TableStyle(commands))
-        return table
+    return commands
 
 
 class GridTable(Flowable):  # type: ignore[misc]
