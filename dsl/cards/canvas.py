@@ -13,6 +13,7 @@ import copy
 import io
 import os
 import threading
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -129,19 +130,38 @@ def measuring_canvas() -> Canvas:
 
 _SAVING = threading.Lock()
 
+_COMPRESS: Any = reportlab.pdfbase.pdfdoc.PDFZCompress
+"""reportlab's one Flate filter: every compressed stream (pages, font files, their maps) is encoded by it."""
+_COMPRESSED: dict[bytes, bytes] = {}
+_COMPRESSED_KEPT = 256
+
+
+def _remembered_compress(content: str | bytes) -> bytes:
+    """reportlab's Flate encoding of a stream, remembered by the stream's bytes.  The documents of a
+    set embed the same font subsets (the imposed cards take over the press file's fonts, the
+    Letter sheet the A4 one's), and zlib gives the same bytes for the same bytes."""
+    data = content.encode("utf8") if isinstance(content, str) else content
+    known = _COMPRESSED.get(data)
+    if known is None:
+        known = keep(_COMPRESSED, data, zlib.compress(data), _COMPRESSED_KEPT)
+    return known
+
 
 def save(canvas: Canvas) -> None:
     """Finish a canvas's document with its streams compressed, not also ASCII85-encoded:
     reportlab encodes them by default (for 7-bit channels no print file goes through), which
     makes files a quarter larger and takes a tenth of a deck's build.  The setting is read while
-    saving, so it is changed for that moment only."""
+    saving, so it is changed for that moment only; so is the Flate filter, which remembers what it
+    compressed (`_remembered_compress`)."""
     with _SAVING:
         kept = rl_config.useA85
         rl_config.useA85 = 0
+        _COMPRESS.encode = _remembered_compress
         try:
             canvas.save()
         finally:
             rl_config.useA85 = kept
+            del _COMPRESS.encode
 
 
 class Recording:
