@@ -23,6 +23,21 @@ def test_remembered_encoding_is_zlibs_for_text_and_bytes() -> None:
     assert canvas._remembered_compress(text) == zlib.compress(text.encode("utf8"))
 
 
+def test_what_is_remembered_is_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A budget of 100 bytes holds a stream of 60 and not a second one of 60 (120 > 100): the
+    second empties what is remembered first, and both encodings are still zlib's."""
+    monkeypatch.setattr(canvas, "_COMPRESSED_BYTES", 100)
+    monkeypatch.setattr(canvas, "_compressed_bytes", 0)
+    canvas._COMPRESSED.clear()
+    first, second = b"a" * 60, b"b" * 60
+    assert canvas._remembered_compress(first) == zlib.compress(first)
+    assert list(canvas._COMPRESSED) == [first]
+    assert canvas._remembered_compress(second) == zlib.compress(second)
+    assert list(canvas._COMPRESSED) == [second]
+    assert canvas._compressed_bytes == 60
+    canvas._COMPRESSED.clear()
+
+
 def test_reportlabs_filter_is_its_own_after_saving() -> None:
     """The filter is changed only while `save` runs: reportlab's own `encode` is back afterwards."""
     document = canvas.new_canvas()
