@@ -1543,7 +1543,7 @@ class Book:
     """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
     plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
     rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
-    """The rolls the straight-line functions made so far, by what decides them (`roll_of`)."""
+    """The rolls made so far (by `roll_of`: plans and straight-line functions), by what decides them."""
     held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
     """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
 
@@ -1959,7 +1959,6 @@ class _Plan:
         "nodes",
         "reads",
         "roll_group",
-        "rolls",
         "rules",
         "settled",
         "stat_keys",
@@ -2044,8 +2043,6 @@ class _Plan:
         self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
         self.chains = any(_sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
         """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
-        self.rolls: dict[tuple[Any, ...], Roll] = {}
-        """The rolls made so far, by what decides them (no consequence reading the scope)."""
         self.settled: dict[tuple[Any, ...], tuple[Value, tuple[tuple[int, Modifier], ...]]] = {}
         """The stats settled so far, by base and the modifiers that held, with the Modifiers."""
 
@@ -2168,12 +2165,12 @@ class _Plan:
                 position = decided[index]
                 trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
                 if position < 0:
-                    rolls.append(self._roll(scope, steps[index]))
+                    rolls.append(roll_of(scope, steps[index]))
         else:
             for index, holds in self._count(self.roll_group, scope, decided):
                 trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
                 if holds:
-                    rolls.append(self._roll(scope, steps[index]))
+                    rolls.append(roll_of(scope, steps[index]))
         restrictions: Sequence[Restriction]
         if self.fixed_texts is not None:  # no text has a condition: the same every time
             restrictions, fixed = self.fixed_texts
@@ -2238,23 +2235,6 @@ class _Plan:
                 else:
                     notes.append(text)
         return restrictions, notes
-
-    def _roll(self, scope: Scope, step: Step) -> Roll:
-        """`roll_result`, the Roll kept for what decides it when no consequence reads the scope."""
-        spec = step.spec
-        payload = step.payload
-        values = payload[0]
-        changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
-        found = values(scope) if callable(values) else values
-        if spec.consequences:
-            return rolled(scope, spec, found, *changed, cached=True)
-        key = (id(spec), found, *changed)
-        roll = self.rolls.get(key)
-        if roll is None:
-            if len(self.rolls) >= _MAX_CACHED:
-                self.rolls.clear()
-            roll = self.rolls[key] = rolled(scope, spec, found, *changed, cached=True)
-        return roll
 
     def _stat(
         self, name: str, base: Any, held: list[tuple[ModSpec, Any]], where: list[int], out: list[tuple[int, Modifier]]
@@ -2369,8 +2349,8 @@ def settle_held(
 
 
 def roll_of(scope: Scope, step: Step) -> Roll:
-    """The roll of a step whose conditions hold, as `_Plan._roll` makes it: its changes traced,
-    its chances kept by what decides them (when no consequence reads the scope)."""
+    """The roll of a step whose conditions hold: its changes traced, its chances kept by what
+    decides them (when no consequence reads the scope)."""
     spec = step.spec
     payload = step.payload
     values = payload[0]
