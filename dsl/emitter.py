@@ -815,7 +815,7 @@ class Emitter:
             w.dedent()
             w.blank()
         settle = [node for node in settle_order(book) if not node.startswith("as ")]  # values only
-        self.straight = straight = StraightLine(self)
+        straight = self.straight
         straight.emit(settle)
         w.blank(2)
         w.line("_BOOK: Final = Book(")
