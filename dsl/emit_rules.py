@@ -201,8 +201,8 @@ class StraightLine:
                 traces.append(private.trace(flat.const))
                 continue
             traces.append(private.written(rule.name, "trace", index + 1))
-            texts = _tuple([literal(x) for x in flat.texts])
-            names = _tuple([_tuple([literal(x) for x in group]) for group in flat.names])
+            texts = tuple_code([literal(x) for x in flat.texts])
+            names = tuple_code([tuple_code([literal(x) for x in group]) for group in flat.names])
             w.call(f"{traces[-1]}: Final = within", [private.trace(flat.const), texts, names])
         said: dict[int, str] = {}
         for index in shape.texts:
@@ -545,7 +545,7 @@ class StraightLine:
         added after), else a list built here; returns the expression the Resolution takes."""
         conditional = [i for i in indexes if self._clauses(steps[i])]
         if not conditional and not listed:
-            return _tuple([said[i] for i in indexes])
+            return tuple_code([said[i] for i in indexes])
         w = self.w
         fixed = [said[i] for i in indexes if i not in conditional]
         annotation = "Restriction" if name == "restrictions" else "Note"
@@ -587,7 +587,7 @@ def _plainly(var: m.Var, param: str) -> str | None:
     if isinstance(kind, t.Flag):
         return f"type({param}) is bool"
     if isinstance(kind, t.Enum):
-        return f"type({param}) is str and {param} in {_tuple([literal(x) for x in kind.members])}"
+        return f"type({param}) is str and {param} in {tuple_code([literal(x) for x in kind.members])}"
     if isinstance(kind, t.Numeric) and kind.kind in ("int", "percent"):
         low, high = kind.low, kind.high
         if low is None or high is None or low.denominator != 1 or high.denominator != 1:
@@ -628,7 +628,8 @@ def trace_item(effect: m.Effect) -> str:
     return f"cannot {effect.text}" if kind == "cannot" else f"{kind}: {effect.text}"
 
 
-def _tuple(items: list[str]) -> str:
+def tuple_code(items: list[str]) -> str:
+    """A tuple of the items (code) as Python writes it: `()`, `(a,)`, `(a, b)`."""
     if not items:
         return "()"
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"

@@ -27,7 +27,7 @@ from dsl import printer
 from dsl import types as t
 from dsl.analysis import effect_exprs, walk
 from dsl.analysis.order import settle_order
-from dsl.emit_rules import StraightLine, text_kind, trace_item
+from dsl.emit_rules import StraightLine, text_kind, trace_item, tuple_code
 from dsl.runtime import Dice
 from dsl.semantics import constant_value
 from dsl.writer import CodeWriter, literal
@@ -271,7 +271,7 @@ class Emitter:
             _fraction_literal(low),
             _fraction_literal(high),
             literal(unit),
-            _tuple([literal(x) for x in members]),
+            tuple_code([literal(x) for x in members]),
             _constant_literal(var.default),
             literal(var.is_stat),
         ]
@@ -345,7 +345,7 @@ class Emitter:
             specs.append((const, "TextSpec", fields))
             payload = "None"
         kind = _effect_kind(effect)
-        reads = _tuple([f"({literal(name)}, {index})" for name, index in self.read_places(effect).items()])
+        reads = tuple_code([f"({literal(name)}, {index})" for name, index in self.read_places(effect).items()])
         trace = self.private.trace(const)
         fields = [("", code) for _, code in self._trace_fields(effect, trace_item(effect), effect.guard)]
         specs.append((trace, "TraceSpec", fields))  # positional: it is said in the spec above
@@ -362,13 +362,13 @@ class Emitter:
     def _trace_fields(self, effect: m.Effect, item: str, guard: tuple[m.Condition, ...]) -> list[tuple[str, str]]:
         """The fields of a TraceSpec, by name, as code."""
         clauses = [printer.condition_text(c) for c in guard]
-        names = [_tuple([literal(x) for x in self.names_read(c.expr)]) for c in guard]
+        names = [tuple_code([literal(x) for x in self.names_read(c.expr)]) for c in guard]
         return [
             ("rule", literal(effect.origin)),
             ("source", literal(effect.cites)),
             ("item", literal(item)),
-            ("clauses", _tuple([literal(x) for x in clauses])),
-            ("names", _tuple(names)),
+            ("clauses", tuple_code([literal(x) for x in clauses])),
+            ("names", tuple_code(names)),
         ]
 
     def names_read(self, expr: n.Expr) -> list[str]:
@@ -408,7 +408,7 @@ class Emitter:
         for condition in guard:
             code = self.negation(condition.expr) if condition.negated else self.code(condition.expr)
             clauses.append(f"lambda s: {code[0]}")
-        return _tuple(clauses)
+        return tuple_code(clauses)
 
     def _modifier(
         self,
@@ -477,7 +477,7 @@ class Emitter:
                 if tier.natural is not None or tier.always is not None:
                     extra = f", {tier.natural!r}, {literal(tier.always)}"
                 parts.append(f"TierSpec({literal(tier.name)}, {literal(tier.op)}, {bound}{extra})")
-            tiers = _tuple(parts)
+            tiers = tuple_code(parts)
         fields = [
             *base,
             ("name", literal(effect.name)),
@@ -488,18 +488,18 @@ class Emitter:
             ("against", _pool_literal(_pool_key(effect.against))),
             ("success", literal(effect.success)),
             ("outcomes", f"MappingProxyType({outcomes})"),  # read-only: every resolution shares it
-            ("margin_outcomes", _tuple([literal(x) for x in margin_outcomes])),
+            ("margin_outcomes", tuple_code([literal(x) for x in margin_outcomes])),
             ("tiers", tiers),
             ("ties", literal(effect.ties)),
-            ("notes", _tuple([literal(_note_line(text, quote)) for text, quote in effect.notes])),
+            ("notes", tuple_code([literal(_note_line(text, quote)) for text, quote in effect.notes])),
             ("condition", literal(condition)),
         ]
         consequences = self._consequences(effect)
         if consequences:
-            fields.append(("consequences", _tuple(consequences)))
+            fields.append(("consequences", tuple_code(consequences)))
         steps = [f"({literal(o.name)}, {literal(printer.step_text(o.step))})" for o in effect.outcomes if o.step]
         if steps:
-            fields.append(("steps", _tuple(steps)))
+            fields.append(("steps", tuple_code(steps)))
         if effect.separate:
             fields.append(("separate", "True"))
         specs.append((const, "RollSpec", fields))
@@ -533,7 +533,7 @@ class Emitter:
                 amount = f"lambda s: {self.expression(change.value)}"
             trace = self._trace_of(effect, f"roll {effect.name}: {printer.change_text(change)}", change.guard)
             changes.append(f"({name}, {self._clauses(change.guard)}, {amount}, {trace})")
-        return f"({values}, {_tuple(changes)})"
+        return f"({values}, {tuple_code(changes)})"
 
     def _consequences(self, effect: m.RollEffect) -> list[str]:
         """What each outcome changes or brings into play, as ConsequenceSpec literals."""
@@ -592,7 +592,7 @@ class Emitter:
                 return f"clamp_dice({literal(expr.function.text)}, {args})", _ATOM
             return f"{expr.function.text}({', '.join(self.expression(a) for a in expr.args)})", _ATOM
         if isinstance(expr, n.Lookup):
-            keys = _tuple([self.expression(k) for k in expr.keys])
+            keys = tuple_code([self.expression(k) for k in expr.keys])
             column = expr.column.text if expr.column else self.book.tables[expr.table.text].columns[0][0]
             self.read.add("s")
             return f"s.lookup({literal(expr.table.text)}, {keys}, {literal(column)})", _ATOM
@@ -626,7 +626,7 @@ class Emitter:
         left, right = expr.left, expr.right
         left_type = self.book.types.get(id(left))
         if isinstance(left_type, t.Enum) and expr.op not in ("==", "!="):
-            members = _tuple([literal(x) for x in left_type.members])
+            members = tuple_code([literal(x) for x in left_type.members])
             order = f"{members}.index({_wrap(self.code(left), _ADD)})"
             return f"{order} {expr.op} {members}.index({_wrap(self.code(right), _ADD)})", _COMPARE
         numeric = isinstance(left_type, t.Numeric) and isinstance(self.book.types.get(id(right)), t.Numeric)
@@ -677,7 +677,7 @@ class Emitter:
         return f"{_wrap(self.code(dice), _ATOM)}.scaled({amount}, {literal(rounding)})"
 
     def _member(self, expr: n.Member, *, negate: bool) -> tuple[str, int]:
-        members = _tuple([literal(x.text) for x in expr.members])
+        members = tuple_code([literal(x.text) for x in expr.members])
         word = "not in" if expr.negated != negate else "in"
         return f"{_wrap(self.code(expr.operand), _ADD)} {word} {members}", _COMPARE
 
@@ -872,11 +872,11 @@ class Emitter:
             seq = rule.sequence
             if seq is None:
                 continue
-            until = _tuple([literal(x) for x in seq.until]) if seq.until is not None else "None"
+            until = tuple_code([literal(x) for x in seq.until]) if seq.until is not None else "None"
             then = "None"
             if seq.then is not None:
                 then = f"({literal(seq.then[0])}, {_constant_literal(constant_value(seq.then[1], self.book))})"
-            totals = _tuple([literal(x) for x in seq.totals])
+            totals = tuple_code([literal(x) for x in seq.totals])
             w.line(
                 f"{literal(rule.name)}: SequenceSpec({literal(rule.name)}, {literal(seq.unit)}, "
                 f"{literal(seq.counter)}, {seq.start}, {until}, {then}, {totals}),"
@@ -893,8 +893,8 @@ class Emitter:
         w.line("orders=MappingProxyType({")
         w.indent()
         for stat, order in self.book.stat_orders.items():
-            kinds = _tuple([literal(x) for x in order.kinds])
-            rules = _tuple([literal(x) for x in order.rules])
+            kinds = tuple_code([literal(x) for x in order.kinds])
+            rules = tuple_code([literal(x) for x in order.rules])
             w.line(f"{literal(stat)}: StatOrder({kinds}, {rules}),")
         w.dedent()
         w.line("}),")
@@ -1006,7 +1006,7 @@ class Emitter:
         """`return resolve_rule(_BOOK, 'name', (a, b, ...))` in a function's body (indented once),
         the values a line each if long."""
         w = self.w
-        one = f"return resolve_rule(_BOOK, {literal(name)}, {_tuple(told)})"
+        one = f"return resolve_rule(_BOOK, {literal(name)}, {tuple_code(told)})"
         if len(one) + 4 <= 99:
             w.line(one)
             return
@@ -1157,12 +1157,6 @@ def _is_constant(expr: n.Expr, book: m.Book) -> bool:
         if isinstance(node, (n.Lookup, n.Call)):
             return False
     return True
-
-
-def _tuple(items: list[str]) -> str:
-    if not items:
-        return "()"
-    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
 # Python operator precedence, loosest first, for parenthesizing generated expressions.
