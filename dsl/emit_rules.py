@@ -429,7 +429,7 @@ class StraightLine:
                 continue
             d = f"d{index + 1}"
             if len(clauses) == 1:
-                w.line(f"{d} = -1 if {self.code(clauses[0])} else 0")
+                w.line(f"{d} = -1 if {e.holds(clauses[0])} else 0")
                 continue
             for position, clause in enumerate(clauses):
                 fails = e.code(clause.expr)[0] if clause.negated else e.negation(clause.expr)[0]
@@ -441,11 +441,6 @@ class StraightLine:
             w.indent()
             w.line(f"{d} = -1")
             w.dedent()
-
-    def code(self, clause: m.Condition) -> str:
-        """A clause as the condition that holds (`unless` negated)."""
-        e = self.emitter
-        return e.negation(clause.expr)[0] if clause.negated else e.code(clause.expr)[0]
 
     def _decided(self, index: int, steps: list[Flat]) -> str:
         return f"d{index + 1}" if self._clauses(steps[index]) else "-1"

@@ -404,11 +404,11 @@ class Emitter:
 
     def _clauses(self, guard: tuple[m.Condition, ...]) -> str:
         """The clauses of a guard, each a function of the scope (`unless` already negated)."""
-        clauses = []
-        for condition in guard:
-            code = self.negation(condition.expr) if condition.negated else self.code(condition.expr)
-            clauses.append(f"lambda s: {code[0]}")
-        return tuple_code(clauses)
+        return tuple_code([f"lambda s: {self.holds(condition)}" for condition in guard])
+
+    def holds(self, condition: m.Condition) -> str:
+        """A clause as the condition that holds (`unless` negated)."""
+        return self.negation(condition.expr)[0] if condition.negated else self.code(condition.expr)[0]
 
     def _modifier(
         self,
