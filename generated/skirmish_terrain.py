@@ -1515,8 +1515,8 @@ class Book:
     """The stats whose modifiers apply in an order the book states (`order STAT: ...`)."""
     defaults: dict[str, Any] = field(init=False)
     derived_inputs: frozenset[str] = field(init=False)
-    """Values `InputSpec.coerce` returns unchanged, by type and the values of that type (a whole
-    number in range, a flag, a member): `resolve_rule` takes them without calling it."""
+    """The inputs whose default is worked out from others (`InputSpec.derived`): told None, they
+    take it (`resolve_rule`)."""
     order: dict[str, int] = field(init=False)
     pools: dict[tuple[int, int, str | None], Distribution] = field(init=False, default_factory=dict)
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution] = field(
