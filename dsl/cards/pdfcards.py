@@ -193,7 +193,7 @@ def layout(card: Card) -> list[Face]:
     _parts_whole(items, body_height(following))
     pages = paginate(items, lambda i: body_height(headers[min(i, 1)]), BODY_WIDTH, balance=True)
     repeated = {id(again.flowable) for item in items for again in item.resume}
-    continued = _header(card, continued=True)[0]
+    continued = trial.following  # a face that starts no part: "(cont.)"
     faces = []
     for index, page in enumerate(pages):
         header = first
