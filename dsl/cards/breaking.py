@@ -23,7 +23,7 @@ from __future__ import annotations
 from string import whitespace
 from typing import Any
 
-from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
+from reportlab.pdfbase.pdfmetrics import getAscentDescent
 from reportlab.platypus.paragraph import (
     _FK_TEXT,
     FragLine,
@@ -35,6 +35,7 @@ from reportlab.platypus.paragraph import (
     strip,
 )
 
+from dsl.cards.fonts import text_width
 from dsl.cards.memo import keep
 
 _SAME = ("fontName", "fontSize", "textColor", "rise", "us_lines", "link", "backColor", "nobr")
@@ -85,8 +86,7 @@ def _simple(frag: Any, widths: list[float], shrinkage: float, split_long: bool) 
     text = strip(frag.text)
     if not text:
         return frag.clone(kind=0, lines=[], ascent=ascent, descent=descent, fontSize=size), 0
-    known = _WIDTHS.get
-    space = _width(" ", font, size)
+    space = text_width(" ", font, size)
     shrink = shrinkage * space
     last_width = len(widths) - 1
     lines: list[tuple[float, list[str]]] = []
@@ -96,9 +96,7 @@ def _simple(frag: Any, widths: list[float], shrinkage: float, split_long: bool) 
     room = widths[0]
     current = -space  # no space before the first word
     for word in split(text):
-        width = known((word, font, size))
-        if width is None:
-            width = _width(word, font, size)
+        width = text_width(word, font, size)
         wider = current + space + width
         limit = room + shrink * len(line)
         if wider > limit and split_long and width > max(widths[min(number, last_width) : min(number, last_width) + 1]):
@@ -129,19 +127,6 @@ def _plain_style(style: Any) -> bool:
     )
 
 
-def _width(text: str, font: str, size: float) -> float:
-    """reportlab's `stringWidth`, remembered: the words of a deck recur."""
-    key = (text, font, size)
-    width = _WIDTHS.get(key)
-    if width is None:
-        width = keep(_WIDTHS, key, stringWidth(text, font, size), _WIDTHS_KEPT)
-    return width
-
-
-_WIDTHS: dict[tuple[str, str, float], float] = {}
-_WIDTHS_KEPT = 1 << 17
-
-
 def _extent(font: str, size: float) -> tuple[float, float]:
     """reportlab's `getAscentDescent`, remembered."""
     key = (font, size)
@@ -161,7 +146,6 @@ def _fragment_words(frags: list[Any]) -> list[Any]:
     word: list[Any] = []
     width = 0.0
     leading = True  # spaces at the start of the paragraph are dropped
-    known = _WIDTHS.get
     for frag in frags:
         text = frag.text
         if text == "":
@@ -186,15 +170,13 @@ def _fragment_words(frags: list[Any]) -> list[Any]:
         font, size = frag.fontName, frag.fontSize
         for part in parts[:-1]:
             word.append((frag, part))
-            measured = known((part, font, size))
-            width += _width(part, font, size) if measured is None else measured
+            width += text_width(part, font, size)
             found.append(_HSFrag([width, *word]))
             word = []
             width = 0
         part = parts[-1]
         word.append((frag, part))
-        measured = known((part, font, size))
-        width += _width(part, font, size) if measured is None else measured
+        width += text_width(part, font, size)
         if text[-1] in whitespace:
             found.append(_HSFrag([width, *word]))
             word = []
@@ -245,7 +227,7 @@ def _broken(
                 for each in line:
                     spaces = each.text.count(" ")
                     if spaces:
-                        shrink += spaces * _width(" ", each.fontName, each.fontSize)
+                        shrink += spaces * text_width(" ", each.fontName, each.fontSize)
                 limit += shrink * shrinkage
             if wider > limit:
                 if split_long and word_width > max(widths[min(number, last_width) : min(number, last_width) + 1]):
@@ -257,7 +239,7 @@ def _broken(
                     start = len(taken) - 1
                     number += 1
                     room = widths[min(last_width, number)]
-                    space = _width(" ", last.fontName, last.fontSize) if isinstance(word, _HSFrag) else 0
+                    space = text_width(" ", last.fontName, last.fontSize) if isinstance(word, _HSFrag) else 0
                     current = word_width
                     count = 1
                     run = _run(first, text)
@@ -293,7 +275,7 @@ def _broken(
             run.text += " " + text
         else:
             run.text += text
-        space = _width(" ", last.fontName, first.fontSize) if isinstance(word, _HSFrag) else 0
+        space = text_width(" ", last.fontName, first.fontSize) if isinstance(word, _HSFrag) else 0
         real = False
         for piece, piece_text in word[2:]:
             run = _run(piece, piece_text)

@@ -25,7 +25,7 @@ from dsl.cards.breaking import break_lines
 from dsl.cards.drawing import draw_lines
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.fragments import fragments
-from dsl.cards.memo import keep
+from dsl.cards.memo import keep, kept_for
 from dsl.cards.tables import CardTable, styled
 from dsl.cards.text import NBSP, WORD, sentences, words
 
@@ -119,9 +119,7 @@ class Para(Paragraph):  # type: ignore[misc]
         if debug or lines is None or "_offsets" in self.__dict__ or self.style.wordWrap or not _hashable(bullet):
             super().drawPara(debug)
             return
-        drawn = _DRAWN.get(canvas._doc)
-        if drawn is None:
-            drawn = _DRAWN[canvas._doc] = {}
+        drawn = kept_for(_DRAWN, canvas._doc)
         key = (id(lines), id(self.style), self.width, self.height, bullet, getattr(self, "_JustifyLast", False))
         found = drawn.get(key)
         if found is not None and found[0] is lines and found[1] is self.style:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+import weakref
+from typing import Any, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -15,3 +16,11 @@ def keep(cache: dict[K, V], key: K, value: V, most: int) -> V:
         cache.clear()
     cache[key] = value
     return value
+
+
+def kept_for(tables: weakref.WeakKeyDictionary[Any, dict[K, V]], owner: Any) -> dict[K, V]:
+    """What is remembered for `owner` (a document: gone with it), an empty dict when first asked."""
+    found = tables.get(owner)
+    if found is None:
+        found = tables[owner] = {}
+    return found

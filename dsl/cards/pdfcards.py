@@ -172,12 +172,13 @@ def layout(card: Card) -> list[Face]:
     face that starts a part is titled by it ("Microgravity: Keep footing"), not "(cont.)": a
     player finds the part by its title and reads it whole."""
     if card.pages:
-        first, first_extra = _header(card, continued=False)
-        headers = [first, _header(card, continued=False)[0]]
+        # every face of a card of pages has the first face's header (its title, not "(cont.)")
+        header, extra = _header(card, continued=False)
         accent = colors.HexColor(card.category.colour)
-        items = first_extra + flowables(card.blocks, BODY_WIDTH, accent)
-        pages = paginate(items, lambda i: body_height(headers[min(i, 1)]), BODY_WIDTH, balance=True)
-        return [Face(card, i + 1, len(pages), headers[min(i, 1)], page) for i, page in enumerate(pages)]
+        items = extra + flowables(card.blocks, BODY_WIDTH, accent)
+        room = body_height(header)
+        pages = paginate(items, lambda _: room, BODY_WIDTH, balance=True)
+        return [Face(card, i + 1, len(pages), header, page) for i, page in enumerate(pages)]
     trial = _TRIALS.pop(card, None) or _Trial(card)  # laid out whole now: not asked for again
     first, following, items = trial.first, trial.following, trial.items
     if trial.one is not None:
@@ -192,7 +193,7 @@ def layout(card: Card) -> list[Face]:
     _parts_whole(items, body_height(following))
     pages = paginate(items, lambda i: body_height(headers[min(i, 1)]), BODY_WIDTH, balance=True)
     repeated = {id(again.flowable) for item in items for again in item.resume}
-    continued = _header(card, continued=True)[0]
+    continued = trial.following  # a face that starts no part: "(cont.)"
     faces = []
     for index, page in enumerate(pages):
         header = first

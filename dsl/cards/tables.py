@@ -30,7 +30,7 @@ import reportlab.pdfgen.canvas
 import reportlab.pdfgen.textobject
 from reportlab.platypus import Table, TableStyle
 
-from dsl.cards.memo import keep
+from dsl.cards.memo import keep, kept_for
 
 T = TypeVar("T", bound=Table)
 
@@ -153,9 +153,7 @@ _PLAIN_VALIGN = frozenset(("TOP", "BOTTOM", "MIDDLE"))
 def _written(canvas: Any, text: str) -> tuple[str, float]:
     """The text operators of `text` in the canvas's font, size and leading, and its width, as
     reportlab's `drawString` works them out; remembered per document."""
-    known = _WRITTEN.get(canvas._doc)
-    if known is None:
-        known = _WRITTEN[canvas._doc] = {}
+    known = kept_for(_WRITTEN, canvas._doc)
     key = (canvas._fontname, canvas._fontsize, canvas._leading, text)
     found = known.get(key)
     if found is None:
