@@ -18,7 +18,7 @@ from dsl import nodes as n
 from dsl import runtime
 from dsl import types as t
 from dsl.analysis.exprs import walk
-from dsl.cards.memo import keep
+from dsl.cards.memo import by_ids
 from dsl.cards.notation import Notation, literal_fraction, phrase_of_member, pool_text, var_label
 from dsl.cards.text import DASH, MINUS, NBSP, display_name, number, percent, signed
 from dsl.runtime import Value
@@ -84,18 +84,15 @@ def roll_chances(
 
     Remembered per roll: a roll is printed on its rule's card, on the card of every rule built on
     it, in the deck for print and the one for screens; its table is worked out once."""
-    key = (id(effect), fixed, shift, variants)
-    known = _KNOWN.get(key)
-    if known is not None and known[0] is effect and known[1] is notation.book:
-        return known[2]
-    table = _roll_chances(effect, notation, fixed, shift, variants)
-    keep(_KNOWN, key, (effect, notation.book, table), _KNOWN_KEPT)  # holding the roll keeps its id from being reused
-    return table
+    key = (id(effect), id(notation.book), fixed, shift, variants)
+    return by_ids(
+        _KNOWN, key, (effect, notation.book), lambda: _roll_chances(effect, notation, fixed, shift, variants), _KNOWN_KEPT
+    )
 
 
 _KNOWN: dict[
-    tuple[int, Fraction | None, tuple[Fraction, str] | None, tuple[Variant, ...]],
-    tuple[m.RollEffect, m.Book, ChanceTable | None],
+    tuple[int, int, Fraction | None, tuple[Fraction, str] | None, tuple[Variant, ...]],
+    tuple[object, ChanceTable | None],
 ] = {}
 _KNOWN_KEPT = 4096
 
@@ -362,15 +359,13 @@ def _tier_rows(
     share them (`d100 ≤ skill`, at 20, 40, 60, 80), and each works through every total of
     the dice, once per target."""
     key = (id(book), system.name, dist, op, tuple(targets), bonus)
-    known = _TIERED.get(key)
-    if known is None or known[0] is not book:
-        known = keep(_TIERED, key, (book, _tier_rows_of(book, system, dist, op, targets, bonus)), _KNOWN_KEPT)
-    return list(known[1])
+    rows: list[ChanceRow] = by_ids(_TIERED, key, book, lambda: _tier_rows_of(book, system, dist, op, targets, bonus), _KNOWN_KEPT)
+    return list(rows)
 
 
 _TIERED: dict[
     tuple[int, str, runtime.Distribution, str, tuple[Fraction | int, ...], Fraction],
-    tuple[m.Book, list[ChanceRow]],
+    tuple[object, list[ChanceRow]],
 ] = {}
 
 
@@ -462,16 +457,11 @@ def _resistance(book: m.Book, resistance: m.Resistance) -> tuple[list[int], Chan
     """The differences a resistance roll's table shows and the chance at each: the book's formula,
     the same for each of its resistance rolls, so worked out once per book (a hundred and twenty
     differences evaluated, each through the formula)."""
-    key = id(resistance)
-    known = _RESISTANCES.get(key)
-    if known is not None and known[0] is resistance and known[1] is book:
-        return known[2]
-    found = _resistance_columns(book, resistance)
-    keep(_RESISTANCES, key, (resistance, book, found), _KNOWN_KEPT)  # holding both keeps the id from being reused
-    return found
+    key = (id(resistance), id(book))
+    return by_ids(_RESISTANCES, key, (resistance, book), lambda: _resistance_columns(book, resistance), _KNOWN_KEPT)
 
 
-_RESISTANCES: dict[int, tuple[m.Resistance, m.Book, tuple[list[int], ChanceRow] | None]] = {}
+_RESISTANCES: dict[tuple[int, int], tuple[object, tuple[list[int], ChanceRow] | None]] = {}
 
 
 def _resistance_columns(book: m.Book, resistance: m.Resistance) -> tuple[list[int], ChanceRow] | None:

@@ -13,7 +13,7 @@ from dsl.cards.blocks import Block, Card, Detail, Entry, Grid, Heading, Note, Ru
 from dsl.cards.chain import chain_blocks
 from dsl.cards.chances import distribution
 from dsl.cards.effects import CANNOT, EffectWriter
-from dsl.cards.memo import keep
+from dsl.cards.memo import by_ids
 from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text
 from dsl.cards.text import DASH, MINUS, NBSP, clean, display_name, percent, signed, title_case_first
 from dsl.categories import CATEGORIES, DEFAULT_CATEGORY, Category
@@ -131,16 +131,10 @@ def _table_blocks(book: m.Book, table: m.Table, notation: Notation, errata: bool
 
 def _said(book: m.Book, what: tuple[str, str, bool], make: Callable[[], tuple[Block, ...]]) -> tuple[Block, ...]:
     """`make()`, remembered for the book and `what` (a card's kind, name and errata placement)."""
-    key = (id(book), *what)
-    known = _SAID.get(key)
-    if known is not None and known[0] is book:
-        return known[1]
-    blocks = make()
-    keep(_SAID, key, (book, blocks), _SAID_KEPT)  # holding the book keeps its id from being reused
-    return blocks
+    return by_ids(_SAID, (id(book), *what), book, make, _SAID_KEPT)
 
 
-_SAID: dict[tuple[int, str, str, bool], tuple[m.Book, tuple[Block, ...]]] = {}
+_SAID: dict[tuple[int, str, str, bool], tuple[object, tuple[Block, ...]]] = {}
 _SAID_KEPT = 4096
 
 

@@ -18,7 +18,7 @@ from dsl import types as t
 from dsl.analysis import flat_effects
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run
 from dsl.cards.chances import ChanceTable, Variant, roll_chances, total_range
-from dsl.cards.memo import keep
+from dsl.cards.memo import by_ids
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
 from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
 from dsl.cards.text import number as number_text
@@ -605,15 +605,10 @@ def implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition,
     (a derived value, a table) is not implied.  Remembered: a roll's card, and each card built
     `as` it, ask the same again."""
     key = (id(book), tuple(map(id, guard)), tuple(map(id, by)))
-    known = _IMPLIED.get(key)
-    if known is not None and known[0] is book:
-        return known[1]
-    found = _implied(book, guard, by)
-    keep(_IMPLIED, key, (book, found, guard, by), 4096)  # holding what the key names keeps the ids from being reused
-    return found
+    return by_ids(_IMPLIED, key, (book, guard, by), lambda: _implied(book, guard, by))
 
 
-_IMPLIED: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[m.Book, bool, object, object]] = {}
+_IMPLIED: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[object, bool]] = {}
 
 
 def _implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition, ...]) -> bool:
@@ -633,19 +628,18 @@ def _implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition
 def _situations(book: m.Book) -> list[_Situation]:
     """The fixed sample of situations of a book, drawn once per book (every roll of every card
     asks about the same sample)."""
-    known = _DRAWN.get(id(book))
-    if known is not None and known[0] is book:
-        return known[1]
+    return by_ids(_DRAWN, id(book), book, lambda: _drawn(book), 16)
+
+
+def _drawn(book: m.Book) -> list[_Situation]:
     rng = random.Random(0)
     # One draw a name, in the order of the names, situation after situation; a name that is not
     # sampled (text, dice) draws nothing.
     draws = [(name, how) for name in sorted(book.vars) if (how := _sampler(book.vars[name].type)) is not None]
-    drawn = [_Situation(_draw(draws, rng)) for _ in range(_SAMPLES)]
-    keep(_DRAWN, id(book), (book, drawn), 16)  # holding the book keeps its id from being reused
-    return drawn
+    return [_Situation(_draw(draws, rng)) for _ in range(_SAMPLES)]
 
 
-_DRAWN: dict[int, tuple[m.Book, list[_Situation]]] = {}
+_DRAWN: dict[int, tuple[object, list[_Situation]]] = {}
 
 
 def _holds(condition: m.Condition, book: m.Book, env: _Situation) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 K = TypeVar("K")
@@ -24,3 +25,13 @@ def kept_for(tables: weakref.WeakKeyDictionary[Any, dict[K, V]], owner: Any) -> 
     if found is None:
         found = tables[owner] = {}
     return found
+
+
+def by_ids(cache: dict[K, tuple[object, V]], key: K, held: object, make: Callable[[], V], most: int = 4096) -> V:
+    """`make()`, remembered in `cache` under `key`, a key made of objects' ids (a compiled book, a
+    roll): `held`, the objects the ids are of, is stored with the value, so none of those ids can
+    be given to a new object while the entry lasts."""
+    found = cache.get(key)
+    if found is None:
+        found = keep(cache, key, (held, make()), most)
+    return found[1]
