@@ -2245,13 +2245,7 @@ class _Plan:
         key = (name, base, tuple(where), tuple(map(_SECOND, held)))
         found = self.settled.get(key)
         if found is None:
-            book = self.book
-            added = _added(book, name, base, held)
-            if added is not None:
-                value: Value = added
-                statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-            else:
-                value, statuses = settle_stat(book, name, base, held)
+            value, statuses = _settled(self.book, name, base, held)
             made = tuple(
                 (index, Modifier(spec, whole(amount), status, reason))
                 for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
@@ -2328,12 +2322,7 @@ def settle_held(
     key = (name, base, tuple([id(spec) for spec, _ in held]), tuple(map(_SECOND, held)))
     found = book.held.get(key)
     if found is None:
-        added = _added(book, name, base, held)
-        if added is not None:
-            value: Value = added
-            statuses: list[tuple[Status, str | None]] = [("applied", None)] * len(held)
-        else:
-            value, statuses = settle_stat(book, name, base, held)
+        value, statuses = _settled(book, name, base, held)
         made = tuple(
             Modifier(spec, whole(amount), status, reason)
             for (spec, amount), (status, reason) in zip(held, statuses, strict=True)
@@ -2366,6 +2355,17 @@ def roll_of(scope: Scope, step: Step) -> Roll:
             rolls.clear()
         roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
     return roll
+
+
+def _settled(
+    book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]
+) -> tuple[Value, list[tuple[Status, str | None]]]:
+    """A stat's value from the modifiers that hold and each one's status: their sum on the base
+    when they are additions that all count (`_added`), else as `settle_stat` settles them."""
+    added = _added(book, name, base, held)
+    if added is not None:
+        return added, [("applied", None)] * len(held)
+    return settle_stat(book, name, base, held)
 
 
 def _added(book: Book, name: str, base: Any, held: list[tuple[ModSpec, Any]]) -> Value | None:
