@@ -86,6 +86,25 @@ FIGURES: list[str] = []
 printed at the end of the run so CI logs show how much was tried."""
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        help="also run the tests marked slow (fuzzing, soak-sized runs, killed processes): CI runs them",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A developer's `pytest` leaves out the tests marked slow; `pytest --slow` (the README's
+    test command, which CI runs) takes them too."""
+    if config.getoption("--slow"):
+        return
+    kept = [item for item in items if item.get_closest_marker("slow") is None]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("slow") is not None])
+        items[:] = kept
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if FIGURES:
         terminalreporter.section("figures")
