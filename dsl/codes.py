@@ -69,6 +69,7 @@ _ALL = [
     Code("W505", "modifiers whose order decides the result"),
     Code("E506", "an order of modifiers that cannot apply"),
     Code("E507", "a chain depth that cannot apply"),
+    Code("W508", "a chain listed in part"),
     # dependencies
     Code("E601", "circular dependency"),
     # worked examples

@@ -73,13 +73,15 @@ def chain_lines(chains: list[dict[str, Any]]) -> list[str]:
             chance, reach = step["chance"]["fraction"], step["reach"]["fraction"]
             said = f"{chance}" + (f", reached {reach}" if reach != chance else "")
             then = "".join(f" -> {t}" for t in step["then"]) + (" (as above)" if step["repeats"] else "")
+            then += " (deeper rolls not shown)" if step.get("cut") else ""
             lines.append(f"{pad}  {visible(key)}  {visible(_clip(step['text']))}  {said}{visible(then)}")
         facts = []
         if chain["rolls"] is not None:
             facts.append(f"expected rolls {show(_number(chain['rolls']))}")
         facts += [f"expected {visible(name)} {show(_number(value))}" for name, value in chain["means"].items()]
         if not chain["complete"]:
-            facts.append(f"more than {chain['depth']} rolls in a row: {chain['beyond']['fraction']}")
+            rolls = "roll" if chain["depth"] == 1 else "rolls"
+            facts.append(f"more than {chain['depth']} {rolls} in a row: {chain['beyond']['fraction']}")
         if facts:
             lines.append("  " + "; ".join(facts))
     return lines

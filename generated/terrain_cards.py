@@ -3278,9 +3278,22 @@ def cell_add(left: Any, right: Any) -> Any:
 # (`roll again`) is listed up to CHAIN_DEPTH rolls in a row with the exact chance of the rest, and
 # its expected number of rolls, expected visits of each row and expected value totals are solved
 # exactly (an absorbing Markov chain: a linear system over Fractions).
+#
+# Listing ways costs their number, which grows as rows ** rolls: every chain is held to
+# CHAIN_PATHS paths, counted before any is listed (`listing_size`), and listed to fewer rolls in
+# a row when it would take more (the rest is `beyond`); its flow to CHAIN_PATHS lines.  The
+# closed forms solve one equation per roll a chain can come to: at most CHAIN_ROLLS of them.
 
 CHAIN_DEPTH: Final = 4
 """How many rolls in a row a chain that can repeat is listed to; the rest is one chance."""
+
+CHAIN_PATHS: Final = 20_000
+"""The most paths a chain's listing follows (ways listed and partial ways followed), and the
+most lines its flow shows: 99 rows that roll again on a d100 make 99 ** 4 ways of four rolls."""
+
+CHAIN_ROLLS: Final = 200
+"""The most different rolls (table and modifier) one chain can come to: its expectations are a
+linear system of that many equations, solved exactly."""
 
 _STEP = re.compile(r"roll on (?P<table>\w+)(?: (?P<on>[+-]\d+))?|roll twice on this table|roll again(?: (?P<again>[+-]\d+))?")
 
@@ -3343,6 +3356,7 @@ class FlowStep:
     then: tuple[str, ...]
     repeats: bool  # it leads back to a roll shown above on this route (not shown again)
     twice: bool = False  # a row of one of the two rolls of a roll twice
+    cut: bool = False  # the rolls it leads to are past the deepest the flow shows (CHAIN_PATHS)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -3355,6 +3369,7 @@ class FlowStep:
             "then": list(self.then),
             "repeats": self.repeats,
             "twice": self.twice,
+            "cut": self.cut,
         }
 
 
@@ -3520,10 +3535,10 @@ def _chain_states(scope: Scope, starts: Sequence[_ChainState]) -> tuple[list[_Ch
     return order, False
 
 
-def _solve(matrix: list[list[Fraction]], rhs: list[list[Fraction]]) -> list[list[Fraction]] | None:
-    """Solve matrix @ x = rhs (several right-hand sides) exactly; None when singular."""
+def _solve(matrix: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction] | None:
+    """Solve matrix @ x = rhs exactly; None when singular."""
     size = len(matrix)
-    rows = [matrix[i] + rhs[i] for i in range(size)]
+    rows = [[*matrix[i], rhs[i]] for i in range(size)]
     for column in range(size):
         pivot = next((r for r in range(column, size) if rows[r][column] != 0), None)
         if pivot is None:
@@ -3535,42 +3550,125 @@ def _solve(matrix: list[list[Fraction]], rhs: list[list[Fraction]]) -> list[list
             factor = rows[r][column]
             if r != column and factor != 0:
                 rows[r] = [a - factor * b for a, b in zip(rows[r], rows[column], strict=True)]
-    return [row[size:] for row in rows]
+    return [row[size] for row in rows]
 
 
 def _expected(
-    scope: Scope, order: list[_ChainState], start: _ChainState
+    scope: Scope, order: list[_ChainState], starts: Sequence[_ChainState]
 ) -> tuple[Fraction | None, dict[str, Fraction], dict[str, Fraction]]:
     """Expected number of rolls, visits of each row and total of each value column of the chain
-    from `start`: x = b + M x, where M[s][c] sums the chances of the rows of s that roll c."""
+    from `starts` (each rolled once).  With M[s][c] the chance that a roll s leads to a roll c
+    (twice for a roll twice), the expected number of times each roll is made is y = e + M^T y,
+    e counting the starts: one linear system, whatever the number of rows and columns; each
+    expectation is then y summed with the chances of each roll's rows.  A negative or
+    unsolvable y is a procedure that need not end."""
     index = {s: i for i, s in enumerate(order)}
-    rows: list[str] = []
-    columns: list[str] = []
-    for state in order:
-        for draw in _chain_draws(scope, state):
-            label = f"{draw.step.table} {draw.step.key}"
-            if label not in rows:
-                rows.append(label)
-            columns += [c for c in draw.values if c not in columns]
-    width = 1 + len(rows) + len(columns)
-    matrix = [[Fraction(int(i == j)) for j in range(len(order))] for i in range(len(order))]
-    rhs = [[Fraction(0)] * width for _ in order]
+    size = len(order)
+    matrix = [[Fraction(int(i == j)) for j in range(size)] for i in range(size)]  # (I - M^T)
+    rhs = [Fraction(0)] * size
+    for state in starts:
+        rhs[index[state]] += 1
     for state in order:
         i = index[state]
-        rhs[i][0] = Fraction(1)
         for draw in _chain_draws(scope, state):
-            rhs[i][1 + rows.index(f"{draw.step.table} {draw.step.key}")] += draw.probability
-            for column, value in draw.values.items():
-                rhs[i][1 + len(rows) + columns.index(column)] += draw.probability * value
             for child in draw.children:
-                matrix[i][index[child]] -= draw.probability
-    solved = _solve(matrix, rhs)
-    if solved is None or any(x < 0 for x in solved[index[start]][: 1 + len(rows)]):
+                matrix[index[child]][i] -= draw.probability
+    made = _solve(matrix, rhs)
+    if made is None or any(y < 0 for y in made):
         return None, {}, {}  # the procedure need not end: no finite expectation
-    found = solved[index[start]]
-    visits = {label: found[1 + i] for i, label in enumerate(rows) if found[1 + i]}
-    means = {column: found[1 + len(rows) + i] for i, column in enumerate(columns)}
-    return found[0], visits, means
+    visits: dict[str, Fraction] = {}
+    means: dict[str, Fraction] = {}
+    for state in order:
+        times = made[index[state]]
+        for draw in _chain_draws(scope, state):
+            label = f"{draw.step.table} {draw.step.key}"
+            visits[label] = visits.get(label, Fraction(0)) + times * draw.probability
+            for column, value in draw.values.items():
+                means[column] = means.get(column, Fraction(0)) + times * draw.probability * value
+    return sum(made, Fraction(0)), {k: v for k, v in visits.items() if v}, means
+
+
+def listing_size(
+    children_of: Callable[[_ChainState], Iterable[tuple[_ChainState, ...]]],
+    starts: Sequence[_ChainState],
+    depth: int,
+    limit: int | None,
+) -> int:
+    """How many paths listing a chain to `limit` rolls in a row follows (CHAIN_PATHS): the ways
+    it lists and the partial ways it follows, counted exactly without following them (each roll
+    once at each depth).  `children_of(roll)` gives, for each row of the roll, the rolls the row
+    leads to; `starts` are rolled together at `depth`."""
+    known: dict[tuple[_ChainState, int], tuple[int, int]] = {}
+
+    def count(state: _ChainState, at: int) -> tuple[int, int]:  # (ways listed, paths followed)
+        if limit is not None and at >= limit:
+            return 0, 1
+        key = (state, at if limit is not None else 0)
+        found = known.get(key)
+        if found is None:
+            ways, paths = 0, 1
+            for children in children_of(state):
+                combos = 1
+                for child in children:
+                    listed, followed = count(child, at + 1)
+                    combos *= listed
+                    paths += followed
+                ways += combos
+                paths += combos
+            found = known[key] = (ways, paths)
+        return found
+
+    combos, paths = 1, 1
+    for start in starts:
+        listed, followed = count(start, depth)
+        combos *= listed
+        paths += followed
+    return paths + combos
+
+
+def listed_depth(
+    children_of: Callable[[_ChainState], Iterable[tuple[_ChainState, ...]]],
+    starts: Sequence[_ChainState],
+    depth: int,
+    cyclic: bool,
+    stated: int | None,
+) -> int | None:
+    """How many rolls in a row a chain is listed to (None: every way): the depth its tables state
+    or CHAIN_DEPTH when it can repeat, every way when it cannot; fewer while that follows more
+    than CHAIN_PATHS paths, down to the rolls of `starts` alone."""
+    if not cyclic:
+        if listing_size(children_of, starts, depth, None) <= CHAIN_PATHS:
+            return None
+        high = depth + _longest(children_of, starts)
+    else:
+        high = stated or CHAIN_DEPTH
+    low = depth + 1
+    if high <= low or listing_size(children_of, starts, depth, high) <= CHAIN_PATHS:
+        return max(high, low)
+    while high - low > 1:  # the size grows with the depth: the deepest that fits
+        middle = (low + high) // 2
+        if listing_size(children_of, starts, depth, middle) <= CHAIN_PATHS:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _longest(
+    children_of: Callable[[_ChainState], Iterable[tuple[_ChainState, ...]]], starts: Sequence[_ChainState]
+) -> int:
+    """The most rolls in a row from `starts` of a chain that cannot repeat."""
+    known: dict[_ChainState, int] = {}
+
+    def longest(state: _ChainState) -> int:
+        found = known.get(state)
+        if found is None:
+            found = known[state] = 1 + max(
+                (longest(child) for children in children_of(state) for child in children), default=0
+            )
+        return found
+
+    return max((longest(start) for start in starts), default=0)
 
 
 _Way = tuple[tuple[ChainStep, ...], Fraction, dict[str, int | Fraction]]
@@ -3637,7 +3735,7 @@ def chain_from(
         return found
     outcomes = tuple(ChainOutcome(o.path, o.probability * chance, o.totals) for o in found.outcomes)
     flow = tuple(
-        FlowStep(s.depth, s.table, s.roll, s.key, s.text, s.chance, s.reach * chance, s.then, s.repeats, s.twice)
+        FlowStep(s.depth, s.table, s.roll, s.key, s.text, s.chance, s.reach * chance, s.then, s.repeats, s.twice, s.cut)
         for s in found.flow
     )
     return Chain(
@@ -3671,7 +3769,7 @@ def _chain_from(
             if applies and isinstance(v, (int, Fraction)) and not isinstance(v, bool)
         }
         order, cyclic = _chain_states(scope, children)
-        limit = _chain_depth(scope, order) if cyclic else None
+        limit = _listing_limit(scope, children, 1, order, cyclic)
         found: dict[tuple[ChainStep, ...], _Way] = {}
         beyond_all = _branch(scope, Fraction(1), head, numbers, tuple(children), limit, found)
         ways = list(found.values())
@@ -3681,21 +3779,9 @@ def _chain_from(
         lead = []
         children = [state]
         order, cyclic = _chain_states(scope, children)
-        limit = _chain_depth(scope, order) if cyclic else None
+        limit = _listing_limit(scope, children, 0, order, cyclic)
         ways, beyond_all = _ways(scope, state, 0, limit)
-    rolls: Fraction | None = Fraction(0)
-    visits: dict[str, Fraction] = {}
-    means: dict[str, Fraction] = {}
-    for child in children:
-        count, seen, mean = _expected(scope, order, child)
-        if count is None or rolls is None:
-            rolls = None
-            continue
-        rolls += count
-        for key, value in seen.items():
-            visits[key] = visits.get(key, Fraction(0)) + value
-        for key, value in mean.items():
-            means[key] = means.get(key, Fraction(0)) + value
+    rolls, visits, means = _expected(scope, order, children)
     outcomes = tuple(
         ChainOutcome(path, p, MappingProxyType(totals))
         for path, p, totals in sorted(ways, key=lambda way: -way[1])
@@ -3705,22 +3791,57 @@ def _chain_from(
         start=start,
         probability=Fraction(1),
         outcomes=outcomes,
-        complete=not cyclic,
+        complete=limit is None,
         depth=limit,
         beyond=beyond_all,
         rolls=rolls,
         visits=MappingProxyType(visits),
         means=MappingProxyType(means),
-        flow=tuple(_flow(scope, children, len(lead), Fraction(1), (), lead)),
+        flow=tuple(_bounded_flow(scope, children, lead)),
     )
     return chain, all(s in scope.book.chains for s in order)
 
 
-def _chain_depth(scope: Scope, order: Sequence[_ChainState]) -> int:
-    """How many rolls in a row a chain that can repeat is listed to: the deepest a table it comes
-    to states (`chain depth N`), else CHAIN_DEPTH."""
-    stated = [d for d in (scope.book.tables[s[0]].depth for s in order) if d is not None]
-    return max(stated, default=CHAIN_DEPTH)
+def _listing_limit(
+    scope: Scope, starts: Sequence[_ChainState], depth: int, order: Sequence[_ChainState], cyclic: bool
+) -> int | None:
+    """The rolls in a row the chain from `starts` is listed to (`listed_depth`), once it is known
+    to come to at most CHAIN_ROLLS different rolls."""
+    if len(order) > CHAIN_ROLLS:
+        raise RuleInputError(
+            f"the chain from table {starts[0][0]} comes to {len(order):,} different rolls (tables and"
+            f" modifiers); a resolver works out chains of at most {CHAIN_ROLLS}"
+        )
+    stated = _chain_depth(scope, order) if cyclic else None
+    return listed_depth(lambda s: [d.children for d in _chain_draws(scope, s)], starts, depth, cyclic, stated)
+
+
+def _chain_depth(scope: Scope, order: Sequence[_ChainState]) -> int | None:
+    """The bound the tables a chain comes to state (`chain depth N`; the deepest of them)."""
+    return max((d for d in (scope.book.tables[s[0]].depth for s in order) if d is not None), default=None)
+
+
+class _FlowTooLong(Exception):
+    """A flow past CHAIN_PATHS lines: shown to fewer rolls in a row."""
+
+
+def _bounded_flow(scope: Scope, states: Sequence[_ChainState], lead: list[FlowStep]) -> list[FlowStep]:
+    """The flow (`_flow`) to as many rolls in a row as fit in CHAIN_PATHS lines: each roll once
+    per route, the rows of the deepest rolls shown marked `cut` when they lead further."""
+    top = len(lead)
+    try:
+        return _flow(scope, states, top, Fraction(1), (), list(lead))
+    except _FlowTooLong:
+        pass
+    low, high = top, top + CHAIN_ROLLS  # a route comes to each roll once: no deeper than that
+    while high - low > 1:  # the deepest that fits (each try stops at CHAIN_PATHS lines)
+        middle = (low + high) // 2
+        try:
+            _flow(scope, states, top, Fraction(1), (), list(lead), middle)
+            low = middle
+        except _FlowTooLong:
+            high = middle
+    return _flow(scope, states, top, Fraction(1), (), list(lead), low, bounded=low > top)
 
 
 def _flow(
@@ -3730,9 +3851,12 @@ def _flow(
     reach: Fraction,
     route: tuple[_ChainState, ...],
     out: list[FlowStep],
+    deepest: int | None = None,
+    bounded: bool = True,
 ) -> list[FlowStep]:
     """The rows of each roll, each followed by the rolls it leads to, indented; a roll already
-    on the route is not shown again (`repeats`).  The two rolls of a roll twice are shown once."""
+    on the route is not shown again (`repeats`), nor the rolls deeper than `deepest` (`cut`).
+    The two rolls of a roll twice are shown once."""
     shown: list[_ChainState] = []
     for state in states:
         if state in shown:
@@ -3742,11 +3866,17 @@ def _flow(
             step = draw.step
             here = reach * draw.probability
             repeats = any(child in route or child == state for child in draw.children)
+            cut = not repeats and bool(draw.children) and deepest is not None and depth >= deepest
+            if bounded and len(out) >= CHAIN_PATHS:
+                raise _FlowTooLong(depth)
             out.append(
-                FlowStep(depth, step.table, step.roll, step.key, step.text, draw.probability, here, step.then, repeats, state[2])
+                FlowStep(
+                    depth, step.table, step.roll, step.key, step.text, draw.probability, here, step.then, repeats,
+                    state[2], cut,
+                )
             )
-            if not repeats:
-                _flow(scope, draw.children, depth + 1, here, (*route, state), out)
+            if not repeats and not cut:
+                _flow(scope, draw.children, depth + 1, here, (*route, state), out, deepest, bounded)
     return out
 
 
@@ -4114,21 +4244,62 @@ def _round_inputs(spec: SequenceSpec, given: Mapping[str, object], number: int, 
     return inputs
 
 
+SEQUENCE_WORK: Final = 300_000_000
+"""The most work a sequence's totals may cost: each step adds one value's chance into one total,
+and costs 100 plus a unit per 64 bits of the whole numbers it multiplies (measured: about 550 ns
+a step, and 6 ns more per 64 bits).  A total's values grow by a die's span each round and its
+chances by a digit or more, so the work of N rounds grows as N cubed; this bound is a second or
+two of work, past which the resolution is refused with the rounds that fit."""
+
+
+class _Weights:
+    """The chances of each value of a total, in one state of a sequence: whole numbers over one
+    denominator (a Fraction per value would spend most of the time reducing them)."""
+
+    __slots__ = ("denominator", "ways")
+
+    def __init__(self, denominator: int, ways: dict[int | Fraction, int]) -> None:
+        self.denominator = denominator
+        self.ways = ways
+
+    def scaled(self, factor: Fraction) -> _Weights:
+        top = factor.numerator
+        return _Weights(self.denominator * factor.denominator, {v: w * top for v, w in self.ways.items()})
+
+    def plus(self, other: _Weights) -> _Weights:
+        """The weights of either (their chances added): over the common denominator."""
+        common = math.lcm(self.denominator, other.denominator)
+        mine, theirs = common // self.denominator, common // other.denominator
+        ways = {v: w * mine for v, w in self.ways.items()}
+        for v, w in other.ways.items():
+            ways[v] = ways.get(v, 0) + w * theirs
+        return _Weights(common, ways)
+
+    def mean(self) -> Fraction:
+        return Fraction(sum(v * w for v, w in self.ways.items()), self.denominator)
+
+    def cost(self, terms: int) -> int:
+        """The work of adding `terms` values to each of these totals (SEQUENCE_WORK)."""
+        return len(self.ways) * terms * (100 + self.denominator.bit_length() // 64)
+
+
+_State = tuple[Fraction, dict[str, _Weights]]
+
+
 def sequence_over(
     spec: SequenceSpec, rounds: int, resolve_round: Callable[[int, bool], Resolution], start: int
 ) -> SequenceResult:
     """Round after round, the chance of each state (going on; changed by `then`; ended) and, in
     each state, the distribution of every total so far (weights that add up to the state's
     chance).  The values of a round do not depend on its roll, so a round adds them to every
-    state it leaves, and a state is split by the chance of the `until` outcome."""
-    one: dict[int | Fraction, Fraction] = {0: Fraction(1)}
-    states: dict[str, tuple[Fraction, dict[str, dict[int | Fraction, Fraction]]]] = {
-        "going": (Fraction(1), {name: dict(one) for name in spec.totals})
-    }
+    state it leaves, and a state is split by the chance of the `until` outcome.  The work the
+    totals cost is counted as it is done (SEQUENCE_WORK)."""
+    states: dict[str, _State] = {"going": (Fraction(1), {name: _Weights(1, {0: 1}) for name in spec.totals})}
     results: list[RoundResult] = []
+    work = 0
     for index in range(rounds):
         number = start + index
-        following: dict[str, tuple[Fraction, dict[str, dict[int | Fraction, Fraction]]]] = {}
+        following: dict[str, _State] = {}
         rolled: dict[str, dict[str, Fraction]] = {}
         going = states["going"][0] if "going" in states else Fraction(0)
         ends = Fraction(0)
@@ -4137,7 +4308,13 @@ def sequence_over(
                 _merge(following, state, mass, totals)
                 continue
             resolution = resolve_round(number, state == "changed")
-            added = {name: _convolved(totals[name], _round_value(resolution, name, spec)) for name in spec.totals}
+            added: dict[str, _Weights] = {}
+            for name in spec.totals:
+                value = _round_value(resolution, name, spec)
+                work += totals[name].cost(len(value.table))
+                if work > SEQUENCE_WORK:
+                    raise RuleInputError(_too_long(spec, rounds, index, totals[name], name))
+                added[name] = _convolved(totals[name], value)
             for roll in resolution.rolls:
                 outcomes = rolled.setdefault(roll.name, {})
                 for outcome, p in roll.outcomes.items():
@@ -4145,26 +4322,37 @@ def sequence_over(
             end = _end_chance(resolution, spec) if state == "going" else Fraction(0)
             ends += mass * end
             if end != 1:
-                _merge(following, state, mass * (1 - end), _scaled(added, 1 - end))
+                _merge(following, state, mass * (1 - end), {k: w.scaled(1 - end) for k, w in added.items()})
             if end:
                 after = "changed" if spec.then is not None else "ended"
-                _merge(following, after, mass * end, _scaled(added, end))
+                _merge(following, after, mass * end, {k: w.scaled(end) for k, w in added.items()})
         states = following
-        means = {
-            name: sum((Fraction(v) * p for _, totals in states.values() for v, p in totals[name].items()), Fraction(0))
-            for name in spec.totals
-        }
+        means = {name: sum((totals[name].mean() for _, totals in states.values()), Fraction(0)) for name in spec.totals}
         results.append(RoundResult(number, going, ends, rolled, means))
     final: dict[str, Chances] = {}
     for name in spec.totals:
-        combined: dict[int | Fraction, Fraction] = {}
+        combined: _Weights | None = None
         for _, totals in states.values():
-            for value, p in totals[name].items():
-                combined[value] = combined.get(value, Fraction(0)) + p
-        final[name] = Chances(tuple(sorted((v, p) for v, p in combined.items() if p)))
+            combined = totals[name] if combined is None else combined.plus(totals[name])
+        assert combined is not None
+        final[name] = Chances(
+            tuple(sorted((v, Fraction(w, combined.denominator)) for v, w in combined.ways.items() if w))
+        )
     lasting = states["going"][0] if "going" in states else Fraction(0)
     until = f"{spec.until[0]} {spec.until[1]}" if spec.until is not None else None
     return SequenceResult(spec.rule, spec.unit, spec.counter, until, tuple(results), lasting, final)
+
+
+def _too_long(spec: SequenceSpec, rounds: int, done: int, weights: _Weights, name: str) -> str:
+    digits = len(str(weights.denominator))
+    grown = f"`{name}` already has {len(weights.ways):,} values whose chances take {digits:,} digits"
+    if not done:
+        return f"one {spec.unit} of {spec.rule} is more than a resolver works out exactly: {grown}"
+    return (
+        f"{rounds} {spec.unit}s of {spec.rule} are more than a resolver works out exactly: after {done}"
+        f" {spec.unit}{'s' if done > 1 else ''}, {grown}, and each {spec.unit} adds to both;"
+        f" ask for at most {done} {spec.unit}{'s' if done > 1 else ''}"
+    )
 
 
 def _round_value(resolution: Resolution, name: str, spec: SequenceSpec) -> Chances:
@@ -4193,46 +4381,26 @@ def _end_chance(resolution: Resolution, spec: SequenceSpec) -> Fraction:
     return Fraction(0)
 
 
-def _convolved(weights: dict[int | Fraction, Fraction], value: Chances) -> dict[int | Fraction, Fraction]:
+def _convolved(weights: _Weights, value: Chances) -> _Weights:
     """The weights of a total with one more round's value added (an independent roll)."""
-    if len(weights) * len(value.table) > _MAX_COMBINATIONS:
+    if len(weights.ways) * len(value.table) > _MAX_COMBINATIONS:
         raise RuleInputError("a total over the rounds has too many values to work out exactly: fewer rounds")
-    # in whole numbers over a common denominator: a Fraction per pair would be most of the cost
-    own = math.lcm(*(p.denominator for p in weights.values()))
     theirs = math.lcm(*(p.denominator for _, p in value.table))
     ways = [(b, p.numerator * (theirs // p.denominator)) for b, p in value.table]
     combined: dict[int | Fraction, int] = {}
-    for a, pa in weights.items():
-        wa = pa.numerator * (own // pa.denominator)
+    for a, wa in weights.ways.items():
         for b, wb in ways:
             key = a + b if type(a) is int and type(b) is int else whole(Fraction(a) + b)
             combined[key] = combined.get(key, 0) + wa * wb
-    denominator = own * theirs
-    return {key: Fraction(count, denominator) for key, count in combined.items()}
+    return _Weights(weights.denominator * theirs, combined)
 
 
-def _scaled(
-    totals: dict[str, dict[int | Fraction, Fraction]], factor: Fraction
-) -> dict[str, dict[int | Fraction, Fraction]]:
-    return {name: {v: p * factor for v, p in weights.items()} for name, weights in totals.items()}
-
-
-def _merge(
-    states: dict[str, tuple[Fraction, dict[str, dict[int | Fraction, Fraction]]]],
-    state: str,
-    mass: Fraction,
-    totals: dict[str, dict[int | Fraction, Fraction]],
-) -> None:
+def _merge(states: dict[str, _State], state: str, mass: Fraction, totals: dict[str, _Weights]) -> None:
     found = states.get(state)
     if found is None:
         states[state] = (mass, totals)
         return
-    merged = {name: dict(weights) for name, weights in found[1].items()}
-    for name, weights in totals.items():
-        into = merged[name]
-        for v, p in weights.items():
-            into[v] = into.get(v, Fraction(0)) + p
-    states[state] = (found[0] + mass, merged)
+    states[state] = (found[0] + mass, {name: found[1][name].plus(weights) for name, weights in totals.items()})
 
 # ----------------------------------------------------------------------------
 # rulebook terrain_cards

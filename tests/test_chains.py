@@ -474,3 +474,110 @@ def test_chain_depth_out_of_bounds_is_refused(statement: str, message: str) -> N
     result = compile_text(MISHAPS.format(depth=statement), "inline.rules")
     assert not result.ok
     assert message in result.render()
+
+
+# ---------------------------------------------------------------------- what a chain may cost
+#
+# Listing ways costs their number, rows ** rolls: every chain is held to CHAIN_PATHS paths
+# (../shared/repro: chain_again_d100.rules, chain_again_depth12.rules, chain_hang.sh).
+
+REPRO = RULEBOOKS.parent.parent / "shared" / "repro"
+
+
+def _again_table(sides: int, again: int, extra: str = "") -> str:
+    """A table of `sides` faces whose first `again` faces each roll again (a row of its own)."""
+    rows = "".join(f'    {face}: "r{face}" then roll again\n' for face in range(1, again + 1))
+    rows += "".join(f'    {face}: "end{face}"\n' for face in range(again + 1, sides + 1))
+    return f'rulebook ch "C":\n    source "s"\n\ntable big "Big" cites "1" roll d{sides}:\n{rows}{extra}'
+
+
+def _timed(*args: str) -> tuple[float, object]:
+    import time
+
+    started = time.perf_counter()
+    result = run_cli(*args)
+    return time.perf_counter() - started, result
+
+
+def test_a_d100_of_99_rows_that_roll_again_is_listed_to_what_fits(tmp_path: object) -> None:
+    """chain_again_d100.rules: 99 rows `then roll again` on a d100 would list 99 ** 3 ways of four
+    rolls and more.  Listed to two rolls in a row (100 ways: 99 rows then the end row, and the end
+    row at once), the chance of a third roll in `beyond`: (99/100) ** 2 = 9801/10000; the expected
+    rolls stay exact: a geometric count with 1/100 to stop, 100."""
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "chain.rules"
+    path.write_text(_again_table(100, 99), encoding="utf-8")
+    checked = run_cli("check", str(path))
+    assert "warning[W508]" in checked.output and "listed to 2 rolls in a row" in checked.output
+    module = module_from_text(path.read_text(encoding="utf-8"))
+    chain = module.resolve("big").chains[0]
+    assert (chain.complete, chain.depth, len(chain.outcomes)) == (False, 2, 100)
+    assert chain.beyond == Fraction(9801, 10000)
+    assert chain.rolls == 100
+    assert sum(o.probability for o in chain.outcomes) + chain.beyond == 1
+    for command in (("resolve", str(path), "big"), ("describe", str(path), "big"), ("list", str(path))):
+        seconds, result = _timed(*command)
+        assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+        assert seconds < 20, (command, seconds)
+
+
+def test_a_stated_depth_past_what_a_resolver_lists_is_refused_with_the_depth_that_fits() -> None:
+    """chain_again_depth12.rules: five rows of a d6 roll again; 12 rolls in a row follow
+    1,083,374,024 paths.  5 rolls in a row fit: 1 + 5 + ... + 5 ** 4 = 781 ways end in the
+    sixth row within five rolls."""
+    text = _again_table(6, 5, "    chain depth 12\n")
+    result = compile_text(text, "chain.rules")
+    assert [d.code for d in result.diagnostics] == ["E507"]
+    assert "1,083,374,024 paths" in result.diagnostics[0].message
+    assert "state `chain depth 5`" in (result.diagnostics[0].hint or "")
+    module = module_from_text(text.replace("chain depth 12", "chain depth 5"))
+    chain = module.resolve("big").chains[0]
+    assert (chain.depth, len(chain.outcomes)) == (5, 781)
+    assert chain.beyond == Fraction(5, 6) ** 5
+    if (REPRO / "chain_again_depth12.rules").exists():
+        assert "error[E507]" in run_cli("check", str(REPRO / "chain_again_depth12.rules")).output
+
+
+def test_a_cycle_of_twelve_d20_tables_resolves_in_bounded_time() -> None:
+    """chain_hang.sh: twelve d20 tables, each row of each sending on to the next, the last to the
+    first: 20 ** 4 ways of four rolls.  Listed to three rolls (8,000 ways), every way has the
+    chance 1/8000, and a roll never ends: no expected number of rolls."""
+    import time
+
+    tables = "".join(
+        f'table t{i} "T{i}" cites "1" roll d20:\n'
+        + "".join(f'    {face}: "t{i} {face}" then roll t{(i + 1) % 12}\n' for face in range(1, 21))
+        + "\n"
+        for i in range(12)
+    )
+    text = f'rulebook ring "Ring":\n    source "s"\n\n{tables}'
+    result = compile_text(text, "ring.rules")
+    assert all(d.code == "W508" for d in result.diagnostics) and result.diagnostics
+    module = module_from_text(text)
+    started = time.perf_counter()
+    chains = module.resolve("t0").chains
+    assert time.perf_counter() - started < 10
+    chain = chains[0]
+    assert chain.depth == 3 and len(chain.outcomes) == 0  # no way ends: every row sends on
+    assert chain.beyond == 1 and chain.rolls is None
+    assert len(chain.flow) <= 20_000
+
+
+def test_a_d20_mixing_roll_twice_and_roll_again_resolves_in_bounded_time() -> None:
+    """chain_hang.sh: a roll twice squares the ways of each roll below it.  The listing stops where
+    it fits; the ways listed and `beyond` still add up to 1, and the expectation is exact: each
+    roll is made once and leads to 2 more with chance 1/20 (roll twice) and 1 more with chance
+    6/20 (roll again): 1 / (1 - 2/20 - 6/20) = 5/3 rolls."""
+    import time
+
+    rows = '    1: "Twice" then roll twice\n'
+    rows += "".join(f'    {face}: "Again {face}" then roll again\n' for face in range(2, 8))
+    rows += "".join(f'    {face}: "Stop {face}"\n' for face in range(8, 21))
+    text = f'rulebook mix "Mix":\n    source "s"\n\ntable mix "Mix" cites "1" roll d20:\n{rows}'
+    module = module_from_text(text)
+    started = time.perf_counter()
+    chain = module.resolve("mix").chains[0]
+    assert time.perf_counter() - started < 10
+    assert sum(o.probability for o in chain.outcomes) + chain.beyond == 1
+    assert chain.rolls is not None and chain.rolls > 1

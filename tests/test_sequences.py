@@ -270,3 +270,75 @@ rule hit "Hit" cites "1":
     data = module.hit(armour=3).to_dict()["derived"]["left"]
     assert data["at_least"][0] == {"total": 0, "probability": {"fraction": "1", "float": 1.0}}
     assert [x for x in _parts(left)][1] == module.Dice.parse("2d6-3")
+
+
+# ---------------------------------------------------------------------- what rounds may cost
+
+_SLOW_ROUNDS = """\
+rulebook seq3 "Seq3":
+    source "docs"
+
+input CON "Constitution": int 1..30 = 10
+input round "Round": int 1..1000000 = 1
+input failed "Failed": flag = no
+input leak_turns "Turns": int 0..1000000 = 0
+
+rule leak "Leak" cites "A.3":
+    when leak_turns > 0:
+        derive leak_damage "Leak damage" = leak_turns d6
+    each turn leak_turns from 1:
+        total leak_damage
+
+rule hold "Hold" cites "A.2":
+    unless failed:
+        roll hold_breath "Hold the breath": d100 <= CON * 3 - round
+    when failed:
+        derive dmg "Damage" = 1d30
+    each round round:
+        until hold_breath fails then failed = yes
+        total dmg
+"""
+
+
+@pytest.mark.parametrize(("rule", "unit"), [("hold", "round"), ("leak", "turn")])
+def test_rounds_past_what_a_resolver_works_out_are_refused_at_once(rule: str, unit: str) -> None:
+    """rounds_slow.rules / rounds_slow.sh: a thousand rounds of a d30 total (or of a total that
+    adds one more d6 each turn) are past exact work in any time a user waits: every round widens
+    the total and lengthens its fractions.  Refused within seconds, with the rounds that fit; and
+    those rounds are worked out, in about the same time."""
+    import re
+    import time
+
+    module = module_from_text(_SLOW_ROUNDS, "rounds_slow.rules")
+    started = time.perf_counter()
+    with pytest.raises(module.RuleInputError, match=f"1000 {unit}s of {rule} are more than") as refused:
+        module.resolve(rule, rounds=1000)
+    assert time.perf_counter() - started < 10
+    fits = re.search(rf"ask for at most (\d+) {unit}s", str(refused.value))
+    assert fits is not None, refused.value
+    started = time.perf_counter()
+    result = module.resolve(rule, rounds=int(fits[1]))
+    assert time.perf_counter() - started < 10
+    assert result.sequence is not None and len(result.sequence.rounds) == int(fits[1])
+    cli = run_cli("resolve", "--help")
+    assert cli.exit_code == 0
+
+
+def test_the_refusal_of_too_many_rounds_is_a_usage_error_on_the_command_line(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "rounds_slow.rules"
+    path.write_text(_SLOW_ROUNDS, encoding="utf-8")
+    result = run_cli("resolve", str(path), "hold", "--rounds", "1000")
+    assert result.exit_code == 2
+    assert "more than a resolver works out exactly" in result.output and "Traceback" not in result.output
+
+
+def test_a_total_over_many_rounds_is_the_sum_of_its_rounds() -> None:
+    """The integer weights of a sequence's totals give the same exact distribution as adding the
+    rounds' distributions as fractions: twelve turns of a spacesuit leak add 1d6, 2d6 ... 12d6,
+    which is 78d6."""
+    skirmish = module_for(RULEBOOKS / "skirmish_terrain.rules")
+    total = skirmish.resolve("spacesuit", rounds=12).sequence.totals["leak_damage"]
+    direct = skirmish.Dice.parse("78d6").totals()
+    assert dict(total.table) == direct

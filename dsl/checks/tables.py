@@ -8,6 +8,7 @@ choice, its members (an `else` row covers the rest).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 from dsl import model as m
@@ -31,23 +32,93 @@ def check_tables(book: m.Book, reporter: Reporter) -> None:
 
 
 def check_chain_depths(book: m.Book, reporter: Reporter) -> None:
-    """E507: `chain depth N` on a table no chain can come back to (nothing to bound).  Judged on a
-    book whose tables cover their rolls: the chains are followed as the runtime follows them."""
-    stated = [table for table in book.tables.values() if table.chain_depth is not None]
-    if not stated or reporter.has_errors:
+    """The chains of rolled tables, followed as the runtime follows them (on a book whose tables
+    cover their rolls), from each roll that can start one: the table's own roll at each end of
+    its modifier input, and every `then roll TABLE +N`.
+
+    - E507: `chain depth N` on a table no chain can come back to (nothing to bound), or deeper
+      than a resolver lists (its ways past rt.CHAIN_PATHS paths; the message gives the count and
+      the depth that fits);
+    - E507 too: a chain that comes to more than rt.CHAIN_ROLLS different rolls;
+    - W508: a chain listed to fewer rolls in a row than its own (every way, or CHAIN_DEPTH)."""
+    if reporter.has_errors:
         return
     scope = rt.Scope(runtime_tables(book), {}, {}, [])
     offsets = _offsets(book)
-    for table in stated:
-        starts = [(table.name, offset, False) for offset in sorted(offsets.get(table.name, {0}))]
-        _, cyclic = rt._chain_states(scope, starts)
-        if not cyclic:
+    reported: set[str] = set()
+    for table in book.tables.values():
+        if table.pool is None or not any(cell.step for row in table.rows for cell in row.cells):
+            if table.chain_depth is not None and table.pool is not None:
+                _no_cycle(table, reporter)
+            continue
+        starts = [(table.name, offset, False) for offset in sorted(offsets.get(table.name, {0}) | _own(table, book))]
+        order, cyclic = rt._chain_states(scope, starts)
+        if table.chain_depth is not None and not cyclic:
+            _no_cycle(table, reporter)
+        where = table.chain_depth_span or table.span
+        if len(order) > rt.CHAIN_ROLLS:
             reporter.report(
                 "E507",
-                f"no roll on `{table.name}` can come back to a table it left: its chains are listed completely",
-                table.chain_depth_span or table.span,
-                "remove `chain depth`: it bounds chains that `roll again`",
+                f"a chain from `{table.name}` comes to {len(order):,} different rolls (a table and the"
+                f" modifier of its roll); a resolver works out chains of at most {rt.CHAIN_ROLLS:,}",
+                table.span,
+                "send fewer rows on to other tables, or with fewer different `+N`",
             )
+            continue
+        for start in starts:
+            if table.name in reported:
+                break
+            order, cyclic = rt._chain_states(scope, [start])
+            stated = rt._chain_depth(scope, order) if cyclic else None
+            draws = _children(scope)
+            listed = rt.listed_depth(draws, [start], 0, cyclic, stated)
+            own = stated if cyclic else None
+            if listed == (own or rt.CHAIN_DEPTH if cyclic else None):
+                continue
+            reported.add(table.name)
+            wanted = rt.listing_size(draws, [start], 0, own or (rt.CHAIN_DEPTH if cyclic else None))
+            if stated is not None and table.chain_depth is not None:
+                reporter.report(
+                    "E507",
+                    f"listed to {stated} rolls in a row, the chain of `{table.name}` follows {wanted:,} paths;"
+                    f" a resolver lists at most {rt.CHAIN_PATHS:,}, which is {listed} rolls in a row",
+                    where,
+                    f"state `chain depth {listed}` (the chance of the longer ways is reported in one figure, `beyond`)",
+                )
+            elif stated is None:
+                whole = "every way" if not cyclic else f"{rt.CHAIN_DEPTH} rolls in a row"
+                reporter.report(
+                    "W508",
+                    f"the chain of `{table.name}` is listed to {listed} rolls in a row, not {whole}: that"
+                    f" would follow {wanted:,} paths, and a resolver lists at most {rt.CHAIN_PATHS:,}",
+                    table.span,
+                    "the chance of the longer ways is reported in one figure (`beyond`), and the expected"
+                    " rolls, visits and totals stay exact; state `chain depth N` on a table it repeats to"
+                    " choose the depth",
+                )
+
+
+def _no_cycle(table: m.Table, reporter: Reporter) -> None:
+    reporter.report(
+        "E507",
+        f"no roll on `{table.name}` can come back to a table it left: its chains are listed completely",
+        table.chain_depth_span or table.span,
+        "remove `chain depth`: it bounds chains that `roll again`",
+    )
+
+
+def _own(table: m.Table, book: m.Book) -> set[int]:
+    """The offsets of the table's own roll: its modifier input at each end of its range."""
+    if table.modifier is None:
+        return {0}
+    var_type = book.vars[table.modifier].type
+    if not isinstance(var_type, t.Numeric) or var_type.low is None or var_type.high is None:
+        return {0}
+    return {int(table.modifier_sign * var_type.low), int(table.modifier_sign * var_type.high)}
+
+
+def _children(scope: rt.Scope) -> Callable[[tuple[str, int, bool]], list[tuple[tuple[str, int, bool], ...]]]:
+    return lambda state: [draw.children for draw in rt._chain_draws(scope, state)]
 
 
 def _offsets(book: m.Book) -> dict[str, set[int]]:
