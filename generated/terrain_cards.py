@@ -3281,7 +3281,7 @@ def cell_add(left: Any, right: Any) -> Any:
 #
 # Listing ways costs their number, which grows as rows ** rolls: every chain is held to
 # CHAIN_PATHS paths, counted before any is listed (`listing_size`), and listed to fewer rolls in
-# a row when it would take more (the rest is `beyond`); its flow to CHAIN_PATHS lines.  The
+# a row when it would take more (the rest is `beyond`); its flow to CHAIN_FLOW lines.  The
 # closed forms solve one equation per roll a chain can come to: at most CHAIN_ROLLS of them.
 
 CHAIN_DEPTH: Final = 4
@@ -3290,6 +3290,9 @@ CHAIN_DEPTH: Final = 4
 CHAIN_PATHS: Final = 20_000
 """The most paths a chain's listing follows (ways listed and partial ways followed), and the
 most lines its flow shows: 99 rows that roll again on a d100 make 99 ** 4 ways of four rolls."""
+
+CHAIN_FLOW: Final = 2_000
+"""The most lines a chain's flow shows (each roll once per route): deeper rolls are cut."""
 
 CHAIN_ROLLS: Final = 200
 """The most different rolls (table and modifier) one chain can come to: its expectations are a
@@ -3356,7 +3359,7 @@ class FlowStep:
     then: tuple[str, ...]
     repeats: bool  # it leads back to a roll shown above on this route (not shown again)
     twice: bool = False  # a row of one of the two rolls of a roll twice
-    cut: bool = False  # the rolls it leads to are past the deepest the flow shows (CHAIN_PATHS)
+    cut: bool = False  # the rolls it leads to are past the deepest the flow shows (CHAIN_FLOW)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -3821,27 +3824,48 @@ def _chain_depth(scope: Scope, order: Sequence[_ChainState]) -> int | None:
     return max((d for d in (scope.book.tables[s[0]].depth for s in order) if d is not None), default=None)
 
 
-class _FlowTooLong(Exception):
-    """A flow past CHAIN_PATHS lines: shown to fewer rolls in a row."""
-
-
 def _bounded_flow(scope: Scope, states: Sequence[_ChainState], lead: list[FlowStep]) -> list[FlowStep]:
-    """The flow (`_flow`) to as many rolls in a row as fit in CHAIN_PATHS lines: each roll once
+    """The flow (`_flow`) to as many rolls in a row as fit in CHAIN_FLOW lines: each roll once
     per route, the rows of the deepest rolls shown marked `cut` when they lead further."""
     top = len(lead)
-    try:
-        return _flow(scope, states, top, Fraction(1), (), list(lead))
-    except _FlowTooLong:
-        pass
-    low, high = top, top + CHAIN_ROLLS  # a route comes to each roll once: no deeper than that
-    while high - low > 1:  # the deepest that fits (each try stops at CHAIN_PATHS lines)
-        middle = (low + high) // 2
-        try:
-            _flow(scope, states, top, Fraction(1), (), list(lead), middle)
-            low = middle
-        except _FlowTooLong:
-            high = middle
-    return _flow(scope, states, top, Fraction(1), (), list(lead), low, bounded=low > top)
+    deepest: int | None = None
+    if _flow_lines(scope, states, (), top, None, CHAIN_FLOW) > CHAIN_FLOW:
+        low, high = top, top + CHAIN_ROLLS  # a route comes to each roll once: no deeper than that
+        while high - low > 1:  # the deepest that fits (each count stops past CHAIN_FLOW lines)
+            middle = (low + high) // 2
+            if _flow_lines(scope, states, (), top, middle, CHAIN_FLOW) <= CHAIN_FLOW:
+                low = middle
+            else:
+                high = middle
+        deepest = low
+    return _flow(scope, states, top, Fraction(1), (), list(lead), deepest)
+
+
+def _flow_lines(
+    scope: Scope,
+    states: Sequence[_ChainState],
+    route: tuple[_ChainState, ...],
+    depth: int,
+    deepest: int | None,
+    budget: int,
+) -> int:
+    """How many lines `_flow` writes, counted up to `budget` + 1 (no further)."""
+    lines = 0
+    shown: list[_ChainState] = []
+    for state in states:
+        if state in shown:
+            continue
+        shown.append(state)
+        for draw in _chain_draws(scope, state):
+            lines += 1
+            if lines > budget:
+                return lines
+            repeats = any(child in route or child == state for child in draw.children)
+            if not repeats and draw.children and (deepest is None or depth < deepest):
+                lines += _flow_lines(scope, draw.children, (*route, state), depth + 1, deepest, budget - lines)
+                if lines > budget:
+                    return lines
+    return lines
 
 
 def _flow(
@@ -3852,7 +3876,6 @@ def _flow(
     route: tuple[_ChainState, ...],
     out: list[FlowStep],
     deepest: int | None = None,
-    bounded: bool = True,
 ) -> list[FlowStep]:
     """The rows of each roll, each followed by the rolls it leads to, indented; a roll already
     on the route is not shown again (`repeats`), nor the rolls deeper than `deepest` (`cut`).
@@ -3867,8 +3890,6 @@ def _flow(
             here = reach * draw.probability
             repeats = any(child in route or child == state for child in draw.children)
             cut = not repeats and bool(draw.children) and deepest is not None and depth >= deepest
-            if bounded and len(out) >= CHAIN_PATHS:
-                raise _FlowTooLong(depth)
             out.append(
                 FlowStep(
                     depth, step.table, step.roll, step.key, step.text, draw.probability, here, step.then, repeats,
@@ -3876,7 +3897,7 @@ def _flow(
                 )
             )
             if not repeats and not cut:
-                _flow(scope, draw.children, depth + 1, here, (*route, state), out, deepest, bounded)
+                _flow(scope, draw.children, depth + 1, here, (*route, state), out, deepest)
     return out
 
 
