@@ -10,7 +10,7 @@ from dsl import types as t
 from dsl.cards.effects import _SAMPLES, _draw, _situations
 from dsl.compiler import compile_file
 from dsl.resources import bundled_rulebooks_dir
-from dsl.runtime import Value
+from dsl.runtime.dice import Value
 
 
 def drawn_by_random(book: m.Book) -> list[dict[str, Value]]:

@@ -22,7 +22,7 @@ from dsl.cards.memo import by_ids
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
 from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
 from dsl.cards.text import number as number_text
-from dsl.runtime import Value
+from dsl.runtime.dice import Value
 from dsl.semantics.values import Constants, NotConstant, NoValue, evaluate
 
 CANNOT = "✕"
