@@ -21,13 +21,17 @@ Where: $RULECRAFT_CACHE_DIR, else $XDG_CACHE_HOME/rulecraft, else ~/.cache/rulec
 off.  A cache that cannot be read or written is never an error: the command compiles, as it would
 without one.
 
-What is loaded from the cache is run (the module's bytecode), so only what the user wrote is
-loaded.  The root is created 0700; a root or an entry directory that is a symbolic link, and a
-root, an entry or a file that belongs to another user or that group or others may write, is not
-used: the command compiles as usual and says why, once, on stderr.  Files are opened without
-following links and checked on the open descriptor, so what is read is what was checked.  The
-facts are JSON, which cannot run code.  (On Windows, where POSIX owners and modes do not apply,
-the default root lies in the user's own profile.)
+What is loaded from the cache is run (the module's bytecode, lark's parser tables), so only what
+the user wrote is loaded.  The root is created 0700; a root or an entry directory that is a
+symbolic link, and a root, an entry or a file that belongs to another user or that group or
+others may write, is not used: the command compiles as usual and says why, once, on stderr.
+Files are opened without following links and checked on the open descriptor, so what is read is
+what was checked.  The facts are JSON, which cannot run code.  Lark's parser tables are lark's own
+pickle (`Lark.save`, `Lark.load`): rewriting them in a safe format would mean depending on lark's
+internal layout of its tables, so instead they are kept like an entry (written whole and synced,
+mode 0600) and read only through a descriptor checked like an entry's files, in a checked root
+no one else can write to.  (On Windows, where POSIX owners and modes do not apply, the default
+root lies in the user's own profile.)
 
 Only a rulebook that compiled without errors is kept; the others are compiled every time, so
 their diagnostics are always printed.
@@ -35,6 +39,7 @@ their diagnostics are always printed.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -44,7 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from dsl.files import UnreadableFile, read_regular_file
 
@@ -316,6 +321,43 @@ def _keep(folder: Path, name: str, source: str, facts: Facts, there: _Identity |
         shutil.rmtree(temporary, ignore_errors=True)
         if aside is not None:
             shutil.rmtree(aside, ignore_errors=True)
+
+
+def load_saved(name: str) -> bytes | None:
+    """The bytes of the file `name` kept in the cache's root (lark's parser tables) when the
+    user may load it; None when there is none, or it is refused (said on stderr)."""
+    root = _root(create=False)
+    if root is None:
+        return None
+    try:
+        return _read_own(root / name)
+    except (OSError, _Refused):
+        return None
+
+
+def save(name: str, write: Callable[[IO[bytes]], None]) -> None:
+    """Keep the file `name` in the cache's root, as `write` writes it: whole or not at all."""
+    import tempfile
+
+    root = _root(create=True)
+    if root is None:
+        return
+    try:
+        fd, temporary = tempfile.mkstemp(dir=root, prefix=f".{name}.", suffix=".tmp")  # mode 0600
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, root / name)
+        _sync_directory(root)
+    except Exception:  # the parser was built; keeping it is only for the next run
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)  # left only when it was not renamed into place
 
 
 # ---------------------------------------------------------------------------- what may be loaded

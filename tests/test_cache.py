@@ -73,6 +73,11 @@ def _results(process: subprocess.Popen[str]) -> list[dict[str, object]]:
     return [json.loads(line) for line in out.splitlines()]
 
 
+def _rulecraft(commands: list[list[str]], root: Path) -> list[dict[str, object]]:
+    """Each command's exit code and output, run one after the other in a new process."""
+    return _results(_start(commands, {"RULECRAFT_CACHE_DIR": str(root)}))
+
+
 @pytest.fixture
 def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
@@ -202,6 +207,23 @@ def test_an_entry_of_another_format_is_a_miss(book: Path, fresh_cache: Path) -> 
     (entry / "module.code").write_bytes(marshal.dumps(compile("x = 1", "other", "exec")))
     assert run_cli("list", str(book)).exit_code == 0
     assert _resolved(book) == 9
+
+
+def test_a_damaged_parser_file_is_built_again_and_replaced(tmp_path: Path, book: Path) -> None:
+    """cache_corrupt.sh, for lark's parser tables kept beside the entries: cut short, they are
+    built again (no error, nothing on stderr) and the file is written whole: the next run loads it."""
+    root = tmp_path / "cache"
+    (first,) = _rulecraft([["check", str(book)]], root)
+    assert first["exit"] == 0, first
+    (saved,) = root.glob("parser-*.lark")
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+    data = saved.read_bytes()
+    saved.write_bytes(data[: len(data) // 3])
+    assert _rulecraft([["check", str(book)]], root) == [first]
+    replaced = saved.stat()
+    assert replaced.st_size >= len(data) // 2
+    assert _rulecraft([["check", str(book)]], root) == [first]
+    assert (saved.stat().st_ino, saved.stat().st_mtime_ns) == (replaced.st_ino, replaced.st_mtime_ns)  # loaded
 
 
 def test_the_cache_is_private_to_its_user(book: Path, fresh_cache: Path) -> None:
@@ -347,6 +369,37 @@ def test_a_cache_in_a_shared_xdg_cache_home_is_made_private(
     assert result.exit_code == 0 and _dex(result.stdout) == 9
     assert result.stderr == f"rulecraft: not using the cache at {root}: it belongs to another user\n"
     assert list(root.iterdir()) == []
+
+
+@pytest.mark.parametrize("plant", ["foreign", "group-writable"])
+def test_a_planted_parser_file_is_not_loaded(plant: str, tmp_path: Path, book: Path) -> None:
+    """cache_plant.sh, for lark's parser tables, a pickle kept in the same folder: one another
+    user owns or can write is not loaded (by `check` or `fmt`, which parse), and is replaced."""
+    root = tmp_path / "cache"
+    commands = [["check", str(book)], ["fmt", "--check", str(book)]]
+    clean = _rulecraft(commands, root)
+    (saved,) = root.glob("parser-*.lark")
+    mark = tmp_path / "PWNED"
+    pickle = f"cos\nsystem\n(S'echo pickle ran >> {mark}'\ntR.".encode()
+    saved.write_bytes(pickle)
+    _rulecraft(commands[:1], root)  # the user's own file is trusted: the plant works
+    assert mark.read_text(encoding="utf-8") == "pickle ran\n"
+    mark.unlink()
+
+    saved.write_bytes(pickle)
+    if plant == "foreign":
+        _give_away(saved)
+        why = "it belongs to another user"
+    else:
+        saved.chmod(0o664)
+        why = "it is writable by other users"
+    results = _rulecraft(commands, root)
+    assert not mark.exists()
+    assert [(r["exit"], r["stdout"]) for r in results] == [(r["exit"], r["stdout"]) for r in clean]
+    said = f"rulecraft: not using the cache at {saved}: {why}\n"
+    assert "".join(str(r["stderr"]) for r in results) == said + "".join(str(r["stderr"]) for r in clean)
+    assert saved.stat().st_uid == os.geteuid() and stat.S_IMODE(saved.stat().st_mode) == 0o600
+    assert saved.read_bytes() != pickle
 
 
 # ---------------------------------------------------------------------- processes at once
