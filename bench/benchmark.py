@@ -108,11 +108,6 @@ def resolver_ratio(quick: bool) -> None:
         micro = f"{calls['generated'] * 1e6:.1f}, {calls['hand-written'] * 1e6:.1f}"
         print(f"  {rule:<22} {ratio:9.2f}x {ratio_json:9.2f}x   {micro:<30} {'holds' if holds else 'MISSED'}")
     print(f"  every rule within {RESOLVER_TARGET}x: {'yes' if held else 'no'}")
-    written = ", ".join(
-        f"{book} {len(module._BOOK.straight)}/{sum(info.kind != 'table' for info in module.RULES.values())}"
-        for book, module in modules.items()
-    )
-    print(f"  rules written out as straight-line functions (the others through their plan): {written}")
     skirmish = modules["skirmish_terrain"]
     one = best(lambda: skirmish.broken_ground(**SITUATIONS["broken_ground"]), number)
     several = best(

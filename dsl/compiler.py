@@ -18,10 +18,10 @@ from dsl import __version__
 from dsl import model as m
 from dsl import nodes as n
 from dsl.analysis import analyze
+from dsl.backends.python import RUNTIME_PACKAGE, emit
 from dsl.checks import run_checks
 from dsl.codes import Level
 from dsl.diagnostics import Diagnostic, Reporter, Span, render
-from dsl.emitter import RUNTIME_PACKAGE, emit
 from dsl.files import RECURSION_LIMIT, UnreadableFile, collector_tuned, limit_lock, read_regular_file, recursion_room
 from dsl.files import SUFFIX as SUFFIX  # where rulebooks are: kept importable from here
 from dsl.files import rulebook_files as rulebook_files
