@@ -10,8 +10,8 @@ from collections.abc import Container
 import pytest
 
 import dsl.backends.python.module as emitter
-from dsl.compiler import compile_text, generate
 from dsl.backends.python.module import PrivateNames
+from dsl.compiler import compile_text, generate
 from tests.conftest import module_from_text
 
 HEAD = 'rulebook names "Names":\n    source "s"\n\nstat DEX: int 0..99 = 50\ninput k: int 1..2 = 1\n\n'
