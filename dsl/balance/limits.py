@@ -10,6 +10,12 @@ DEFAULT_LIMIT = 200_000
 seconds on one core of a laptop, a few on several.  Past it, a mistaken `--vary` (a range typed
 0..1000 for 0..100) costs minutes before the designer sees a row; the bound says so at once."""
 
+DEDUPLICATED = DEFAULT_LIMIT
+"""The longest range of one `--vary` whose values are checked one by one against the values
+given before it (`--vary x=0..10,5..20` sweeps 0 to 20 once each).  A range is otherwise kept
+as a range, so its memory is the same whatever its length; one longer than this must not
+overlap the others: writing it out would cost memory in proportion to a raised `--limit`."""
+
 PARALLEL_FROM = 20_000
 """Products this large use worker processes: below it, starting them (loading the resolver in
 each) costs more than it saves."""

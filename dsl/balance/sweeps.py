@@ -218,7 +218,7 @@ def _portable(value: Any) -> Any:
 def _portable_axis(axis: Axis) -> Axis:
     if axis.kind != "dice":
         return axis
-    return Axis(axis.name, axis.label, axis.kind, tuple(str(v) for v in axis.values), axis.shown)
+    return Axis(axis.name, axis.label, axis.kind, tuple(str(v) for v in axis.values))
 
 
 _STATE: list[Any] = []
