@@ -24,8 +24,23 @@ CHUNKS_PER_JOB = 8
 """Each process gets about this many chunks: enough to balance uneven situations (some rules
 resolve faster than others), few enough that gathering them costs nothing."""
 
+CHUNK_MOST = 5_000
+"""The most situations of one chunk: the rows a process sends back at once."""
+
+IN_FLIGHT_PER_JOB = 2
+"""Chunks handed to each process at a time: one it works on and one waiting, so none idles
+while the table is written, and no more rows are held than these and the chunk being written,
+whatever the size of the sweep."""
+
+ORPHAN_CHECK = 1.0
+"""Seconds between a worker process's checks that the sweep it works for is still there (one
+killed outright cannot stop its workers)."""
+
 PROGRESS_FROM = 10_000
 """Sweeps this large show a progress bar on a terminal (`--progress` shows one always)."""
+
+PROGRESS_EVERY = 10.0
+"""Seconds between two lines of progress in a log (besides one at each tenth of the sweep)."""
 
 
 def cores() -> int:

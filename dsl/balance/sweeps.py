@@ -3,21 +3,40 @@ compiled resolver, as a tidy table (one row per situation).
 
 Large products run in worker processes, each loading the same generated module from its source;
 the situations are cut into chunks of consecutive indices and gathered in order, so the rows
-are the same, in the same order, whatever the number of processes.
+are the same, in the same order, whatever the number of processes.  Nothing grows with the size
+of the sweep: the axes are ranges read by position, the chunks are made as they are asked for,
+and only a few are handed to the processes at a time, so a sweep of a billion situations holds
+what one of a thousand does while its rows stream out.
 """
 
 from __future__ import annotations
 
 import math
 import multiprocessing
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+import os
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from dsl.balance.books import BalanceError, Edition, load_edition
 from dsl.balance.layout import Column, build_layout, columns, combinations
-from dsl.balance.limits import CHUNKS_PER_JOB, DEFAULT_LIMIT, PARALLEL_FROM, cores
+from dsl.balance.limits import (
+    CHUNK_MOST,
+    CHUNKS_PER_JOB,
+    DEFAULT_LIMIT,
+    IN_FLIGHT_PER_JOB,
+    ORPHAN_CHECK,
+    PARALLEL_FROM,
+    cores,
+)
 from dsl.balance.rows import Plan, Row, compute, plain
 from dsl.balance.spec import RULE_AXIS, Axis, check_read, input_axis, no_rule, rule_axis, setting
 
@@ -42,28 +61,55 @@ class Sweep:
     def axes(self) -> tuple[Axis, ...]:
         return self.plan.axes
 
-    def chunks(self, jobs: int | None = None, progress: Callable[[int], None] | None = None) -> Iterator[list[Row]]:
-        """The rows, chunk by chunk, in situation order.  JOBS processes (None: every core, for
-        products of PARALLEL_FROM situations or more; 1: this process only)."""
+    def processes(self, jobs: int | None = None) -> int:
+        """The processes that resolve the sweep for JOBS (see `chunks`)."""
+        return _workers(jobs, self.total)
+
+    def spans(self, jobs: int | None = None) -> Iterator[range]:
+        """The situations cut into chunks, each a range of consecutive indices into the product
+        (rows.compute resolves one anywhere), made as they are asked for: never a list of them."""
         total = self.total
-        workers = _workers(jobs, total)
-        size = max(1, min(5_000, math.ceil(total / (workers * CHUNKS_PER_JOB))))
-        ranges = [(start, min(start + size, total)) for start in range(0, total, size)]
+        size = max(1, min(CHUNK_MOST, math.ceil(total / (_workers(jobs, total) * CHUNKS_PER_JOB))))
+        return (range(start, min(start + size, total)) for start in range(0, total, size))
+
+    def chunks(
+        self, jobs: int | None = None, progress: Callable[[int], None] | None = None
+    ) -> Generator[list[Row], None, None]:
+        """The rows, chunk by chunk, in situation order.  JOBS processes (None: every core, for
+        products of PARALLEL_FROM situations or more; 1: this process only).  Each process has
+        at most IN_FLIGHT_PER_JOB chunks handed to it at a time, and the next is handed out only
+        as a finished one is taken: the memory held is the same whatever the size of the sweep."""
+        workers = _workers(jobs, self.total)
+        spans = self.spans(jobs)
         if workers == 1:
             modules = [edition.module for edition in self.editions]
-            for start, stop in ranges:
-                rows = compute(self.plan, modules, start, stop)
+            for span in spans:
+                rows = compute(self.plan, modules, span.start, span.stop)
                 if progress is not None:
                     progress(len(rows))
                 yield rows
             return
         sources = tuple((edition.source, edition.name) for edition in self.editions)
-        context = multiprocessing.get_context()
-        with context.Pool(workers, initializer=_start_worker, initargs=(self.plan, sources)) as pool:
-            for rows in pool.imap(_work, ranges):
+        pool = ProcessPoolExecutor(
+            workers, multiprocessing.get_context(), initializer=_start_worker, initargs=(self.plan, sources)
+        )
+        try:
+            pending = deque(pool.submit(_work, span) for span in islice(spans, workers * IN_FLIGHT_PER_JOB))
+            while pending:
+                rows = pending.popleft().result()
+                following = next(spans, None)
+                if following is not None:
+                    pending.append(pool.submit(_work, following))
                 if progress is not None:
                     progress(len(rows))
                 yield rows
+        except BrokenProcessPool:
+            raise BalanceError(
+                "a process of the sweep ended abruptly (killed, or out of memory?); "
+                "--jobs 1 resolves the sweep in this process"
+            ) from None
+        finally:
+            pool.shutdown(cancel_futures=True)  # stopped early: the processes finish their chunk and end
 
     def rows(self, jobs: int | None = None) -> list[dict[str, Any]]:
         """Every row as a dict keyed by column name (exact chances as Fractions)."""
@@ -226,11 +272,22 @@ _STATE: list[Any] = []
 
 
 def _start_worker(plan: Plan, sources: Iterable[tuple[str, str]]) -> None:
+    """Load the resolvers in a worker.  Ctrl-C reaches every process of the group: the sweep's own
+    process stops the pool, so a worker ignores it.  And a worker whose sweep was killed outright
+    ends too, rather than wait for chunks forever."""
     from dsl.compiler import load_module
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
     _STATE[:] = [plan, [load_module(source, name) for source, name in sources]]
 
 
-def _work(bounds: tuple[int, int]) -> list[Row]:
+def _end_with(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK)
+    os._exit(1)
+
+
+def _work(span: range) -> list[Row]:
     plan, modules = _STATE
-    return compute(plan, modules, *bounds)
+    return compute(plan, modules, span.start, span.stop)
