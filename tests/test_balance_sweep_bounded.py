@@ -8,9 +8,15 @@ FILE at once, so an interrupted sweep lost the results FILE held."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import stat
 import subprocess
 import sys
+import time
 import tracemalloc
+from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -37,6 +43,18 @@ rule r "R" cites "1":
 EVERY = ["--vary", "a=all", "--vary", "b=all", "--vary", "c=all"]
 HUGE = str(10**20)
 SITUATIONS = 100_001**3
+
+TOO_MANY_TOTALS = """\
+rulebook fl "Fail":
+    source "docs"
+
+input pool "Pool": dice = 1d6
+input n "N": int 0..10 = 0
+
+rule r "R" cites "1":
+    roll hit "Hit": pool >= 4 + n
+"""
+"""A sweep that fails part way: the resolver cannot work out 100d1000 exactly."""
 
 LONG_INPUT = """\
 rulebook long "Long":
@@ -192,3 +210,149 @@ def test_a_run_of_fractions_is_checked_end_to_end() -> None:
         *["0", "0.5", "1", "1.5", "2"],
         *["1.25", "1.75", "2.25", "2.5", "2.75", "3"],
     ]
+
+
+# ---------------------------------------------------------------- the file, whole or not at all
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_a_failed_sweep_keeps_the_file_it_would_replace(tmp_path: Path, suffix: str) -> None:
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+    book = tmp_path / "fail.rules"
+    book.write_text(TOO_MANY_TOTALS, encoding="utf-8")
+    out = tmp_path / "results" / f"hit{suffix}"
+    out.parent.mkdir()
+    out.write_text("the last sweep's results\n", encoding="utf-8")
+    result = run_cli("sweep", str(book), "r", "--vary", "pool=1d6,2d6,100d1000", "--vary", "n=0..2", "-o", str(out))
+    assert result.exit_code == 2
+    assert "situation r with pool=100d1000, n=0: 100d1000 has too many totals" in result.output
+    assert out.read_text(encoding="utf-8") == "the last sweep's results\n"
+    assert [path.name for path in out.parent.iterdir()] == [out.name]  # no temporary file left
+
+
+def test_a_finished_sweep_replaces_the_file_keeping_its_permissions(oom_book: Path, tmp_path: Path) -> None:
+    out = tmp_path / "x.csv"
+    out.write_text("old\n", encoding="utf-8")
+    out.chmod(0o640)
+    link = tmp_path / "latest.csv"
+    link.symlink_to(out)
+    result = run_cli("sweep", str(oom_book), "r", "--vary", "a=0..2", "-o", str(link))
+    assert result.exit_code == 0, result.output
+    assert "wrote 3 rows to" in result.stderr
+    assert link.is_symlink() and out.read_text(encoding="utf-8").splitlines()[1:] == ["0,0,", "1,1,", "2,2,"]
+    assert out.stat().st_mode & 0o777 == 0o640
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["latest.csv", "sweep_oom.rules", "x.csv"]
+
+
+def test_a_sweep_into_a_missing_folder_or_a_folder_is_bad_usage_at_once(oom_book: Path, tmp_path: Path) -> None:
+    result = run_cli("sweep", str(oom_book), "r", "--vary", "a=0..2", "-o", str(tmp_path / "none" / "x.csv"))
+    assert result.exit_code == 2
+    assert "cannot write to" in result.output and "No such file or directory" in result.output
+    result = run_cli("sweep", str(oom_book), "r", *EVERY, "--limit", HUGE, "-o", str(tmp_path))
+    assert result.exit_code == 2  # before a row is resolved, not after the sweep
+    assert "Is a directory" in result.output
+
+
+def test_a_device_is_written_to_not_replaced(oom_book: Path) -> None:
+    """`-o /dev/null` (timing a sweep) writes into the device; renaming a file over it would
+    replace /dev/null itself for a user allowed to."""
+    result = run_cli("sweep", str(oom_book), "r", "--vary", "a=0..2", "-o", os.devnull)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_parquet_types_follow_every_row_though_written_a_group_at_a_time(tmp_path: Path) -> None:
+    """Whole numbers in the first chunks, a fraction in the last: the column is text throughout,
+    as when the table was built in memory."""
+    parquet = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "g.parquet"
+    result = run_cli("sweep", "skirmish_terrain", "gravity", "--vary", "gravity=0..10,0.5", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    table = parquet.read_table(out)
+    assert str(table.schema.field("gravity").type) == "string"
+    assert table.column("gravity").to_pylist() == [*(str(g) for g in range(11)), "0.5"]
+    assert Fraction(table.column("stat.load").to_pylist()[-1]) == Fraction(-35)
+
+
+# ---------------------------------------------------------------- stopped part way (slow)
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return status.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.fixture
+def running(oom_book: Path, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    """The reproducer's sweep writing to an existing file, started and under way."""
+    if not Path("/proc/self/task").is_dir():
+        pytest.skip("reads the processes from /proc")
+    out = tmp_path / "out" / "sweep.csv"
+    out.parent.mkdir()
+    out.write_text("the last sweep's results\n", encoding="utf-8")
+    command = _rulecraft("sweep", str(oom_book), "r", *EVERY, "--limit", HUGE, "--jobs", "2", "-o", str(out))
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not [p for p in out.parent.iterdir() if p.name != out.name and p.stat().st_size > 200_000]:
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.05)
+        yield process, out
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("stop", "code"), [(signal.SIGINT, 1), (signal.SIGTERM, -signal.SIGTERM)])
+def test_an_interrupted_sweep_keeps_the_old_file(
+    running: tuple[subprocess.Popen[str], Path], stop: signal.Signals, code: int
+) -> None:
+    """sweep_oom.sh, stopped part way: FILE keeps what it held, the temporary file is removed,
+    the worker processes end (Ctrl-C ends the sweep as click does, SIGTERM as the signal does)."""
+    process, out = running
+    workers = _children(process.pid)
+    assert len(workers) == 2
+    process.send_signal(stop)
+    _, error = process.communicate(timeout=30)
+    assert process.returncode == code, error
+    assert "Traceback" not in error
+    assert out.read_text(encoding="utf-8") == "the last sweep's results\n"
+    assert [path.name for path in out.parent.iterdir()] == [out.name]
+    assert not any(_alive(worker) for worker in workers)
+
+
+@pytest.mark.slow
+def test_a_sweep_killed_outright_leaves_no_worker_behind(running: tuple[subprocess.Popen[str], Path]) -> None:
+    process, out = running
+    workers = _children(process.pid)
+    process.kill()
+    process.wait(timeout=30)
+    deadline = time.monotonic() + 15
+    while any(_alive(worker) for worker in workers):
+        assert time.monotonic() < deadline, "a worker outlived its sweep"
+        time.sleep(0.1)
+    assert out.read_text(encoding="utf-8") == "the last sweep's results\n"
+
+
+@pytest.mark.slow
+def test_a_killed_worker_ends_the_sweep_with_an_error(running: tuple[subprocess.Popen[str], Path]) -> None:
+    process, out = running
+    os.kill(_children(process.pid)[0], signal.SIGKILL)
+    _, error = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert "a process of the sweep ended abruptly (killed, or out of memory?)" in error
+    assert out.read_text(encoding="utf-8") == "the last sweep's results\n"
+    assert [path.name for path in out.parent.iterdir()] == [out.name]

@@ -96,27 +96,21 @@ def sweep(
     chance) and roll.NAME.p (float), roll.NAME[TIER] for outcome tiers; table cells and row
     chances; restrictions.  With --against: the same prefixed `against.`, and `diff.` (BOOK - OTHER).
     """
-    from dsl.balance.writers import format_for, write_csv, write_jsonl, write_parquet
+    from dsl.balance.output import stopped_by_signals
+    from dsl.balance.writers import format_for, write_csv, write_file, write_jsonl
 
-    with _usage():
+    with _usage(), stopped_by_signals():
         chosen = format_for(output, fmt)
         if chosen == "parquet" and output is None:
             raise BalanceError("Parquet is written to a file: add -o FILE.parquet")
         planned = _plan(book, rules, vary, settings, against, limit)
         # closing: a sweep stopped early stops its worker processes before the command returns
         with _progress(planned, progress, jobs) as step, closing(planned.chunks(jobs, step)) as chunks:
-            writer = write_csv if chosen == "csv" else write_jsonl
             if output is None:
+                writer = write_csv if chosen == "csv" else write_jsonl
                 _to_stdout(lambda: writer(sys.stdout, planned.columns, chunks))
                 return
-            try:
-                if chosen == "parquet":
-                    count = write_parquet(output, planned.columns, chunks)
-                else:
-                    with output.open("w", encoding="utf-8", newline="") as stream:
-                        count = writer(stream, planned.columns, chunks)
-            except OSError as error:
-                raise BalanceError(f"cannot write to `{output}`: {error.strerror or error}") from None
+            count = write_file(output, chosen, planned.columns, chunks)
     click.echo(f"wrote {count:,} rows to {output}", err=True)
 
 

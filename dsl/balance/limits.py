@@ -36,6 +36,9 @@ ORPHAN_CHECK = 1.0
 """Seconds between a worker process's checks that the sweep it works for is still there (one
 killed outright cannot stop its workers)."""
 
+ROW_GROUP = 50_000
+"""The most rows of one row group of a Parquet file: the rows held at once while it is written."""
+
 PROGRESS_FROM = 10_000
 """Sweeps this large show a progress bar on a terminal (`--progress` shows one always)."""
 

@@ -273,11 +273,13 @@ _STATE: list[Any] = []
 
 def _start_worker(plan: Plan, sources: Iterable[tuple[str, str]]) -> None:
     """Load the resolvers in a worker.  Ctrl-C reaches every process of the group: the sweep's own
-    process stops the pool, so a worker ignores it.  And a worker whose sweep was killed outright
-    ends too, rather than wait for chunks forever."""
+    process stops the pool, so a worker ignores it.  SIGTERM ends a worker at once: a handler the
+    sweep's process set for its output (output.py) is not the worker's.  And a worker whose sweep
+    was killed outright ends too, rather than wait for chunks forever."""
     from dsl.compiler import load_module
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
     _STATE[:] = [plan, [load_module(source, name) for source, name in sources]]
 
