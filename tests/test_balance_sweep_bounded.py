@@ -302,7 +302,9 @@ def running(oom_book: Path, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[s
     out.parent.mkdir()
     out.write_text("the last sweep's results\n", encoding="utf-8")
     command = _rulecraft("sweep", str(oom_book), "r", *EVERY, "--limit", HUGE, "--jobs", "2", "-o", str(out))
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + 60
         while not [p for p in out.parent.iterdir() if p.name != out.name and p.stat().st_size > 200_000]:
@@ -316,16 +318,29 @@ def running(oom_book: Path, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[s
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("stop", "code"), [(signal.SIGINT, 1), (signal.SIGTERM, -signal.SIGTERM)])
+@pytest.mark.parametrize(
+    ("stop", "group", "code"),
+    [
+        (signal.SIGINT, False, 1),
+        (signal.SIGTERM, False, -signal.SIGTERM),
+        (signal.SIGHUP, False, -signal.SIGHUP),
+        (signal.SIGTERM, True, -signal.SIGTERM),  # as `timeout` and job schedulers do
+        (signal.SIGINT, True, 1),  # Ctrl-C on a terminal
+    ],
+)
 def test_an_interrupted_sweep_keeps_the_old_file(
-    running: tuple[subprocess.Popen[str], Path], stop: signal.Signals, code: int
+    running: tuple[subprocess.Popen[str], Path], stop: signal.Signals, group: bool, code: int
 ) -> None:
     """sweep_oom.sh, stopped part way: FILE keeps what it held, the temporary file is removed,
-    the worker processes end (Ctrl-C ends the sweep as click does, SIGTERM as the signal does)."""
+    the worker processes end (Ctrl-C ends the sweep as click does, SIGTERM as the signal does).
+    Sent to the whole process group, SIGTERM once hung the sweep as its pool shut down."""
     process, out = running
     workers = _children(process.pid)
     assert len(workers) == 2
-    process.send_signal(stop)
+    if group:
+        os.killpg(process.pid, stop)
+    else:
+        process.send_signal(stop)
     _, error = process.communicate(timeout=30)
     assert process.returncode == code, error
     assert "Traceback" not in error

@@ -12,33 +12,18 @@ what one of a thousand does while its rows stream out.
 from __future__ import annotations
 
 import math
-import multiprocessing
-import os
-import signal
-import threading
-import time
-from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from dsl.balance.books import BalanceError, Edition, load_edition
 from dsl.balance.layout import Column, build_layout, columns, combinations
-from dsl.balance.limits import (
-    CHUNK_MOST,
-    CHUNKS_PER_JOB,
-    DEFAULT_LIMIT,
-    IN_FLIGHT_PER_JOB,
-    ORPHAN_CHECK,
-    PARALLEL_FROM,
-    cores,
-)
+from dsl.balance.limits import CHUNK_MOST, CHUNKS_PER_JOB, DEFAULT_LIMIT, PARALLEL_FROM, cores
 from dsl.balance.rows import Plan, Row, compute, plain
 from dsl.balance.spec import RULE_AXIS, Axis, check_read, input_axis, no_rule, rule_axis, setting
+from dsl.balance.workers import resolved
 
 Vary = Mapping[str, Any] | Sequence[tuple[str, Any]]
 """Inputs to vary, in order: NAME to a text (`"3..18"`, `"3..18/3"`, `"all"`, `"a,b,c"`) or to
@@ -83,33 +68,17 @@ class Sweep:
         spans = self.spans(jobs)
         if workers == 1:
             modules = [edition.module for edition in self.editions]
-            for span in spans:
-                rows = compute(self.plan, modules, span.start, span.stop)
+            found: Generator[list[Row], None, None] = (
+                compute(self.plan, modules, span.start, span.stop) for span in spans
+            )
+        else:
+            sources = tuple((edition.source, edition.name) for edition in self.editions)
+            found = resolved(self.plan, sources, spans, workers)
+        with closing(found):  # stopped early: the workers are stopped too
+            for rows in found:
                 if progress is not None:
                     progress(len(rows))
                 yield rows
-            return
-        sources = tuple((edition.source, edition.name) for edition in self.editions)
-        pool = ProcessPoolExecutor(
-            workers, multiprocessing.get_context(), initializer=_start_worker, initargs=(self.plan, sources)
-        )
-        try:
-            pending = deque(pool.submit(_work, span) for span in islice(spans, workers * IN_FLIGHT_PER_JOB))
-            while pending:
-                rows = pending.popleft().result()
-                following = next(spans, None)
-                if following is not None:
-                    pending.append(pool.submit(_work, following))
-                if progress is not None:
-                    progress(len(rows))
-                yield rows
-        except BrokenProcessPool:
-            raise BalanceError(
-                "a process of the sweep ended abruptly (killed, or out of memory?); "
-                "--jobs 1 resolves the sweep in this process"
-            ) from None
-        finally:
-            pool.shutdown(cancel_futures=True)  # stopped early: the processes finish their chunk and end
 
     def rows(self, jobs: int | None = None) -> list[dict[str, Any]]:
         """Every row as a dict keyed by column name (exact chances as Fractions)."""
@@ -265,31 +234,3 @@ def _portable_axis(axis: Axis) -> Axis:
     if axis.kind != "dice":
         return axis
     return Axis(axis.name, axis.label, axis.kind, tuple(str(v) for v in axis.values))
-
-
-_STATE: list[Any] = []
-"""A worker's plan and resolver modules, loaded once by `_start_worker`."""
-
-
-def _start_worker(plan: Plan, sources: Iterable[tuple[str, str]]) -> None:
-    """Load the resolvers in a worker.  Ctrl-C reaches every process of the group: the sweep's own
-    process stops the pool, so a worker ignores it.  SIGTERM ends a worker at once: a handler the
-    sweep's process set for its output (output.py) is not the worker's.  And a worker whose sweep
-    was killed outright ends too, rather than wait for chunks forever."""
-    from dsl.compiler import load_module
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
-    _STATE[:] = [plan, [load_module(source, name) for source, name in sources]]
-
-
-def _end_with(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(ORPHAN_CHECK)
-    os._exit(1)
-
-
-def _work(span: range) -> list[Row]:
-    plan, modules = _STATE
-    return compute(plan, modules, span.start, span.stop)
