@@ -696,7 +696,11 @@ class InputSpec:
             raise self._error(value, "one of " + ", ".join(self.members), hint)
         if kind == "text":
             if isinstance(value, str):
-                return value
+                half = _surrogate(value)
+                if half is None:
+                    return value
+                why = f"`\\u{half:04x}` is no character: half of a UTF-16 surrogate pair, or a byte that is not UTF-8"
+                raise self._error(value, "text", why)
             raise self._error(value, "text")
         if kind == "dice":
             if isinstance(value, Dice):
@@ -754,8 +758,8 @@ def _shown(value: object) -> str:
     of 5,000 digits cannot even be written out by `repr`)."""
     if isinstance(value, str):
         if len(value) > 60:
-            return f'"{value[:40]}\u2026{value[-8:]}" ({len(value)} characters)'
-        return f'"{value}"'
+            return f'"{_printable(value[:40])}\u2026{_printable(value[-8:])}" ({len(value)} characters)'
+        return f'"{_printable(value)}"'
     if isinstance(value, int) and value.bit_length() > 200:
         return f"a number of {math.floor(value.bit_length() * math.log10(2)) + 1} digits or so"
     if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 200:
@@ -1204,9 +1208,9 @@ class Resolution:
             return found[0]
         if found:
             rules = ", ".join(r.spec.rule for r in found)
-            raise RuleInputError(f"several rules call for a roll `{name}` ({rules}): say which with rule=")
+            raise RuleInputError(f"several rules call for a roll `{_clip(name)}` ({rules}): say which with rule=")
         called = ", ".join(f"{r.spec.name} ({r.spec.rule})" for r in self.rolls) or "none"
-        raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
+        raise RuleInputError(f"no roll `{_clip(name)}` in this situation (rolls: {called})")
 
     def __repr__(self) -> str:
         parts = [f"{name} {show(value)}" for name, value in self.stats.items() if self.inputs.get(name) != value]
@@ -3250,7 +3254,26 @@ def _call_error(title: str, names: list[str], args: tuple[object, ...], inputs: 
 
 def _clip(text: str, limit: int = 60) -> str:
     """A name or text quoted in a message, cut short if it is long."""
-    return text if len(text) <= limit else text[: limit - 20] + "\u2026"
+    return _printable(text if len(text) <= limit else text[: limit - 20] + "\u2026")
+
+
+def _surrogate(text: str) -> int | None:
+    """The first half of a UTF-16 surrogate pair standing alone in `text`, if any: Python text can
+    hold one (decoded with `surrogateescape` from bytes that are not UTF-8, say, or written as
+    "\\ud800"), but no UTF-8 output can, so it is refused where it comes in, not where it is printed."""
+    if text.isascii():
+        return None
+    found = _SURROGATE.search(text)
+    return None if found is None else ord(found.group())
+
+
+def _printable(text: str) -> str:
+    """`text` with each lone surrogate written as its escape, so that a message quoting it can be
+    printed and written as UTF-8."""
+    return text if text.isascii() else _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def cell_add(left: Any, right: Any) -> Any:
