@@ -389,7 +389,11 @@ def _text_runs(leaves: list[Leaf], gaps: list[_Gap]) -> dict[int, tuple[int, str
 
 def _exploded(leaves: list[Leaf], gaps: list[_Gap]) -> set[int]:
     """The opening brackets laid out one item a line: those holding a comment, and those whose
-    list ends with a comma (the author's sign that the list is to stand one item a line)."""
+    list ends with a comma (the author's sign that the list is to stand one item a line).
+
+    Whether a pair of brackets holds a comment is read from a running count of the gaps with
+    one, not by scanning the gaps between them: brackets nested n deep would cost n² scans."""
+    commented = [0, *itertools.accumulate(gap.has_comment for gap in gaps)]  # [i]: gaps before token i with one
     exploded: set[int] = set()
     stack: list[int] = []
     for index, leaf in enumerate(leaves):
@@ -398,7 +402,7 @@ def _exploded(leaves: list[Leaf], gaps: list[_Gap]) -> set[int]:
             stack.append(index)
         elif value in _CLOSERS and stack:
             start = stack.pop()
-            holds_comment = any(gaps[i].has_comment for i in range(start, index))
+            holds_comment = commented[index] > commented[start]
             if holds_comment or (index - 1 > start and leaves[index - 1].token.value == ","):
                 exploded.add(start)
     return exploded

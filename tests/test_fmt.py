@@ -253,3 +253,20 @@ def test_fmt_bad_usage(
     result = run_cli("fmt", *(a.format(empty=tmp_path / "empty") for a in args))
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_formatting_deep_brackets_takes_time_in_proportion_to_the_text() -> None:
+    """fmt_deep.sh: `check` read 50,000 nested brackets in seconds, but `fmt` scanned every gap
+    inside each pair of brackets (2,000 levels 1.4 s, 4,000 levels 3.5 s, 10,000 levels 100 s).
+    Linear, 10,000 levels take about a second; the bound is generous for a loaded machine.
+    bench/benchmark.py measures the per-bracket cost at 2,000 and 20,000 levels."""
+    import threading
+
+    depth = 10_000
+    text = f'rulebook deep "Deep":\n    source "s"\n\nrule r "R" cites "c":\n    derive z = {"(" * depth}1{")" * depth}\n'
+    formatted: list[str] = []
+    worker = threading.Thread(target=lambda: formatted.append(format_text(text)), daemon=True)
+    worker.start()
+    worker.join(30)
+    assert formatted, "formatting 10,000 nested brackets took more than 30 s"
+    assert formatted == [text]  # in its canonical layout already
