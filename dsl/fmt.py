@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import threading
 from dataclasses import dataclass, field
 
 from lark import Lark, Token, Tree
@@ -53,8 +52,6 @@ block below the statement."""
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(_OPENERS.values())
-_PARSING = threading.Lock()
-"""Lark's indenter keeps its state on the parser: one text is read at a time."""
 
 
 class FormatError(Exception):
@@ -85,19 +82,18 @@ def format_text(text: str, path: str = "<text>") -> str:
 
 def _format(source: str, path: str) -> str:
     reporter = Reporter()
-    with _PARSING:
-        try:
-            parse(source, path, reporter)
-        except RecursionError:
-            reporter.report(
-                "E001",
-                "this rulebook is nested too deeply to read",
-                Span(path, 1, 1, 1, 2),
-                "compute a part of a long expression with `derive NAME = ...`",
-            )
-        if reporter.has_errors:
-            raise FormatError(path, source, reporter.sorted())
-        tree = _token_parser().parse(source if source.endswith("\n") else source + "\n")
+    try:
+        parse(source, path, reporter)
+    except RecursionError:
+        reporter.report(
+            "E001",
+            "this rulebook is nested too deeply to read",
+            Span(path, 1, 1, 1, 2),
+            "compute a part of a long expression with `derive NAME = ...`",
+        )
+    if reporter.has_errors:
+        raise FormatError(path, source, reporter.sorted())
+    tree = _token_parser().parse(source if source.endswith("\n") else source + "\n")
     return _Layout(source, _leaves(tree)).text()
 
 

@@ -12,13 +12,14 @@ time taken grows with the size of the file, not with the number of mistakes in i
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import hashlib
 import re
 import sys
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar, cast
@@ -44,12 +45,26 @@ the length at which exact arithmetic on it, or Python's int(), gives out."""
 
 
 class RulecraftIndenter(Indenter):
+    """Lark's indenter, reading each text with an indenter of its own.
+
+    Lark keeps one post-lexer per parser, and its Indenter keeps the state of the text being
+    read (open brackets, the stack of indents) on itself: two texts read at once, in two threads,
+    would share it.  Each text is read by a copy, so one parser serves every thread (the language
+    server formats one document while it checks another)."""
+
     NL_type = "_NL"
     OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]  # noqa: RUF012 - the names lark's Indenter reads
     CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]  # noqa: RUF012
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 4
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        reader = copy.copy(self)
+        reader.paren_level = 0
+        reader.indent_level = [0]
+        read: Callable[[Iterator[Token]], Iterator[Token]] = reader._process  # lark's, with the copy's state
+        return read(stream)
 
 
 _LARK_OPTIONS: dict[str, Any] = {
