@@ -236,3 +236,25 @@ def test_requests_about_a_document_that_is_not_open_get_empty_answers(raw: Raw) 
         for ident, (method, (params, empty)) in enumerate(asked.items(), start=10):
             raw.send(request(ident, method, params))
             assert raw.answer(ident) == {"jsonrpc": "2.0", "id": ident, "result": empty}, method
+
+
+def test_a_document_holding_a_lone_surrogate_gets_its_diagnostics(raw: Raw) -> None:
+    """surrogate.sh: JSON can carry `"\\ud800"`, so an editor's text can hold half a character;
+    in a string it is E006, elsewhere an unexpected character, and nothing fails on it."""
+    raw.send(INITIALIZE)
+    raw.answer(1)
+    uri = (ROOT / "surrogate.rules").as_uri()
+    text = 'rulebook sur "T":\n    source "s \ud800"\n\nrule r "R" cites "c":\n    note "x"\n    \ud800\n'
+    raw.send(frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                    "params": {"textDocument": {"uri": uri, "languageId": "rulecraft", "version": 1, "text": text}}}))  # fmt: skip
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        message = raw.messages.get(timeout=max(deadline - time.monotonic(), 0.01))
+        assert message is not None
+        if message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri:
+            break
+    found = [(d["code"], d["range"]["start"]["line"]) for d in message["params"]["diagnostics"]]
+    assert found == [("E006", 1), ("E002", 5)]
+    formatting = {"textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": True}}
+    raw.send(request(2, "textDocument/formatting", formatting))
+    assert raw.answer(2)["result"] == []
