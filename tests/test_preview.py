@@ -19,7 +19,6 @@ import http.client
 import json
 import os
 import select
-import shutil
 import socket
 from collections.abc import Iterator
 from fractions import Fraction
@@ -180,8 +179,20 @@ def test_the_playground_shows_the_resolvers_chances_and_follows_the_file(page: t
 
 # ---------------------------------------------------------------------------- the server, over HTTP
 
-HOSTILE = ROOT / "tests" / "fixtures" / "workbench" / "preview_hostile.rules"
-"""The reproducer preview_hostile.rules: names and texts that try to break out of every quoting."""
+HOSTILE = r"""rulebook hostile "T\"\"\" ''' \\ \u202e <script>alert(1)</script>":
+    source "s\"); import os; os.system('touch injected') #"
+
+stat v "v\"\"\"": int 0..30 = 10
+input exec "x": text = "__import__('os')"
+input modifiers "m": one of {held, where, rolls} = held
+
+rule resolve "R\"\"\" \\" cites "c\\":
+    v - 1
+    when exec == "__import__('os')\"": note "n\"\\\n\"\"\""
+    when modifiers == where: v + 2
+"""
+"""After the reproducer preview_hostile.rules: texts that try to break out of every quoting, and a
+text input for the JSON to fill."""
 
 RESOLVE = {"names": ["resolve"], "inputs": {"v": "12"}}
 
@@ -224,7 +235,7 @@ class Preview:
 @pytest.fixture(scope="module")
 def preview(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Preview]:
     folder = tmp_path_factory.mktemp("preview")
-    shutil.copy(HOSTILE, folder / "prev.rules")
+    save(folder / "prev.rules", HOSTILE)
     watch = Watch(folder, "prev.rules", "-o", "out", "--no-cards", "--serve", "--port", "0")
     try:
         url = watch.line(r"serving the preview at (http://127\.0\.0\.1:\d+/)").group(1)
