@@ -118,10 +118,19 @@ def _quote(text: str) -> str:
         elif ch == "\t":
             out.append("\\t")
         elif not ch.isprintable():
-            out.append(f"\\u{ord(ch):04x}")
+            out.append("".join(f"\\u{unit:04x}" for unit in _utf16_units(ch)))
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'
+
+
+def _utf16_units(ch: str) -> tuple[int, ...]:
+    """A character's code as a string escape writes it: a character beyond U+FFFF as its pair."""
+    code = ord(ch)
+    if code < 0x10000:
+        return (code,)
+    code -= 0x10000
+    return (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
 
 
 def guard_text(guard: tuple[m.Condition, ...]) -> str:
