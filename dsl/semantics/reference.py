@@ -25,15 +25,25 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
-from dsl.analysis.chains import runtime_tables
 from dsl.runtime.base import Special, Status, round_value, show
-from dsl.runtime.book import Scope
-from dsl.runtime.chains import chains_of
 from dsl.runtime.dice import Dice, Distribution, Value, distribution, pool_text
-from dsl.runtime.results import Consequence, Modifier, Note, Resolution, Restriction, Roll, TableResult, TableRow
+from dsl.runtime.results import (
+    Consequence,
+    Modifier,
+    Note,
+    Resolution,
+    Restriction,
+    Roll,
+    TableResult,
+    TableRow,
+    TraceEntry,
+)
 from dsl.runtime.rolls import merged_rolls
-from dsl.runtime.sequences import sequence_over
-from dsl.runtime.specs import ModSpec, RollSpec, SequenceSpec
+from dsl.runtime.specs import ModSpec, RollSpec, TraceSpec
+from dsl.semantics.chains import chains_of
+from dsl.semantics.sequences import over_rounds
+from dsl.semantics.trace import Step, trace_of
+from dsl.semantics.trace import counted as counted_steps
 from dsl.semantics.values import NoValue, Specials, evaluate, number
 
 Pool = tuple[int, int, str | None]
@@ -41,10 +51,12 @@ Pool = tuple[int, int, str | None]
 
 @dataclass
 class _Registered:
-    """An effect a situation reaches, with the conditions of every `as` on the way to it."""
+    """An effect a situation reaches, with the conditions of every `as` on the way to it, and its
+    place among the situation's steps."""
 
     effect: m.Effect
     outer: tuple[m.Condition, ...]
+    place: int = 0
 
 
 @dataclass
@@ -56,9 +68,24 @@ class Situation:
     values: dict[str, Any]
     effects: list[_Registered] = field(default_factory=list)
     effective: dict[str, Value] = field(default_factory=dict)
-    modifiers: dict[str, list[Modifier]] = field(default_factory=dict)
+    modifiers: dict[str, list[tuple[int, Modifier]]] = field(default_factory=dict)
     derived: dict[str, Value] = field(default_factory=dict)
     settling: set[str] = field(default_factory=set)
+    formulas: frozenset[str] = frozenset()
+    """The values given none, whose formula works them out (`stat to_hit = DEX`)."""
+
+    def __post_init__(self) -> None:
+        self.formulas = frozenset(
+            name for name, var in self.book.vars.items() if var.default_expr is not None and self.values.get(name) is None
+        )
+
+    def given_base(self, name: str) -> bool:
+        """The value of `name` was given (else its formula works it out)."""
+        return name not in self.formulas
+
+    def modifier_list(self, steps: Sequence[Step]) -> list[Modifier]:
+        """The modifiers of every stat settled, in the order of the steps they come from."""
+        return [modifier for _, modifier in sorted(x for found in self.modifiers.values() for x in found)]
 
     # -- the environment of expressions (values.Env)
 
@@ -73,7 +100,7 @@ class Situation:
 
     def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Value:
         spec = self.book.tables[table]
-        row = _row_for(spec, keys[0])
+        row = row_for(spec, keys[0])
         if row is None:
             raise NoValue(f"table `{table}` has no row for {show(keys[0])}")
         index = [c for c, _ in spec.columns].index(str(keys[1]) if spec.two_dimensional else column)
@@ -157,11 +184,9 @@ class Situation:
 
     def _settle(self, name: str) -> Value:
         var = self.book.vars[name]
-        mods = [
-            (r.effect, self._amount(r.effect))
-            for r, holds in self.counted(m.ModEffect, name)
-            if holds and isinstance(r.effect, m.ModEffect)
-        ]
+        held = [(r, holds) for r, holds in self.counted(m.ModEffect, name) if holds and isinstance(r.effect, m.ModEffect)]
+        mods = [(cast(m.ModEffect, r.effect), self._amount(cast(m.ModEffect, r.effect))) for r, _ in held]
+        places = [r.place for r, _ in held]
         base = self.base(name)
         if not mods:
             return base
@@ -172,7 +197,8 @@ class Situation:
         for (i, _), status in zip(counted, inner, strict=True):
             statuses[i] = status
         self.modifiers[name] = [
-            Modifier(_mod_spec(self.book, e), a, s, why) for (e, a), (s, why) in zip(mods, statuses, strict=True)
+            (place, Modifier(_mod_spec(self.book, e), a, s, why))
+            for place, (e, a), (s, why) in zip(places, mods, statuses, strict=True)
         ]
         return value
 
@@ -494,7 +520,7 @@ class Situation:
             return TableRow(row.key_text(), values, own + steps, probability)
 
         if table.pool is None:
-            row = _row_for(table, self.values[table.inputs[0]])
+            row = row_for(table, self.values[table.inputs[0]])
             rows = tuple(row_result(r, None) for r in table.rows)
             selected = row_result(row, None) if row is not None else None
             return TableResult(table.name, table.title, table.cites, None, self._keys(table), None, selected, rows)
@@ -514,7 +540,7 @@ class Situation:
             extra: tuple[str, ...] = ()
             if overflow is not None and int(self.values["roll"]) + offset > overflow.above and overflow.step:
                 extra = (printer.step_text(overflow.step),)
-            row = _row_for(table, result)
+            row = row_for(table, result)
             if row is not None:
                 selected = row_result(row, None, extra)
         dice = pool_text(_pool(table.pool))
@@ -535,20 +561,25 @@ class Situation:
 
     @staticmethod
     def _row_index(table: m.Table, value: int) -> int | None:
-        row = _row_for(table, value)
+        row = row_for(table, value)
         return None if row is None else table.rows.index(row)
 
 
-def resolve(book: m.Book, names: str | Sequence[str], given: Mapping[str, object]) -> Resolution:
+def resolve(
+    book: m.Book, names: str | Sequence[str], given: Mapping[str, object], told: frozenset[str] | None = None
+) -> Resolution:
     """The reference resolution of a situation: the named rules and tables applied together, with
-    the given values (already valid for their inputs; others take their defaults)."""
+    the given values (already valid for their inputs; others take their defaults).  `told`: the
+    inputs a "had no effect" note may name (those given, unless said)."""
     chosen = tuple(dict.fromkeys([names] if isinstance(names, str) else names))
     values: dict[str, Any] = {name: var.default for name, var in book.vars.items()}
     values.update(given)
     situation = Situation(book, chosen, values)
+    steps: list[Step] = []
     for name in chosen:
         if name in book.rules:
-            situation.effects += _register(book, book.rules[name].effects, ())
+            steps += _register(book, book.rules[name].effects, (), len(steps))
+    situation.effects = [_Registered(step.effect, step.outer, step.place) for step in steps]
     relevant = {key for name in chosen for key in _reads(book, name)} | set(given)
     order = list(book.vars)
     shown = sorted(relevant, key=lambda k: order.index(k) if k in order else len(order))
@@ -558,19 +589,23 @@ def resolve(book: m.Book, names: str | Sequence[str], given: Mapping[str, object
     stats: dict[str, Value] = {
         name: situation.stat(name) for name in shown if name in book.vars and book.vars[name].is_stat
     }
+    if told is None:
+        told = frozenset(key for key, value in given.items() if value is not None)
+    trace, decided, effective, unread = trace_of(situation, steps, chosen, told)
     derived: dict[str, Value] = {}
     for registered, holds in situation.counted(m.DeriveEffect):
         if holds:
             assert isinstance(registered.effect, m.DeriveEffect)
             derived[registered.effect.name] = situation.derive(registered.effect.name)
-    rolls = [situation.roll(cast(m.RollEffect, r.effect)) for r, holds in situation.counted(m.RollEffect) if holds]
-    texts = [r.effect for r, holds in situation.counted((m.CannotEffect, m.NoteEffect)) if holds]
+    rolls = [situation.roll(cast(m.RollEffect, step.effect)) for step, holds in counted_steps(_kind(steps, m.RollEffect), decided) if holds]
+    texts = [step.effect for step, holds in counted_steps(_kind(steps, (m.CannotEffect, m.NoteEffect)), decided) if holds]
+    restrictions = [Restriction(e.origin, e.cites, e.text) for e in texts if isinstance(e, m.CannotEffect)]
     notes = [
         Note(e.origin, e.cites, e.text, e.quote, "erratum" if e.quote else "note")
         for e in texts
         if isinstance(e, m.NoteEffect)
     ]
-    restrictions = [Restriction(e.origin, e.cites, e.text) for e in texts if isinstance(e, m.CannotEffect)]
+    notes += unread
     for name in chosen:
         table = book.tables.get(name)
         if table is not None:
@@ -579,20 +614,34 @@ def resolve(book: m.Book, names: str | Sequence[str], given: Mapping[str, object
                 for text, quote in table.notes
             ]
     tables = tuple(situation.table(book.tables[name]) for name in chosen if name in book.tables)
+    merged = merged_rolls(rolls)
+    for roll in merged:
+        if roll.merged:
+            said = f"asked for by {', '.join(roll.asked_by)}: one roll"
+            spec = TraceSpec(roll.spec.rule, roll.spec.source, f"roll {roll.spec.name}: {said}", ("same roll",), ((),), said)
+            trace.append(TraceEntry(spec, -1, values, effective))
     return Resolution(
         rulebook=book.name,
         rules=chosen,
         inputs={k: values[k] for k in shown},
         stats=stats,
         derived=derived,
-        modifiers=tuple(x for mods in situation.modifiers.values() for x in mods),
-        rolls=merged_rolls(rolls),
+        modifiers=tuple(situation.modifier_list(steps)),
+        rolls=merged,
         restrictions=tuple(restrictions),
         notes=tuple(notes),
         tables=tables,
-        trace=(),
-        chains=chains_of(Scope(runtime_tables(book), dict(values), {}, []), rolls, tables),
+        trace=tuple(trace),
+        chains=chains_of(book, values, situation.cell, rolls, tables, _roll_effects(steps)),
     )
+
+
+def _roll_effects(steps: Sequence[Step]) -> dict[str, m.RollEffect]:
+    return {step.effect.key: step.effect for step in steps if isinstance(step.effect, m.RollEffect)}
+
+
+def _kind(steps: Sequence[Step], kind: type[m.Effect] | tuple[type[m.Effect], ...]) -> list[Step]:
+    return [step for step in steps if isinstance(step.effect, kind)]
 
 
 def modified(
@@ -645,14 +694,15 @@ def _ranked(mods: list[tuple[m.ModEffect, Value]], order: m.StatOrder | None) ->
     return [next(ranked) if e.origin in rank else i for i, (e, _) in enumerate(mods)]
 
 
-def _register(book: m.Book, effects: tuple[m.Effect, ...], outer: tuple[m.Condition, ...]) -> list[_Registered]:
-    """The effects of a rule in the order a resolver meets them: composed parts in place."""
-    out: list[_Registered] = []
+def _register(book: m.Book, effects: tuple[m.Effect, ...], outer: tuple[m.Condition, ...], place: int) -> list[Step]:
+    """The effects of a rule in the order a resolver meets them: composed parts in place, each
+    numbered from `place` on."""
+    out: list[Step] = []
     for effect in effects:
         if isinstance(effect, m.PartEffect):
-            out += _register(book, book.parts[effect.part].effects, (*outer, *effect.guard))
+            out += _register(book, book.parts[effect.part].effects, (*outer, *effect.guard), place + len(out))
         else:
-            out.append(_Registered(effect, outer))
+            out.append(Step(effect, outer, place + len(out)))
     return out
 
 
@@ -666,7 +716,7 @@ def _by(effect: m.ModEffect) -> str:
     return f"{effect.origin}: {printer.modifier_text(effect)}"
 
 
-def _row_for(table: m.Table, key: Value) -> m.TableRow | None:
+def row_for(table: m.Table, key: Value) -> m.TableRow | None:
     numeric = isinstance(key, (int, Fraction)) and not isinstance(key, bool)
     for row in table.rows:
         if row.member is not None and row.member == key:
@@ -900,18 +950,17 @@ def _roll_spec(effect: m.RollEffect) -> RollSpec:
 def resolve_over_rounds(
     book: m.Book, names: str | Sequence[str], given: Mapping[str, object], rounds: int
 ) -> Resolution:
-    """A rule's sequence over `rounds` rounds, each round the reference resolution of the rule
-    (the rounds are put together by the runtime's `sequence_over`, checked on its own against an
-    enumeration of every die sequence in tests/test_sequences.py)."""
+    """A rule's sequence over `rounds` rounds (dsl/semantics/sequences.py), each round the
+    reference resolution of the rule."""
     chosen = tuple(dict.fromkeys([names] if isinstance(names, str) else names))
     rule = next(book.rules[x] for x in chosen if x in book.rules and book.rules[x].sequence is not None)
     sequence = rule.sequence
     assert sequence is not None
     then = None if sequence.then is None else (sequence.then[0], evaluate(sequence.then[1], book, Specials({})))
-    spec = SequenceSpec(
-        rule.name, sequence.unit, sequence.counter, sequence.start, sequence.until, then, sequence.totals
-    )
     start = int(cast(int, given.get(sequence.counter, sequence.start)))
+    counter = book.vars[sequence.counter].type
+    if isinstance(counter, t.Numeric) and counter.high is not None and start + rounds - 1 > counter.high:
+        raise NoValue(f"{rounds} {sequence.unit}s from {start} run past {sequence.counter}'s highest, {show(counter.high)}")
     values = {**given, sequence.counter: start}
 
     def one_round(number: int, changed: bool) -> Resolution:
@@ -920,4 +969,4 @@ def resolve_over_rounds(
             inputs[then[0]] = then[1]
         return resolve(book, chosen, inputs)
 
-    return replace(resolve(book, chosen, values), sequence=sequence_over(spec, rounds, one_round, start))
+    return replace(resolve(book, chosen, values), sequence=over_rounds(rule, rounds, start, one_round))

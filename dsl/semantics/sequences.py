@@ -1,0 +1,126 @@
+"""A rule resolved round after round (`each round ...`, `rounds=N`), worked out from the model
+(docs/language.md, "Sequences: rounds, turns, days").
+
+Round after round the situation is in one of three states: still going, changed by `then` (the
+`until` outcome came and set an input from the next round on), or ended (it came and nothing is
+set).  Each state carries its chance and, for each total, the chance of each value it has reached.
+A round resolves the rule in each state that goes on (the counter at the round's number, the
+`then` input set once changed); what the round derives is added to every total, as an
+independent roll; in the going state the `until` outcome's chance moves that much of it on.
+Plain fractions throughout: a resolver's bound on the work (SEQUENCE_WORK) is a resolver's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+from dsl import model as m
+from dsl.runtime.base import RuleInputError, show
+from dsl.runtime.dice import Chances, Dice, Value
+from dsl.runtime.results import Resolution, RoundResult, SequenceResult
+
+Weights = dict[int | Fraction, Fraction]
+
+
+def over_rounds(
+    rule: m.Rule, rounds: int, start: int, resolve_round: Callable[[int, bool], Resolution]
+) -> SequenceResult:
+    sequence = rule.sequence
+    assert sequence is not None
+    states: dict[str, tuple[Fraction, dict[str, Weights]]] = {
+        "going": (Fraction(1), {name: {0: Fraction(1)} for name in sequence.totals})
+    }
+    results = []
+    for number in range(start, start + rounds):
+        following: dict[str, tuple[Fraction, dict[str, Weights]]] = {}
+        rolled: dict[str, dict[str, Fraction]] = {}
+        going = states["going"][0] if "going" in states else Fraction(0)
+        ends = Fraction(0)
+        for state, (mass, totals) in states.items():
+            if state == "ended" or not mass:
+                _add(following, state, mass, totals)
+                continue
+            resolution = resolve_round(number, state == "changed")
+            added = {name: _plus(totals[name], _value(resolution, name, sequence)) for name in sequence.totals}
+            for roll in resolution.rolls:
+                chances = rolled.setdefault(roll.name, {})
+                for outcome, p in roll.outcomes.items():
+                    chances[outcome] = chances.get(outcome, Fraction(0)) + mass * p
+            end = _until(resolution, sequence) if state == "going" else Fraction(0)
+            ends += mass * end
+            if end != 1:
+                _add(following, state, mass * (1 - end), _times(added, 1 - end))
+            if end:
+                _add(following, "changed" if sequence.then is not None else "ended", mass * end, _times(added, end))
+        states = following
+        means = {
+            name: sum((Fraction(v) * p for _, totals in states.values() for v, p in totals[name].items()), Fraction(0))
+            for name in sequence.totals
+        }
+        results.append(RoundResult(number, going, ends, rolled, means))
+    final = {}
+    for name in sequence.totals:
+        combined: Weights = {}
+        for _, totals in states.values():
+            for v, p in totals[name].items():
+                combined[v] = combined.get(v, Fraction(0)) + p
+        final[name] = Chances(tuple(sorted((v, p) for v, p in combined.items() if p)))
+    lasting = states["going"][0] if "going" in states else Fraction(0)
+    until = f"{sequence.until[0]} {sequence.until[1]}" if sequence.until is not None else None
+    return SequenceResult(rule.name, sequence.unit, sequence.counter, until, tuple(results), lasting, final)
+
+
+def _value(resolution: Resolution, name: str, sequence: m.Sequence) -> Weights:
+    """What a derived value adds in a round: the chance of each of its values; 0 when the round
+    derives none."""
+    value: Value | None = resolution.derived.get(name)
+    if value is None:
+        return {0: Fraction(1)}
+    if isinstance(value, Dice):
+        return {total: chance for total, chance in value.totals().items()}
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        return {value: Fraction(1)}
+    raise RuleInputError(
+        f"`{name}` is {show(value)} in {sequence.unit} {resolution.inputs.get(sequence.counter)}: not a number to add up"
+    )
+
+
+def _until(resolution: Resolution, sequence: m.Sequence) -> Fraction:
+    """The chance the `until` outcome comes up this round: of a roll's success or failure as a
+    whole (a critical succeeds too), or of the outcome or tier it names; 0 when not rolled."""
+    if sequence.until is None:
+        return Fraction(0)
+    name, outcome = sequence.until
+    for roll in resolution.rolls:
+        if roll.name == name:
+            if roll.probability is not None and outcome in ("success", "failure"):
+                return roll.probability if outcome == "success" else 1 - roll.probability
+            return roll.outcomes.get(outcome, Fraction(0))
+    return Fraction(0)
+
+
+def _plus(weights: Weights, value: Weights) -> Weights:
+    out: Weights = {}
+    for a, pa in weights.items():
+        for b, pb in value.items():
+            total = a + b
+            key = total.numerator if isinstance(total, Fraction) and total.denominator == 1 else total
+            out[key] = out.get(key, Fraction(0)) + pa * pb
+    return out
+
+
+def _times(totals: dict[str, Weights], factor: Fraction) -> dict[str, Weights]:
+    return {name: {v: p * factor for v, p in weights.items()} for name, weights in totals.items()}
+
+
+def _add(states: dict[str, tuple[Fraction, dict[str, Weights]]], state: str, mass: Fraction, totals: dict[str, Weights]) -> None:
+    if state not in states:
+        states[state] = (mass, totals)
+        return
+    before, kept = states[state]
+    merged = {name: dict(weights) for name, weights in kept.items()}
+    for name, weights in totals.items():
+        for v, p in weights.items():
+            merged[name][v] = merged[name].get(v, Fraction(0)) + p
+    states[state] = (before + mass, merged)
