@@ -16,7 +16,6 @@ from pathlib import Path
 
 from dsl import model as m
 from dsl import outdir
-from dsl.cards.canvas import Recording
 from dsl.cards.deck import build_deck
 from dsl.cards.html import cards_html, sheet_html
 from dsl.cards.pdfcards import PAPERS, face_count, faces_of, imposed_pdf, press_pdf
@@ -47,14 +46,12 @@ def card_files(book: m.Book, *, errata: str = "appendix") -> dict[str, bytes]:
     deck = build_deck(book, errata=errata, faces=face_count)
     faces = faces_of(deck)
     sheet = build_sheet(book)
-    drawn, columns = Recording(), Recording()
-    press = press_pdf(faces, title, record=drawn)
     files = {
-        f"{name}-cards-a4.pdf": imposed_pdf(faces, "a4", title, drawn=drawn),
-        f"{name}-cards-letter.pdf": imposed_pdf(faces, "letter", title, drawn=drawn),
-        f"{name}-cards-press.pdf": press,
-        f"{name}-sheet-a4.pdf": sheet_pdf(sheet, "a4", record=columns),
-        f"{name}-sheet-letter.pdf": sheet_pdf(sheet, "letter", drawn=columns),
+        f"{name}-cards-a4.pdf": imposed_pdf(faces, "a4", title),
+        f"{name}-cards-letter.pdf": imposed_pdf(faces, "letter", title),
+        f"{name}-cards-press.pdf": press_pdf(faces, title),
+        f"{name}-sheet-a4.pdf": sheet_pdf(sheet, "a4"),
+        f"{name}-sheet-letter.pdf": sheet_pdf(sheet, "letter"),
         f"{name}.html": cards_html(build_deck(book, screen=True, errata=errata), title),
         f"{name}-sheet.html": sheet_html(sheet),
     }
@@ -84,10 +81,8 @@ def card_set(
         deck = build_deck(book, screen=fmt == "html", errata=errata, faces=face_count if fmt == "pdf" else None)
         if fmt == "pdf":
             faces = faces_of(deck)
-            drawn = Recording()
-            press = press_pdf(faces, title, record=drawn)
-            files[f"{name}-cards-{paper}.pdf"] = imposed_pdf(faces, paper, title, gutters=gutters, drawn=drawn)
-            files[f"{name}-cards-press.pdf"] = press
+            files[f"{name}-cards-{paper}.pdf"] = imposed_pdf(faces, paper, title, gutters=gutters)
+            files[f"{name}-cards-press.pdf"] = press_pdf(faces, title)
         else:
             files[f"{name}.html"] = cards_html(deck, title)
     else:

@@ -22,7 +22,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from dsl.cards.blocks import Card, Detail, Text
 from dsl.cards.blocks import Run as TextRun
-from dsl.cards.canvas import Recording, measuring_canvas, new_canvas, save
+from dsl.cards.canvas import measuring_canvas, new_canvas
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, Para, flowables, flowables_of, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.memo import keep
@@ -449,17 +449,12 @@ def _outer_bleed(margin: float) -> float:
     return max(0.0, min(BLEED, margin - EDGE - MARK_LEAST - MARK_GAP))
 
 
-def imposed_pdf(
-    faces: list[Face], paper: str, title: str, *, gutters: bool = False, drawn: Recording | None = None
-) -> bytes:
+def imposed_pdf(faces: list[Face], paper: str, title: str, *, gutters: bool = False) -> bytes:
     """The cards on pages of `paper` (see `imposition`), bleed around the block (around every card
-    with `gutters`), crop marks outside it.  `drawn`: the same faces as another document drew them
-    (see `Recording`), copied rather than drawn again."""
+    with `gutters`), crop marks outside it."""
     layout = imposition(paper, gutters=gutters)
     how = "with gutters" if gutters else "9 per page"
     canvas, buffer = document(f"{title} — reference cards", f"Reference cards, {paper.upper()}, {how}")
-    if drawn is not None and not drawn.adopt(canvas, list(faces)):
-        drawn = None
     canvas.setPageSize(layout.size)
     per_page = layout.per_page
     sheets = -(-len(faces) // per_page)
@@ -469,15 +464,12 @@ def imposed_pdf(
             canvas.saveState()
             canvas.translate(x, y)
             _clip_bleed(canvas, layout, slot)
-            if drawn is not None:
-                drawn.replay(canvas, start + slot)
-            else:
-                draw_face(canvas, face)
+            draw_face(canvas, face)
             canvas.restoreState()
         _crop_marks(canvas, layout)
         _slug(canvas, layout, (title, f"Sheet {start // per_page + 1} of {sheets} · {paper.upper()}"))
         canvas.showPage()
-    save(canvas)
+    canvas.save()
     return buffer.getvalue()
 
 
@@ -552,9 +544,8 @@ def _slug(canvas: Canvas, layout: Imposition, lines: tuple[str, str]) -> None:
     canvas.restoreState()
 
 
-def press_pdf(faces: list[Face], title: str, *, record: Recording | None = None) -> bytes:
-    """One card per page for a print shop: MediaBox and BleedBox 69 by 94 mm, TrimBox 63 by 88 mm.
-    `record`: keeps what each face drew, for the imposed files to copy."""
+def press_pdf(faces: list[Face], title: str) -> bytes:
+    """One card per page for a print shop: MediaBox and BleedBox 69 by 94 mm, TrimBox 63 by 88 mm."""
     canvas, buffer = document(f"{title} — reference cards (press)", "Reference cards, one per page, 3 mm bleed")
     full = (CARD_WIDTH + 2 * BLEED, CARD_HEIGHT + 2 * BLEED)
     canvas.setPageSize(full)
@@ -563,13 +554,8 @@ def press_pdf(faces: list[Face], title: str, *, record: Recording | None = None)
     for face in faces:
         canvas.saveState()
         canvas.translate(BLEED, BLEED)
-        if record is not None:
-            record.draw(canvas, face, functools.partial(draw_face, face=face))
-        else:
-            draw_face(canvas, face)
+        draw_face(canvas, face)
         canvas.restoreState()
         canvas.showPage()
-    if record is not None:
-        record.finish(canvas)
-    save(canvas)
+    canvas.save()
     return buffer.getvalue()
