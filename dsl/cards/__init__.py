@@ -3,9 +3,10 @@
 `card_files` renders everything a build ships (generated/cards/); `card_set` what `rulecraft
 cards` asks for, which `write_cards` writes.  Output is deterministic: the same book gives the same bytes.
 
-The package reads a checked `dsl.model.Book` in three steps: deck.py / sheet.py decide what to
-say (blocks.py), flow.py / paginate.py / pdfcards.py / pdfsheet.py lay it out as PDF, html.py
-as HTML.
+The package reads a checked `dsl.model.Book` one way, each step handing plain data to the next
+and never called back by it: deck.py / sheet.py decide once what each card and the sheet say
+(blocks.py: a `Deck`, a `Sheet`); flow.py / paginate.py / pdfcards.py / pdfsheet.py lay that
+out (and decide what a long card leaves to the appendix) and draw it as PDF, html.py as HTML.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from pathlib import Path
 
 from dsl import model as m
 from dsl import outdir
-from dsl.cards.deck import build_deck
+from dsl.cards.deck import deck_of
 from dsl.cards.html import cards_html, sheet_html
-from dsl.cards.pdfcards import PAPERS, face_count, faces_of, imposed_pdf, press_pdf
+from dsl.cards.pdfcards import PAPERS, fitted_faces, imposed_pdf, press_pdf
 from dsl.cards.pdfsheet import sheet_pdf
 from dsl.cards.sheet import build_sheet
 from dsl.cards.text import clean
@@ -43,8 +44,8 @@ def card_files(book: m.Book, *, errata: str = "appendix") -> dict[str, bytes]:
     both as HTML.  `errata`: where the deck puts them (see `ERRATA`)."""
     name = _file_stem(book)
     title = clean(book.title)
-    deck = build_deck(book, errata=errata, faces=face_count)
-    faces = faces_of(deck)
+    deck = deck_of(book, errata=errata)
+    faces = fitted_faces(deck)
     sheet = build_sheet(book)
     files = {
         f"{name}-cards-a4.pdf": imposed_pdf(faces, "a4", title),
@@ -52,7 +53,7 @@ def card_files(book: m.Book, *, errata: str = "appendix") -> dict[str, bytes]:
         f"{name}-cards-press.pdf": press_pdf(faces, title),
         f"{name}-sheet-a4.pdf": sheet_pdf(sheet, "a4"),
         f"{name}-sheet-letter.pdf": sheet_pdf(sheet, "letter"),
-        f"{name}.html": cards_html(build_deck(book, screen=True, errata=errata), title),
+        f"{name}.html": cards_html(deck.whole(screen=True), title),
         f"{name}-sheet.html": sheet_html(sheet),
     }
     return dict(sorted(files.items()))
@@ -78,13 +79,13 @@ def card_set(
     title = clean(book.title)
     files: dict[str, bytes] = {}
     if layout == "cards":
-        deck = build_deck(book, screen=fmt == "html", errata=errata, faces=face_count if fmt == "pdf" else None)
+        deck = deck_of(book, errata=errata)
         if fmt == "pdf":
-            faces = faces_of(deck)
+            faces = fitted_faces(deck)
             files[f"{name}-cards-{paper}.pdf"] = imposed_pdf(faces, paper, title, gutters=gutters)
             files[f"{name}-cards-press.pdf"] = press_pdf(faces, title)
         else:
-            files[f"{name}.html"] = cards_html(deck, title)
+            files[f"{name}.html"] = cards_html(deck.whole(screen=True), title)
     else:
         sheet = build_sheet(book)
         if fmt == "pdf":

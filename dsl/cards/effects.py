@@ -15,8 +15,21 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis import flat_effects
-from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run
-from dsl.cards.chances import ChanceTable, Variant, roll_chances, total_range
+from dsl.cards.blocks import (
+    Block,
+    Chances,
+    ChanceTable,
+    Condition,
+    Detail,
+    Entry,
+    Grid,
+    Heading,
+    Inline,
+    Note,
+    RollHead,
+    Run,
+)
+from dsl.cards.chances import Variant, roll_chances, total_range
 from dsl.cards.implication import implies
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
 from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
@@ -81,22 +94,22 @@ class EffectWriter:
         grid, shown = self.statblock(rule, own)
         if grid is not None:
             blocks.append(grid)
-        blocks += self.effects([e for e in own if id(e) not in shown])
+        blocks += self.effects([e for e in own if e not in shown])
         blocks += self.inherited(rule, {name for name in shown.values() if name})
         if self.full:
             blocks += self.notes([e for e in own if isinstance(e, m.NoteEffect)])
         return blocks
 
-    def statblock(self, rule: m.Rule, own: Sequence[m.Effect]) -> tuple[Grid | None, dict[int, str]]:
+    def statblock(self, rule: m.Rule, own: Sequence[m.Effect]) -> tuple[Grid | None, dict[m.Effect, str]]:
         """The rule's stat block (the book's `statblock` for its kind): a row for each line of the
         block, showing the trait the rule composes there, with that trait's effect, and the
         changes it makes to the row's stats; a row the rule leaves alone shows a dash.  Also what
-        the grid shows, so that the card does not say it twice: modifiers (by id, value "") and
-        composed traits (by id of the `as`, value the trait's name)."""
+        the grid shows, so that the card does not say it twice: modifiers (value "") and composed
+        traits (the `as`, value the trait's name)."""
         block = next((b for b in self.book.statblocks if rule.kind in b.kinds), None)
         if block is None:
             return None, {}
-        shown: dict[int, str] = {}
+        shown: dict[m.Effect, str] = {}
         rows = []
         for label, names in block.rows:
             cells = []
@@ -104,10 +117,10 @@ class EffectWriter:
                 for effect in rule.effects:
                     if isinstance(effect, m.PartEffect) and effect.rule == name and not effect.via:
                         cells.append(self._trait_cell(label, name, effect))
-                        shown[id(effect)] = name
+                        shown[effect] = name
                     elif isinstance(effect, m.ModEffect) and effect.target == name and not effect.guard:
                         cells.append(self._stat_cell(label, effect))
-                        shown[id(effect)] = ""
+                        shown[effect] = ""
             rows.append((label, title_case_first("; ".join(cells)) if cells else DASH))
         if not shown:
             return None, {}

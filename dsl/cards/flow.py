@@ -7,6 +7,7 @@ drawn as text, never read as paragraph markup.  No style is smaller than 7 pt (`
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -16,12 +17,11 @@ from xml.sax.saxutils import escape, unescape
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
-from reportlab.platypus import Flowable, Paragraph, Table
+from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run, Text
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.memo import keep
-from dsl.cards.tables import styled
 from dsl.cards.text import NBSP, WORD, sentences, words
 
 MIN_SIZE = 7.0
@@ -213,9 +213,10 @@ INDENT = 7.0
 CELL_PAD = 2.0
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Item:
-    """A flowable, and how the paginator (paginate.py) may place it."""
+    """A flowable, and how the paginator (paginate.py) may place it.  Items are told apart by
+    identity (a heading repeated above a card is a copy of the item it repeats, not that item)."""
 
     flowable: Flowable
     keep: bool = False  # stays on the same card (or sheet column) as the item after it
@@ -489,21 +490,22 @@ def _roll_head(
     whole = None
     if short_title is not None or short_notation is not None:
         whole = Para(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", detail)
-    table = styled(
-        RollHeading,
+    table = RollHeading(
         [[title, notation]],
-        _roll_head_style,
-        (accent,),
         colWidths=[width - notation_width, notation_width],
         hAlign="LEFT",
+        style=_roll_head_style(accent),
     )
     table.spaceBefore = 5.0
     table.spaceAfter = 0.6
     return table, whole
 
 
-def _roll_head_style(accent: colors.Color) -> list[tuple[Any, ...]]:
-    return [
+@functools.lru_cache(maxsize=256)
+def _roll_head_style(accent: colors.Color) -> TableStyle:
+    """The style of a roll's band, made once per colour (a table reads its style when made, and
+    a deck makes hundreds of bands of a few colours)."""
+    return TableStyle([
         ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
         ("BACKGROUND", (0, 0), (-1, -1), tint(accent, 0.14)),
         ("LINEABOVE", (0, 0), (-1, 0), 0.8, accent),
@@ -512,7 +514,7 @@ def _roll_head_style(accent: colors.Color) -> list[tuple[Any, ...]]:
         ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
         ("TOPPADDING", (0, 0), (-1, -1), 1.6),
         ("BOTTOMPADDING", (0, 0), (-1, -1), 2.0),
-    ]
+    ])
 
 
 TALLEST_HEAD = 30 * MM
@@ -600,14 +602,12 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
         if row.note:
             label += f' <font color="#5c5c5c">{markup(row.note)}</font>'
         rows.append([Para(label, CHANCE_LABEL), *(_chance_cell(c, CHANCE, room) for c in row.numbers)])
-    table = styled(
-        Table,
+    table = Table(
         rows,
-        _chances_style,
-        (accent, pad),
         colWidths=[label_width] + [cell_width] * len(chances.columns),
         hAlign="LEFT",
         repeatRows=1,
+        style=_chances_style(accent, pad),
     )
     table.spaceBefore = 3.0
     return table
@@ -622,8 +622,10 @@ def _chance_cell(text: str, style: ParagraphStyle, room: float) -> str | Para:
     return Para(markup(text), style)
 
 
-def _chances_style(accent: colors.Color, pad: float) -> list[tuple[Any, ...]]:
-    return [
+@functools.lru_cache(maxsize=256)
+def _chances_style(accent: colors.Color, pad: float) -> TableStyle:
+    """The style of a chance table, made once per colour and padding."""
+    return TableStyle([
         ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
         ("FONTSIZE", (0, 0), (-1, -1), CHANCE.fontSize),
         ("LEADING", (0, 0), (-1, -1), CHANCE.leading),
@@ -638,7 +640,7 @@ def _chances_style(accent: colors.Color, pad: float) -> list[tuple[Any, ...]]:
         ("LEFTPADDING", (0, 0), (0, -1), 0),
         ("TOPPADDING", (0, 0), (-1, -1), 1.0),
         ("BOTTOMPADDING", (0, 0), (-1, -1), 1.4),
-    ]
+    ])
 
 
 # ---------------------------------------------------------------- rulebook tables
@@ -792,12 +794,14 @@ class _GridData:
             "splitInRow": 1,
         }
         params = (header, self.keys, tuple(self.centred), self.top, self.bottom, self.accent)
-        return styled(Table, data, _grid_style, params, **options)
+        return Table([list(row) for row in data], style=_grid_style(*params), **options)
 
 
+@functools.lru_cache(maxsize=256)
 def _grid_style(
     header: bool, keys: int, centred: tuple[bool, ...], top: float, bottom: float, accent: colors.Color
-) -> list[tuple[Any, ...]]:
+) -> TableStyle:
+    """The style of a rulebook table's rows, made once per shape and colour."""
     first = 1 if header else 0
     commands: list[tuple[Any, ...]] = [
         ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
@@ -823,7 +827,7 @@ def _grid_style(
             ("LINEABOVE", (0, 0), (-1, 0), 0.8, accent),
             ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
         ]
-    return commands
+    return TableStyle(commands)
 
 
 class GridTable(Flowable):  # type: ignore[misc]

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -17,21 +15,3 @@ def keep(cache: dict[K, V], key: K, value: V, most: int) -> V:
         cache.clear()
     cache[key] = value
     return value
-
-
-def kept_for(tables: weakref.WeakKeyDictionary[Any, dict[K, V]], owner: Any) -> dict[K, V]:
-    """What is remembered for `owner` (a document: gone with it), an empty dict when first asked."""
-    found = tables.get(owner)
-    if found is None:
-        found = tables[owner] = {}
-    return found
-
-
-def by_ids(cache: dict[K, tuple[object, V]], key: K, held: object, make: Callable[[], V], most: int = 4096) -> V:
-    """`make()`, remembered in `cache` under `key`, a key made of objects' ids (a compiled book, a
-    roll): `held`, the objects the ids are of, is stored with the value, so none of those ids can
-    be given to a new object while the entry lasts."""
-    found = cache.get(key)
-    if found is None:
-        found = keep(cache, key, (held, make()), most)
-    return found[1]

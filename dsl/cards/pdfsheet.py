@@ -78,7 +78,7 @@ def sheet_columns(sheet: Sheet) -> list[list[Placed]]:
     if columns is None:
         register_fonts()
         frame_width, frame_height = _frame()
-        columns = paginate(_items(sheet, frame_width), lambda _: frame_height, frame_width, space_after=True)
+        columns = paginate(_items(sheet, frame_width), (frame_height,), frame_width, space_after=True)
         _COLUMNS.clear()  # the sheet just laid out is the one drawn next, on each paper
         _COLUMNS[sheet] = columns
     return columns
