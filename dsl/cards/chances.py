@@ -18,6 +18,7 @@ from dsl import runtime
 from dsl import types as t
 from dsl.analysis.exprs import walk
 from dsl.cards.blocks import ChanceRow, ChanceTable
+from dsl.cards.memo import Identity
 from dsl.cards.notation import Notation, literal_fraction, phrase_of_member, pool_text, var_label
 from dsl.cards.text import DASH, MINUS, NBSP, display_name, number, signed
 from dsl.runtime import Value
@@ -35,12 +36,43 @@ Variant = tuple[str, str, Fraction, "n.Rounding | None"]
 words ("if the task is Difficult"), the operation (add, mul, div, set), its value and rounding."""
 
 
+class ChanceTables:
+    """The chance tables of one book's rolls, each worked out once for a deck: a roll is printed
+    on its rule's card and named on the card of every rule built on it, and the book's skill
+    rolls share their outcome tiers' rows (`d100 \u2264 skill` at 20, 40, 60, 80)."""
+
+    def __init__(self, notation: Notation) -> None:
+        self.notation = notation
+        self.tables: Identity[m.RollEffect, dict[_TableKey, ChanceTable | None]] = Identity()
+        self.tiers: dict[_TierKey, list[ChanceRow]] = {}
+
+    def of(
+        self,
+        effect: m.RollEffect,
+        fixed: Fraction | None = None,
+        shift: tuple[Fraction, str] | None = None,
+        variants: tuple[Variant, ...] = (),
+    ) -> ChanceTable | None:
+        """`roll_chances` of the roll, remembered."""
+        known = self.tables.remembered(effect, dict)
+        key = (fixed, shift, variants)
+        if key not in known:
+            known[key] = roll_chances(effect, self.notation, fixed, shift, variants, tiers=self.tiers)
+        return known[key]
+
+
+_TableKey = tuple[Fraction | None, tuple[Fraction, str] | None, tuple[Variant, ...]]
+_TierKey = tuple[str, runtime.Distribution, str, tuple[Fraction | int, ...], Fraction]
+
+
 def roll_chances(
     effect: m.RollEffect,
     notation: Notation,
     fixed: Fraction | None = None,
     shift: tuple[Fraction, str] | None = None,
     variants: tuple[Variant, ...] = (),
+    *,
+    tiers: dict[_TierKey, list[ChanceRow]] | None = None,
 ) -> ChanceTable | None:
     """The chance table of a roll, or None when there is nothing uncertain to show or the table
     would only repeat the target (`d100 \u2264 skill` succeeds skill% of the time).  `fixed`: the one
@@ -49,10 +81,11 @@ def roll_chances(
     (`\u22122`): the columns are then the value the player knows, before those modifiers.
     `variants`: the card's modifiers of the target under conditions of their own, a row each,
     for a roll whose plain row would only repeat its target (`d100 \u2264 skill`): the columns
-    are then the value on the player's sheet."""
+    are then the value on the player's sheet.  `tiers`: outcome tiers' rows worked out before,
+    by their system, dice, comparison, targets and bonus (see `ChanceTables`)."""
     try:
         if effect.kind == "check" and effect.pool is not None and effect.pool.keep != "exploding":
-            return _check(effect, notation, fixed, shift, variants)
+            return _check(effect, notation, fixed, shift, variants, {} if tiers is None else tiers)
         if effect.kind == "count" and effect.pool is not None:
             return _count(effect, notation)
         if effect.kind == "opposed":
@@ -89,7 +122,8 @@ def _check(
     notation: Notation,
     fixed: Fraction | None,
     shift: tuple[Fraction, str] | None,
-    variants: tuple[Variant, ...] = (),
+    variants: tuple[Variant, ...],
+    tiers: dict[_TierKey, list[ChanceRow]],
 ) -> ChanceTable | None:
     assert effect.pool is not None and effect.target is not None and effect.op is not None
     pool, op = effect.pool, effect.op
@@ -166,7 +200,10 @@ def _check(
     rows: list[ChanceRow] = []
     system = book.tiers.get(effect.tiers) if effect.tiers else None
     if system is not None:
-        rows += _tier_rows(book, system, dist, op, goals, bonus)
+        key = (system.name, dist, op, tuple(goals), bonus)
+        if key not in tiers:
+            tiers[key] = _tier_rows(book, system, dist, op, goals, bonus)
+        rows += tiers[key]
     else:
         rows.append(ChanceRow(pool_text(pool), "", tuple(dist.compare_p(op, g - bonus) for g in goals)))
     for change in effect.changes:

@@ -29,7 +29,7 @@ from dsl.cards.blocks import (
     RollHead,
     Run,
 )
-from dsl.cards.chances import Variant, roll_chances, total_range
+from dsl.cards.chances import ChanceTables, Variant, total_range
 from dsl.cards.implication import implies
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
 from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
@@ -62,6 +62,7 @@ class EffectWriter:
         self.errata = errata  # whether errata print on the rule's card (else in an appendix, or nowhere)
         self.numbers = numbers or {}  # the card number of each rule and table, for cross-references
         self._stacking_said: set[str] = set()  # groups whose stacking this rule has explained
+        self.chances = ChanceTables(notation)
 
     def card_of(self, name: str) -> str:
         """How a card names another rule's card: `card 12`, or `the Broken Ground card`."""
@@ -144,7 +145,7 @@ class EffectWriter:
                 if literal_fraction(inner.value) is not None:
                     said.append(self.notation.modifier(inner))
             elif isinstance(inner, m.RollEffect) and inner.kind == "check":
-                chances = roll_chances(inner, self.notation)
+                chances = self.chances.of(inner)
                 text = self.notation.roll(inner)
                 if chances is not None and len(chances.columns) == 1:
                     text += f": {chances.rows[0].cells[0]}"
@@ -395,10 +396,10 @@ class EffectWriter:
         for outcome in effect.outcomes:
             blocks.append(Detail(self._outcome(outcome)))
         if self.full and elsewhere is not None:
-            if effect.notes or roll_chances(effect, notation, fixed) is not None:
+            if effect.notes or self.chances.of(effect, fixed) is not None:
                 blocks.append(Detail((Run(f"Chances and notes: see {elsewhere}.", "muted"),)))
         elif self.full:
-            chances = roll_chances(effect, notation, fixed, shift, variants)
+            chances = self.chances.of(effect, fixed, shift, variants)
             if chances is not None:
                 blocks.append(Chances(chances) if len(chances.columns) > 1 else _chance_line(chances))
             spread = total_range(effect)
