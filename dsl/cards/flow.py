@@ -12,17 +12,19 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
-from xml.sax.saxutils import escape, unescape
+from xml.sax.saxutils import escape
 
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
+from dsl.cards import typeset
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run, Text
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.memo import keep
 from dsl.cards.text import NBSP, WORD, sentences, words
+from dsl.cards.typeset import Line, Word
 
 MIN_SIZE = 7.0
 
@@ -39,47 +41,46 @@ def tint(colour: colors.Color, amount: float) -> colors.Color:
 
 
 class Para(Flowable):  # type: ignore[misc]
-    """A paragraph of card markup, laid out and drawn by reportlab's `Paragraph`.
+    """A paragraph of card markup: set into lines by typeset.py when it is in the markup cards
+    write (nearly all), else laid out and drawn by reportlab's `Paragraph`.
 
     Laying out a card asks a paragraph its height many times at the same width (each trial of a
     card, the compact step, the parts, then drawing), and a deck sets the same text again and
-    again (a chance, a label, a heading on card after card, a title in each size).  So a `Para`
-    holds only its text and style, and takes its `Paragraph` from `laid_out`: one per text,
-    style, bullet and width, parsed and broken once, measured once.  That paragraph is only
-    read after it is wrapped (drawing reads it; a split is made from a fresh one, as splitting
-    changes the paragraph it splits).
-
-    Text in one style that fits on one line (most chances, labels, titles and conditions) needs
-    no paragraph: it is one line `leading` high, drawn with the canvas's `drawString` where a
-    paragraph draws its first line (`fontSize` below the top)."""
+    again (a chance, a label, a heading on card after card, a title in each size): a `Para`
+    holds only its text and style, and takes its words (`words_of`, once per text and style)
+    and its lines (`lines_of`, once per text, style and width), or its `Paragraph`
+    (`laid_out`), from what was made before."""
 
     def __init__(self, text: str, style: ParagraphStyle, bulletText: str | None = None) -> None:
         super().__init__()
         self.text = text
         self.style = style
         self.bullet = bulletText
-        self.laid: Paragraph | None = None
-        self.line = _one_style(text, style) if bulletText is None else None
+        self.words = words_of(text, style) if bulletText is None else None
+        self.lines: tuple[Line, ...] | None = None  # as set at `width`
+        self.laid: Paragraph | None = None  # reportlab's, at `width`, when it is not set here
 
     def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
         self.width = availWidth
-        if self.line is not None and _fits(self.line, self.style, availWidth):
-            self.laid, self.height = None, float(self.style.leading)
+        self.lines = lines_of(self.text, self.style, self.words, availWidth) if self.words is not None else None
+        if self.lines is not None:
+            self.laid, self.height = None, len(self.lines) * float(self.style.leading)
         else:
             self.laid, self.height = laid_out(self.text, self.style, self.bullet, availWidth)
         return self.width, self.height
 
     def split(self, availWidth: float, availHeight: float) -> list[Flowable]:
+        self.wrap(availWidth, availHeight)
+        if self.lines is not None:
+            return split_lines(self, self.lines, self.style, availHeight)
         parts: list[Flowable] = Paragraph(self.text, self.style, bulletText=self.bullet).split(availWidth, availHeight)
         return parts
 
     def draw(self) -> None:
-        laid = self.laid
-        if laid is None and self.line is not None and _fits(self.line, self.style, self.width):
-            _draw_line(self.canv, self.line, self.style, self.width, self.height)
+        if self.lines is not None:
+            typeset.draw(self.canv, self.lines, self.style, self.width, self.height)
             return
-        if laid is None:
-            laid = laid_out(self.text, self.style, self.bullet, self.width)[0]
+        laid = self.laid if self.laid is not None else laid_out(self.text, self.style, self.bullet, self.width)[0]
         # The paragraph draws at this flowable's origin, on its canvas, as a flowable draws
         # (`canv` is set for the call), without a second translation and graphics state.
         laid.canv = self.canv
@@ -100,37 +101,79 @@ class Para(Flowable):  # type: ignore[misc]
         return float(self.style.spaceAfter)
 
 
-_PLAIN_ALIGNMENTS = (TA_LEFT, TA_CENTER, TA_RIGHT)
-_ODD_SPACE = re.compile("[^\\S \u00a0]|\u200b")
-"""Space a paragraph would fold or strip: anything but single spaces and no-break spaces."""
+class SetLines(Flowable):  # type: ignore[misc]
+    """Lines of a paragraph set by typeset.py: a part of one split between two frames."""
+
+    def __init__(self, lines: tuple[Line, ...], style: ParagraphStyle, text: str) -> None:
+        super().__init__()
+        self.lines = lines
+        self.style = style
+        self.text = text
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        self.width, self.height = availWidth, len(self.lines) * float(self.style.leading)
+        return self.width, self.height
+
+    def split(self, availWidth: float, availHeight: float) -> list[Flowable]:
+        return split_lines(self, self.lines, self.style, availHeight)
+
+    def draw(self) -> None:
+        typeset.draw(self.canv, self.lines, self.style, self.width, self.height)
+
+    def getPlainText(self) -> str:
+        return " ".join("".join(p.text for p in word.pieces) for line in self.lines for word in line.words)
+
+    def getSpaceBefore(self) -> float:
+        return float(self.style.spaceBefore)
+
+    def getSpaceAfter(self) -> float:
+        return float(self.style.spaceAfter)
 
 
-def _one_style(text: str, style: ParagraphStyle) -> str | None:
-    """The text of markup without tags, as a paragraph in `style` would set it on one line; None
-    when a paragraph would do more with it than set it (tags, spacing it would fold, a
-    transformation, a background, a border)."""
-    if "<" in text or not text or text != text.strip() or "  " in text or _ODD_SPACE.search(text):
-        return None
-    if style.alignment not in _PLAIN_ALIGNMENTS or style.textTransform or style.backColor or style.borderWidth:
-        return None
-    return unescape(text)
+def split_lines(whole: Flowable, lines: tuple[Line, ...], style: ParagraphStyle, height: float) -> list[Flowable]:
+    """`lines` split after the most that fit `height`, as a paragraph splits: none when a first
+    line would be left alone at the foot (orphans not allowed) or a last alone at the top
+    (widows not allowed) and no line can move to keep it company; `[whole]` when all fit."""
+    fit = int(height / float(style.leading))
+    if (not style.allowOrphans and fit <= 1) or fit == 0:
+        return []
+    count = len(lines)
+    if count <= fit:
+        return [whole]
+    if not style.allowWidows and count == fit + 1:
+        if (style.allowOrphans and count == 3) or count > 3:
+            fit -= 1
+        else:
+            return []
+    text = getattr(whole, "text", "")
+    return [SetLines(lines[:fit], style, text), SetLines(lines[fit:], style, text)]
 
 
-def _fits(line: str, style: ParagraphStyle, width: float) -> bool:
-    room = width - style.leftIndent - style.rightIndent - style.firstLineIndent
-    return bool(text_width(line, style.fontName, style.fontSize) <= room)
+def words_of(text: str, style: ParagraphStyle) -> tuple[Word, ...] | None:
+    """The words of markup in `style` as typeset.py sets them, or None when it is left to
+    reportlab; made once per text and style (and remembered, within a bound)."""
+    key = (text, style)
+    if key in _WORDS:
+        return _WORDS[key]
+    found = typeset.pieces(text, style)
+    return keep(_WORDS, key, None if found is None else typeset.words(found), _WORDS_KEPT)
 
 
-def _draw_line(canvas: Any, line: str, style: ParagraphStyle, width: float, height: float) -> None:
-    canvas.setFillColor(style.textColor)
-    canvas.setFont(style.fontName, style.fontSize, style.leading)
-    y = height - style.fontSize
-    if style.alignment == TA_CENTER:
-        canvas.drawCentredString((style.leftIndent + width - style.rightIndent) / 2, y, line)
-    elif style.alignment == TA_RIGHT:
-        canvas.drawRightString(width - style.rightIndent, y, line)
-    else:
-        canvas.drawString(style.leftIndent + style.firstLineIndent, y, line)
+def lines_of(text: str, style: ParagraphStyle, words: tuple[Word, ...], width: float) -> tuple[Line, ...] | None:
+    """`words` (of `text` in `style`) set into lines `width` wide, or None when a word does not
+    fit a line; made once per text, style and width."""
+    key = (text, style, width)
+    if key in _LINES:
+        return _LINES[key]
+    first = width - style.leftIndent - style.firstLineIndent - style.rightIndent
+    rest = width - style.leftIndent - style.rightIndent
+    return keep(_LINES, key, typeset.lines(words, first, rest), _LINES_KEPT)
+
+
+_WORDS: dict[tuple[str, ParagraphStyle], tuple[Word, ...] | None] = {}
+_WORDS_KEPT = 1 << 15
+_LINES: dict[tuple[str, ParagraphStyle, float], tuple[Line, ...] | None] = {}
+_LINES_KEPT = 1 << 15
 
 
 def laid_out(text: str, style: ParagraphStyle, bullet: str | None, width: float) -> tuple[Paragraph, float]:
