@@ -92,7 +92,7 @@ def test_a_split_paragraph_keeps_its_lines_in_order_and_no_line_alone() -> None:
     register_fonts()
     text = " ".join(f"word{i:03}" for i in range(200))
     paragraph = Para(text, DETAIL)
-    _, height = paragraph.wrap(BODY_WIDTH, 1000)
+    paragraph.wrap(BODY_WIDTH, 1000)
     assert paragraph.lines is not None
     count = len(paragraph.lines)
     first, rest = paragraph.split(BODY_WIDTH, DETAIL.leading * 4.5)
