@@ -32,7 +32,7 @@ LAYOUTS = ("cards", "sheet")
 ERRATA = ("appendix", "card", "none")
 
 
-# Cards make hundreds of thousands of short-lived objects (fragments, lines, PDF operators) and
+# Cards make hundreds of thousands of short-lived objects (words, lines, PDF operators) and
 # keep few: the collector scanning the compiled books again and again was a fifth of the time,
 # so both entry points run with it tuned.
 

@@ -1,7 +1,8 @@
 """Blocks as reportlab flowables, in the one type scale cards and sheets share.
 
-Every string reaches reportlab through `markup`, which escapes `&`, `<` and `>`: rulebook text is
-drawn as text, never read as paragraph markup.  No style is smaller than 7 pt (`MIN_SIZE`).
+Every string becomes paragraph markup through `markup`, which escapes `&`, `<` and `>`: rulebook
+text is drawn as text, never read as markup, whether typeset.py sets the paragraph or reportlab's
+`Paragraph` does.  No style is smaller than 7 pt (`MIN_SIZE`).
 """
 
 from __future__ import annotations
