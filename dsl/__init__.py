@@ -5,4 +5,4 @@ The pipeline: text -> `parser` (AST, dsl/nodes.py) -> `analysis` (checked model,
 cards).  `compiler` joins the stages; `cli` is the command line.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -258,7 +258,13 @@ def check(paths: tuple[Path, ...]) -> None:
     "--check", "check_only", is_flag=True, help="Write nothing; exit 1 if OUTPUT is not what a build would write."
 )
 @click.option("--cards/--no-cards", default=True, show_default=True, help="Also build reference cards and sheets.")
-def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) -> None:
+@click.option(
+    "--standalone",
+    is_flag=True,
+    help="Also write the runtime into OUTPUT (as rulecraft_runtime/), for an app that copies files in"
+    " rather than installing rulecraft.",
+)
+def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool, standalone: bool) -> None:
     """Compile rulebooks to Python resolver modules (and cards).
 
     Nothing is written unless every rulebook compiles: OUTPUT is never left half-updated.
@@ -274,7 +280,7 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool) 
         _echo_err(_summary("checked", len(compiled), errors, warnings))
         _fail("nothing was written")
     try:
-        outputs = build_outputs(compiled, output, cards=cards)
+        outputs = build_outputs(compiled, output, cards=cards, standalone=standalone)
     except BuildError as error:
         _fail(str(error))
     if check_only:

@@ -1,7 +1,6 @@
 """The stages joined: read a rulebook, parse, analyze, check, and emit or load its resolvers."""
 
 from __future__ import annotations
-import __future__
 
 import dataclasses
 import itertools
@@ -24,7 +23,7 @@ from dsl.analysis import analyze
 from dsl.checks import run_checks
 from dsl.codes import Level
 from dsl.diagnostics import Diagnostic, Reporter, Span, render
-from dsl.emitter import emit
+from dsl.emitter import RUNTIME_PACKAGE, emit
 from dsl.files import RECURSION_LIMIT, collector_tuned, limit_lock, recursion_room
 from dsl.files import SUFFIX as SUFFIX  # where rulebooks are: kept importable from here
 from dsl.files import rulebook_files as rulebook_files
@@ -447,36 +446,26 @@ def display_path(path: Path) -> str:
         return path.as_posix()
 
 
-def generate(compiled: Compiled) -> str:
-    """The Python resolver module of a rulebook that checked without errors."""
+def generate(compiled: Compiled, runtime: str = RUNTIME_PACKAGE) -> str:
+    """The Python resolver module of a rulebook that checked without errors, importing its
+    runtime as `runtime` (the installed `dsl.runtime`, or a standalone copy's name)."""
     assert compiled.book is not None and compiled.ok
     with collector_tuned():
-        return deep(emit, compiled.book, Path(compiled.path).name, __version__)
+        return deep(emit, compiled.book, Path(compiled.path).name, __version__, runtime)
 
 
 _counter = itertools.count()
 
 
-_RUNTIME_CODE: dict[str, types.CodeType] = {}
-RUNTIME_FILE = "<rulecraft runtime>"
-_RUNTIME_START = "\nfrom __future__ import annotations\n"
-_RULEBOOK_START = "\n# " + "-" * 76 + "\n# rulebook "
-
-
 def load_module(source: str, name: str) -> types.ModuleType:
-    """Execute generated source as a fresh module (not left in sys.modules).
-
-    Every generated module holds the same runtime (dsl/runtime.py below its marker), which is
-    compiled to Python bytecode once and reused (a traceback names it `<rulecraft runtime>`): only
-    the rulebook's own part is compiled each time, at its line numbers in the whole file (a
-    traceback quotes the generated line)."""
+    """Execute generated source as a fresh module (not left in sys.modules); a traceback through
+    it quotes the generated line."""
     module_name = f"_rulecraft_loaded_{name}_{next(_counter)}"
     module = types.ModuleType(module_name)
     module.__file__ = f"<rulecraft {name}>"
     sys.modules[module_name] = module
     try:
-        for code in _compiled(source, module.__file__):
-            exec(code, module.__dict__)
+        exec(compile(source, module.__file__, "exec", dont_inherit=True), module.__dict__)
     finally:
         del sys.modules[module_name]
     _show_in_tracebacks(module.__file__, source)
@@ -494,20 +483,3 @@ def _show_in_tracebacks(filename: str, source: str) -> None:
     while len(_SHOWN) > 16:
         linecache.cache.pop(next(iter(_SHOWN)), None)
         del _SHOWN[next(iter(_SHOWN))]
-
-
-def _compiled(source: str, filename: str) -> list[types.CodeType]:
-    start = source.find(_RUNTIME_START)
-    end = source.find(_RULEBOOK_START, start + 1)
-    if start < 0 or end < 0:
-        return [compile(source, filename, "exec")]
-    head, runtime, tail = source[: start + 1], source[start + 1 : end + 1], source[end + 1 :]
-    code = _RUNTIME_CODE.get(runtime)
-    if code is None:
-        # shared by every module loaded: its own file, named for what it is
-        code = _RUNTIME_CODE[runtime] = compile(runtime, RUNTIME_FILE, "exec")
-        linecache.cache[RUNTIME_FILE] = (len(runtime), None, runtime.splitlines(keepends=True), RUNTIME_FILE)
-    flags = __future__.annotations.compiler_flag
-    offset = head.count("\n") + runtime.count("\n")
-    rest = compile("\n" * offset + tail, filename, "exec", flags=flags, dont_inherit=True)
-    return [compile(head, filename, "exec"), code, rest]

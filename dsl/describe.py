@@ -25,7 +25,9 @@ from dsl import nodes as n
 from dsl import printer
 from dsl.analysis.exprs import effect_exprs, walk
 from dsl.report import chain_lines
-from dsl.runtime import InputSpec, show, value_json
+from dsl.runtime.base import show
+from dsl.runtime.dice import value_json
+from dsl.runtime.inputs import InputSpec
 from dsl.semantics.values import constant_value
 
 _BINDING = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from dsl import model as m
 from dsl import printer
 from dsl import types as t
-from dsl.runtime import _MAX_BITS as MAX_BITS
+from dsl.runtime.base import MAX_BITS
 from dsl.writer import CodeWriter, literal
 
 if TYPE_CHECKING:
@@ -238,11 +238,11 @@ class StraightLine:
         finally:
             e.scope, self.w = old_scope, old_writer
         if "s" in self.uses or "e" in self.uses:
-            w.line("e = _Settled()")
+            w.line("e = Settled()")
         if "s" in self.uses or "trace" in self.uses:
             w.line("trace: list[TraceEntry] = []")
         if "s" in self.uses:  # a lookup or a roll reads the scope
-            w.line("s = _CachedScope(_BOOK, v, e, trace)")
+            w.line("s = CachedScope(_BOOK, v, e, trace)")
         w.raw(body.source())
         w.dedent()
 
@@ -309,7 +309,7 @@ class StraightLine:
         order = {name: i for i, name in enumerate(book.vars)}
         reads = sorted(set(rule.reads), key=lambda k: order[k])
         if mods and not shape.ordered:
-            w.line("modifiers.sort(key=_FIRST)  # in the order of their steps")
+            w.line("modifiers.sort(key=FIRST)  # in the order of their steps")
         traced = "trace" in self.uses or "s" in self.uses
         w.line("return Resolution(")
         w.indent()
@@ -323,7 +323,7 @@ class StraightLine:
         elif shape.ordered:
             w.line("modifiers=tuple(modifiers),")
         else:
-            w.line("modifiers=tuple(map(_SECOND, modifiers)),")
+            w.line("modifiers=tuple(map(SECOND, modifiers)),")
         if not shape.rolls:
             w.line("rolls=(),")
         elif len(shape.rolls) == 1:
@@ -376,7 +376,7 @@ class StraightLine:
             w.lines([item + "," for item in ["**_BOOK.defaults", *values]])
             w.dedent()
             w.line("}")
-        w.line(f"return {self.written[rule]}(values, {'changed(' + ', '.join(given) + ')' if given else '_NOTHING'})")
+        w.line(f"return {self.written[rule]}(values, {'changed(' + ', '.join(given) + ')' if given else 'NOTHING'})")
         w.dedent()
 
     # ------------------------------------------------------------------ pieces

@@ -1,14 +1,16 @@
-"""Checked model -> one self-contained Python module per rulebook.
+"""Checked model -> one Python module per rulebook, importing the runtime (dsl/runtime/).
 
-Layout of a generated module: a header docstring naming its source; the runtime (dsl/runtime.py,
-copied verbatim); the rulebook's inputs; one private `_rule_NAME(run)` per rule registering what
-the rule does under which condition; the tables; the rules of a simple shape written out as
-straight-line functions `_resolve_NAME` (dsl/emit_rules.py); and the public API: `RULEBOOK`,
-`INPUTS`, `RULES`, `resolve(names, **inputs)` and one typed function per rule and table.
+Layout of a generated module: a header docstring naming its source; the imports, with the check
+that the runtime offers the API the module was built for (`require`); the rulebook's inputs; one
+private `_rule_NAME(run)` per rule registering what the rule does under which condition; the
+tables; the rules of a simple shape written out as straight-line functions `_resolve_NAME`
+(dsl/emit_rules.py); and the public API: `RULEBOOK`, `INPUTS`, `RULES`, `resolve(names,
+**inputs)`, one typed function per rule and table, and the runtime's names an app uses
+(`Dice`, `RuleInputError`, ...), the same objects in every module.
 
 Safety by construction: rulebook text is only ever written through `literal()` / `docstring()`
 (dsl/writer.py); names are identifiers the grammar and checker validated; a name that would
-shadow a keyword, a builtin or the module's own API gets a trailing underscore.
+shadow a keyword, a builtin or a name the module imports gets a trailing underscore.
 """
 
 from __future__ import annotations
@@ -17,25 +19,89 @@ import ast
 import builtins
 import dataclasses
 import keyword
+import re
 from collections.abc import Container
 from fractions import Fraction
 from pathlib import Path
+from typing import Final
 
 from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
+from dsl import runtime as _runtime_package
 from dsl import types as t
 from dsl.analysis import effect_exprs, walk
 from dsl.analysis.order import settle_order
 from dsl.emit_rules import StraightLine, text_kind, trace_item, tuple_code
-from dsl.runtime import Dice
+from dsl.runtime import API as RUNTIME_API
+from dsl.runtime.dice import Dice
 from dsl.semantics import constant_value
 from dsl.writer import CodeWriter, literal
 
-_RUNTIME_PATH = Path(__file__).with_name("runtime.py")
-_BODY_MARKER = "# rulecraft-runtime-body"
-
 PUBLIC_NAMES = ("RULEBOOK", "INPUTS", "RULES", "resolve")
+
+RUNTIME_PACKAGE = "dsl.runtime"
+"""What a generated module imports its runtime as; `rulecraft build --standalone` writes the
+runtime beside the modules as STANDALONE_RUNTIME and has them import that."""
+
+STANDALONE_RUNTIME = "rulecraft_runtime"
+
+REEXPORTED = (
+    "IMPASSABLE",
+    "NOT_APPLICABLE",
+    "Chain",
+    "Chances",
+    "Consequence",
+    "Dice",
+    "InputSpec",
+    "Modifier",
+    "Note",
+    "Resolution",
+    "Restriction",
+    "Roll",
+    "RuleInfo",
+    "RuleInputError",
+    "RulebookInfo",
+    "SequenceResult",
+    "Special",
+    "TableResult",
+    "TraceEntry",
+    "Value",
+)
+"""The runtime's names a module offers its apps (in its `__all__`): the same objects in every
+module, so a `Dice` of one book passes into another's rule and one `except RuleInputError`
+catches every book's."""
+
+def runtime_helpers() -> dict[str, str]:
+    """Every name the code of a module may call, with the runtime module defining it: the public
+    names defined at the top of each (each imported only where a module uses it)."""
+    found: dict[str, str] = {}
+    for path in sorted(Path(_runtime_package.__file__).parent.glob("*.py")):
+        if path.stem == "__init__":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [target.id for target in node.targets if isinstance(target, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id]
+            else:
+                continue
+            found.update((name, path.stem) for name in names if not name.startswith("_"))
+    return found
+
+
+HELPERS: Final = runtime_helpers()
+
+
+STANDARD: dict[str, tuple[str, ...]] = {
+    "collections.abc": ("Mapping", "Sequence"),
+    "fractions": ("Fraction",),
+    "types": ("MappingProxyType",),
+    "typing": ("Any", "Final", "Literal"),
+}
+"""The standard library's names generated code uses."""
 
 PoolKey = tuple[int, int, str | None]
 Spec = tuple[str, str, list[tuple[str, str]]]
@@ -44,26 +110,12 @@ Call = tuple[str, list[str]]
 """A statement of a rule function: what it calls, with which arguments."""
 
 
-def runtime_parts() -> tuple[str, str]:
-    """The runtime's import block and its body, split at the marker."""
-    text = _RUNTIME_PATH.read_text(encoding="utf-8")
-    head, _, body = text.partition(_BODY_MARKER)
-    imports = head[head.index("from __future__") :].strip()
-    return imports, body.strip("\n")
-
-
-def _module_globals(source: str) -> set[str]:
-    names: set[str] = set()
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(x.id for x in node.targets if isinstance(x, ast.Name))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return names
+def imported_names() -> set[str]:
+    """Every name a generated module may import (kept from rules, tables and inputs)."""
+    found = {"_runtime", *REEXPORTED, *HELPERS}
+    for names in STANDARD.values():
+        found.update(names)
+    return found
 
 
 def python_name(name: str, taken: Container[str]) -> str:
@@ -134,15 +186,13 @@ class PrivateNames:
 
 
 class Emitter:
-    def __init__(self, book: m.Book, source_name: str, version: str) -> None:
+    def __init__(self, book: m.Book, source_name: str, version: str, runtime: str = RUNTIME_PACKAGE) -> None:
         self.book = book
         self.source_name = source_name
         self.version = version
         self.w = CodeWriter()
-        imports, body = runtime_parts()
-        self.runtime_imports = imports
-        self.runtime_body = body
-        self.reserved = _module_globals(imports + "\n" + body) | set(PUBLIC_NAMES)
+        self.runtime = runtime
+        self.reserved = imported_names() | set(PUBLIC_NAMES)
         self.public: dict[str, str] = {}
         taken = set(self.reserved)
         for name in [*book.rules, *book.tables]:
@@ -170,19 +220,8 @@ class Emitter:
     # ------------------------------------------------------------------ module
 
     def emit(self) -> str:
-        w = self.w
         book = self.book
-        w.docstring(self._module_docstring())
-        w.blank()
-        w.raw(self.runtime_imports)
-        w.blank()
-        w.line("# " + "-" * 76)
-        w.line("# rulecraft runtime: the same in every generated module")
-        w.line("# " + "-" * 76)
-        w.blank()
-        w.raw(self.runtime_body)
-        w.blank()
-        w.blank()
+        w = self.w
         w.line("# " + "-" * 76)
         w.line(f"# rulebook {book.name}")
         w.line("# " + "-" * 76)
@@ -194,7 +233,36 @@ class Emitter:
         self._tables()
         self._book()
         self._api()
-        return w.source()
+        body = w.source()
+        head = CodeWriter()
+        head.docstring(self._module_docstring())
+        head.blank()
+        self._imports(head, body)
+        head.blank()
+        return head.source() + "\n" + body
+
+    def _imports(self, w: CodeWriter, body: str) -> None:
+        """The imports of the names the body uses (and of those the module re-exports), the
+        runtime's after the check that it offers the module's API."""
+        used = _names_used(body)
+        w.line("from __future__ import annotations")
+        w.blank()
+        for module, names in STANDARD.items():
+            wanted = [name for name in names if name in used]
+            if wanted:
+                w.line(f"from {module} import {', '.join(wanted)}")
+        w.blank()
+        w.line(f"import {self.runtime} as _runtime")
+        w.blank()
+        w.line(f"_runtime.require({RUNTIME_API}, {literal(book_module(self.book))}, {literal(self.version)})")
+        w.blank()
+        _import(w, self.runtime, list(REEXPORTED))
+        helpers: dict[str, list[str]] = {}
+        for name in sorted(used - set(REEXPORTED)):
+            if name in HELPERS:
+                helpers.setdefault(HELPERS[name], []).append(name)
+        for module in sorted(helpers):
+            _import(w, f"{self.runtime}.{module}", helpers[module])
 
     def _module_docstring(self) -> str:
         book = self.book
@@ -222,8 +290,8 @@ class Emitter:
             f"    resolution = {example}",
             "    resolution.stats, resolution.rolls, resolution.to_dict()",
             "",
-            "RuleInputError reports a bad rule name or input.  The module depends on the Python standard",
-            "library only: copy it into an app as it is.",
+            "RuleInputError reports a bad rule name or input.  The module imports the rulecraft runtime",
+            "(`pip install rulecraft`, or `rulecraft build --standalone` to write it beside the module).",
         ]
         return "\n".join(lines)
 
@@ -927,21 +995,9 @@ class Emitter:
             exported.append(self.public[table.name])
         w.blank()
         w.blank()
-        runtime_api = [
-            "Chances",
-            "Dice",
-            "Modifier",
-            "Note",
-            "Resolution",
-            "Restriction",
-            "Roll",
-            "RuleInputError",
-            "TableResult",
-            "TraceEntry",
-        ]
         w.line("__all__ = [")
         w.indent()
-        for name in sorted({*exported, *runtime_api}, key=_export_order):
+        for name in sorted({*exported, *REEXPORTED}, key=_export_order):
             w.line(f"{literal(name)},")
         w.dedent()
         w.line("]")
@@ -1184,5 +1240,35 @@ def _wrap(code: tuple[str, int], minimum: int) -> str:
     return code[0] if code[1] >= minimum else f"({code[0]})"
 
 
-def emit(book: m.Book, source_name: str, version: str) -> str:
-    return Emitter(book, source_name, version).emit()
+def _import(w: CodeWriter, module: str, names: list[str]) -> None:
+    """`from MODULE import (...)`, a name a line (sorted as linters sort them), after the runtime's
+    version check (hence `noqa: E402`, module level import not at top of file)."""
+    w.line(f"from {module} import (  # noqa: E402")
+    w.indent()
+    w.lines([f"{name}," for name in sorted(names, key=_import_order)])
+    w.dedent()
+    w.line(")")
+
+
+def _names_used(body: str) -> set[str]:
+    """The names the code reads.  Code Python cannot read (nested too deeply: the compiler's trial
+    build reports it) imports every identifier it spells."""
+    try:
+        return {node.id for node in ast.walk(ast.parse(body)) if isinstance(node, ast.Name)}
+    except (SyntaxError, RecursionError, MemoryError):
+        return set(re.findall(r"\b[A-Za-z_][A-Za-z_0-9]*\b", body))
+
+
+def _import_order(name: str) -> tuple[int, str]:
+    """Constants, then classes, then functions, each without regard to case: as isort (and
+    ruff's `I001`) sort the names of an import."""
+    return (_export_order(name)[0], name.lower())
+
+
+def book_module(book: m.Book) -> str:
+    """The module a book is built into, as a check of the runtime names it."""
+    return f"{book.name}.py"
+
+
+def emit(book: m.Book, source_name: str, version: str, runtime: str = RUNTIME_PACKAGE) -> str:
+    return Emitter(book, source_name, version, runtime).emit()

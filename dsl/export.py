@@ -23,7 +23,8 @@ from dsl import printer
 from dsl import types as t
 from dsl.analysis.order import settle_order
 from dsl.diagnostics import Span
-from dsl.runtime import distribution, number_json, pool_text, probability_json
+from dsl.runtime.base import number_json, probability_json
+from dsl.runtime.dice import distribution, pool_text
 
 FORMAT = "rulecraft-rulebook/1"
 """The export's format; the number changes only when a consumer written for it would break."""

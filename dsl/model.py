@@ -19,7 +19,7 @@ from typing import Literal
 from dsl import nodes as n
 from dsl import types as t
 from dsl.diagnostics import Span
-from dsl.runtime import Dice
+from dsl.runtime.dice import Dice
 
 Constant = int | Fraction | bool | str | Dice
 """A value known when compiling: number, flag, member of an enumeration or text, or dice."""

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from dsl import model as m
 from dsl import nodes as n
-from dsl import runtime
+from dsl.runtime import dice
 
 _PRECEDENCE = {
     "or": 1,
@@ -136,7 +136,7 @@ def condition_text(condition: m.Condition) -> str:
 
 def pool_text(pool: n.Pool) -> str:
     """`3d6`, `d20`, `highest of 2d20`, `highest 3 of 5d10`, `4dF`, `exploding d6`."""
-    return runtime.pool_text((pool.count, pool.sides, pool.keep), short=True)
+    return dice.pool_text((pool.count, pool.sides, pool.keep), short=True)
 
 
 def dice_text(effect: m.RollEffect) -> str:

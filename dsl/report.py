@@ -55,7 +55,8 @@ def chain_lines(chains: list[dict[str, Any]]) -> list[str]:
     """Each chain (as JSON data) as an indented flow: every roll once per route, its rows with their
     chance on that roll and, where it differs, the chance of reaching them; then the exact
     expectations.  `describe` and `resolve` print it; every text passes through `visible`."""
-    from dsl.runtime import show
+    from dsl.runtime.base import show
+
 
     lines: list[str] = []
     for chain in chains:
@@ -100,7 +101,7 @@ def _clip(text: str, limit: int = 48) -> str:
 
 def resolution_text(resolution: Any) -> str:
     """A resolution for people; every text in it passes through `visible`."""
-    from dsl.runtime import show  # here: `resolve --json` prints without importing the runtime twice
+    from dsl.runtime.base import show  # here: `resolve --json` prints without importing the runtime twice
 
     v = visible
     lines = [v(", ".join(resolution.rules))]
@@ -203,7 +204,7 @@ def resolution_text(resolution: Any) -> str:
 
 def dice_summary(value: Any) -> str:
     """After a dice value: its range and mean (`: 0 to 9, 145/36 on average`)."""
-    from dsl.runtime import show  # here, as in resolution_text
+    from dsl.runtime.base import show  # here, as in resolution_text
 
     if type(value).__name__ != "Dice" or value.constant:
         return ""
@@ -216,7 +217,7 @@ def dice_summary(value: Any) -> str:
 
 def sequence_lines(sequence: Any) -> list[str]:
     """A sequence over rounds: each round's chances, lasting them all, and each total."""
-    from dsl.runtime import show  # here, as in resolution_text
+    from dsl.runtime.base import show  # here, as in resolution_text
 
     v = visible
     unit = v(sequence.unit)

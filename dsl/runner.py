@@ -11,7 +11,8 @@ from dsl import nodes as n
 from dsl.checks.examples import all_examples
 from dsl.compiler import Compiled, generate, load_module
 from dsl.diagnostics import Diagnostic, Span, render
-from dsl.runtime import Chances, Dice, show
+from dsl.runtime.base import show
+from dsl.runtime.dice import Chances, Dice
 from dsl.semantics import constant_value
 
 

@@ -10,7 +10,6 @@ from fractions import Fraction
 import pytest
 
 from dsl import model as m
-from dsl import runtime
 from dsl.cards.chances import (
     _NICE_STEPS,
     MAX_COLUMNS,
@@ -23,6 +22,7 @@ from dsl.cards.chances import (
 from dsl.cards.notation import Notation
 from dsl.compiler import compile_file
 from dsl.resources import bundled_rulebooks_dir
+from dsl.runtime.dice import Distribution, difference
 
 OPS = ("<=", "<", ">=", ">", "==", "!=")
 
@@ -65,7 +65,7 @@ def bundled_books() -> list[m.Book]:
     return books
 
 
-def book_distributions(book: m.Book) -> Iterator[tuple[runtime.Distribution, str]]:
+def book_distributions(book: m.Book) -> Iterator[tuple[Distribution, str]]:
     """Every distribution a card of `book` reads chances from, with the comparison it reads them by:
     each roll's pool and the pools its changes roll, a resistance roll's, and opposed rolls'
     differences (read as `>`, a win)."""
@@ -78,20 +78,20 @@ def book_distributions(book: m.Book) -> Iterator[tuple[runtime.Distribution, str
                 yield distribution(pool.count, pool.sides, pool.keep), effect.op or "<="
             if effect.kind == "opposed" and effect.against is not None and effect.against.keep != "exploding":
                 against = distribution(effect.against.count, effect.against.sides, effect.against.keep)
-                yield runtime.difference(distribution(effect.pool.count, effect.pool.sides, effect.pool.keep), against), ">"
+                yield difference(distribution(effect.pool.count, effect.pool.sides, effect.pool.keep), against), ">"
     if book.resistance is not None:
         pool = book.resistance.pool
         yield distribution(pool.count, pool.sides, pool.keep), book.resistance.op
 
 
 @pytest.fixture(scope="module")
-def read() -> list[tuple[runtime.Distribution, str]]:
+def read() -> list[tuple[Distribution, str]]:
     found = {(d.low, d.denominator, d.at_most, op): (d, op) for book in bundled_books() for d, op in book_distributions(book)}
     assert len(found) >= 10  # 3d6, 2d6, d100, d20, d10, opposed differences ...
     return list(found.values())
 
 
-def test_the_outcomes_counted_are_the_chance_of_the_distribution(read: list[tuple[runtime.Distribution, str]]) -> None:
+def test_the_outcomes_counted_are_the_chance_of_the_distribution(read: list[tuple[Distribution, str]]) -> None:
     for dist, _ in read:
         for op in OPS:
             for whole in range(dist.low - 2, dist.high + 3):
@@ -104,14 +104,14 @@ def test_the_outcomes_counted_are_the_chance_of_the_distribution(read: list[tupl
 
 
 def readings(
-    dist: runtime.Distribution, op: str, shift: Fraction | int
+    dist: Distribution, op: str, shift: Fraction | int
 ) -> tuple[Callable[[int], Fraction], Callable[[int], int]]:
     """The chance against `v + shift`, as a Fraction and as a number of outcomes."""
     return (lambda v: dist.compare_p(op, v + shift)), (lambda v: _successes(dist, op, v + shift))
 
 
 @pytest.mark.parametrize("shift", [0, -2, 3, Fraction(1, 2), Fraction(-7, 3)])
-def test_the_columns_are_those_read_on_fractions(read: list[tuple[runtime.Distribution, str]], shift: Fraction | int) -> None:
+def test_the_columns_are_those_read_on_fractions(read: list[tuple[Distribution, str]], shift: Fraction | int) -> None:
     for dist, op in read:
         for op_read in sorted({op, "<=", ">="}):
             for low, high, anchor in ((None, None, None), (Fraction(0), Fraction(30), None), (None, None, 0)):

@@ -150,7 +150,7 @@ def test_resolve_from_the_cache_loads_no_parser_cards_or_templates(fresh_cache: 
         "    main(['resolve', 'skirmish_terrain', 'broken_ground', '--set', 'DEX=12', '--json'])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "print(sorted(m for m in ('lark', 'reportlab', 'jinja2', 'dsl.compiler', 'dsl.runtime') if m in sys.modules))\n"
+        "print(sorted(m for m in ('lark', 'reportlab', 'jinja2', 'dsl.compiler', 'dsl.analysis') if m in sys.modules))\n"
     )
     environment = {**os.environ, "RULECRAFT_CACHE_DIR": str(fresh_cache)}
 

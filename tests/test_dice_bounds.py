@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from dsl import runtime
 from dsl.compiler import Compiled, compile_text, generate
-from dsl.runtime import Distribution, difference, distribution
+from dsl.runtime.base import round_value
+from dsl.runtime.dice import Dice, Distribution, difference, distribution
 from tests.conftest import module_from_text
 
 HEAD = 'rulebook odds "Odds":\n    source "s"\n\nstat DEX: int 0..20 = 10\ninput hurry: flag = no\n\n'
@@ -90,17 +90,19 @@ def test_a_module_embeds_no_distribution_and_computes_each_once(monkeypatch: pyt
     assert len(source) < len(generate(_checked('rule r "R" cites "1":\n    DEX -1\n'))) + 5000
     module = module_from_text(HEAD + text)
     calls: list[Any] = []
-    real = module.difference
+    from dsl.runtime import book
+
+    real = book.difference
 
     def counting(first: Distribution, second: Distribution) -> Distribution:
         calls.append((first, second))
         return real(first, second)  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(module, "difference", counting)
+    monkeypatch.setattr(book, "difference", counting)
     first = module.resolve("r", DEX=0)
     second = module.resolve("r", DEX=3)
     assert len(calls) == 2  # one per pair of pools, on the first call only
-    pool = runtime.distribution(12, 20)
+    pool = distribution(12, 20)
     reference = _term_by_term(pool, pool)
     assert first.roll("duel").outcomes["win"] == 1 - reference.at_most_p(0)
     assert second.roll("duel").outcomes["win"] == 1 - reference.at_most_p(-3)
@@ -134,13 +136,13 @@ def test_dice_added_by_a_roll_s_changes_count_towards_the_bound() -> None:
 def test_a_dice_value_given_when_resolving_is_bounded_before_any_work() -> None:
     """A dice input (`--set damage=5000d6`) past the pool bound is refused at once: adding 5,000
     dice one by one would take minutes.  100d6 is inside: totals 100..600, 501 of them."""
-    assert len(runtime.Dice.parse("100d6").totals()) == 501
+    assert len(Dice.parse("100d6").totals()) == 501
     for text in ("5000d6", "101d6", "2d1001", "3d6+101d4"):
         with pytest.raises(ValueError, match="at most 100 dice of at most 1000 sides"):
-            runtime.Dice.parse(text).totals()
+            Dice.parse(text).totals()
 
 
-def _pairwise_totals(dice: runtime.Dice) -> dict[int, Any]:
+def _pairwise_totals(dice: Dice) -> dict[int, Any]:
     """The reference: every piece's chances (a pool's from `distribution`, a scaled part's from
     its own totals) combined pair by pair, as dice values were worked out before running sums."""
     result = {dice.bonus: Fraction(1)}
@@ -152,7 +154,7 @@ def _pairwise_totals(dice: runtime.Dice) -> dict[int, Any]:
         inner: dict[int, Fraction] = {}
         for total, chance in _pairwise_totals(part.dice).items():
             value = total * part.factor
-            key = runtime.round_value(value, part.rounding) if part.rounding else int(value)
+            key = round_value(value, part.rounding) if part.rounding else int(value)
             inner[key] = inner.get(key, Fraction(0)) + chance
         pieces.append(inner)
     for piece in pieces:
@@ -165,7 +167,7 @@ def _pairwise_totals(dice: runtime.Dice) -> dict[int, Any]:
 
 
 def test_dice_values_added_by_running_sums_equal_the_pairwise_reference() -> None:
-    pool = runtime.Dice.pool
+    pool = Dice.pool
     values = [
         pool(3, 6),
         pool(2, 6).plus(pool(1, 4)).plus(3),
@@ -181,8 +183,8 @@ def test_dice_values_added_by_running_sums_equal_the_pairwise_reference() -> Non
         assert value.totals() == _pairwise_totals(value), str(value)
     # 50d100 + 50d100 is 100d100: 9,901 totals (100..10,000), where pairs of the two pools'
     # 4,951 totals each (24.5 million) were past the bound before
-    assert runtime.Dice.parse("50d100+50d100").totals() == runtime.Dice.parse("100d100").totals()
-    assert len(runtime.Dice.parse("100d100").totals()) == 9901
+    assert Dice.parse("50d100+50d100").totals() == Dice.parse("100d100").totals()
+    assert len(Dice.parse("100d100").totals()) == 9901
 
 
 def test_a_dice_value_past_the_work_bound_is_refused_naming_it() -> None:
@@ -190,4 +192,4 @@ def test_a_dice_value_past_the_work_bound_is_refused_naming_it() -> None:
     with pytest.raises(
         ValueError, match=r"500 dice with 49,501 possible totals \(dice times totals at most 2,000,000\)"
     ):
-        runtime.Dice.parse("+".join(["100d100"] * 5)).totals()
+        Dice.parse("+".join(["100d100"] * 5)).totals()

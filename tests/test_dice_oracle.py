@@ -20,7 +20,8 @@ import pytest
 
 from dsl import model as m
 from dsl import nodes as n
-from dsl import runtime as rt
+from dsl.runtime.dice import Dice, Scaled, difference, distribution
+from dsl.runtime.rolls import successes_of
 from tests.conftest import ROOT, RULEBOOKS, compiled
 
 icepool = pytest.importorskip("icepool", reason="icepool is in the test extra: pip install -e '.[test]'")
@@ -64,7 +65,7 @@ def _chances(die: Any, horizon: int | None = None) -> dict[int, Fraction]:
 
 def _engine(pool: Pool, horizon: int) -> dict[int, Fraction]:
     count, sides, keep = pool
-    return rt.distribution(count, sides, keep, horizon).chances()
+    return distribution(count, sides, keep, horizon).chances()
 
 
 def _walk(value: object, seen: set[int]) -> Iterator[object]:
@@ -129,7 +130,7 @@ def _successes_oracle(count: int, sides: int, op: str, goal: int) -> dict[int, F
 
 
 def _successes_engine(count: int, sides: int, op: str, goal: int) -> dict[int, Fraction]:
-    return {k: p for k, p in rt._successes(count, sides, op, goal).items() if p}
+    return {k: p for k, p in successes_of(count, sides, op, goal).items() if p}
 
 
 def _horizon(pool: Pool) -> int:
@@ -144,7 +145,7 @@ def test_every_distribution_a_rulebook_builds(path: Path) -> None:
     for pool in sorted(pools, key=str):
         assert _engine(pool, _horizon(pool)) == _oracle(pool, _horizon(pool)), pool
     for first, second in sorted(pairs, key=str):
-        mine = rt.difference(rt.distribution(*first), rt.distribution(*second)).chances()
+        mine = difference(distribution(*first), distribution(*second)).chances()
         theirs = _chances(_oracle_die(first) - _oracle_die(second))
         assert mine == theirs, (first, second)
     successes = 0
@@ -187,25 +188,25 @@ def _rounded(value: Fraction, rounding: str) -> int:
     return math.floor(value + Fraction(1, 2))
 
 
-def _random_arithmetic(rng: random.Random) -> tuple[rt.Dice, Any]:
+def _random_arithmetic(rng: random.Random) -> tuple[Dice, Any]:
     """A dice expression (pools, a bonus, a scaled part) and the same expression in icepool."""
     terms = tuple((rng.randint(1, 3), rng.choice((4, 6, 8, 10))) for _ in range(rng.randint(1, 2)))
     bonus = rng.randint(-5, 5)
     die = icepool.Die([bonus])
     for count, sides in terms:
         die = die + count @ _die(sides)
-    parts: tuple[rt.Scaled, ...] = ()
+    parts: tuple[Scaled, ...] = ()
     if rng.random() < 0.7:
         count, sides = rng.randint(1, 3), rng.choice((6, 10))
         factor = Fraction(rng.choice((1, 2, 3, 10)), rng.choice((1, 2, 3)))
         rounding = None if factor.denominator == 1 else rng.choice(("up", "down", "nearest"))
-        parts = (rt.Scaled(rt.Dice(((count, sides),)), factor, rounding),)
+        parts = (Scaled(Dice(((count, sides),)), factor, rounding),)
 
         def scale(total: int, factor: Fraction = factor, rounding: str | None = rounding) -> int:
             return _rounded(total * factor, rounding) if rounding else int(total * factor)
 
         die = die + (count @ _die(sides)).map(scale)
-    return rt.Dice(terms, bonus, parts), die
+    return Dice(terms, bonus, parts), die
 
 
 def test_random_pools_agree_with_icepool() -> None:
@@ -228,7 +229,7 @@ def test_random_pools_agree_with_icepool() -> None:
         first, second = _random_pool(rng), _random_pool(rng)
         if "exploding" in (first[2], second[2]):
             continue
-        mine = rt.difference(rt.distribution(*first), rt.distribution(*second)).chances()
+        mine = difference(distribution(*first), distribution(*second)).chances()
         assert mine == _chances(_oracle_die(first) - _oracle_die(second)), (first, second)
         compared += 1
     print(f"{compared} random distributions agree with icepool")

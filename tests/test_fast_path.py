@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from dsl.runtime.resolve import resolve_with
 from tests.conftest import FIGURES, RULEBOOKS, compiled, module_for
 from tests.differential import random_situation, texts_of
 
@@ -26,7 +27,7 @@ the tables of six books, a few thousand situations in all."""
 def outcome(module: ModuleType, names: list[str], given: dict[str, Any], signature: bool, reference: bool) -> Any:
     """What resolving gives: the Resolution, its to_dict() and repr; or the error raised."""
     try:
-        resolution = module.resolve_with(module._BOOK, names, given, signature=signature, reference=reference)
+        resolution = resolve_with(module._BOOK, names, given, signature=signature, reference=reference)
     except module.RuleInputError as error:
         return ("error", str(error))
     return resolution, resolution.to_dict(), repr(resolution)

@@ -29,7 +29,7 @@ def test_wheel_contains_grammar_and_rulebooks(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "dsl/_data/grammars/rulecraft.lark" in names
     assert "dsl/_data/rulebooks/skirmish_terrain.rules" in names
-    assert "dsl/runtime.py" in names
+    assert "dsl/runtime/__init__.py" in names
     assert {"dsl/workbench/static/index.html", "dsl/workbench/static/app.js", "dsl/workbench/static/app.css"} <= set(names)
     assert {"dsl/schema/resolution.schema.json", "dsl/schema/rulebook.schema.json"} <= set(names)
     assert any(n.startswith("rulecraft-") and n.endswith("entry_points.txt") for n in names)

@@ -24,7 +24,8 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis import effect_exprs, walk
 from dsl.compiler import generate
-from dsl.runtime import Dice
+from dsl.runtime.dice import Dice
+from dsl.runtime.resolve import _Situation, plan_of, resolve_with
 from tests.conftest import FIGURES, ROOT, RULEBOOKS, compiled, module_for
 from tests.differential import texts_of
 
@@ -120,8 +121,8 @@ def test_a_rule_written_out_resolves_as_its_plan_and_the_reference(path: Path) -
                 elif B.inputs[key].derived is None:
                     values[key] = None
             given = frozenset(key for key in rule.reads if rng.random() < 0.5)
-            reference = outcome(module._Situation(B, (name,), dict(values), given).finish)
-            plan = outcome(B.plan((name,)).resolve, dict(values), given)
+            reference = outcome(_Situation(B, (name,), dict(values), given).finish)
+            plan = outcome(plan_of(B, (name,)).resolve, dict(values), given)
             straight = outcome(function, dict(values), given)
             again = outcome(function, dict(values), given)  # with its stats and rolls kept
             assert straight == reference, (name, situation, sorted(given))
@@ -130,7 +131,7 @@ def test_a_rule_written_out_resolves_as_its_plan_and_the_reference(path: Path) -
             compared += 1
             if params:  # the rule's own function, every input told (None: worked out)
                 told = {key: situation.get(key, B.defaults[key]) for key in rule.reads}
-                expected = outcome(module.resolve_with, B, [name], dict(told), True, True)
+                expected = outcome(resolve_with, B, [name], dict(told), True, True)
                 assert outcome(function_of, **told) == expected, (name, told)
                 called += 1
     assert compared >= 20 * len(B.straight)
@@ -154,10 +155,10 @@ def test_the_fixture_writes_out_every_construct_it_can_and_no_other() -> None:
     # settle_held only for stats that do more than add, the modifiers sorted only out of order
     woods = source[source.index("def _resolve_woods(") :]
     woods = woods[: woods.index("\n    )\n")]
-    assert "settle_held(_BOOK, 'MOV'" in woods and "_CachedScope" not in woods
+    assert "settle_held(_BOOK, 'MOV'" in woods and "CachedScope" not in woods
     march = source[source.index("def _resolve_march(") :]
     march = march[: march.index("\n    )\n")]
-    assert "modifiers.sort(key=_FIRST)" in march and "e.wait('caution'" in march
+    assert "modifiers.sort(key=FIRST)" in march and "e.wait('caution'" in march
 
 
 def test_a_rule_written_out_gives_the_hand_worked_figures() -> None:

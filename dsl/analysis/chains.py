@@ -13,7 +13,9 @@ from fractions import Fraction
 
 from dsl import model as m
 from dsl import printer
-from dsl import runtime as rt
+from dsl.runtime.book import Book
+from dsl.runtime.results import RulebookInfo
+from dsl.runtime.specs import RowSpec, TableSpec
 from dsl.semantics.values import constant_value
 
 
@@ -24,14 +26,14 @@ def cell_text(cell: m.TableCell) -> str:
     return {"impassable": "X", "na": "N/A"}.get(cell.kind, "")
 
 
-def runtime_tables(book: m.Book, text: Callable[[m.TableCell], str] = cell_text) -> rt.Book:
+def runtime_tables(book: m.Book, text: Callable[[m.TableCell], str] = cell_text) -> Book:
     """A runtime book holding only the tables of `book` (what chains read)."""
     specs = {t.name: _spec(t, book, text) for t in book.tables.values()}
-    info = rt.RulebookInfo(book.name, book.title, book.source, book.version)
-    return rt.Book(info, {}, {}, {}, specs, (), None, None, None)
+    info = RulebookInfo(book.name, book.title, book.source, book.version)
+    return Book(info, {}, {}, {}, specs, (), None, None, None)
 
 
-def _spec(table: m.Table, book: m.Book, text: Callable[[m.TableCell], str]) -> rt.TableSpec:
+def _spec(table: m.Table, book: m.Book, text: Callable[[m.TableCell], str]) -> TableSpec:
     """A rolled table as the runtime reads it; a cell that is not a constant is its text."""
     rows = []
     for row in table.rows:
@@ -42,10 +44,10 @@ def _spec(table: m.Table, book: m.Book, text: Callable[[m.TableCell], str]) -> r
             cells.append(value if isinstance(value, (int, Fraction, str)) else text(cell))
             if cell.step is not None:
                 steps.append(printer.step_text(cell.step))
-        rows.append(rt.RowSpec(row.low, row.high, row.member, row.is_else, row.key_text(), tuple(cells), tuple(steps)))
+        rows.append(RowSpec(row.low, row.high, row.member, row.is_else, row.key_text(), tuple(cells), tuple(steps)))
     overflow = table.overflow
     pool = table.pool
-    return rt.TableSpec(
+    return TableSpec(
         name=table.name,
         title=table.title,
         source=table.cites,

@@ -16,7 +16,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context, note_pair
 from dsl.diagnostics import did_you_mean
-from dsl.runtime import KIND_OPS, MODIFIER_KINDS, ONE_AT_A_TIME
+from dsl.runtime.specs import KIND_OPS, MODIFIER_KINDS, ONE_AT_A_TIME
 
 
 def family(type_: t.Type) -> str | None:

@@ -21,7 +21,7 @@ from dsl.balance.books import BalanceError
 from dsl.balance.spec import Axis, shown_value
 from dsl.balance.sweeps import Sweep
 from dsl.balance.writers import fraction_text
-from dsl.runtime import show
+from dsl.runtime.base import show
 
 MAX_SERIES = 12
 """Lines (or bar colours) one chart draws: past a dozen, colours repeat and no one can tell

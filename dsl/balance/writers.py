@@ -18,7 +18,7 @@ from typing import IO, Any
 from dsl.balance.books import BalanceError
 from dsl.balance.layout import Column
 from dsl.balance.rows import Row
-from dsl.runtime import show
+from dsl.runtime.base import show
 
 FORMATS = ("csv", "jsonl", "parquet")
 SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}

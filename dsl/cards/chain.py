@@ -12,11 +12,13 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from dsl import model as m
-from dsl import runtime as rt
 from dsl.analysis.chains import runtime_tables
 from dsl.cards.blocks import Block, Detail, Heading, Run
 from dsl.cards.notation import Notation
 from dsl.cards.text import MINUS, clean
+from dsl.runtime.book import Scope
+from dsl.runtime.chains import chain_from, parse_step
+from dsl.runtime.specs import TableSpec
 
 _ARROW = "\u2192"
 _LEVEL = "\u203a"  # one mark per level of the flow
@@ -31,9 +33,9 @@ def chain_blocks(table: m.Table, notation: Notation) -> list[Block]:
     book = notation.book
     runtime_book = runtime_tables(book, lambda cell: clean(notation.cell(cell)))
     specs = runtime_book.tables
-    scope = rt.Scope(runtime_book, {}, {}, [])
+    scope = Scope(runtime_book, {}, {}, [])
     offset = table.modifier_sign * _default(book, table.modifier)
-    chain = rt.chain_from(scope, table.name, table.name, Fraction(1), (table.name, offset, False))
+    chain = chain_from(scope, table.name, table.name, Fraction(1), (table.name, offset, False))
     lines: list[Block] = [Heading("Chain", "chance of reaching each row")]
     heading: tuple[object, ...] | None = None
     parts: list[str] = []
@@ -63,9 +65,9 @@ def chain_blocks(table: m.Table, notation: Notation) -> list[Block]:
     return lines
 
 
-def _step(text: str, table: str, own: str, specs: Mapping[str, rt.TableSpec]) -> str:
+def _step(text: str, table: str, own: str, specs: Mapping[str, TableSpec]) -> str:
     """A step as a card says it: the table by its title."""
-    target, modifier, twice = rt.parse_step(text, table)
+    target, modifier, twice = parse_step(text, table)
     shift = f" {'+' if modifier > 0 else MINUS}{abs(modifier)}" if modifier else ""
     if twice:
         return "roll twice"
@@ -74,7 +76,7 @@ def _step(text: str, table: str, own: str, specs: Mapping[str, rt.TableSpec]) ->
     return f"roll on {_title(target, own, specs)}{shift}"
 
 
-def _title(name: str, own: str, specs: Mapping[str, rt.TableSpec]) -> str:
+def _title(name: str, own: str, specs: Mapping[str, TableSpec]) -> str:
     """"this table" for the card's own, else the short title ("Sub-table A" of "Sub-table A: ...")."""
     return "this table" if name == own else clean(specs[name].title).split(":")[0]
 

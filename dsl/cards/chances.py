@@ -14,14 +14,17 @@ from fractions import Fraction
 
 from dsl import model as m
 from dsl import nodes as n
-from dsl import runtime
 from dsl import types as t
 from dsl.analysis.exprs import walk
 from dsl.cards.blocks import ChanceRow, ChanceTable
 from dsl.cards.memo import Identity
 from dsl.cards.notation import Notation, literal_fraction, phrase_of_member, pool_text, var_label
 from dsl.cards.text import DASH, MINUS, NBSP, display_name, number, signed
-from dsl.runtime import Value
+from dsl.runtime import dice
+from dsl.runtime.base import round_value
+from dsl.runtime.dice import Distribution, Value, difference
+from dsl.runtime.rolls import tier_chances
+from dsl.runtime.specs import TierSpec
 from dsl.semantics import is_number, special_value
 from dsl.semantics.values import Constants, NotConstant, NoValue, evaluate
 
@@ -62,7 +65,7 @@ class ChanceTables:
 
 
 _TableKey = tuple[Fraction | None, tuple[Fraction, str] | None, tuple[Variant, ...]]
-_TierKey = tuple[str, runtime.Distribution, str, tuple[Fraction | int, ...], Fraction]
+_TierKey = tuple[str, Distribution, str, tuple[Fraction | int, ...], Fraction]
 
 
 def roll_chances(
@@ -247,7 +250,7 @@ def _varied(goal: Fraction | int, how: list[object]) -> Fraction:
     if op == "set":
         return value
     result = Fraction(goal) * value if op == "mul" else Fraction(goal) / value
-    return result if rounding is None else Fraction(runtime.round_value(result, str(rounding)))
+    return result if rounding is None else Fraction(round_value(result, str(rounding)))
 
 
 def _repeats(row: ChanceRow, goals: list[Fraction | int], pool: n.Pool, op: str) -> bool:
@@ -330,7 +333,7 @@ def _count(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
 def _tier_rows(
     book: m.Book,
     system: m.TierSystem,
-    dist: runtime.Distribution,
+    dist: Distribution,
     op: str,
     targets: list[Fraction | int],
     bonus: Fraction = Fraction(0),
@@ -341,12 +344,12 @@ def _tier_rows(
     for tier in system.tiers:
         bound = tier.bound
         function = None if bound is None else _bound_function(bound, book)
-        specs.append(runtime.TierSpec(tier.name, tier.op, function, tier.natural, tier.always))
+        specs.append(TierSpec(tier.name, tier.op, function, tier.natural, tier.always))
     columns: dict[str, list[Fraction]] = {tier.name: [] for tier in system.tiers}
     overall: list[Fraction] = []
     for value in targets:
         try:
-            found = runtime._tiers(dist, tuple(specs), Fraction(value), bonus, op)
+            found = tier_chances(dist, tuple(specs), Fraction(value), bonus, op)
         except _Unknown:
             return []
         overall.append(found.pop(" success"))
@@ -376,7 +379,7 @@ def _bound_function(expr: n.Expr, book: m.Book) -> Callable[[Fraction | int], Fr
 
 def _opposed(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
     assert effect.pool is not None and effect.against is not None
-    diff = runtime.difference(_distribution(effect.pool), _distribution(effect.against))
+    diff = difference(_distribution(effect.pool), _distribution(effect.against))
 
     def win(bonus: int) -> Fraction:
         return 1 - diff.at_most_p(-bonus)
@@ -485,7 +488,7 @@ def pick_targets(
     return [v for v, _ in picked]
 
 
-def _successes(dist: runtime.Distribution, op: str, target: Fraction | int) -> int:
+def _successes(dist: Distribution, op: str, target: Fraction | int) -> int:
     """How many of `dist`'s equally likely outcomes make `total op target`: the numerator of
     `dist.compare_p(op, target)` over `dist.denominator`, read as it reads it (an op it does
     not name is `!=`)."""
@@ -516,15 +519,15 @@ def _interval(found: t.Type | None) -> tuple[Fraction | None, Fraction | None]:
     return None, None
 
 
-def _distribution(pool: n.Pool) -> runtime.Distribution:
+def _distribution(pool: n.Pool) -> Distribution:
     return distribution(pool.count, pool.sides, pool.keep)
 
 
 @functools.lru_cache(maxsize=256)
-def distribution(count: int, sides: int, keep: str | None = None, horizon: int | None = None) -> runtime.Distribution:
-    """`runtime.distribution`, computed once per pool (and `horizon`, for exploding dice): a table
+def distribution(count: int, sides: int, keep: str | None = None, horizon: int | None = None) -> Distribution:
+    """`distribution`, computed once per pool (and `horizon`, for exploding dice): a table
     asks for it once per row.  The result is immutable, so sharing it is safe."""
-    return runtime.distribution(count, sides, keep, horizon)
+    return dice.distribution(count, sides, keep, horizon)
 
 
 # ---------------------------------------------------------------- evaluating constant formulas

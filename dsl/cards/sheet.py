@@ -14,7 +14,7 @@ from dsl.cards.effects import EffectWriter
 from dsl.cards.notation import Notation
 from dsl.cards.text import DASH, NBSP, clean, display_name, number, percent
 from dsl.categories import CATEGORIES
-from dsl.runtime import Dice, listed_reach, pool_text
+from dsl.runtime.dice import Dice, listed_reach, pool_text
 
 _ROLL_UNDER = ("<=", "<")
 

@@ -15,7 +15,7 @@ from dsl.analysis.exprs import walk
 from dsl.diagnostics import Reporter, Span
 from dsl.infer import MAX_TOTALS
 from dsl.printer import pool_text
-from dsl.runtime import _MAX_COMBINATIONS, _MAX_DICE_WORK, Dice
+from dsl.runtime.dice import MAX_COMBINATIONS, MAX_DICE_WORK, Dice
 from dsl.semantics.values import constant_value
 
 _OPPOSED_HINT = (
@@ -83,7 +83,7 @@ def _grown(effect: m.RollEffect, reporter: Reporter) -> None:
 
 
 _VALUE_HINT = (
-    f"add fewer dice (a resolver works out a dice value of at most {_MAX_DICE_WORK:,} dice times totals;"
+    f"add fewer dice (a resolver works out a dice value of at most {MAX_DICE_WORK:,} dice times totals;"
     " 100d100 is 100 x 9,901), or describe the roll in a `note`"
 )
 
@@ -124,7 +124,7 @@ def _try_dice(expr: n.Expr, book: m.Book, reporter: Reporter) -> None:
         if not isinstance(value, Dice):
             continue
         try:
-            value.totals(limit=_MAX_COMBINATIONS)
+            value.totals(limit=MAX_COMBINATIONS)
         except ValueError as error:
             reason = str(error).partition(" has ")[2] or "too many totals to work out exactly"
             reporter.report("E304", f"the dice value `{value}` has {reason}", node.span, _VALUE_HINT)

@@ -51,7 +51,9 @@ from dsl.analysis.precedence import family, modifier_kind
 from dsl.checks.domain import TRUE, Allowed, Clause, Interval, allowed, conjoin, dnf
 from dsl.diagnostics import Reporter
 from dsl.printer import modifier_text, number_text
-from dsl.runtime import MODIFIER_KINDS, ONE_AT_A_TIME, Dice, Value, show
+from dsl.runtime.base import show
+from dsl.runtime.dice import Dice, Value
+from dsl.runtime.specs import MODIFIER_KINDS, ONE_AT_A_TIME
 from dsl.semantics import NoValue, constant_value, reference
 from dsl.semantics.reference import modified
 

@@ -12,10 +12,20 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from dsl import model as m
-from dsl import runtime as rt
 from dsl import types as t
 from dsl.analysis.chains import runtime_tables
 from dsl.diagnostics import Reporter, Span
+from dsl.runtime.book import Scope
+from dsl.runtime.chains import (
+    CHAIN_DEPTH,
+    CHAIN_PATHS,
+    CHAIN_ROLLS,
+    chain_draws,
+    chain_states,
+    listed_depth,
+    listing_size,
+    stated_depth,
+)
 
 
 def check_tables(book: m.Book, reporter: Reporter) -> None:
@@ -37,13 +47,13 @@ def check_chain_depths(book: m.Book, reporter: Reporter) -> None:
     its modifier input, and every `then roll TABLE +N`.
 
     - E507: `chain depth N` on a table no chain can come back to (nothing to bound), or deeper
-      than a resolver lists (its ways past rt.CHAIN_PATHS paths; the message gives the count and
+      than a resolver lists (its ways past CHAIN_PATHS paths; the message gives the count and
       the depth that fits);
-    - E507 too: a chain that comes to more than rt.CHAIN_ROLLS different rolls;
+    - E507 too: a chain that comes to more than CHAIN_ROLLS different rolls;
     - W508: a chain listed to fewer rolls in a row than its own (every way, or CHAIN_DEPTH)."""
     if reporter.has_errors:
         return
-    scope = rt.Scope(runtime_tables(book), {}, {}, [])
+    scope = Scope(runtime_tables(book), {}, {}, [])
     offsets = _offsets(book)
     reported: set[str] = set()
     for table in book.tables.values():
@@ -52,15 +62,15 @@ def check_chain_depths(book: m.Book, reporter: Reporter) -> None:
                 _no_cycle(table, reporter)
             continue
         starts = [(table.name, offset, False) for offset in sorted(offsets.get(table.name, {0}) | _own(table, book))]
-        order, cyclic = rt._chain_states(scope, starts)
+        order, cyclic = chain_states(scope, starts)
         if table.chain_depth is not None and not cyclic:
             _no_cycle(table, reporter)
         where = table.chain_depth_span or table.span
-        if len(order) > rt.CHAIN_ROLLS:
+        if len(order) > CHAIN_ROLLS:
             reporter.report(
                 "E507",
                 f"a chain from `{table.name}` comes to {len(order):,} different rolls (a table and the"
-                f" modifier of its roll); a resolver works out chains of at most {rt.CHAIN_ROLLS:,}",
+                f" modifier of its roll); a resolver works out chains of at most {CHAIN_ROLLS:,}",
                 table.span,
                 "send fewer rows on to other tables, or with fewer different `+N`",
             )
@@ -68,29 +78,29 @@ def check_chain_depths(book: m.Book, reporter: Reporter) -> None:
         for start in starts:
             if table.name in reported:
                 break
-            order, cyclic = rt._chain_states(scope, [start])
-            stated = rt._chain_depth(scope, order) if cyclic else None
+            order, cyclic = chain_states(scope, [start])
+            stated = stated_depth(scope, order) if cyclic else None
             draws = _children(scope)
-            listed = rt.listed_depth(draws, [start], 0, cyclic, stated)
+            listed = listed_depth(draws, [start], 0, cyclic, stated)
             own = stated if cyclic else None
-            if listed == (own or rt.CHAIN_DEPTH if cyclic else None):
+            if listed == (own or CHAIN_DEPTH if cyclic else None):
                 continue
             reported.add(table.name)
-            wanted = rt.listing_size(draws, [start], 0, own or (rt.CHAIN_DEPTH if cyclic else None))
+            wanted = listing_size(draws, [start], 0, own or (CHAIN_DEPTH if cyclic else None))
             if stated is not None and table.chain_depth is not None:
                 reporter.report(
                     "E507",
                     f"listed to {stated} rolls in a row, the chain of `{table.name}` follows {wanted:,} paths;"
-                    f" a resolver lists at most {rt.CHAIN_PATHS:,}, which is {listed} rolls in a row",
+                    f" a resolver lists at most {CHAIN_PATHS:,}, which is {listed} rolls in a row",
                     where,
                     f"state `chain depth {listed}` (the chance of the longer ways is reported in one figure, `beyond`)",
                 )
             elif stated is None:
-                whole = "every way" if not cyclic else f"{rt.CHAIN_DEPTH} rolls in a row"
+                whole = "every way" if not cyclic else f"{CHAIN_DEPTH} rolls in a row"
                 reporter.report(
                     "W508",
                     f"the chain of `{table.name}` is listed to {listed} rolls in a row, not {whole}: that"
-                    f" would follow {wanted:,} paths, and a resolver lists at most {rt.CHAIN_PATHS:,}",
+                    f" would follow {wanted:,} paths, and a resolver lists at most {CHAIN_PATHS:,}",
                     table.span,
                     "the chance of the longer ways is reported in one figure (`beyond`), and the expected"
                     " rolls, visits and totals stay exact; state `chain depth N` on a table it repeats to"
@@ -117,8 +127,8 @@ def _own(table: m.Table, book: m.Book) -> set[int]:
     return {int(table.modifier_sign * var_type.low), int(table.modifier_sign * var_type.high)}
 
 
-def _children(scope: rt.Scope) -> Callable[[tuple[str, int, bool]], list[tuple[tuple[str, int, bool], ...]]]:
-    return lambda state: [draw.children for draw in rt._chain_draws(scope, state)]
+def _children(scope: Scope) -> Callable[[tuple[str, int, bool]], list[tuple[tuple[str, int, bool], ...]]]:
+    return lambda state: [draw.children for draw in chain_draws(scope, state)]
 
 
 def _offsets(book: m.Book) -> dict[str, set[int]]:

@@ -23,7 +23,7 @@ from dsl.emitter import effect_summary
 from dsl.lsp.index import Index, Symbol
 from dsl.parser import keywords
 from dsl.report import chance
-from dsl.runtime import show
+from dsl.runtime.base import show
 
 MAX_EFFECTS = 12
 """Effects listed in a rule's hover; a long rule is better read in its card."""

@@ -26,32 +26,14 @@ from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
 from dsl.analysis.chains import runtime_tables
-from dsl.runtime import (
-    Consequence,
-    Dice,
-    Distribution,
-    Modifier,
-    ModSpec,
-    Note,
-    Resolution,
-    Restriction,
-    Roll,
-    RollSpec,
-    Scope,
-    SequenceSpec,
-    Special,
-    Status,
-    TableResult,
-    TableRow,
-    Value,
-    chains_of,
-    distribution,
-    merged_rolls,
-    pool_text,
-    round_value,
-    sequence_over,
-    show,
-)
+from dsl.runtime.base import Special, Status, round_value, show
+from dsl.runtime.book import Scope
+from dsl.runtime.chains import chains_of
+from dsl.runtime.dice import Dice, Distribution, Value, distribution, pool_text
+from dsl.runtime.results import Consequence, Modifier, Note, Resolution, Restriction, Roll, TableResult, TableRow
+from dsl.runtime.rolls import merged_rolls
+from dsl.runtime.sequences import sequence_over
+from dsl.runtime.specs import ModSpec, RollSpec, SequenceSpec
 from dsl.semantics.values import NoValue, Specials, evaluate, number
 
 Pool = tuple[int, int, str | None]

@@ -21,7 +21,8 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.printer import expr_text
-from dsl.runtime import IMPASSABLE, NOT_APPLICABLE, Dice, Special, Value, round_value
+from dsl.runtime.base import IMPASSABLE, NOT_APPLICABLE, Special, round_value
+from dsl.runtime.dice import Dice, Value
 
 MAX_EXPONENT = 1000
 """The largest exponent worked out (`10 ^ 10 ^ 10` would never finish)."""

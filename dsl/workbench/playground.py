@@ -15,7 +15,7 @@ from typing import Any
 from dsl.cards.html import cards_html
 from dsl.cards.text import clean
 from dsl.diagnostics import render
-from dsl.runtime import value_json
+from dsl.runtime.dice import value_json
 from dsl.workbench.session import Good, Round, Session
 
 ROLL = "roll"

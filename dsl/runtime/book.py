@@ -1,0 +1,255 @@
+"""A generated module's rulebook as the runtime holds it (`Book`): its inputs, rules, parts, tables,
+grades, the order its values settle in, and the caches of what resolving has worked out (each
+distribution, roll and table cell once); and `Scope`, the values expressions read.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
+
+from .base import RuleInputError, show
+from .dice import (
+    MAX_COMBINATIONS,
+    MAX_HORIZON,
+    Dice,
+    Distribution,
+    Value,
+    difference,
+    distribution,
+    from_ways,
+    listed_reach,
+)
+from .inputs import InputSpec
+from .results import Modifier, Resolution, Roll, RulebookInfo, RuleInfo, TraceEntry
+from .specs import Amount, Clause, Grade, StatOrder, Step, TableSpec, TraceSpec
+
+if TYPE_CHECKING:
+    from .resolve import _Plan
+    from .rolls import _Chances
+
+
+class Scope:
+    """The values expressions read: `v` the inputs (given, default, or worked out from a formula),
+    `e` the stats after their modifiers and the derived values, as the situation settles them."""
+
+    __slots__ = ("book", "e", "trace", "v")
+
+    def __init__(self, book: Book, v: dict[str, Any], e: dict[str, Any], trace: list[TraceEntry]) -> None:
+        self.book = book
+        self.v = v
+        self.e = e
+        self.trace = trace
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
+        """A table cell; typed Any, as the checker has proven its type where it is used."""
+        cell, lookup = _cell(self.book, table, keys, column)
+        value = cell(self) if callable(cell) else cell
+        self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
+        return value
+
+
+def _cell(book: Book, table: str, keys: tuple[Value, ...], column: str) -> tuple[Amount, TraceSpec]:
+    """A table cell (a value, or a function of the scope), with the trace of looking it up."""
+    spec = book.tables[table]
+    row = spec.row_for(keys)
+    if row is None:
+        raise RuleInputError(f"table `{table}` has no row for {show(keys[0])}")
+    index = spec.columns.index(str(keys[1]) if len(spec.inputs) == 2 else column)
+    shown = ", ".join(show(k) for k in keys)
+    names = tuple((name,) for name in spec.inputs)
+    lookup = TraceSpec(
+        table, spec.source, f"look up {table}: row {row.key}", (f"{table}[{shown}]",), names, f"row {row.key}"
+    )
+    return row.cells[index], lookup
+
+
+@dataclass
+class Book:
+    info: RulebookInfo
+    inputs: Mapping[str, InputSpec]
+    rules: Mapping[str, RuleInfo]
+    parts: Mapping[str, tuple[Step, ...]]
+    tables: Mapping[str, TableSpec]
+    grades: tuple[Grade, ...]
+    resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
+    resistance_pool: tuple[int, int, str | None] | None
+    resistance_op: str | None
+    settle: tuple[str, ...] = ()
+    """Every value that settles (`stat X`, `base X`, `derive X`), each after what it reads."""
+    orders: Mapping[str, StatOrder] = field(default_factory=dict)
+    """The stats whose modifiers apply in an order the book states (`order STAT: ...`)."""
+    defaults: dict[str, Any] = field(init=False)
+    derived_inputs: frozenset[str] = field(init=False)
+    """The inputs whose default is worked out from others (`InputSpec.derived`): told None, they
+    take it (`resolve_rule`)."""
+    order: dict[str, int] = field(init=False)
+    pools: dict[tuple[int, int, str | None], Distribution] = field(init=False, default_factory=dict)
+    differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution] = field(
+        init=False, default_factory=dict
+    )
+    values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
+    """The distributions rolled so far, each computed once (`pool`, `pool_difference`, `dice`)."""
+    steps: dict[
+        tuple[str, ...], list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]
+    ] = field(init=False, default_factory=dict)
+    """The steps of each set of rules resolved together, with the `as` clauses around each (kept:
+    an app resolves the same rules again and again)."""
+    nodes: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, default_factory=dict)
+    """The values each set of rules settles, in order (kept, as `steps`)."""
+    chains: dict[Any, Any] = field(init=False, default_factory=dict)
+    """The rows of each roll a chain makes (`chain_draws`), worked out once."""
+    plans: dict[tuple[str, ...], _Plan] = field(init=False, default_factory=dict)
+    """How each set of rules resolved together is worked out (kept, as `steps`)."""
+    chances: dict[tuple[Any, ...], _Chances] = field(init=False, default_factory=dict)
+    """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
+    cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
+    """The table cells looked up so far, each with its trace (`CachedScope.lookup`)."""
+    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
+    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
+    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
+    rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
+    """The rolls made so far (by `roll_of`: plans and straight-line functions), by what decides them."""
+    held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
+    """The stats they settled so far, by base and the modifiers that held (`settle_held`)."""
+
+    def __post_init__(self) -> None:
+        self.inputs = MappingProxyType(dict(self.inputs))
+        self.defaults = {name: spec.default for name, spec in self.inputs.items()}
+        self.order = {name: index for index, name in enumerate(self.inputs)}
+        self.derived_inputs = frozenset(k for k, spec in self.inputs.items() if spec.derived is not None)
+
+    def pool(self, key: tuple[int, int, str | None], horizon: int | None = None) -> Distribution:
+        """The distribution of a pool; of exploding dice, worked out at least up to `horizon`."""
+        found = self.pools.get(key)
+        if found is None or (found.limit is not None and horizon is not None and found.limit < horizon):
+            if horizon is not None and horizon > MAX_HORIZON:
+                raise RuleInputError(
+                    f"the chance of a total above {MAX_HORIZON:,} on exploding dice is not worked out"
+                )
+            found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, listed_reach(*key)))
+        return found
+
+    def dice(self, value: Dice) -> Distribution:
+        """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value."""
+        found = self.values.get(value)
+        if found is None:
+            try:
+                chances = value.totals(limit=MAX_COMBINATIONS)
+            except ValueError as error:
+                raise RuleInputError(str(error)) from None
+            denominator = math.lcm(*(p.denominator for p in chances.values()))
+            low, high = min(chances), max(chances)
+            ways = [int(chances.get(t, 0) * denominator) for t in range(low, high + 1)]
+            found = self.values[value] = from_ways(low, denominator, ways)
+        return found
+
+    def pool_difference(self, first: tuple[int, int, str | None], second: tuple[int, int, str | None]) -> Distribution:
+        found = self.differences.get((first, second))
+        if found is None:
+            found = self.differences[(first, second)] = difference(self.pool(first), self.pool(second))
+        return found
+
+    def steps_of(
+        self, rules: tuple[str, ...]
+    ) -> list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]:
+        """Every step of the rules, composed rules in place, with the clauses (functions, texts
+        and the names they read) of the `as` statements around it."""
+        found = self.steps.get(rules)
+        if found is not None:
+            return found
+        out: list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
+        # an explicit stack: composition may nest thousands deep
+        stack: list[tuple[Iterator[Step], tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = [
+            (iter(self.parts[name]), (), (), ()) for name in reversed(rules) if name in self.parts
+        ]
+        while stack:
+            steps, clauses, texts, names = stack[-1]
+            step = next(steps, None)
+            if step is None:
+                stack.pop()
+                continue
+            if step.kind == "part":
+                trace = step.trace
+                assert trace is not None
+                stack.append(
+                    (iter(self.parts[step.spec]), clauses + step.clauses, texts + trace.clauses, names + trace.names)
+                )
+            else:
+                out.append((step, clauses, texts, names))
+        self.steps[rules] = out
+        return out
+
+    def nodes_of(self, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The values a set of rules settles, in the order of `settle`: the stats they read or
+        change, the values that start from a formula among what they read, what they derive."""
+        found = self.nodes.get(rules)
+        if found is None:
+            wanted: set[str] = set()
+            for name in rules:
+                for key in self.rules[name].reads:
+                    spec = self.inputs[key]
+                    if spec.is_stat:
+                        wanted.add("stat " + key)
+                    if spec.derived is not None:
+                        wanted.add("base " + key)
+            wanted.update("derive " + step.spec.name for step, _, _, _ in self.steps_of(rules) if step.kind == "derive")
+            found = self.nodes[rules] = tuple(node for node in self.settle if node in wanted)
+            assert len(found) == len(wanted), f"not in the settle order: {sorted(wanted - set(found))}"
+        return found
+
+
+
+
+class Settled(dict[str, Any]):
+    """The stats and derived values of a situation as they settle; a derived value none of whose
+    conditions held is worked out when first read (`pending`)."""
+
+    __slots__ = ("pending",)
+
+    pending: dict[str, Callable[[], Any]]
+    """Made when first needed (`wait`): most situations have nothing pending."""
+
+    def wait(self, name: str, compute: Callable[[], Any]) -> None:
+        """Work `name` out with `compute` when it is first read."""
+        try:
+            pending = self.pending
+        except AttributeError:
+            pending = self.pending = {}
+        pending[name] = compute
+
+    def __missing__(self, name: str) -> Any:
+        try:
+            compute = self.pending.pop(name, None)
+        except AttributeError:
+            compute = None
+        if compute is None:
+            raise KeyError(name)
+        self[name] = value = compute()
+        return value
+
+
+class CachedScope(Scope):
+    """A Scope whose table lookups are kept: a cell, with its trace, is found once per key."""
+
+    __slots__ = ()
+
+    def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Any:
+        cells = self.book.cells
+        key = (table, keys, tuple(map(type, keys)), column)  # 1 and True select different rows
+        found = cells.get(key)
+        if found is None:
+            if len(cells) >= MAX_CACHED:
+                cells.clear()
+            found = cells[key] = _cell(self.book, table, keys, column)
+        cell, lookup = found
+        value = cell(self) if callable(cell) else cell
+        self.trace.append(TraceEntry(lookup, -1, self.v, self.e))
+        return value
+
+MAX_CACHED: Final = 4096
+"""The most roll chances (or table cells) a book keeps looked up; past it, the store starts over."""

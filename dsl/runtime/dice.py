@@ -1,0 +1,737 @@
+"""Dice expressions and their exact distributions.
+
+`Dice` is a value a rulebook or an app writes (`3d6`, `1d6+1d8+4`, `max(2d6-3, 0)`);
+`Distribution` the exact chance of every total of a pool (counts over one denominator, with
+running sums: `distribution`, `difference`); `Chances` the questions a player asks of a total
+(the mean, "at least 6").  Every distribution has a bound (MAX_POOL_DICE, MAX_DICE_WORK,
+MAX_COMBINATIONS, MAX_HORIZON), checked before any work.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import accumulate
+from operator import add, sub
+from typing import Any, Final, Literal
+
+from .base import (
+    MAX_BITS,
+    MAX_DIGITS,
+    RuleInputError,
+    Special,
+    clip,
+    number_json,
+    probability_json,
+    round_value,
+    show,
+    shown,
+    whole,
+)
+
+DIE_LADDER: Final = (2, 3, 4, 6, 8, 10, 12, 20)
+"""Die sizes from smallest to largest, for stepping a die up or down."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """A dice expression: pools of dice and a flat bonus, summed, and scaled parts (a dice
+    expression multiplied or divided after rolling, then rounded) or clamped ones (a dice
+    expression kept at or above a bound, or at or below it).  Written as a rulebook writes it:
+    `3d6`, `1d6+1d8+4`, `2d6-1`, `1d6/2 round up`, `2d6+(1d6/2 round down)`, `max(2d6-3, 0)`.
+
+    Pools have at least one die of at least two sides; an expression without dice is a number
+    (`Dice((), 4)` is `4`), and scaling one works the number out."""
+
+    terms: tuple[tuple[int, int], ...] = ()
+    bonus: int = 0
+    parts: tuple[Scaled | Clamped, ...] = ()
+
+    def __post_init__(self) -> None:
+        """Refuse, when they are made, dice no one can roll (`3d-6`, `0d6`, `1.5d6`): RuleInputError,
+        as for any bad input."""
+        if not isinstance(self.terms, tuple):
+            raise RuleInputError(f"the pools of dice are a tuple of (count, sides) pairs, not {shown(self.terms)}")
+        for term in self.terms:
+            count, sides = term if isinstance(term, tuple) and len(term) == 2 else (None, None)
+            if type(count) is not int or type(sides) is not int or count < 1 or sides < 2:
+                raise RuleInputError(
+                    f"{shown(term)} is not a pool anyone can roll: at least one die of two sides or more"
+                )
+            if count.bit_length() > MAX_BITS or sides.bit_length() > MAX_BITS:
+                raise RuleInputError(f"a pool of dice has numbers of at most {MAX_DIGITS} digits")
+        if type(self.bonus) is not int or self.bonus.bit_length() > MAX_BITS:
+            raise RuleInputError(
+                f"a dice bonus is a whole number of at most {MAX_DIGITS} digits, not {shown(self.bonus)}"
+            )
+        if not isinstance(self.parts, tuple) or not all(isinstance(part, (Scaled, Clamped)) for part in self.parts):
+            raise RuleInputError(f"the parts of dice are a tuple of Scaled or Clamped, not {shown(self.parts)}")
+
+    @classmethod
+    def pool(cls, count: int, sides: int) -> Dice:
+        """`count` dice of `sides` sides; none at all (a count of 0 or less) is the number 0."""
+        return cls(((count, sides),)) if count > 0 else cls()
+
+    @property
+    def constant(self) -> bool:
+        return not self.terms and not self.parts
+
+    def __str__(self) -> str:
+        if not self.terms and not self.bonus and len(self.parts) == 1:
+            return self.parts[0].text()
+        items = [f"{count}d{sides}" for count, sides in self.terms] + [f"({p.text()})" for p in self.parts]
+        text = "+".join(items)
+        if self.bonus:
+            text = f"{text}{self.bonus:+d}" if text else str(self.bonus)
+        return text or "0"
+
+    @classmethod
+    def parse(cls, text: str) -> Dice:
+        """Read a dice expression as `str` writes it (spaces allowed; `d20` is `1d20`)."""
+        reader = _DiceReader(text)
+        value = reader.expression()
+        reader.end()
+        return value
+
+    def plus(self, other: Dice | int) -> Dice:
+        if isinstance(other, Dice):
+            return Dice(self.terms + other.terms, self.bonus + other.bonus, self.parts + other.parts)
+        return Dice(self.terms, self.bonus + other, self.parts)
+
+    def with_dice(self, delta: int) -> Dice:
+        """Add or remove dice of the first kind in the expression; a pool never drops below one die."""
+        if self.terms:
+            count, sides = self.terms[0]
+            return Dice(((max(count + delta, 1), sides), *self.terms[1:]), self.bonus, self.parts)
+        if self.parts:
+            first = self.parts[0]
+            return Dice(self.terms, self.bonus, (first.rebuilt(first.dice.with_dice(delta)), *self.parts[1:]))
+        return self
+
+    def first_count(self) -> int:
+        """How many dice of the first kind the expression has (0 for a number)."""
+        if self.terms:
+            return self.terms[0][0]
+        return self.parts[0].dice.first_count() if self.parts else 0
+
+    def stepped(self, steps: int) -> Dice:
+        """Move every die up or down the ladder d2 < d3 < d4 < d6 < d8 < d10 < d12 < d20."""
+        return Dice(
+            tuple((count, step_die(sides, steps)) for count, sides in self.terms),
+            self.bonus,
+            tuple(p.rebuilt(p.dice.stepped(steps)) for p in self.parts),
+        )
+
+    def scaled(self, factor: Fraction | int, rounding: str | None) -> Dice:
+        """The expression multiplied by `factor` after rolling, then rounded (a number is
+        worked out: `7 / 2 round up` is 4)."""
+        factor = Fraction(factor)
+        if self.constant:
+            value = self.bonus * factor
+            if value.denominator != 1 and rounding is None:
+                raise ValueError(f"{self} * {factor} is not a whole number: say how to round it")
+            return Dice((), round_value(value, rounding or "down"))
+        if factor == 1:
+            return self
+        return Dice((), 0, (Scaled(self, factor, rounding),))
+
+    def clamped(self, op: Literal["max", "min"], bound: int) -> Dice:
+        """The rolled total kept at or above `bound` (`max`) or at or below it (`min`): what is
+        left after armour never goes below 0, `max(2d6-3, 0)` (a number is worked out)."""
+        if self.constant:
+            return Dice((), max(self.bonus, bound) if op == "max" else min(self.bonus, bound))
+        return Dice((), 0, (Clamped(self, op, bound),))
+
+    def totals(self, limit: int = 1_000_000) -> dict[int, Fraction]:
+        """The exact chance of every total.  ValueError, before any work, past the bounds: a pool
+        of more than 100 dice or 1000 sides, dice times totals past 2,000,000, or more than `limit`
+        pairs of totals combined with a scaled part (`3d6 * 10`).
+
+        The dice are added one by one with running sums (`_add_dice`): 50d100 + 50d100 costs what
+        100d100 costs, never the product of the two pools' totals; counts are whole numbers over
+        one denominator until the end."""
+        self.check_size()
+        ways = [1]
+        low, denominator = self.bonus, 1
+        for count, sides in self.terms:
+            ways = _add_dice(ways, count, sides)
+            low += count
+            denominator *= sides**count
+        result = {low + index: way for index, way in enumerate(ways) if way}
+        for part in self.parts:
+            chances = part.dice.totals(limit)
+            scale = math.lcm(*(p.denominator for p in chances.values()))
+            piece: dict[int, int] = {}
+            for total, chance in chances.items():
+                key = part.value(total)
+                piece[key] = piece.get(key, 0) + chance.numerator * (scale // chance.denominator)
+            if len(result) * len(piece) > limit:
+                raise ValueError(f"{self} has too many totals to work out exactly")
+            combined: dict[int, int] = {}
+            for a, wa in result.items():
+                for b, wb in piece.items():
+                    combined[a + b] = combined.get(a + b, 0) + wa * wb
+            result = combined
+            denominator *= scale
+        return {total: Fraction(result[total], denominator) for total in sorted(result)}
+
+    def check_size(self) -> None:
+        """ValueError when the distribution is past the bounds `totals` works within."""
+        for count, sides in self.terms:
+            if count > MAX_POOL_DICE or sides > MAX_POOL_SIDES:
+                raise ValueError(
+                    f"{self} has too many totals to work out exactly: at most {MAX_POOL_DICE} dice of at most"
+                    f" {MAX_POOL_SIDES} sides in a pool"
+                )
+        dice = sum(count for count, _ in self.terms)
+        span = 1 + sum(count * (sides - 1) for count, sides in self.terms)
+        if dice * span > MAX_DICE_WORK:
+            raise ValueError(
+                f"{self} has too many totals to work out exactly: {dice} dice with {span:,} possible totals"
+                f" (dice times totals at most {MAX_DICE_WORK:,})"
+            )
+        for part in self.parts:
+            part.dice.check_size()
+
+    def chances(self) -> Chances:
+        """The exact distribution of the total, to ask questions of: `.mean`, `.at_least(6)`."""
+        return Chances.of(self)
+
+    @property
+    def low(self) -> int:
+        return int(self.chances().low)
+
+    @property
+    def high(self) -> int:
+        return int(self.chances().high)
+
+    @property
+    def mean(self) -> Fraction:
+        return self.chances().mean
+
+    def chance(self, total: int) -> Fraction:
+        """P(the total is exactly `total`)."""
+        return self.chances().chance(total)
+
+    def at_least(self, total: Fraction | int) -> Fraction:
+        """P(the total is `total` or more): "at least 6 targets"."""
+        return self.chances().at_least(total)
+
+    def at_most(self, total: Fraction | int) -> Fraction:
+        """P(the total is `total` or less)."""
+        return self.chances().at_most(total)
+
+
+@dataclass(frozen=True, slots=True)
+class Scaled:
+    """A dice expression multiplied by `factor` after rolling, then rounded (`rounding` is None
+    only when the factor is whole)."""
+
+    dice: Dice
+    factor: Fraction
+    rounding: str | None
+
+    def text(self) -> str:
+        inner = str(self.dice)
+        if len(self.dice.terms) + len(self.dice.parts) + (1 if self.dice.bonus else 0) > 1:
+            inner = f"({inner})"
+        factor = self.factor
+        scale = f"/{factor.denominator}" if factor.numerator == 1 else f"*{factor}"
+        return inner + scale + (f" round {self.rounding}" if self.rounding else "")
+
+    def value(self, total: int) -> int:
+        """What a rolled total of `dice` becomes."""
+        scaled = total * self.factor
+        return round_value(scaled, self.rounding) if self.rounding else int(scaled)
+
+    def rebuilt(self, dice: Dice) -> Scaled:
+        return Scaled(dice, self.factor, self.rounding)
+
+
+@dataclass(frozen=True, slots=True)
+class Clamped:
+    """A dice expression kept at or above `bound` (`op` max) or at or below it (`op` min)."""
+
+    dice: Dice
+    op: Literal["max", "min"]
+    bound: int
+
+    def text(self) -> str:
+        return f"{self.op}({self.dice}, {self.bound})"
+
+    def value(self, total: int) -> int:
+        return max(total, self.bound) if self.op == "max" else min(total, self.bound)
+
+    def rebuilt(self, dice: Dice) -> Clamped:
+        return Clamped(dice, self.op, self.bound)
+
+
+class _DiceReader:
+    """Reads the notation `Dice.__str__` writes."""
+
+    _TOKEN = re.compile(
+        r"\s*(?:(\d*)[dD](\d+)|(\d+)(?:/(\d+))?|(round)\s+(up|down|nearest)|(max|min)\s*\(|([-+*/(),]))"
+    )
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens: list[tuple[str, tuple[str, ...]]] = []
+        position = 0
+        stripped = text.rstrip()
+        while position < len(stripped):
+            match = self._TOKEN.match(stripped, position)
+            if match is None or match.end() == position:
+                raise ValueError(f"cannot read dice `{clip(text)}`")
+            if any(len(group) > MAX_DIGITS for group in match.groups() if group):
+                raise ValueError(f"a number in dice has at most {MAX_DIGITS} digits")
+            position = match.end()
+            if match.group(2) is not None:
+                self.tokens.append(("pool", (match.group(1) or "1", match.group(2))))
+            elif match.group(3) is not None:
+                self.tokens.append(("number", (match.group(3), match.group(4) or "1")))
+            elif match.group(5) is not None:
+                self.tokens.append(("round", (match.group(6),)))
+            elif match.group(7) is not None:
+                self.tokens.append(("clamp", (match.group(7),)))
+            else:
+                self.tokens.append((match.group(8), ()))
+        if not self.tokens:
+            raise ValueError("empty dice expression")
+        self.index = 0
+
+    def _peek(self) -> str:
+        return self.tokens[self.index][0] if self.index < len(self.tokens) else "end"
+
+    def _take(self) -> tuple[str, tuple[str, ...]]:
+        if self.index >= len(self.tokens):
+            raise ValueError(f"cannot read dice `{clip(self.text)}`: it ends too soon")
+        token = self.tokens[self.index]
+        self.index += 1
+        return token
+
+    def end(self) -> None:
+        if self.index != len(self.tokens):
+            raise ValueError(f"cannot read dice `{clip(self.text)}`")
+
+    def expression(self) -> Dice:
+        value = self.item(1)
+        while self._peek() in ("+", "-"):
+            sign = 1 if self._take()[0] == "+" else -1
+            value = value.plus(self.item(sign))
+        if self._peek() in ("*", "/"):
+            value = self.scale(value)
+        return value
+
+    def item(self, sign: int) -> Dice:
+        kind, values = self._take()
+        if kind == "number":
+            if values[1] != "1":
+                raise ValueError(f"cannot read dice `{clip(self.text)}`: a bonus is a whole number")
+            return Dice((), sign * int(values[0]))
+        if sign < 0:
+            raise ValueError(f"cannot read dice `{clip(self.text)}`: dice are added, not subtracted")
+        if kind == "pool":
+            count, sides = int(values[0]), int(values[1])
+            if count < 1 or sides < 2:
+                raise ValueError(f"`{count}d{sides}` is not a roll anyone can make")
+            return Dice(((count, sides),))
+        if kind == "(":
+            inner = self.expression()
+            if self._take()[0] != ")":
+                raise ValueError(f"cannot read dice `{clip(self.text)}`: a bracket is not closed")
+            return inner
+        if kind == "clamp":
+            inner = self.expression()
+            if self._take()[0] != ",":
+                raise ValueError(f"cannot read dice `{clip(self.text)}`: {values[0]}(DICE, NUMBER)")
+            negative = self._peek() == "-"
+            if negative:
+                self._take()
+            bound_kind, bound = self._take()
+            if bound_kind != "number" or bound[1] != "1" or self._take()[0] != ")":
+                raise ValueError(f"cannot read dice `{clip(self.text)}`: {values[0]}(DICE, NUMBER)")
+            return inner.clamped("max" if values[0] == "max" else "min", -int(bound[0]) if negative else int(bound[0]))
+        raise ValueError(f"cannot read dice `{clip(self.text)}`")
+
+    def scale(self, value: Dice) -> Dice:
+        operator = self._take()[0]
+        kind, values = self._take()
+        if kind != "number":
+            raise ValueError(f"cannot read dice `{clip(self.text)}`: dice are scaled by a number")
+        factor = Fraction(int(values[0]), int(values[1]))
+        if operator == "/":
+            if factor == 0:
+                raise ValueError(f"cannot read dice `{clip(self.text)}`: division by zero")
+            factor = 1 / factor
+        rounding = self._take()[1][0] if self._peek() == "round" else None
+        if rounding is None and factor.denominator != 1:
+            raise ValueError(f"cannot read dice `{clip(self.text)}`: say how the division rounds")
+        return value.scaled(factor, rounding)
+
+
+Value = int | Fraction | bool | str | Dice | Special
+"""A value of an input or stat: a number (int, or Fraction when not whole), a flag, the name of
+a member of an enumeration, text, a dice expression, or a table's X / N/A."""
+
+
+def step_die(sides: int, steps: int) -> int:
+    if sides not in DIE_LADDER:
+        return sides
+    index = min(max(DIE_LADDER.index(sides) + steps, 0), len(DIE_LADDER) - 1)
+    return DIE_LADDER[index]
+
+
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """The exact distribution of a dice total: `at_most[i]` outcomes give a total <= low + i.
+
+    `limit` is set when the totals go on without end (exploding dice): the chances are worked out
+    up to it, and asking beyond it is an error, never a wrong answer."""
+
+    low: int
+    denominator: int
+    at_most: tuple[int, ...]
+    limit: int | None = None
+    uniform: tuple[int, int] | None = field(default=None, compare=False, repr=False)
+    """(count, sides) when the total is the sum of `count` dice each showing one of `sides`
+    consecutive faces, equally likely (3d6, 4dF): `difference` adds such dice with running sums."""
+
+    @property
+    def high(self) -> int:
+        return self.low + len(self.at_most) - 1
+
+    def count_at_most(self, total: int) -> int:
+        index = total - self.low
+        if index < 0:
+            return 0
+        if index >= len(self.at_most):
+            if self.limit is not None:
+                raise ValueError(f"the chance of totals above {self.limit} was not worked out")
+            return self.denominator
+        return self.at_most[index]
+
+    def at_most_p(self, total: Fraction | int) -> Fraction:
+        return Fraction(self.count_at_most(math.floor(total)), self.denominator)
+
+    def between_p(self, low: Fraction | int, high: Fraction | int) -> Fraction:
+        """P(low <= total <= high)."""
+        below = self.count_at_most(math.ceil(low) - 1)
+        return Fraction(max(self.count_at_most(math.floor(high)) - below, 0), self.denominator)
+
+    def chances(self) -> dict[int, Fraction]:
+        """The chance of each total that can come up (up to `limit`, if set)."""
+        found: dict[int, Fraction] = {}
+        previous = 0
+        for index, cumulative in enumerate(self.at_most):
+            if cumulative != previous:
+                found[self.low + index] = Fraction(cumulative - previous, self.denominator)
+            previous = cumulative
+        return found
+
+    def compare_p(self, op: str, target: Fraction | int) -> Fraction:
+        """P(total op target) for op in <, <=, >, >=, ==, !=."""
+        if op == "<=":
+            return self.at_most_p(target)
+        if op == "<":
+            return Fraction(self.count_at_most(math.ceil(target) - 1), self.denominator)
+        if op == ">":
+            return 1 - self.at_most_p(target)
+        if op == ">=":
+            return 1 - Fraction(self.count_at_most(math.ceil(target) - 1), self.denominator)
+        exact = self.between_p(target, target) if Fraction(target).denominator == 1 else Fraction(0)
+        return exact if op == "==" else 1 - exact
+
+
+def listed_reach(count: int, sides: int, keep: str | None) -> int:
+    """The highest total a pool's chances are listed for: its highest face total; of exploding
+    dice, which have no highest total, twice that (above it, the chance of the rest is told as
+    one figure).  Resolvers and the sheet's odds grid list exploding dice this far."""
+    return count * sides * (2 if keep == "exploding" else 1)
+
+
+def distribution(count: int, sides: int, keep: str | None = None, horizon: int | None = None) -> Distribution:
+    """The exact distribution of a pool's total.
+
+    `keep` says what of the dice counts: None, the sum of them all; `highest` or `lowest`, one
+    die; `highest 3` or `lowest 2`, the sum of that many (`highest 3 of 5d10`); `fate`, the sum
+    of Fate dice (faces -1, 0, +1; `sides` is 3); `exploding`, the sum of dice that are rolled
+    again, and added, each time they show their highest face (`horizon`: the highest total whose
+    chance is needed, for an exploding total has no highest value)."""
+    if keep is None:
+        return from_ways(count, sides**count, _add_dice([1], count, sides), (count, sides))
+    if keep == "fate":
+        return from_ways(-count, 3**count, _add_dice([1], count, 3), (count, 3))
+    if keep == "exploding":
+        return _exploding(count, sides, count if horizon is None else horizon)
+    side, _, kept = keep.partition(" ")
+    total = sides**count
+    if not kept:
+        if side == "highest":
+            return Distribution(1, total, tuple(x**count for x in range(1, sides + 1)))
+        return Distribution(1, total, tuple(total - (sides - x) ** count for x in range(1, sides + 1)))
+    return _kept(count, sides, side, int(kept))
+
+
+def from_ways(low: int, denominator: int, ways: list[int], uniform: tuple[int, int] | None = None) -> Distribution:
+    return Distribution(low, denominator, tuple(accumulate(ways)), uniform=uniform)
+
+
+def _kept(count: int, sides: int, side: str, kept: int) -> Distribution:
+    """The sum of the `kept` highest (or lowest) of `count` dice.  Faces are taken from the kept
+    end inwards: for each face, how many dice show it (all arrangements counted by binomials),
+    and how many of those are still kept."""
+    kept = min(kept, count)
+    faces = range(sides, 0, -1) if side == "highest" else range(1, sides + 1)
+    # (dice placed, dice kept) -> {sum of the kept: arrangements}
+    states: dict[tuple[int, int], dict[int, int]] = {(0, 0): {0: 1}}
+    for face in faces:
+        following: dict[tuple[int, int], dict[int, int]] = {}
+        for (placed, taken), sums in states.items():
+            for showing in range(count - placed + 1):
+                ways = math.comb(count - placed, showing)
+                more = min(showing, kept - taken)
+                key = (placed + showing, taken + more)
+                bucket = following.setdefault(key, {})
+                for value, arrangements in sums.items():
+                    total = value + more * face
+                    bucket[total] = bucket.get(total, 0) + arrangements * ways
+        states = following
+    sums = states.get((count, kept), {})
+    low, high = min(sums), max(sums)
+    return from_ways(low, sides**count, [sums.get(v, 0) for v in range(low, high + 1)])
+
+
+def _exploding(count: int, sides: int, horizon: int) -> Distribution:
+    """Exploding dice, exactly, for every total up to `horizon`: a die showing its highest face
+    is rolled again and added, so a die shows s*k + r (k explosions, then r in 1..s-1) with
+    chance (1/s)^(k+1).  Totals above the horizon are not listed (`Distribution.limit`)."""
+    if sides < 2:
+        raise ValueError("an exploding die has two sides or more")
+    horizon = max(horizon, count)
+    depth = horizon // sides + 1  # explosions a die can have below the horizon, and one more
+    denominator = sides ** (count * depth)
+    one = [0] * (horizon + 1)  # ways (over sides ** depth) of each total of one die
+    for explosions in range(depth):
+        for rest in range(1, sides):
+            value = sides * explosions + rest
+            if value <= horizon:
+                one[value] = sides ** (depth - explosions - 1)
+    ways = [1] + [0] * horizon  # no dice yet: total 0
+    for _ in range(count):
+        ways = [sum(ways[t - v] * one[v] for v in range(1, t + 1) if one[v]) for t in range(horizon + 1)]
+    low = count
+    found = from_ways(low, denominator, ways[low:])
+    return Distribution(found.low, found.denominator, found.at_most, limit=horizon)
+
+
+def difference(first: Distribution, second: Distribution) -> Distribution:
+    """The distribution of first - second, both rolled independently.
+
+    Minus `second` is `second` mirrored (its counts in reverse order), so the difference is a sum:
+    the mirror's counts convolved with `first`'s.  When either side is a sum of uniform dice, the
+    other side's counts have its dice added one by one (running sums, as in `distribution`; the
+    mirror of such a sum is the same sum): `5d1000 vs 5d1000` is the work of one 10d1000 pool.
+    Only other distributions are multiplied out term by term (two highest-die pools: 1,000 by 1,000).
+    """
+    counts = _counts(first)
+    mirrored = _counts(second)[::-1]
+    if first.uniform is not None:
+        ways = _add_dice(mirrored, *first.uniform)
+    elif second.uniform is not None:
+        ways = _add_dice(counts, *second.uniform)
+    else:
+        ways = [0] * (len(counts) + len(mirrored) - 1)
+        for offset, times in enumerate(mirrored):
+            end = offset + len(counts)
+            ways[offset:end] = map(add, ways[offset:end], [x * times for x in counts])
+    return Distribution(first.low - second.high, first.denominator * second.denominator, tuple(accumulate(ways)))
+
+
+def _add_dice(ways: list[int], count: int, sides: int) -> list[int]:
+    """`ways` (ways to roll each total, lowest first) with `count` dice of `sides` sides added.
+
+    Each new total sums a window of `sides` old ones: the difference of two running sums, read
+    from the running sums padded with `sides - 1` zeros before and the grand total after.
+    """
+    for _ in range(count):
+        running = list(accumulate(ways, initial=0))
+        padded = [0] * (sides - 1) + running + [running[-1]] * (sides - 1)
+        size = len(ways) + sides - 1
+        ways = list(map(sub, padded[sides : sides + size], padded[:size]))
+    return ways
+
+
+def _counts(dist: Distribution) -> list[int]:
+    return list(map(sub, dist.at_most, (0, *dist.at_most[:-1])))
+
+
+def value_json(value: object) -> object:
+    """The value of an input, stat, derived value or table cell as JSON."""
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, Fraction)):
+        return number_json(value)
+    if isinstance(value, Dice):
+        return dice_json(value)
+    if isinstance(value, Special):
+        return {"special": value.text}
+    return str(value)
+
+
+def dice_json(dice: Dice) -> dict[str, object]:
+    """Dice in their one notation, with their lowest, highest and average total and the chance of
+    each total (none listed past a million combinations)."""
+    try:
+        totals = dice.totals(limit=MAX_COMBINATIONS)
+    except ValueError:
+        return {"dice": str(dice), "min": None, "max": None, "mean": None, "distribution": None, "at_least": None}
+    mean = sum((total * chance for total, chance in totals.items()), Fraction(0))
+    return {
+        "dice": str(dice),
+        "min": min(totals),
+        "max": max(totals),
+        "mean": number_json(mean),
+        "distribution": [{"total": total, "probability": probability_json(p)} for total, p in totals.items()],
+        "at_least": [{"total": total, "probability": probability_json(p)} for total, p in at_least_chances(totals).items()],
+    }
+
+
+MAX_HORIZON = 100_000
+"""The highest total of exploding dice whose chance a resolver works out."""
+
+MAX_COMBINATIONS = 1_000_000
+"""The most pairs of totals combined to work out a dice value's distribution (`Dice.totals`)."""
+
+MAX_POOL_DICE = 100
+MAX_POOL_SIDES = 1000
+"""The largest pool of a dice value whose distribution is worked out (as the compiler's E303 bound
+for the pools a rulebook writes): a dice input given when resolving (`--set damage=5000d6`) is
+refused at once, not worked on for minutes."""
+
+MAX_DICE_WORK = 2_000_000
+"""The most dice times totals of a dice value (adding each die costs a pass over the totals):
+100d100 is 100 x 9,901; five of them added (500 dice, 49,501 totals) are refused."""
+
+
+def pool_text(pool: tuple[int, int, str | None], short: bool = False) -> str:
+    """`3d6`, `1d20` (`d20` when short), `highest of 2d20`, `highest 3 of 5d10`, `4dF`, `exploding 1d6`."""
+    count, sides, keep = pool
+    if keep == "fate":
+        return "dF" if short and count == 1 else f"{count}dF"
+    text = f"d{sides}" if short and count == 1 else f"{count}d{sides}"
+    if keep == "exploding":
+        return f"exploding {text}"
+    return f"{keep} of {text}" if keep else text
+
+
+@dataclass(frozen=True, slots=True)
+class Chances:
+    """The exact distribution of a total: each total that can come up with its chance, lowest
+    first (the chances add up to 1)."""
+
+    table: tuple[tuple[int | Fraction, Fraction], ...]
+
+    @classmethod
+    def of(cls, value: Dice | Chances | int | Fraction) -> Chances:
+        """The distribution of a dice value (RuleInputError past a million combinations), or of a
+        number (certain)."""
+        if isinstance(value, Chances):
+            return value
+        if isinstance(value, Dice):
+            try:
+                return cls(tuple(value.totals(limit=MAX_COMBINATIONS).items()))
+            except ValueError as error:
+                raise RuleInputError(str(error)) from None
+        return cls(((whole(Fraction(value)), Fraction(1)),))
+
+    @property
+    def low(self) -> int | Fraction:
+        return self.table[0][0]
+
+    @property
+    def high(self) -> int | Fraction:
+        return self.table[-1][0]
+
+    @property
+    def mean(self) -> Fraction:
+        return sum((Fraction(total) * chance for total, chance in self.table), Fraction(0))
+
+    def totals(self) -> dict[int | Fraction, Fraction]:
+        return dict(self.table)
+
+    def chance(self, total: Fraction | int) -> Fraction:
+        """P(the total is exactly `total`)."""
+        return sum((chance for value, chance in self.table if value == total), Fraction(0))
+
+    def at_least(self, total: Fraction | int) -> Fraction:
+        """P(the total is `total` or more)."""
+        return sum((chance for value, chance in self.table if value >= total), Fraction(0))
+
+    def at_most(self, total: Fraction | int) -> Fraction:
+        """P(the total is `total` or less)."""
+        return sum((chance for value, chance in self.table if value <= total), Fraction(0))
+
+    def chance_that(self, op: str, bound: Fraction | int) -> Fraction:
+        """P(total op bound) for op in <, <=, >, >=, ==, !=: `chance_that(">=", 6)`."""
+        tests: dict[str, Callable[[Fraction], bool]] = {
+            "<": lambda v: v < bound,
+            "<=": lambda v: v <= bound,
+            ">": lambda v: v > bound,
+            ">=": lambda v: v >= bound,
+            "==": lambda v: v == bound,
+            "!=": lambda v: v != bound,
+        }
+        test = tests[op]
+        return sum((chance for value, chance in self.table if test(Fraction(value))), Fraction(0))
+
+    def plus(self, other: Chances) -> Chances:
+        """The distribution of the sum of two independent totals."""
+        if len(self.table) * len(other.table) > MAX_COMBINATIONS:
+            raise RuleInputError("a total has too many values to work out exactly")
+        combined: dict[int | Fraction, Fraction] = {}
+        for a, pa in self.table:
+            for b, pb in other.table:
+                key = whole(Fraction(a) + b) if isinstance(a, Fraction) or isinstance(b, Fraction) else a + b
+                combined[key] = combined.get(key, Fraction(0)) + pa * pb
+        return Chances(tuple(sorted(combined.items())))
+
+    def __repr__(self) -> str:
+        return f"<Chances {show(self.low)}..{show(self.high)}, mean {show(self.mean)}>"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "min": number_json(self.low),
+            "max": number_json(self.high),
+            "mean": number_json(self.mean),
+            "distribution": [{"total": number_json(t), "probability": probability_json(p)} for t, p in self.table],
+            "at_least": [
+                {"total": number_json(t), "probability": probability_json(p)}
+                for t, p in at_least_chances(dict(self.table)).items()
+            ],
+        }
+
+
+def at_least_chances(totals: Mapping[Any, Fraction]) -> dict[Any, Fraction]:
+    """P(total >= k) for each total k that can come up, lowest first."""
+    found: dict[Any, Fraction] = {}
+    left = Fraction(1)
+    for total in sorted(totals):
+        found[total] = left
+        left -= totals[total]
+    return found
+
+
+def clamp_dice(op: Literal["max", "min"], first: Dice | Fraction | int, second: Dice | Fraction | int) -> Dice:
+    """`max(damage - armour, 0)`, `min(targets, 5)`: a dice value kept at or above (or at or below)
+    a whole number, still an exact distribution."""
+    dice, bound = (first, second) if isinstance(first, Dice) else (second, first)
+    if not isinstance(dice, Dice) or isinstance(bound, Dice):
+        raise RuleInputError(f"{op}() keeps one dice value within one number")
+    if Fraction(bound).denominator != 1:
+        raise RuleInputError(f"{op}() keeps dice within a whole number, not {show(Fraction(bound))}")
+    return dice.clamped(op, int(bound))

@@ -1,0 +1,255 @@
+"""What a generated module says of each rule, the same in every resolution: its modifiers, rolls,
+texts and derived values (`ModSpec`, `RollSpec`, ...), each as a `Step` with the clauses of its
+condition; its tables; its sequence over rounds; the trace spec of each step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
+
+from .dice import Value
+
+if TYPE_CHECKING:
+    from .book import Scope
+    from .results import Note
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSpec:
+    """What a trace entry is about, the same in every resolution: the clauses of its condition,
+    as written, and the names each reads."""
+
+    rule: str
+    source: str | None
+    item: str
+    clauses: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
+    verdict: str | None = None  # what a lookup found ("row 4..6"), said in place of "holds"
+
+
+Clause = Callable[["Scope"], bool]
+"""One condition of a guard (`when` or `unless` already applied): holds in a scope or not."""
+
+Amount = Any
+"""A value known when compiling, or a function of the Scope computing it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModSpec:
+    key: str
+    rule: str
+    source: str | None
+    target: str
+    op: str  # add | mul | div | set | min | max | grade | dice | step | shift
+    text: str
+    group: str | None
+    stacking: str
+    rounding: str | None
+    condition: str
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSpec:
+    kind: str  # pool | dice | target | automatic
+    pool: tuple[int, int, str | None] | None
+    delta: int
+    success: bool
+    condition: str
+
+
+@dataclass(frozen=True, slots=True)
+class TierSpec:
+    name: str
+    op: str | None  # <= | >= on the total; None for natural and "otherwise"
+    bound: Callable[[int | Fraction], Fraction | int] | None
+    natural: tuple[int, int] | None = None  # the dice alone show low..high
+    always: str | None = None  # "success" | "failure": decides the roll whatever the target
+
+
+@dataclass(frozen=True, slots=True)
+class ConsequenceSpec:
+    """What an outcome of a roll changes (`on failure: exhaustion +1`) or brings into play."""
+
+    outcome: str
+    text: str
+    target: str | None = None  # the stat it changes
+    op: str | None = None
+    value: Amount = None
+    rounding: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RollSpec:
+    key: str
+    rule: str
+    source: str | None
+    name: str
+    label: str | None
+    kind: str  # check | total | count | resist | opposed | automatic
+    pool: tuple[int, int, str | None] | None
+    op: str | None
+    against: tuple[int, int, str | None] | None
+    success: bool
+    outcomes: Mapping[str, str]
+    margin_outcomes: tuple[str, ...]
+    tiers: tuple[TierSpec, ...]
+    ties: str | None
+    notes: tuple[str, ...]
+    condition: str
+    consequences: tuple[ConsequenceSpec, ...] = ()
+    steps: tuple[tuple[str, str], ...] = ()  # (outcome, step): the outcomes that send on to a table
+    separate: bool = False  # never one roll with the same roll of another rule (`separate`)
+
+
+@dataclass(frozen=True, slots=True)
+class TextSpec:
+    key: str
+    rule: str
+    source: str | None
+    kind: str  # cannot | note | erratum
+    text: str
+    quote: str | None
+    condition: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeriveSpec:
+    key: str
+    rule: str
+    source: str | None
+    name: str
+    condition: str
+
+
+MODIFIER_KINDS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
+    {"number": ("scaling", "additions", "grade"), "dice": ("dice", "steps", "additions", "scaling")}
+)
+"""The kinds of modifier of a number (`int`, `number`, `percent`) and of a dice stat, in the order
+a resolution applies them unless the book states another (`order MOV: additions before
+scaling`).  `=`, `max` and `min` always come after them: they state the final value or its
+bounds."""
+
+ONE_AT_A_TIME: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
+    {"number": frozenset({"scaling"}), "dice": frozenset({"dice", "steps", "scaling"})}
+)
+"""The kinds whose modifiers apply one after the other, in the order the rules are named (or the
+book's `order STAT: RULE before RULE`); additions add up and grades net out, in any order."""
+
+KIND_OPS: Final[Mapping[str, frozenset[str]]] = MappingProxyType(
+    {
+        "scaling": frozenset({"mul", "div"}),
+        "additions": frozenset({"add"}),
+        "grade": frozenset({"grade"}),
+        "dice": frozenset({"dice"}),
+        "steps": frozenset({"step"}),
+    }
+)
+"""The operations of each kind of modifier."""
+
+
+@dataclass(frozen=True, slots=True)
+class StatOrder:
+    """The order a book states for a stat's modifiers: its kinds, first to last, and the rules
+    whose modifiers of a kind applied one at a time take their places in this order."""
+
+    kinds: tuple[str, ...]
+    rules: tuple[str, ...] = ()
+
+
+def in_rule_order(rules: Sequence[str], origins: Sequence[str]) -> list[int]:
+    """The indexes of modifiers (by the rule each comes from) in the order they apply: those of
+    the ranked `rules` in that order, in the places they take among the others, which keep
+    theirs (a stable sort of the ranked ones alone, so every other order stays as named)."""
+    rank = {rule: i for i, rule in enumerate(rules)}
+    places = [i for i, origin in enumerate(origins) if origin in rank]
+    moved = sorted(places, key=lambda i: rank[origins[i]])
+    found = list(range(len(origins)))
+    for place, index in zip(places, moved, strict=True):
+        found[place] = index
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    name: str
+    step: int | None
+    op: str
+    value: Fraction
+    rounding: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One part of a rule as a resolver meets it: a modifier, roll, text, derived value, or the
+    rule it composes (`as OTHER`), with the clauses of its condition and the inputs each reads
+    (`reads`: name and clause number; the number of clauses for what it reads once they hold)."""
+
+    kind: str  # mod | roll | text | derive | part
+    spec: Any  # ModSpec | RollSpec | TextSpec | DeriveSpec | the composed rule's name
+    clauses: tuple[Clause, ...]
+    trace: TraceSpec | None
+    payload: Any = None  # a modifier's amount; a roll's values and changes; a derived value
+    reads: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RowSpec:
+    low: int | None
+    high: int | None
+    member: str | None
+    is_else: bool
+    key: str
+    cells: tuple[Amount, ...]  # values, or functions of the scope for cells that read inputs
+    steps: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    name: str
+    title: str
+    source: str | None
+    pool: tuple[int, int, str | None] | None
+    modifier: str | None
+    sign: int
+    inputs: tuple[str, ...]
+    columns: tuple[str, ...]
+    rows: tuple[RowSpec, ...]
+    above: int | None
+    becomes: int | None
+    overflow_step: str | None
+    notes: tuple[Note, ...] = ()
+    depth: int | None = None  # `chain depth N`: rolls in a row a repeating chain is listed to
+
+    def row_for(self, keys: tuple[Value, ...]) -> RowSpec | None:
+        """The row a key selects (a number, a member, or a member pair for a two-way table)."""
+        key = keys[0]
+        numeric = isinstance(key, (int, Fraction)) and not isinstance(key, bool)
+        for row in self.rows:
+            if row.member is not None and row.member == key:
+                return row
+            if row.low is not None and numeric and row.low <= key and (row.high is None or key <= row.high):  # type: ignore[operator]
+                return row
+        for row in self.rows:
+            if row.is_else:
+                return row
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceSpec:
+    """`each round COUNTER: ...` of a rule: the input counting the rounds, where it starts unless
+    the caller gives it, the (roll, outcome) that ends the sequence, the input it sets from the
+    next round on instead (`then`), and the derived values that add up."""
+
+    rule: str
+    unit: str
+    counter: str
+    start: int
+    until: tuple[str, str] | None = None
+    then: tuple[str, Value] | None = None
+    totals: tuple[str, ...] = ()
