@@ -36,6 +36,8 @@ _TOKEN = re.compile(
     r"|(?P<data>[^<&]+)"
 )
 _ATTRIBUTE = re.compile(r'([a-z]+)="([^"]*)"')
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+_HEX = re.compile(r"#[0-9a-fA-F]{6}")
 _ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 _FACES = {REGULAR: (False, False), BOLD: (True, False), ITALIC: (False, True)}
 _ALIGNMENTS = (TA_LEFT, TA_CENTER, TA_RIGHT)
@@ -114,9 +116,9 @@ def pieces(markup: str, style: ParagraphStyle) -> tuple[Piece, ...] | None:
             stack.append((start, bold, True, size, colour))
         elif start == "font":
             for name, value in _ATTRIBUTE.findall(token.group("attrs")):
-                if name == "size":
+                if name == "size" and _NUMBER.fullmatch(value):
                     size = float(value)
-                elif name == "color":
+                elif name == "color" and _HEX.fullmatch(value):
                     colour = _colour(value)
                 elif name == "name" and value in _FACES:
                     bold, italic = _FACES[value]
