@@ -13,7 +13,8 @@ machine's other jobs would stretch wall time, and at the end each target with wh
 - `check` of a 60,000-line rulebook versus a 2,000-line one, per line (at most 1.2x), and versus
   lark alone parsing the same text (at least 50% of its throughput);
 - the cards of the six bundled books versus building their resolvers (at most 3x, drawn through
-  reportlab's public API only).
+  reportlab's public API only);
+- `fmt` of an expression nested 20,000 brackets deep versus 2,000, per bracket (at most 1.5x).
 On a shared or virtual machine timings swing widely; `--instructions` counts CPU instructions
 with callgrind instead, which repeats exactly.
 """
@@ -109,11 +110,6 @@ def resolver_ratio(quick: bool) -> None:
         micro = f"{calls['generated'] * 1e6:.1f}, {calls['hand-written'] * 1e6:.1f}"
         print(f"  {rule:<22} {ratio:9.2f}x {ratio_json:9.2f}x   {micro:<30} {'holds' if holds else 'MISSED'}")
     print(f"  every rule within {RESOLVER_TARGET}x: {'yes' if held else 'no'}")
-    written = ", ".join(
-        f"{book} {len(module._BOOK.straight)}/{sum(info.kind != 'table' for info in module.RULES.values())}"
-        for book, module in modules.items()
-    )
-    print(f"  rules written out as straight-line functions (the others through their plan): {written}")
     skirmish = modules["skirmish_terrain"]
     one = best(lambda: skirmish.broken_ground(**SITUATIONS["broken_ground"]), number)
     several = best(
@@ -298,6 +294,28 @@ def compile_scaling(quick: bool) -> list[Target]:
     ]
 
 
+def nested_brackets(depth: int) -> str:
+    """A rulebook whose one expression is a number inside `depth` pairs of brackets."""
+    return f'rulebook deep "Deep":\n    source "s"\n\nrule r "R" cites "c":\n    derive z = {"(" * depth}1{")" * depth}\n'
+
+
+def fmt_scaling(quick: bool) -> list[Target]:
+    """`fmt` of an expression nested 2,000 and 20,000 brackets deep, per bracket: the formatter
+    scanned every gap inside each pair of brackets, so its cost grew with the square of the
+    nesting (repro fmt_deep.sh); it should grow with the text."""
+    from dsl.fmt import format_text
+
+    small_depth, large_depth = 2000, 10_000 if quick else 20_000
+    small_text, large_text = nested_brackets(small_depth), nested_brackets(large_depth)
+    format_text(nested_brackets(10))  # imports, the parsers' tables
+    small = cpu_seconds(lambda: format_text(small_text), 3) / small_depth
+    large = cpu_seconds(lambda: format_text(large_text), 1 if quick else 2) / large_depth
+    print(f"formatting an expression nested {small_depth:,} and {large_depth:,} brackets deep")
+    print(f"  per bracket: {small * 1e6:.0f} us at {small_depth:,}, {large * 1e6:.0f} us at {large_depth:,}")
+    print(f"  per-bracket cost {large_depth:,} / {small_depth:,} deep: {large / small:5.2f}x")
+    return [Target(f"fmt per-bracket cost, {large_depth:,} / {small_depth:,} deep", large / small, 1.5, "x")]
+
+
 def ast_size(text: str) -> tuple[int, int]:
     """The nodes of a rulebook's AST, and the bytes it keeps allocated (nodes, their positions,
     values and tuples), measured with tracemalloc."""
@@ -409,7 +427,7 @@ def main() -> None:
         return
     resolver_ratio(args.quick)
     targets: list[Target] = []
-    for section in (cli_ratio, compile_scaling, cards_ratio):
+    for section in (cli_ratio, compile_scaling, fmt_scaling, cards_ratio):
         print()
         targets += section(args.quick)
     summary(targets)

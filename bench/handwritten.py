@@ -5,7 +5,7 @@ Each builds the very same `Resolution` the generated resolver returns (tests/
 test_benchmark_baseline.py checks they agree on thousands of situations per rule), so the
 benchmark measures the cost of the generated code, not of a thinner result.  They use the
 module's result classes and the rules' own descriptions (the specs every resolution shares,
-read from the module's `_BOOK`), and decide everything themselves.
+read from the module's constants: `steps`), and decide everything themselves.
 
 The dice tables are derived by enumerating the faces, never typed in: a typed-in 3d6 table was
 once wrong for totals 13 to 17 unnoticed.
@@ -13,6 +13,7 @@ once wrong for totals 13 to 17 unnoticed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 from itertools import product
@@ -54,6 +55,30 @@ def chance(table: dict[int, Fraction], target: int) -> Fraction:
     if target in table:
         return table[target]
     return Fraction(0) if target < min(table) else Fraction(1)
+
+
+class Step:
+    """One effect of a rule as its module describes it: its spec, its trace spec, and for a roll
+    its changes (each a ChangeSpec, clauses, amount and trace spec), for a modifier its amount."""
+
+    def __init__(self, spec: Any, trace: Any, changes: tuple[Any, ...], payload: Any) -> None:
+        self.spec, self.trace, self.changes, self.payload = spec, trace, changes, payload
+
+
+_SPECS = ("ModSpec", "RollSpec", "TextSpec", "DeriveSpec")
+
+
+def steps(m: ModuleType, rule: str) -> list[Step]:
+    """The effects of a rule, in its order, from the constants its module defines for them
+    (`_RULE__mod1`, its `_trace`, a roll's `_step`); a grade modifier's payload is its grade."""
+    found = []
+    own = re.compile(rf"_{re.escape(rule)}__(mod|roll|text|derive)[0-9]+")
+    for name, value in vars(m).items():
+        if own.fullmatch(name) and type(value).__name__ in _SPECS:
+            roll = vars(m).get(f"{name}_step")
+            payload = value.text.rsplit(" ", 1)[-1] if getattr(value, "op", None) == "grade" else None
+            found.append(Step(value, vars(m)[f"{name}_trace"], roll.changes if roll else (), payload))
+    return found
 
 
 def check(m: ModuleType, spec: Any, rolled: str, target: int, p: Fraction, **extra: Any) -> Any:
@@ -151,9 +176,9 @@ def make_broken_ground(m: ModuleType) -> HandWritten:
     """Broken ground (17.1): DEX -2 unless still with a thrown or missile weapon; a fall roll,
     3d6 (2d6 with Acrobatics) at most DEX, for moving more than half the MOV."""
     errata = m.resolve("broken_ground").notes
-    steps = m._BOOK.parts["broken_ground"]
-    mod, roll, change = steps[0].spec, steps[1].spec, steps[1].payload[1][0]
-    mod_trace, roll_trace, change_trace = steps[0].trace, steps[1].trace, change[3]
+    found = steps(m, "broken_ground")
+    mod, roll, change = found[0].spec, found[1].spec, found[1].changes[0]
+    mod_trace, roll_trace, change_trace = found[0].trace, found[1].trace, change[3]
     weapons = ("none", "melee", "thrown", "missile", "laser")
     no_effect = unread(m, "broken_ground", "17.1", "acrobatics", "when moved > MOV / 2")
 
@@ -215,10 +240,9 @@ def make_lof_roll(m: ModuleType) -> HandWritten:
     """The roll that requires LoF: the attribute with the Range and other MODs, a d20 at most it,
     and for a BS Attack the Burst dice (the lowest of B d20 at most it); no roll into a Zero
     Visibility Zone, but for a BS Attack in response, facing the attacker."""
-    book = m._BOOK
-    range_step, other_step, stack_note = book.parts["other_mods_stack"]
-    _, zero_step, lof_step, hit_step, lof_note = book.parts["lof_roll"]
-    changes = [change[3] for change in hit_step.payload[1]]  # when burst == 1 .. 5: -5 .. -1 dice
+    range_step, other_step, stack_note = steps(m, "other_mods_stack")
+    zero_step, lof_step, hit_step, lof_note = steps(m, "lof_roll")
+    changes = [change[3] for change in hit_step.changes]  # when burst == 1 .. 5: -5 .. -1 dice
     notes_of = {
         True: (stack_note.spec, zero_step.spec, lof_note.spec),
         False: (stack_note.spec, lof_note.spec),
@@ -360,7 +384,7 @@ def graded(value: int, grade: str | None) -> int:
 def make_skill_roll(m: ModuleType) -> HandWritten:
     """Skill rolls: Easy doubles, Difficult halves (round up), 1/5 (round up), Impossible is 0;
     Easy and Difficult cancel; d100 at most the skill, with degrees of success."""
-    easy_step, difficult_step, fifth_step, impossible_step, roll_step, note, erratum = m._BOOK.parts["skill_roll"]
+    easy_step, difficult_step, fifth_step, impossible_step, roll_step, note, erratum = steps(m, "skill_roll")
     grade_steps = (easy_step, difficult_step, fifth_step, impossible_step)
     notes = tuple(m.Note(s.spec.rule, s.spec.source, s.spec.text, s.spec.quote, s.spec.kind) for s in (note, erratum))
     chances = brp_table(0, 400)  # skill 0..200, doubled when Easy
@@ -439,9 +463,8 @@ def make_skill_roll(m: ModuleType) -> HandWritten:
 def make_shooting_up_or_down(m: ModuleType) -> HandWritten:
     """Shooting up or down: Difficult past 45 degrees, -10% up, +10% down, never below 0; the
     range halved straight overhead; the attack roll, d100 at most the skill."""
-    book = m._BOOK
-    (roll_step,) = book.parts["attack"]
-    _, difficult, up, overhead, down, floor, *texts = book.parts["shooting_up_or_down"]
+    (roll_step,) = steps(m, "attack")
+    difficult, up, overhead, down, floor, *texts = steps(m, "shooting_up_or_down")
     notes = tuple(m.Note(s.spec.rule, s.spec.source, s.spec.text, s.spec.quote, s.spec.kind) for s in texts)
     no_effect = (
         unread(
@@ -540,11 +563,10 @@ def make_ramming(m: ModuleType) -> HandWritten:
     """Ramming: the impact speed (the sum head on, the difference from the rear, the rammer's
     speed from the side), and the DM: the vehicle's size plus the Impact Speed table's modifier;
     no ram from the rear at equal speeds."""
-    book = m._BOOK
-    head_on, rear, no_ram, air, ground, *texts = book.parts["ramming"]
+    head_on, rear, no_ram, air, ground, *texts = steps(m, "ramming")
     notes = tuple(m.Note(s.spec.rule, s.spec.source, s.spec.text, s.spec.quote, s.spec.kind) for s in texts)
     restriction = m.Restriction(no_ram.spec.rule, no_ram.spec.source, no_ram.spec.text)
-    source = book.tables["impact_dm"].source
+    source = m.RULES["impact_dm"].source
     no_effect = unread(
         m, "ramming", "RAMMING", "air_space", "unless ram_direction == rear and own_speed == other_speed"
     )
@@ -648,9 +670,9 @@ def make_zone_move(m: ModuleType) -> HandWritten:
     """A zone move: d6 at most the Pace (the lower of 2d6 when running, -3 for a second move);
     running costs -2 to all actions and counts as Dodging missile fire; a second move stays
     among the Medium, Short and Close zones."""
-    roll_step, all_step, missile_step, no_second, *texts = m._BOOK.parts["zone_move"]
+    roll_step, all_step, missile_step, no_second, *texts = steps(m, "zone_move")
     spec = roll_step.spec
-    run_trace, second_trace = (change[3] for change in roll_step.payload[1])
+    run_trace, second_trace = (change[3] for change in roll_step.changes)
     notes = tuple(m.Note(s.spec.rule, s.spec.source, s.spec.text, s.spec.quote, s.spec.kind) for s in texts)
     restriction = (m.Restriction(no_second.spec.rule, no_second.spec.source, no_second.spec.text),)
     zones = ("close", "short", "medium", "long", "flank")

@@ -4,15 +4,34 @@ that has not changed import its resolver module instead of compiling the ruleboo
 An entry is keyed by the SHA-256 of the rulebook's bytes and file name and of the compiler that
 built it (the names, sizes and modification times of the files of the `dsl` package and of the
 grammar, and the Python version): an edited rulebook, or another rulecraft, never reads an
-entry made for something else.  An entry is a directory `KEY/` that holds the generated module
-(`NAME.py`), its bytecode (`module.code`) and `facts.pickle` (what `list` and
-`describe` print, computed once); it is written whole in a temporary directory and renamed into
-place, so a reader finds a complete entry or none.
+entry made for something else.  The file is read once, and those bytes are both compiled and
+hashed: a rulebook saved while it compiles is filed under the text that was compiled, never
+under the new one.
+
+An entry is a directory `KEY/` that holds the generated module (`NAME.py`, which tracebacks
+quote), its bytecode (`module.code`, with the module's name and the source's size) and
+`facts.json` (what `list` and `describe` print, computed once).  It is written whole in a
+temporary directory, every file and the directory synced to disk, then renamed into place: a
+reader finds a complete entry or none, even after a power cut.  An entry that cannot be loaded
+anyway (cut short, corrupt, of another format, anything) is a miss: the rulebook is compiled as
+if there were none, and the entry replaced.
 
 Where: $RULECRAFT_CACHE_DIR, else $XDG_CACHE_HOME/rulecraft, else ~/.cache/rulecraft
 (%LOCALAPPDATA%/rulecraft on Windows).  RULECRAFT_CACHE_DIR set to an empty value turns the cache
 off.  A cache that cannot be read or written is never an error: the command compiles, as it would
 without one.
+
+What is loaded from the cache is run (the module's bytecode, lark's parser tables), so only what
+the user wrote is loaded.  The root is created 0700; a root or an entry directory that is a
+symbolic link, and a root, an entry or a file that belongs to another user or that group or
+others may write, is not used: the command compiles as usual and says why, once, on stderr.
+Files are opened without following links and checked on the open descriptor, so what is read is
+what was checked.  The facts are JSON, which cannot run code.  Lark's parser tables are lark's own
+pickle (`Lark.save`, `Lark.load`): rewriting them in a safe format would mean depending on lark's
+internal layout of its tables, so instead they are kept like an entry (written whole and synced,
+mode 0600) and read only through a descriptor checked like an entry's files, in a checked root
+no one else can write to.  (On Windows, where POSIX owners and modes do not apply, the default
+root lies in the user's own profile.)
 
 Only a rulebook that compiled without errors is kept; the others are compiled every time, so
 their diagnostics are always printed.
@@ -20,6 +39,7 @@ their diagnostics are always printed.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -28,20 +48,26 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from types import CodeType, ModuleType
+from typing import IO, TYPE_CHECKING, Any, TypeVar
+
+from dsl.files import UnreadableFile, read_regular_file
 
 if TYPE_CHECKING:
     from dsl.compiler import Compiled
 
 CACHE_VARIABLE = "RULECRAFT_CACHE_DIR"
 
-_FORMAT = b"rulecraft cache 1\0"
-"""Changes whenever the layout of an entry does."""
+_FORMAT = "rulecraft cache 2"
+"""Changes whenever the layout of an entry does; part of the key, and written in each file."""
 
-_FACTS = "facts.pickle"
-_CODE = "module.code"  # the module's bytecode (marshal; the key includes the Python version)
-_MAX_BYTES = 10 * 1024 * 1024  # as dsl.compiler.MAX_FILE_BYTES: a larger file is compiled (and refused) as usual
+_FACTS = "facts.json"
+_CODE = "module.code"  # (format, name, source size, bytecode), marshalled; the key includes the Python version
+_POSIX = os.name == "posix"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+
+T = TypeVar("T")
 
 
 def cache_dir() -> Path | None:
@@ -79,7 +105,7 @@ def compiler_fingerprint() -> bytes:
 
 
 def entry_key(path: Path, data: bytes) -> str:
-    digest = hashlib.sha256(_FORMAT)
+    digest = hashlib.sha256(_FORMAT.encode("ascii") + b"\0")
     digest.update(compiler_fingerprint())
     digest.update(b"\0" + path.name.encode("utf-8", "surrogateescape") + b"\0")
     digest.update(data)
@@ -94,82 +120,136 @@ class Facts:
     listing: dict[str, Any]
     described: dict[str, dict[str, Any]]
 
+    def to_data(self) -> dict[str, Any]:
+        return {"format": _FORMAT, "name": self.name, "listing": self.listing, "described": self.described}
+
+    @classmethod
+    def from_data(cls, data: object) -> Facts:
+        """The facts of `to_data`; ValueError for anything else."""
+        if not isinstance(data, dict) or data.get("format") != _FORMAT:
+            raise ValueError("not rulecraft's facts")
+        name, listing, described = data.get("name"), data.get("listing"), data.get("described")
+        if not (isinstance(name, str) and isinstance(listing, dict) and isinstance(described, dict)):
+            raise ValueError("not rulecraft's facts")
+        if not all(isinstance(rule, str) and isinstance(facts, dict) for rule, facts in described.items()):
+            raise ValueError("not rulecraft's facts")
+        return cls(name, listing, described)
+
 
 @dataclass
 class Entry:
-    """A compiled rulebook: its resolver module and its facts, each loaded when first asked for."""
+    """A compiled rulebook: its resolver module and its facts, each loaded when first asked for.
+    A part that cannot be loaded from the cache is no error: `rebuild` compiles the rulebook
+    again (and replaces the entry), and the part is taken from what it built."""
 
     load_module: Callable[[], ModuleType]
     load_facts: Callable[[], Facts]
+    rebuild: Callable[[], Entry] | None = None
     _module: ModuleType | None = field(default=None, repr=False)
     _facts: Facts | None = field(default=None, repr=False)
+    _rebuilt: Entry | None = field(default=None, repr=False)
 
     @property
     def module(self) -> ModuleType:
         if self._module is None:
-            self._module = self.load_module()
+            self._module = self._load(self.load_module, lambda entry: entry.module)
         return self._module
 
     @property
     def facts(self) -> Facts:
         if self._facts is None:
-            self._facts = self.load_facts()
+            self._facts = self._load(self.load_facts, lambda entry: entry.facts)
         return self._facts
 
+    def _load(self, load: Callable[[], T], part: Callable[[Entry], T]) -> T:
+        try:
+            return load()
+        except Exception:  # anything wrong with a kept file is a miss
+            if self.rebuild is None:
+                raise
+        if self._rebuilt is None:
+            self._rebuilt = self.rebuild()
+        return part(self._rebuilt)
 
-def _read(path: Path) -> bytes | None:
-    """The bytes of a regular file of reasonable size; None for anything else (compiled as usual,
-    which reports what is wrong with it)."""
+
+def read(path: Path) -> bytes | None:
+    """The bytes of the rulebook at `path`, read once: they are what is compiled and what keys
+    the entry.  None when it cannot be read as a rulebook (compiling it reports why)."""
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_BYTES:
-            return None
-        data = path.read_bytes()
-    except OSError:
+        return read_regular_file(path)
+    except UnreadableFile:
         return None
-    return data if len(data) <= _MAX_BYTES else None
 
 
-def find(path: Path) -> Entry | None:
-    """The entry for the rulebook at `path` as it is now; None when there is none."""
-    root = cache_dir()
-    data = _read(path) if root is not None else None
-    if root is None or data is None:
-        return None
-    folder = root / entry_key(path, data)
+def entry(path: Path, compile_bytes: Callable[[bytes | None], Compiled]) -> Entry:
+    """The rulebook at `path`, compiled: from its cache entry when there is one, else
+    `compile_bytes(data)` of the bytes read (None when they could not be read: it reports why),
+    kept for the next run.  `compile_bytes` returns only a rulebook without errors (it ends the
+    command otherwise)."""
+    data = read(path)
+    if data is None:
+        return _built(path, None, compile_bytes(None), None)
+    root = _root(create=False)
+    found, there = _look(root / entry_key(path, data)) if root is not None else (None, None)
+    if found is None:
+        return _built(path, data, compile_bytes(data), there)
+    found.rebuild = lambda: _built(path, data, compile_bytes(data), there)
+    return found
+
+
+def find(path: Path, data: bytes) -> Entry | None:
+    """The entry for the rulebook whose bytes are `data`; None when there is none the user may
+    load.  Its parts are loaded when asked for (and raise if they cannot be)."""
+    root = _root(create=False)
+    return _look(root / entry_key(path, data))[0] if root is not None else None
+
+
+_Identity = tuple[int, int]
+"""A directory entry's device and inode: which entry a process looked at."""
+
+
+def _look(folder: Path) -> tuple[Entry | None, _Identity | None]:
+    """The entry in `folder`, if the user may load it, and what is there (to be replaced if it
+    cannot be loaded)."""
     try:
-        modules = [p for p in folder.iterdir() if p.suffix == ".py"]
+        info = os.lstat(folder)
     except OSError:
-        return None
-    if len(modules) != 1 or not (folder / _FACTS).is_file() or not (folder / _CODE).is_file():
-        return None
-    return Entry(lambda: _import(modules[0], folder / _CODE), lambda: _unpickle(folder / _FACTS))
+        return None, None
+    there = (info.st_dev, info.st_ino)
+    if _refused(folder, info, directory=True):
+        return None, there
+    return Entry(lambda: _load_module(folder), lambda: _load_facts(folder)), there
 
 
-def _import(file: Path, code_file: Path) -> ModuleType:
-    """The generated module at `file`, run from its bytecode, under a private name (not left in
-    sys.modules); a traceback through it quotes `file`."""
+def _load_module(folder: Path) -> ModuleType:
+    """The generated module kept in `folder`, run from its bytecode, under a private name (not
+    left in sys.modules); a traceback through it quotes NAME.py."""
     import marshal
 
-    code = marshal.loads(code_file.read_bytes())
-    name = f"_rulecraft_cached_{file.stem}"
-    module = ModuleType(name)
+    kept = marshal.loads(_read_own(folder / _CODE))
+    if not (isinstance(kept, tuple) and len(kept) == 4 and kept[0] == _FORMAT):
+        raise ValueError(f"{folder / _CODE}: not rulecraft's bytecode")
+    _, name, size, code = kept
+    if not (isinstance(name, str) and name.isidentifier() and isinstance(code, CodeType)):
+        raise ValueError(f"{folder / _CODE}: not rulecraft's bytecode")
+    file = folder / f"{name}.py"
+    if os.lstat(file).st_size != size:
+        raise ValueError(f"{file}: not the source the bytecode was compiled from")
+    module_name = f"_rulecraft_cached_{name}"
+    module = ModuleType(module_name)
     module.__file__ = str(file)
-    sys.modules[name] = module
+    sys.modules[module_name] = module
     try:
         exec(code, module.__dict__)
     finally:
-        del sys.modules[name]
+        del sys.modules[module_name]
     return module
 
 
-def _unpickle(file: Path) -> Facts:
-    import pickle
+def _load_facts(folder: Path) -> Facts:
+    import json
 
-    with file.open("rb") as handle:
-        facts = pickle.load(handle)
-    assert isinstance(facts, Facts)
-    return facts
+    return Facts.from_data(json.loads(_read_own(folder / _FACTS)))
 
 
 def facts_of(compiled: Compiled, module: ModuleType) -> Facts:
@@ -185,9 +265,10 @@ def facts_of(compiled: Compiled, module: ModuleType) -> Facts:
     return Facts(book.name, list_data(book), described)
 
 
-def store(path: Path, compiled: Compiled) -> Entry:
-    """The entry of a rulebook just compiled (without errors), kept for the next run when the
-    cache can be written."""
+def _built(path: Path, data: bytes | None, compiled: Compiled, there: _Identity | None) -> Entry:
+    """The entry of a rulebook just compiled (without errors) from `data`, kept for the next run
+    when the cache can be written; `there` is the entry looked at before compiling, which this
+    one replaces (None: one put there meanwhile by another process is kept)."""
     from dsl.compiler import generate, load_module
 
     book = compiled.book
@@ -195,35 +276,194 @@ def store(path: Path, compiled: Compiled) -> Entry:
     source = generate(compiled)
     module = load_module(source, book.name)
     facts = facts_of(compiled, module)
-    _keep(path, book.name, source, facts)
-    return Entry(lambda: module, lambda: facts, module, facts)
+    root = _root(create=True) if data is not None else None
+    if root is not None:
+        assert data is not None
+        _keep(root / entry_key(path, data), book.name, source, facts, there)
+    return Entry(lambda: module, lambda: facts, None, module, facts)
 
 
-def _keep(path: Path, name: str, source: str, facts: Facts) -> None:
+def _keep(folder: Path, name: str, source: str, facts: Facts, there: _Identity | None) -> None:
+    import json
     import marshal
-    import pickle
     import shutil
     import tempfile
 
-    root = cache_dir()
-    data = _read(path) if root is not None else None
-    if root is None or data is None:
-        return
-    folder = root / entry_key(path, data)
-    if folder.exists():
-        return
+    root = folder.parent
     try:
-        root.mkdir(parents=True, exist_ok=True)
         temporary = Path(tempfile.mkdtemp(dir=root, prefix=f".{folder.name[:16]}.", suffix=".tmp"))
     except OSError:
         return
+    aside: Path | None = None
     try:
-        (temporary / f"{name}.py").write_text(source, encoding="utf-8", newline="")
+        facts_data = facts.to_data()
+        facts_text = json.dumps(facts_data, ensure_ascii=False)
+        if json.loads(facts_text) != facts_data:
+            return  # JSON would not give them back as they are (a tuple, a number as a key): not kept
+        encoded = source.encode("utf-8")
         code = compile(source, str(folder / f"{name}.py"), "exec", dont_inherit=True)
-        (temporary / _CODE).write_bytes(marshal.dumps(code))
-        (temporary / _FACTS).write_bytes(pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL))
-        os.replace(temporary, folder)  # a directory: atomic, and refused when another process was first
-    except (OSError, RecursionError, MemoryError):
+        _write_new(temporary / f"{name}.py", encoded)
+        _write_new(temporary / _CODE, marshal.dumps((_FORMAT, name, len(encoded), code)))
+        _write_new(temporary / _FACTS, facts_text.encode("utf-8"))
+        _sync_directory(temporary)
+        try:
+            os.rename(temporary, folder)  # refused when an entry is there
+        except OSError:
+            if there is None or _identity(folder) != there:
+                return  # another process kept it first
+            aside = Path(tempfile.mkdtemp(dir=root, prefix=f".{folder.name[:16]}.", suffix=".old"))
+            os.rename(folder, aside / "entry")  # the one that could not be loaded, out of the way
+            os.rename(temporary, folder)
+        _sync_directory(root)
+    except (OSError, TypeError, ValueError, RecursionError, MemoryError):
         pass  # kept or not, the command goes on with what it compiled
     finally:
         shutil.rmtree(temporary, ignore_errors=True)
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+
+
+def load_saved(name: str) -> bytes | None:
+    """The bytes of the file `name` kept in the cache's root (lark's parser tables) when the
+    user may load it; None when there is none, or it is refused (said on stderr)."""
+    root = _root(create=False)
+    if root is None:
+        return None
+    try:
+        return _read_own(root / name)
+    except (OSError, _Refused):
+        return None
+
+
+def save(name: str, write: Callable[[IO[bytes]], None]) -> None:
+    """Keep the file `name` in the cache's root, as `write` writes it: whole or not at all."""
+    import tempfile
+
+    root = _root(create=True)
+    if root is None:
+        return
+    try:
+        fd, temporary = tempfile.mkstemp(dir=root, prefix=f".{name}.", suffix=".tmp")  # mode 0600
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, root / name)
+        _sync_directory(root)
+    except Exception:  # the parser was built; keeping it is only for the next run
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)  # left only when it was not renamed into place
+
+
+# ---------------------------------------------------------------------------- what may be loaded
+
+
+class _Refused(Exception):
+    """A file of the cache the user may not load (said on stderr)."""
+
+
+def _root(create: bool) -> Path | None:
+    """The cache's root when the user may use it (created 0700 when `create`); None otherwise,
+    said on stderr when it is refused."""
+    root = cache_dir()
+    if root is None:
+        return None
+    try:
+        info = os.lstat(root)
+    except FileNotFoundError:
+        if not create:
+            return None
+        try:
+            root.parent.mkdir(parents=True, exist_ok=True)
+            os.mkdir(root, 0o700)
+        except FileExistsError:
+            pass  # another process made it: checked below
+        except OSError:
+            return None
+        try:
+            info = os.lstat(root)
+        except OSError:
+            return None
+    except OSError:
+        return None
+    return None if _refused(root, info, directory=True) else root
+
+
+def _read_own(file: Path) -> bytes:
+    """The bytes of a regular file the user may load: opened without following a link, checked on
+    the open descriptor.  _Refused (said on stderr) or OSError otherwise."""
+    fd = os.open(file, os.O_RDONLY | _NOFOLLOW | _BINARY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{file} is not a regular file")
+        if _refused(file, info, directory=False):
+            raise _Refused(str(file))
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def _refused(where: Path, info: os.stat_result, directory: bool) -> bool:
+    """Whether the cache's directory or file `where` (as `info` found it) must not be used: a
+    symbolic link or something else where a directory is expected, or anything another user owns
+    or may write.  Said on stderr, once a process."""
+    why = None
+    if directory and stat.S_ISLNK(info.st_mode):
+        why = "it is a symbolic link"
+    elif directory and not stat.S_ISDIR(info.st_mode):
+        why = "it is not a directory"
+    elif _POSIX and info.st_uid != os.geteuid():
+        why = "it belongs to another user"
+    elif _POSIX and info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        why = "it is writable by other users"
+    if why is None:
+        return False
+    _say_once(f"rulecraft: not using the cache at {where}: {why}")
+    return True
+
+
+_SAID: set[str] = set()
+
+
+def _say_once(message: str) -> None:
+    if message not in _SAID:
+        _SAID.add(message)
+        print(message, file=sys.stderr)
+
+
+def _identity(folder: Path) -> _Identity | None:
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+def _write_new(file: Path, data: bytes) -> None:
+    """A new file holding `data`, mode 0600, synced to disk."""
+    fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sync_directory(folder: Path) -> None:
+    """Make the names in `folder` durable (on POSIX: Windows cannot open a directory)."""
+    if not _POSIX:
+        return
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -30,10 +30,10 @@ if TYPE_CHECKING:
 # tools.  The few names below stay attributes of this module (tests replace them).
 
 
-def compile_file(path: Path) -> Compiled:
+def compile_file(path: Path, data: bytes | None = None) -> Compiled:
     from dsl.compiler import compile_file as compile_
 
-    return compile_(path)
+    return compile_(path, data=data)
 
 
 def write_outputs(*args: Any, **kwargs: Any) -> Written:
@@ -170,8 +170,10 @@ def _book(book: str) -> Compiled:
     return _checked(_book_path(book))
 
 
-def _checked(path: Path) -> Compiled:
-    compiled = compile_file(path)
+def _checked(path: Path, data: bytes | None = None) -> Compiled:
+    """The rulebook at `path` (`data`: its bytes, when read already), compiled; its errors end
+    the command."""
+    compiled = compile_file(path, data)
     if not compiled.ok:
         _echo_err(compiled.render())
         _fail(f"{compiled.path} has errors; fix them first (rulecraft check {compiled.path})")
@@ -184,10 +186,7 @@ def _compiled_book(book: str) -> Entry:
     from dsl import cache
 
     path = _book_path(book)
-    entry = cache.find(path)
-    if entry is None:
-        entry = cache.store(path, _checked(path))
-    return entry
+    return cache.entry(path, lambda data: _checked(path, data))
 
 
 def _compile_all(files: list[Path]) -> list[Compiled]:

@@ -34,6 +34,7 @@ _ALL = [
     Code("E003", "inconsistent indentation"),
     Code("E004", "unexpected end of file"),
     Code("E005", "file cannot be read as UTF-8 text"),
+    Code("E006", "half of a surrogate pair in a string"),
     # names
     Code("E101", "unknown name"),
     Code("E102", "duplicate definition"),

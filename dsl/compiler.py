@@ -6,8 +6,6 @@ import dataclasses
 import itertools
 import keyword
 import linecache
-import os
-import stat
 import sys
 import threading
 import types
@@ -20,18 +18,14 @@ from dsl import __version__
 from dsl import model as m
 from dsl import nodes as n
 from dsl.analysis import analyze
+from dsl.backends.python import RUNTIME_PACKAGE, emit
 from dsl.checks import run_checks
 from dsl.codes import Level
 from dsl.diagnostics import Diagnostic, Reporter, Span, render
-from dsl.emitter import RUNTIME_PACKAGE, emit
-from dsl.files import RECURSION_LIMIT, collector_tuned, limit_lock, recursion_room
+from dsl.files import RECURSION_LIMIT, UnreadableFile, collector_tuned, limit_lock, read_regular_file, recursion_room
 from dsl.files import SUFFIX as SUFFIX  # where rulebooks are: kept importable from here
 from dsl.files import rulebook_files as rulebook_files
 from dsl.parser import SHALLOW, parse, reserved_words
-
-MAX_FILE_BYTES = 10 * 1024 * 1024
-"""The largest rulebook read: ten times the biggest real one, and enough to stop a device or a
-mistaken path (a log, a disk image) from being read to the end."""
 
 MAX_EXPRESSION_DEPTH = 1000
 """How deeply an expression may nest (`1 + 1 + ...` with 1000 terms nests 1000 deep).  Beyond it
@@ -140,10 +134,12 @@ def _check_module_name(name: n.Name, reporter: Reporter) -> None:
     )
 
 
-def compile_file(path: Path, shown: str | None = None) -> Compiled:
+def compile_file(path: Path, shown: str | None = None, data: bytes | None = None) -> Compiled:
+    """Compile the rulebook at `path`; `data`, when given, is its bytes read already (the cache
+    keys its entry by the bytes compiled, so they are read once) and the file is not read again."""
     shown = shown or display_path(path)
     reporter = Reporter()
-    text = read_text(path, shown, reporter)
+    text = read_text(path, shown, reporter, data)
     if reporter.has_errors:
         return Compiled(shown, text or "", None, reporter.sorted())
     assert text is not None
@@ -176,15 +172,17 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
-def read_text(path: Path, shown: str, reporter: Reporter) -> str | None:
-    """A rulebook's text: UTF-8 (a byte-order mark is allowed), reported precisely when not.
+def read_text(path: Path, shown: str, reporter: Reporter, data: bytes | None = None) -> str | None:
+    """A rulebook's text (from `data`, its bytes, when read already): UTF-8 (a byte-order mark is
+    allowed), reported precisely when not.
 
-    Only a regular file of at most MAX_FILE_BYTES is read: a pipe, a device or a directory is
+    Only a regular file of at most dsl.files.MAX_FILE_BYTES is read: a pipe, a device or a directory is
     reported, never waited on.  Text that is not UTF-8 is reported and returned with the bad bytes
     replaced by U+FFFD, so the diagnostic can show the line it is on; it is not compiled.
     """
     where = Span(shown, 1, 1, 1, 1)
-    data = _read_regular_file(path, shown, reporter)
+    if data is None:
+        data = _read_regular_file(path, shown, reporter)
     if data is None:
         return None
     if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
@@ -214,57 +212,12 @@ def read_text(path: Path, shown: str, reporter: Reporter) -> str | None:
 
 
 def _read_regular_file(path: Path, shown: str, reporter: Reporter) -> bytes | None:
-    """The bytes of a regular file, or None with E005 reported.  Opened without blocking (a FIFO
-    with no writer would wait forever) and checked on the open descriptor, then read no further
-    than the size limit (a file may grow while it is read)."""
-    where = Span(shown, 1, 1, 1, 1)
+    """The bytes of a regular file, or None with E005 reported."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except OSError as error:
-        reporter.report("E005", f"cannot read the file: {error.strerror or error}", where)
+        return read_regular_file(path)
+    except UnreadableFile as error:
+        reporter.report("E005", error.message, Span(shown, 1, 1, 1, 1), error.hint)
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            what = _file_kind(info.st_mode)
-            reporter.report(
-                "E005", f"{what} is not a rulebook: only a regular file can be read", where, "name a .rules file"
-            )
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while size <= MAX_FILE_BYTES:
-            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as error:
-        reporter.report("E005", f"cannot read the file: {error.strerror or error}", where)
-        return None
-    finally:
-        os.close(fd)
-    if size > MAX_FILE_BYTES:
-        reporter.report(
-            "E005",
-            f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB: too big to be a rulebook",
-            where,
-            "split the rulebook into several files",
-        )
-        return None
-    return b"".join(chunks)
-
-
-def _file_kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a pipe (FIFO)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "this file"
 
 
 # ---------------------------------------------------------------------------- deep nesting

@@ -17,7 +17,7 @@ from typing import Any
 
 from dsl import model as m
 from dsl import printer
-from dsl.emitter import effect_summary
+from dsl.printer import effect_summary
 from dsl.runtime.base import show
 
 SCHEMAS = ("resolution", "rulebook")

@@ -1,10 +1,13 @@
 """Light helpers the command line needs before it knows whether anything must be compiled:
-where rulebooks are, and room to recurse.  They import nothing of the compiler, so a command
-that finds its rulebook compiled already (dsl/cache.py) does not load the parser or the checks."""
+where rulebooks are, reading one, and room to recurse.  They import nothing of the compiler,
+so a command that finds its rulebook compiled already (dsl/cache.py) does not load the parser
+or the checks."""
 
 from __future__ import annotations
 
 import gc
+import os
+import stat
 import sys
 import threading
 from collections.abc import Iterator
@@ -12,6 +15,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 SUFFIX = ".rules"
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""The largest rulebook read: ten times the biggest real one, and enough to stop a device or a
+mistaken path (a log, a disk image) from being read to the end."""
 
 RECURSION_LIMIT = 20_000
 
@@ -35,6 +42,60 @@ def rulebook_files(paths: list[Path]) -> list[Path]:
         if path not in unique:
             unique.append(path)
     return unique
+
+
+class UnreadableFile(Exception):
+    """Why a file is not read as a rulebook (`message`), and what to do about it (`hint`)."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES; UnreadableFile for anything else.
+    Opened without blocking (a FIFO with no writer would wait forever) and checked on the open
+    descriptor, then read no further than the size limit (a file may grow while it is read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as error:
+        raise UnreadableFile(f"cannot read the file: {error.strerror or error}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            what = _file_kind(info.st_mode)
+            raise UnreadableFile(f"{what} is not a rulebook: only a regular file can be read", "name a .rules file")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_FILE_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise UnreadableFile(f"cannot read the file: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
+    if size > MAX_FILE_BYTES:
+        raise UnreadableFile(
+            f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB: too big to be a rulebook",
+            "split the rulebook into several files",
+        )
+    return b"".join(chunks)
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "this file"
 
 
 @contextmanager

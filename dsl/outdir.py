@@ -112,12 +112,14 @@ def read_manifest(root: Path) -> dict[str, str] | None:
     return {
         key: value
         for key, value in files.items()
-        if isinstance(key, str)
-        and _safe_path(key)
-        and not any(part.startswith(".rulecraft-") for part in key.split("/"))
-        and isinstance(value, str)
-        and len(value) == 64
+        if isinstance(key, str) and _safe_path(key) and not _bookkeeping(key) and isinstance(value, str) and len(value) == 64
     }
+
+
+def _bookkeeping(path: str) -> bool:
+    """Whether `path` is one of rulecraft's own records (the manifest, the journal, staged files),
+    never an output: a manifest that lists one (edited by hand, say) does not make it owned."""
+    return path == MANIFEST or any(part.startswith(".rulecraft-") for part in path.split("/"))
 
 
 def manifest_bytes(files: dict[str, str]) -> bytes:
@@ -161,11 +163,14 @@ class Plan:
 
 
 def _kind(mode: int) -> str:
+    """What a file found in OUTPUT is, as a message names it."""
     if stat.S_ISLNK(mode):
         return "a symbolic link"
     if stat.S_ISDIR(mode):
         return "a directory"
-    return "not a regular file"
+    if stat.S_ISREG(mode):
+        return "a file"
+    return "a special file (a pipe, a socket or a device)"
 
 
 def _lstat(path: Path) -> os.stat_result | None:
@@ -198,7 +203,10 @@ def _directory_problem(root: Path, path: str) -> str | None:
                 "links; remove the link or choose another output directory"
             )
         if not stat.S_ISDIR(found.st_mode):
-            return f"`{folder}` is {_kind(found.st_mode)}, where rulecraft needs a directory; move it away"
+            return (
+                f"`{folder}` is {_kind(found.st_mode)}, not a directory: rulecraft writes `{root / path}` "
+                "inside a directory of that name; move it away or choose another output directory"
+            )
     return None
 
 
@@ -215,7 +223,7 @@ def plan(root: Path, outputs: dict[str, bytes], *, removable: Callable[[str], bo
     unchanged: list[str] = []
     replaced: set[str] = set()
     for path, data in outputs.items():
-        assert _safe_path(path) and not path.startswith(".rulecraft-"), path
+        assert _safe_path(path) and not _bookkeeping(path), path
         problem = _directory_problem(root, path)
         if problem is not None:
             if problem not in problems:

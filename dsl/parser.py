@@ -12,15 +12,16 @@ time taken grows with the size of the file, not with the number of mistakes in i
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import hashlib
+import io
 import re
 import sys
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, ClassVar, TypeVar, cast
 
 from lark import Lark, Token, Transformer, Tree, v_args
@@ -44,12 +45,26 @@ the length at which exact arithmetic on it, or Python's int(), gives out."""
 
 
 class RulecraftIndenter(Indenter):
+    """Lark's indenter, reading each text with an indenter of its own.
+
+    Lark keeps one post-lexer per parser, and its Indenter keeps the state of the text being
+    read (open brackets, the stack of indents) on itself: two texts read at once, in two threads,
+    would share it.  Each text is read by a copy, so one parser serves every thread (the language
+    server formats one document while it checks another)."""
+
     NL_type = "_NL"
     OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]  # noqa: RUF012 - the names lark's Indenter reads
     CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]  # noqa: RUF012
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 4
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        reader = copy.copy(self)
+        reader.paren_level = 0
+        reader.indent_level = [0]
+        read: Callable[[Iterator[Token]], Iterator[Token]] = reader._process  # lark's, with the copy's state
+        return read(stream)
 
 
 _LARK_OPTIONS: dict[str, Any] = {
@@ -61,35 +76,42 @@ _LARK_OPTIONS: dict[str, Any] = {
 }
 
 
+class _Parser(Lark):
+    """Lark's parser, whose saved tables (`Lark.save`) hold the grammar too (`Lark.grammar`,
+    which tools read), as lark's own `cache_grammar` option would have them."""
+
+    __serialize_fields__ = [*Lark.__serialize_fields__, "grammar"]  # noqa: RUF012 - the names lark's Serialize reads
+
+
 @functools.cache
 def _lark() -> Lark:
     """The parser, built once per process.  With a cache directory (dsl/cache.py) its tables are
-    kept there by lark's own cache, with the grammar (`Lark.grammar`, which tools read): a run
-    after the first loads them (about 25 ms) instead of building them (about 350 ms).  Lark
-    checks the file against a hash of the grammar, its options and its own version, and builds
-    the parser anew from a file it cannot read whole (one being written by another run)."""
+    kept there: a run after the first loads them instead of building them, several times faster.
+    The file's name is a hash of the grammar, the options and the versions of lark and Python;
+    one that cannot be loaded (cut short, another format) is built anew and replaced.  The
+    tables are a pickle, so dsl/cache.py hands over only a file the user may load."""
+    from dsl import cache
+
     grammar = grammar_text()
-    saved = _saved_parser_path(grammar)
+    name = _saved_parser_name(grammar)
+    saved = cache.load_saved(name)
     if saved is not None:
         try:
-            saved.parent.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            saved = None
-    if saved is None:
-        return Lark(grammar, postlex=RulecraftIndenter(), **_LARK_OPTIONS)
-    return Lark(grammar, postlex=RulecraftIndenter(), cache=str(saved), cache_grammar=True, **_LARK_OPTIONS)
+            return _Parser.load(io.BytesIO(saved))
+        except Exception:  # anything wrong with the saved tables means building them
+            pass
+    parser = _Parser(grammar, postlex=RulecraftIndenter(), **_LARK_OPTIONS)
+    cache.save(name, parser.save)
+    return parser
 
 
-def _saved_parser_path(grammar: str) -> Path | None:
-    from dsl.cache import cache_dir
-
-    root = cache_dir()
-    if root is None:
-        return None
+def _saved_parser_name(grammar: str) -> str:
     import lark
 
-    key = "\0".join([grammar, repr(sorted(_LARK_OPTIONS.items())), "cache_grammar", lark.__version__, sys.version])
-    return root / f"parser-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}.lark"
+    key = "\0".join(
+        [grammar, repr(sorted(_LARK_OPTIONS.items())), "Lark.save with the grammar", lark.__version__, sys.version]
+    )
+    return f"parser-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}.lark"
 
 
 SHALLOW = 20
@@ -524,14 +546,29 @@ def _dedent_line(source: str, message: str) -> int:
 # ---------------------------------------------------------------------- tree -> AST
 
 
-def _unquote(token: Token) -> str:
-    """The value of a STRING token.
+class _NotACharacter(Exception):
+    """Half of a UTF-16 surrogate pair in a string: text that cannot be written as UTF-8."""
+
+    def __init__(self, start: int, end: int, code: int, escaped: bool) -> None:
+        super().__init__(f"U+{code:04X}")
+        self.start, self.end, self.code, self.escaped = start, end, code, escaped
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _unquote(literal: str) -> str:
+    """The value of a STRING token's text.
 
     Escapes: \\" \\\\ \\n \\t, and \\uXXXX for any character by its code (a bidi mark, a
-    garbled character quoted from a source); any other backslash is kept as written.
+    garbled character quoted from a source); a character beyond U+FFFF is written as its UTF-16
+    pair (\\ud83d\\ude00), as JSON writes it; any other backslash is kept as written.  Half of a
+    pair on its own is no character (no UTF-8 text can hold it, so every output would fail on
+    it): _NotACharacter, with its place in `literal`.
     """
-    body = str(token)[1:-1]
+    body = literal[1:-1]
     if "\\" not in body:
+        _no_surrogate(body)
         return body  # no escape: nothing to read character by character
     out: list[str] = []
     index = 0
@@ -539,17 +576,44 @@ def _unquote(token: Token) -> str:
         ch = body[index]
         index += 1
         if ch != "\\" or index >= len(body):
+            if "\ud800" <= ch <= "\udfff":
+                raise _NotACharacter(index, index + 1, ord(ch), escaped=False)
             out.append(ch)
             continue
         nxt = body[index]
         index += 1
-        hex_digits = body[index : index + 4]
-        if nxt == "u" and len(hex_digits) == 4 and all(c in "0123456789abcdefABCDEF" for c in hex_digits):
-            out.append(chr(int(hex_digits, 16)))
-            index += 4
-        else:
+        code = _hex4(body, index) if nxt == "u" else None
+        if code is None:
             out.append({"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(nxt, "\\" + nxt))
+            continue
+        start, index = index - 2, index + 4
+        if 0xD800 <= code <= 0xDBFF and body[index : index + 2] == "\\u":
+            low = _hex4(body, index + 2)
+            if low is not None and 0xDC00 <= low <= 0xDFFF:
+                out.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+                index += 6
+                continue
+        if 0xD800 <= code <= 0xDFFF:
+            raise _NotACharacter(start + 1, index + 1, code, escaped=True)
+        out.append(chr(code))
     return "".join(out)
+
+
+def _hex4(body: str, index: int) -> int | None:
+    """The number written by the four hex digits at `index`, if there are four."""
+    digits = body[index : index + 4]
+    return int(digits, 16) if len(digits) == 4 and _HEX.issuperset(digits) else None
+
+
+def _no_surrogate(body: str) -> None:
+    """Refuse a surrogate written as itself (only text handed over in memory can hold one: the
+    language server's, whose client may send any JSON string; a file is read as strict UTF-8)."""
+    found = None if body.isascii() else _SURROGATE.search(body)
+    if found is not None:
+        raise _NotACharacter(found.start() + 1, found.start() + 2, ord(found.group()), escaped=False)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -672,8 +736,23 @@ class Builder(Transformer[Token, Any]):
         n.place(node, self._token_at(token))
         return node
 
+    def _string(self, token: Token) -> str:
+        """The value of a STRING token; a surrogate in it (E006) is reported where it is written."""
+        try:
+            return _unquote(str(token))
+        except _NotACharacter as half:
+            place = self._token_at(token) >> 32
+            span = self.source.span((place + half.start) << 32 | (place + half.end))
+            written = str(token)[half.start : half.end] if half.escaped else f"U+{half.code:04X}"
+            raise _BuildError(
+                f"`{written}` is half of a UTF-16 surrogate pair, not a character",
+                span,
+                "E006",
+                "write the character itself, or both halves of its pair (`\\ud83d\\ude00` is one character)",
+            ) from None
+
     def _text(self, token: Token) -> n.Text:
-        node = n.Text(self.here, _unquote(token))
+        node = n.Text(self.here, self._string(token))
         n.place(node, self._token_at(token))
         return node
 
@@ -968,7 +1047,7 @@ class Builder(Transformer[Token, Any]):
         return statements
 
     def text(self, meta: Any, *strings: Token) -> n.Text:
-        return self._placed(meta, n.Text(span=self.here, value="".join(_unquote(s) for s in strings)))
+        return self._placed(meta, n.Text(span=self.here, value="".join(self._string(s) for s in strings)))
 
     def cannot_stmt(self, meta: Any, text: n.Text) -> n.CannotStmt:
         return self._placed(meta, n.CannotStmt(span=self.here, text=text))
@@ -1487,7 +1566,7 @@ class Builder(Transformer[Token, Any]):
         return self._placed(meta, n.DiceLiteral(span=self.here, count=int(count_text) if count_text else 1, sides=int(sides_text)))
 
     def text_literal(self, meta: Any, token: Token) -> n.TextLiteral:
-        return self._placed(meta, n.TextLiteral(span=self.here, value=_unquote(token)))
+        return self._placed(meta, n.TextLiteral(span=self.here, value=self._string(token)))
 
     def true(self, meta: Any) -> n.Boolean:
         return self._placed(meta, n.Boolean(span=self.here, value=True))

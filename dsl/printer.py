@@ -118,10 +118,19 @@ def _quote(text: str) -> str:
         elif ch == "\t":
             out.append("\\t")
         elif not ch.isprintable():
-            out.append(f"\\u{ord(ch):04x}")
+            out.append("".join(f"\\u{unit:04x}" for unit in _utf16_units(ch)))
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'
+
+
+def _utf16_units(ch: str) -> tuple[int, ...]:
+    """A character's code as a string escape writes it: a character beyond U+FFFF as its pair."""
+    code = ord(ch)
+    if code < 0x10000:
+        return (code,)
+    code -= 0x10000
+    return (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
 
 
 def guard_text(guard: tuple[m.Condition, ...]) -> str:
@@ -226,3 +235,43 @@ def step_text(step: m.Step) -> str:
     if step.kind == "twice":
         return "roll twice on this table"
     return f"roll again{offset}"
+
+
+def text_kind(effect: m.CannotEffect | m.NoteEffect) -> str:
+    """`cannot`, `note` or `erratum` (a note that quotes its source)."""
+    if isinstance(effect, m.CannotEffect):
+        return "cannot"
+    return "erratum" if effect.quote else "note"
+
+
+def trace_item(effect: m.Effect) -> str:
+    """What a trace calls an effect: `DEX -2`, `roll fall`, `derive load`, `note: ...`."""
+    if isinstance(effect, m.ModEffect):
+        return modifier_text(effect)
+    if isinstance(effect, m.RollEffect):
+        return f"roll {effect.name}"
+    if isinstance(effect, m.DeriveEffect):
+        return f"derive {effect.name}"
+    if isinstance(effect, m.PartEffect):
+        return f"as {effect.rule}"
+    assert isinstance(effect, (m.CannotEffect, m.NoteEffect))
+    kind = text_kind(effect)
+    return f"cannot {effect.text}" if kind == "cannot" else f"{kind}: {effect.text}"
+
+
+def effect_summary(effect: m.Effect) -> str:
+    """One line describing an effect and its condition, as a rulebook would write it."""
+    if isinstance(effect, m.ModEffect):
+        what = modifier_text(effect)
+    elif isinstance(effect, m.RollEffect):
+        what = f"roll {effect.name}: {roll_text(effect)}"
+    elif isinstance(effect, m.DeriveEffect):
+        what = f"derive {effect.name} = {expr_text(effect.value)}"
+    elif isinstance(effect, m.CannotEffect):
+        what = f"cannot {effect.text}"
+    elif isinstance(effect, m.PartEffect):
+        what = f"as {effect.rule}" + (f" with {effect.part.split('[', 1)[1][:-1]}" if "[" in effect.part else "")
+    else:
+        return ""
+    condition = guard_text(effect.guard)
+    return f"{what} ({condition})" if condition else what

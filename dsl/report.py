@@ -23,11 +23,14 @@ def percent(p: Fraction) -> str:
     return f"{value:.1f}%"
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 """What must not reach a terminal as it is: the C0 controls but tab and line feed (NUL, BEL,
 backspace, carriage return, ESC...), DEL, the C1 controls (one of which starts an escape
-sequence), and the marks that reorder text or break lines (bidi embeddings, overrides, isolates,
-line and paragraph separators)."""
+sequence), the marks that reorder text or break lines (bidi embeddings, overrides, isolates,
+line and paragraph separators), and lone halves of UTF-16 surrogate pairs (no UTF-8 output can
+hold one: a user's text quoted in a message may, when it is refused for holding one)."""
 
 
 def visible(text: str, indent: str = "") -> str:

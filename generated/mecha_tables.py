@@ -53,7 +53,11 @@ from dsl.runtime.base import (  # noqa: E402
 from dsl.runtime.book import (  # noqa: E402
     Book,
     CachedScope,
+    Scope,
     Settled,
+)
+from dsl.runtime.chains import (  # noqa: E402
+    chains_of,
 )
 from dsl.runtime.resolve import (  # noqa: E402
     FIRST,
@@ -77,14 +81,16 @@ from dsl.runtime.settle import (  # noqa: E402
     settle_held,
 )
 from dsl.runtime.specs import (  # noqa: E402
+    Candidate,
     ChangeSpec,
     DeriveSpec,
     ModSpec,
     RollSpec,
+    RollStep,
     RowSpec,
+    RuleCode,
     SequenceSpec,
     StatOrder,
-    Step,
     TableSpec,
     TextSpec,
     TierSpec,
@@ -279,18 +285,6 @@ _forest_adjustment__text2_trace: Final = TraceSpec(
     (('unit', 'forest'),),
 )
 
-_rule_forest_adjustment: Final[tuple[Step, ...]] = (
-    Step('mod', _forest_adjustment__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__mod1_trace, lambda s: s.lookup('forest_shift', (s.v['vehicle_size'],), 'levels'), (('unit', 0), ('forest', 0), ('vehicle_size', 1))),
-    Step('mod', _forest_adjustment__mod2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__mod2_trace, 'sparse', (('unit', 0), ('forest', 0))),
-    Step('text', _forest_adjustment__text1, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__text1_trace, None, (('unit', 0), ('forest', 0))),
-    Step('text', _forest_adjustment__text2, (lambda s: s.v['unit'] != 'infantry' and s.v['forest'] != 'no_forest',), _forest_adjustment__text2_trace, None, (('unit', 0), ('forest', 0))),
-)
-"""Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
-
-- forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
-- forest_entry min sparse (when unit != infantry and forest != no_forest)
-"""
-
 # rule terrain_movement
 
 _terrain_movement__derive1: Final = DeriveSpec(
@@ -430,32 +424,6 @@ _terrain_movement__text2_trace: Final = TraceSpec(
     (('cost',),),
 )
 
-_rule_terrain_movement: Final[tuple[Step, ...]] = (
-    Step('part', 'forest_adjustment', (), TraceSpec('terrain_movement', 'TERRAIN TYPE', 'as forest_adjustment', (), ())),
-    Step('derive', _terrain_movement__derive1, (), _terrain_movement__derive1_trace, lambda s: s.lookup('terrain_costs', (s.v['terrain'], s.v['unit']), 'infantry'), (('terrain', 0), ('unit', 0))),
-    Step('derive', _terrain_movement__derive2, (), _terrain_movement__derive2_trace, lambda s: s.lookup('vegetation_costs', (s.v['vegetation'], s.v['unit']), 'infantry'), (('vegetation', 0), ('unit', 0))),
-    Step('derive', _terrain_movement__derive3, (), _terrain_movement__derive3_trace, lambda s: s.lookup('surface_costs', (s.v['surface'], s.v['unit']), 'infantry'), (('surface', 0), ('unit', 0))),
-    Step('derive', _terrain_movement__derive4, (), _terrain_movement__derive4_trace, lambda s: s.lookup('elevation_costs', (s.v['elevation'], s.v['unit']), 'infantry'), (('elevation', 0), ('unit', 0))),
-    Step('mod', _terrain_movement__mod1, (lambda s: s.v['unit'] != 'infantry' and s.v['vehicle_size'] <= 2,), _terrain_movement__mod1_trace, 'infantry', (('unit', 0), ('vehicle_size', 0))),
-    Step('derive', _terrain_movement__derive5, (), _terrain_movement__derive5_trace, lambda s: s.lookup('forest_costs', (s.e['forest_entry'], s.e['forest_column']), 'infantry'), ()),
-    Step('derive', _terrain_movement__derive6, (), _terrain_movement__derive6_trace, lambda s: cell_add(cell_add(cell_add(cell_add(s.e['terrain_cost'], s.e['forest_cost']), s.e['vegetation_cost']), s.e['surface_cost']), s.e['elevation_cost']), ()),
-    Step('text', _terrain_movement__text1, (lambda s: s.e['cost'] == IMPASSABLE,), _terrain_movement__text1_trace, None, ()),
-    Step('text', _terrain_movement__text2, (lambda s: s.e['cost'] == NOT_APPLICABLE,), _terrain_movement__text2_trace, None, ()),
-)
-"""Movement cost of a hex (TERRAIN TYPE).
-
-- as forest_adjustment
-- derive terrain_cost = terrain_costs[terrain, unit]
-- derive vegetation_cost = vegetation_costs[vegetation, unit]
-- derive surface_cost = surface_costs[surface, unit]
-- derive elevation_cost = elevation_costs[elevation, unit]
-- forest_column = infantry (when unit != infantry and vehicle_size <= 2)
-- derive forest_cost = forest_costs[forest_entry, forest_column]
-- derive cost = terrain_cost + forest_cost + vegetation_cost + surface_cost + elevation_cost
-- cannot enter this hex: impassable (X) for this movement type (when cost == X)
-- cannot enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
-"""
-
 # rule hex_obscurement
 
 _hex_obscurement__mod1: Final = ModSpec(
@@ -591,24 +559,6 @@ _hex_obscurement__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_hex_obscurement: Final[tuple[Step, ...]] = (
-    Step('mod', _hex_obscurement__mod1, (), _hex_obscurement__mod1_trace, lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'obscurement'), (('terrain', 0),)),
-    Step('mod', _hex_obscurement__mod2, (), _hex_obscurement__mod2_trace, lambda s: s.lookup('forest_features', (s.v['forest'],), 'obscurement'), (('forest', 0),)),
-    Step('mod', _hex_obscurement__mod3, (), _hex_obscurement__mod3_trace, lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'obscurement'), (('vegetation', 0),)),
-    Step('mod', _hex_obscurement__mod4, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['vegetation'] in ('tall_grasses', 'jungle')), _hex_obscurement__mod4_trace, 1, (('unit', 0), ('vehicle_size', 0), ('vegetation', 1))),
-    Step('mod', _hex_obscurement__mod5, (lambda s: s.v['unit'] == 'infantry' or s.v['vehicle_size'] < 2, lambda s: s.v['surface'] == 'deep_snow'), _hex_obscurement__mod5_trace, 1, (('unit', 0), ('vehicle_size', 0), ('surface', 1))),
-    Step('text', _hex_obscurement__text1, (), _hex_obscurement__text1_trace, None, ()),
-    Step('text', _hex_obscurement__text2, (), _hex_obscurement__text2_trace, None, ()),
-)
-"""Obscurement of a hex (TERRAIN TYPE).
-
-- obscurement +terrain_features[terrain].obscurement
-- obscurement +forest_features[forest].obscurement
-- obscurement +vegetation_features[vegetation].obscurement
-- obscurement +1 (when unit == infantry or vehicle_size < 2; when vegetation in {tall_grasses, jungle})
-- obscurement +1 (when unit == infantry or vehicle_size < 2; when surface == deep_snow)
-"""
-
 # rule hull_down
 
 _hull_down__derive1: Final = DeriveSpec(
@@ -729,26 +679,6 @@ _hull_down__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_hull_down: Final[tuple[Step, ...]] = (
-    Step('derive', _hull_down__derive1, (), _hull_down__derive1_trace, lambda s: s.lookup('terrain_features', (s.v['terrain'],), 'hull_down'), (('terrain', 0),)),
-    Step('derive', _hull_down__derive2, (), _hull_down__derive2_trace, lambda s: s.lookup('forest_features', (s.v['forest'],), 'hull_down'), (('forest', 0),)),
-    Step('derive', _hull_down__derive3, (), _hull_down__derive3_trace, lambda s: s.lookup('vegetation_features', (s.v['vegetation'],), 'hull_down'), (('vegetation', 0),)),
-    Step('derive', _hull_down__derive4, (), _hull_down__derive4_trace, lambda s: s.lookup('surface_features', (s.v['surface'],), 'hull_down'), (('surface', 0),)),
-    Step('derive', _hull_down__derive5, (), _hull_down__derive5_trace, lambda s: s.lookup('elevation_features', (s.v['elevation'],), 'hull_down'), (('elevation', 0),)),
-    Step('text', _hull_down__text1, (lambda s: s.e['terrain_hull_down'] == NOT_APPLICABLE and s.e['forest_hull_down'] == NOT_APPLICABLE and s.e['vegetation_hull_down'] == NOT_APPLICABLE and s.e['surface_hull_down'] == NOT_APPLICABLE and s.e['elevation_hull_down'] == NOT_APPLICABLE,), _hull_down__text1_trace, None, ()),
-    Step('text', _hull_down__text2, (), _hull_down__text2_trace, None, ()),
-    Step('text', _hull_down__text3, (), _hull_down__text3_trace, None, ()),
-)
-"""Hull-down position (TERRAIN).
-
-- derive terrain_hull_down = terrain_features[terrain].hull_down
-- derive forest_hull_down = forest_features[forest].hull_down
-- derive vegetation_hull_down = vegetation_features[vegetation].hull_down
-- derive surface_hull_down = surface_features[surface].hull_down
-- derive elevation_hull_down = elevation_features[elevation].hull_down
-- cannot take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
-"""
 
 # rule weather
 
@@ -895,25 +825,6 @@ _weather__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_weather: Final[tuple[Step, ...]] = (
-    Step('derive', _weather__derive1, (), _weather__derive1_trace, lambda s: round_value(s.lookup('weather_effects', (s.v['weather'],), 'per_hex') * s.v['weather_hexes'], 'down'), (('weather', 0), ('weather_hexes', 0))),
-    Step('mod', _weather__mod1, (), _weather__mod1_trace, lambda s: s.lookup('weather_effects', (s.v['weather'],), 'movement'), (('weather', 0),)),
-    Step('mod', _weather__mod2, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] == 'missile'), _weather__mod2_trace, -2, (('weather', 0), ('weapon', 1))),
-    Step('mod', _weather__mod3, (lambda s: s.v['weather'] == 'high_wind', lambda s: s.v['weapon'] != 'missile'), _weather__mod3_trace, -1, (('weather', 0), ('weapon', 1))),
-    Step('text', _weather__text1, (lambda s: s.v['weather'] == 'high_wind',), _weather__text1_trace, None, (('weather', 0),)),
-    Step('mod', _weather__mod4, (lambda s: s.v['weapon'] == 'energy' and s.v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'),), _weather__mod4_trace, lambda s: -s.e['weather_obscurement'], (('weapon', 0), ('weather', 0))),
-    Step('text', _weather__text2, (lambda s: s.e['weather_obscurement'] > 0,), _weather__text2_trace, None, ()),
-    Step('text', _weather__text3, (), _weather__text3_trace, None, ()),
-)
-"""Weather and environment (WEATHER/ENVIRONMENT MODIFIERS).
-
-- derive weather_obscurement = weather_effects[weather].per_hex * weather_hexes round down
-- MP * weather_effects[weather].movement round down
-- attack -2 (when weather == high_wind; when weapon == missile)
-- attack -1 (when weather == high_wind; unless weapon == missile)
-- attack -weather_obscurement (when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm})
-"""
-
 # rule night
 
 _night__mod1: Final = ModSpec(
@@ -988,18 +899,6 @@ _night__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_night: Final[tuple[Step, ...]] = (
-    Step('mod', _night__mod1, (lambda s: s.v['night'] and not s.v['has_sensors'],), _night__mod1_trace, 2, (('night', 0), ('has_sensors', 0))),
-    Step('mod', _night__mod2, (lambda s: s.v['night'] and not s.v['has_sensors'],), _night__mod2_trace, 1, (('night', 0), ('has_sensors', 0))),
-    Step('text', _night__text1, (), _night__text1_trace, None, ()),
-    Step('text', _night__text2, (), _night__text2_trace, None, ()),
-)
-"""Night (WEATHER/ENVIRONMENT MODIFIERS).
-
-- MP / 2 round down (when night and not has_sensors)
-- obscurement +1 (when night and not has_sensors)
-"""
 
 # rule skidding
 
@@ -1274,6 +1173,11 @@ _skidding__roll1_change4: Final = ChangeSpec(
     success=False,
     condition='when pilot_skill == 5',
 )
+_skidding__roll1_step: Final = RollStep(
+    _skidding__roll1,
+    lambda s: (max(s.e['skid_threshold'], 2), 0, None, 0),
+    ((_skidding__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_skidding__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_skidding__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_skidding__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),)))),
+)
 _skidding__roll1_trace: Final = TraceSpec(
     'skidding',
     'SKIDDING',
@@ -1362,42 +1266,6 @@ _skidding__text6_trace: Final = TraceSpec(
     (),
 )
 
-_rule_skidding: Final[tuple[Step, ...]] = (
-    Step('mod', _skidding__mod1, (lambda s: s.v['unit'] == 'track',), _skidding__mod1_trace, -1, (('unit', 0),)),
-    Step('mod', _skidding__mod2, (lambda s: s.v['unit'] == 'wheel',), _skidding__mod2_trace, 0, (('unit', 0),)),
-    Step('mod', _skidding__mod3, (lambda s: s.v['unit'] == 'walker',), _skidding__mod3_trace, 1, (('unit', 0),)),
-    Step('mod', _skidding__mod4, (lambda s: s.v['off_road'],), _skidding__mod4_trace, -1, (('off_road', 0),)),
-    Step('mod', _skidding__mod5, (), _skidding__mod5_trace, lambda s: -s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
-    Step('mod', _skidding__mod6, (lambda s: s.v['terrain'] == 'sand',), _skidding__mod6_trace, 0, (('terrain', 0),)),
-    Step('mod', _skidding__mod7, (lambda s: s.v['wet_pavement'],), _skidding__mod7_trace, 0, (('wet_pavement', 0),)),
-    Step('mod', _skidding__mod8, (lambda s: s.v['terrain'] == 'mud',), _skidding__mod8_trace, 1, (('terrain', 0),)),
-    Step('mod', _skidding__mod9, (lambda s: s.v['surface'] == 'snow',), _skidding__mod9_trace, 1, (('surface', 0),)),
-    Step('mod', _skidding__mod10, (lambda s: s.v['surface'] == 'ice',), _skidding__mod10_trace, 2, (('surface', 0),)),
-    Step('derive', _skidding__derive1, (), _skidding__derive1_trace, lambda s: s.v['terrain'] in ('sand', 'mud') or s.v['surface'] in ('ice', 'snow') or s.v['wet_pavement'], (('terrain', 0), ('surface', 0), ('wet_pavement', 0))),
-    Step('text', _skidding__text1, (lambda s: s.v['unit'] == 'gev' or s.v['unit'] == 'infantry',), _skidding__text1_trace, None, (('unit', 0),)),
-    Step('roll', _skidding__roll1, (lambda s: not (s.v['unit'] == 'gev' or s.v['unit'] == 'infantry'), lambda s: s.v['turning'] and s.e['slick']), _skidding__roll1_trace, (lambda s: (max(s.e['skid_threshold'], 2), 0, None, 0), ((_skidding__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_skidding__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_skidding__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_skidding__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('skidding', 'SKIDDING', 'roll skid: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('turning', 1), ('pilot_skill', 2))),
-    Step('text', _skidding__text2, (), _skidding__text2_trace, None, ()),
-    Step('text', _skidding__text3, (), _skidding__text3_trace, None, ()),
-    Step('text', _skidding__text4, (), _skidding__text4_trace, None, ()),
-    Step('text', _skidding__text5, (), _skidding__text5_trace, None, ()),
-    Step('text', _skidding__text6, (), _skidding__text6_trace, None, ()),
-)
-"""Skidding (SKIDDING).
-
-- skid_threshold -1 (when unit == track)
-- skid_threshold +0 (when unit == wheel)
-- skid_threshold +1 (when unit == walker)
-- skid_threshold -1 (when off_road)
-- skid_threshold -attacker_movement[speed]
-- skid_threshold +0 (when terrain == sand)
-- skid_threshold +0 (when wet_pavement)
-- skid_threshold +1 (when terrain == mud)
-- skid_threshold +1 (when surface == snow)
-- skid_threshold +2 (when surface == ice)
-- derive slick = terrain in {sand, mud} or surface in {ice, snow} or wet_pavement
-- roll skid: highest of 2d6 >= max(skid_threshold, 2) (unless unit == gev or unit == infantry; when turning and slick)
-"""
-
 # rule crew_actions
 
 _crew_actions__derive1: Final = DeriveSpec(
@@ -1414,14 +1282,6 @@ _crew_actions__derive1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_crew_actions: Final[tuple[Step, ...]] = (
-    Step('derive', _crew_actions__derive1, (), _crew_actions__derive1_trace, lambda s: s.lookup('actions', (s.v['crew'],), 'total'), (('crew', 0),)),
-)
-"""Number of actions (NUMBER OF ACTIONS).
-
-- derive total_actions = actions[crew].total
-"""
 
 # rule firing
 
@@ -1666,33 +1526,6 @@ _firing__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_firing: Final[tuple[Step, ...]] = (
-    Step('mod', _firing__mod1, (), _firing__mod1_trace, lambda s: s.lookup('range_modifiers', (s.v['range_band'],), 'modifier'), (('range_band', 0),)),
-    Step('mod', _firing__mod2, (), _firing__mod2_trace, lambda s: s.lookup('attacker_movement', (s.v['speed'],), 'modifier'), (('speed', 0),)),
-    Step('mod', _firing__mod3, (), _firing__mod3_trace, lambda s: s.lookup('aiming', (s.v['aim'],), 'dice'), (('aim', 0),)),
-    Step('mod', _firing__mod4, (), _firing__mod4_trace, lambda s: s.lookup('target_movement', (s.v['target_speed'],), 'modifier'), (('target_speed', 0),)),
-    Step('mod', _firing__mod5, (), _firing__mod5_trace, lambda s: s.lookup('defensive_arc', (s.v['arc'],), 'modifier'), (('arc', 0),)),
-    Step('mod', _firing__mod6, (), _firing__mod6_trace, lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
-    Step('mod', _firing__mod7, (lambda s: s.v['turret_locked'],), _firing__mod7_trace, -2, (('turret_locked', 0),)),
-    Step('mod', _firing__mod8, (lambda s: s.v['different_environment'],), _firing__mod8_trace, -2, (('different_environment', 0),)),
-    Step('text', _firing__text1, (), _firing__text1_trace, None, ()),
-    Step('text', _firing__text2, (), _firing__text2_trace, None, ()),
-    Step('text', _firing__text3, (), _firing__text3_trace, None, ()),
-    Step('text', _firing__text4, (), _firing__text4_trace, None, ()),
-    Step('text', _firing__text5, (), _firing__text5_trace, None, ()),
-)
-"""Firing modifiers (FIRING MODIFIERS).
-
-- attack +range_modifiers[range_band].modifier
-- attack +attacker_movement[speed].modifier
-- attack_dice +aiming[aim].dice
-- attack +target_movement[target_speed].modifier
-- defense +defensive_arc[arc].modifier
-- attack -obscurement_points
-- attack -2 (when turret_locked)
-- attack -2 (when different_environment)
-"""
-
 # rule burst_fire
 
 _burst_fire__mod1: Final = ModSpec(
@@ -1743,18 +1576,6 @@ _burst_fire__derive1: Final = DeriveSpec(
     condition='',
 )
 _burst_fire__derive1_trace: Final = TraceSpec('burst_fire', 'BURST FIRE', 'derive rounds', (), ())
-
-_rule_burst_fire: Final[tuple[Step, ...]] = (
-    Step('mod', _burst_fire__mod1, (lambda s: s.v['armored_target'],), _burst_fire__mod1_trace, lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
-    Step('mod', _burst_fire__mod2, (lambda s: not s.v['armored_target'],), _burst_fire__mod2_trace, lambda s: s.v['rof'], (('armored_target', 0), ('rof', 1))),
-    Step('derive', _burst_fire__derive1, (), _burst_fire__derive1_trace, lambda s: 5 * s.v['rof'], (('rof', 0),)),
-)
-"""Burst fire (BURST FIRE).
-
-- DM +rof (when armored_target)
-- MoS +rof (unless armored_target)
-- derive rounds = 5 * rof
-"""
 
 # rule walking_fire
 
@@ -1889,26 +1710,6 @@ _walking_fire__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_walking_fire: Final[tuple[Step, ...]] = (
-    Step('derive', _walking_fire__derive1, (), _walking_fire__derive1_trace, lambda s: s.v['rof'] + 1, (('rof', 0),)),
-    Step('derive', _walking_fire__derive2, (), _walking_fire__derive2_trace, lambda s: max(s.v['rof'] - s.v['targets'], 0), (('rof', 0), ('targets', 0))),
-    Step('derive', _walking_fire__derive3, (), _walking_fire__derive3_trace, lambda s: 5 * s.v['rof'], (('rof', 0),)),
-    Step('mod', _walking_fire__mod1, (lambda s: s.v['armored_target'],), _walking_fire__mod1_trace, lambda s: s.e['damage_rof'], (('armored_target', 0),)),
-    Step('mod', _walking_fire__mod2, (lambda s: not s.v['armored_target'],), _walking_fire__mod2_trace, lambda s: s.e['damage_rof'], (('armored_target', 0),)),
-    Step('text', _walking_fire__text1, (lambda s: s.v['targets'] > s.e['max_targets'],), _walking_fire__text1_trace, None, (('targets', 0),)),
-    Step('text', _walking_fire__text2, (), _walking_fire__text2_trace, None, ()),
-    Step('text', _walking_fire__text3, (), _walking_fire__text3_trace, None, ()),
-)
-"""Walking fire (WALKING FIRE).
-
-- derive max_targets = rof + 1
-- derive damage_rof = max(rof - targets, 0)
-- derive walking_rounds = 5 * rof
-- DM +damage_rof (when armored_target)
-- MoS +damage_rof (unless armored_target)
-- cannot attack more targets than the weapon's ROF + 1 (when targets > max_targets)
-"""
-
 # rule saturation_fire
 
 _saturation_fire__derive1: Final = DeriveSpec(
@@ -2016,24 +1817,6 @@ _saturation_fire__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_saturation_fire: Final[tuple[Step, ...]] = (
-    Step('derive', _saturation_fire__derive1, (), _saturation_fire__derive1_trace, lambda s: s.v['attack_total'] + s.v['rof'], (('attack_total', 0), ('rof', 0))),
-    Step('derive', _saturation_fire__derive2, (lambda s: s.v['defense_total'] <= s.e['saturation_number'],), _saturation_fire__derive2_trace, lambda s: (s.e['saturation_number'] - s.v['defense_total']) * s.e['DM'], (('defense_total', 0),)),
-    Step('derive', _saturation_fire__derive3, (lambda s: s.v['weapon'] == 'missile',), _saturation_fire__derive3_trace, lambda s: 8 * s.v['rof'], (('weapon', 0), ('rof', 1))),
-    Step('derive', _saturation_fire__derive4, (lambda s: s.v['weapon'] != 'missile',), _saturation_fire__derive4_trace, lambda s: 10 * s.v['rof'], (('weapon', 0), ('rof', 1))),
-    Step('text', _saturation_fire__text1, (lambda s: s.v['range_band'] in ('long', 'extreme'),), _saturation_fire__text1_trace, None, (('range_band', 0),)),
-    Step('text', _saturation_fire__text2, (), _saturation_fire__text2_trace, None, ()),
-    Step('text', _saturation_fire__text3, (), _saturation_fire__text3_trace, None, ()),
-)
-"""Saturation fire (SATURATION FIRE).
-
-- derive saturation_number = attack_total + rof
-- derive saturation_damage = (saturation_number - defense_total) * DM (when defense_total <= saturation_number)
-- derive saturation_missiles = 8 * rof (when weapon == missile)
-- derive saturation_rounds = 10 * rof (unless weapon == missile)
-- cannot saturate a hex beyond medium range (when range_band in {long, extreme})
-"""
-
 # rule area_of_effect
 
 _area_of_effect__derive1: Final = DeriveSpec(
@@ -2111,20 +1894,6 @@ _area_of_effect__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_area_of_effect: Final[tuple[Step, ...]] = (
-    Step('derive', _area_of_effect__derive1, (lambda s: s.v['targeting_hex'],), _area_of_effect__derive1_trace, lambda s: 1, (('targeting_hex', 0),)),
-    Step('derive', _area_of_effect__derive2, (lambda s: s.v['in_space'],), _area_of_effect__derive2_trace, lambda s: round_value(Fraction(s.e['DM']) / 2, 'down'), (('in_space', 0),)),
-    Step('derive', _area_of_effect__derive3, (lambda s: not s.v['in_space'],), _area_of_effect__derive3_trace, lambda s: s.e['DM'], (('in_space', 0),)),
-    Step('text', _area_of_effect__text1, (), _area_of_effect__text1_trace, None, ()),
-    Step('text', _area_of_effect__text2, (), _area_of_effect__text2_trace, None, ()),
-)
-"""Area of effect attack (AREA OF EFFECT (AOE) ATTACK).
-
-- derive hex_defense = 1 (when targeting_hex)
-- derive concussion = DM / 2 round down (when in_space)
-- derive concussion_atmosphere = DM (unless in_space)
-"""
-
 # rule indirect_fire
 
 _indirect_fire__mod1: Final = ModSpec(
@@ -2193,18 +1962,6 @@ _indirect_fire__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_indirect_fire: Final[tuple[Step, ...]] = (
-    Step('mod', _indirect_fire__mod1, (lambda s: s.v['observer'],), _indirect_fire__mod1_trace, lambda s: -s.v['observer_obscurement'], (('observer', 0), ('observer_obscurement', 1))),
-    Step('text', _indirect_fire__text1, (lambda s: s.v['observer'],), _indirect_fire__text1_trace, None, (('observer', 0),)),
-    Step('derive', _indirect_fire__derive1, (lambda s: not s.v['observer'],), _indirect_fire__derive1_trace, lambda s: Dice(((1, 6),)), (('observer', 0),)),
-    Step('text', _indirect_fire__text2, (), _indirect_fire__text2_trace, None, ()),
-)
-"""Indirect fire (INDIRECT FIRE).
-
-- attack -observer_obscurement (when observer)
-- derive deviation = d6 (unless observer)
-"""
 
 # rule anti_missile_fire
 
@@ -2385,30 +2142,6 @@ _anti_missile_fire__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_anti_missile_fire: Final[tuple[Step, ...]] = (
-    Step('mod', _anti_missile_fire__mod1, (), _anti_missile_fire__mod1_trace, -6, ()),
-    Step('mod', _anti_missile_fire__mod2, (), _anti_missile_fire__mod2_trace, lambda s: min(s.v['rof'], 6), (('rof', 0),)),
-    Step('derive', _anti_missile_fire__derive1, (), _anti_missile_fire__derive1_trace, lambda s: max(5 - s.e['MoS'], 1), ()),
-    Step('derive', _anti_missile_fire__derive2, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] == 'missile'), _anti_missile_fire__derive2_trace, lambda s: s.e['am_shots'] * 2, (('rof', 0), ('weapon', 1))),
-    Step('derive', _anti_missile_fire__derive3, (lambda s: s.v['rof'] > 0, lambda s: s.v['weapon'] != 'missile'), _anti_missile_fire__derive3_trace, lambda s: s.e['am_shots'] * 5, (('rof', 0), ('weapon', 1))),
-    Step('derive', _anti_missile_fire__derive4, (lambda s: s.v['missile_rof'] > 0,), _anti_missile_fire__derive4_trace, lambda s: s.v['missile_rof'] - s.e['MoS'], (('missile_rof', 0),)),
-    Step('text', _anti_missile_fire__text1, (lambda s: s.v['missile_rof'] > 0, lambda s: s.e['missile_rof_left'] < 0), _anti_missile_fire__text1_trace, None, (('missile_rof', 0),)),
-    Step('text', _anti_missile_fire__text2, (lambda s: s.v['missile_rof'] > 0, lambda s: s.v['rof'] == 0), _anti_missile_fire__text2_trace, None, (('missile_rof', 0), ('rof', 1))),
-    Step('text', _anti_missile_fire__text3, (), _anti_missile_fire__text3_trace, None, ()),
-    Step('text', _anti_missile_fire__text4, (), _anti_missile_fire__text4_trace, None, ()),
-    Step('text', _anti_missile_fire__text5, (), _anti_missile_fire__text5_trace, None, ()),
-)
-"""Anti-missile fire (ANTI-MISSILE FIRE).
-
-- attack -6
-- attack +min(rof, 6)
-- derive am_shots = max(5 - MoS, 1)
-- derive am_missiles = am_shots * 2 (when rof > 0; when weapon == missile)
-- derive am_rounds = am_shots * 5 (when rof > 0; unless weapon == missile)
-- derive missile_rof_left = missile_rof - MoS (when missile_rof > 0)
-- cannot defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
-"""
-
 # rule ramming
 
 _ramming__mod1: Final = ModSpec(
@@ -2540,24 +2273,6 @@ _ramming__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_ramming: Final[tuple[Step, ...]] = (
-    Step('mod', _ramming__mod1, (lambda s: s.v['ram_direction'] == 'head_on',), _ramming__mod1_trace, lambda s: s.v['other_speed'], (('ram_direction', 0), ('other_speed', 1))),
-    Step('mod', _ramming__mod2, (lambda s: s.v['ram_direction'] == 'rear',), _ramming__mod2_trace, lambda s: abs(s.v['own_speed'] - s.v['other_speed']), (('ram_direction', 0), ('own_speed', 1), ('other_speed', 1))),
-    Step('text', _ramming__text1, (lambda s: s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed'],), _ramming__text1_trace, None, (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0))),
-    Step('mod', _ramming__mod3, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: s.v['air_space']), _ramming__mod3_trace, lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'air_space'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
-    Step('mod', _ramming__mod4, (lambda s: not (s.v['ram_direction'] == 'rear' and s.v['own_speed'] == s.v['other_speed']), lambda s: not s.v['air_space']), _ramming__mod4_trace, lambda s: s.lookup('impact_dm', (s.e['impact_speed'],), 'ground'), (('ram_direction', 0), ('own_speed', 0), ('other_speed', 0), ('air_space', 1))),
-    Step('text', _ramming__text2, (), _ramming__text2_trace, None, ()),
-    Step('text', _ramming__text3, (), _ramming__text3_trace, None, ()),
-)
-"""Ramming (RAMMING).
-
-- impact_speed +other_speed (when ram_direction == head_on)
-- impact_speed = abs(own_speed - other_speed) (when ram_direction == rear)
-- cannot ram: there is no impact speed (when ram_direction == rear and own_speed == other_speed)
-- ram_dm +impact_dm[impact_speed].air_space (unless ram_direction == rear and own_speed == other_speed; when air_space)
-- ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
-"""
-
 # rule ecm_jam
 
 _ecm_jam__derive1: Final = DeriveSpec(
@@ -2607,16 +2322,6 @@ _ecm_jam__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_ecm_jam: Final[tuple[Step, ...]] = (
-    Step('derive', _ecm_jam__derive1, (), _ecm_jam__derive1_trace, lambda s: s.e['ecm_threshold'], ()),
-    Step('text', _ecm_jam__text1, (), _ecm_jam__text1_trace, None, ()),
-    Step('text', _ecm_jam__text2, (), _ecm_jam__text2_trace, None, ()),
-)
-"""ECM: jam communications (ECM - JAM COMMUNICATIONS).
-
-- derive jam_threshold = ecm_threshold
-"""
-
 # rule ecm_degrade_sensors
 
 _ecm_degrade_sensors__derive1: Final = DeriveSpec(
@@ -2650,15 +2355,6 @@ _ecm_degrade_sensors__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_ecm_degrade_sensors: Final[tuple[Step, ...]] = (
-    Step('derive', _ecm_degrade_sensors__derive1, (), _ecm_degrade_sensors__derive1_trace, lambda s: s.e['ecm_threshold'], ()),
-    Step('text', _ecm_degrade_sensors__text1, (), _ecm_degrade_sensors__text1_trace, None, ()),
-)
-"""ECM: degrade sensors (ECM - DEGRADE SENSORS).
-
-- derive sensor_threshold = ecm_threshold
-"""
-
 # rule ecm_spoof
 
 _ecm_spoof__derive1: Final = DeriveSpec(
@@ -2691,15 +2387,6 @@ _ecm_spoof__text1_trace: Final = TraceSpec(
     ('when guided',),
     (('guided',),),
 )
-
-_rule_ecm_spoof: Final[tuple[Step, ...]] = (
-    Step('derive', _ecm_spoof__derive1, (lambda s: s.v['guided'],), _ecm_spoof__derive1_trace, lambda s: s.v['ecm_iw'] + s.v['ecm_rating'], (('guided', 0), ('ecm_iw', 1), ('ecm_rating', 1))),
-    Step('text', _ecm_spoof__text1, (lambda s: s.v['guided'],), _ecm_spoof__text1_trace, None, (('guided', 0),)),
-)
-"""ECM: spoof attack (ECM - SPOOF ATTACK).
-
-- derive spoof_defense = ecm_iw + ecm_rating (when guided)
-"""
 
 # rule eecm_counteract
 
@@ -2776,18 +2463,6 @@ _eecm_counteract__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_eecm_counteract: Final[tuple[Step, ...]] = (
-    Step('mod', _eecm_counteract__mod1, (), _eecm_counteract__mod1_trace, lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
-    Step('mod', _eecm_counteract__mod2, (), _eecm_counteract__mod2_trace, 0, ()),
-    Step('text', _eecm_counteract__text1, (), _eecm_counteract__text1_trace, None, ()),
-    Step('text', _eecm_counteract__text2, (), _eecm_counteract__text2_trace, None, ()),
-)
-"""EECM: counteract ECM (EECM - COUNTERACT ECM).
-
-- ecm_threshold -eecm_mos
-- ecm_threshold min 0
-"""
-
 # rule eecm_degrade_range
 
 _eecm_degrade_range__mod1: Final = ModSpec(
@@ -2862,18 +2537,6 @@ _eecm_degrade_range__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_eecm_degrade_range: Final[tuple[Step, ...]] = (
-    Step('mod', _eecm_degrade_range__mod1, (), _eecm_degrade_range__mod1_trace, lambda s: -s.v['eecm_mos'], (('eecm_mos', 0),)),
-    Step('mod', _eecm_degrade_range__mod2, (), _eecm_degrade_range__mod2_trace, 0, ()),
-    Step('text', _eecm_degrade_range__text1, (), _eecm_degrade_range__text1_trace, None, ()),
-    Step('text', _eecm_degrade_range__text2, (), _eecm_degrade_range__text2_trace, None, ()),
-)
-"""EECM: degrade ECM range (EECM - DEGRADE ECM RANGE).
-
-- ecm_range -eecm_mos
-- ecm_range min 0
-"""
 
 # rule damage
 
@@ -3012,24 +2675,6 @@ _damage__text5_trace: Final = TraceSpec(
     (('damage_band',),),
 )
 
-_rule_damage: Final[tuple[Step, ...]] = (
-    Step('derive', _damage__derive1, (), _damage__derive1_trace, lambda s: s.lookup('damage_effects', (s.v['damage_band'],), 'effect'), (('damage_band', 0),)),
-    Step('text', _damage__text1, (lambda s: s.v['damage_band'] == 0,), _damage__text1_trace, None, (('damage_band', 0),)),
-    Step('mod', _damage__mod1, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), _damage__mod1_trace, -1, (('damage_band', 0),)),
-    Step('text', _damage__text2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] == 1), _damage__text2_trace, None, (('damage_band', 0),)),
-    Step('mod', _damage__mod2, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), _damage__mod2_trace, -2, (('damage_band', 0),)),
-    Step('text', _damage__text3, (lambda s: s.v['damage_band'] == 1 or s.v['damage_band'] == 2, lambda s: s.v['damage_band'] != 1), _damage__text3_trace, None, (('damage_band', 0),)),
-    Step('text', _damage__text4, (lambda s: s.v['damage_band'] >= 3,), _damage__text4_trace, None, (('damage_band', 0),)),
-    Step('text', _damage__text5, (lambda s: s.v['damage_band'] >= 3,), _damage__text5_trace, None, (('damage_band', 0),)),
-)
-"""Damage effects (DAMAGE EFFECTS).
-
-- derive damage_effect = damage_effects[damage_band].effect
-- armor -1 (when damage_band == 1 or damage_band == 2; when damage_band == 1)
-- armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
-- cannot fight on: Overkill, target destroyed (when damage_band >= 3)
-"""
-
 # rule overkill_ejecting
 
 _overkill_ejecting__roll1: Final = RollSpec(
@@ -3049,6 +2694,11 @@ _overkill_ejecting__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_overkill_ejecting__roll1_step: Final = RollStep(
+    _overkill_ejecting__roll1,
+    lambda s: (s.lookup('ejection', (s.v['ejection'],), 'needed'), 0, None, 0),
+    (),
 )
 _overkill_ejecting__roll1_trace: Final = TraceSpec(
     'overkill_ejecting',
@@ -3073,15 +2723,6 @@ _overkill_ejecting__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_overkill_ejecting: Final[tuple[Step, ...]] = (
-    Step('roll', _overkill_ejecting__roll1, (), _overkill_ejecting__roll1_trace, (lambda s: (s.lookup('ejection', (s.v['ejection'],), 'needed'), 0, None, 0), ()), (('ejection', 0),)),
-    Step('text', _overkill_ejecting__text1, (), _overkill_ejecting__text1_trace, None, ()),
-)
-"""Overkill ejecting (OVERKILL EJECTING).
-
-- roll eject: d6 >= ejection[ejection]
-"""
 
 # rule walker_knockdown
 
@@ -3160,6 +2801,11 @@ _walker_knockdown__roll1_change4: Final = ChangeSpec(
     success=False,
     condition='when pilot_skill == 5',
 )
+_walker_knockdown__roll1_step: Final = RollStep(
+    _walker_knockdown__roll1,
+    lambda s: (max(s.e['knockdown_threshold'], 2), 0, None, 0),
+    ((_walker_knockdown__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_walker_knockdown__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_walker_knockdown__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_walker_knockdown__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),)))),
+)
 _walker_knockdown__roll1_trace: Final = TraceSpec(
     'walker_knockdown',
     'WALKER KNOCKDOWN',
@@ -3199,20 +2845,6 @@ _walker_knockdown__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_walker_knockdown: Final[tuple[Step, ...]] = (
-    Step('derive', _walker_knockdown__derive1, (), _walker_knockdown__derive1_trace, lambda s: 2 * s.v['vehicle_size'], (('vehicle_size', 0),)),
-    Step('derive', _walker_knockdown__derive2, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), _walker_knockdown__derive2_trace, lambda s: 1 + s.e['MoS'], (('unit', 0), ('damage_taken', 0))),
-    Step('roll', _walker_knockdown__roll1, (lambda s: s.v['unit'] == 'walker' and s.v['damage_taken'] >= s.e['damage_required'],), _walker_knockdown__roll1_trace, (lambda s: (max(s.e['knockdown_threshold'], 2), 0, None, 0), ((_walker_knockdown__roll1_change1, (lambda s: s.v['pilot_skill'] == 1,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: -1 die', ('when pilot_skill == 1',), (('pilot_skill',),))), (_walker_knockdown__roll1_change2, (lambda s: s.v['pilot_skill'] == 3,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +1 die', ('when pilot_skill == 3',), (('pilot_skill',),))), (_walker_knockdown__roll1_change3, (lambda s: s.v['pilot_skill'] == 4,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +2 dice', ('when pilot_skill == 4',), (('pilot_skill',),))), (_walker_knockdown__roll1_change4, (lambda s: s.v['pilot_skill'] == 5,), None, TraceSpec('walker_knockdown', 'WALKER KNOCKDOWN', 'roll knockdown: +3 dice', ('when pilot_skill == 5',), (('pilot_skill',),))))), (('unit', 0), ('damage_taken', 0), ('pilot_skill', 1))),
-    Step('text', _walker_knockdown__text1, (), _walker_knockdown__text1_trace, None, ()),
-    Step('text', _walker_knockdown__text2, (), _walker_knockdown__text2_trace, None, ()),
-)
-"""Walker knockdown (WALKER KNOCKDOWN).
-
-- derive damage_required = 2 * vehicle_size
-- derive knockdown_threshold = 1 + MoS (when unit == walker and damage_taken >= damage_required)
-- roll knockdown: highest of 2d6 >= max(knockdown_threshold, 2) (when unit == walker and damage_taken >= damage_required)
-"""
 
 # rule detection
 
@@ -3504,39 +3136,6 @@ _detection__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_detection: Final[tuple[Step, ...]] = (
-    Step('mod', _detection__mod1, (), _detection__mod1_trace, lambda s: s.lookup('sensor_ratings', (s.v['sensor'],), 'modifier'), (('sensor', 0),)),
-    Step('mod', _detection__mod2, (lambda s: s.v['sensor'] == 'active',), _detection__mod2_trace, lambda s: -1 * s.v['extra_range_bands'], (('sensor', 0), ('extra_range_bands', 1))),
-    Step('mod', _detection__mod3, (), _detection__mod3_trace, lambda s: -s.v['obscurement_points'], (('obscurement_points', 0),)),
-    Step('mod', _detection__mod4, (lambda s: s.v['sensor'] in ('visual_day', 'visual_night', 'passive'),), _detection__mod4_trace, lambda s: -s.v['concealment_points'], (('sensor', 0), ('concealment_points', 1))),
-    Step('mod', _detection__mod5, (lambda s: s.v['defender_range_bands'] > 0,), _detection__mod5_trace, lambda s: -2 * s.v['defender_range_bands'], (('defender_range_bands', 0),)),
-    Step('mod', _detection__mod6, (lambda s: not s.v['defender_range_bands'] > 0, lambda s: s.v['defender_active']), _detection__mod6_trace, -1, (('defender_range_bands', 0), ('defender_active', 1))),
-    Step('mod', _detection__mod7, (), _detection__mod7_trace, lambda s: s.v['stealth_rating'], (('stealth_rating', 0),)),
-    Step('mod', _detection__mod8, (), _detection__mod8_trace, lambda s: -s.v['sensor_profile'], (('sensor_profile', 0),)),
-    Step('mod', _detection__mod9, (), _detection__mod9_trace, lambda s: -1 * s.v['hexes_moved'], (('hexes_moved', 0),)),
-    Step('mod', _detection__mod10, (), _detection__mod10_trace, lambda s: -1 * s.v['thrust_spent'], (('thrust_spent', 0),)),
-    Step('mod', _detection__mod11, (), _detection__mod11_trace, lambda s: -1 * s.v['weapons_fired'], (('weapons_fired', 0),)),
-    Step('mod', _detection__mod12, (), _detection__mod12_trace, lambda s: -1 * s.v['rof_points'], (('rof_points', 0),)),
-    Step('text', _detection__text1, (), _detection__text1_trace, None, ()),
-    Step('text', _detection__text2, (), _detection__text2_trace, None, ()),
-    Step('text', _detection__text3, (), _detection__text3_trace, None, ()),
-)
-"""Detection modifiers (DETECTION MODIFIERS).
-
-- detection +sensor_ratings[sensor].modifier
-- detection -1 per extra_range_bands (when sensor == active)
-- detection -obscurement_points
-- detection -concealment_points (when sensor in {visual_day, visual_night, passive})
-- stealth -2 per defender_range_bands (when defender_range_bands > 0)
-- stealth -1 (unless defender_range_bands > 0; when defender_active)
-- stealth +stealth_rating
-- stealth -sensor_profile
-- stealth -1 per hexes_moved
-- stealth -1 per thrust_spent
-- stealth -1 per weapons_fired
-- stealth -1 per rof_points
-"""
 
 # table terrain_costs
 
@@ -4462,13 +4061,25 @@ _forest_adjustment__said4: Final = note_of(_forest_adjustment__text2)
 _forest_adjustment__unread1: Final = Note(
     'forest_adjustment',
     'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    '`unit` had no effect: it is read only when unit != infantry and forest != no_forest',
+    kind='input',
+)
+_forest_adjustment__unread2: Final = Note(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    '`forest` had no effect: it is read only when unit != infantry and forest != no_forest',
+    kind='input',
+)
+_forest_adjustment__unread3: Final = Note(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
     '`vehicle_size` had no effect: it is read only when unit != infantry and forest != no_forest',
     kind='input',
 )
 
 
 def _resolve_forest_adjustment(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Vehicle size forest adjustment: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Vehicle size forest adjustment: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4499,7 +4110,7 @@ def _resolve_forest_adjustment(v: dict[str, Any], given: frozenset[str]) -> Reso
     if d4 < 0:
         notes.append(_forest_adjustment__said4)
     if 'vehicle_size' in given and d1 == 0:
-        notes.append(_forest_adjustment__unread1)
+        notes.append(_forest_adjustment__unread3)
     return Resolution(
         rulebook='mecha_tables',
         rules=('forest_adjustment',),
@@ -4520,16 +4131,90 @@ def _resolve_forest_adjustment(v: dict[str, Any], given: frozenset[str]) -> Reso
     )
 
 
+def _forest_adjustment__stat_forest_entry0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d2 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    out.append(((at, 0), 'forest_adjustment#2.1', d1, _forest_adjustment__mod1_trace, _forest_adjustment__mod1, lambda: s.lookup('forest_shift', (v['vehicle_size'],), 'levels')))
+    out.append(((at, 1), 'forest_adjustment#2.2', d2, _forest_adjustment__mod2_trace, _forest_adjustment__mod2, 'sparse'))
+
+
+def _forest_adjustment__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d4 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    out.append(((at, 2), 'forest_adjustment#2.3', d3, _forest_adjustment__text1_trace, _forest_adjustment__text1, _forest_adjustment__said3))
+    out.append(((at, 3), 'forest_adjustment#2.4', d4, _forest_adjustment__text2_trace, _forest_adjustment__text2, _forest_adjustment__said4))
+
+
+_forest_adjustment__code0: Final = RuleCode(
+    resolve=_resolve_forest_adjustment,
+    nodes=MappingProxyType({
+        'stat forest_entry': _forest_adjustment__stat_forest_entry0,
+    }),
+    rolls=None,
+    texts=_forest_adjustment__texts0,
+    watches=(
+        ('unit', ((0, 0), (1, 0), (2, 0), (3, 0)), _forest_adjustment__unread1),
+        ('forest', ((0, 0), (1, 0), (2, 0), (3, 0)), _forest_adjustment__unread2),
+        ('vehicle_size', ((0, 1),), _forest_adjustment__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule terrain_movement, written out
 
 _terrain_movement__said3: Final = note_of(_forest_adjustment__text1)
 _terrain_movement__said4: Final = note_of(_forest_adjustment__text2)
 _terrain_movement__said12: Final = restriction_of(_terrain_movement__text1)
 _terrain_movement__said13: Final = restriction_of(_terrain_movement__text2)
+_terrain_movement__unread1: Final = Note(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    '`unit` had no effect: it is read only when unit != infantry and forest != no_forest',
+    kind='input',
+)
+_terrain_movement__unread2: Final = Note(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    '`forest` had no effect: it is read only when unit != infantry and forest != no_forest',
+    kind='input',
+)
+_terrain_movement__unread3: Final = Note(
+    'forest_adjustment',
+    'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+    '`vehicle_size` had no effect: it is read only when unit != infantry and forest != no_forest',
+    kind='input',
+)
+_terrain_movement__unread4: Final = Note(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    '`terrain` had no effect: it is read only ',
+    kind='input',
+)
+_terrain_movement__unread5: Final = Note(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    '`vegetation` had no effect: it is read only ',
+    kind='input',
+)
+_terrain_movement__unread6: Final = Note(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    '`surface` had no effect: it is read only ',
+    kind='input',
+)
+_terrain_movement__unread7: Final = Note(
+    'terrain_movement',
+    'TERRAIN TYPE',
+    '`elevation` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_terrain_movement(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Movement cost of a hex: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Movement cost of a hex: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4614,11 +4299,125 @@ def _resolve_terrain_movement(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _terrain_movement__stat_forest_entry0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d2 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    out.append(((at, 0), 'forest_adjustment#2.1', d1, _forest_adjustment__mod1_trace, _forest_adjustment__mod1, lambda: s.lookup('forest_shift', (v['vehicle_size'],), 'levels')))
+    out.append(((at, 1), 'forest_adjustment#2.2', d2, _forest_adjustment__mod2_trace, _forest_adjustment__mod2, 'sparse'))
+
+
+def _terrain_movement__stat_forest_column0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d9 = -1 if v['unit'] != 'infantry' and v['vehicle_size'] <= 2 else 0
+    out.append(((at, 8), 'terrain_movement#7.1', d9, _terrain_movement__mod1_trace, _terrain_movement__mod1, 'infantry'))
+
+
+def _terrain_movement__derive_terrain_cost0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 4), 'terrain_movement#3', -1, _terrain_movement__derive1_trace, _terrain_movement__derive1, lambda: s.lookup('terrain_costs', (v['terrain'], v['unit']), 'infantry')))
+
+
+def _terrain_movement__derive_vegetation_cost0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 5), 'terrain_movement#4', -1, _terrain_movement__derive2_trace, _terrain_movement__derive2, lambda: s.lookup('vegetation_costs', (v['vegetation'], v['unit']), 'infantry')))
+
+
+def _terrain_movement__derive_surface_cost0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 6), 'terrain_movement#5', -1, _terrain_movement__derive3_trace, _terrain_movement__derive3, lambda: s.lookup('surface_costs', (v['surface'], v['unit']), 'infantry')))
+
+
+def _terrain_movement__derive_elevation_cost0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 7), 'terrain_movement#6', -1, _terrain_movement__derive4_trace, _terrain_movement__derive4, lambda: s.lookup('elevation_costs', (v['elevation'], v['unit']), 'infantry')))
+
+
+def _terrain_movement__derive_forest_cost0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    out.append(((at, 9), 'terrain_movement#8', -1, _terrain_movement__derive5_trace, _terrain_movement__derive5, lambda: s.lookup('forest_costs', (e['forest_entry'], e['forest_column']), 'infantry')))
+
+
+def _terrain_movement__derive_cost0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    out.append(((at, 10), 'terrain_movement#9', -1, _terrain_movement__derive6_trace, _terrain_movement__derive6, lambda: cell_add(cell_add(cell_add(cell_add(e['terrain_cost'], e['forest_cost']), e['vegetation_cost']), e['surface_cost']), e['elevation_cost'])))
+
+
+def _terrain_movement__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d4 = -1 if v['unit'] != 'infantry' and v['forest'] != 'no_forest' else 0
+    d12 = -1 if e['cost'] == IMPASSABLE else 0
+    d13 = -1 if e['cost'] == NOT_APPLICABLE else 0
+    out.append(((at, 2), 'forest_adjustment#2.3', d3, _forest_adjustment__text1_trace, _forest_adjustment__text1, _terrain_movement__said3))
+    out.append(((at, 3), 'forest_adjustment#2.4', d4, _forest_adjustment__text2_trace, _forest_adjustment__text2, _terrain_movement__said4))
+    out.append(((at, 11), 'terrain_movement#10.1', d12, _terrain_movement__text1_trace, _terrain_movement__text1, _terrain_movement__said12))
+    out.append(((at, 12), 'terrain_movement#11.1', d13, _terrain_movement__text2_trace, _terrain_movement__text2, _terrain_movement__said13))
+
+
+_terrain_movement__code0: Final = RuleCode(
+    resolve=_resolve_terrain_movement,
+    nodes=MappingProxyType({
+        'stat forest_entry': _terrain_movement__stat_forest_entry0,
+        'stat forest_column': _terrain_movement__stat_forest_column0,
+        'derive terrain_cost': _terrain_movement__derive_terrain_cost0,
+        'derive vegetation_cost': _terrain_movement__derive_vegetation_cost0,
+        'derive surface_cost': _terrain_movement__derive_surface_cost0,
+        'derive elevation_cost': _terrain_movement__derive_elevation_cost0,
+        'derive forest_cost': _terrain_movement__derive_forest_cost0,
+        'derive cost': _terrain_movement__derive_cost0,
+    }),
+    rolls=None,
+    texts=_terrain_movement__texts0,
+    watches=(
+        ('unit', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0)), _terrain_movement__unread1),
+        ('forest', ((0, 0), (1, 0), (2, 0), (3, 0)), _terrain_movement__unread2),
+        ('vehicle_size', ((0, 1), (8, 0)), _terrain_movement__unread3),
+        ('terrain', ((4, 0),), _terrain_movement__unread4),
+        ('vegetation', ((5, 0),), _terrain_movement__unread5),
+        ('surface', ((6, 0),), _terrain_movement__unread6),
+        ('elevation', ((7, 0),), _terrain_movement__unread7),
+    ),
+    chains=False,
+)
+
+
 # rule hex_obscurement, written out
 
 _hex_obscurement__said6: Final = note_of(_hex_obscurement__text1)
 _hex_obscurement__said7: Final = note_of(_hex_obscurement__text2)
 _hex_obscurement__unread1: Final = Note(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    '`terrain` had no effect: it is read only ',
+    kind='input',
+)
+_hex_obscurement__unread2: Final = Note(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    '`forest` had no effect: it is read only ',
+    kind='input',
+)
+_hex_obscurement__unread3: Final = Note(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    '`vegetation` had no effect: it is read only ',
+    kind='input',
+)
+_hex_obscurement__unread4: Final = Note(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    '`unit` had no effect: it is read only when unit == infantry or vehicle_size < 2; when vegetation in {tall_grasses, jungle}',
+    kind='input',
+)
+_hex_obscurement__unread5: Final = Note(
+    'hex_obscurement',
+    'TERRAIN TYPE',
+    '`vehicle_size` had no effect: it is read only when unit == infantry or vehicle_size < 2; when vegetation in {tall_grasses, jungle}',
+    kind='input',
+)
+_hex_obscurement__unread6: Final = Note(
     'hex_obscurement',
     'TERRAIN TYPE',
     '`surface` had no effect: it is read only when unit == infantry or vehicle_size < 2',
@@ -4627,7 +4426,7 @@ _hex_obscurement__unread1: Final = Note(
 
 
 def _resolve_hex_obscurement(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Obscurement of a hex: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Obscurement of a hex: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4672,7 +4471,7 @@ def _resolve_hex_obscurement(v: dict[str, Any], given: frozenset[str]) -> Resolu
     e['obscurement'] = value if type(value) is int else added_total(value, 'number', True)
     notes: list[Note] = [_hex_obscurement__said6, _hex_obscurement__said7]
     if 'surface' in given and d5 == 0:
-        notes.append(_hex_obscurement__unread1)
+        notes.append(_hex_obscurement__unread6)
     return Resolution(
         rulebook='mecha_tables',
         rules=('hex_obscurement',),
@@ -4696,15 +4495,90 @@ def _resolve_hex_obscurement(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _hex_obscurement__stat_obscurement0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['unit'] == 'infantry' or v['vehicle_size'] < 2):
+        d4 = 0
+    elif v['vegetation'] not in ('tall_grasses', 'jungle'):
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['unit'] == 'infantry' or v['vehicle_size'] < 2):
+        d5 = 0
+    elif v['surface'] != 'deep_snow':
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 0), 'hex_obscurement#2', -1, _hex_obscurement__mod1_trace, _hex_obscurement__mod1, lambda: s.lookup('terrain_features', (v['terrain'],), 'obscurement')))
+    out.append(((at, 1), 'hex_obscurement#3', -1, _hex_obscurement__mod2_trace, _hex_obscurement__mod2, lambda: s.lookup('forest_features', (v['forest'],), 'obscurement')))
+    out.append(((at, 2), 'hex_obscurement#4', -1, _hex_obscurement__mod3_trace, _hex_obscurement__mod3, lambda: s.lookup('vegetation_features', (v['vegetation'],), 'obscurement')))
+    out.append(((at, 3), 'hex_obscurement#5.1.1', d4, _hex_obscurement__mod4_trace, _hex_obscurement__mod4, 1))
+    out.append(((at, 4), 'hex_obscurement#5.2.1', d5, _hex_obscurement__mod5_trace, _hex_obscurement__mod5, 1))
+
+
+def _hex_obscurement__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 5), 'hex_obscurement#6', -1, None, _hex_obscurement__text1, _hex_obscurement__said6))
+    out.append(((at, 6), 'hex_obscurement#7', -1, None, _hex_obscurement__text2, _hex_obscurement__said7))
+
+
+_hex_obscurement__code0: Final = RuleCode(
+    resolve=_resolve_hex_obscurement,
+    nodes=MappingProxyType({
+        'stat obscurement': _hex_obscurement__stat_obscurement0,
+    }),
+    rolls=None,
+    texts=_hex_obscurement__texts0,
+    watches=(
+        ('terrain', ((0, 0),), _hex_obscurement__unread1),
+        ('forest', ((1, 0),), _hex_obscurement__unread2),
+        ('vegetation', ((2, 0), (3, 1)), _hex_obscurement__unread3),
+        ('unit', ((3, 0), (4, 0)), _hex_obscurement__unread4),
+        ('vehicle_size', ((3, 0), (4, 0)), _hex_obscurement__unread5),
+        ('surface', ((4, 1),), _hex_obscurement__unread6),
+    ),
+    chains=False,
+)
+
+
 # rule hull_down, written out
 
 _hull_down__said6: Final = restriction_of(_hull_down__text1)
 _hull_down__said7: Final = note_of(_hull_down__text2)
 _hull_down__said8: Final = note_of(_hull_down__text3)
+_hull_down__unread1: Final = Note(
+    'hull_down',
+    'TERRAIN',
+    '`terrain` had no effect: it is read only ',
+    kind='input',
+)
+_hull_down__unread2: Final = Note(
+    'hull_down',
+    'TERRAIN',
+    '`forest` had no effect: it is read only ',
+    kind='input',
+)
+_hull_down__unread3: Final = Note(
+    'hull_down',
+    'TERRAIN',
+    '`vegetation` had no effect: it is read only ',
+    kind='input',
+)
+_hull_down__unread4: Final = Note(
+    'hull_down',
+    'TERRAIN',
+    '`surface` had no effect: it is read only ',
+    kind='input',
+)
+_hull_down__unread5: Final = Note(
+    'hull_down',
+    'TERRAIN',
+    '`elevation` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_hull_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Hull-down position: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Hull-down position: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4749,15 +4623,88 @@ def _resolve_hull_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _hull_down__derive_terrain_hull_down0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'hull_down#2', -1, _hull_down__derive1_trace, _hull_down__derive1, lambda: s.lookup('terrain_features', (v['terrain'],), 'hull_down')))
+
+
+def _hull_down__derive_forest_hull_down0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 1), 'hull_down#3', -1, _hull_down__derive2_trace, _hull_down__derive2, lambda: s.lookup('forest_features', (v['forest'],), 'hull_down')))
+
+
+def _hull_down__derive_vegetation_hull_down0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 2), 'hull_down#4', -1, _hull_down__derive3_trace, _hull_down__derive3, lambda: s.lookup('vegetation_features', (v['vegetation'],), 'hull_down')))
+
+
+def _hull_down__derive_surface_hull_down0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 3), 'hull_down#5', -1, _hull_down__derive4_trace, _hull_down__derive4, lambda: s.lookup('surface_features', (v['surface'],), 'hull_down')))
+
+
+def _hull_down__derive_elevation_hull_down0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 4), 'hull_down#6', -1, _hull_down__derive5_trace, _hull_down__derive5, lambda: s.lookup('elevation_features', (v['elevation'],), 'hull_down')))
+
+
+def _hull_down__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    d6 = -1 if e['terrain_hull_down'] == NOT_APPLICABLE and e['forest_hull_down'] == NOT_APPLICABLE and e['vegetation_hull_down'] == NOT_APPLICABLE and e['surface_hull_down'] == NOT_APPLICABLE and e['elevation_hull_down'] == NOT_APPLICABLE else 0
+    out.append(((at, 5), 'hull_down#7.1', d6, _hull_down__text1_trace, _hull_down__text1, _hull_down__said6))
+    out.append(((at, 6), 'hull_down#8', -1, None, _hull_down__text2, _hull_down__said7))
+    out.append(((at, 7), 'hull_down#9', -1, None, _hull_down__text3, _hull_down__said8))
+
+
+_hull_down__code0: Final = RuleCode(
+    resolve=_resolve_hull_down,
+    nodes=MappingProxyType({
+        'derive terrain_hull_down': _hull_down__derive_terrain_hull_down0,
+        'derive forest_hull_down': _hull_down__derive_forest_hull_down0,
+        'derive vegetation_hull_down': _hull_down__derive_vegetation_hull_down0,
+        'derive surface_hull_down': _hull_down__derive_surface_hull_down0,
+        'derive elevation_hull_down': _hull_down__derive_elevation_hull_down0,
+    }),
+    rolls=None,
+    texts=_hull_down__texts0,
+    watches=(
+        ('terrain', ((0, 0),), _hull_down__unread1),
+        ('forest', ((1, 0),), _hull_down__unread2),
+        ('vegetation', ((2, 0),), _hull_down__unread3),
+        ('surface', ((3, 0),), _hull_down__unread4),
+        ('elevation', ((4, 0),), _hull_down__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule weather, written out
 
 _weather__said5: Final = note_of(_weather__text1)
 _weather__said7: Final = note_of(_weather__text2)
 _weather__said8: Final = note_of(_weather__text3)
+_weather__unread1: Final = Note(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    '`weather` had no effect: it is read only ',
+    kind='input',
+)
+_weather__unread2: Final = Note(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    '`weather_hexes` had no effect: it is read only ',
+    kind='input',
+)
+_weather__unread3: Final = Note(
+    'weather',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    '`weapon` had no effect: it is read only when weather == high_wind',
+    kind='input',
+)
 
 
 def _resolve_weather(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Weather and environment: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Weather and environment: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4832,14 +4779,85 @@ def _resolve_weather(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _weather__stat_MP0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 1), 'weather#3', -1, _weather__mod1_trace, _weather__mod1, lambda: s.lookup('weather_effects', (v['weather'],), 'movement')))
+
+
+def _weather__derive_weather_obscurement0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'weather#2', -1, _weather__derive1_trace, _weather__derive1, lambda: round_value(s.lookup('weather_effects', (v['weather'],), 'per_hex') * v['weather_hexes'], 'down')))
+
+
+def _weather__stat_attack0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if v['weather'] != 'high_wind':
+        d3 = 0
+    elif v['weapon'] != 'missile':
+        d3 = 1
+    else:
+        d3 = -1
+    if v['weather'] != 'high_wind':
+        d4 = 0
+    elif v['weapon'] == 'missile':
+        d4 = 1
+    else:
+        d4 = -1
+    d6 = -1 if v['weapon'] == 'energy' and v['weather'] in ('light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm') else 0
+    out.append(((at, 2), 'weather#4.1.1', d3, _weather__mod2_trace, _weather__mod2, -2))
+    out.append(((at, 3), 'weather#4.1else.1', d4, _weather__mod3_trace, _weather__mod3, -1))
+    out.append(((at, 5), 'weather#5.1', d6, _weather__mod4_trace, _weather__mod4, lambda: -e['weather_obscurement']))
+
+
+def _weather__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d5 = -1 if v['weather'] == 'high_wind' else 0
+    d7 = -1 if e['weather_obscurement'] > 0 else 0
+    out.append(((at, 4), 'weather#4.2', d5, _weather__text1_trace, _weather__text1, _weather__said5))
+    out.append(((at, 6), 'weather#6.1', d7, _weather__text2_trace, _weather__text2, _weather__said7))
+    out.append(((at, 7), 'weather#7', -1, None, _weather__text3, _weather__said8))
+
+
+_weather__code0: Final = RuleCode(
+    resolve=_resolve_weather,
+    nodes=MappingProxyType({
+        'stat MP': _weather__stat_MP0,
+        'derive weather_obscurement': _weather__derive_weather_obscurement0,
+        'stat attack': _weather__stat_attack0,
+    }),
+    rolls=None,
+    texts=_weather__texts0,
+    watches=(
+        ('weather', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _weather__unread1),
+        ('weather_hexes', ((0, 0),), _weather__unread2),
+        ('weapon', ((2, 1), (3, 1), (5, 0)), _weather__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule night, written out
 
 _night__said3: Final = note_of(_night__text1)
 _night__said4: Final = note_of(_night__text2)
+_night__unread1: Final = Note(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    '`night` had no effect: it is read only when night and not has_sensors',
+    kind='input',
+)
+_night__unread2: Final = Note(
+    'night',
+    'WEATHER/ENVIRONMENT MODIFIERS',
+    '`has_sensors` had no effect: it is read only when night and not has_sensors',
+    kind='input',
+)
 
 
 def _resolve_night(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Night: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Night: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4880,11 +4898,285 @@ def _resolve_night(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _night__stat_MP0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['night'] and not v['has_sensors'] else 0
+    out.append(((at, 0), 'night#2.1', d1, _night__mod1_trace, _night__mod1, 2))
+
+
+def _night__stat_obscurement0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['night'] and not v['has_sensors'] else 0
+    out.append(((at, 1), 'night#2.2', d2, _night__mod2_trace, _night__mod2, 1))
+
+
+def _night__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'night#3', -1, None, _night__text1, _night__said3))
+    out.append(((at, 3), 'night#4', -1, None, _night__text2, _night__said4))
+
+
+_night__code0: Final = RuleCode(
+    resolve=_resolve_night,
+    nodes=MappingProxyType({
+        'stat MP': _night__stat_MP0,
+        'stat obscurement': _night__stat_obscurement0,
+    }),
+    rolls=None,
+    texts=_night__texts0,
+    watches=(
+        ('night', ((0, 0), (1, 0)), _night__unread1),
+        ('has_sensors', ((0, 0), (1, 0)), _night__unread2),
+    ),
+    chains=False,
+)
+
+
+# rule skidding, written out
+
+_skidding__said12: Final = note_of(_skidding__text1)
+_skidding__said14: Final = note_of(_skidding__text2)
+_skidding__said15: Final = note_of(_skidding__text3)
+_skidding__said16: Final = note_of(_skidding__text4)
+_skidding__said17: Final = note_of(_skidding__text5)
+_skidding__said18: Final = note_of(_skidding__text6)
+_skidding__unread1: Final = Note(
+    'skidding',
+    'SKIDDING',
+    '`unit` had no effect: it is read only when unit == track',
+    kind='input',
+)
+_skidding__unread2: Final = Note(
+    'skidding',
+    'SKIDDING',
+    '`off_road` had no effect: it is read only when off_road',
+    kind='input',
+)
+_skidding__unread3: Final = Note(
+    'skidding',
+    'SKIDDING',
+    '`speed` had no effect: it is read only ',
+    kind='input',
+)
+_skidding__unread4: Final = Note(
+    'skidding',
+    'SKIDDING',
+    '`terrain` had no effect: it is read only when terrain == sand',
+    kind='input',
+)
+_skidding__unread5: Final = Note(
+    'skidding',
+    'SKIDDING',
+    '`wet_pavement` had no effect: it is read only when wet_pavement',
+    kind='input',
+)
+_skidding__unread6: Final = Note(
+    'skidding',
+    'SKIDDING',
+    '`surface` had no effect: it is read only when surface == snow',
+    kind='input',
+)
+_skidding__unread7: Final = Note(
+    'skidding',
+    'SKIDDING',
+    '`turning` had no effect: it is read only unless unit == gev or unit == infantry',
+    kind='input',
+)
+_skidding__unread8: Final = Note(
+    'skidding',
+    'SKIDDING',
+    '`pilot_skill` had no effect: it is read only unless unit == gev or unit == infantry; when turning and slick',
+    kind='input',
+)
+
+
+def _resolve_skidding(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Skidding: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['unit'] == 'track' else 0
+    d2 = -1 if v['unit'] == 'wheel' else 0
+    d3 = -1 if v['unit'] == 'walker' else 0
+    d4 = -1 if v['off_road'] else 0
+    d6 = -1 if v['terrain'] == 'sand' else 0
+    d7 = -1 if v['wet_pavement'] else 0
+    d8 = -1 if v['terrain'] == 'mud' else 0
+    d9 = -1 if v['surface'] == 'snow' else 0
+    d10 = -1 if v['surface'] == 'ice' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_skidding__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_skidding__mod1, -1))
+    trace.append(TraceEntry(_skidding__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_skidding__mod2, 0))
+    trace.append(TraceEntry(_skidding__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_skidding__mod3, 1))
+    trace.append(TraceEntry(_skidding__mod4_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_skidding__mod4, -1))
+    trace.append(TraceEntry(_skidding__mod5_trace, -1, v, e))
+    held.append((_skidding__mod5, -s.lookup('attacker_movement', (v['speed'],), 'modifier')))
+    trace.append(TraceEntry(_skidding__mod6_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_skidding__mod6, 0))
+    trace.append(TraceEntry(_skidding__mod7_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_skidding__mod7, 0))
+    trace.append(TraceEntry(_skidding__mod8_trace, d8, v, e))
+    if d8 < 0:
+        held.append((_skidding__mod8, 1))
+    trace.append(TraceEntry(_skidding__mod9_trace, d9, v, e))
+    if d9 < 0:
+        held.append((_skidding__mod9, 1))
+    trace.append(TraceEntry(_skidding__mod10_trace, d10, v, e))
+    if d10 < 0:
+        held.append((_skidding__mod10, 2))
+    e['skid_threshold'] = settle_held(_BOOK, 'skid_threshold', v['skid_threshold'], held, modifiers)
+    trace.append(TraceEntry(_skidding__derive1_trace, -1, v, e))
+    e['slick'] = derived['slick'] = whole(v['terrain'] in ('sand', 'mud') or v['surface'] in ('ice', 'snow') or v['wet_pavement'])
+    rolls: list[Roll] = []
+    if v['unit'] == 'gev' or v['unit'] == 'infantry':
+        d13 = 0
+    elif not (v['turning'] and e['slick']):
+        d13 = 1
+    else:
+        d13 = -1
+    trace.append(TraceEntry(_skidding__roll1_trace, d13, v, e))
+    if d13 < 0:
+        rolls.append(roll_of(s, _skidding__roll1_step))
+    d12 = -1 if v['unit'] == 'gev' or v['unit'] == 'infantry' else 0
+    trace.append(TraceEntry(_skidding__text1_trace, d12, v, e))
+    notes: list[Note] = []
+    if d12 < 0:
+        notes.append(_skidding__said12)
+    notes.append(_skidding__said14)
+    notes.append(_skidding__said15)
+    notes.append(_skidding__said16)
+    notes.append(_skidding__said17)
+    notes.append(_skidding__said18)
+    if 'turning' in given and d13 == 0:
+        notes.append(_skidding__unread7)
+    if 'pilot_skill' in given and 0 <= d13 < 2:
+        notes.append(_skidding__unread8)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('skidding',),
+        inputs={
+            'unit': v['unit'],
+            'terrain': v['terrain'],
+            'surface': v['surface'],
+            'speed': v['speed'],
+            'pilot_skill': v['pilot_skill'],
+            'turning': v['turning'],
+            'off_road': v['off_road'],
+            'wet_pavement': v['wet_pavement'],
+            'skid_threshold': v['skid_threshold'],
+        },
+        stats={'skid_threshold': e['skid_threshold']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _skidding__stat_skid_threshold0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['unit'] == 'track' else 0
+    d2 = -1 if v['unit'] == 'wheel' else 0
+    d3 = -1 if v['unit'] == 'walker' else 0
+    d4 = -1 if v['off_road'] else 0
+    d6 = -1 if v['terrain'] == 'sand' else 0
+    d7 = -1 if v['wet_pavement'] else 0
+    d8 = -1 if v['terrain'] == 'mud' else 0
+    d9 = -1 if v['surface'] == 'snow' else 0
+    d10 = -1 if v['surface'] == 'ice' else 0
+    out.append(((at, 0), 'skidding#2.1', d1, _skidding__mod1_trace, _skidding__mod1, -1))
+    out.append(((at, 1), 'skidding#3.1', d2, _skidding__mod2_trace, _skidding__mod2, 0))
+    out.append(((at, 2), 'skidding#4.1', d3, _skidding__mod3_trace, _skidding__mod3, 1))
+    out.append(((at, 3), 'skidding#5.1', d4, _skidding__mod4_trace, _skidding__mod4, -1))
+    out.append(((at, 4), 'skidding#6', -1, _skidding__mod5_trace, _skidding__mod5, lambda: -s.lookup('attacker_movement', (v['speed'],), 'modifier')))
+    out.append(((at, 5), 'skidding#7.1', d6, _skidding__mod6_trace, _skidding__mod6, 0))
+    out.append(((at, 6), 'skidding#8.1', d7, _skidding__mod7_trace, _skidding__mod7, 0))
+    out.append(((at, 7), 'skidding#9.1', d8, _skidding__mod8_trace, _skidding__mod8, 1))
+    out.append(((at, 8), 'skidding#10.1', d9, _skidding__mod9_trace, _skidding__mod9, 1))
+    out.append(((at, 9), 'skidding#11.1', d10, _skidding__mod10_trace, _skidding__mod10, 2))
+
+
+def _skidding__derive_slick0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 10), 'skidding#12', -1, _skidding__derive1_trace, _skidding__derive1, lambda: v['terrain'] in ('sand', 'mud') or v['surface'] in ('ice', 'snow') or v['wet_pavement']))
+
+
+def _skidding__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if v['unit'] == 'gev' or v['unit'] == 'infantry':
+        d13 = 0
+    elif not (v['turning'] and e['slick']):
+        d13 = 1
+    else:
+        d13 = -1
+    out.append(((at, 12), 'skidding#13else.1.1', d13, _skidding__roll1_trace, _skidding__roll1, _skidding__roll1_step))
+
+
+def _skidding__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d12 = -1 if v['unit'] == 'gev' or v['unit'] == 'infantry' else 0
+    out.append(((at, 11), 'skidding#13.1', d12, _skidding__text1_trace, _skidding__text1, _skidding__said12))
+    out.append(((at, 13), 'skidding#14', -1, None, _skidding__text2, _skidding__said14))
+    out.append(((at, 14), 'skidding#15', -1, None, _skidding__text3, _skidding__said15))
+    out.append(((at, 15), 'skidding#16', -1, None, _skidding__text4, _skidding__said16))
+    out.append(((at, 16), 'skidding#17', -1, None, _skidding__text5, _skidding__said17))
+    out.append(((at, 17), 'skidding#18', -1, None, _skidding__text6, _skidding__said18))
+
+
+_skidding__code0: Final = RuleCode(
+    resolve=_resolve_skidding,
+    nodes=MappingProxyType({
+        'stat skid_threshold': _skidding__stat_skid_threshold0,
+        'derive slick': _skidding__derive_slick0,
+    }),
+    rolls=_skidding__rolls0,
+    texts=_skidding__texts0,
+    watches=(
+        ('unit', ((0, 0), (1, 0), (2, 0), (11, 0), (12, 0)), _skidding__unread1),
+        ('off_road', ((3, 0),), _skidding__unread2),
+        ('speed', ((4, 0),), _skidding__unread3),
+        ('terrain', ((5, 0), (7, 0), (10, 0)), _skidding__unread4),
+        ('wet_pavement', ((6, 0), (10, 0)), _skidding__unread5),
+        ('surface', ((8, 0), (9, 0), (10, 0)), _skidding__unread6),
+        ('turning', ((12, 1),), _skidding__unread7),
+        ('pilot_skill', ((12, 2),), _skidding__unread8),
+    ),
+    chains=True,
+)
+
+
 # rule crew_actions, written out
+
+_crew_actions__unread1: Final = Note(
+    'crew_actions',
+    'NUMBER OF ACTIONS',
+    '`crew` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_crew_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Number of actions: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Number of actions: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4910,6 +5202,25 @@ def _resolve_crew_actions(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _crew_actions__derive_total_actions0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'crew_actions#2', -1, _crew_actions__derive1_trace, _crew_actions__derive1, lambda: s.lookup('actions', (v['crew'],), 'total')))
+
+
+_crew_actions__code0: Final = RuleCode(
+    resolve=_resolve_crew_actions,
+    nodes=MappingProxyType({
+        'derive total_actions': _crew_actions__derive_total_actions0,
+    }),
+    rolls=None,
+    texts=None,
+    watches=(
+        ('crew', ((0, 0),), _crew_actions__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule firing, written out
 
 _firing__said9: Final = note_of(_firing__text1)
@@ -4917,10 +5228,58 @@ _firing__said10: Final = note_of(_firing__text2)
 _firing__said11: Final = note_of(_firing__text3)
 _firing__said12: Final = note_of(_firing__text4)
 _firing__said13: Final = note_of(_firing__text5)
+_firing__unread1: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    '`range_band` had no effect: it is read only ',
+    kind='input',
+)
+_firing__unread2: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    '`speed` had no effect: it is read only ',
+    kind='input',
+)
+_firing__unread3: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    '`aim` had no effect: it is read only ',
+    kind='input',
+)
+_firing__unread4: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    '`target_speed` had no effect: it is read only ',
+    kind='input',
+)
+_firing__unread5: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    '`arc` had no effect: it is read only ',
+    kind='input',
+)
+_firing__unread6: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    '`obscurement_points` had no effect: it is read only ',
+    kind='input',
+)
+_firing__unread7: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    '`turret_locked` had no effect: it is read only when turret_locked',
+    kind='input',
+)
+_firing__unread8: Final = Note(
+    'firing',
+    'FIRING MODIFIERS',
+    '`different_environment` had no effect: it is read only when different_environment',
+    kind='input',
+)
 
 
 def _resolve_firing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Firing modifiers: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Firing modifiers: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4997,11 +5356,77 @@ def _resolve_firing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _firing__stat_attack0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if v['turret_locked'] else 0
+    d8 = -1 if v['different_environment'] else 0
+    out.append(((at, 0), 'firing#2', -1, _firing__mod1_trace, _firing__mod1, lambda: s.lookup('range_modifiers', (v['range_band'],), 'modifier')))
+    out.append(((at, 1), 'firing#3', -1, _firing__mod2_trace, _firing__mod2, lambda: s.lookup('attacker_movement', (v['speed'],), 'modifier')))
+    out.append(((at, 3), 'firing#5', -1, _firing__mod4_trace, _firing__mod4, lambda: s.lookup('target_movement', (v['target_speed'],), 'modifier')))
+    out.append(((at, 5), 'firing#7', -1, _firing__mod6_trace, _firing__mod6, lambda: -v['obscurement_points']))
+    out.append(((at, 6), 'firing#8.1', d7, _firing__mod7_trace, _firing__mod7, -2))
+    out.append(((at, 7), 'firing#9.1', d8, _firing__mod8_trace, _firing__mod8, -2))
+
+
+def _firing__stat_attack_dice0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 2), 'firing#4', -1, _firing__mod3_trace, _firing__mod3, lambda: s.lookup('aiming', (v['aim'],), 'dice')))
+
+
+def _firing__stat_defense0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 4), 'firing#6', -1, _firing__mod5_trace, _firing__mod5, lambda: s.lookup('defensive_arc', (v['arc'],), 'modifier')))
+
+
+def _firing__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 8), 'firing#10', -1, None, _firing__text1, _firing__said9))
+    out.append(((at, 9), 'firing#11', -1, None, _firing__text2, _firing__said10))
+    out.append(((at, 10), 'firing#12', -1, None, _firing__text3, _firing__said11))
+    out.append(((at, 11), 'firing#13', -1, None, _firing__text4, _firing__said12))
+    out.append(((at, 12), 'firing#14', -1, None, _firing__text5, _firing__said13))
+
+
+_firing__code0: Final = RuleCode(
+    resolve=_resolve_firing,
+    nodes=MappingProxyType({
+        'stat attack': _firing__stat_attack0,
+        'stat attack_dice': _firing__stat_attack_dice0,
+        'stat defense': _firing__stat_defense0,
+    }),
+    rolls=None,
+    texts=_firing__texts0,
+    watches=(
+        ('range_band', ((0, 0),), _firing__unread1),
+        ('speed', ((1, 0),), _firing__unread2),
+        ('aim', ((2, 0),), _firing__unread3),
+        ('target_speed', ((3, 0),), _firing__unread4),
+        ('arc', ((4, 0),), _firing__unread5),
+        ('obscurement_points', ((5, 0),), _firing__unread6),
+        ('turret_locked', ((6, 0),), _firing__unread7),
+        ('different_environment', ((7, 0),), _firing__unread8),
+    ),
+    chains=False,
+)
+
+
 # rule burst_fire, written out
+
+_burst_fire__unread1: Final = Note(
+    'burst_fire',
+    'BURST FIRE',
+    '`armored_target` had no effect: it is read only when armored_target',
+    kind='input',
+)
+_burst_fire__unread2: Final = Note(
+    'burst_fire',
+    'BURST FIRE',
+    '`rof` had no effect: it is read only when armored_target',
+    kind='input',
+)
 
 
 def _resolve_burst_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Burst fire: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Burst fire: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5048,15 +5473,67 @@ def _resolve_burst_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _burst_fire__stat_DM0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['armored_target'] else 0
+    out.append(((at, 0), 'burst_fire#2.1', d1, _burst_fire__mod1_trace, _burst_fire__mod1, lambda: v['rof']))
+
+
+def _burst_fire__stat_MoS0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if not v['armored_target'] else 0
+    out.append(((at, 1), 'burst_fire#2else.1', d2, _burst_fire__mod2_trace, _burst_fire__mod2, lambda: v['rof']))
+
+
+def _burst_fire__derive_rounds0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 2), 'burst_fire#3', -1, _burst_fire__derive1_trace, _burst_fire__derive1, lambda: 5 * v['rof']))
+
+
+_burst_fire__code0: Final = RuleCode(
+    resolve=_resolve_burst_fire,
+    nodes=MappingProxyType({
+        'stat DM': _burst_fire__stat_DM0,
+        'stat MoS': _burst_fire__stat_MoS0,
+        'derive rounds': _burst_fire__derive_rounds0,
+    }),
+    rolls=None,
+    texts=None,
+    watches=(
+        ('armored_target', ((0, 0), (1, 0)), _burst_fire__unread1),
+        ('rof', ((0, 1), (1, 1), (2, 0)), _burst_fire__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule walking_fire, written out
 
 _walking_fire__said6: Final = restriction_of(_walking_fire__text1)
 _walking_fire__said7: Final = note_of(_walking_fire__text2)
 _walking_fire__said8: Final = note_of(_walking_fire__text3)
+_walking_fire__unread1: Final = Note(
+    'walking_fire',
+    'WALKING FIRE',
+    '`rof` had no effect: it is read only ',
+    kind='input',
+)
+_walking_fire__unread2: Final = Note(
+    'walking_fire',
+    'WALKING FIRE',
+    '`targets` had no effect: it is read only ',
+    kind='input',
+)
+_walking_fire__unread3: Final = Note(
+    'walking_fire',
+    'WALKING FIRE',
+    '`armored_target` had no effect: it is read only when armored_target',
+    kind='input',
+)
 
 
 def _resolve_walking_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Walking fire: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Walking fire: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5113,15 +5590,103 @@ def _resolve_walking_fire(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _walking_fire__derive_damage_rof0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 1), 'walking_fire#3', -1, _walking_fire__derive2_trace, _walking_fire__derive2, lambda: max(v['rof'] - v['targets'], 0)))
+
+
+def _walking_fire__stat_DM0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d4 = -1 if v['armored_target'] else 0
+    out.append(((at, 3), 'walking_fire#5.1', d4, _walking_fire__mod1_trace, _walking_fire__mod1, lambda: e['damage_rof']))
+
+
+def _walking_fire__stat_MoS0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d5 = -1 if not v['armored_target'] else 0
+    out.append(((at, 4), 'walking_fire#5else.1', d5, _walking_fire__mod2_trace, _walking_fire__mod2, lambda: e['damage_rof']))
+
+
+def _walking_fire__derive_max_targets0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'walking_fire#2', -1, _walking_fire__derive1_trace, _walking_fire__derive1, lambda: v['rof'] + 1))
+
+
+def _walking_fire__derive_walking_rounds0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 2), 'walking_fire#4', -1, _walking_fire__derive3_trace, _walking_fire__derive3, lambda: 5 * v['rof']))
+
+
+def _walking_fire__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d6 = -1 if v['targets'] > e['max_targets'] else 0
+    out.append(((at, 5), 'walking_fire#6.1', d6, _walking_fire__text1_trace, _walking_fire__text1, _walking_fire__said6))
+    out.append(((at, 6), 'walking_fire#7', -1, None, _walking_fire__text2, _walking_fire__said7))
+    out.append(((at, 7), 'walking_fire#8', -1, None, _walking_fire__text3, _walking_fire__said8))
+
+
+_walking_fire__code0: Final = RuleCode(
+    resolve=_resolve_walking_fire,
+    nodes=MappingProxyType({
+        'derive damage_rof': _walking_fire__derive_damage_rof0,
+        'stat DM': _walking_fire__stat_DM0,
+        'stat MoS': _walking_fire__stat_MoS0,
+        'derive max_targets': _walking_fire__derive_max_targets0,
+        'derive walking_rounds': _walking_fire__derive_walking_rounds0,
+    }),
+    rolls=None,
+    texts=_walking_fire__texts0,
+    watches=(
+        ('rof', ((0, 0), (1, 0), (2, 0)), _walking_fire__unread1),
+        ('targets', ((1, 0), (5, 0)), _walking_fire__unread2),
+        ('armored_target', ((3, 0), (4, 0)), _walking_fire__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule saturation_fire, written out
 
 _saturation_fire__said5: Final = restriction_of(_saturation_fire__text1)
 _saturation_fire__said6: Final = note_of(_saturation_fire__text2)
 _saturation_fire__said7: Final = note_of(_saturation_fire__text3)
+_saturation_fire__unread1: Final = Note(
+    'saturation_fire',
+    'SATURATION FIRE',
+    '`attack_total` had no effect: it is read only ',
+    kind='input',
+)
+_saturation_fire__unread2: Final = Note(
+    'saturation_fire',
+    'SATURATION FIRE',
+    '`rof` had no effect: it is read only ',
+    kind='input',
+)
+_saturation_fire__unread3: Final = Note(
+    'saturation_fire',
+    'SATURATION FIRE',
+    '`defense_total` had no effect: it is read only when defense_total <= saturation_number',
+    kind='input',
+)
+_saturation_fire__unread4: Final = Note(
+    'saturation_fire',
+    'SATURATION FIRE',
+    '`weapon` had no effect: it is read only when weapon == missile',
+    kind='input',
+)
+_saturation_fire__unread5: Final = Note(
+    'saturation_fire',
+    'SATURATION FIRE',
+    '`range_band` had no effect: it is read only when range_band in {long, extreme}',
+    kind='input',
+)
 
 
 def _resolve_saturation_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Saturation fire: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Saturation fire: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5177,14 +5742,79 @@ def _resolve_saturation_fire(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _saturation_fire__derive_saturation_number0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'saturation_fire#2', -1, _saturation_fire__derive1_trace, _saturation_fire__derive1, lambda: v['attack_total'] + v['rof']))
+
+
+def _saturation_fire__derive_saturation_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['defense_total'] <= e['saturation_number'] else 0
+    out.append(((at, 1), 'saturation_fire#3.1', d2, _saturation_fire__derive2_trace, _saturation_fire__derive2, lambda: (e['saturation_number'] - v['defense_total']) * e['DM']))
+
+
+def _saturation_fire__derive_saturation_missiles0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['weapon'] == 'missile' else 0
+    out.append(((at, 2), 'saturation_fire#4.1', d3, _saturation_fire__derive3_trace, _saturation_fire__derive3, lambda: 8 * v['rof']))
+
+
+def _saturation_fire__derive_saturation_rounds0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['weapon'] != 'missile' else 0
+    out.append(((at, 3), 'saturation_fire#4else.1', d4, _saturation_fire__derive4_trace, _saturation_fire__derive4, lambda: 10 * v['rof']))
+
+
+def _saturation_fire__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['range_band'] in ('long', 'extreme') else 0
+    out.append(((at, 4), 'saturation_fire#5.1', d5, _saturation_fire__text1_trace, _saturation_fire__text1, _saturation_fire__said5))
+    out.append(((at, 5), 'saturation_fire#6', -1, None, _saturation_fire__text2, _saturation_fire__said6))
+    out.append(((at, 6), 'saturation_fire#7', -1, None, _saturation_fire__text3, _saturation_fire__said7))
+
+
+_saturation_fire__code0: Final = RuleCode(
+    resolve=_resolve_saturation_fire,
+    nodes=MappingProxyType({
+        'derive saturation_number': _saturation_fire__derive_saturation_number0,
+        'derive saturation_damage': _saturation_fire__derive_saturation_damage0,
+        'derive saturation_missiles': _saturation_fire__derive_saturation_missiles0,
+        'derive saturation_rounds': _saturation_fire__derive_saturation_rounds0,
+    }),
+    rolls=None,
+    texts=_saturation_fire__texts0,
+    watches=(
+        ('attack_total', ((0, 0),), _saturation_fire__unread1),
+        ('rof', ((0, 0), (2, 1), (3, 1)), _saturation_fire__unread2),
+        ('defense_total', ((1, 0),), _saturation_fire__unread3),
+        ('weapon', ((2, 0), (3, 0)), _saturation_fire__unread4),
+        ('range_band', ((4, 0),), _saturation_fire__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule area_of_effect, written out
 
 _area_of_effect__said4: Final = note_of(_area_of_effect__text1)
 _area_of_effect__said5: Final = note_of(_area_of_effect__text2)
+_area_of_effect__unread1: Final = Note(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    '`targeting_hex` had no effect: it is read only when targeting_hex',
+    kind='input',
+)
+_area_of_effect__unread2: Final = Note(
+    'area_of_effect',
+    'AREA OF EFFECT (AOE) ATTACK',
+    '`in_space` had no effect: it is read only when in_space',
+    kind='input',
+)
 
 
 def _resolve_area_of_effect(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Area of effect attack: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Area of effect attack: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5226,11 +5856,59 @@ def _resolve_area_of_effect(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _area_of_effect__derive_hex_defense0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['targeting_hex'] else 0
+    out.append(((at, 0), 'area_of_effect#2.1', d1, _area_of_effect__derive1_trace, _area_of_effect__derive1, lambda: 1))
+
+
+def _area_of_effect__derive_concussion0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['in_space'] else 0
+    out.append(((at, 1), 'area_of_effect#3.1', d2, _area_of_effect__derive2_trace, _area_of_effect__derive2, lambda: round_value(Fraction(e['DM']) / 2, 'down')))
+
+
+def _area_of_effect__derive_concussion_atmosphere0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if not v['in_space'] else 0
+    out.append(((at, 2), 'area_of_effect#3else.1', d3, _area_of_effect__derive3_trace, _area_of_effect__derive3, lambda: e['DM']))
+
+
+def _area_of_effect__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'area_of_effect#4', -1, None, _area_of_effect__text1, _area_of_effect__said4))
+    out.append(((at, 4), 'area_of_effect#5', -1, None, _area_of_effect__text2, _area_of_effect__said5))
+
+
+_area_of_effect__code0: Final = RuleCode(
+    resolve=_resolve_area_of_effect,
+    nodes=MappingProxyType({
+        'derive hex_defense': _area_of_effect__derive_hex_defense0,
+        'derive concussion': _area_of_effect__derive_concussion0,
+        'derive concussion_atmosphere': _area_of_effect__derive_concussion_atmosphere0,
+    }),
+    rolls=None,
+    texts=_area_of_effect__texts0,
+    watches=(
+        ('targeting_hex', ((0, 0),), _area_of_effect__unread1),
+        ('in_space', ((1, 0), (2, 0)), _area_of_effect__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule indirect_fire, written out
 
 _indirect_fire__said2: Final = note_of(_indirect_fire__text1)
 _indirect_fire__said4: Final = note_of(_indirect_fire__text2)
 _indirect_fire__unread1: Final = Note(
+    'indirect_fire',
+    'INDIRECT FIRE',
+    '`observer` had no effect: it is read only when observer',
+    kind='input',
+)
+_indirect_fire__unread2: Final = Note(
     'indirect_fire',
     'INDIRECT FIRE',
     '`observer_obscurement` had no effect: it is read only when observer',
@@ -5239,7 +5917,7 @@ _indirect_fire__unread1: Final = Note(
 
 
 def _resolve_indirect_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Indirect fire: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Indirect fire: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5269,7 +5947,7 @@ def _resolve_indirect_fire(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         notes.append(_indirect_fire__said2)
     notes.append(_indirect_fire__said4)
     if 'observer_obscurement' in given and d1 == 0:
-        notes.append(_indirect_fire__unread1)
+        notes.append(_indirect_fire__unread2)
     return Resolution(
         rulebook='mecha_tables',
         rules=('indirect_fire',),
@@ -5289,6 +5967,41 @@ def _resolve_indirect_fire(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _indirect_fire__stat_attack0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['observer'] else 0
+    out.append(((at, 0), 'indirect_fire#2.1', d1, _indirect_fire__mod1_trace, _indirect_fire__mod1, lambda: -v['observer_obscurement']))
+
+
+def _indirect_fire__derive_deviation0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if not v['observer'] else 0
+    out.append(((at, 2), 'indirect_fire#2else.1', d3, _indirect_fire__derive1_trace, _indirect_fire__derive1, lambda: Dice(((1, 6),))))
+
+
+def _indirect_fire__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['observer'] else 0
+    out.append(((at, 1), 'indirect_fire#2.2', d2, _indirect_fire__text1_trace, _indirect_fire__text1, _indirect_fire__said2))
+    out.append(((at, 3), 'indirect_fire#3', -1, None, _indirect_fire__text2, _indirect_fire__said4))
+
+
+_indirect_fire__code0: Final = RuleCode(
+    resolve=_resolve_indirect_fire,
+    nodes=MappingProxyType({
+        'stat attack': _indirect_fire__stat_attack0,
+        'derive deviation': _indirect_fire__derive_deviation0,
+    }),
+    rolls=None,
+    texts=_indirect_fire__texts0,
+    watches=(
+        ('observer', ((0, 0), (1, 0), (2, 0)), _indirect_fire__unread1),
+        ('observer_obscurement', ((0, 1),), _indirect_fire__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule anti_missile_fire, written out
 
 _anti_missile_fire__said7: Final = note_of(_anti_missile_fire__text1)
@@ -5299,13 +6012,25 @@ _anti_missile_fire__said11: Final = note_of(_anti_missile_fire__text5)
 _anti_missile_fire__unread1: Final = Note(
     'anti_missile_fire',
     'ANTI-MISSILE FIRE',
+    '`rof` had no effect: it is read only ',
+    kind='input',
+)
+_anti_missile_fire__unread2: Final = Note(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
     '`weapon` had no effect: it is read only when rof > 0',
+    kind='input',
+)
+_anti_missile_fire__unread3: Final = Note(
+    'anti_missile_fire',
+    'ANTI-MISSILE FIRE',
+    '`missile_rof` had no effect: it is read only when missile_rof > 0',
     kind='input',
 )
 
 
 def _resolve_anti_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Anti-missile fire: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Anti-missile fire: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5378,7 +6103,7 @@ def _resolve_anti_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Reso
     notes.append(_anti_missile_fire__said10)
     notes.append(_anti_missile_fire__said11)
     if 'weapon' in given and d4 == 0 and d5 == 0:
-        notes.append(_anti_missile_fire__unread1)
+        notes.append(_anti_missile_fire__unread2)
     return Resolution(
         rulebook='mecha_tables',
         rules=('anti_missile_fire',),
@@ -5400,6 +6125,90 @@ def _resolve_anti_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Reso
     )
 
 
+def _anti_missile_fire__stat_attack0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'anti_missile_fire#2', -1, _anti_missile_fire__mod1_trace, _anti_missile_fire__mod1, -6))
+    out.append(((at, 1), 'anti_missile_fire#3', -1, _anti_missile_fire__mod2_trace, _anti_missile_fire__mod2, lambda: min(v['rof'], 6)))
+
+
+def _anti_missile_fire__derive_am_shots0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    out.append(((at, 2), 'anti_missile_fire#4', -1, _anti_missile_fire__derive1_trace, _anti_missile_fire__derive1, lambda: max(5 - e['MoS'], 1)))
+
+
+def _anti_missile_fire__derive_am_missiles0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if not v['rof'] > 0:
+        d4 = 0
+    elif v['weapon'] != 'missile':
+        d4 = 1
+    else:
+        d4 = -1
+    out.append(((at, 3), 'anti_missile_fire#5.1.1', d4, _anti_missile_fire__derive2_trace, _anti_missile_fire__derive2, lambda: e['am_shots'] * 2))
+
+
+def _anti_missile_fire__derive_am_rounds0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if not v['rof'] > 0:
+        d5 = 0
+    elif v['weapon'] == 'missile':
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 4), 'anti_missile_fire#5.1else.1', d5, _anti_missile_fire__derive3_trace, _anti_missile_fire__derive3, lambda: e['am_shots'] * 5))
+
+
+def _anti_missile_fire__derive_missile_rof_left0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d6 = -1 if v['missile_rof'] > 0 else 0
+    out.append(((at, 5), 'anti_missile_fire#6.1', d6, _anti_missile_fire__derive4_trace, _anti_missile_fire__derive4, lambda: v['missile_rof'] - e['MoS']))
+
+
+def _anti_missile_fire__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if not v['missile_rof'] > 0:
+        d7 = 0
+    elif not e['missile_rof_left'] < 0:
+        d7 = 1
+    else:
+        d7 = -1
+    if not v['missile_rof'] > 0:
+        d8 = 0
+    elif v['rof'] != 0:
+        d8 = 1
+    else:
+        d8 = -1
+    out.append(((at, 6), 'anti_missile_fire#6.2.1', d7, _anti_missile_fire__text1_trace, _anti_missile_fire__text1, _anti_missile_fire__said7))
+    out.append(((at, 7), 'anti_missile_fire#6.3.1', d8, _anti_missile_fire__text2_trace, _anti_missile_fire__text2, _anti_missile_fire__said8))
+    out.append(((at, 8), 'anti_missile_fire#7', -1, None, _anti_missile_fire__text3, _anti_missile_fire__said9))
+    out.append(((at, 9), 'anti_missile_fire#8', -1, None, _anti_missile_fire__text4, _anti_missile_fire__said10))
+    out.append(((at, 10), 'anti_missile_fire#9', -1, None, _anti_missile_fire__text5, _anti_missile_fire__said11))
+
+
+_anti_missile_fire__code0: Final = RuleCode(
+    resolve=_resolve_anti_missile_fire,
+    nodes=MappingProxyType({
+        'stat attack': _anti_missile_fire__stat_attack0,
+        'derive am_shots': _anti_missile_fire__derive_am_shots0,
+        'derive am_missiles': _anti_missile_fire__derive_am_missiles0,
+        'derive am_rounds': _anti_missile_fire__derive_am_rounds0,
+        'derive missile_rof_left': _anti_missile_fire__derive_missile_rof_left0,
+    }),
+    rolls=None,
+    texts=_anti_missile_fire__texts0,
+    watches=(
+        ('rof', ((1, 0), (3, 0), (4, 0), (7, 1)), _anti_missile_fire__unread1),
+        ('weapon', ((3, 1), (4, 1)), _anti_missile_fire__unread2),
+        ('missile_rof', ((5, 0), (6, 0), (7, 0)), _anti_missile_fire__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule ramming, written out
 
 _ramming__said3: Final = restriction_of(_ramming__text1)
@@ -5408,13 +6217,31 @@ _ramming__said7: Final = note_of(_ramming__text3)
 _ramming__unread1: Final = Note(
     'ramming',
     'RAMMING',
+    '`ram_direction` had no effect: it is read only when ram_direction == head_on',
+    kind='input',
+)
+_ramming__unread2: Final = Note(
+    'ramming',
+    'RAMMING',
+    '`other_speed` had no effect: it is read only when ram_direction == head_on',
+    kind='input',
+)
+_ramming__unread3: Final = Note(
+    'ramming',
+    'RAMMING',
+    '`own_speed` had no effect: it is read only when ram_direction == rear',
+    kind='input',
+)
+_ramming__unread4: Final = Note(
+    'ramming',
+    'RAMMING',
     '`air_space` had no effect: it is read only unless ram_direction == rear and own_speed == other_speed',
     kind='input',
 )
 
 
 def _resolve_ramming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Ramming: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Ramming: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5468,7 +6295,7 @@ def _resolve_ramming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         restrictions.append(_ramming__said3)
     notes: list[Note] = [_ramming__said6, _ramming__said7]
     if 'air_space' in given and d4 == 0 and d5 == 0:
-        notes.append(_ramming__unread1)
+        notes.append(_ramming__unread4)
     return Resolution(
         rulebook='mecha_tables',
         rules=('ramming',),
@@ -5492,6 +6319,59 @@ def _resolve_ramming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _ramming__stat_impact_speed0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['ram_direction'] == 'head_on' else 0
+    d2 = -1 if v['ram_direction'] == 'rear' else 0
+    out.append(((at, 0), 'ramming#2.1', d1, _ramming__mod1_trace, _ramming__mod1, lambda: v['other_speed']))
+    out.append(((at, 1), 'ramming#3.1', d2, _ramming__mod2_trace, _ramming__mod2, lambda: abs(v['own_speed'] - v['other_speed'])))
+
+
+def _ramming__stat_ram_dm0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']:
+        d4 = 0
+    elif not v['air_space']:
+        d4 = 1
+    else:
+        d4 = -1
+    if v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed']:
+        d5 = 0
+    elif v['air_space']:
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 3), 'ramming#4else.1.1', d4, _ramming__mod3_trace, _ramming__mod3, lambda: s.lookup('impact_dm', (e['impact_speed'],), 'air_space')))
+    out.append(((at, 4), 'ramming#4else.1else.1', d5, _ramming__mod4_trace, _ramming__mod4, lambda: s.lookup('impact_dm', (e['impact_speed'],), 'ground')))
+
+
+def _ramming__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['ram_direction'] == 'rear' and v['own_speed'] == v['other_speed'] else 0
+    out.append(((at, 2), 'ramming#4.1', d3, _ramming__text1_trace, _ramming__text1, _ramming__said3))
+    out.append(((at, 5), 'ramming#5', -1, None, _ramming__text2, _ramming__said6))
+    out.append(((at, 6), 'ramming#6', -1, None, _ramming__text3, _ramming__said7))
+
+
+_ramming__code0: Final = RuleCode(
+    resolve=_resolve_ramming,
+    nodes=MappingProxyType({
+        'stat impact_speed': _ramming__stat_impact_speed0,
+        'stat ram_dm': _ramming__stat_ram_dm0,
+    }),
+    rolls=None,
+    texts=_ramming__texts0,
+    watches=(
+        ('ram_direction', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)), _ramming__unread1),
+        ('other_speed', ((0, 1), (1, 1), (2, 0), (3, 0), (4, 0)), _ramming__unread2),
+        ('own_speed', ((1, 1), (2, 0), (3, 0), (4, 0)), _ramming__unread3),
+        ('air_space', ((3, 1), (4, 1)), _ramming__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule ecm_jam, written out
 
 _ecm_jam__said2: Final = note_of(_ecm_jam__text1)
@@ -5499,7 +6379,7 @@ _ecm_jam__said3: Final = note_of(_ecm_jam__text2)
 
 
 def _resolve_ecm_jam(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """ECM: jam communications: the plan of the rule alone (`_Plan.resolve`), written out.
+    """ECM: jam communications: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5531,13 +6411,34 @@ def _resolve_ecm_jam(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _ecm_jam__derive_jam_threshold0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    out.append(((at, 0), 'ecm_jam#2', -1, _ecm_jam__derive1_trace, _ecm_jam__derive1, lambda: e['ecm_threshold']))
+
+
+def _ecm_jam__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'ecm_jam#3', -1, None, _ecm_jam__text1, _ecm_jam__said2))
+    out.append(((at, 2), 'ecm_jam#4', -1, None, _ecm_jam__text2, _ecm_jam__said3))
+
+
+_ecm_jam__code0: Final = RuleCode(
+    resolve=_resolve_ecm_jam,
+    nodes=MappingProxyType({
+        'derive jam_threshold': _ecm_jam__derive_jam_threshold0,
+    }),
+    rolls=None,
+    texts=_ecm_jam__texts0,
+    chains=False,
+)
+
+
 # rule ecm_degrade_sensors, written out
 
 _ecm_degrade_sensors__said2: Final = note_of(_ecm_degrade_sensors__text1)
 
 
 def _resolve_ecm_degrade_sensors(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """ECM: degrade sensors: the plan of the rule alone (`_Plan.resolve`), written out.
+    """ECM: degrade sensors: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5569,16 +6470,42 @@ def _resolve_ecm_degrade_sensors(v: dict[str, Any], given: frozenset[str]) -> Re
     )
 
 
+def _ecm_degrade_sensors__derive_sensor_threshold0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    out.append(((at, 0), 'ecm_degrade_sensors#2', -1, _ecm_degrade_sensors__derive1_trace, _ecm_degrade_sensors__derive1, lambda: e['ecm_threshold']))
+
+
+def _ecm_degrade_sensors__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'ecm_degrade_sensors#3', -1, None, _ecm_degrade_sensors__text1, _ecm_degrade_sensors__said2))
+
+
+_ecm_degrade_sensors__code0: Final = RuleCode(
+    resolve=_resolve_ecm_degrade_sensors,
+    nodes=MappingProxyType({
+        'derive sensor_threshold': _ecm_degrade_sensors__derive_sensor_threshold0,
+    }),
+    rolls=None,
+    texts=_ecm_degrade_sensors__texts0,
+    chains=False,
+)
+
+
 # rule ecm_spoof, written out
 
 _ecm_spoof__said2: Final = note_of(_ecm_spoof__text1)
 _ecm_spoof__unread1: Final = Note(
     'ecm_spoof',
     'ECM - SPOOF ATTACK',
-    '`ecm_iw` had no effect: it is read only when guided',
+    '`guided` had no effect: it is read only when guided',
     kind='input',
 )
 _ecm_spoof__unread2: Final = Note(
+    'ecm_spoof',
+    'ECM - SPOOF ATTACK',
+    '`ecm_iw` had no effect: it is read only when guided',
+    kind='input',
+)
+_ecm_spoof__unread3: Final = Note(
     'ecm_spoof',
     'ECM - SPOOF ATTACK',
     '`ecm_rating` had no effect: it is read only when guided',
@@ -5587,7 +6514,7 @@ _ecm_spoof__unread2: Final = Note(
 
 
 def _resolve_ecm_spoof(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """ECM: spoof attack: the plan of the rule alone (`_Plan.resolve`), written out.
+    """ECM: spoof attack: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5607,9 +6534,9 @@ def _resolve_ecm_spoof(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     if d2 < 0:
         notes.append(_ecm_spoof__said2)
     if 'ecm_iw' in given and d1 == 0:
-        notes.append(_ecm_spoof__unread1)
-    if 'ecm_rating' in given and d1 == 0:
         notes.append(_ecm_spoof__unread2)
+    if 'ecm_rating' in given and d1 == 0:
+        notes.append(_ecm_spoof__unread3)
     return Resolution(
         rulebook='mecha_tables',
         rules=('ecm_spoof',),
@@ -5625,14 +6552,48 @@ def _resolve_ecm_spoof(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _ecm_spoof__derive_spoof_defense0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['guided'] else 0
+    out.append(((at, 0), 'ecm_spoof#2.1', d1, _ecm_spoof__derive1_trace, _ecm_spoof__derive1, lambda: v['ecm_iw'] + v['ecm_rating']))
+
+
+def _ecm_spoof__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['guided'] else 0
+    out.append(((at, 1), 'ecm_spoof#2.2', d2, _ecm_spoof__text1_trace, _ecm_spoof__text1, _ecm_spoof__said2))
+
+
+_ecm_spoof__code0: Final = RuleCode(
+    resolve=_resolve_ecm_spoof,
+    nodes=MappingProxyType({
+        'derive spoof_defense': _ecm_spoof__derive_spoof_defense0,
+    }),
+    rolls=None,
+    texts=_ecm_spoof__texts0,
+    watches=(
+        ('guided', ((0, 0), (1, 0)), _ecm_spoof__unread1),
+        ('ecm_iw', ((0, 1),), _ecm_spoof__unread2),
+        ('ecm_rating', ((0, 1),), _ecm_spoof__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule eecm_counteract, written out
 
 _eecm_counteract__said3: Final = note_of(_eecm_counteract__text1)
 _eecm_counteract__said4: Final = note_of(_eecm_counteract__text2)
+_eecm_counteract__unread1: Final = Note(
+    'eecm_counteract',
+    'EECM - COUNTERACT ECM',
+    '`eecm_mos` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_eecm_counteract(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """EECM: counteract ECM: the plan of the rule alone (`_Plan.resolve`), written out.
+    """EECM: counteract ECM: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5668,14 +6629,45 @@ def _resolve_eecm_counteract(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _eecm_counteract__stat_ecm_threshold0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'eecm_counteract#2', -1, _eecm_counteract__mod1_trace, _eecm_counteract__mod1, lambda: -v['eecm_mos']))
+    out.append(((at, 1), 'eecm_counteract#3', -1, _eecm_counteract__mod2_trace, _eecm_counteract__mod2, 0))
+
+
+def _eecm_counteract__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'eecm_counteract#4', -1, None, _eecm_counteract__text1, _eecm_counteract__said3))
+    out.append(((at, 3), 'eecm_counteract#5', -1, None, _eecm_counteract__text2, _eecm_counteract__said4))
+
+
+_eecm_counteract__code0: Final = RuleCode(
+    resolve=_resolve_eecm_counteract,
+    nodes=MappingProxyType({
+        'stat ecm_threshold': _eecm_counteract__stat_ecm_threshold0,
+    }),
+    rolls=None,
+    texts=_eecm_counteract__texts0,
+    watches=(
+        ('eecm_mos', ((0, 0),), _eecm_counteract__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule eecm_degrade_range, written out
 
 _eecm_degrade_range__said3: Final = note_of(_eecm_degrade_range__text1)
 _eecm_degrade_range__said4: Final = note_of(_eecm_degrade_range__text2)
+_eecm_degrade_range__unread1: Final = Note(
+    'eecm_degrade_range',
+    'EECM - DEGRADE ECM RANGE',
+    '`eecm_mos` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_eecm_degrade_range(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """EECM: degrade ECM range: the plan of the rule alone (`_Plan.resolve`), written out.
+    """EECM: degrade ECM range: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5704,6 +6696,31 @@ def _resolve_eecm_degrade_range(v: dict[str, Any], given: frozenset[str]) -> Res
     )
 
 
+def _eecm_degrade_range__stat_ecm_range0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'eecm_degrade_range#2', -1, _eecm_degrade_range__mod1_trace, _eecm_degrade_range__mod1, lambda: -v['eecm_mos']))
+    out.append(((at, 1), 'eecm_degrade_range#3', -1, _eecm_degrade_range__mod2_trace, _eecm_degrade_range__mod2, 0))
+
+
+def _eecm_degrade_range__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'eecm_degrade_range#4', -1, None, _eecm_degrade_range__text1, _eecm_degrade_range__said3))
+    out.append(((at, 3), 'eecm_degrade_range#5', -1, None, _eecm_degrade_range__text2, _eecm_degrade_range__said4))
+
+
+_eecm_degrade_range__code0: Final = RuleCode(
+    resolve=_resolve_eecm_degrade_range,
+    nodes=MappingProxyType({
+        'stat ecm_range': _eecm_degrade_range__stat_ecm_range0,
+    }),
+    rolls=None,
+    texts=_eecm_degrade_range__texts0,
+    watches=(
+        ('eecm_mos', ((0, 0),), _eecm_degrade_range__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule damage, written out
 
 _damage__said2: Final = note_of(_damage__text1)
@@ -5711,10 +6728,16 @@ _damage__said4: Final = note_of(_damage__text2)
 _damage__said6: Final = note_of(_damage__text3)
 _damage__said7: Final = restriction_of(_damage__text4)
 _damage__said8: Final = note_of(_damage__text5)
+_damage__unread1: Final = Note(
+    'damage',
+    'DAMAGE EFFECTS',
+    '`damage_band` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Damage effects: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Damage effects: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5795,13 +6818,81 @@ def _resolve_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _damage__stat_armor0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d3 = 0
+    elif v['damage_band'] != 1:
+        d3 = 1
+    else:
+        d3 = -1
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d5 = 0
+    elif v['damage_band'] == 1:
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 2), 'damage#4.1.1', d3, _damage__mod1_trace, _damage__mod1, -1))
+    out.append(((at, 4), 'damage#4.1else.1', d5, _damage__mod2_trace, _damage__mod2, -2))
+
+
+def _damage__derive_damage_effect0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'damage#2', -1, _damage__derive1_trace, _damage__derive1, lambda: s.lookup('damage_effects', (v['damage_band'],), 'effect')))
+
+
+def _damage__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['damage_band'] == 0 else 0
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d4 = 0
+    elif v['damage_band'] != 1:
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['damage_band'] == 1 or v['damage_band'] == 2):
+        d6 = 0
+    elif v['damage_band'] == 1:
+        d6 = 1
+    else:
+        d6 = -1
+    d7 = -1 if v['damage_band'] >= 3 else 0
+    d8 = -1 if v['damage_band'] >= 3 else 0
+    out.append(((at, 1), 'damage#3.1', d2, _damage__text1_trace, _damage__text1, _damage__said2))
+    out.append(((at, 3), 'damage#4.1.2', d4, _damage__text2_trace, _damage__text2, _damage__said4))
+    out.append(((at, 5), 'damage#4.1else.2', d6, _damage__text3_trace, _damage__text3, _damage__said6))
+    out.append(((at, 6), 'damage#5.1', d7, _damage__text4_trace, _damage__text4, _damage__said7))
+    out.append(((at, 7), 'damage#5.2', d8, _damage__text5_trace, _damage__text5, _damage__said8))
+
+
+_damage__code0: Final = RuleCode(
+    resolve=_resolve_damage,
+    nodes=MappingProxyType({
+        'stat armor': _damage__stat_armor0,
+        'derive damage_effect': _damage__derive_damage_effect0,
+    }),
+    rolls=None,
+    texts=_damage__texts0,
+    watches=(
+        ('damage_band', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0)), _damage__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule overkill_ejecting, written out
 
 _overkill_ejecting__said2: Final = note_of(_overkill_ejecting__text1)
+_overkill_ejecting__unread1: Final = Note(
+    'overkill_ejecting',
+    'OVERKILL EJECTING',
+    '`ejection` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_overkill_ejecting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Overkill ejecting: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Overkill ejecting: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5811,7 +6902,7 @@ def _resolve_overkill_ejecting(v: dict[str, Any], given: frozenset[str]) -> Reso
     s = CachedScope(_BOOK, v, e, trace)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_overkill_ejecting__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_overkill_ejecting[0]))
+    rolls.append(roll_of(s, _overkill_ejecting__roll1_step))
     return Resolution(
         rulebook='mecha_tables',
         rules=('overkill_ejecting',),
@@ -5827,6 +6918,147 @@ def _resolve_overkill_ejecting(v: dict[str, Any], given: frozenset[str]) -> Reso
     )
 
 
+def _overkill_ejecting__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'overkill_ejecting#2', -1, _overkill_ejecting__roll1_trace, _overkill_ejecting__roll1, _overkill_ejecting__roll1_step))
+
+
+def _overkill_ejecting__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'overkill_ejecting#3', -1, None, _overkill_ejecting__text1, _overkill_ejecting__said2))
+
+
+_overkill_ejecting__code0: Final = RuleCode(
+    resolve=_resolve_overkill_ejecting,
+    nodes=MappingProxyType({}),
+    rolls=_overkill_ejecting__rolls0,
+    texts=_overkill_ejecting__texts0,
+    watches=(
+        ('ejection', ((0, 0),), _overkill_ejecting__unread1),
+    ),
+    chains=False,
+)
+
+
+# rule walker_knockdown, written out
+
+_walker_knockdown__said4: Final = note_of(_walker_knockdown__text1)
+_walker_knockdown__said5: Final = note_of(_walker_knockdown__text2)
+_walker_knockdown__unread1: Final = Note(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    '`vehicle_size` had no effect: it is read only ',
+    kind='input',
+)
+_walker_knockdown__unread2: Final = Note(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    '`unit` had no effect: it is read only when unit == walker and damage_taken >= damage_required',
+    kind='input',
+)
+_walker_knockdown__unread3: Final = Note(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    '`damage_taken` had no effect: it is read only when unit == walker and damage_taken >= damage_required',
+    kind='input',
+)
+_walker_knockdown__unread4: Final = Note(
+    'walker_knockdown',
+    'WALKER KNOCKDOWN',
+    '`pilot_skill` had no effect: it is read only when unit == walker and damage_taken >= damage_required',
+    kind='input',
+)
+
+
+def _resolve_walker_knockdown(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Walker knockdown: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    e['MoS'] = v['MoS']
+    trace.append(TraceEntry(_walker_knockdown__derive1_trace, -1, v, e))
+    e['damage_required'] = derived['damage_required'] = whole(2 * v['vehicle_size'])
+    d2 = -1 if v['unit'] == 'walker' and v['damage_taken'] >= e['damage_required'] else 0
+    trace.append(TraceEntry(_walker_knockdown__derive2_trace, d2, v, e))
+    if d2 < 0:
+        e['knockdown_threshold'] = derived['knockdown_threshold'] = whole(1 + e['MoS'])
+    else:
+        e.wait('knockdown_threshold', lambda: whole(1 + e['MoS']))
+    rolls: list[Roll] = []
+    d3 = -1 if v['unit'] == 'walker' and v['damage_taken'] >= e['damage_required'] else 0
+    trace.append(TraceEntry(_walker_knockdown__roll1_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _walker_knockdown__roll1_step))
+    notes: list[Note] = [_walker_knockdown__said4, _walker_knockdown__said5]
+    if 'pilot_skill' in given and d3 == 0:
+        notes.append(_walker_knockdown__unread4)
+    return Resolution(
+        rulebook='mecha_tables',
+        rules=('walker_knockdown',),
+        inputs={
+            'unit': v['unit'],
+            'vehicle_size': v['vehicle_size'],
+            'pilot_skill': v['pilot_skill'],
+            'damage_taken': v['damage_taken'],
+            'MoS': v['MoS'],
+        },
+        stats={'MoS': e['MoS']},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _walker_knockdown__derive_damage_required0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'walker_knockdown#2', -1, _walker_knockdown__derive1_trace, _walker_knockdown__derive1, lambda: 2 * v['vehicle_size']))
+
+
+def _walker_knockdown__derive_knockdown_threshold0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['unit'] == 'walker' and v['damage_taken'] >= e['damage_required'] else 0
+    out.append(((at, 1), 'walker_knockdown#3.1', d2, _walker_knockdown__derive2_trace, _walker_knockdown__derive2, lambda: 1 + e['MoS']))
+
+
+def _walker_knockdown__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['unit'] == 'walker' and v['damage_taken'] >= e['damage_required'] else 0
+    out.append(((at, 2), 'walker_knockdown#3.2', d3, _walker_knockdown__roll1_trace, _walker_knockdown__roll1, _walker_knockdown__roll1_step))
+
+
+def _walker_knockdown__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'walker_knockdown#4', -1, None, _walker_knockdown__text1, _walker_knockdown__said4))
+    out.append(((at, 4), 'walker_knockdown#5', -1, None, _walker_knockdown__text2, _walker_knockdown__said5))
+
+
+_walker_knockdown__code0: Final = RuleCode(
+    resolve=_resolve_walker_knockdown,
+    nodes=MappingProxyType({
+        'derive damage_required': _walker_knockdown__derive_damage_required0,
+        'derive knockdown_threshold': _walker_knockdown__derive_knockdown_threshold0,
+    }),
+    rolls=_walker_knockdown__rolls0,
+    texts=_walker_knockdown__texts0,
+    watches=(
+        ('vehicle_size', ((0, 0),), _walker_knockdown__unread1),
+        ('unit', ((1, 0), (2, 0)), _walker_knockdown__unread2),
+        ('damage_taken', ((1, 0), (2, 0)), _walker_knockdown__unread3),
+        ('pilot_skill', ((2, 1),), _walker_knockdown__unread4),
+    ),
+    chains=True,
+)
+
+
 # rule detection, written out
 
 _detection__said13: Final = note_of(_detection__text1)
@@ -5835,25 +7067,79 @@ _detection__said15: Final = note_of(_detection__text3)
 _detection__unread1: Final = Note(
     'detection',
     'DETECTION MODIFIERS',
-    '`extra_range_bands` had no effect: it is read only when sensor == active',
+    '`sensor` had no effect: it is read only ',
     kind='input',
 )
 _detection__unread2: Final = Note(
     'detection',
     'DETECTION MODIFIERS',
-    '`concealment_points` had no effect: it is read only when sensor in {visual_day, visual_night, passive}',
+    '`extra_range_bands` had no effect: it is read only when sensor == active',
     kind='input',
 )
 _detection__unread3: Final = Note(
     'detection',
     'DETECTION MODIFIERS',
+    '`obscurement_points` had no effect: it is read only ',
+    kind='input',
+)
+_detection__unread4: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`concealment_points` had no effect: it is read only when sensor in {visual_day, visual_night, passive}',
+    kind='input',
+)
+_detection__unread5: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`defender_range_bands` had no effect: it is read only when defender_range_bands > 0',
+    kind='input',
+)
+_detection__unread6: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
     '`defender_active` had no effect: it is read only unless defender_range_bands > 0',
+    kind='input',
+)
+_detection__unread7: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`stealth_rating` had no effect: it is read only ',
+    kind='input',
+)
+_detection__unread8: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`sensor_profile` had no effect: it is read only ',
+    kind='input',
+)
+_detection__unread9: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`hexes_moved` had no effect: it is read only ',
+    kind='input',
+)
+_detection__unread10: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`thrust_spent` had no effect: it is read only ',
+    kind='input',
+)
+_detection__unread11: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`weapons_fired` had no effect: it is read only ',
+    kind='input',
+)
+_detection__unread12: Final = Note(
+    'detection',
+    'DETECTION MODIFIERS',
+    '`rof_points` had no effect: it is read only ',
     kind='input',
 )
 
 
 def _resolve_detection(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Detection modifiers: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Detection modifiers: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -5928,11 +7214,11 @@ def _resolve_detection(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['stealth'] = value if type(value) is int else added_total(value, 'int', True)
     notes: list[Note] = [_detection__said13, _detection__said14, _detection__said15]
     if 'extra_range_bands' in given and d2 == 0:
-        notes.append(_detection__unread1)
-    if 'concealment_points' in given and d4 == 0:
         notes.append(_detection__unread2)
+    if 'concealment_points' in given and d4 == 0:
+        notes.append(_detection__unread4)
     if 'defender_active' in given and d6 == 0:
-        notes.append(_detection__unread3)
+        notes.append(_detection__unread6)
     return Resolution(
         rulebook='mecha_tables',
         rules=('detection',),
@@ -5966,36 +7252,97 @@ def _resolve_detection(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _detection__stat_detection0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['sensor'] == 'active' else 0
+    d4 = -1 if v['sensor'] in ('visual_day', 'visual_night', 'passive') else 0
+    out.append(((at, 0), 'detection#2', -1, _detection__mod1_trace, _detection__mod1, lambda: s.lookup('sensor_ratings', (v['sensor'],), 'modifier')))
+    out.append(((at, 1), 'detection#3.1', d2, _detection__mod2_trace, _detection__mod2, lambda: -1 * v['extra_range_bands']))
+    out.append(((at, 2), 'detection#4', -1, _detection__mod3_trace, _detection__mod3, lambda: -v['obscurement_points']))
+    out.append(((at, 3), 'detection#5.1', d4, _detection__mod4_trace, _detection__mod4, lambda: -v['concealment_points']))
+
+
+def _detection__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['defender_range_bands'] > 0 else 0
+    if v['defender_range_bands'] > 0:
+        d6 = 0
+    elif not v['defender_active']:
+        d6 = 1
+    else:
+        d6 = -1
+    out.append(((at, 4), 'detection#6.1', d5, _detection__mod5_trace, _detection__mod5, lambda: -2 * v['defender_range_bands']))
+    out.append(((at, 5), 'detection#6else.1.1', d6, _detection__mod6_trace, _detection__mod6, -1))
+    out.append(((at, 6), 'detection#7', -1, _detection__mod7_trace, _detection__mod7, lambda: v['stealth_rating']))
+    out.append(((at, 7), 'detection#8', -1, _detection__mod8_trace, _detection__mod8, lambda: -v['sensor_profile']))
+    out.append(((at, 8), 'detection#9', -1, _detection__mod9_trace, _detection__mod9, lambda: -1 * v['hexes_moved']))
+    out.append(((at, 9), 'detection#10', -1, _detection__mod10_trace, _detection__mod10, lambda: -1 * v['thrust_spent']))
+    out.append(((at, 10), 'detection#11', -1, _detection__mod11_trace, _detection__mod11, lambda: -1 * v['weapons_fired']))
+    out.append(((at, 11), 'detection#12', -1, _detection__mod12_trace, _detection__mod12, lambda: -1 * v['rof_points']))
+
+
+def _detection__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 12), 'detection#13', -1, None, _detection__text1, _detection__said13))
+    out.append(((at, 13), 'detection#14', -1, None, _detection__text2, _detection__said14))
+    out.append(((at, 14), 'detection#15', -1, None, _detection__text3, _detection__said15))
+
+
+_detection__code0: Final = RuleCode(
+    resolve=_resolve_detection,
+    nodes=MappingProxyType({
+        'stat detection': _detection__stat_detection0,
+        'stat stealth': _detection__stat_stealth0,
+    }),
+    rolls=None,
+    texts=_detection__texts0,
+    watches=(
+        ('sensor', ((0, 0), (1, 0), (3, 0)), _detection__unread1),
+        ('extra_range_bands', ((1, 1),), _detection__unread2),
+        ('obscurement_points', ((2, 0),), _detection__unread3),
+        ('concealment_points', ((3, 1),), _detection__unread4),
+        ('defender_range_bands', ((4, 0), (5, 0)), _detection__unread5),
+        ('defender_active', ((5, 1),), _detection__unread6),
+        ('stealth_rating', ((6, 0),), _detection__unread7),
+        ('sensor_profile', ((7, 0),), _detection__unread8),
+        ('hexes_moved', ((8, 0),), _detection__unread9),
+        ('thrust_spent', ((9, 0),), _detection__unread10),
+        ('weapons_fired', ((10, 0),), _detection__unread11),
+        ('rof_points', ((11, 0),), _detection__unread12),
+    ),
+    chains=False,
+)
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    parts={
-        'forest_adjustment': _rule_forest_adjustment,
-        'terrain_movement': _rule_terrain_movement,
-        'hex_obscurement': _rule_hex_obscurement,
-        'hull_down': _rule_hull_down,
-        'weather': _rule_weather,
-        'night': _rule_night,
-        'skidding': _rule_skidding,
-        'crew_actions': _rule_crew_actions,
-        'firing': _rule_firing,
-        'burst_fire': _rule_burst_fire,
-        'walking_fire': _rule_walking_fire,
-        'saturation_fire': _rule_saturation_fire,
-        'area_of_effect': _rule_area_of_effect,
-        'indirect_fire': _rule_indirect_fire,
-        'anti_missile_fire': _rule_anti_missile_fire,
-        'ramming': _rule_ramming,
-        'ecm_jam': _rule_ecm_jam,
-        'ecm_degrade_sensors': _rule_ecm_degrade_sensors,
-        'ecm_spoof': _rule_ecm_spoof,
-        'eecm_counteract': _rule_eecm_counteract,
-        'eecm_degrade_range': _rule_eecm_degrade_range,
-        'damage': _rule_damage,
-        'overkill_ejecting': _rule_overkill_ejecting,
-        'walker_knockdown': _rule_walker_knockdown,
-        'detection': _rule_detection,
+    code={
+        'forest_adjustment': _forest_adjustment__code0,
+        'terrain_movement': _terrain_movement__code0,
+        'hex_obscurement': _hex_obscurement__code0,
+        'hull_down': _hull_down__code0,
+        'weather': _weather__code0,
+        'night': _night__code0,
+        'skidding': _skidding__code0,
+        'crew_actions': _crew_actions__code0,
+        'firing': _firing__code0,
+        'burst_fire': _burst_fire__code0,
+        'walking_fire': _walking_fire__code0,
+        'saturation_fire': _saturation_fire__code0,
+        'area_of_effect': _area_of_effect__code0,
+        'indirect_fire': _indirect_fire__code0,
+        'anti_missile_fire': _anti_missile_fire__code0,
+        'ramming': _ramming__code0,
+        'ecm_jam': _ecm_jam__code0,
+        'ecm_degrade_sensors': _ecm_degrade_sensors__code0,
+        'ecm_spoof': _ecm_spoof__code0,
+        'eecm_counteract': _eecm_counteract__code0,
+        'eecm_degrade_range': _eecm_degrade_range__code0,
+        'damage': _damage__code0,
+        'overkill_ejecting': _overkill_ejecting__code0,
+        'walker_knockdown': _walker_knockdown__code0,
+        'detection': _detection__code0,
     },
     tables={'terrain_costs': _table_terrain_costs, 'terrain_features': _table_terrain_features, 'forest_costs': _table_forest_costs, 'forest_features': _table_forest_features, 'vegetation_costs': _table_vegetation_costs, 'vegetation_features': _table_vegetation_features, 'surface_costs': _table_surface_costs, 'surface_features': _table_surface_features, 'elevation_costs': _table_elevation_costs, 'elevation_features': _table_elevation_features, 'forest_shift': _table_forest_shift, 'weather_effects': _table_weather_effects, 'attacker_movement': _table_attacker_movement, 'skid_fumble': _table_skid_fumble, 'actions': _table_actions, 'range_modifiers': _table_range_modifiers, 'aiming': _table_aiming, 'target_movement': _table_target_movement, 'defensive_arc': _table_defensive_arc, 'impact_dm': _table_impact_dm, 'damage_effects': _table_damage_effects, 'light_damage': _table_light_damage, 'heavy_damage': _table_heavy_damage, 'fire_control': _table_fire_control, 'ammunition_hit': _table_ammunition_hit, 'structural': _table_structural, 'ejection': _table_ejection, 'sensor_ratings': _table_sensor_ratings, },
     grades=(),
@@ -6065,31 +7412,6 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
-    straight={
-        'forest_adjustment': _resolve_forest_adjustment,
-        'terrain_movement': _resolve_terrain_movement,
-        'hex_obscurement': _resolve_hex_obscurement,
-        'hull_down': _resolve_hull_down,
-        'weather': _resolve_weather,
-        'night': _resolve_night,
-        'crew_actions': _resolve_crew_actions,
-        'firing': _resolve_firing,
-        'burst_fire': _resolve_burst_fire,
-        'walking_fire': _resolve_walking_fire,
-        'saturation_fire': _resolve_saturation_fire,
-        'area_of_effect': _resolve_area_of_effect,
-        'indirect_fire': _resolve_indirect_fire,
-        'anti_missile_fire': _resolve_anti_missile_fire,
-        'ramming': _resolve_ramming,
-        'ecm_jam': _resolve_ecm_jam,
-        'ecm_degrade_sensors': _resolve_ecm_degrade_sensors,
-        'ecm_spoof': _resolve_ecm_spoof,
-        'eecm_counteract': _resolve_eecm_counteract,
-        'eecm_degrade_range': _resolve_eecm_degrade_range,
-        'damage': _resolve_damage,
-        'overkill_ejecting': _resolve_overkill_ejecting,
-        'detection': _resolve_detection,
-    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -6344,6 +7666,30 @@ def skidding(
     - derive slick = terrain in {sand, mud} or surface in {ice, snow} or wet_pavement
     - roll skid: highest of 2d6 >= max(skid_threshold, 2) (unless unit == gev or unit == infantry; when turning and slick)
     """
+    if (
+        type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
+        and type(terrain) is str and terrain in ('clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids')
+        and type(surface) is str and surface in ('bare', 'ice', 'snow', 'deep_snow')
+        and type(speed) is str and speed in ('stationary', 'half_combat_speed', 'combat_speed', 'half_top_speed', 'top_speed')
+        and type(pilot_skill) is int and 1 <= pilot_skill <= 5
+        and type(turning) is bool
+        and type(off_road) is bool
+        and type(wet_pavement) is bool
+        and type(skid_threshold) is int and -10 <= skid_threshold <= 20
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'unit': unit,
+            'terrain': terrain,
+            'surface': surface,
+            'speed': speed,
+            'pilot_skill': pilot_skill,
+            'turning': turning,
+            'off_road': off_road,
+            'wet_pavement': wet_pavement,
+            'skid_threshold': skid_threshold,
+        }
+        return _resolve_skidding(values, changed(('turning', turning, False), ('pilot_skill', pilot_skill, 2)))
     return resolve_rule(
         _BOOK,
         'skidding',
@@ -6840,6 +8186,22 @@ def walker_knockdown(
     - derive knockdown_threshold = 1 + MoS (when unit == walker and damage_taken >= damage_required)
     - roll knockdown: highest of 2d6 >= max(knockdown_threshold, 2) (when unit == walker and damage_taken >= damage_required)
     """
+    if (
+        type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
+        and type(vehicle_size) is int and 1 <= vehicle_size <= 100
+        and type(pilot_skill) is int and 1 <= pilot_skill <= 5
+        and type(damage_taken) is int and 0 <= damage_taken <= 1000
+        and type(MoS) is int and 0 <= MoS <= 40
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'unit': unit,
+            'vehicle_size': vehicle_size,
+            'pilot_skill': pilot_skill,
+            'damage_taken': damage_taken,
+            'MoS': MoS,
+        }
+        return _resolve_walker_knockdown(values, changed(('pilot_skill', pilot_skill, 2)))
     return resolve_rule(
         _BOOK,
         'walker_knockdown',
@@ -6956,7 +8318,8 @@ def terrain_costs(
 
     Looked up by terrain, unit.
     """
-    return resolve_rule(_BOOK, 'terrain_costs', (unit, terrain))
+    given: dict[str, object] = {'unit': unit, 'terrain': terrain}
+    return resolve_with(_BOOK, ('terrain_costs',), given, signature=True)
 
 @inputs_by_name
 def terrain_features(
@@ -6967,7 +8330,8 @@ def terrain_features(
 
     Looked up by terrain.
     """
-    return resolve_rule(_BOOK, 'terrain_features', (terrain,))
+    given: dict[str, object] = {'terrain': terrain}
+    return resolve_with(_BOOK, ('terrain_features',), given, signature=True)
 
 @inputs_by_name
 def forest_costs(
@@ -6979,7 +8343,8 @@ def forest_costs(
 
     Looked up by forest, unit.
     """
-    return resolve_rule(_BOOK, 'forest_costs', (unit, forest))
+    given: dict[str, object] = {'unit': unit, 'forest': forest}
+    return resolve_with(_BOOK, ('forest_costs',), given, signature=True)
 
 @inputs_by_name
 def forest_features(
@@ -6990,7 +8355,8 @@ def forest_features(
 
     Looked up by forest.
     """
-    return resolve_rule(_BOOK, 'forest_features', (forest,))
+    given: dict[str, object] = {'forest': forest}
+    return resolve_with(_BOOK, ('forest_features',), given, signature=True)
 
 @inputs_by_name
 def vegetation_costs(
@@ -7002,7 +8368,8 @@ def vegetation_costs(
 
     Looked up by vegetation, unit.
     """
-    return resolve_rule(_BOOK, 'vegetation_costs', (unit, vegetation))
+    given: dict[str, object] = {'unit': unit, 'vegetation': vegetation}
+    return resolve_with(_BOOK, ('vegetation_costs',), given, signature=True)
 
 @inputs_by_name
 def vegetation_features(
@@ -7013,7 +8380,8 @@ def vegetation_features(
 
     Looked up by vegetation.
     """
-    return resolve_rule(_BOOK, 'vegetation_features', (vegetation,))
+    given: dict[str, object] = {'vegetation': vegetation}
+    return resolve_with(_BOOK, ('vegetation_features',), given, signature=True)
 
 @inputs_by_name
 def surface_costs(
@@ -7025,7 +8393,8 @@ def surface_costs(
 
     Looked up by surface, unit.
     """
-    return resolve_rule(_BOOK, 'surface_costs', (unit, surface))
+    given: dict[str, object] = {'unit': unit, 'surface': surface}
+    return resolve_with(_BOOK, ('surface_costs',), given, signature=True)
 
 @inputs_by_name
 def surface_features(
@@ -7036,7 +8405,8 @@ def surface_features(
 
     Looked up by surface.
     """
-    return resolve_rule(_BOOK, 'surface_features', (surface,))
+    given: dict[str, object] = {'surface': surface}
+    return resolve_with(_BOOK, ('surface_features',), given, signature=True)
 
 @inputs_by_name
 def elevation_costs(
@@ -7048,7 +8418,8 @@ def elevation_costs(
 
     Looked up by elevation, unit.
     """
-    return resolve_rule(_BOOK, 'elevation_costs', (unit, elevation))
+    given: dict[str, object] = {'unit': unit, 'elevation': elevation}
+    return resolve_with(_BOOK, ('elevation_costs',), given, signature=True)
 
 @inputs_by_name
 def elevation_features(
@@ -7059,7 +8430,8 @@ def elevation_features(
 
     Looked up by elevation.
     """
-    return resolve_rule(_BOOK, 'elevation_features', (elevation,))
+    given: dict[str, object] = {'elevation': elevation}
+    return resolve_with(_BOOK, ('elevation_features',), given, signature=True)
 
 @inputs_by_name
 def forest_shift(*, vehicle_size: int = 8) -> Resolution:
@@ -7067,7 +8439,8 @@ def forest_shift(*, vehicle_size: int = 8) -> Resolution:
 
     Looked up by vehicle_size.
     """
-    return resolve_rule(_BOOK, 'forest_shift', (vehicle_size,))
+    given: dict[str, object] = {'vehicle_size': vehicle_size}
+    return resolve_with(_BOOK, ('forest_shift',), given, signature=True)
 
 @inputs_by_name
 def weather_effects(
@@ -7078,7 +8451,8 @@ def weather_effects(
 
     Looked up by weather.
     """
-    return resolve_rule(_BOOK, 'weather_effects', (weather,))
+    given: dict[str, object] = {'weather': weather}
+    return resolve_with(_BOOK, ('weather_effects',), given, signature=True)
 
 @inputs_by_name
 def attacker_movement(
@@ -7089,7 +8463,8 @@ def attacker_movement(
 
     Looked up by speed.
     """
-    return resolve_rule(_BOOK, 'attacker_movement', (speed,))
+    given: dict[str, object] = {'speed': speed}
+    return resolve_with(_BOOK, ('attacker_movement',), given, signature=True)
 
 @inputs_by_name
 def skid_fumble(*, roll: int | None = None) -> Resolution:
@@ -7108,7 +8483,8 @@ def actions(*, crew: int = 1) -> Resolution:
 
     Looked up by crew.
     """
-    return resolve_rule(_BOOK, 'actions', (crew,))
+    given: dict[str, object] = {'crew': crew}
+    return resolve_with(_BOOK, ('actions',), given, signature=True)
 
 @inputs_by_name
 def range_modifiers(
@@ -7119,7 +8495,8 @@ def range_modifiers(
 
     Looked up by range_band.
     """
-    return resolve_rule(_BOOK, 'range_modifiers', (range_band,))
+    given: dict[str, object] = {'range_band': range_band}
+    return resolve_with(_BOOK, ('range_modifiers',), given, signature=True)
 
 @inputs_by_name
 def aiming(
@@ -7130,7 +8507,8 @@ def aiming(
 
     Looked up by aim.
     """
-    return resolve_rule(_BOOK, 'aiming', (aim,))
+    given: dict[str, object] = {'aim': aim}
+    return resolve_with(_BOOK, ('aiming',), given, signature=True)
 
 @inputs_by_name
 def target_movement(*, target_speed: int = 0) -> Resolution:
@@ -7138,7 +8516,8 @@ def target_movement(*, target_speed: int = 0) -> Resolution:
 
     Looked up by target_speed.
     """
-    return resolve_rule(_BOOK, 'target_movement', (target_speed,))
+    given: dict[str, object] = {'target_speed': target_speed}
+    return resolve_with(_BOOK, ('target_movement',), given, signature=True)
 
 @inputs_by_name
 def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> Resolution:
@@ -7146,7 +8525,8 @@ def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> R
 
     Looked up by arc.
     """
-    return resolve_rule(_BOOK, 'defensive_arc', (arc,))
+    given: dict[str, object] = {'arc': arc}
+    return resolve_with(_BOOK, ('defensive_arc',), given, signature=True)
 
 @inputs_by_name
 def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolution:
@@ -7154,7 +8534,8 @@ def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolut
 
     Looked up by impact_speed.
     """
-    return resolve_rule(_BOOK, 'impact_dm', (own_speed, impact_speed))
+    given: dict[str, object] = {'own_speed': own_speed, 'impact_speed': impact_speed}
+    return resolve_with(_BOOK, ('impact_dm',), given, signature=True)
 
 @inputs_by_name
 def damage_effects(*, damage_band: int = 0) -> Resolution:
@@ -7162,7 +8543,8 @@ def damage_effects(*, damage_band: int = 0) -> Resolution:
 
     Looked up by damage_band.
     """
-    return resolve_rule(_BOOK, 'damage_effects', (damage_band,))
+    given: dict[str, object] = {'damage_band': damage_band}
+    return resolve_with(_BOOK, ('damage_effects',), given, signature=True)
 
 @inputs_by_name
 def light_damage(*, roll: int | None = None) -> Resolution:
@@ -7228,7 +8610,8 @@ def ejection(
 
     Looked up by ejection.
     """
-    return resolve_rule(_BOOK, 'ejection', (ejection,))
+    given: dict[str, object] = {'ejection': ejection}
+    return resolve_with(_BOOK, ('ejection',), given, signature=True)
 
 @inputs_by_name
 def sensor_ratings(
@@ -7242,7 +8625,13 @@ def sensor_ratings(
 
     Looked up by sensor.
     """
-    return resolve_rule(_BOOK, 'sensor_ratings', (sensor, iw_skill, sensor_rating, range_bonus))
+    given: dict[str, object] = {
+        'sensor': sensor,
+        'iw_skill': iw_skill,
+        'sensor_rating': sensor_rating,
+        'range_bonus': range_bonus,
+    }
+    return resolve_with(_BOOK, ('sensor_ratings',), given, signature=True)
 
 __all__ = [
     'IMPASSABLE',

@@ -53,6 +53,7 @@ from dsl.runtime.base import (  # noqa: E402
 from dsl.runtime.book import (  # noqa: E402
     Book,
     CachedScope,
+    Scope,
     Settled,
 )
 from dsl.runtime.resolve import (  # noqa: E402
@@ -63,7 +64,12 @@ from dsl.runtime.resolve import (  # noqa: E402
     inputs_by_name,
     note_of,
     resolve_rule,
+    resolve_with,
     restriction_of,
+    rolls_counted,
+    settle_counted,
+    texts_counted,
+    within,
 )
 from dsl.runtime.rolls import (  # noqa: E402
     merge_rolls,
@@ -77,14 +83,16 @@ from dsl.runtime.settle import (  # noqa: E402
     settle_held,
 )
 from dsl.runtime.specs import (  # noqa: E402
+    Candidate,
     ChangeSpec,
     DeriveSpec,
     ModSpec,
     RollSpec,
+    RollStep,
     RowSpec,
+    RuleCode,
     SequenceSpec,
     StatOrder,
-    Step,
     TableSpec,
     TextSpec,
     TraceSpec,
@@ -205,6 +213,11 @@ _broken_ground__roll1_change1: Final = ChangeSpec(
     success=False,
     condition='when acrobatics',
 )
+_broken_ground__roll1_step: Final = RollStep(
+    _broken_ground__roll1,
+    lambda s: (s.e['DEX'], 0, None, 0),
+    ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),),
+)
 _broken_ground__roll1_trace: Final = TraceSpec(
     'broken_ground',
     '17.1',
@@ -260,19 +273,6 @@ _broken_ground__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_broken_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_ground__mod1, (lambda s: s.v['moved'] > 0 or s.v['weapon'] != 'none', lambda s: not (s.v['moved'] == 0 and s.v['weapon'] in ('thrown', 'missile', 'laser'))), _broken_ground__mod1_trace, -2, (('moved', 0), ('weapon', 0))),
-    Step('roll', _broken_ground__roll1, (lambda s: s.v['moved'] * 2 > s.e['MOV'],), _broken_ground__roll1_trace, (lambda s: (s.e['DEX'], 0, None, 0), ((_broken_ground__roll1_change1, (lambda s: s.v['acrobatics'],), None, TraceSpec('broken_ground', '17.1', 'roll fall: roll 2d6', ('when acrobatics',), (('acrobatics',),))),)), (('moved', 0), ('acrobatics', 1))),
-    Step('text', _broken_ground__text1, (), _broken_ground__text1_trace, None, ()),
-    Step('text', _broken_ground__text2, (), _broken_ground__text2_trace, None, ()),
-    Step('text', _broken_ground__text3, (), _broken_ground__text3_trace, None, ()),
-)
-"""Broken Ground (17.1).
-
-- DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
-- roll fall: 3d6 <= DEX (when moved > MOV / 2)
-"""
 
 # terrain water
 
@@ -344,22 +344,6 @@ _water__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_water: Final[tuple[Step, ...]] = (
-    Step('part', 'broken_ground', (lambda s: s.v['water_depth'] == 'ankle',), TraceSpec('water', '17.2', 'as broken_ground', ('when water_depth == ankle',), (('water_depth',),))),
-    Step('part', 'broken_ground', (lambda s: s.v['water_depth'] == 'knee',), TraceSpec('water', '17.2', 'as broken_ground', ('when water_depth == knee',), (('water_depth',),))),
-    Step('mod', _water__mod1, (lambda s: s.v['water_depth'] == 'knee',), _water__mod1_trace, 2, (('water_depth', 0),)),
-    Step('text', _water__text1, (lambda s: s.v['water_depth'] == 'deep',), _water__text1_trace, None, (('water_depth', 0),)),
-    Step('text', _water__text2, (), _water__text2_trace, None, ()),
-    Step('text', _water__text3, (), _water__text3_trace, None, ()),
-)
-"""Water (17.2).
-
-- as broken_ground (when water_depth == ankle)
-- as broken_ground (when water_depth == knee)
-- MOV / 2 round up (when water_depth == knee)
-- cannot fight effectively in deep water (when water_depth == deep)
-"""
 
 # terrain mud
 
@@ -450,22 +434,6 @@ _mud__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_mud: Final[tuple[Step, ...]] = (
-    Step('part', 'broken_ground', (), TraceSpec('mud', '17.3', 'as broken_ground', (), ())),
-    Step('mod', _mud__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), _mud__mod1_trace, 2, (('ground_depth', 0),)),
-    Step('mod', _mud__mod2, (lambda s: s.v['ground_depth'] == 'knee',), _mud__mod2_trace, 4, (('ground_depth', 0),)),
-    Step('mod', _mud__mod3, (), _mud__mod3_trace, 1, ()),
-    Step('text', _mud__text1, (), _mud__text1_trace, None, ()),
-    Step('text', _mud__text2, (), _mud__text2_trace, None, ()),
-)
-"""Mud (17.3).
-
-- as broken_ground
-- MOV / 2 round up (when ground_depth == ankle)
-- MOV / 4 round up (when ground_depth == knee)
-- MOV min 1
-"""
-
 # terrain snow
 
 _snow__mod1: Final = ModSpec(
@@ -523,20 +491,6 @@ _snow__mod3: Final = ModSpec(
 )
 _snow__mod3_trace: Final = TraceSpec('snow', '17.3', 'MOV min 1', (), ())
 
-_rule_snow: Final[tuple[Step, ...]] = (
-    Step('part', 'broken_ground', (), TraceSpec('snow', '17.3', 'as broken_ground', (), ())),
-    Step('mod', _snow__mod1, (lambda s: s.v['ground_depth'] == 'ankle',), _snow__mod1_trace, -4, (('ground_depth', 0),)),
-    Step('mod', _snow__mod2, (lambda s: s.v['ground_depth'] == 'knee',), _snow__mod2_trace, -8, (('ground_depth', 0),)),
-    Step('mod', _snow__mod3, (), _snow__mod3_trace, 1, ()),
-)
-"""Snow (17.3).
-
-- as broken_ground
-- MOV -4 (when ground_depth == ankle)
-- MOV -8 (when ground_depth == knee)
-- MOV min 1
-"""
-
 # condition smoke
 
 _smoke__mod1: Final = ModSpec(
@@ -577,6 +531,7 @@ _smoke__roll1: Final = RollSpec(
     notes=(),
     condition='when smoke_hexes > 0',
 )
+_smoke__roll1_step: Final = RollStep(_smoke__roll1, lambda s: (s.e['to_hit'], 0, None, 0), ())
 _smoke__roll1_trace: Final = TraceSpec(
     'smoke',
     '17.4',
@@ -693,25 +648,6 @@ _smoke__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_smoke: Final[tuple[Step, ...]] = (
-    Step('mod', _smoke__mod1, (lambda s: s.v['smoke_hexes'] > 0,), _smoke__mod1_trace, lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0),)),
-    Step('roll', _smoke__roll1, (lambda s: s.v['smoke_hexes'] > 0,), _smoke__roll1_trace, (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('smoke_hexes', 0),)),
-    Step('mod', _smoke__mod2, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser'), _smoke__mod2_trace, lambda s: -1 * s.v['smoke_hexes'], (('smoke_hexes', 0), ('weapon', 1))),
-    Step('mod', _smoke__mod3, (lambda s: s.v['smoke_hexes'] > 0, lambda s: s.v['weapon'] == 'laser', lambda s: s.v['anti_laser']), _smoke__mod3_trace, -1, (('smoke_hexes', 0), ('weapon', 1), ('anti_laser', 2))),
-    Step('mod', _smoke__mod4, (lambda s: s.v['in_smoke'] and not s.v['gas_mask'],), _smoke__mod4_trace, -2, (('in_smoke', 0), ('gas_mask', 0))),
-    Step('text', _smoke__text1, (), _smoke__text1_trace, None, ()),
-    Step('text', _smoke__text2, (), _smoke__text2_trace, None, ()),
-    Step('text', _smoke__text3, (), _smoke__text3_trace, None, ()),
-)
-"""Smoke, Fog, and Dense Atmospheres (17.4).
-
-- to_hit -1 per smoke_hexes (when smoke_hexes > 0)
-- roll hit: 3d6 <= to_hit (when smoke_hexes > 0)
-- laser_damage -1 per smoke_hexes (when smoke_hexes > 0; when weapon == laser)
-- laser_damage -1 die (when smoke_hexes > 0; when weapon == laser; when anti_laser)
-- DEX -2 (when in_smoke and not gas_mask)
-"""
-
 # condition darkness
 
 _darkness__mod1: Final = ModSpec(
@@ -752,6 +688,7 @@ _darkness__roll1: Final = RollSpec(
     notes=(),
     condition='unless lit; when moved > MOV / 2',
 )
+_darkness__roll1_step: Final = RollStep(_darkness__roll1, lambda s: (s.e['DEX'], 0, None, 0), ())
 _darkness__roll1_trace: Final = TraceSpec(
     'darkness',
     '17.5',
@@ -796,6 +733,11 @@ _darkness__roll2: Final = RollSpec(
     ties=None,
     notes=('Only lucky shots hit.',),
     condition='unless lit; when weapon in {missile, thrown, laser}',
+)
+_darkness__roll2_step: Final = RollStep(
+    _darkness__roll2,
+    lambda s: (s.e['to_hit'], 0, None, 0),
+    (),
 )
 _darkness__roll2_trace: Final = TraceSpec(
     'darkness',
@@ -853,23 +795,6 @@ _darkness__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_darkness: Final[tuple[Step, ...]] = (
-    Step('mod', _darkness__mod1, (lambda s: not s.v['lit'],), _darkness__mod1_trace, -8, (('lit', 0),)),
-    Step('roll', _darkness__roll1, (lambda s: not s.v['lit'], lambda s: s.v['moved'] * 2 > s.e['MOV']), _darkness__roll1_trace, (lambda s: (s.e['DEX'], 0, None, 0), ()), (('lit', 0), ('moved', 1))),
-    Step('mod', _darkness__mod2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), _darkness__mod2_trace, 5, (('lit', 0), ('weapon', 1))),
-    Step('roll', _darkness__roll2, (lambda s: not s.v['lit'], lambda s: s.v['weapon'] in ('missile', 'thrown', 'laser')), _darkness__roll2_trace, (lambda s: (s.e['to_hit'], 0, None, 0), ()), (('lit', 0), ('weapon', 1))),
-    Step('text', _darkness__text1, (), _darkness__text1_trace, None, ()),
-    Step('text', _darkness__text2, (), _darkness__text2_trace, None, ()),
-    Step('text', _darkness__text3, (), _darkness__text3_trace, None, ()),
-)
-"""Complete Darkness (17.5).
-
-- DEX -8 (unless lit)
-- roll fall: 3d6 <= DEX (unless lit; when moved > MOV / 2)
-- to_hit = 5 (unless lit; when weapon in {missile, thrown, laser})
-- roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
-"""
-
 # terrain ice
 
 _ice__roll1: Final = RollSpec(
@@ -897,6 +822,11 @@ _ice__roll1_change1: Final = ChangeSpec(
     success=False,
     condition='when moved > 5',
 )
+_ice__roll1_step: Final = RollStep(
+    _ice__roll1,
+    lambda s: (s.e['DEX'], 0, None, 0),
+    ((_ice__roll1_change1, (lambda s: s.v['moved'] > 5,), None, TraceSpec('ice', '17.6', 'roll fall: roll 3d6', ('when moved > 5',), (('moved',),))),),
+)
 _ice__roll1_trace: Final = TraceSpec(
     'ice',
     '17.6',
@@ -920,15 +850,6 @@ _ice__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_ice: Final[tuple[Step, ...]] = (
-    Step('roll', _ice__roll1, (lambda s: s.v['stance'] not in ('prone', 'kneeling', 'crawling'),), _ice__roll1_trace, (lambda s: (s.e['DEX'], 0, None, 0), ((_ice__roll1_change1, (lambda s: s.v['moved'] > 5,), None, TraceSpec('ice', '17.6', 'roll fall: roll 3d6', ('when moved > 5',), (('moved',),))),)), (('stance', 0), ('moved', 1))),
-    Step('text', _ice__text1, (), _ice__text1_trace, None, ()),
-)
-"""Ice (17.6).
-
-- roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
-"""
 
 # terrain wall_cover
 
@@ -1073,26 +994,6 @@ _wall_cover__text7_trace: Final = TraceSpec(
     (),
 )
 
-_rule_wall_cover: Final[tuple[Step, ...]] = (
-    Step('derive', _wall_cover__derive1, (), _wall_cover__derive1_trace, lambda s: not s.v['firing_over'] and ((s.v['wall'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['wall'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['wall'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['wall'] == 'over_two_meters'), (('firing_over', 0), ('wall', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
-    Step('text', _wall_cover__text1, (lambda s: s.v['wall'] == 'one_meter' and s.v['stance'] == 'prone',), _wall_cover__text1_trace, None, (('wall', 0), ('stance', 0))),
-    Step('text', _wall_cover__text2, (lambda s: s.v['wall'] == 'two_meters' and s.v['stance'] != 'standing',), _wall_cover__text2_trace, None, (('wall', 0), ('stance', 0))),
-    Step('text', _wall_cover__text3, (lambda s: s.v['wall'] == 'over_two_meters',), _wall_cover__text3_trace, None, (('wall', 0),)),
-    Step('text', _wall_cover__text4, (lambda s: s.v['firing_over'],), _wall_cover__text4_trace, None, (('firing_over', 0),)),
-    Step('mod', _wall_cover__mod1, (lambda s: s.v['throwing_grenade'],), _wall_cover__mod1_trace, -8, (('throwing_grenade', 0),)),
-    Step('text', _wall_cover__text5, (), _wall_cover__text5_trace, None, ()),
-    Step('text', _wall_cover__text6, (), _wall_cover__text6_trace, None, ()),
-    Step('text', _wall_cover__text7, (), _wall_cover__text7_trace, None, ()),
-)
-"""Walls: cover (17.7).
-
-- derive protected = not firing_over and (wall == half_meter and stance == prone and not (attacker == standing and attacker_distance < 3) or wall == one_meter and stance in {kneeling, prone} and attacker_distance > 1 or wall == two_meters and attacker_distance > 1 or wall == over_two_meters)
-- cannot fire over the wall (when wall == one_meter and stance == prone)
-- cannot fire over the wall (when wall == two_meters and stance != standing)
-- cannot fire over the wall (when wall == over_two_meters)
-- to_hit -8 (when throwing_grenade)
-"""
-
 # terrain wall_crossing
 
 _wall_crossing__text1: Final = TextSpec(
@@ -1159,19 +1060,6 @@ _wall_crossing__text4_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_wall_crossing: Final[tuple[Step, ...]] = (
-    Step('text', _wall_crossing__text1, (lambda s: s.v['wall'] == 'one_meter',), _wall_crossing__text1_trace, None, (('wall', 0),)),
-    Step('text', _wall_crossing__text2, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), _wall_crossing__text2_trace, None, (('wall', 0),)),
-    Step('text', _wall_crossing__text3, (lambda s: s.v['wall'] in ('two_meters', 'over_two_meters'),), _wall_crossing__text3_trace, None, (('wall', 0),)),
-    Step('text', _wall_crossing__text4, (), _wall_crossing__text4_trace, None, ()),
-)
-"""Walls: crossing (17.7).
-
-- cannot move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
-- cannot move over the wall (when wall in {two_meters, over_two_meters})
-- cannot jump over the wall (when wall in {two_meters, over_two_meters})
-"""
 
 # terrain wall_cover[wall=pit]
 
@@ -1322,19 +1210,6 @@ _wall_cover__part10__text7_trace: Final = TraceSpec(
     (),
 )
 
-_rule_wall_cover__part10: Final[tuple[Step, ...]] = (
-    Step('derive', _wall_cover__part10__derive1, (), _wall_cover__part10__derive1_trace, lambda s: not s.v['firing_over'] and ((s.v['pit'] == 'half_meter' and s.v['stance'] == 'prone' and not (s.v['attacker'] == 'standing' and s.v['attacker_distance'] < 3)) or (s.v['pit'] == 'one_meter' and s.v['stance'] in ('kneeling', 'prone') and s.v['attacker_distance'] > 1) or (s.v['pit'] == 'two_meters' and s.v['attacker_distance'] > 1) or s.v['pit'] == 'over_two_meters'), (('firing_over', 0), ('pit', 0), ('stance', 0), ('attacker', 0), ('attacker_distance', 0))),
-    Step('text', _wall_cover__part10__text1, (lambda s: s.v['pit'] == 'one_meter' and s.v['stance'] == 'prone',), _wall_cover__part10__text1_trace, None, (('pit', 0), ('stance', 0))),
-    Step('text', _wall_cover__part10__text2, (lambda s: s.v['pit'] == 'two_meters' and s.v['stance'] != 'standing',), _wall_cover__part10__text2_trace, None, (('pit', 0), ('stance', 0))),
-    Step('text', _wall_cover__part10__text3, (lambda s: s.v['pit'] == 'over_two_meters',), _wall_cover__part10__text3_trace, None, (('pit', 0),)),
-    Step('text', _wall_cover__part10__text4, (lambda s: s.v['firing_over'],), _wall_cover__part10__text4_trace, None, (('firing_over', 0),)),
-    Step('mod', _wall_cover__part10__mod1, (lambda s: s.v['throwing_grenade'],), _wall_cover__part10__mod1_trace, -8, (('throwing_grenade', 0),)),
-    Step('text', _wall_cover__part10__text5, (), _wall_cover__part10__text5_trace, None, ()),
-    Step('text', _wall_cover__part10__text6, (), _wall_cover__part10__text6_trace, None, ()),
-    Step('text', _wall_cover__part10__text7, (), _wall_cover__part10__text7_trace, None, ()),
-)
-"""wall_cover as composed with wall=pit."""
-
 # terrain pits
 
 _pits__text1: Final = TextSpec(
@@ -1369,17 +1244,6 @@ _pits__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_pits: Final[tuple[Step, ...]] = (
-    Step('part', 'wall_cover[wall=pit]', (), TraceSpec('pits', '17.8', 'as wall_cover', (), ())),
-    Step('text', _pits__text1, (lambda s: s.v['pit'] != 'half_meter',), _pits__text1_trace, None, (('pit', 0),)),
-    Step('text', _pits__text2, (), _pits__text2_trace, None, ()),
-)
-"""Pits and Holes (17.8).
-
-- as wall_cover with wall=pit
-- cannot walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
-"""
 
 # condition gravity
 
@@ -1496,22 +1360,6 @@ _gravity__text6_trace: Final = TraceSpec(
     (),
 )
 
-_rule_gravity: Final[tuple[Step, ...]] = (
-    Step('derive', _gravity__derive1, (), _gravity__derive1_trace, lambda s: s.v['carried'] * s.v['gravity'] + (s.v['gravity'] - 1) * 70, (('carried', 0), ('gravity', 0))),
-    Step('derive', _gravity__derive2, (), _gravity__derive2_trace, lambda s: s.v['hole'] * s.v['gravity'], (('hole', 0), ('gravity', 0))),
-    Step('text', _gravity__text1, (), _gravity__text1_trace, None, ()),
-    Step('text', _gravity__text2, (), _gravity__text2_trace, None, ()),
-    Step('text', _gravity__text3, (), _gravity__text3_trace, None, ()),
-    Step('text', _gravity__text4, (), _gravity__text4_trace, None, ()),
-    Step('text', _gravity__text5, (), _gravity__text5_trace, None, ()),
-    Step('text', _gravity__text6, (), _gravity__text6_trace, None, ()),
-)
-"""Changes in Gravity (17.9).
-
-- derive load = carried * gravity + (gravity - 1) * 70
-- derive jump_width = hole * gravity
-"""
-
 # condition microgravity
 
 _microgravity__roll1: Final = RollSpec(
@@ -1559,6 +1407,11 @@ _microgravity__roll1_change4: Final = ChangeSpec(
     delta=0,
     success=True,
     condition='when stance == prone',
+)
+_microgravity__roll1_step: Final = RollStep(
+    _microgravity__roll1,
+    lambda s: (Fraction(s.e['STR'] + s.e['DEX']) / 2, 0, None, 0),
+    ((_microgravity__roll1_change1, (lambda s: s.v['holding_on'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -1 die', ('when holding_on',), (('holding_on',),))), (_microgravity__roll1_change2, (lambda s: s.v['astrobatics'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -2 dice', ('when astrobatics',), (('astrobatics',),))), (_microgravity__roll1_change3, (lambda s: s.v['recovering'],), None, TraceSpec('microgravity', '17.10', 'roll footing: +1 die', ('when recovering',), (('recovering',),))), (_microgravity__roll1_change4, (lambda s: s.v['stance'] == 'prone',), None, TraceSpec('microgravity', '17.10', 'roll footing: automatic success', ('when stance == prone',), (('stance',),)))),
 )
 _microgravity__roll1_trace: Final = TraceSpec(
     'microgravity',
@@ -1870,37 +1723,6 @@ _microgravity__text15_trace: Final = TraceSpec(
     (),
 )
 
-_rule_microgravity: Final[tuple[Step, ...]] = (
-    Step('roll', _microgravity__roll1, (lambda s: s.v['running'] or s.v['fired_recoil'] or s.v['hit_by_recoil'] or s.v['moved'] > 3 or s.v['recovering'],), _microgravity__roll1_trace, (lambda s: (Fraction(s.e['STR'] + s.e['DEX']) / 2, 0, None, 0), ((_microgravity__roll1_change1, (lambda s: s.v['holding_on'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -1 die', ('when holding_on',), (('holding_on',),))), (_microgravity__roll1_change2, (lambda s: s.v['astrobatics'],), None, TraceSpec('microgravity', '17.10', 'roll footing: -2 dice', ('when astrobatics',), (('astrobatics',),))), (_microgravity__roll1_change3, (lambda s: s.v['recovering'],), None, TraceSpec('microgravity', '17.10', 'roll footing: +1 die', ('when recovering',), (('recovering',),))), (_microgravity__roll1_change4, (lambda s: s.v['stance'] == 'prone',), None, TraceSpec('microgravity', '17.10', 'roll footing: automatic success', ('when stance == prone',), (('stance',),))))), (('running', 0), ('fired_recoil', 0), ('hit_by_recoil', 0), ('moved', 0), ('recovering', 0), ('holding_on', 1), ('astrobatics', 1), ('stance', 1))),
-    Step('derive', _microgravity__derive1, (lambda s: s.v['shots'] > 0,), _microgravity__derive1_trace, lambda s: s.v['shots'] * s.lookup('recoil_push', (s.v['recoil_st'],), 'speed'), (('shots', 0), ('recoil_st', 1))),
-    Step('derive', _microgravity__derive2, (), _microgravity__derive2_trace, lambda s: round_value(Fraction(s.v['floating_speed']) / 3, 'down'), (('floating_speed', 0),)),
-    Step('derive', _microgravity__derive3, (), _microgravity__derive3_trace, lambda s: Fraction(s.v['floating_speed']) / 2, (('floating_speed', 0),)),
-    Step('mod', _microgravity__mod1, (lambda s: s.v['at_tether'] and s.v['weapon'] in ('thrown', 'missile', 'laser'),), _microgravity__mod1_trace, -8, (('at_tether', 0), ('weapon', 0))),
-    Step('text', _microgravity__text1, (), _microgravity__text1_trace, None, ()),
-    Step('text', _microgravity__text2, (), _microgravity__text2_trace, None, ()),
-    Step('text', _microgravity__text3, (), _microgravity__text3_trace, None, ()),
-    Step('text', _microgravity__text4, (), _microgravity__text4_trace, None, ()),
-    Step('text', _microgravity__text5, (), _microgravity__text5_trace, None, ()),
-    Step('text', _microgravity__text6, (), _microgravity__text6_trace, None, ()),
-    Step('text', _microgravity__text7, (), _microgravity__text7_trace, None, ()),
-    Step('text', _microgravity__text8, (), _microgravity__text8_trace, None, ()),
-    Step('text', _microgravity__text9, (), _microgravity__text9_trace, None, ()),
-    Step('text', _microgravity__text10, (), _microgravity__text10_trace, None, ()),
-    Step('text', _microgravity__text11, (), _microgravity__text11_trace, None, ()),
-    Step('text', _microgravity__text12, (), _microgravity__text12_trace, None, ()),
-    Step('text', _microgravity__text13, (), _microgravity__text13_trace, None, ()),
-    Step('text', _microgravity__text14, (), _microgravity__text14_trace, None, ()),
-    Step('text', _microgravity__text15, (), _microgravity__text15_trace, None, ()),
-)
-"""Microgravity (17.10).
-
-- roll footing: 4d6 <= (STR + DEX) / 2 (when running or fired_recoil or hit_by_recoil or moved > 3 or recovering)
-- derive float_speed = shots * recoil_push[recoil_st] (when shots > 0)
-- derive wall_hits = floating_speed / 3 round down
-- derive collision_speed = floating_speed / 2
-- to_hit -8 (when at_tether and weapon in {thrown, missile, laser})
-"""
-
 # condition spacesuit
 
 _spacesuit__mod1: Final = ModSpec(
@@ -2088,29 +1910,6 @@ _spacesuit__text8_trace: Final = TraceSpec(
     (),
 )
 
-_rule_spacesuit: Final[tuple[Step, ...]] = (
-    Step('mod', _spacesuit__mod1, (), _spacesuit__mod1_trace, -2, ()),
-    Step('mod', _spacesuit__mod2, (), _spacesuit__mod2_trace, -2, ()),
-    Step('mod', _spacesuit__mod3, (), _spacesuit__mod3_trace, 1, ()),
-    Step('text', _spacesuit__text1, (), _spacesuit__text1_trace, None, ()),
-    Step('text', _spacesuit__text2, (), _spacesuit__text2_trace, None, ()),
-    Step('text', _spacesuit__text3, (), _spacesuit__text3_trace, None, ()),
-    Step('derive', _spacesuit__derive1, (lambda s: s.v['leak_turns'] > 0,), _spacesuit__derive1_trace, lambda s: Dice.pool(int(s.v['leak_turns']), 6), (('leak_turns', 0),)),
-    Step('text', _spacesuit__text4, (), _spacesuit__text4_trace, None, ()),
-    Step('text', _spacesuit__text5, (), _spacesuit__text5_trace, None, ()),
-    Step('text', _spacesuit__text6, (), _spacesuit__text6_trace, None, ()),
-    Step('text', _spacesuit__text7, (), _spacesuit__text7_trace, None, ()),
-    Step('text', _spacesuit__text8, (), _spacesuit__text8_trace, None, ()),
-)
-"""Vacuum or Hostile Atmospheres: spacesuit (17.11).
-
-- DEX -2
-- MOV -2
-- MOV min 1
-- cannot wear armor with the spacesuit: one can wear either one set of armor or one set of shielding, not both
-- derive leak_damage = leak_turns d6 (when leak_turns > 0)
-"""
-
 # table recoil_push
 
 _table_recoil_push: Final = TableSpec(
@@ -2173,13 +1972,25 @@ _broken_ground__said5: Final = note_of(_broken_ground__text3)
 _broken_ground__unread1: Final = Note(
     'broken_ground',
     '17.1',
+    '`moved` had no effect: it is read only when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
+    kind='input',
+)
+_broken_ground__unread2: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`weapon` had no effect: it is read only when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
+    kind='input',
+)
+_broken_ground__unread3: Final = Note(
+    'broken_ground',
+    '17.1',
     '`acrobatics` had no effect: it is read only when moved > MOV / 2',
     kind='input',
 )
 
 
 def _resolve_broken_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Broken Ground: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Broken Ground: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2205,10 +2016,10 @@ def _resolve_broken_ground(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
     trace.append(TraceEntry(_broken_ground__roll1_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_broken_ground[1]))
+        rolls.append(roll_of(s, _broken_ground__roll1_step))
     notes: list[Note] = [_broken_ground__said3, _broken_ground__said4, _broken_ground__said5]
     if 'acrobatics' in given and d2 == 0:
-        notes.append(_broken_ground__unread1)
+        notes.append(_broken_ground__unread3)
     return Resolution(
         rulebook='skirmish_terrain',
         rules=('broken_ground',),
@@ -2230,6 +2041,324 @@ def _resolve_broken_ground(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _broken_ground__stat_DEX0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d1 = 0
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d1 = 1
+    else:
+        d1 = -1
+    out.append(((at, 0), 'broken_ground#2.1.1', d1, _broken_ground__mod1_trace, _broken_ground__mod1, -2))
+
+
+def _broken_ground__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
+    out.append(((at, 1), 'broken_ground#3.1', d2, _broken_ground__roll1_trace, _broken_ground__roll1, _broken_ground__roll1_step))
+
+
+def _broken_ground__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'broken_ground#4', -1, None, _broken_ground__text1, _broken_ground__said3))
+    out.append(((at, 3), 'broken_ground#5', -1, None, _broken_ground__text2, _broken_ground__said4))
+    out.append(((at, 4), 'broken_ground#6', -1, None, _broken_ground__text3, _broken_ground__said5))
+
+
+_broken_ground__code0: Final = RuleCode(
+    resolve=_resolve_broken_ground,
+    nodes=MappingProxyType({
+        'stat DEX': _broken_ground__stat_DEX0,
+    }),
+    rolls=_broken_ground__rolls0,
+    texts=_broken_ground__texts0,
+    watches=(
+        ('moved', ((0, 0), (1, 0)), _broken_ground__unread1),
+        ('weapon', ((0, 0),), _broken_ground__unread2),
+        ('acrobatics', ((1, 1),), _broken_ground__unread3),
+    ),
+    chains=False,
+)
+
+
+# rule water, written out
+
+_water__trace1: Final = within(
+    _broken_ground__mod1_trace,
+    ('when water_depth == ankle',),
+    (('water_depth',),),
+)
+_water__trace2: Final = within(
+    _broken_ground__roll1_trace,
+    ('when water_depth == ankle',),
+    (('water_depth',),),
+)
+_water__trace3: Final = within(
+    _broken_ground__text1_trace,
+    ('when water_depth == ankle',),
+    (('water_depth',),),
+)
+_water__trace4: Final = within(
+    _broken_ground__text2_trace,
+    ('when water_depth == ankle',),
+    (('water_depth',),),
+)
+_water__trace5: Final = within(
+    _broken_ground__text3_trace,
+    ('when water_depth == ankle',),
+    (('water_depth',),),
+)
+_water__trace6: Final = within(
+    _broken_ground__mod1_trace,
+    ('when water_depth == knee',),
+    (('water_depth',),),
+)
+_water__trace7: Final = within(
+    _broken_ground__roll1_trace,
+    ('when water_depth == knee',),
+    (('water_depth',),),
+)
+_water__trace8: Final = within(
+    _broken_ground__text1_trace,
+    ('when water_depth == knee',),
+    (('water_depth',),),
+)
+_water__trace9: Final = within(
+    _broken_ground__text2_trace,
+    ('when water_depth == knee',),
+    (('water_depth',),),
+)
+_water__trace10: Final = within(
+    _broken_ground__text3_trace,
+    ('when water_depth == knee',),
+    (('water_depth',),),
+)
+_water__said3: Final = note_of(_broken_ground__text1)
+_water__said4: Final = note_of(_broken_ground__text2)
+_water__said5: Final = note_of(_broken_ground__text3)
+_water__said8: Final = note_of(_broken_ground__text1)
+_water__said9: Final = note_of(_broken_ground__text2)
+_water__said10: Final = note_of(_broken_ground__text3)
+_water__said12: Final = restriction_of(_water__text1)
+_water__said13: Final = note_of(_water__text2)
+_water__said14: Final = note_of(_water__text3)
+_water__unread1: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`moved` had no effect: it is read only when water_depth == ankle',
+    kind='input',
+)
+_water__unread2: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`weapon` had no effect: it is read only when water_depth == ankle',
+    kind='input',
+)
+_water__unread3: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`acrobatics` had no effect: it is read only when water_depth == ankle; when moved > MOV / 2',
+    kind='input',
+)
+_water__unread4: Final = Note(
+    'water',
+    '17.2',
+    '`water_depth` had no effect: it is read only when water_depth == knee',
+    kind='input',
+)
+
+
+def _resolve_water(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Water: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    if v['water_depth'] != 'ankle':
+        d1 = 0
+    elif not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d1 = 1
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d1 = 2
+    else:
+        d1 = -1
+    if v['water_depth'] != 'knee':
+        d6 = 0
+    elif not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d6 = 1
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d6 = 2
+    else:
+        d6 = -1
+    steps1: list[Candidate] = [
+        (0, 'broken_ground#2.1.1', d1, _water__trace1, _broken_ground__mod1, -2),
+        (5, 'broken_ground#2.1.1', d6, _water__trace6, _broken_ground__mod1, -2),
+    ]
+    e['DEX'] = settle_counted(s, 'DEX', steps1, modifiers)
+    d11 = -1 if v['water_depth'] == 'knee' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_water__mod1_trace, d11, v, e))
+    if d11 < 0:
+        held.append((_water__mod1, 2))
+        where.append(10)
+    e['MOV'] = settle_held(_BOOK, 'MOV', v['MOV'], held, modifiers, where)
+    if v['water_depth'] != 'ankle':
+        d2 = 0
+    elif not v['moved'] * 2 > e['MOV']:
+        d2 = 1
+    else:
+        d2 = -1
+    if v['water_depth'] != 'knee':
+        d7 = 0
+    elif not v['moved'] * 2 > e['MOV']:
+        d7 = 1
+    else:
+        d7 = -1
+    steps2: list[Candidate] = [
+        (1, 'broken_ground#3.1', d2, _water__trace2, _broken_ground__roll1, _broken_ground__roll1_step),
+        (6, 'broken_ground#3.1', d7, _water__trace7, _broken_ground__roll1, _broken_ground__roll1_step),
+    ]
+    rolls = rolls_counted(s, steps2)
+    d3 = -1 if v['water_depth'] == 'ankle' else 0
+    d4 = -1 if v['water_depth'] == 'ankle' else 0
+    d5 = -1 if v['water_depth'] == 'ankle' else 0
+    d8 = -1 if v['water_depth'] == 'knee' else 0
+    d9 = -1 if v['water_depth'] == 'knee' else 0
+    d10 = -1 if v['water_depth'] == 'knee' else 0
+    d12 = -1 if v['water_depth'] == 'deep' else 0
+    steps3: list[Candidate] = [
+        (2, 'broken_ground#4', d3, _water__trace3, _broken_ground__text1, _water__said3),
+        (3, 'broken_ground#5', d4, _water__trace4, _broken_ground__text2, _water__said4),
+        (4, 'broken_ground#6', d5, _water__trace5, _broken_ground__text3, _water__said5),
+        (7, 'broken_ground#4', d8, _water__trace8, _broken_ground__text1, _water__said8),
+        (8, 'broken_ground#5', d9, _water__trace9, _broken_ground__text2, _water__said9),
+        (9, 'broken_ground#6', d10, _water__trace10, _broken_ground__text3, _water__said10),
+        (11, 'water#4.1', d12, _water__text1_trace, _water__text1, _water__said12),
+        (12, 'water#5', -1, None, _water__text2, _water__said13),
+        (13, 'water#6', -1, None, _water__text3, _water__said14),
+    ]
+    restrictions: list[Restriction] = []
+    notes: list[Note] = []
+    texts_counted(s, steps3, restrictions, notes)
+    if 'moved' in given and d1 == 0 and d2 == 0 and d6 == 0 and d7 == 0:
+        notes.append(_water__unread1)
+    if 'weapon' in given and d1 == 0 and d6 == 0:
+        notes.append(_water__unread2)
+    if 'acrobatics' in given and 0 <= d2 < 2 and 0 <= d7 < 2:
+        notes.append(_water__unread3)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('water',),
+        inputs={
+            'DEX': v['DEX'],
+            'MOV': v['MOV'],
+            'moved': v['moved'],
+            'weapon': v['weapon'],
+            'acrobatics': v['acrobatics'],
+            'water_depth': v['water_depth'],
+        },
+        stats={'DEX': e['DEX'], 'MOV': e['MOV']},
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+def _water__stat_DEX0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['water_depth'] != 'ankle':
+        d1 = 0
+    elif not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d1 = 1
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d1 = 2
+    else:
+        d1 = -1
+    if v['water_depth'] != 'knee':
+        d6 = 0
+    elif not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d6 = 1
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d6 = 2
+    else:
+        d6 = -1
+    out.append(((at, 0), 'broken_ground#2.1.1', d1, _water__trace1, _broken_ground__mod1, -2))
+    out.append(((at, 5), 'broken_ground#2.1.1', d6, _water__trace6, _broken_ground__mod1, -2))
+
+
+def _water__stat_MOV0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d11 = -1 if v['water_depth'] == 'knee' else 0
+    out.append(((at, 10), 'water#3.2', d11, _water__mod1_trace, _water__mod1, 2))
+
+
+def _water__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if v['water_depth'] != 'ankle':
+        d2 = 0
+    elif not v['moved'] * 2 > e['MOV']:
+        d2 = 1
+    else:
+        d2 = -1
+    if v['water_depth'] != 'knee':
+        d7 = 0
+    elif not v['moved'] * 2 > e['MOV']:
+        d7 = 1
+    else:
+        d7 = -1
+    out.append(((at, 1), 'broken_ground#3.1', d2, _water__trace2, _broken_ground__roll1, _broken_ground__roll1_step))
+    out.append(((at, 6), 'broken_ground#3.1', d7, _water__trace7, _broken_ground__roll1, _broken_ground__roll1_step))
+
+
+def _water__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['water_depth'] == 'ankle' else 0
+    d4 = -1 if v['water_depth'] == 'ankle' else 0
+    d5 = -1 if v['water_depth'] == 'ankle' else 0
+    d8 = -1 if v['water_depth'] == 'knee' else 0
+    d9 = -1 if v['water_depth'] == 'knee' else 0
+    d10 = -1 if v['water_depth'] == 'knee' else 0
+    d12 = -1 if v['water_depth'] == 'deep' else 0
+    out.append(((at, 2), 'broken_ground#4', d3, _water__trace3, _broken_ground__text1, _water__said3))
+    out.append(((at, 3), 'broken_ground#5', d4, _water__trace4, _broken_ground__text2, _water__said4))
+    out.append(((at, 4), 'broken_ground#6', d5, _water__trace5, _broken_ground__text3, _water__said5))
+    out.append(((at, 7), 'broken_ground#4', d8, _water__trace8, _broken_ground__text1, _water__said8))
+    out.append(((at, 8), 'broken_ground#5', d9, _water__trace9, _broken_ground__text2, _water__said9))
+    out.append(((at, 9), 'broken_ground#6', d10, _water__trace10, _broken_ground__text3, _water__said10))
+    out.append(((at, 11), 'water#4.1', d12, _water__text1_trace, _water__text1, _water__said12))
+    out.append(((at, 12), 'water#5', -1, None, _water__text2, _water__said13))
+    out.append(((at, 13), 'water#6', -1, None, _water__text3, _water__said14))
+
+
+_water__code0: Final = RuleCode(
+    resolve=_resolve_water,
+    nodes=MappingProxyType({
+        'stat DEX': _water__stat_DEX0,
+        'stat MOV': _water__stat_MOV0,
+    }),
+    rolls=_water__rolls0,
+    texts=_water__texts0,
+    watches=(
+        ('moved', ((0, 1), (1, 1), (5, 1), (6, 1)), _water__unread1),
+        ('weapon', ((0, 1), (5, 1)), _water__unread2),
+        ('acrobatics', ((1, 2), (6, 2)), _water__unread3),
+        ('water_depth', ((10, 0), (11, 0)), _water__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule mud, written out
 
 _mud__said3: Final = note_of(_broken_ground__text1)
@@ -2240,13 +2369,31 @@ _mud__said10: Final = note_of(_mud__text2)
 _mud__unread1: Final = Note(
     'broken_ground',
     '17.1',
+    '`moved` had no effect: it is read only when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
+    kind='input',
+)
+_mud__unread2: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`weapon` had no effect: it is read only when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
+    kind='input',
+)
+_mud__unread3: Final = Note(
+    'broken_ground',
+    '17.1',
     '`acrobatics` had no effect: it is read only when moved > MOV / 2',
+    kind='input',
+)
+_mud__unread4: Final = Note(
+    'mud',
+    '17.3',
+    '`ground_depth` had no effect: it is read only when ground_depth == ankle',
     kind='input',
 )
 
 
 def _resolve_mud(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Mud: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Mud: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2283,10 +2430,10 @@ def _resolve_mud(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
     trace.append(TraceEntry(_broken_ground__roll1_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_broken_ground[1]))
+        rolls.append(roll_of(s, _broken_ground__roll1_step))
     notes: list[Note] = [_mud__said3, _mud__said4, _mud__said5, _mud__said9, _mud__said10]
     if 'acrobatics' in given and d2 == 0:
-        notes.append(_mud__unread1)
+        notes.append(_mud__unread3)
     return Resolution(
         rulebook='skirmish_terrain',
         rules=('mud',),
@@ -2309,6 +2456,59 @@ def _resolve_mud(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _mud__stat_DEX0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d1 = 0
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d1 = 1
+    else:
+        d1 = -1
+    out.append(((at, 0), 'broken_ground#2.1.1', d1, _broken_ground__mod1_trace, _broken_ground__mod1, -2))
+
+
+def _mud__stat_MOV0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['ground_depth'] == 'ankle' else 0
+    d7 = -1 if v['ground_depth'] == 'knee' else 0
+    out.append(((at, 5), 'mud#3.1', d6, _mud__mod1_trace, _mud__mod1, 2))
+    out.append(((at, 6), 'mud#4.1', d7, _mud__mod2_trace, _mud__mod2, 4))
+    out.append(((at, 7), 'mud#5', -1, _mud__mod3_trace, _mud__mod3, 1))
+
+
+def _mud__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
+    out.append(((at, 1), 'broken_ground#3.1', d2, _broken_ground__roll1_trace, _broken_ground__roll1, _broken_ground__roll1_step))
+
+
+def _mud__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'broken_ground#4', -1, None, _broken_ground__text1, _mud__said3))
+    out.append(((at, 3), 'broken_ground#5', -1, None, _broken_ground__text2, _mud__said4))
+    out.append(((at, 4), 'broken_ground#6', -1, None, _broken_ground__text3, _mud__said5))
+    out.append(((at, 8), 'mud#6', -1, None, _mud__text1, _mud__said9))
+    out.append(((at, 9), 'mud#7', -1, None, _mud__text2, _mud__said10))
+
+
+_mud__code0: Final = RuleCode(
+    resolve=_resolve_mud,
+    nodes=MappingProxyType({
+        'stat DEX': _mud__stat_DEX0,
+        'stat MOV': _mud__stat_MOV0,
+    }),
+    rolls=_mud__rolls0,
+    texts=_mud__texts0,
+    watches=(
+        ('moved', ((0, 0), (1, 0)), _mud__unread1),
+        ('weapon', ((0, 0),), _mud__unread2),
+        ('acrobatics', ((1, 1),), _mud__unread3),
+        ('ground_depth', ((5, 0), (6, 0)), _mud__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule snow, written out
 
 _snow__said3: Final = note_of(_broken_ground__text1)
@@ -2317,13 +2517,31 @@ _snow__said5: Final = note_of(_broken_ground__text3)
 _snow__unread1: Final = Note(
     'broken_ground',
     '17.1',
+    '`moved` had no effect: it is read only when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
+    kind='input',
+)
+_snow__unread2: Final = Note(
+    'broken_ground',
+    '17.1',
+    '`weapon` had no effect: it is read only when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser}',
+    kind='input',
+)
+_snow__unread3: Final = Note(
+    'broken_ground',
+    '17.1',
     '`acrobatics` had no effect: it is read only when moved > MOV / 2',
+    kind='input',
+)
+_snow__unread4: Final = Note(
+    'snow',
+    '17.3',
+    '`ground_depth` had no effect: it is read only when ground_depth == ankle',
     kind='input',
 )
 
 
 def _resolve_snow(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Snow: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Snow: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2360,10 +2578,10 @@ def _resolve_snow(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
     trace.append(TraceEntry(_broken_ground__roll1_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_broken_ground[1]))
+        rolls.append(roll_of(s, _broken_ground__roll1_step))
     notes: list[Note] = [_snow__said3, _snow__said4, _snow__said5]
     if 'acrobatics' in given and d2 == 0:
-        notes.append(_snow__unread1)
+        notes.append(_snow__unread3)
     return Resolution(
         rulebook='skirmish_terrain',
         rules=('snow',),
@@ -2386,6 +2604,57 @@ def _resolve_snow(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _snow__stat_DEX0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['moved'] > 0 or v['weapon'] != 'none'):
+        d1 = 0
+    elif v['moved'] == 0 and v['weapon'] in ('thrown', 'missile', 'laser'):
+        d1 = 1
+    else:
+        d1 = -1
+    out.append(((at, 0), 'broken_ground#2.1.1', d1, _broken_ground__mod1_trace, _broken_ground__mod1, -2))
+
+
+def _snow__stat_MOV0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['ground_depth'] == 'ankle' else 0
+    d7 = -1 if v['ground_depth'] == 'knee' else 0
+    out.append(((at, 5), 'snow#3.1', d6, _snow__mod1_trace, _snow__mod1, -4))
+    out.append(((at, 6), 'snow#4.1', d7, _snow__mod2_trace, _snow__mod2, -8))
+    out.append(((at, 7), 'snow#5', -1, _snow__mod3_trace, _snow__mod3, 1))
+
+
+def _snow__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['moved'] * 2 > e['MOV'] else 0
+    out.append(((at, 1), 'broken_ground#3.1', d2, _broken_ground__roll1_trace, _broken_ground__roll1, _broken_ground__roll1_step))
+
+
+def _snow__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'broken_ground#4', -1, None, _broken_ground__text1, _snow__said3))
+    out.append(((at, 3), 'broken_ground#5', -1, None, _broken_ground__text2, _snow__said4))
+    out.append(((at, 4), 'broken_ground#6', -1, None, _broken_ground__text3, _snow__said5))
+
+
+_snow__code0: Final = RuleCode(
+    resolve=_resolve_snow,
+    nodes=MappingProxyType({
+        'stat DEX': _snow__stat_DEX0,
+        'stat MOV': _snow__stat_MOV0,
+    }),
+    rolls=_snow__rolls0,
+    texts=_snow__texts0,
+    watches=(
+        ('moved', ((0, 0), (1, 0)), _snow__unread1),
+        ('weapon', ((0, 0),), _snow__unread2),
+        ('acrobatics', ((1, 1),), _snow__unread3),
+        ('ground_depth', ((5, 0), (6, 0)), _snow__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule smoke, written out
 
 _smoke__said6: Final = note_of(_smoke__text1)
@@ -2394,19 +2663,37 @@ _smoke__said8: Final = note_of(_smoke__text3)
 _smoke__unread1: Final = Note(
     'smoke',
     '17.4',
-    '`weapon` had no effect: it is read only when smoke_hexes > 0',
+    '`smoke_hexes` had no effect: it is read only when smoke_hexes > 0',
     kind='input',
 )
 _smoke__unread2: Final = Note(
     'smoke',
     '17.4',
+    '`weapon` had no effect: it is read only when smoke_hexes > 0',
+    kind='input',
+)
+_smoke__unread3: Final = Note(
+    'smoke',
+    '17.4',
     '`anti_laser` had no effect: it is read only when smoke_hexes > 0; when weapon == laser',
+    kind='input',
+)
+_smoke__unread4: Final = Note(
+    'smoke',
+    '17.4',
+    '`in_smoke` had no effect: it is read only when in_smoke and not gas_mask',
+    kind='input',
+)
+_smoke__unread5: Final = Note(
+    'smoke',
+    '17.4',
+    '`gas_mask` had no effect: it is read only when in_smoke and not gas_mask',
     kind='input',
 )
 
 
 def _resolve_smoke(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Smoke, Fog, and Dense Atmospheres: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Smoke, Fog, and Dense Atmospheres: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2461,12 +2748,12 @@ def _resolve_smoke(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['smoke_hexes'] > 0 else 0
     trace.append(TraceEntry(_smoke__roll1_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_smoke[1]))
+        rolls.append(roll_of(s, _smoke__roll1_step))
     notes: list[Note] = [_smoke__said6, _smoke__said7, _smoke__said8]
     if 'weapon' in given and d3 == 0 and d4 == 0:
-        notes.append(_smoke__unread1)
-    if 'anti_laser' in given and 0 <= d4 < 2:
         notes.append(_smoke__unread2)
+    if 'anti_laser' in given and 0 <= d4 < 2:
+        notes.append(_smoke__unread3)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='skirmish_terrain',
@@ -2492,6 +2779,70 @@ def _resolve_smoke(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _smoke__stat_DEX0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['in_smoke'] and not v['gas_mask'] else 0
+    out.append(((at, 4), 'smoke#3.1', d5, _smoke__mod4_trace, _smoke__mod4, -2))
+
+
+def _smoke__stat_to_hit0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['smoke_hexes'] > 0 else 0
+    out.append(((at, 0), 'smoke#2.1', d1, _smoke__mod1_trace, _smoke__mod1, lambda: -1 * v['smoke_hexes']))
+
+
+def _smoke__stat_laser_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['smoke_hexes'] > 0:
+        d3 = 0
+    elif v['weapon'] != 'laser':
+        d3 = 1
+    else:
+        d3 = -1
+    if not v['smoke_hexes'] > 0:
+        d4 = 0
+    elif v['weapon'] != 'laser':
+        d4 = 1
+    elif not v['anti_laser']:
+        d4 = 2
+    else:
+        d4 = -1
+    out.append(((at, 2), 'smoke#2.3.1', d3, _smoke__mod2_trace, _smoke__mod2, lambda: -1 * v['smoke_hexes']))
+    out.append(((at, 3), 'smoke#2.3.2.1', d4, _smoke__mod3_trace, _smoke__mod3, -1))
+
+
+def _smoke__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['smoke_hexes'] > 0 else 0
+    out.append(((at, 1), 'smoke#2.2', d2, _smoke__roll1_trace, _smoke__roll1, _smoke__roll1_step))
+
+
+def _smoke__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 5), 'smoke#4', -1, None, _smoke__text1, _smoke__said6))
+    out.append(((at, 6), 'smoke#5', -1, None, _smoke__text2, _smoke__said7))
+    out.append(((at, 7), 'smoke#6', -1, None, _smoke__text3, _smoke__said8))
+
+
+_smoke__code0: Final = RuleCode(
+    resolve=_resolve_smoke,
+    nodes=MappingProxyType({
+        'stat DEX': _smoke__stat_DEX0,
+        'stat to_hit': _smoke__stat_to_hit0,
+        'stat laser_damage': _smoke__stat_laser_damage0,
+    }),
+    rolls=_smoke__rolls0,
+    texts=_smoke__texts0,
+    watches=(
+        ('smoke_hexes', ((0, 0), (1, 0), (2, 0), (3, 0)), _smoke__unread1),
+        ('weapon', ((2, 1), (3, 1)), _smoke__unread2),
+        ('anti_laser', ((3, 2),), _smoke__unread3),
+        ('in_smoke', ((4, 0),), _smoke__unread4),
+        ('gas_mask', ((4, 0),), _smoke__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule darkness, written out
 
 _darkness__said5: Final = note_of(_darkness__text1)
@@ -2500,10 +2851,16 @@ _darkness__said7: Final = note_of(_darkness__text3)
 _darkness__unread1: Final = Note(
     'darkness',
     '17.5',
-    '`moved` had no effect: it is read only unless lit',
+    '`lit` had no effect: it is read only unless lit',
     kind='input',
 )
 _darkness__unread2: Final = Note(
+    'darkness',
+    '17.5',
+    '`moved` had no effect: it is read only unless lit',
+    kind='input',
+)
+_darkness__unread3: Final = Note(
     'darkness',
     '17.5',
     '`weapon` had no effect: it is read only unless lit',
@@ -2512,7 +2869,7 @@ _darkness__unread2: Final = Note(
 
 
 def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Complete Darkness: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Complete Darkness: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2557,15 +2914,15 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d4 = -1
     trace.append(TraceEntry(_darkness__roll1_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_darkness[1]))
+        rolls.append(roll_of(s, _darkness__roll1_step))
     trace.append(TraceEntry(_darkness__roll2_trace, d4, v, e))
     if d4 < 0:
-        rolls.append(roll_of(s, _rule_darkness[3]))
+        rolls.append(roll_of(s, _darkness__roll2_step))
     notes: list[Note] = [_darkness__said5, _darkness__said6, _darkness__said7]
     if 'moved' in given and d2 == 0:
-        notes.append(_darkness__unread1)
-    if 'weapon' in given and d3 == 0 and d4 == 0:
         notes.append(_darkness__unread2)
+    if 'weapon' in given and d3 == 0 and d4 == 0:
+        notes.append(_darkness__unread3)
     return Resolution(
         rulebook='skirmish_terrain',
         rules=('darkness',),
@@ -2588,10 +2945,75 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _darkness__stat_DEX0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if not v['lit'] else 0
+    out.append(((at, 0), 'darkness#2.1', d1, _darkness__mod1_trace, _darkness__mod1, -8))
+
+
+def _darkness__stat_to_hit0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lit']:
+        d3 = 0
+    elif v['weapon'] not in ('missile', 'thrown', 'laser'):
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'darkness#2.3.1', d3, _darkness__mod2_trace, _darkness__mod2, 5))
+
+
+def _darkness__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if v['lit']:
+        d2 = 0
+    elif not v['moved'] * 2 > e['MOV']:
+        d2 = 1
+    else:
+        d2 = -1
+    if v['lit']:
+        d4 = 0
+    elif v['weapon'] not in ('missile', 'thrown', 'laser'):
+        d4 = 1
+    else:
+        d4 = -1
+    out.append(((at, 1), 'darkness#2.2.1', d2, _darkness__roll1_trace, _darkness__roll1, _darkness__roll1_step))
+    out.append(((at, 3), 'darkness#2.3.2', d4, _darkness__roll2_trace, _darkness__roll2, _darkness__roll2_step))
+
+
+def _darkness__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'darkness#3', -1, None, _darkness__text1, _darkness__said5))
+    out.append(((at, 5), 'darkness#4', -1, None, _darkness__text2, _darkness__said6))
+    out.append(((at, 6), 'darkness#5', -1, None, _darkness__text3, _darkness__said7))
+
+
+_darkness__code0: Final = RuleCode(
+    resolve=_resolve_darkness,
+    nodes=MappingProxyType({
+        'stat DEX': _darkness__stat_DEX0,
+        'stat to_hit': _darkness__stat_to_hit0,
+    }),
+    rolls=_darkness__rolls0,
+    texts=_darkness__texts0,
+    watches=(
+        ('lit', ((0, 0), (1, 0), (2, 0), (3, 0)), _darkness__unread1),
+        ('moved', ((1, 1),), _darkness__unread2),
+        ('weapon', ((2, 1), (3, 1)), _darkness__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule ice, written out
 
 _ice__said2: Final = note_of(_ice__text1)
 _ice__unread1: Final = Note(
+    'ice',
+    '17.6',
+    '`stance` had no effect: it is read only unless stance in {prone, kneeling, crawling}',
+    kind='input',
+)
+_ice__unread2: Final = Note(
     'ice',
     '17.6',
     '`moved` had no effect: it is read only unless stance in {prone, kneeling, crawling}',
@@ -2600,7 +3022,7 @@ _ice__unread1: Final = Note(
 
 
 def _resolve_ice(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Ice: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Ice: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2613,10 +3035,10 @@ def _resolve_ice(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['stance'] not in ('prone', 'kneeling', 'crawling') else 0
     trace.append(TraceEntry(_ice__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_ice[0]))
+        rolls.append(roll_of(s, _ice__roll1_step))
     notes: list[Note] = [_ice__said2]
     if 'moved' in given and d1 == 0:
-        notes.append(_ice__unread1)
+        notes.append(_ice__unread2)
     return Resolution(
         rulebook='skirmish_terrain',
         rules=('ice',),
@@ -2632,6 +3054,29 @@ def _resolve_ice(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _ice__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['stance'] not in ('prone', 'kneeling', 'crawling') else 0
+    out.append(((at, 0), 'ice#2.1', d1, _ice__roll1_trace, _ice__roll1, _ice__roll1_step))
+
+
+def _ice__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'ice#3', -1, None, _ice__text1, _ice__said2))
+
+
+_ice__code0: Final = RuleCode(
+    resolve=_resolve_ice,
+    nodes=MappingProxyType({}),
+    rolls=_ice__rolls0,
+    texts=_ice__texts0,
+    watches=(
+        ('stance', ((0, 0),), _ice__unread1),
+        ('moved', ((0, 1),), _ice__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule wall_cover, written out
 
 _wall_cover__said2: Final = restriction_of(_wall_cover__text1)
@@ -2641,10 +3086,46 @@ _wall_cover__said5: Final = note_of(_wall_cover__text4)
 _wall_cover__said7: Final = note_of(_wall_cover__text5)
 _wall_cover__said8: Final = note_of(_wall_cover__text6)
 _wall_cover__said9: Final = note_of(_wall_cover__text7)
+_wall_cover__unread1: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`firing_over` had no effect: it is read only ',
+    kind='input',
+)
+_wall_cover__unread2: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`wall` had no effect: it is read only ',
+    kind='input',
+)
+_wall_cover__unread3: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`stance` had no effect: it is read only ',
+    kind='input',
+)
+_wall_cover__unread4: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`attacker` had no effect: it is read only ',
+    kind='input',
+)
+_wall_cover__unread5: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`attacker_distance` had no effect: it is read only ',
+    kind='input',
+)
+_wall_cover__unread6: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`throwing_grenade` had no effect: it is read only when throwing_grenade',
+    kind='input',
+)
 
 
 def _resolve_wall_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Walls: cover: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Walls: cover: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2710,16 +3191,68 @@ def _resolve_wall_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _wall_cover__stat_to_hit0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['throwing_grenade'] else 0
+    out.append(((at, 5), 'wall_cover#7.1', d6, _wall_cover__mod1_trace, _wall_cover__mod1, -8))
+
+
+def _wall_cover__derive_protected0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'wall_cover#2', -1, _wall_cover__derive1_trace, _wall_cover__derive1, lambda: not v['firing_over'] and ((v['wall'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['wall'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['wall'] == 'two_meters' and v['attacker_distance'] > 1) or v['wall'] == 'over_two_meters')))
+
+
+def _wall_cover__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['wall'] == 'one_meter' and v['stance'] == 'prone' else 0
+    d3 = -1 if v['wall'] == 'two_meters' and v['stance'] != 'standing' else 0
+    d4 = -1 if v['wall'] == 'over_two_meters' else 0
+    d5 = -1 if v['firing_over'] else 0
+    out.append(((at, 1), 'wall_cover#3.1', d2, _wall_cover__text1_trace, _wall_cover__text1, _wall_cover__said2))
+    out.append(((at, 2), 'wall_cover#4.1', d3, _wall_cover__text2_trace, _wall_cover__text2, _wall_cover__said3))
+    out.append(((at, 3), 'wall_cover#5.1', d4, _wall_cover__text3_trace, _wall_cover__text3, _wall_cover__said4))
+    out.append(((at, 4), 'wall_cover#6.1', d5, _wall_cover__text4_trace, _wall_cover__text4, _wall_cover__said5))
+    out.append(((at, 6), 'wall_cover#8', -1, None, _wall_cover__text5, _wall_cover__said7))
+    out.append(((at, 7), 'wall_cover#9', -1, None, _wall_cover__text6, _wall_cover__said8))
+    out.append(((at, 8), 'wall_cover#10', -1, None, _wall_cover__text7, _wall_cover__said9))
+
+
+_wall_cover__code0: Final = RuleCode(
+    resolve=_resolve_wall_cover,
+    nodes=MappingProxyType({
+        'stat to_hit': _wall_cover__stat_to_hit0,
+        'derive protected': _wall_cover__derive_protected0,
+    }),
+    rolls=None,
+    texts=_wall_cover__texts0,
+    watches=(
+        ('firing_over', ((0, 0), (4, 0)), _wall_cover__unread1),
+        ('wall', ((0, 0), (1, 0), (2, 0), (3, 0)), _wall_cover__unread2),
+        ('stance', ((0, 0), (1, 0), (2, 0)), _wall_cover__unread3),
+        ('attacker', ((0, 0),), _wall_cover__unread4),
+        ('attacker_distance', ((0, 0),), _wall_cover__unread5),
+        ('throwing_grenade', ((5, 0),), _wall_cover__unread6),
+    ),
+    chains=False,
+)
+
+
 # rule wall_crossing, written out
 
 _wall_crossing__said1: Final = restriction_of(_wall_crossing__text1)
 _wall_crossing__said2: Final = restriction_of(_wall_crossing__text2)
 _wall_crossing__said3: Final = restriction_of(_wall_crossing__text3)
 _wall_crossing__said4: Final = note_of(_wall_crossing__text4)
+_wall_crossing__unread1: Final = Note(
+    'wall_crossing',
+    '17.7',
+    '`wall` had no effect: it is read only when wall == one_meter',
+    kind='input',
+)
 
 
 def _resolve_wall_crossing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Walls: crossing: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Walls: crossing: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2754,6 +3287,29 @@ def _resolve_wall_crossing(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _wall_crossing__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['wall'] == 'one_meter' else 0
+    d2 = -1 if v['wall'] in ('two_meters', 'over_two_meters') else 0
+    d3 = -1 if v['wall'] in ('two_meters', 'over_two_meters') else 0
+    out.append(((at, 0), 'wall_crossing#2.1', d1, _wall_crossing__text1_trace, _wall_crossing__text1, _wall_crossing__said1))
+    out.append(((at, 1), 'wall_crossing#3.1', d2, _wall_crossing__text2_trace, _wall_crossing__text2, _wall_crossing__said2))
+    out.append(((at, 2), 'wall_crossing#3.2', d3, _wall_crossing__text3_trace, _wall_crossing__text3, _wall_crossing__said3))
+    out.append(((at, 3), 'wall_crossing#4', -1, None, _wall_crossing__text4, _wall_crossing__said4))
+
+
+_wall_crossing__code0: Final = RuleCode(
+    resolve=_resolve_wall_crossing,
+    nodes=MappingProxyType({}),
+    rolls=None,
+    texts=_wall_crossing__texts0,
+    watches=(
+        ('wall', ((0, 0), (1, 0), (2, 0)), _wall_crossing__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule pits, written out
 
 _pits__said2: Final = restriction_of(_wall_cover__part10__text1)
@@ -2765,10 +3321,46 @@ _pits__said8: Final = note_of(_wall_cover__part10__text6)
 _pits__said9: Final = note_of(_wall_cover__part10__text7)
 _pits__said10: Final = restriction_of(_pits__text1)
 _pits__said11: Final = note_of(_pits__text2)
+_pits__unread1: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`firing_over` had no effect: it is read only ',
+    kind='input',
+)
+_pits__unread2: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`pit` had no effect: it is read only ',
+    kind='input',
+)
+_pits__unread3: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`stance` had no effect: it is read only ',
+    kind='input',
+)
+_pits__unread4: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`attacker` had no effect: it is read only ',
+    kind='input',
+)
+_pits__unread5: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`attacker_distance` had no effect: it is read only ',
+    kind='input',
+)
+_pits__unread6: Final = Note(
+    'wall_cover',
+    '17.7',
+    '`throwing_grenade` had no effect: it is read only when throwing_grenade',
+    kind='input',
+)
 
 
 def _resolve_pits(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Pits and Holes: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Pits and Holes: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2839,6 +3431,55 @@ def _resolve_pits(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _pits__stat_to_hit0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['throwing_grenade'] else 0
+    out.append(((at, 5), 'wall_cover#7.1', d6, _wall_cover__part10__mod1_trace, _wall_cover__part10__mod1, -8))
+
+
+def _pits__derive_protected0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'wall_cover#2[wall=pit]', -1, _wall_cover__part10__derive1_trace, _wall_cover__part10__derive1, lambda: not v['firing_over'] and ((v['pit'] == 'half_meter' and v['stance'] == 'prone' and not (v['attacker'] == 'standing' and v['attacker_distance'] < 3)) or (v['pit'] == 'one_meter' and v['stance'] in ('kneeling', 'prone') and v['attacker_distance'] > 1) or (v['pit'] == 'two_meters' and v['attacker_distance'] > 1) or v['pit'] == 'over_two_meters')))
+
+
+def _pits__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['pit'] == 'one_meter' and v['stance'] == 'prone' else 0
+    d3 = -1 if v['pit'] == 'two_meters' and v['stance'] != 'standing' else 0
+    d4 = -1 if v['pit'] == 'over_two_meters' else 0
+    d5 = -1 if v['firing_over'] else 0
+    d10 = -1 if v['pit'] != 'half_meter' else 0
+    out.append(((at, 1), 'wall_cover#3.1[wall=pit]', d2, _wall_cover__part10__text1_trace, _wall_cover__part10__text1, _pits__said2))
+    out.append(((at, 2), 'wall_cover#4.1[wall=pit]', d3, _wall_cover__part10__text2_trace, _wall_cover__part10__text2, _pits__said3))
+    out.append(((at, 3), 'wall_cover#5.1[wall=pit]', d4, _wall_cover__part10__text3_trace, _wall_cover__part10__text3, _pits__said4))
+    out.append(((at, 4), 'wall_cover#6.1', d5, _wall_cover__part10__text4_trace, _wall_cover__part10__text4, _pits__said5))
+    out.append(((at, 6), 'wall_cover#8', -1, None, _wall_cover__part10__text5, _pits__said7))
+    out.append(((at, 7), 'wall_cover#9', -1, None, _wall_cover__part10__text6, _pits__said8))
+    out.append(((at, 8), 'wall_cover#10', -1, None, _wall_cover__part10__text7, _pits__said9))
+    out.append(((at, 9), 'pits#3.1', d10, _pits__text1_trace, _pits__text1, _pits__said10))
+    out.append(((at, 10), 'pits#4', -1, None, _pits__text2, _pits__said11))
+
+
+_pits__code0: Final = RuleCode(
+    resolve=_resolve_pits,
+    nodes=MappingProxyType({
+        'stat to_hit': _pits__stat_to_hit0,
+        'derive protected': _pits__derive_protected0,
+    }),
+    rolls=None,
+    texts=_pits__texts0,
+    watches=(
+        ('firing_over', ((0, 0), (4, 0)), _pits__unread1),
+        ('pit', ((0, 0), (1, 0), (2, 0), (3, 0), (9, 0)), _pits__unread2),
+        ('stance', ((0, 0), (1, 0), (2, 0)), _pits__unread3),
+        ('attacker', ((0, 0),), _pits__unread4),
+        ('attacker_distance', ((0, 0),), _pits__unread5),
+        ('throwing_grenade', ((5, 0),), _pits__unread6),
+    ),
+    chains=False,
+)
+
+
 # rule gravity, written out
 
 _gravity__said3: Final = note_of(_gravity__text1)
@@ -2847,10 +3488,28 @@ _gravity__said5: Final = note_of(_gravity__text3)
 _gravity__said6: Final = note_of(_gravity__text4)
 _gravity__said7: Final = note_of(_gravity__text5)
 _gravity__said8: Final = note_of(_gravity__text6)
+_gravity__unread1: Final = Note(
+    'gravity',
+    '17.9',
+    '`carried` had no effect: it is read only ',
+    kind='input',
+)
+_gravity__unread2: Final = Note(
+    'gravity',
+    '17.9',
+    '`gravity` had no effect: it is read only ',
+    kind='input',
+)
+_gravity__unread3: Final = Note(
+    'gravity',
+    '17.9',
+    '`hole` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_gravity(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Changes in Gravity: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Changes in Gravity: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2877,6 +3536,42 @@ def _resolve_gravity(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _gravity__derive_load0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'gravity#2', -1, _gravity__derive1_trace, _gravity__derive1, lambda: v['carried'] * v['gravity'] + (v['gravity'] - 1) * 70))
+
+
+def _gravity__derive_jump_width0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 1), 'gravity#3', -1, _gravity__derive2_trace, _gravity__derive2, lambda: v['hole'] * v['gravity']))
+
+
+def _gravity__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'gravity#4', -1, None, _gravity__text1, _gravity__said3))
+    out.append(((at, 3), 'gravity#5', -1, None, _gravity__text2, _gravity__said4))
+    out.append(((at, 4), 'gravity#6', -1, None, _gravity__text3, _gravity__said5))
+    out.append(((at, 5), 'gravity#7', -1, None, _gravity__text4, _gravity__said6))
+    out.append(((at, 6), 'gravity#8', -1, None, _gravity__text5, _gravity__said7))
+    out.append(((at, 7), 'gravity#9', -1, None, _gravity__text6, _gravity__said8))
+
+
+_gravity__code0: Final = RuleCode(
+    resolve=_resolve_gravity,
+    nodes=MappingProxyType({
+        'derive load': _gravity__derive_load0,
+        'derive jump_width': _gravity__derive_jump_width0,
+    }),
+    rolls=None,
+    texts=_gravity__texts0,
+    watches=(
+        ('carried', ((0, 0),), _gravity__unread1),
+        ('gravity', ((0, 0), (1, 0)), _gravity__unread2),
+        ('hole', ((1, 0),), _gravity__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule microgravity, written out
 
 _microgravity__said6: Final = note_of(_microgravity__text1)
@@ -2897,31 +3592,85 @@ _microgravity__said20: Final = note_of(_microgravity__text15)
 _microgravity__unread1: Final = Note(
     'microgravity',
     '17.10',
-    '`holding_on` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    '`running` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
     kind='input',
 )
 _microgravity__unread2: Final = Note(
     'microgravity',
     '17.10',
-    '`astrobatics` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    '`fired_recoil` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
     kind='input',
 )
 _microgravity__unread3: Final = Note(
     'microgravity',
     '17.10',
-    '`stance` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    '`hit_by_recoil` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
     kind='input',
 )
 _microgravity__unread4: Final = Note(
     'microgravity',
     '17.10',
+    '`moved` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    kind='input',
+)
+_microgravity__unread5: Final = Note(
+    'microgravity',
+    '17.10',
+    '`recovering` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    kind='input',
+)
+_microgravity__unread6: Final = Note(
+    'microgravity',
+    '17.10',
+    '`holding_on` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    kind='input',
+)
+_microgravity__unread7: Final = Note(
+    'microgravity',
+    '17.10',
+    '`astrobatics` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    kind='input',
+)
+_microgravity__unread8: Final = Note(
+    'microgravity',
+    '17.10',
+    '`stance` had no effect: it is read only when running or fired_recoil or hit_by_recoil or moved > 3 or recovering',
+    kind='input',
+)
+_microgravity__unread9: Final = Note(
+    'microgravity',
+    '17.10',
+    '`shots` had no effect: it is read only when shots > 0',
+    kind='input',
+)
+_microgravity__unread10: Final = Note(
+    'microgravity',
+    '17.10',
     '`recoil_st` had no effect: it is read only when shots > 0',
+    kind='input',
+)
+_microgravity__unread11: Final = Note(
+    'microgravity',
+    '17.10',
+    '`floating_speed` had no effect: it is read only ',
+    kind='input',
+)
+_microgravity__unread12: Final = Note(
+    'microgravity',
+    '17.10',
+    '`at_tether` had no effect: it is read only when at_tether and weapon in {thrown, missile, laser}',
+    kind='input',
+)
+_microgravity__unread13: Final = Note(
+    'microgravity',
+    '17.10',
+    '`weapon` had no effect: it is read only when at_tether and weapon in {thrown, missile, laser}',
     kind='input',
 )
 
 
 def _resolve_microgravity(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Microgravity: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Microgravity: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2956,16 +3705,16 @@ def _resolve_microgravity(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     d1 = -1 if v['running'] or v['fired_recoil'] or v['hit_by_recoil'] or v['moved'] > 3 or v['recovering'] else 0
     trace.append(TraceEntry(_microgravity__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_microgravity[0]))
+        rolls.append(roll_of(s, _microgravity__roll1_step))
     notes: list[Note] = [_microgravity__said6, _microgravity__said7, _microgravity__said8, _microgravity__said9, _microgravity__said10, _microgravity__said11, _microgravity__said12, _microgravity__said13, _microgravity__said14, _microgravity__said15, _microgravity__said16, _microgravity__said17, _microgravity__said18, _microgravity__said19, _microgravity__said20]
     if 'holding_on' in given and d1 == 0:
-        notes.append(_microgravity__unread1)
+        notes.append(_microgravity__unread6)
     if 'astrobatics' in given and d1 == 0:
-        notes.append(_microgravity__unread2)
+        notes.append(_microgravity__unread7)
     if 'stance' in given and d1 == 0:
-        notes.append(_microgravity__unread3)
+        notes.append(_microgravity__unread8)
     if 'recoil_st' in given and d2 == 0:
-        notes.append(_microgravity__unread4)
+        notes.append(_microgravity__unread10)
     return Resolution(
         rulebook='skirmish_terrain',
         rules=('microgravity',),
@@ -2998,25 +3747,201 @@ def _resolve_microgravity(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _microgravity__stat_to_hit0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['at_tether'] and v['weapon'] in ('thrown', 'missile', 'laser') else 0
+    out.append(((at, 4), 'microgravity#6.1', d5, _microgravity__mod1_trace, _microgravity__mod1, -8))
+
+
+def _microgravity__derive_float_speed0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['shots'] > 0 else 0
+    out.append(((at, 1), 'microgravity#3.1', d2, _microgravity__derive1_trace, _microgravity__derive1, lambda: v['shots'] * s.lookup('recoil_push', (v['recoil_st'],), 'speed')))
+
+
+def _microgravity__derive_wall_hits0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 2), 'microgravity#4', -1, _microgravity__derive2_trace, _microgravity__derive2, lambda: round_value(Fraction(v['floating_speed']) / 3, 'down')))
+
+
+def _microgravity__derive_collision_speed0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 3), 'microgravity#5', -1, _microgravity__derive3_trace, _microgravity__derive3, lambda: Fraction(v['floating_speed']) / 2))
+
+
+def _microgravity__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['running'] or v['fired_recoil'] or v['hit_by_recoil'] or v['moved'] > 3 or v['recovering'] else 0
+    out.append(((at, 0), 'microgravity#2.1', d1, _microgravity__roll1_trace, _microgravity__roll1, _microgravity__roll1_step))
+
+
+def _microgravity__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 5), 'microgravity#7', -1, None, _microgravity__text1, _microgravity__said6))
+    out.append(((at, 6), 'microgravity#8', -1, None, _microgravity__text2, _microgravity__said7))
+    out.append(((at, 7), 'microgravity#9', -1, None, _microgravity__text3, _microgravity__said8))
+    out.append(((at, 8), 'microgravity#10', -1, None, _microgravity__text4, _microgravity__said9))
+    out.append(((at, 9), 'microgravity#11', -1, None, _microgravity__text5, _microgravity__said10))
+    out.append(((at, 10), 'microgravity#12', -1, None, _microgravity__text6, _microgravity__said11))
+    out.append(((at, 11), 'microgravity#13', -1, None, _microgravity__text7, _microgravity__said12))
+    out.append(((at, 12), 'microgravity#14', -1, None, _microgravity__text8, _microgravity__said13))
+    out.append(((at, 13), 'microgravity#15', -1, None, _microgravity__text9, _microgravity__said14))
+    out.append(((at, 14), 'microgravity#16', -1, None, _microgravity__text10, _microgravity__said15))
+    out.append(((at, 15), 'microgravity#17', -1, None, _microgravity__text11, _microgravity__said16))
+    out.append(((at, 16), 'microgravity#18', -1, None, _microgravity__text12, _microgravity__said17))
+    out.append(((at, 17), 'microgravity#19', -1, None, _microgravity__text13, _microgravity__said18))
+    out.append(((at, 18), 'microgravity#20', -1, None, _microgravity__text14, _microgravity__said19))
+    out.append(((at, 19), 'microgravity#21', -1, None, _microgravity__text15, _microgravity__said20))
+
+
+_microgravity__code0: Final = RuleCode(
+    resolve=_resolve_microgravity,
+    nodes=MappingProxyType({
+        'stat to_hit': _microgravity__stat_to_hit0,
+        'derive float_speed': _microgravity__derive_float_speed0,
+        'derive wall_hits': _microgravity__derive_wall_hits0,
+        'derive collision_speed': _microgravity__derive_collision_speed0,
+    }),
+    rolls=_microgravity__rolls0,
+    texts=_microgravity__texts0,
+    watches=(
+        ('running', ((0, 0),), _microgravity__unread1),
+        ('fired_recoil', ((0, 0),), _microgravity__unread2),
+        ('hit_by_recoil', ((0, 0),), _microgravity__unread3),
+        ('moved', ((0, 0),), _microgravity__unread4),
+        ('recovering', ((0, 0),), _microgravity__unread5),
+        ('holding_on', ((0, 1),), _microgravity__unread6),
+        ('astrobatics', ((0, 1),), _microgravity__unread7),
+        ('stance', ((0, 1),), _microgravity__unread8),
+        ('shots', ((1, 0),), _microgravity__unread9),
+        ('recoil_st', ((1, 1),), _microgravity__unread10),
+        ('floating_speed', ((2, 0), (3, 0)), _microgravity__unread11),
+        ('at_tether', ((4, 0),), _microgravity__unread12),
+        ('weapon', ((4, 0),), _microgravity__unread13),
+    ),
+    chains=False,
+)
+
+
+# rule spacesuit, written out
+
+_spacesuit__said4: Final = restriction_of(_spacesuit__text1)
+_spacesuit__said5: Final = note_of(_spacesuit__text2)
+_spacesuit__said6: Final = note_of(_spacesuit__text3)
+_spacesuit__said8: Final = note_of(_spacesuit__text4)
+_spacesuit__said9: Final = note_of(_spacesuit__text5)
+_spacesuit__said10: Final = note_of(_spacesuit__text6)
+_spacesuit__said11: Final = note_of(_spacesuit__text7)
+_spacesuit__said12: Final = note_of(_spacesuit__text8)
+_spacesuit__unread1: Final = Note(
+    'spacesuit',
+    '17.11',
+    '`leak_turns` had no effect: it is read only when leak_turns > 0',
+    kind='input',
+)
+
+
+def _resolve_spacesuit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Vacuum or Hostile Atmospheres: spacesuit: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    value = v['DEX']
+    trace.append(TraceEntry(_spacesuit__mod1_trace, -1, v, e))
+    value -= 2
+    modifiers.append(Modifier(_spacesuit__mod1, -2, 'applied', None))
+    e['DEX'] = value if type(value) is int else added_total(value, 'int', True)
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_spacesuit__mod2_trace, -1, v, e))
+    held.append((_spacesuit__mod2, -2))
+    trace.append(TraceEntry(_spacesuit__mod3_trace, -1, v, e))
+    held.append((_spacesuit__mod3, 1))
+    e['MOV'] = settle_held(_BOOK, 'MOV', v['MOV'], held, modifiers)
+    d7 = -1 if v['leak_turns'] > 0 else 0
+    trace.append(TraceEntry(_spacesuit__derive1_trace, d7, v, e))
+    if d7 < 0:
+        e['leak_damage'] = derived['leak_damage'] = whole(Dice.pool(int(v['leak_turns']), 6))
+    else:
+        e.wait('leak_damage', lambda: whole(Dice.pool(int(v['leak_turns']), 6)))
+    return Resolution(
+        rulebook='skirmish_terrain',
+        rules=('spacesuit',),
+        inputs={'DEX': v['DEX'], 'MOV': v['MOV'], 'leak_turns': v['leak_turns']},
+        stats={'DEX': e['DEX'], 'MOV': e['MOV']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=(),
+        restrictions=(_spacesuit__said4,),
+        notes=(_spacesuit__said5, _spacesuit__said6, _spacesuit__said8, _spacesuit__said9, _spacesuit__said10, _spacesuit__said11, _spacesuit__said12),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+def _spacesuit__stat_DEX0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'spacesuit#2', -1, _spacesuit__mod1_trace, _spacesuit__mod1, -2))
+
+
+def _spacesuit__stat_MOV0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'spacesuit#3', -1, _spacesuit__mod2_trace, _spacesuit__mod2, -2))
+    out.append(((at, 2), 'spacesuit#4', -1, _spacesuit__mod3_trace, _spacesuit__mod3, 1))
+
+
+def _spacesuit__derive_leak_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if v['leak_turns'] > 0 else 0
+    out.append(((at, 6), 'spacesuit#8.1', d7, _spacesuit__derive1_trace, _spacesuit__derive1, lambda: Dice.pool(int(v['leak_turns']), 6)))
+
+
+def _spacesuit__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'spacesuit#5', -1, None, _spacesuit__text1, _spacesuit__said4))
+    out.append(((at, 4), 'spacesuit#6', -1, None, _spacesuit__text2, _spacesuit__said5))
+    out.append(((at, 5), 'spacesuit#7', -1, None, _spacesuit__text3, _spacesuit__said6))
+    out.append(((at, 7), 'spacesuit#10', -1, None, _spacesuit__text4, _spacesuit__said8))
+    out.append(((at, 8), 'spacesuit#11', -1, None, _spacesuit__text5, _spacesuit__said9))
+    out.append(((at, 9), 'spacesuit#12', -1, None, _spacesuit__text6, _spacesuit__said10))
+    out.append(((at, 10), 'spacesuit#13', -1, None, _spacesuit__text7, _spacesuit__said11))
+    out.append(((at, 11), 'spacesuit#14', -1, None, _spacesuit__text8, _spacesuit__said12))
+
+
+_spacesuit__code0: Final = RuleCode(
+    resolve=_resolve_spacesuit,
+    nodes=MappingProxyType({
+        'stat DEX': _spacesuit__stat_DEX0,
+        'stat MOV': _spacesuit__stat_MOV0,
+        'derive leak_damage': _spacesuit__derive_leak_damage0,
+    }),
+    rolls=None,
+    texts=_spacesuit__texts0,
+    watches=(
+        ('leak_turns', ((6, 0),), _spacesuit__unread1),
+    ),
+    chains=False,
+)
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    parts={
-        'broken_ground': _rule_broken_ground,
-        'water': _rule_water,
-        'mud': _rule_mud,
-        'snow': _rule_snow,
-        'smoke': _rule_smoke,
-        'darkness': _rule_darkness,
-        'ice': _rule_ice,
-        'wall_cover': _rule_wall_cover,
-        'wall_crossing': _rule_wall_crossing,
-        'wall_cover[wall=pit]': _rule_wall_cover__part10,
-        'pits': _rule_pits,
-        'gravity': _rule_gravity,
-        'microgravity': _rule_microgravity,
-        'spacesuit': _rule_spacesuit,
+    code={
+        'broken_ground': _broken_ground__code0,
+        'water': _water__code0,
+        'mud': _mud__code0,
+        'snow': _snow__code0,
+        'smoke': _smoke__code0,
+        'darkness': _darkness__code0,
+        'ice': _ice__code0,
+        'wall_cover': _wall_cover__code0,
+        'wall_crossing': _wall_crossing__code0,
+        'pits': _pits__code0,
+        'gravity': _gravity__code0,
+        'microgravity': _microgravity__code0,
+        'spacesuit': _spacesuit__code0,
     },
     tables={'recoil_push': _table_recoil_push, },
     grades=(),
@@ -3041,19 +3966,6 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
-    straight={
-        'broken_ground': _resolve_broken_ground,
-        'mud': _resolve_mud,
-        'snow': _resolve_snow,
-        'smoke': _resolve_smoke,
-        'darkness': _resolve_darkness,
-        'ice': _resolve_ice,
-        'wall_cover': _resolve_wall_cover,
-        'wall_crossing': _resolve_wall_crossing,
-        'pits': _resolve_pits,
-        'gravity': _resolve_gravity,
-        'microgravity': _resolve_microgravity,
-    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -3124,6 +4036,24 @@ def water(
     - MOV / 2 round up (when water_depth == knee)
     - cannot fight effectively in deep water (when water_depth == deep)
     """
+    if (
+        type(DEX) is int and 0 <= DEX <= 30
+        and type(MOV) is int and 0 <= MOV <= 30
+        and type(moved) is int and 0 <= moved <= 60
+        and type(weapon) is str and weapon in ('none', 'melee', 'thrown', 'missile', 'laser')
+        and type(acrobatics) is bool
+        and type(water_depth) is str and water_depth in ('ankle', 'knee', 'deep')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'acrobatics': acrobatics,
+            'water_depth': water_depth,
+        }
+        return _resolve_water(values, changed(('moved', moved, 0), ('weapon', weapon, 'none'), ('acrobatics', acrobatics, False)))
     return resolve_rule(_BOOK, 'water', (DEX, MOV, moved, weapon, acrobatics, water_depth))
 
 @inputs_by_name
@@ -3484,7 +4414,8 @@ def recoil_push(*, recoil_st: int = 0) -> Resolution:
 
     Looked up by recoil_st.
     """
-    return resolve_rule(_BOOK, 'recoil_push', (recoil_st,))
+    given: dict[str, object] = {'recoil_st': recoil_st}
+    return resolve_with(_BOOK, ('recoil_push',), given, signature=True)
 
 __all__ = [
     'IMPASSABLE',

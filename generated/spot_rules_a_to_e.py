@@ -53,7 +53,11 @@ from dsl.runtime.base import (  # noqa: E402
 from dsl.runtime.book import (  # noqa: E402
     Book,
     CachedScope,
+    Scope,
     Settled,
+)
+from dsl.runtime.chains import (  # noqa: E402
+    chains_of,
 )
 from dsl.runtime.resolve import (  # noqa: E402
     FIRST,
@@ -65,6 +69,8 @@ from dsl.runtime.resolve import (  # noqa: E402
     resolve_rule,
     resolve_with,
     restriction_of,
+    settle_counted,
+    texts_counted,
 )
 from dsl.runtime.rolls import (  # noqa: E402
     merge_rolls,
@@ -78,14 +84,16 @@ from dsl.runtime.settle import (  # noqa: E402
     settle_held,
 )
 from dsl.runtime.specs import (  # noqa: E402
+    Candidate,
     DeriveSpec,
     Grade,
     ModSpec,
     RollSpec,
+    RollStep,
     RowSpec,
+    RuleCode,
     SequenceSpec,
     StatOrder,
-    Step,
     TableSpec,
     TextSpec,
     TierSpec,
@@ -389,6 +397,11 @@ _skill_roll__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_skill_roll__roll1_step: Final = RollStep(
+    _skill_roll__roll1,
+    lambda s: (s.e['skill'], 0, None, 0),
+    (),
+)
 _skill_roll__roll1_trace: Final = TraceSpec(
     'skill_roll',
     '7 (system conventions)',
@@ -429,24 +442,6 @@ _skill_roll__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_skill_roll: Final[tuple[Step, ...]] = (
-    Step('mod', _skill_roll__mod1, (lambda s: s.v['easy'],), _skill_roll__mod1_trace, 'easy', (('easy', 0),)),
-    Step('mod', _skill_roll__mod2, (lambda s: s.v['difficult'],), _skill_roll__mod2_trace, 'difficult', (('difficult', 0),)),
-    Step('mod', _skill_roll__mod3, (lambda s: s.v['at_one_fifth'],), _skill_roll__mod3_trace, 'one_fifth', (('at_one_fifth', 0),)),
-    Step('mod', _skill_roll__mod4, (lambda s: s.v['impossible'],), _skill_roll__mod4_trace, 'impossible', (('impossible', 0),)),
-    Step('roll', _skill_roll__roll1, (), _skill_roll__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
-    Step('text', _skill_roll__text1, (), _skill_roll__text1_trace, None, ()),
-    Step('text', _skill_roll__text2, (), _skill_roll__text2_trace, None, ()),
-)
-"""Skill rolls (7 (system conventions)).
-
-- skill is easy (when easy)
-- skill is difficult (when difficult)
-- skill is one_fifth (when at_one_fifth)
-- skill is impossible (when impossible)
-- roll skill_check: d100 <= skill
-"""
-
 # rule characteristic_roll
 
 _characteristic_roll__roll1: Final = RollSpec(
@@ -466,6 +461,11 @@ _characteristic_roll__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll1_step: Final = RollStep(
+    _characteristic_roll__roll1,
+    lambda s: (s.v['STR'] * s.v['multiplier'], 0, None, 0),
+    (),
 )
 _characteristic_roll__roll1_trace: Final = TraceSpec(
     'characteristic_roll',
@@ -492,6 +492,11 @@ _characteristic_roll__roll2: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll2_step: Final = RollStep(
+    _characteristic_roll__roll2,
+    lambda s: (s.v['CON'] * s.v['multiplier'], 0, None, 0),
+    (),
+)
 _characteristic_roll__roll2_trace: Final = TraceSpec(
     'characteristic_roll',
     '7 (system conventions)',
@@ -516,6 +521,11 @@ _characteristic_roll__roll3: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll3_step: Final = RollStep(
+    _characteristic_roll__roll3,
+    lambda s: (s.v['INT'] * s.v['multiplier'], 0, None, 0),
+    (),
 )
 _characteristic_roll__roll3_trace: Final = TraceSpec(
     'characteristic_roll',
@@ -542,6 +552,11 @@ _characteristic_roll__roll4: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll4_step: Final = RollStep(
+    _characteristic_roll__roll4,
+    lambda s: (s.v['POW'] * s.v['multiplier'], 0, None, 0),
+    (),
+)
 _characteristic_roll__roll4_trace: Final = TraceSpec(
     'characteristic_roll',
     '7 (system conventions)',
@@ -566,6 +581,11 @@ _characteristic_roll__roll5: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll5_step: Final = RollStep(
+    _characteristic_roll__roll5,
+    lambda s: (s.v['DEX'] * s.v['multiplier'], 0, None, 0),
+    (),
 )
 _characteristic_roll__roll5_trace: Final = TraceSpec(
     'characteristic_roll',
@@ -592,6 +612,11 @@ _characteristic_roll__roll6: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll6_step: Final = RollStep(
+    _characteristic_roll__roll6,
+    lambda s: (s.v['CHA'] * s.v['multiplier'], 0, None, 0),
+    (),
+)
 _characteristic_roll__roll6_trace: Final = TraceSpec(
     'characteristic_roll',
     '7 (system conventions)',
@@ -616,6 +641,11 @@ _characteristic_roll__roll7: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll7_step: Final = RollStep(
+    _characteristic_roll__roll7,
+    lambda s: (s.e['stamina'], 0, None, 0),
+    (),
 )
 _characteristic_roll__roll7_trace: Final = TraceSpec(
     'characteristic_roll',
@@ -642,6 +672,11 @@ _characteristic_roll__roll8: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll8_step: Final = RollStep(
+    _characteristic_roll__roll8,
+    lambda s: (s.e['agility'], 0, None, 0),
+    (),
+)
 _characteristic_roll__roll8_trace: Final = TraceSpec(
     'characteristic_roll',
     '7 (system conventions)',
@@ -666,6 +701,11 @@ _characteristic_roll__roll9: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_characteristic_roll__roll9_step: Final = RollStep(
+    _characteristic_roll__roll9,
+    lambda s: (s.e['idea'], 0, None, 0),
+    (),
 )
 _characteristic_roll__roll9_trace: Final = TraceSpec(
     'characteristic_roll',
@@ -692,6 +732,11 @@ _characteristic_roll__roll10: Final = RollSpec(
     notes=(),
     condition='',
 )
+_characteristic_roll__roll10_step: Final = RollStep(
+    _characteristic_roll__roll10,
+    lambda s: (s.e['luck'], 0, None, 0),
+    (),
+)
 _characteristic_roll__roll10_trace: Final = TraceSpec(
     'characteristic_roll',
     '7 (system conventions)',
@@ -716,33 +761,6 @@ _characteristic_roll__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_characteristic_roll: Final[tuple[Step, ...]] = (
-    Step('roll', _characteristic_roll__roll1, (), _characteristic_roll__roll1_trace, (lambda s: (s.v['STR'] * s.v['multiplier'], 0, None, 0), ()), (('STR', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll2, (), _characteristic_roll__roll2_trace, (lambda s: (s.v['CON'] * s.v['multiplier'], 0, None, 0), ()), (('CON', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll3, (), _characteristic_roll__roll3_trace, (lambda s: (s.v['INT'] * s.v['multiplier'], 0, None, 0), ()), (('INT', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll4, (), _characteristic_roll__roll4_trace, (lambda s: (s.v['POW'] * s.v['multiplier'], 0, None, 0), ()), (('POW', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll5, (), _characteristic_roll__roll5_trace, (lambda s: (s.v['DEX'] * s.v['multiplier'], 0, None, 0), ()), (('DEX', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll6, (), _characteristic_roll__roll6_trace, (lambda s: (s.v['CHA'] * s.v['multiplier'], 0, None, 0), ()), (('CHA', 0), ('multiplier', 0))),
-    Step('roll', _characteristic_roll__roll7, (), _characteristic_roll__roll7_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), ()),
-    Step('roll', _characteristic_roll__roll8, (), _characteristic_roll__roll8_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
-    Step('roll', _characteristic_roll__roll9, (), _characteristic_roll__roll9_trace, (lambda s: (s.e['idea'], 0, None, 0), ()), ()),
-    Step('roll', _characteristic_roll__roll10, (), _characteristic_roll__roll10_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), ()),
-    Step('text', _characteristic_roll__text1, (), _characteristic_roll__text1_trace, None, ()),
-)
-"""Characteristic rolls (7 (system conventions)).
-
-- roll str_roll: d100 <= STR * multiplier
-- roll con_roll: d100 <= CON * multiplier
-- roll int_roll: d100 <= INT * multiplier
-- roll pow_roll: d100 <= POW * multiplier
-- roll dex_roll: d100 <= DEX * multiplier
-- roll cha_roll: d100 <= CHA * multiplier
-- roll stamina_roll: d100 <= stamina
-- roll agility_roll: d100 <= agility
-- roll idea_roll: d100 <= idea
-- roll luck_roll: d100 <= luck
-"""
-
 # rule resistance_roll
 
 _resistance_roll__roll1: Final = RollSpec(
@@ -762,6 +780,11 @@ _resistance_roll__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_resistance_roll__roll1_step: Final = RollStep(
+    _resistance_roll__roll1,
+    lambda s: (s.v['POW'], s.v['opponent_POW']),
+    (),
 )
 _resistance_roll__roll1_trace: Final = TraceSpec(
     'resistance_roll',
@@ -786,15 +809,6 @@ _resistance_roll__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_resistance_roll: Final[tuple[Step, ...]] = (
-    Step('roll', _resistance_roll__roll1, (), _resistance_roll__roll1_trace, (lambda s: (s.v['POW'], s.v['opponent_POW']), ()), (('POW', 0), ('opponent_POW', 0))),
-    Step('text', _resistance_roll__text1, (), _resistance_roll__text1_trace, None, ()),
-)
-"""Resistance rolls (7 (system conventions)).
-
-- roll resist: resist POW vs opponent_POW
-"""
 
 # rule acid
 
@@ -896,6 +910,7 @@ _acid__roll1: Final = RollSpec(
     notes=(),
     condition='when armored',
 )
+_acid__roll1_step: Final = RollStep(_acid__roll1, lambda s: (s.v['acid_round'], 0, None, 0), ())
 _acid__roll1_trace: Final = TraceSpec(
     'acid',
     '7. Acid',
@@ -921,6 +936,7 @@ _acid__roll2: Final = RollSpec(
     notes=(),
     condition='when armored; when acid == very_strong',
 )
+_acid__roll2_step: Final = RollStep(_acid__roll2, lambda s: (s.v['acid_round'], 0, None, 0), ())
 _acid__roll2_trace: Final = TraceSpec(
     'acid',
     '7. Acid',
@@ -1040,32 +1056,6 @@ _acid__text7_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_acid: Final[tuple[Step, ...]] = (
-    Step('mod', _acid__mod1, (lambda s: s.v['acid'] == 'weak',), _acid__mod1_trace, Dice(((1, 3),)).plus(-1), (('acid', 0),)),
-    Step('mod', _acid__mod2, (lambda s: s.v['acid'] == 'strong',), _acid__mod2_trace, Dice(((1, 4),)), (('acid', 0),)),
-    Step('mod', _acid__mod3, (lambda s: s.v['acid'] == 'very_strong',), _acid__mod3_trace, Dice(((1, 6),)).plus(1), (('acid', 0),)),
-    Step('mod', _acid__mod4, (lambda s: s.v['armored'], lambda s: s.v['acid_round'] <= s.v['protection_rounds']), _acid__mod4_trace, 2, (('armored', 0), ('acid_round', 1), ('protection_rounds', 1))),
-    Step('roll', _acid__roll1, (lambda s: s.v['armored'],), _acid__roll1_trace, (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid_round', 1))),
-    Step('roll', _acid__roll2, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong'), _acid__roll2_trace, (lambda s: (s.v['acid_round'], 0, None, 0), ()), (('armored', 0), ('acid', 1), ('acid_round', 2))),
-    Step('text', _acid__text1, (lambda s: s.v['armored'], lambda s: s.v['acid'] == 'very_strong', lambda s: s.v['acid_round'] > s.v['armor_life']), _acid__text1_trace, None, (('armored', 0), ('acid', 1), ('acid_round', 2), ('armor_life', 2))),
-    Step('text', _acid__text2, (), _acid__text2_trace, None, ()),
-    Step('text', _acid__text3, (), _acid__text3_trace, None, ()),
-    Step('text', _acid__text4, (), _acid__text4_trace, None, ()),
-    Step('text', _acid__text5, (), _acid__text5_trace, None, ()),
-    Step('text', _acid__text6, (), _acid__text6_trace, None, ()),
-    Step('text', _acid__text7, (), _acid__text7_trace, None, ()),
-)
-"""Acid (7. Acid).
-
-- acid_damage = d3 - 1 (when acid == weak)
-- acid_damage = d4 (when acid == strong)
-- acid_damage = d6 + 1 (when acid == very_strong)
-- acid_damage / 2 round up (when armored; when acid_round <= protection_rounds)
-- roll armor_slows: d3 >= acid_round (when armored)
-- roll armor_survives: d6 >= acid_round (when armored; when acid == very_strong)
-- cannot use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
-"""
 
 # rule aerial_combat
 
@@ -1387,6 +1377,11 @@ _aerial_combat__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_aerial_combat__roll1_step: Final = RollStep(
+    _aerial_combat__roll1,
+    lambda s: (s.e['fly'], 0, None, 0),
+    (),
+)
 _aerial_combat__roll1_trace: Final = TraceSpec(
     'aerial_combat',
     '7. Aerial Combat',
@@ -1567,58 +1562,6 @@ _aerial_combat__text7_trace: Final = TraceSpec(
     (),
 )
 
-_rule_aerial_combat: Final[tuple[Step, ...]] = (
-    Step('mod', _aerial_combat__mod1, (lambda s: s.v['stunt'] == 'moderately_difficult',), _aerial_combat__mod1_trace, -10, (('stunt', 0),)),
-    Step('mod', _aerial_combat__mod2, (lambda s: s.v['stunt'] == 'difficult_stunt',), _aerial_combat__mod2_trace, -25, (('stunt', 0),)),
-    Step('mod', _aerial_combat__mod3, (lambda s: s.v['stunt'] == 'extremely_difficult',), _aerial_combat__mod3_trace, -50, (('stunt', 0),)),
-    Step('mod', _aerial_combat__mod4, (lambda s: s.v['wind'] == 'strong', lambda s: not s.v['tail_wind']), _aerial_combat__mod4_trace, -10, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod5, (lambda s: s.v['wind'] == 'severe', lambda s: s.v['tail_wind']), _aerial_combat__mod5_trace, -10, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod6, (lambda s: s.v['wind'] == 'severe', lambda s: not s.v['tail_wind']), _aerial_combat__mod6_trace, -25, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod7, (lambda s: s.v['wind'] == 'windstorm', lambda s: s.v['tail_wind']), _aerial_combat__mod7_trace, -25, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod8, (lambda s: s.v['wind'] == 'windstorm', lambda s: not s.v['tail_wind']), _aerial_combat__mod8_trace, -50, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod9, (lambda s: s.v['wind'] == 'hurricane', lambda s: s.v['tail_wind']), _aerial_combat__mod9_trace, -50, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod10, (lambda s: s.v['wind'] == 'hurricane', lambda s: not s.v['tail_wind']), _aerial_combat__mod10_trace, -75, (('wind', 0), ('tail_wind', 1))),
-    Step('mod', _aerial_combat__mod11, (lambda s: s.v['wind'] == 'tornado',), _aerial_combat__mod11_trace, -100, (('wind', 0),)),
-    Step('mod', _aerial_combat__mod12, (lambda s: s.v['thin_air'],), _aerial_combat__mod12_trace, -25, (('thin_air', 0),)),
-    Step('mod', _aerial_combat__mod13, (lambda s: s.v['armor_worn'] == 'light_armor',), _aerial_combat__mod13_trace, -10, (('armor_worn', 0),)),
-    Step('mod', _aerial_combat__mod14, (lambda s: s.v['armor_worn'] == 'medium_armor',), _aerial_combat__mod14_trace, -25, (('armor_worn', 0),)),
-    Step('mod', _aerial_combat__mod15, (lambda s: s.v['armor_worn'] == 'heavy_armor',), _aerial_combat__mod15_trace, -50, (('armor_worn', 0),)),
-    Step('roll', _aerial_combat__roll1, (), _aerial_combat__roll1_trace, (lambda s: (s.e['fly'], 0, None, 0), ()), ()),
-    Step('mod', _aerial_combat__mod16, (lambda s: s.v['flying'],), _aerial_combat__mod16_trace, lambda s: -max(0, s.v['skill'] - s.v['fly']), (('flying', 0),)),
-    Step('mod', _aerial_combat__mod17, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_failure'), _aerial_combat__mod17_trace, 'difficult', (('flying', 0), ('fly_result', 1))),
-    Step('mod', _aerial_combat__mod18, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_critical'), _aerial_combat__mod18_trace, 'easy', (('flying', 0), ('fly_result', 1))),
-    Step('text', _aerial_combat__text1, (lambda s: s.v['flying'], lambda s: s.v['fly_result'] == 'fly_fumble'), _aerial_combat__text1_trace, None, (('flying', 0), ('fly_result', 1))),
-    Step('text', _aerial_combat__text2, (), _aerial_combat__text2_trace, None, ()),
-    Step('text', _aerial_combat__text3, (), _aerial_combat__text3_trace, None, ()),
-    Step('text', _aerial_combat__text4, (), _aerial_combat__text4_trace, None, ()),
-    Step('text', _aerial_combat__text5, (), _aerial_combat__text5_trace, None, ()),
-    Step('text', _aerial_combat__text6, (), _aerial_combat__text6_trace, None, ()),
-    Step('text', _aerial_combat__text7, (), _aerial_combat__text7_trace, None, ()),
-)
-"""Aerial Combat (7. Aerial Combat).
-
-- fly -10% (when stunt == moderately_difficult)
-- fly -25% (when stunt == difficult_stunt)
-- fly -50% (when stunt == extremely_difficult)
-- fly -10% (when wind == strong; unless tail_wind)
-- fly -10% (when wind == severe; when tail_wind)
-- fly -25% (when wind == severe; unless tail_wind)
-- fly -25% (when wind == windstorm; when tail_wind)
-- fly -50% (when wind == windstorm; unless tail_wind)
-- fly -50% (when wind == hurricane; when tail_wind)
-- fly -75% (when wind == hurricane; unless tail_wind)
-- fly -100% (when wind == tornado)
-- fly -25% (when thin_air)
-- fly -10% (when armor_worn == light_armor)
-- fly -25% (when armor_worn == medium_armor)
-- fly -50% (when armor_worn == heavy_armor)
-- roll fly_roll: d100 <= fly
-- skill -max(0, base skill - base fly) (when flying)
-- skill is difficult (when flying; when fly_result == fly_failure)
-- skill is easy (when flying; when fly_result == fly_critical)
-- cannot attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
-"""
-
 # rule aimed_attacks
 
 _aimed_attacks__roll1: Final = RollSpec(
@@ -1638,6 +1581,11 @@ _aimed_attacks__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when interrupted',
+)
+_aimed_attacks__roll1_step: Final = RollStep(
+    _aimed_attacks__roll1,
+    lambda s: (s.e['idea'], 0, None, 0),
+    (),
 )
 _aimed_attacks__roll1_trace: Final = TraceSpec(
     'aimed_attacks',
@@ -1662,15 +1610,6 @@ _aimed_attacks__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_aimed_attacks: Final[tuple[Step, ...]] = (
-    Step('roll', _aimed_attacks__roll1, (lambda s: s.v['interrupted'],), _aimed_attacks__roll1_trace, (lambda s: (s.e['idea'], 0, None, 0), ()), (('interrupted', 0),)),
-    Step('text', _aimed_attacks__text1, (), _aimed_attacks__text1_trace, None, ()),
-)
-"""Aimed Attacks (7. Aimed Attacks).
-
-- roll keep_aim: d100 <= idea (when interrupted)
-"""
 
 # trait aim_bonus
 
@@ -1730,17 +1669,6 @@ _aim_bonus__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_aim_bonus: Final[tuple[Step, ...]] = (
-    Step('mod', _aim_bonus__mod1, (lambda s: not s.v['beyond_double_range'], lambda s: s.v['target_area'] and s.v['aim_ranks'] >= 5), _aim_bonus__mod1_trace, lambda s: (round_value(Fraction(s.v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
-    Step('mod', _aim_bonus__mod2, (lambda s: not s.v['beyond_double_range'], lambda s: not (s.v['target_area'] and s.v['aim_ranks'] >= 5)), _aim_bonus__mod2_trace, lambda s: round_value(Fraction(s.v['aim_ranks']) / 5, 'down') * round_value(Fraction(s.v['skill']) / 10, 'up'), (('beyond_double_range', 0), ('target_area', 1), ('aim_ranks', 1))),
-    Step('text', _aim_bonus__text1, (), _aim_bonus__text1_trace, None, ()),
-)
-"""Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
-
-- skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
-- skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
-"""
 
 # rule targeting_specific_area
 
@@ -1833,21 +1761,6 @@ _targeting_specific_area__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_targeting_specific_area: Final[tuple[Step, ...]] = (
-    Step('part', 'aim_bonus', (), TraceSpec('targeting_specific_area', '7. Aimed Attacks: Targeting a Specific Area', 'as aim_bonus', (), ())),
-    Step('mod', _targeting_specific_area__mod1, (lambda s: s.v['target_area'],), _targeting_specific_area__mod1_trace, 'difficult', (('target_area', 0),)),
-    Step('mod', _targeting_specific_area__mod2, (lambda s: s.v['target_area'], lambda s: s.v['aim_ranks'] >= 5 and not s.v['beyond_double_range']), _targeting_specific_area__mod2_trace, 'easy', (('target_area', 0), ('aim_ranks', 1), ('beyond_double_range', 1))),
-    Step('text', _targeting_specific_area__text1, (lambda s: s.v['target_area'], lambda s: s.v['unarmored_area']), _targeting_specific_area__text1_trace, None, (('target_area', 0), ('unarmored_area', 1))),
-    Step('text', _targeting_specific_area__text2, (), _targeting_specific_area__text2_trace, None, ()),
-    Step('text', _targeting_specific_area__text3, (), _targeting_specific_area__text3_trace, None, ()),
-)
-"""Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
-
-- as aim_bonus
-- skill is difficult (when target_area)
-- skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
-"""
-
 # rule taking_more_time
 
 _taking_more_time__text1: Final = TextSpec(
@@ -1915,20 +1828,6 @@ _taking_more_time__text4_trace: Final = TraceSpec(
     (),
 )
 
-_rule_taking_more_time: Final[tuple[Step, ...]] = (
-    Step('part', 'aim_bonus', (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'as aim_bonus', (), ())),
-    Step('part', 'targeting_specific_area', (), TraceSpec('taking_more_time', '7. Aimed Attacks: Taking More Time', 'as targeting_specific_area', (), ())),
-    Step('text', _taking_more_time__text1, (), _taking_more_time__text1_trace, None, ()),
-    Step('text', _taking_more_time__text2, (), _taking_more_time__text2_trace, None, ()),
-    Step('text', _taking_more_time__text3, (), _taking_more_time__text3_trace, None, ()),
-    Step('text', _taking_more_time__text4, (), _taking_more_time__text4_trace, None, ()),
-)
-"""Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
-
-- as aim_bonus
-- as targeting_specific_area
-"""
-
 # rule ambushes
 
 _ambushes__roll1: Final = RollSpec(
@@ -1948,6 +1847,11 @@ _ambushes__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when ambush != no_ambush and not after_first_round',
+)
+_ambushes__roll1_step: Final = RollStep(
+    _ambushes__roll1,
+    lambda s: (s.v['stealth'], 0, None, 0),
+    (),
 )
 _ambushes__roll1_trace: Final = TraceSpec(
     'ambushes',
@@ -2029,6 +1933,11 @@ _ambushes__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded',
+)
+_ambushes__roll2_step: Final = RollStep(
+    _ambushes__roll2,
+    lambda s: (s.e['perception'], 0, None, 0),
+    (),
 )
 _ambushes__roll2_trace: Final = TraceSpec(
     'ambushes',
@@ -2158,32 +2067,6 @@ _ambushes__text6_trace: Final = TraceSpec(
     (),
 )
 
-_rule_ambushes: Final[tuple[Step, ...]] = (
-    Step('roll', _ambushes__roll1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'],), _ambushes__roll1_trace, (lambda s: (s.v['stealth'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth', 1))),
-    Step('mod', _ambushes__mod1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush'), _ambushes__mod1_trace, 'easy', (('ambush', 0), ('after_first_round', 0))),
-    Step('text', _ambushes__text1, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'missile_ambush', lambda s: not s.v['attackers_seen']), _ambushes__text1_trace, None, (('ambush', 0), ('after_first_round', 0), ('attackers_seen', 2))),
-    Step('mod', _ambushes__mod2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), _ambushes__mod2_trace, 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
-    Step('roll', _ambushes__roll2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not s.v['stealth_succeeded']), _ambushes__roll2_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2))),
-    Step('mod', _ambushes__mod3, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), _ambushes__mod3_trace, 'easy', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
-    Step('mod', _ambushes__mod4, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: s.v['stealth_succeeded'] or not s.v['target_noticed']), _ambushes__mod4_trace, 'difficult', (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
-    Step('text', _ambushes__text2, (lambda s: s.v['ambush'] != 'no_ambush' and not s.v['after_first_round'], lambda s: s.v['ambush'] == 'hand_to_hand_ambush', lambda s: not (s.v['stealth_succeeded'] or not s.v['target_noticed'])), _ambushes__text2_trace, None, (('ambush', 0), ('after_first_round', 0), ('stealth_succeeded', 2), ('target_noticed', 2))),
-    Step('text', _ambushes__text3, (), _ambushes__text3_trace, None, ()),
-    Step('text', _ambushes__text4, (), _ambushes__text4_trace, None, ()),
-    Step('text', _ambushes__text5, (), _ambushes__text5_trace, None, ()),
-    Step('text', _ambushes__text6, (), _ambushes__text6_trace, None, ()),
-)
-"""Ambushes (7. Ambushes).
-
-- roll ambush_stealth: d100 <= stealth (when ambush != no_ambush and not after_first_round)
-- skill is easy (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush)
-- cannot dodge or parry this initial round of attacks (the attackers are not seen) (when ambush != no_ambush and not after_first_round; when ambush == missile_ambush; unless attackers_seen)
-- perception is easy (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded)
-- roll notice_attackers: d100 <= perception (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded)
-- skill is easy (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
-- defense is difficult (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
-- cannot retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
-"""
-
 # rule area_attacks
 
 _area_attacks__roll1: Final = RollSpec(
@@ -2203,6 +2086,11 @@ _area_attacks__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when area_response == dodge_area',
+)
+_area_attacks__roll1_step: Final = RollStep(
+    _area_attacks__roll1,
+    lambda s: (s.e['defense'], 0, None, 0),
+    (),
 )
 _area_attacks__roll1_trace: Final = TraceSpec(
     'area_attacks',
@@ -2228,6 +2116,11 @@ _area_attacks__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when area_response == agility_area',
+)
+_area_attacks__roll2_step: Final = RollStep(
+    _area_attacks__roll2,
+    lambda s: (s.e['agility'], 0, None, 0),
+    (),
 )
 _area_attacks__roll2_trace: Final = TraceSpec(
     'area_attacks',
@@ -2348,26 +2241,6 @@ _area_attacks__text4_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_area_attacks: Final[tuple[Step, ...]] = (
-    Step('roll', _area_attacks__roll1, (lambda s: s.v['area_response'] == 'dodge_area',), _area_attacks__roll1_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('area_response', 0),)),
-    Step('roll', _area_attacks__roll2, (lambda s: s.v['area_response'] == 'agility_area',), _area_attacks__roll2_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), (('area_response', 0),)),
-    Step('mod', _area_attacks__mod1, (lambda s: s.v['area_response'] == 'agility_area', lambda s: s.v['response_succeeded']), _area_attacks__mod1_trace, 2, (('area_response', 0), ('response_succeeded', 1))),
-    Step('derive', _area_attacks__derive1, (), _area_attacks__derive1_trace, lambda s: not (s.v['area_response'] == 'dodge_area' and s.v['response_succeeded']), (('area_response', 0), ('response_succeeded', 0))),
-    Step('derive', _area_attacks__derive2, (lambda s: s.v['area_response'] != 'no_response',), _area_attacks__derive2_trace, lambda s: 5, (('area_response', 0),)),
-    Step('text', _area_attacks__text1, (lambda s: s.v['area_response'] != 'no_response',), _area_attacks__text1_trace, None, (('area_response', 0),)),
-    Step('text', _area_attacks__text2, (), _area_attacks__text2_trace, None, ()),
-    Step('text', _area_attacks__text3, (), _area_attacks__text3_trace, None, ()),
-    Step('text', _area_attacks__text4, (), _area_attacks__text4_trace, None, ()),
-)
-"""Area Attacks (7. Area Attacks).
-
-- roll dodge_area_roll: d100 <= defense (when area_response == dodge_area)
-- roll agility_area_roll: d100 <= agility (when area_response == agility_area)
-- damage / 2 round up (when area_response == agility_area; when response_succeeded)
-- derive struck = not (area_response == dodge_area and response_succeeded)
-- derive stand_up = 5 (when area_response != no_response)
-"""
 
 # rule armor_damaged
 
@@ -2560,29 +2433,6 @@ _armor_damaged__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_armor_damaged: Final[tuple[Step, ...]] = (
-    Step('mod', _armor_damaged__mod1, (lambda s: s.v['armor_state'] == 'damaged',), _armor_damaged__mod1_trace, 2, (('armor_state', 0),)),
-    Step('mod', _armor_damaged__mod2, (lambda s: s.v['armor_state'] == 'damaged',), _armor_damaged__mod2_trace, 2, (('armor_state', 0),)),
-    Step('derive', _armor_damaged__derive1, (lambda s: s.v['armor_state'] == 'damaged',), _armor_damaged__derive1_trace, lambda s: Fraction(s.v['armor_cost'] * 3) / 2, (('armor_state', 0), ('armor_cost', 1))),
-    Step('mod', _armor_damaged__mod3, (lambda s: s.v['armor_state'] == 'destroyed',), _armor_damaged__mod3_trace, 0, (('armor_state', 0),)),
-    Step('derive', _armor_damaged__derive2, (lambda s: s.v['armor_state'] == 'destroyed',), _armor_damaged__derive2_trace, lambda s: s.v['armor_cost'], (('armor_state', 0), ('armor_cost', 1))),
-    Step('text', _armor_damaged__text1, (lambda s: s.v['armor_state'] == 'destroyed',), _armor_damaged__text1_trace, None, (('armor_state', 0),)),
-    Step('mod', _armor_damaged__mod4, (lambda s: s.v['armor_state'] == 'repaired_after_destruction',), _armor_damaged__mod4_trace, -1, (('armor_state', 0),)),
-    Step('text', _armor_damaged__text2, (), _armor_damaged__text2_trace, None, ()),
-    Step('text', _armor_damaged__text3, (), _armor_damaged__text3_trace, None, ()),
-    Step('text', _armor_damaged__text4, (), _armor_damaged__text4_trace, None, ()),
-    Step('text', _armor_damaged__text5, (), _armor_damaged__text5_trace, None, ()),
-)
-"""Armor Damaged (7. Armor Damaged).
-
-- armor / 2 round down (when armor_state == damaged)
-- armor_roll / 2 round down (when armor_state == damaged)
-- derive repair_cost = armor_cost * 3 / 2 (when armor_state == damaged)
-- armor = 0 (when armor_state == destroyed)
-- derive rebuild_cost = armor_cost (when armor_state == destroyed)
-- armor -1 (when armor_state == repaired_after_destruction)
-"""
-
 # rule aura_attacks
 
 _aura_attacks__mod1: Final = ModSpec(
@@ -2743,6 +2593,11 @@ _aura_attacks__roll1: Final = RollSpec(
     notes=('On a fumbled resistance roll the target is demoralized and may surrender or flee; all its actions are Difficult for the rest of that combat round.',),
     condition='',
 )
+_aura_attacks__roll1_step: Final = RollStep(
+    _aura_attacks__roll1,
+    lambda s: (s.v['opponent_POW'] + s.v['opponent_pow_shift'], s.e['aura']),
+    (),
+)
 _aura_attacks__roll1_trace: Final = TraceSpec(
     'aura_attacks',
     '7. Aura Attacks',
@@ -2863,35 +2718,6 @@ _aura_attacks__text7_trace: Final = TraceSpec(
     (),
 )
 
-_rule_aura_attacks: Final[tuple[Step, ...]] = (
-    Step('mod', _aura_attacks__mod1, (), _aura_attacks__mod1_trace, lambda s: s.lookup('roll_bonus', (s.v['command_roll'],), 'value'), (('command_roll', 0),)),
-    Step('mod', _aura_attacks__mod2, (), _aura_attacks__mod2_trace, lambda s: s.lookup('roll_bonus', (s.v['passion_roll'],), 'value'), (('passion_roll', 0),)),
-    Step('mod', _aura_attacks__mod3, (lambda s: s.v['command_roll'] == 'fumble_result',), _aura_attacks__mod3_trace, 2, (('command_roll', 0),)),
-    Step('mod', _aura_attacks__mod4, (lambda s: s.v['passion_roll'] == 'fumble_result',), _aura_attacks__mod4_trace, 2, (('passion_roll', 0),)),
-    Step('mod', _aura_attacks__mod5, (lambda s: s.v['previous_aura_success'],), _aura_attacks__mod5_trace, 1, (('previous_aura_success', 0),)),
-    Step('mod', _aura_attacks__mod6, (), _aura_attacks__mod6_trace, lambda s: s.v['experience'], (('experience', 0),)),
-    Step('mod', _aura_attacks__mod7, (), _aura_attacks__mod7_trace, lambda s: s.v['aura_circumstances'], (('aura_circumstances', 0),)),
-    Step('roll', _aura_attacks__roll1, (), _aura_attacks__roll1_trace, (lambda s: (s.v['opponent_POW'] + s.v['opponent_pow_shift'], s.e['aura']), ()), (('opponent_POW', 0), ('opponent_pow_shift', 0))),
-    Step('text', _aura_attacks__text1, (), _aura_attacks__text1_trace, None, ()),
-    Step('text', _aura_attacks__text2, (), _aura_attacks__text2_trace, None, ()),
-    Step('text', _aura_attacks__text3, (), _aura_attacks__text3_trace, None, ()),
-    Step('text', _aura_attacks__text4, (), _aura_attacks__text4_trace, None, ()),
-    Step('text', _aura_attacks__text5, (), _aura_attacks__text5_trace, None, ()),
-    Step('text', _aura_attacks__text6, (), _aura_attacks__text6_trace, None, ()),
-    Step('text', _aura_attacks__text7, (), _aura_attacks__text7_trace, None, ()),
-)
-"""Aura Attacks (7. Aura Attacks).
-
-- aura +roll_bonus[command_roll]
-- aura +roll_bonus[passion_roll]
-- aura / 2 round up (when command_roll == fumble_result)
-- aura / 2 round up (when passion_roll == fumble_result)
-- aura +1 (when previous_aura_success)
-- aura +experience
-- aura +aura_circumstances
-- roll resist_aura: resist opponent_POW + opponent_pow_shift vs aura
-"""
-
 # rule autofire
 
 _autofire__mod1: Final = ModSpec(
@@ -2986,6 +2812,7 @@ _autofire__roll1: Final = RollSpec(
     notes=(),
     condition='when fire_mode != single_shot',
 )
+_autofire__roll1_step: Final = RollStep(_autofire__roll1, lambda s: (s.e['skill'], 0, None, 0), ())
 _autofire__roll1_trace: Final = TraceSpec(
     'autofire',
     '7. Autofire',
@@ -3090,28 +2917,6 @@ _autofire__text6_trace: Final = TraceSpec(
     (),
 )
 
-_rule_autofire: Final[tuple[Step, ...]] = (
-    Step('mod', _autofire__mod1, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'burst'), _autofire__mod1_trace, 20, (('fire_mode', 0), ('autofire_targets', 1))),
-    Step('mod', _autofire__mod2, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] in ('one_target', 'narrow_targets'), lambda s: s.v['fire_mode'] == 'full_autofire'), _autofire__mod2_trace, 40, (('fire_mode', 0), ('autofire_targets', 1))),
-    Step('mod', _autofire__mod3, (lambda s: s.v['fire_mode'] != 'single_shot', lambda s: s.v['autofire_targets'] == 'narrow_targets'), _autofire__mod3_trace, 20, (('fire_mode', 0), ('autofire_targets', 1))),
-    Step('derive', _autofire__derive1, (lambda s: s.v['fire_mode'] != 'single_shot',), _autofire__derive1_trace, lambda s: s.lookup('autofire_hits', (s.v['shots'],), 'value'), (('fire_mode', 0), ('shots', 1))),
-    Step('roll', _autofire__roll1, (lambda s: s.v['fire_mode'] != 'single_shot',), _autofire__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('fire_mode', 0),)),
-    Step('text', _autofire__text1, (), _autofire__text1_trace, None, ()),
-    Step('text', _autofire__text2, (), _autofire__text2_trace, None, ()),
-    Step('text', _autofire__text3, (), _autofire__text3_trace, None, ()),
-    Step('text', _autofire__text4, (), _autofire__text4_trace, None, ()),
-    Step('text', _autofire__text5, (), _autofire__text5_trace, None, ()),
-    Step('text', _autofire__text6, (), _autofire__text6_trace, None, ()),
-)
-"""Autofire (7. Autofire).
-
-- skill +20% (when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == burst)
-- skill +40% (when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == full_autofire)
-- skill +20% (when fire_mode != single_shot; when autofire_targets == narrow_targets)
-- derive hits = autofire_hits[shots] (when fire_mode != single_shot)
-- roll burst_attack: d100 <= skill (when fire_mode != single_shot)
-"""
-
 # rule backstabs
 
 _backstabs__mod1: Final = ModSpec(
@@ -3171,6 +2976,11 @@ _backstabs__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when backstab',
+)
+_backstabs__roll1_step: Final = RollStep(
+    _backstabs__roll1,
+    lambda s: (s.e['perception'], 0, None, 0),
+    (),
 )
 _backstabs__roll1_trace: Final = TraceSpec(
     'backstabs',
@@ -3253,6 +3063,11 @@ _backstabs__roll2: Final = RollSpec(
     notes=(),
     condition='when helpless',
 )
+_backstabs__roll2_step: Final = RollStep(
+    _backstabs__roll2,
+    lambda s: (s.v['opponent_POW'], 0, None, 0),
+    (),
+)
 _backstabs__roll2_trace: Final = TraceSpec(
     'backstabs',
     '7. Backstabs and Helpless Opponents',
@@ -3276,27 +3091,6 @@ _backstabs__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_backstabs: Final[tuple[Step, ...]] = (
-    Step('mod', _backstabs__mod1, (lambda s: s.v['backstab'],), _backstabs__mod1_trace, 'easy', (('backstab', 0),)),
-    Step('mod', _backstabs__mod2, (lambda s: s.v['backstab'],), _backstabs__mod2_trace, 'difficult', (('backstab', 0),)),
-    Step('roll', _backstabs__roll1, (lambda s: s.v['backstab'],), _backstabs__roll1_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('backstab', 0),)),
-    Step('mod', _backstabs__mod3, (lambda s: s.v['backstab'],), _backstabs__mod3_trace, 'difficult', (('backstab', 0),)),
-    Step('mod', _backstabs__mod4, (lambda s: s.v['helpless'],), _backstabs__mod4_trace, 'easy', (('helpless', 0),)),
-    Step('text', _backstabs__text1, (lambda s: s.v['helpless'],), _backstabs__text1_trace, None, (('helpless', 0),)),
-    Step('roll', _backstabs__roll2, (lambda s: s.v['helpless'],), _backstabs__roll2_trace, (lambda s: (s.v['opponent_POW'], 0, None, 0), ()), (('helpless', 0), ('opponent_POW', 1))),
-    Step('text', _backstabs__text2, (), _backstabs__text2_trace, None, ()),
-)
-"""Backstabs and Helpless Opponents (7. Backstabs and Helpless Opponents).
-
-- skill is easy (when backstab)
-- perception is difficult (when backstab)
-- roll sense_backstab: d100 <= perception (when backstab)
-- defense is difficult (when backstab)
-- skill is easy (when helpless)
-- cannot dodge or parry: the target is helpless (when helpless)
-- roll lucky_incident: d100 <= opponent_POW (when helpless)
-"""
 
 # rule big_and_little_targets
 
@@ -3413,22 +3207,6 @@ _big_and_little_targets__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_big_and_little_targets: Final[tuple[Step, ...]] = (
-    Step('mod', _big_and_little_targets__mod1, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] > 2 * s.v['SIZ']), _big_and_little_targets__mod1_trace, 20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
-    Step('mod', _big_and_little_targets__mod2, (lambda s: s.v['target_kind'] == 'creature', lambda s: s.v['target_SIZ'] < round_value(Fraction(s.v['SIZ']) / 2, 'up')), _big_and_little_targets__mod2_trace, -20, (('target_kind', 0), ('target_SIZ', 1), ('SIZ', 1))),
-    Step('mod', _big_and_little_targets__mod3, (lambda s: s.v['target_kind'] == 'large_object',), _big_and_little_targets__mod3_trace, 'easy', (('target_kind', 0),)),
-    Step('mod', _big_and_little_targets__mod4, (lambda s: s.v['target_kind'] == 'tiny_object',), _big_and_little_targets__mod4_trace, 'difficult', (('target_kind', 0),)),
-    Step('text', _big_and_little_targets__text1, (), _big_and_little_targets__text1_trace, None, ()),
-    Step('text', _big_and_little_targets__text2, (), _big_and_little_targets__text2_trace, None, ()),
-)
-"""Big and Little Targets (7. Big and Little Targets).
-
-- skill +20% (when target_kind == creature; when target_SIZ > 2 * SIZ)
-- skill -20% (when target_kind == creature; when target_SIZ < SIZ / 2 round up)
-- skill is easy (when target_kind == large_object)
-- skill is difficult (when target_kind == tiny_object)
-"""
-
 # rule both_sides_surprised
 
 _both_sides_surprised__roll1: Final = RollSpec(
@@ -3448,6 +3226,11 @@ _both_sides_surprised__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when both_surprised',
+)
+_both_sides_surprised__roll1_step: Final = RollStep(
+    _both_sides_surprised__roll1,
+    lambda s: (s.e['perception'], 0, None, 0),
+    (),
 )
 _both_sides_surprised__roll1_trace: Final = TraceSpec(
     'both_sides_surprised',
@@ -3474,6 +3257,11 @@ _both_sides_surprised__roll2: Final = RollSpec(
     notes=(),
     condition='when both_surprised',
 )
+_both_sides_surprised__roll2_step: Final = RollStep(
+    _both_sides_surprised__roll2,
+    lambda s: (s.v['opponent_perception'], 0, None, 0),
+    (),
+)
 _both_sides_surprised__roll2_trace: Final = TraceSpec(
     'both_sides_surprised',
     '7. Both Sides Surprised',
@@ -3498,6 +3286,11 @@ _both_sides_surprised__roll3: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when both_surprised',
+)
+_both_sides_surprised__roll3_step: Final = RollStep(
+    _both_sides_surprised__roll3,
+    lambda s: (s.e['idea'], 0, None, 0),
+    (),
 )
 _both_sides_surprised__roll3_trace: Final = TraceSpec(
     'both_sides_surprised',
@@ -3570,22 +3363,6 @@ _both_sides_surprised__text4_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_both_sides_surprised: Final[tuple[Step, ...]] = (
-    Step('roll', _both_sides_surprised__roll1, (lambda s: s.v['both_surprised'],), _both_sides_surprised__roll1_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('both_surprised', 0),)),
-    Step('roll', _both_sides_surprised__roll2, (lambda s: s.v['both_surprised'],), _both_sides_surprised__roll2_trace, (lambda s: (s.v['opponent_perception'], 0, None, 0), ()), (('both_surprised', 0), ('opponent_perception', 1))),
-    Step('roll', _both_sides_surprised__roll3, (lambda s: s.v['both_surprised'],), _both_sides_surprised__roll3_trace, (lambda s: (s.e['idea'], 0, None, 0), ()), (('both_surprised', 0),)),
-    Step('text', _both_sides_surprised__text1, (lambda s: s.v['both_surprised'], lambda s: s.v['both_ideas_succeed']), _both_sides_surprised__text1_trace, None, (('both_surprised', 0), ('both_ideas_succeed', 1))),
-    Step('text', _both_sides_surprised__text2, (), _both_sides_surprised__text2_trace, None, ()),
-    Step('text', _both_sides_surprised__text3, (), _both_sides_surprised__text3_trace, None, ()),
-    Step('text', _both_sides_surprised__text4, (), _both_sides_surprised__text4_trace, None, ()),
-)
-"""Both Sides Surprised (7. Both Sides Surprised).
-
-- roll detect_first: d100 <= perception (when both_surprised)
-- roll other_detects: d100 <= opponent_perception (when both_surprised)
-- roll act_first: d100 <= idea (when both_surprised)
-"""
 
 # rule broken_weapons
 
@@ -3682,20 +3459,6 @@ _broken_weapons__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_broken_weapons: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_weapons__mod1, (lambda s: s.v['weapon_broken'],), _broken_weapons__mod1_trace, 2, (('weapon_broken', 0),)),
-    Step('mod', _broken_weapons__mod2, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), _broken_weapons__mod2_trace, 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
-    Step('mod', _broken_weapons__mod3, (lambda s: s.v['weapon_broken'], lambda s: not s.v['resembles_familiar']), _broken_weapons__mod3_trace, 'difficult', (('weapon_broken', 0), ('resembles_familiar', 1))),
-    Step('text', _broken_weapons__text1, (), _broken_weapons__text1_trace, None, ()),
-    Step('text', _broken_weapons__text2, (), _broken_weapons__text2_trace, None, ()),
-)
-"""Broken Weapons (7. Broken Weapons).
-
-- damage / 2 round up (when weapon_broken)
-- skill is difficult (when weapon_broken; unless resembles_familiar)
-- defense is difficult (when weapon_broken; unless resembles_familiar)
-"""
-
 # rule chases
 
 _chases__roll1: Final = RollSpec(
@@ -3716,6 +3479,7 @@ _chases__roll1: Final = RollSpec(
     notes=(),
     condition='when in_chase',
 )
+_chases__roll1_step: Final = RollStep(_chases__roll1, lambda s: (s.e['skill'], 0, None, 0), ())
 _chases__roll1_trace: Final = TraceSpec(
     'chases',
     '7. Chases',
@@ -3815,22 +3579,6 @@ _chases__text4_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_chases: Final[tuple[Step, ...]] = (
-    Step('roll', _chases__roll1, (lambda s: s.v['in_chase'],), _chases__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
-    Step('derive', _chases__derive1, (lambda s: s.v['in_chase'],), _chases__derive1_trace, lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'mover'), (('in_chase', 0), ('chase_result', 1))),
-    Step('derive', _chases__derive2, (lambda s: s.v['in_chase'],), _chases__derive2_trace, lambda s: s.lookup('chase_steps', (s.v['chase_result'],), 'steps'), (('in_chase', 0), ('chase_result', 1))),
-    Step('text', _chases__text1, (), _chases__text1_trace, None, ()),
-    Step('text', _chases__text2, (), _chases__text2_trace, None, ()),
-    Step('text', _chases__text3, (), _chases__text3_trace, None, ()),
-    Step('text', _chases__text4, (), _chases__text4_trace, None, ()),
-)
-"""Chases (7. Chases).
-
-- roll chase_roll: d100 <= skill (when in_chase)
-- derive moves = chase_steps[chase_result].mover (when in_chase)
-- derive steps_back = chase_steps[chase_result].steps (when in_chase)
-"""
 
 # rule range_track_attacks
 
@@ -3962,6 +3710,11 @@ _range_track_attacks__roll1: Final = RollSpec(
     notes=(),
     condition='when in_chase',
 )
+_range_track_attacks__roll1_step: Final = RollStep(
+    _range_track_attacks__roll1,
+    lambda s: (s.e['skill'], 0, None, 0),
+    (),
+)
 _range_track_attacks__roll1_trace: Final = TraceSpec(
     'range_track_attacks',
     '7. Chases: Range Track',
@@ -3969,26 +3722,6 @@ _range_track_attacks__roll1_trace: Final = TraceSpec(
     ('when in_chase',),
     (('in_chase',),),
 )
-
-_rule_range_track_attacks: Final[tuple[Step, ...]] = (
-    Step('derive', _range_track_attacks__derive1, (lambda s: s.v['in_chase'],), _range_track_attacks__derive1_trace, lambda s: s.lookup('range_track', (s.v['chase_range'],), 'range'), (('in_chase', 0), ('chase_range', 1))),
-    Step('text', _range_track_attacks__text1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_range'] != 'side_by_side' and s.v['chase_attack'] == 'hand_to_hand_attack'), _range_track_attacks__text1_trace, None, (('in_chase', 0), ('chase_range', 1), ('chase_attack', 1))),
-    Step('mod', _range_track_attacks__mod1, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'two_lengths'), _range_track_attacks__mod1_trace, 'difficult', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('mod', _range_track_attacks__mod2, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'close'), _range_track_attacks__mod2_trace, 'one_fifth', (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('mod', _range_track_attacks__mod3, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'in_sight'), _range_track_attacks__mod3_trace, 1, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('mod', _range_track_attacks__mod4, (lambda s: s.v['in_chase'], lambda s: s.v['chase_attack'] == 'missile_attack', lambda s: s.v['chase_range'] == 'out_of_sight'), _range_track_attacks__mod4_trace, 0, (('in_chase', 0), ('chase_attack', 1), ('chase_range', 2))),
-    Step('roll', _range_track_attacks__roll1, (lambda s: s.v['in_chase'],), _range_track_attacks__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('in_chase', 0),)),
-)
-"""Chases: attacks on the Range Track (7. Chases: Range Track).
-
-- derive range_number = range_track[chase_range].range (when in_chase)
-- cannot attack hand to hand beyond Side-by-Side range (when in_chase; when chase_range != side_by_side and chase_attack == hand_to_hand_attack)
-- skill is difficult (when in_chase; when chase_attack == missile_attack; when chase_range == two_lengths)
-- skill is one_fifth (when in_chase; when chase_attack == missile_attack; when chase_range == close)
-- skill = 1 (when in_chase; when chase_attack == missile_attack; when chase_range == in_sight)
-- skill = 0 (when in_chase; when chase_attack == missile_attack; when chase_range == out_of_sight)
-- roll chase_shot: d100 <= skill (when in_chase)
-"""
 
 # rule chases_on_foot
 
@@ -4009,6 +3742,11 @@ _chases_on_foot__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when on_foot',
+)
+_chases_on_foot__roll1_step: Final = RollStep(
+    _chases_on_foot__roll1,
+    lambda s: (s.v['CON'], s.v['opponent_CON']),
+    (),
 )
 _chases_on_foot__roll1_trace: Final = TraceSpec(
     'chases_on_foot',
@@ -4055,6 +3793,11 @@ _chases_on_foot__roll2: Final = RollSpec(
     notes=(),
     condition='when on_foot; when encumbered',
 )
+_chases_on_foot__roll2_step: Final = RollStep(
+    _chases_on_foot__roll2,
+    lambda s: (s.e['stamina'], 0, None, 0),
+    (),
+)
 _chases_on_foot__roll2_trace: Final = TraceSpec(
     'chases_on_foot',
     '7. Chases: Chases on Foot',
@@ -4094,21 +3837,6 @@ _chases_on_foot__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_chases_on_foot: Final[tuple[Step, ...]] = (
-    Step('roll', _chases_on_foot__roll1, (lambda s: s.v['on_foot'],), _chases_on_foot__roll1_trace, (lambda s: (s.v['CON'], s.v['opponent_CON']), ()), (('on_foot', 0), ('CON', 1), ('opponent_CON', 1))),
-    Step('mod', _chases_on_foot__mod1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), _chases_on_foot__mod1_trace, 'difficult', (('on_foot', 0), ('encumbered', 1))),
-    Step('roll', _chases_on_foot__roll2, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered']), _chases_on_foot__roll2_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), (('on_foot', 0), ('encumbered', 1))),
-    Step('text', _chases_on_foot__text1, (lambda s: s.v['on_foot'], lambda s: s.v['encumbered'], lambda s: s.v['winded_failures'] >= 2), _chases_on_foot__text1_trace, None, (('on_foot', 0), ('encumbered', 1), ('winded_failures', 2))),
-    Step('text', _chases_on_foot__text2, (), _chases_on_foot__text2_trace, None, ()),
-)
-"""Chases on Foot (7. Chases: Chases on Foot).
-
-- roll outrun: resist CON vs opponent_CON (when on_foot)
-- stamina is difficult (when on_foot; when encumbered)
-- roll keep_going: d100 <= stamina (when on_foot; when encumbered)
-- cannot continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
-"""
 
 # rule vehicular_chases
 
@@ -4223,21 +3951,6 @@ _vehicular_chases__text6_trace: Final = TraceSpec(
     (),
 )
 
-_rule_vehicular_chases: Final[tuple[Step, ...]] = (
-    Step('derive', _vehicular_chases__derive1, (), _vehicular_chases__derive1_trace, lambda s: max(0, s.v['speed'] - s.v['opponent_speed']), (('speed', 0), ('opponent_speed', 0))),
-    Step('text', _vehicular_chases__text1, (lambda s: s.v['speed'] > s.v['top_speed'],), _vehicular_chases__text1_trace, None, (('speed', 0), ('top_speed', 0))),
-    Step('text', _vehicular_chases__text2, (), _vehicular_chases__text2_trace, None, ()),
-    Step('text', _vehicular_chases__text3, (), _vehicular_chases__text3_trace, None, ()),
-    Step('text', _vehicular_chases__text4, (), _vehicular_chases__text4_trace, None, ()),
-    Step('text', _vehicular_chases__text5, (), _vehicular_chases__text5_trace, None, ()),
-    Step('text', _vehicular_chases__text6, (), _vehicular_chases__text6_trace, None, ()),
-)
-"""Vehicular Chases (7. Chases: Vehicular Chases).
-
-- derive range_shift = max(0, speed - opponent_speed)
-- cannot travel faster than the vehicle's rated speed (when speed > top_speed)
-"""
-
 # trait maneuver_penalty
 
 _maneuver_penalty__mod1: Final = ModSpec(
@@ -4277,15 +3990,6 @@ _maneuver_penalty__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_maneuver_penalty: Final[tuple[Step, ...]] = (
-    Step('mod', _maneuver_penalty__mod1, (), _maneuver_penalty__mod1_trace, lambda s: s.lookup('maneuver_modifier', (s.v['maneuver'],), 'value'), (('maneuver', 0),)),
-    Step('text', _maneuver_penalty__text1, (), _maneuver_penalty__text1_trace, None, ()),
-)
-"""Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
-
-- skill +maneuver_modifier[maneuver]
-"""
-
 # rule maneuvers
 
 _maneuvers__roll1: Final = RollSpec(
@@ -4306,6 +4010,7 @@ _maneuvers__roll1: Final = RollSpec(
     notes=(),
     condition='when maneuver in {turn, u_turn}',
 )
+_maneuvers__roll1_step: Final = RollStep(_maneuvers__roll1, None, ())
 _maneuvers__roll1_trace: Final = TraceSpec(
     'maneuvers',
     '7. Chases: Maneuvers',
@@ -4331,6 +4036,11 @@ _maneuvers__roll2: Final = RollSpec(
     notes=(),
     condition='when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram}',
     steps=(('failure', 'roll on chase_trouble'),),
+)
+_maneuvers__roll2_step: Final = RollStep(
+    _maneuvers__roll2,
+    lambda s: (s.e['skill'], 0, None, 0),
+    (),
 )
 _maneuvers__roll2_trace: Final = TraceSpec(
     'maneuvers',
@@ -4445,6 +4155,11 @@ _maneuvers__roll3: Final = RollSpec(
     notes=(),
     condition='when maneuver == collide',
 )
+_maneuvers__roll3_step: Final = RollStep(
+    _maneuvers__roll3,
+    lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']),
+    (),
+)
 _maneuvers__roll3_trace: Final = TraceSpec(
     'maneuvers',
     '7. Chases: Maneuvers',
@@ -4509,6 +4224,11 @@ _maneuvers__roll4: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when maneuver == ram',
+)
+_maneuvers__roll4_step: Final = RollStep(
+    _maneuvers__roll4,
+    lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']),
+    (),
 )
 _maneuvers__roll4_trace: Final = TraceSpec(
     'maneuvers',
@@ -4678,48 +4398,6 @@ _maneuvers__text8_trace: Final = TraceSpec(
     (),
 )
 
-_rule_maneuvers: Final[tuple[Step, ...]] = (
-    Step('part', 'maneuver_penalty', (), TraceSpec('maneuvers', '7. Chases: Maneuvers', 'as maneuver_penalty', (), ())),
-    Step('roll', _maneuvers__roll1, (lambda s: s.v['maneuver'] in ('turn', 'u_turn'),), _maneuvers__roll1_trace, (None, ()), (('maneuver', 0),)),
-    Step('roll', _maneuvers__roll2, (lambda s: s.v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'),), _maneuvers__roll2_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('maneuver', 0),)),
-    Step('text', _maneuvers__text1, (lambda s: s.v['maneuver'] == 'u_turn' and s.v['speed'] > 1,), _maneuvers__text1_trace, None, (('maneuver', 0), ('speed', 0))),
-    Step('text', _maneuvers__text2, (lambda s: s.v['maneuver'] == 'bootlegger_reverse', lambda s: s.v['horse_drawn']), _maneuvers__text2_trace, None, (('maneuver', 0), ('horse_drawn', 1))),
-    Step('text', _maneuvers__text3, (lambda s: s.v['maneuver'] == 'bootlegger_reverse',), _maneuvers__text3_trace, None, (('maneuver', 0),)),
-    Step('mod', _maneuvers__mod1, (lambda s: s.v['maneuver'] == 'collide',), _maneuvers__mod1_trace, lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
-    Step('mod', _maneuvers__mod2, (lambda s: s.v['maneuver'] == 'collide',), _maneuvers__mod2_trace, lambda s: Dice.pool(int(s.v['speed']), 3), (('maneuver', 0), ('speed', 1))),
-    Step('roll', _maneuvers__roll3, (lambda s: s.v['maneuver'] == 'collide',), _maneuvers__roll3_trace, (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
-    Step('mod', _maneuvers__mod3, (lambda s: s.v['maneuver'] == 'ram',), _maneuvers__mod3_trace, lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('speed', 1))),
-    Step('mod', _maneuvers__mod4, (lambda s: s.v['maneuver'] == 'ram',), _maneuvers__mod4_trace, lambda s: Dice.pool(int(s.v['speed']), 6), (('maneuver', 0), ('speed', 1))),
-    Step('roll', _maneuvers__roll4, (lambda s: s.v['maneuver'] == 'ram',), _maneuvers__roll4_trace, (lambda s: (s.v['vehicle_SIZ'], s.v['other_SIZ']), ()), (('maneuver', 0), ('vehicle_SIZ', 1), ('other_SIZ', 1))),
-    Step('mod', _maneuvers__mod5, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), _maneuvers__mod5_trace, lambda s: Dice.pool(int(s.v['speed']), 10), (('maneuver', 0), ('target_destroyed', 1), ('speed', 2))),
-    Step('mod', _maneuvers__mod6, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), _maneuvers__mod6_trace, 2, (('maneuver', 0), ('target_destroyed', 1))),
-    Step('text', _maneuvers__text4, (lambda s: s.v['maneuver'] == 'ram', lambda s: s.v['target_destroyed']), _maneuvers__text4_trace, None, (('maneuver', 0), ('target_destroyed', 1))),
-    Step('mod', _maneuvers__mod7, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'adequate'), _maneuvers__mod7_trace, 2, (('maneuver', 0), ('protection', 1))),
-    Step('mod', _maneuvers__mod8, (lambda s: s.v['maneuver'] in ('collide', 'ram'), lambda s: s.v['protection'] == 'exceptional'), _maneuvers__mod8_trace, Fraction(1) / 4, (('maneuver', 0), ('protection', 1))),
-    Step('text', _maneuvers__text5, (), _maneuvers__text5_trace, None, ()),
-    Step('text', _maneuvers__text6, (), _maneuvers__text6_trace, None, ()),
-    Step('text', _maneuvers__text7, (), _maneuvers__text7_trace, None, ()),
-    Step('text', _maneuvers__text8, (), _maneuvers__text8_trace, None, ()),
-)
-"""Chases: Maneuvers (7. Chases: Maneuvers).
-
-- as maneuver_penalty
-- roll turn_roll: automatic success (when maneuver in {turn, u_turn})
-- roll maneuver_roll: d100 <= skill (when maneuver in {high_speed_turn, bootlegger_reverse, collide, ram})
-- cannot make a U-turn above Speed 1: slow to Speed 1 first (when maneuver == u_turn and speed > 1)
-- cannot perform a bootlegger reverse with horses or a horse-drawn vehicle (when maneuver == bootlegger_reverse; when horse_drawn)
-- crash_damage = speed d6 (when maneuver == collide)
-- passenger_damage = speed d3 (when maneuver == collide)
-- roll knocked_aside: resist vehicle_SIZ vs other_SIZ (when maneuver == collide)
-- crash_damage = speed d10 (when maneuver == ram)
-- passenger_damage = speed d6 (when maneuver == ram)
-- roll ram_prevails: resist vehicle_SIZ vs other_SIZ (when maneuver == ram)
-- rebound_damage = speed d10 (when maneuver == ram; when target_destroyed)
-- rebound_damage / 2 round up (when maneuver == ram; when target_destroyed)
-- passenger_damage / 2 round up (when maneuver in {collide, ram}; when protection == adequate)
-- passenger_damage * 1 / 4 round up (when maneuver in {collide, ram}; when protection == exceptional)
-"""
-
 # rule vehicle_damage
 
 _vehicle_damage__derive1: Final = DeriveSpec(
@@ -4846,24 +4524,6 @@ _vehicle_damage__text6_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_vehicle_damage: Final[tuple[Step, ...]] = (
-    Step('derive', _vehicle_damage__derive1, (), _vehicle_damage__derive1_trace, lambda s: max(0, s.v['impact'] - s.v['vehicle_armor']), (('impact', 0), ('vehicle_armor', 0))),
-    Step('derive', _vehicle_damage__derive2, (lambda s: s.v['vehicle_hit_points'] * 2 < s.v['vehicle_max_hit_points'],), _vehicle_damage__derive2_trace, lambda s: round_value(Fraction(s.v['top_speed']) / 2, 'up'), (('vehicle_hit_points', 0), ('vehicle_max_hit_points', 0), ('top_speed', 1))),
-    Step('text', _vehicle_damage__text1, (lambda s: s.v['vehicle_hit_points'] <= 5 and s.v['vehicle_hit_points'] > 0,), _vehicle_damage__text1_trace, None, (('vehicle_hit_points', 0),)),
-    Step('text', _vehicle_damage__text2, (lambda s: s.v['vehicle_hit_points'] <= 0,), _vehicle_damage__text2_trace, None, (('vehicle_hit_points', 0),)),
-    Step('text', _vehicle_damage__text3, (), _vehicle_damage__text3_trace, None, ()),
-    Step('text', _vehicle_damage__text4, (), _vehicle_damage__text4_trace, None, ()),
-    Step('text', _vehicle_damage__text5, (), _vehicle_damage__text5_trace, None, ()),
-    Step('text', _vehicle_damage__text6, (), _vehicle_damage__text6_trace, None, ()),
-)
-"""Chases: Vehicle Damage (7. Chases: Maneuvers (Vehicle Damage)).
-
-- derive hit_points_lost = max(0, impact - vehicle_armor)
-- derive damaged_top_speed = top_speed / 2 round up (when vehicle_hit_points * 2 < vehicle_max_hit_points)
-- cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
-- cannot function: the vehicle is destroyed (when vehicle_hit_points <= 0)
-"""
 
 # rule skill_roll_modifiers
 
@@ -5200,46 +4860,6 @@ _skill_roll_modifiers__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_skill_roll_modifiers: Final[tuple[Step, ...]] = (
-    Step('mod', _skill_roll_modifiers__mod1, (lambda s: s.v['fog'],), _skill_roll_modifiers__mod1_trace, -10, (('fog', 0),)),
-    Step('mod', _skill_roll_modifiers__mod2, (lambda s: s.v['night'],), _skill_roll_modifiers__mod2_trace, -10, (('night', 0),)),
-    Step('mod', _skill_roll_modifiers__mod3, (lambda s: s.v['rain'],), _skill_roll_modifiers__mod3_trace, -10, (('rain', 0),)),
-    Step('mod', _skill_roll_modifiers__mod4, (lambda s: s.v['chase_wind'],), _skill_roll_modifiers__mod4_trace, -10, (('chase_wind', 0),)),
-    Step('mod', _skill_roll_modifiers__mod5, (lambda s: s.v['heavy_rain'],), _skill_roll_modifiers__mod5_trace, -20, (('heavy_rain', 0),)),
-    Step('mod', _skill_roll_modifiers__mod6, (lambda s: s.v['oily_or_icy'],), _skill_roll_modifiers__mod6_trace, -20, (('oily_or_icy', 0),)),
-    Step('mod', _skill_roll_modifiers__mod7, (lambda s: s.v['snow'],), _skill_roll_modifiers__mod7_trace, -20, (('snow', 0),)),
-    Step('mod', _skill_roll_modifiers__mod8, (lambda s: s.v['speed'] >= 1 and s.v['speed'] <= 2,), _skill_roll_modifiers__mod8_trace, 10, (('speed', 0),)),
-    Step('mod', _skill_roll_modifiers__mod9, (lambda s: s.v['speed'] == s.v['top_speed'],), _skill_roll_modifiers__mod9_trace, -10, (('speed', 0), ('top_speed', 0))),
-    Step('part', 'maneuver_penalty', (), TraceSpec('skill_roll_modifiers', '7. Chases: Skill Roll Modifiers Chart', 'as maneuver_penalty', (), ())),
-    Step('mod', _skill_roll_modifiers__mod10, (lambda s: s.v['gravel_road'],), _skill_roll_modifiers__mod10_trace, -10, (('gravel_road', 0),)),
-    Step('mod', _skill_roll_modifiers__mod11, (lambda s: s.v['downhill_grade'],), _skill_roll_modifiers__mod11_trace, -10, (('downhill_grade', 0),)),
-    Step('mod', _skill_roll_modifiers__mod12, (lambda s: s.v['dirt_road'],), _skill_roll_modifiers__mod12_trace, -20, (('dirt_road', 0),)),
-    Step('mod', _skill_roll_modifiers__mod13, (lambda s: s.v['limbs_rocks'],), _skill_roll_modifiers__mod13_trace, -20, (('limbs_rocks', 0),)),
-    Step('mod', _skill_roll_modifiers__mod14, (lambda s: s.v['minor_vehicle_damage'],), _skill_roll_modifiers__mod14_trace, -10, (('minor_vehicle_damage', 0),)),
-    Step('mod', _skill_roll_modifiers__mod15, (), _skill_roll_modifiers__mod15_trace, lambda s: s.v['handling'], (('handling', 0),)),
-    Step('text', _skill_roll_modifiers__text1, (), _skill_roll_modifiers__text1_trace, None, ()),
-    Step('text', _skill_roll_modifiers__text2, (), _skill_roll_modifiers__text2_trace, None, ()),
-)
-"""Chases: Skill Roll Modifiers Chart (7. Chases: Skill Roll Modifiers Chart).
-
-- skill -10% (when fog)
-- skill -10% (when night)
-- skill -10% (when rain)
-- skill -10% (when chase_wind)
-- skill -20% (when heavy_rain)
-- skill -20% (when oily_or_icy)
-- skill -20% (when snow)
-- skill +10% (when speed >= 1 and speed <= 2)
-- skill -10% (when speed == top_speed)
-- as maneuver_penalty
-- skill -10% (when gravel_road)
-- skill -10% (when downhill_grade)
-- skill -20% (when dirt_road)
-- skill -20% (when limbs_rocks)
-- skill -10% (when minor_vehicle_damage)
-- skill +handling
-"""
-
 # rule individual_actions
 
 _individual_actions__mod1: Final = ModSpec(
@@ -5320,6 +4940,11 @@ _individual_actions__roll1: Final = RollSpec(
     notes=(),
     condition='when thrown_risk and not enclosed_vehicle',
 )
+_individual_actions__roll1_step: Final = RollStep(
+    _individual_actions__roll1,
+    lambda s: (s.e['luck'], 0, None, 0),
+    (),
+)
 _individual_actions__roll1_trace: Final = TraceSpec(
     'individual_actions',
     '7. Chases: Individual Actions',
@@ -5344,6 +4969,11 @@ _individual_actions__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when thrown_risk and not enclosed_vehicle',
+)
+_individual_actions__roll2_step: Final = RollStep(
+    _individual_actions__roll2,
+    lambda s: (s.e['agility'], 0, None, 0),
+    (),
 )
 _individual_actions__roll2_trace: Final = TraceSpec(
     'individual_actions',
@@ -5384,24 +5014,6 @@ _individual_actions__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_individual_actions: Final[tuple[Step, ...]] = (
-    Step('mod', _individual_actions__mod1, (lambda s: s.v['moving_in_vehicle'],), _individual_actions__mod1_trace, 'difficult', (('moving_in_vehicle', 0),)),
-    Step('mod', _individual_actions__mod2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__mod2_trace, 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('mod', _individual_actions__mod3, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__mod3_trace, 'difficult', (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('roll', _individual_actions__roll1, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__roll1_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('roll', _individual_actions__roll2, (lambda s: s.v['thrown_risk'] and not s.v['enclosed_vehicle'],), _individual_actions__roll2_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), (('thrown_risk', 0), ('enclosed_vehicle', 0))),
-    Step('text', _individual_actions__text1, (), _individual_actions__text1_trace, None, ()),
-    Step('text', _individual_actions__text2, (), _individual_actions__text2_trace, None, ()),
-)
-"""Chases: Individual Actions (7. Chases: Individual Actions).
-
-- skill is difficult (when moving_in_vehicle)
-- luck is difficult (when thrown_risk and not enclosed_vehicle)
-- agility is difficult (when thrown_risk and not enclosed_vehicle)
-- roll grab_hold_luck: d100 <= luck (when thrown_risk and not enclosed_vehicle)
-- roll grab_hold_agility: d100 <= agility (when thrown_risk and not enclosed_vehicle)
-"""
 
 # rule chase_trouble_effects
 
@@ -5561,6 +5173,11 @@ _chase_trouble_effects__roll1: Final = RollSpec(
     notes=(),
     condition='when trouble == roll_or_tumble; when fueled',
 )
+_chase_trouble_effects__roll1_step: Final = RollStep(
+    _chase_trouble_effects__roll1,
+    lambda s: (10, 0, None, 0),
+    (),
+)
 _chase_trouble_effects__roll1_trace: Final = TraceSpec(
     'chase_trouble_effects',
     '7. Chases: Chase Trouble Table',
@@ -5584,31 +5201,6 @@ _chase_trouble_effects__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_chase_trouble_effects: Final[tuple[Step, ...]] = (
-    Step('mod', _chase_trouble_effects__mod1, (lambda s: s.v['trouble'] == 'skid',), _chase_trouble_effects__mod1_trace, -20, (('trouble', 0),)),
-    Step('mod', _chase_trouble_effects__mod2, (lambda s: s.v['trouble'] == 'minor_fishtail',), _chase_trouble_effects__mod2_trace, -10, (('trouble', 0),)),
-    Step('mod', _chase_trouble_effects__mod3, (lambda s: s.v['trouble'] == 'moderate_fishtail',), _chase_trouble_effects__mod3_trace, -15, (('trouble', 0),)),
-    Step('mod', _chase_trouble_effects__mod4, (lambda s: s.v['trouble'] == 'severe_fishtail',), _chase_trouble_effects__mod4_trace, -30, (('trouble', 0),)),
-    Step('text', _chase_trouble_effects__text1, (lambda s: s.v['trouble'] == 'flat_tire' and s.v['speed'] > 1,), _chase_trouble_effects__text1_trace, None, (('trouble', 0), ('speed', 0))),
-    Step('derive', _chase_trouble_effects__derive1, (lambda s: s.v['trouble'] == 'roll_or_tumble',), _chase_trouble_effects__derive1_trace, lambda s: Dice.pool(int(2 * s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
-    Step('derive', _chase_trouble_effects__derive2, (lambda s: s.v['trouble'] == 'roll_or_tumble',), _chase_trouble_effects__derive2_trace, lambda s: Dice.pool(int(s.v['speed']), 3), (('trouble', 0), ('speed', 1))),
-    Step('derive', _chase_trouble_effects__derive3, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['creature_drawn']), _chase_trouble_effects__derive3_trace, lambda s: Dice.pool(int(s.v['speed']), 6), (('trouble', 0), ('creature_drawn', 1), ('speed', 2))),
-    Step('roll', _chase_trouble_effects__roll1, (lambda s: s.v['trouble'] == 'roll_or_tumble', lambda s: s.v['fueled']), _chase_trouble_effects__roll1_trace, (lambda s: (10, 0, None, 0), ()), (('trouble', 0), ('fueled', 1))),
-    Step('text', _chase_trouble_effects__text2, (), _chase_trouble_effects__text2_trace, None, ()),
-)
-"""Chases: Chase Trouble effects (7. Chases: Chase Trouble Table).
-
-- skill -20% (when trouble == skid)
-- skill -10% (when trouble == minor_fishtail)
-- skill -15% (when trouble == moderate_fishtail)
-- skill -30% (when trouble == severe_fishtail)
-- cannot go faster than Speed 1 until repaired (when trouble == flat_tire and speed > 1)
-- derive vehicle_tumble = (2 * speed) d3 (when trouble == roll_or_tumble)
-- derive passenger_tumble = speed d3 (when trouble == roll_or_tumble)
-- derive hurled_free = speed d6 (when trouble == roll_or_tumble; when creature_drawn)
-- roll fuel_explosion: d100 <= 10 (when trouble == roll_or_tumble; when fueled)
-"""
 
 # rule asphyxiation
 
@@ -5690,6 +5282,11 @@ _asphyxiation__roll1: Final = RollSpec(
     notes=(),
     condition='unless breath_failed',
 )
+_asphyxiation__roll1_step: Final = RollStep(
+    _asphyxiation__roll1,
+    lambda s: (s.v['CON'] * s.e['breath_multiplier'], 0, None, 0),
+    (),
+)
 _asphyxiation__roll1_trace: Final = TraceSpec(
     'asphyxiation',
     '7. Choking, Drowning, and Asphyxiation',
@@ -5714,6 +5311,11 @@ _asphyxiation__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when asphyxiation_start != expected and asphyxiation_round == 1',
+)
+_asphyxiation__roll2_step: Final = RollStep(
+    _asphyxiation__roll2,
+    lambda s: (s.e['luck'], 0, None, 0),
+    (),
 )
 _asphyxiation__roll2_trace: Final = TraceSpec(
     'asphyxiation',
@@ -5801,28 +5403,6 @@ _asphyxiation__text4_trace: Final = TraceSpec(
     (),
 )
 
-_rule_asphyxiation: Final[tuple[Step, ...]] = (
-    Step('mod', _asphyxiation__mod1, (lambda s: s.v['asphyxiation_start'] == 'expected',), _asphyxiation__mod1_trace, lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'expected'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
-    Step('mod', _asphyxiation__mod2, (lambda s: s.v['asphyxiation_start'] == 'surprised_took_breath',), _asphyxiation__mod2_trace, lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'took_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
-    Step('mod', _asphyxiation__mod3, (lambda s: s.v['asphyxiation_start'] == 'surprised_no_breath',), _asphyxiation__mod3_trace, lambda s: s.lookup('breath_by_round', (s.v['asphyxiation_round'],), 'no_breath'), (('asphyxiation_start', 0), ('asphyxiation_round', 1))),
-    Step('roll', _asphyxiation__roll1, (lambda s: not s.v['breath_failed'],), _asphyxiation__roll1_trace, (lambda s: (s.v['CON'] * s.e['breath_multiplier'], 0, None, 0), ()), (('breath_failed', 0), ('CON', 1))),
-    Step('roll', _asphyxiation__roll2, (lambda s: s.v['asphyxiation_start'] != 'expected' and s.v['asphyxiation_round'] == 1,), _asphyxiation__roll2_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('asphyxiation_start', 0), ('asphyxiation_round', 0))),
-    Step('derive', _asphyxiation__derive1, (lambda s: s.v['breath_failed'],), _asphyxiation__derive1_trace, lambda s: s.lookup('asphyxiation_damage', (s.v['substance'],), 'value'), (('breath_failed', 0), ('substance', 1))),
-    Step('text', _asphyxiation__text1, (), _asphyxiation__text1_trace, None, ()),
-    Step('text', _asphyxiation__text2, (), _asphyxiation__text2_trace, None, ()),
-    Step('text', _asphyxiation__text3, (), _asphyxiation__text3_trace, None, ()),
-    Step('text', _asphyxiation__text4, (), _asphyxiation__text4_trace, None, ()),
-)
-"""Choking, Drowning, and Asphyxiation (7. Choking, Drowning, and Asphyxiation).
-
-- breath_multiplier = breath_by_round[asphyxiation_round].expected (when asphyxiation_start == expected)
-- breath_multiplier = breath_by_round[asphyxiation_round].took_breath (when asphyxiation_start == surprised_took_breath)
-- breath_multiplier = breath_by_round[asphyxiation_round].no_breath (when asphyxiation_start == surprised_no_breath)
-- roll hold_breath: d100 <= CON * breath_multiplier (unless breath_failed)
-- roll took_a_breath: d100 <= luck (when asphyxiation_start != expected and asphyxiation_round == 1)
-- derive damage_per_round = asphyxiation_damage[substance] (when breath_failed)
-"""
-
 # rule choking
 
 _choking__roll1: Final = RollSpec(
@@ -5843,6 +5423,7 @@ _choking__roll1: Final = RollSpec(
     notes=(),
     condition='when choked',
 )
+_choking__roll1_step: Final = RollStep(_choking__roll1, lambda s: (s.v['CON'], 0, None, 0), ())
 _choking__roll1_trace: Final = TraceSpec(
     'choking',
     '7. Choking, Drowning, and Asphyxiation',
@@ -5880,17 +5461,6 @@ _choking__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_choking: Final[tuple[Step, ...]] = (
-    Step('roll', _choking__roll1, (lambda s: s.v['choked'],), _choking__roll1_trace, (lambda s: (s.v['CON'], 0, None, 0), ()), (('choked', 0), ('CON', 1))),
-    Step('derive', _choking__derive1, (lambda s: s.v['choked'],), _choking__derive1_trace, lambda s: Dice(((1, 6),)), (('choked', 0),)),
-    Step('text', _choking__text1, (), _choking__text1_trace, None, ()),
-)
-"""Choking: deliberate strangling (7. Choking, Drowning, and Asphyxiation).
-
-- roll resist_choking: d100 <= CON (when choked)
-- derive choking_damage = d6 (when choked)
-"""
 
 # rule close_combat
 
@@ -5946,6 +5516,11 @@ _close_combat__roll1: Final = RollSpec(
     notes=(),
     condition='when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat',
 )
+_close_combat__roll1_step: Final = RollStep(
+    _close_combat__roll1,
+    lambda s: (s.e['skill'], 0, None, 0),
+    (),
+)
 _close_combat__roll1_trace: Final = TraceSpec(
     'close_combat',
     '7. Close Combat',
@@ -5970,6 +5545,11 @@ _close_combat__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay',
+)
+_close_combat__roll2_step: Final = RollStep(
+    _close_combat__roll2,
+    lambda s: (s.e['defense'], 0, None, 0),
+    (),
 )
 _close_combat__roll2_trace: Final = TraceSpec(
     'close_combat',
@@ -6026,23 +5606,6 @@ _close_combat__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_close_combat: Final[tuple[Step, ...]] = (
-    Step('mod', _close_combat__mod1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: s.v['in_close_combat']), _close_combat__mod1_trace, 'difficult', (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
-    Step('derive', _close_combat__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), _close_combat__derive1_trace, lambda s: True, (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
-    Step('roll', _close_combat__roll1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['opponent_weapon_SIZ'] <= Fraction(3, 2), lambda s: not s.v['in_close_combat']), _close_combat__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('in_close_combat', 1))),
-    Step('roll', _close_combat__roll2, (lambda s: s.v['weapon_SIZ'] <= Fraction(3, 2) and s.v['opponent_weapon_SIZ'] >= 2 and s.v['kept_at_bay'],), _close_combat__roll2_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('weapon_SIZ', 0), ('opponent_weapon_SIZ', 0), ('kept_at_bay', 0))),
-    Step('text', _close_combat__text1, (), _close_combat__text1_trace, None, ()),
-    Step('text', _close_combat__text2, (), _close_combat__text2_trace, None, ()),
-    Step('text', _close_combat__text3, (), _close_combat__text3_trace, None, ()),
-)
-"""Close Combat (7. Close Combat).
-
-- defense is difficult (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; when in_close_combat)
-- derive strikes_first = yes (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat)
-- roll keep_at_bay: d100 <= skill (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat)
-- roll slip_past: d100 <= defense (when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay)
-"""
 
 # rule closing
 
@@ -6141,21 +5704,6 @@ _closing__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_closing: Final[tuple[Step, ...]] = (
-    Step('derive', _closing__derive1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), _closing__derive1_trace, lambda s: True, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text1, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] <= Fraction(3, 2)), _closing__text1_trace, None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text2, (lambda s: s.v['weapon_SIZ'] >= 2 and s.v['closed_this_round'], lambda s: s.v['opponent_weapon_SIZ'] >= 2), _closing__text2_trace, None, (('weapon_SIZ', 0), ('closed_this_round', 0), ('opponent_weapon_SIZ', 1))),
-    Step('text', _closing__text3, (), _closing__text3_trace, None, ()),
-    Step('text', _closing__text4, (), _closing__text4_trace, None, ()),
-    Step('text', _closing__text5, (), _closing__text5_trace, None, ()),
-)
-"""Closing (7. Closing).
-
-- derive first_strike = yes (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
-- cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
-- cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
-"""
-
 # rule cold_exposure_hunger_thirst
 
 _cold_exposure_hunger_thirst__derive1: Final = DeriveSpec(
@@ -6239,6 +5787,11 @@ _cold_exposure_hunger_thirst__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when days_deprived * 2 >= CON and physical_action',
+)
+_cold_exposure_hunger_thirst__roll1_step: Final = RollStep(
+    _cold_exposure_hunger_thirst__roll1,
+    lambda s: (s.e['stamina'], 0, None, 0),
+    (),
 )
 _cold_exposure_hunger_thirst__roll1_trace: Final = TraceSpec(
     'cold_exposure_hunger_thirst',
@@ -6380,30 +5933,6 @@ _cold_exposure_hunger_thirst__text8_trace: Final = TraceSpec(
     (),
 )
 
-_rule_cold_exposure_hunger_thirst: Final[tuple[Step, ...]] = (
-    Step('derive', _cold_exposure_hunger_thirst__derive1, (), _cold_exposure_hunger_thirst__derive1_trace, lambda s: max(s.v['days_without_food'], s.v['days_without_water'], s.v['days_exposed']), (('days_without_food', 0), ('days_without_water', 0), ('days_exposed', 0))),
-    Step('derive', _cold_exposure_hunger_thirst__derive2, (lambda s: s.v['days_exposed'] > 0 and s.v['fatigue_points_used'],), _cold_exposure_hunger_thirst__derive2_trace, lambda s: s.v['exposure_multiplier'], (('days_exposed', 0), ('fatigue_points_used', 0), ('exposure_multiplier', 1))),
-    Step('text', _cold_exposure_hunger_thirst__text1, (lambda s: s.v['fatigue_points_used'] and (s.v['days_without_food'] > 2 or s.v['days_without_water'] > 1),), _cold_exposure_hunger_thirst__text1_trace, None, (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0))),
-    Step('mod', _cold_exposure_hunger_thirst__mod1, (lambda s: not s.v['fatigue_points_used'] and (s.v['days_without_food'] > 3 or s.v['days_without_water'] > 3) and s.e['days_deprived'] < s.v['CON'],), _cold_exposure_hunger_thirst__mod1_trace, 'difficult', (('fatigue_points_used', 0), ('days_without_food', 0), ('days_without_water', 0), ('CON', 0))),
-    Step('roll', _cold_exposure_hunger_thirst__roll1, (lambda s: s.e['days_deprived'] * 2 >= s.v['CON'] and s.v['physical_action'],), _cold_exposure_hunger_thirst__roll1_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), (('CON', 0), ('physical_action', 0))),
-    Step('mod', _cold_exposure_hunger_thirst__mod2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), _cold_exposure_hunger_thirst__mod2_trace, 'difficult', (('CON', 0),)),
-    Step('text', _cold_exposure_hunger_thirst__text2, (lambda s: s.e['days_deprived'] >= s.v['CON'],), _cold_exposure_hunger_thirst__text2_trace, None, (('CON', 0),)),
-    Step('text', _cold_exposure_hunger_thirst__text3, (), _cold_exposure_hunger_thirst__text3_trace, None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text4, (), _cold_exposure_hunger_thirst__text4_trace, None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text5, (), _cold_exposure_hunger_thirst__text5_trace, None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text6, (), _cold_exposure_hunger_thirst__text6_trace, None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text7, (), _cold_exposure_hunger_thirst__text7_trace, None, ()),
-    Step('text', _cold_exposure_hunger_thirst__text8, (), _cold_exposure_hunger_thirst__text8_trace, None, ()),
-)
-"""Cold, Exposure, Hunger, and Thirst (7. Cold, Exposure, Hunger, and Thirst).
-
-- derive days_deprived = max(days_without_food, days_without_water, days_exposed)
-- derive fatigue_multiplier = exposure_multiplier (when days_exposed > 0 and fatigue_points_used)
-- skill is difficult (when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON)
-- roll exertion: d100 <= stamina (when days_deprived * 2 >= CON and physical_action)
-- skill is difficult (when days_deprived >= CON)
-"""
-
 # rule cover
 
 _cover__mod1: Final = ModSpec(
@@ -6444,6 +5973,7 @@ _cover__roll1: Final = RollSpec(
     notes=(),
     condition='when partial_cover',
 )
+_cover__roll1_step: Final = RollStep(_cover__roll1, lambda s: (s.e['skill'], 0, None, 0), ())
 _cover__roll1_trace: Final = TraceSpec(
     'cover',
     '7. Cover',
@@ -6469,6 +5999,7 @@ _cover__roll2: Final = RollSpec(
     notes=(),
     condition='when partial_cover',
 )
+_cover__roll2_step: Final = RollStep(_cover__roll2, lambda s: (s.v['skill'], 0, None, 0), ())
 _cover__roll2_trace: Final = TraceSpec(
     'cover',
     '7. Cover',
@@ -6524,21 +6055,6 @@ _cover__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_cover: Final[tuple[Step, ...]] = (
-    Step('mod', _cover__mod1, (lambda s: s.v['partial_cover'],), _cover__mod1_trace, 'difficult', (('partial_cover', 0),)),
-    Step('roll', _cover__roll1, (lambda s: s.v['partial_cover'],), _cover__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
-    Step('roll', _cover__roll2, (lambda s: s.v['partial_cover'],), _cover__roll2_trace, (lambda s: (s.v['skill'], 0, None, 0), ()), (('partial_cover', 0),)),
-    Step('text', _cover__text1, (), _cover__text1_trace, None, ()),
-    Step('text', _cover__text2, (), _cover__text2_trace, None, ()),
-    Step('text', _cover__text3, (), _cover__text3_trace, None, ()),
-)
-"""Cover (7. Cover).
-
-- skill is difficult (when partial_cover)
-- roll hit_target: d100 <= skill (when partial_cover)
-- roll hit_target_or_cover: d100 <= base skill (when partial_cover)
-"""
 
 # rule darkness
 
@@ -6599,6 +6115,11 @@ _darkness__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when darkness == complete_darkness',
+)
+_darkness__roll1_step: Final = RollStep(
+    _darkness__roll1,
+    lambda s: (s.e['perception'], 0, None, 0),
+    (),
 )
 _darkness__roll1_trace: Final = TraceSpec(
     'darkness',
@@ -6676,23 +6197,6 @@ _darkness__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_darkness: Final[tuple[Step, ...]] = (
-    Step('mod', _darkness__mod1, (lambda s: s.v['darkness'] != 'lit', lambda s: not (s.v['darkness'] == 'complete_darkness' and s.v['opponent_detected'])), _darkness__mod1_trace, lambda s: -s.v['darkness_modifier'], (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
-    Step('mod', _darkness__mod2, (lambda s: s.v['darkness'] == 'complete_darkness',), _darkness__mod2_trace, 'difficult', (('darkness', 0),)),
-    Step('roll', _darkness__roll1, (lambda s: s.v['darkness'] == 'complete_darkness',), _darkness__roll1_trace, (lambda s: (s.e['perception'], 0, None, 0), ()), (('darkness', 0),)),
-    Step('mod', _darkness__mod3, (lambda s: s.v['darkness'] == 'complete_darkness', lambda s: s.v['opponent_detected']), _darkness__mod3_trace, lambda s: -round_value(Fraction(s.v['darkness_modifier']) / 2, 'up'), (('darkness', 0), ('opponent_detected', 1), ('darkness_modifier', 2))),
-    Step('text', _darkness__text1, (), _darkness__text1_trace, None, ()),
-    Step('text', _darkness__text2, (), _darkness__text2_trace, None, ()),
-    Step('text', _darkness__text3, (), _darkness__text3_trace, None, ()),
-)
-"""Darkness (7. Darkness).
-
-- skill -darkness_modifier (when darkness != lit; unless darkness == complete_darkness and opponent_detected)
-- perception is difficult (when darkness == complete_darkness)
-- roll detect_in_dark: d100 <= perception (when darkness == complete_darkness)
-- skill -(darkness_modifier / 2 round up) (when darkness == complete_darkness; when opponent_detected)
-"""
-
 # rule desperate_actions
 
 _desperate_actions__mod1: Final = ModSpec(
@@ -6732,6 +6236,11 @@ _desperate_actions__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when desperate',
+)
+_desperate_actions__roll1_step: Final = RollStep(
+    _desperate_actions__roll1,
+    lambda s: (s.e['agility'], 0, None, 0),
+    (),
 )
 _desperate_actions__roll1_trace: Final = TraceSpec(
     'desperate_actions',
@@ -6807,23 +6316,6 @@ _desperate_actions__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_desperate_actions: Final[tuple[Step, ...]] = (
-    Step('mod', _desperate_actions__mod1, (lambda s: s.v['desperate'],), _desperate_actions__mod1_trace, 'difficult', (('desperate', 0),)),
-    Step('roll', _desperate_actions__roll1, (lambda s: s.v['desperate'],), _desperate_actions__roll1_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), (('desperate', 0),)),
-    Step('mod', _desperate_actions__mod2, (lambda s: s.v['desperate'],), _desperate_actions__mod2_trace, 'difficult', (('desperate', 0),)),
-    Step('derive', _desperate_actions__derive1, (lambda s: s.v['desperate'], lambda s: s.v['fatigue_points_used']), _desperate_actions__derive1_trace, lambda s: s.v['fatigue_cost'] * 2, (('desperate', 0), ('fatigue_points_used', 1), ('fatigue_cost', 2))),
-    Step('text', _desperate_actions__text1, (lambda s: s.v['desperate_last_round'],), _desperate_actions__text1_trace, None, (('desperate_last_round', 0),)),
-    Step('text', _desperate_actions__text2, (), _desperate_actions__text2_trace, None, ()),
-)
-"""Desperate Actions (7. Desperate Actions).
-
-- agility is difficult (when desperate)
-- roll desperate_agility: d100 <= agility (when desperate)
-- skill is difficult (when desperate)
-- derive desperate_fatigue = fatigue_cost * 2 (when desperate; when fatigue_points_used)
-- cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
-"""
-
 # rule disarming
 
 _disarming__text1: Final = TextSpec(
@@ -6880,6 +6372,11 @@ _disarming__roll1: Final = RollSpec(
     notes=(),
     condition='when disarm == strike_disarm',
 )
+_disarming__roll1_step: Final = RollStep(
+    _disarming__roll1,
+    lambda s: (s.e['skill'], 0, None, 0),
+    (),
+)
 _disarming__roll1_trace: Final = TraceSpec(
     'disarming',
     '7. Disarming',
@@ -6904,6 +6401,11 @@ _disarming__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when disarm == strike_disarm',
+)
+_disarming__roll2_step: Final = RollStep(
+    _disarming__roll2,
+    lambda s: (s.v['disarm_damage'], s.v['opponent_STR']),
+    (),
 )
 _disarming__roll2_trace: Final = TraceSpec(
     'disarming',
@@ -6991,25 +6493,6 @@ _disarming__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_disarming: Final[tuple[Step, ...]] = (
-    Step('text', _disarming__text1, (lambda s: s.v['disarm'] == 'grapple_disarm',), _disarming__text1_trace, None, (('disarm', 0),)),
-    Step('mod', _disarming__mod1, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__mod1_trace, 'difficult', (('disarm', 0),)),
-    Step('roll', _disarming__roll1, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('disarm', 0),)),
-    Step('roll', _disarming__roll2, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__roll2_trace, (lambda s: (s.v['disarm_damage'], s.v['opponent_STR']), ()), (('disarm', 0), ('disarm_damage', 1), ('opponent_STR', 1))),
-    Step('derive', _disarming__derive1, (lambda s: s.v['disarm'] == 'strike_disarm',), _disarming__derive1_trace, lambda s: max(0, s.v['disarm_damage'] - s.v['weapon_hit_points']), (('disarm', 0), ('disarm_damage', 1), ('weapon_hit_points', 1))),
-    Step('text', _disarming__text2, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: not s.v['disarm_suspected']), _disarming__text2_trace, None, (('disarm', 0), ('disarm_suspected', 1))),
-    Step('text', _disarming__text3, (lambda s: s.v['disarm'] == 'strike_disarm', lambda s: s.v['disarm_suspected']), _disarming__text3_trace, None, (('disarm', 0), ('disarm_suspected', 1))),
-    Step('text', _disarming__text4, (), _disarming__text4_trace, None, ()),
-    Step('text', _disarming__text5, (), _disarming__text5_trace, None, ()),
-)
-"""Disarming (7. Disarming).
-
-- skill is difficult (when disarm == strike_disarm)
-- roll strike_weapon: d100 <= skill (when disarm == strike_disarm)
-- roll knock_away: resist disarm_damage vs opponent_STR (when disarm == strike_disarm)
-- derive weapon_damage = max(0, disarm_damage - weapon_hit_points) (when disarm == strike_disarm)
-"""
-
 # rule disease
 
 _disease__roll1: Final = RollSpec(
@@ -7030,6 +6513,7 @@ _disease__roll1: Final = RollSpec(
     notes=(),
     condition='when exposed_to_disease',
 )
+_disease__roll1_step: Final = RollStep(_disease__roll1, lambda s: (s.e['stamina'], 0, None, 0), ())
 _disease__roll1_trace: Final = TraceSpec(
     'disease',
     '7. Disease',
@@ -7144,24 +6628,6 @@ _disease__text4_trace: Final = TraceSpec(
     (),
 )
 
-_rule_disease: Final[tuple[Step, ...]] = (
-    Step('roll', _disease__roll1, (lambda s: s.v['exposed_to_disease'],), _disease__roll1_trace, (lambda s: (s.e['stamina'], 0, None, 0), ()), (('exposed_to_disease', 0),)),
-    Step('derive', _disease__derive1, (lambda s: s.v['diseased'],), _disease__derive1_trace, lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'degree'), (('diseased', 0), ('con_failures', 1))),
-    Step('derive', _disease__derive2, (lambda s: s.v['diseased'],), _disease__derive2_trace, lambda s: s.lookup('illness_severity', (s.v['con_failures'],), 'loss'), (('diseased', 0), ('con_failures', 1))),
-    Step('derive', _disease__derive3, (lambda s: s.v['diseased'],), _disease__derive3_trace, lambda s: s.lookup('disease_types', (s.v['disease_type'],), 'characteristic'), (('diseased', 0), ('disease_type', 1))),
-    Step('text', _disease__text1, (), _disease__text1_trace, None, ()),
-    Step('text', _disease__text2, (), _disease__text2_trace, None, ()),
-    Step('text', _disease__text3, (), _disease__text3_trace, None, ()),
-    Step('text', _disease__text4, (), _disease__text4_trace, None, ()),
-)
-"""Disease (7. Disease).
-
-- roll resist_disease: d100 <= stamina (when exposed_to_disease)
-- derive severity = illness_severity[con_failures].degree (when diseased)
-- derive characteristic_loss = illness_severity[con_failures].loss (when diseased)
-- derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
-"""
-
 # rule disease_recovery
 
 _disease_recovery__derive1: Final = DeriveSpec(
@@ -7195,6 +6661,11 @@ _disease_recovery__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when diseased',
+)
+_disease_recovery__roll1_step: Final = RollStep(
+    _disease_recovery__roll1,
+    lambda s: (s.v['CON'] * s.e['recovery_multiplier'], 0, None, 0),
+    (),
 )
 _disease_recovery__roll1_trace: Final = TraceSpec(
     'disease_recovery',
@@ -7236,18 +6707,6 @@ _disease_recovery__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_disease_recovery: Final[tuple[Step, ...]] = (
-    Step('derive', _disease_recovery__derive1, (lambda s: s.v['diseased'],), _disease_recovery__derive1_trace, lambda s: max(0, s.v['disease_day'] - s.v['recovery_fumbles'] - s.v['strain']), (('diseased', 0), ('disease_day', 1), ('recovery_fumbles', 1), ('strain', 1))),
-    Step('roll', _disease_recovery__roll1, (lambda s: s.v['diseased'],), _disease_recovery__roll1_trace, (lambda s: (s.v['CON'] * s.e['recovery_multiplier'], 0, None, 0), ()), (('diseased', 0), ('CON', 1))),
-    Step('text', _disease_recovery__text1, (), _disease_recovery__text1_trace, None, ()),
-    Step('text', _disease_recovery__text2, (), _disease_recovery__text2_trace, None, ()),
-)
-"""Disease: recovery (7. Disease).
-
-- derive recovery_multiplier = max(0, disease_day - recovery_fumbles - strain) (when diseased)
-- roll recover: d100 <= CON * recovery_multiplier (when diseased)
-"""
-
 # rule disengaging
 
 _disengaging__roll1: Final = RollSpec(
@@ -7267,6 +6726,11 @@ _disengaging__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when disengage == knockback_and_dodge',
+)
+_disengaging__roll1_step: Final = RollStep(
+    _disengaging__roll1,
+    lambda s: (s.e['defense'], 0, None, 0),
+    (),
 )
 _disengaging__roll1_trace: Final = TraceSpec(
     'disengaging',
@@ -7308,6 +6772,11 @@ _disengaging__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when disengage == fighting_withdrawal',
+)
+_disengaging__roll2_step: Final = RollStep(
+    _disengaging__roll2,
+    lambda s: (s.e['defense'], 0, None, 0),
+    (),
 )
 _disengaging__roll2_trace: Final = TraceSpec(
     'disengaging',
@@ -7384,6 +6853,11 @@ _disengaging__roll3: Final = RollSpec(
     notes=(),
     condition='when disengage == turn_and_run',
 )
+_disengaging__roll3_step: Final = RollStep(
+    _disengaging__roll3,
+    lambda s: (s.e['skill'], 0, None, 0),
+    (),
+)
 _disengaging__roll3_trace: Final = TraceSpec(
     'disengaging',
     '7. Disengaging',
@@ -7423,28 +6897,6 @@ _disengaging__text4_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_disengaging: Final[tuple[Step, ...]] = (
-    Step('roll', _disengaging__roll1, (lambda s: s.v['disengage'] == 'knockback_and_dodge',), _disengaging__roll1_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
-    Step('text', _disengaging__text1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), _disengaging__text1_trace, None, (('disengage', 0),)),
-    Step('roll', _disengaging__roll2, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), _disengaging__roll2_trace, (lambda s: (s.e['defense'], 0, None, 0), ()), (('disengage', 0),)),
-    Step('derive', _disengaging__derive1, (lambda s: s.v['disengage'] == 'fighting_withdrawal',), _disengaging__derive1_trace, lambda s: s.v['all_defenses_succeeded'], (('disengage', 0), ('all_defenses_succeeded', 1))),
-    Step('mod', _disengaging__mod1, (lambda s: s.v['disengage'] == 'turn_and_run',), _disengaging__mod1_trace, 'difficult', (('disengage', 0),)),
-    Step('text', _disengaging__text2, (lambda s: s.v['disengage'] == 'turn_and_run',), _disengaging__text2_trace, None, (('disengage', 0),)),
-    Step('roll', _disengaging__roll3, (lambda s: s.v['disengage'] == 'turn_and_run',), _disengaging__roll3_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('disengage', 0),)),
-    Step('text', _disengaging__text3, (), _disengaging__text3_trace, None, ()),
-    Step('text', _disengaging__text4, (), _disengaging__text4_trace, None, ()),
-)
-"""Disengaging (7. Disengaging).
-
-- roll disengage_dodge: d100 <= defense (when disengage == knockback_and_dodge)
-- cannot attack during a fighting withdrawal: only dodges, parries and movement away (when disengage == fighting_withdrawal)
-- roll withdrawal_defense: d100 <= defense (when disengage == fighting_withdrawal)
-- derive disengaged = all_defenses_succeeded (when disengage == fighting_withdrawal)
-- skill is difficult (when disengage == turn_and_run)
-- cannot parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
-- roll parting_attack: d100 <= skill (when disengage == turn_and_run)
-"""
 
 # rule drawing_weapons
 
@@ -7540,20 +6992,6 @@ _drawing_weapons__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_drawing_weapons: Final[tuple[Step, ...]] = (
-    Step('mod', _drawing_weapons__mod1, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: s.v['skill'] >= 101), _drawing_weapons__mod1_trace, 0, (('weapon_change', 0),)),
-    Step('mod', _drawing_weapons__mod2, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'exchange'), _drawing_weapons__mod2_trace, 10, (('weapon_change', 0),)),
-    Step('mod', _drawing_weapons__mod3, (lambda s: s.v['weapon_change'] != 'no_change', lambda s: not s.v['skill'] >= 101, lambda s: s.v['weapon_change'] == 'drop_and_draw'), _drawing_weapons__mod3_trace, 5, (('weapon_change', 0),)),
-    Step('text', _drawing_weapons__text1, (), _drawing_weapons__text1_trace, None, ()),
-    Step('text', _drawing_weapons__text2, (), _drawing_weapons__text2_trace, None, ()),
-)
-"""Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
-
-- ready_ranks = 0 (when weapon_change != no_change; when base skill >= 101)
-- ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
-- ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
-"""
 
 # rule enclosed_environments
 
@@ -7662,20 +7100,6 @@ _enclosed_environments__text4_trace: Final = TraceSpec(
     (),
 )
 
-_rule_enclosed_environments: Final[tuple[Step, ...]] = (
-    Step('mod', _enclosed_environments__mod1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] > Fraction(3, 2)), _enclosed_environments__mod1_trace, 'difficult', (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
-    Step('text', _enclosed_environments__text1, (lambda s: s.v['space'] == 'under_one_meter' and not s.v['ranged_weapon'], lambda s: s.v['weapon_SIZ'] >= Fraction(5, 2)), _enclosed_environments__text1_trace, None, (('space', 0), ('ranged_weapon', 0), ('weapon_SIZ', 1))),
-    Step('mod', _enclosed_environments__mod2, (lambda s: s.v['space'] == 'under_half_meter' and s.v['weapon_SIZ'] >= 1,), _enclosed_environments__mod2_trace, 'difficult', (('space', 0), ('weapon_SIZ', 0))),
-    Step('text', _enclosed_environments__text2, (), _enclosed_environments__text2_trace, None, ()),
-    Step('text', _enclosed_environments__text3, (), _enclosed_environments__text3_trace, None, ()),
-    Step('text', _enclosed_environments__text4, (), _enclosed_environments__text4_trace, None, ()),
-)
-"""Enclosed Environments (7. Enclosed Environments).
-
-- skill is difficult (when space == under_one_meter and not ranged_weapon; when weapon_SIZ > 1.5)
-- skill is difficult (when space == under_half_meter and weapon_SIZ >= 1)
-"""
-
 # rule entangling
 
 _entangling__mod1: Final = ModSpec(
@@ -7716,6 +7140,11 @@ _entangling__roll1: Final = RollSpec(
     notes=(),
     condition='when entangle',
 )
+_entangling__roll1_step: Final = RollStep(
+    _entangling__roll1,
+    lambda s: (s.e['skill'], 0, None, 0),
+    (),
+)
 _entangling__roll1_trace: Final = TraceSpec(
     'entangling',
     '7. Entangling',
@@ -7739,17 +7168,6 @@ _entangling__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_entangling: Final[tuple[Step, ...]] = (
-    Step('mod', _entangling__mod1, (lambda s: s.v['entangle'],), _entangling__mod1_trace, 'difficult', (('entangle', 0),)),
-    Step('roll', _entangling__roll1, (lambda s: s.v['entangle'],), _entangling__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), (('entangle', 0),)),
-    Step('text', _entangling__text1, (), _entangling__text1_trace, None, ()),
-)
-"""Entangling (7. Entangling).
-
-- skill is difficult (when entangle)
-- roll entangle_attack: d100 <= skill (when entangle)
-"""
 
 # table roll_bonus
 
@@ -8155,10 +7573,34 @@ def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | i
 
 _skill_roll__said6: Final = note_of(_skill_roll__text1)
 _skill_roll__said7: Final = note_of(_skill_roll__text2)
+_skill_roll__unread1: Final = Note(
+    'skill_roll',
+    '7 (system conventions)',
+    '`easy` had no effect: it is read only when easy',
+    kind='input',
+)
+_skill_roll__unread2: Final = Note(
+    'skill_roll',
+    '7 (system conventions)',
+    '`difficult` had no effect: it is read only when difficult',
+    kind='input',
+)
+_skill_roll__unread3: Final = Note(
+    'skill_roll',
+    '7 (system conventions)',
+    '`at_one_fifth` had no effect: it is read only when at_one_fifth',
+    kind='input',
+)
+_skill_roll__unread4: Final = Note(
+    'skill_roll',
+    '7 (system conventions)',
+    '`impossible` had no effect: it is read only when impossible',
+    kind='input',
+)
 
 
 def _resolve_skill_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Skill rolls: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Skill rolls: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8187,7 +7629,7 @@ def _resolve_skill_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_skill_roll__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_skill_roll[4]))
+    rolls.append(roll_of(s, _skill_roll__roll1_step))
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('skill_roll',),
@@ -8209,13 +7651,93 @@ def _resolve_skill_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _skill_roll__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['easy'] else 0
+    d2 = -1 if v['difficult'] else 0
+    d3 = -1 if v['at_one_fifth'] else 0
+    d4 = -1 if v['impossible'] else 0
+    out.append(((at, 0), 'skill_roll#2.1', d1, _skill_roll__mod1_trace, _skill_roll__mod1, 'easy'))
+    out.append(((at, 1), 'skill_roll#3.1', d2, _skill_roll__mod2_trace, _skill_roll__mod2, 'difficult'))
+    out.append(((at, 2), 'skill_roll#4.1', d3, _skill_roll__mod3_trace, _skill_roll__mod3, 'one_fifth'))
+    out.append(((at, 3), 'skill_roll#5.1', d4, _skill_roll__mod4_trace, _skill_roll__mod4, 'impossible'))
+
+
+def _skill_roll__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'skill_roll#6', -1, _skill_roll__roll1_trace, _skill_roll__roll1, _skill_roll__roll1_step))
+
+
+def _skill_roll__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 5), 'skill_roll#7', -1, None, _skill_roll__text1, _skill_roll__said6))
+    out.append(((at, 6), 'skill_roll#8', -1, None, _skill_roll__text2, _skill_roll__said7))
+
+
+_skill_roll__code0: Final = RuleCode(
+    resolve=_resolve_skill_roll,
+    nodes=MappingProxyType({
+        'stat skill': _skill_roll__stat_skill0,
+    }),
+    rolls=_skill_roll__rolls0,
+    texts=_skill_roll__texts0,
+    watches=(
+        ('easy', ((0, 0),), _skill_roll__unread1),
+        ('difficult', ((1, 0),), _skill_roll__unread2),
+        ('at_one_fifth', ((2, 0),), _skill_roll__unread3),
+        ('impossible', ((3, 0),), _skill_roll__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule characteristic_roll, written out
 
 _characteristic_roll__said11: Final = note_of(_characteristic_roll__text1)
+_characteristic_roll__unread1: Final = Note(
+    'characteristic_roll',
+    '7 (system conventions)',
+    '`STR` had no effect: it is read only ',
+    kind='input',
+)
+_characteristic_roll__unread2: Final = Note(
+    'characteristic_roll',
+    '7 (system conventions)',
+    '`multiplier` had no effect: it is read only ',
+    kind='input',
+)
+_characteristic_roll__unread3: Final = Note(
+    'characteristic_roll',
+    '7 (system conventions)',
+    '`CON` had no effect: it is read only ',
+    kind='input',
+)
+_characteristic_roll__unread4: Final = Note(
+    'characteristic_roll',
+    '7 (system conventions)',
+    '`INT` had no effect: it is read only ',
+    kind='input',
+)
+_characteristic_roll__unread5: Final = Note(
+    'characteristic_roll',
+    '7 (system conventions)',
+    '`POW` had no effect: it is read only ',
+    kind='input',
+)
+_characteristic_roll__unread6: Final = Note(
+    'characteristic_roll',
+    '7 (system conventions)',
+    '`DEX` had no effect: it is read only ',
+    kind='input',
+)
+_characteristic_roll__unread7: Final = Note(
+    'characteristic_roll',
+    '7 (system conventions)',
+    '`CHA` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_characteristic_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Characteristic rolls: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Characteristic rolls: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8237,25 +7759,25 @@ def _resolve_characteristic_roll(v: dict[str, Any], given: frozenset[str]) -> Re
     e['luck'] = v['luck']
     rolls: list[Roll] = []
     trace.append(TraceEntry(_characteristic_roll__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_characteristic_roll[0]))
+    rolls.append(roll_of(s, _characteristic_roll__roll1_step))
     trace.append(TraceEntry(_characteristic_roll__roll2_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_characteristic_roll[1]))
+    rolls.append(roll_of(s, _characteristic_roll__roll2_step))
     trace.append(TraceEntry(_characteristic_roll__roll3_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_characteristic_roll[2]))
+    rolls.append(roll_of(s, _characteristic_roll__roll3_step))
     trace.append(TraceEntry(_characteristic_roll__roll4_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_characteristic_roll[3]))
+    rolls.append(roll_of(s, _characteristic_roll__roll4_step))
     trace.append(TraceEntry(_characteristic_roll__roll5_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_characteristic_roll[4]))
+    rolls.append(roll_of(s, _characteristic_roll__roll5_step))
     trace.append(TraceEntry(_characteristic_roll__roll6_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_characteristic_roll[5]))
+    rolls.append(roll_of(s, _characteristic_roll__roll6_step))
     trace.append(TraceEntry(_characteristic_roll__roll7_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_characteristic_roll[6]))
+    rolls.append(roll_of(s, _characteristic_roll__roll7_step))
     trace.append(TraceEntry(_characteristic_roll__roll8_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_characteristic_roll[7]))
+    rolls.append(roll_of(s, _characteristic_roll__roll8_step))
     trace.append(TraceEntry(_characteristic_roll__roll9_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_characteristic_roll[8]))
+    rolls.append(roll_of(s, _characteristic_roll__roll9_step))
     trace.append(TraceEntry(_characteristic_roll__roll10_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_characteristic_roll[9]))
+    rolls.append(roll_of(s, _characteristic_roll__roll10_step))
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('characteristic_roll',),
@@ -8288,13 +7810,60 @@ def _resolve_characteristic_roll(v: dict[str, Any], given: frozenset[str]) -> Re
     )
 
 
+def _characteristic_roll__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'characteristic_roll#2', -1, _characteristic_roll__roll1_trace, _characteristic_roll__roll1, _characteristic_roll__roll1_step))
+    out.append(((at, 1), 'characteristic_roll#3', -1, _characteristic_roll__roll2_trace, _characteristic_roll__roll2, _characteristic_roll__roll2_step))
+    out.append(((at, 2), 'characteristic_roll#4', -1, _characteristic_roll__roll3_trace, _characteristic_roll__roll3, _characteristic_roll__roll3_step))
+    out.append(((at, 3), 'characteristic_roll#5', -1, _characteristic_roll__roll4_trace, _characteristic_roll__roll4, _characteristic_roll__roll4_step))
+    out.append(((at, 4), 'characteristic_roll#6', -1, _characteristic_roll__roll5_trace, _characteristic_roll__roll5, _characteristic_roll__roll5_step))
+    out.append(((at, 5), 'characteristic_roll#7', -1, _characteristic_roll__roll6_trace, _characteristic_roll__roll6, _characteristic_roll__roll6_step))
+    out.append(((at, 6), 'characteristic_roll#8', -1, _characteristic_roll__roll7_trace, _characteristic_roll__roll7, _characteristic_roll__roll7_step))
+    out.append(((at, 7), 'characteristic_roll#9', -1, _characteristic_roll__roll8_trace, _characteristic_roll__roll8, _characteristic_roll__roll8_step))
+    out.append(((at, 8), 'characteristic_roll#10', -1, _characteristic_roll__roll9_trace, _characteristic_roll__roll9, _characteristic_roll__roll9_step))
+    out.append(((at, 9), 'characteristic_roll#11', -1, _characteristic_roll__roll10_trace, _characteristic_roll__roll10, _characteristic_roll__roll10_step))
+
+
+def _characteristic_roll__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 10), 'characteristic_roll#12', -1, None, _characteristic_roll__text1, _characteristic_roll__said11))
+
+
+_characteristic_roll__code0: Final = RuleCode(
+    resolve=_resolve_characteristic_roll,
+    nodes=MappingProxyType({}),
+    rolls=_characteristic_roll__rolls0,
+    texts=_characteristic_roll__texts0,
+    watches=(
+        ('STR', ((0, 0),), _characteristic_roll__unread1),
+        ('multiplier', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _characteristic_roll__unread2),
+        ('CON', ((1, 0),), _characteristic_roll__unread3),
+        ('INT', ((2, 0),), _characteristic_roll__unread4),
+        ('POW', ((3, 0),), _characteristic_roll__unread5),
+        ('DEX', ((4, 0),), _characteristic_roll__unread6),
+        ('CHA', ((5, 0),), _characteristic_roll__unread7),
+    ),
+    chains=False,
+)
+
+
 # rule resistance_roll, written out
 
 _resistance_roll__said2: Final = note_of(_resistance_roll__text1)
+_resistance_roll__unread1: Final = Note(
+    'resistance_roll',
+    '7 (system conventions)',
+    '`POW` had no effect: it is read only ',
+    kind='input',
+)
+_resistance_roll__unread2: Final = Note(
+    'resistance_roll',
+    '7 (system conventions)',
+    '`opponent_POW` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_resistance_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Resistance rolls: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Resistance rolls: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8304,7 +7873,7 @@ def _resolve_resistance_roll(v: dict[str, Any], given: frozenset[str]) -> Resolu
     s = CachedScope(_BOOK, v, e, trace)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_resistance_roll__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_resistance_roll[0]))
+    rolls.append(roll_of(s, _resistance_roll__roll1_step))
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('resistance_roll',),
@@ -8320,6 +7889,27 @@ def _resolve_resistance_roll(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _resistance_roll__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'resistance_roll#2', -1, _resistance_roll__roll1_trace, _resistance_roll__roll1, _resistance_roll__roll1_step))
+
+
+def _resistance_roll__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'resistance_roll#3', -1, None, _resistance_roll__text1, _resistance_roll__said2))
+
+
+_resistance_roll__code0: Final = RuleCode(
+    resolve=_resolve_resistance_roll,
+    nodes=MappingProxyType({}),
+    rolls=_resistance_roll__rolls0,
+    texts=_resistance_roll__texts0,
+    watches=(
+        ('POW', ((0, 0),), _resistance_roll__unread1),
+        ('opponent_POW', ((0, 0),), _resistance_roll__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule acid, written out
 
 _acid__said7: Final = restriction_of(_acid__text1)
@@ -8332,16 +7922,28 @@ _acid__said13: Final = note_of(_acid__text7)
 _acid__unread1: Final = Note(
     'acid',
     '7. Acid',
-    '`acid_round` had no effect: it is read only when armored',
+    '`acid` had no effect: it is read only when acid == weak',
     kind='input',
 )
 _acid__unread2: Final = Note(
     'acid',
     '7. Acid',
-    '`protection_rounds` had no effect: it is read only when armored',
+    '`armored` had no effect: it is read only when armored; when acid_round <= protection_rounds',
     kind='input',
 )
 _acid__unread3: Final = Note(
+    'acid',
+    '7. Acid',
+    '`acid_round` had no effect: it is read only when armored',
+    kind='input',
+)
+_acid__unread4: Final = Note(
+    'acid',
+    '7. Acid',
+    '`protection_rounds` had no effect: it is read only when armored',
+    kind='input',
+)
+_acid__unread5: Final = Note(
     'acid',
     '7. Acid',
     '`armor_life` had no effect: it is read only when armored; when acid == very_strong',
@@ -8350,7 +7952,7 @@ _acid__unread3: Final = Note(
 
 
 def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Acid: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Acid: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8392,10 +7994,10 @@ def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d6 = -1
     trace.append(TraceEntry(_acid__roll1_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_acid[4]))
+        rolls.append(roll_of(s, _acid__roll1_step))
     trace.append(TraceEntry(_acid__roll2_trace, d6, v, e))
     if d6 < 0:
-        rolls.append(roll_of(s, _rule_acid[5]))
+        rolls.append(roll_of(s, _acid__roll2_step))
     if not v['armored']:
         d7 = 0
     elif v['acid'] != 'very_strong':
@@ -8410,11 +8012,11 @@ def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         restrictions.append(_acid__said7)
     notes: list[Note] = [_acid__said8, _acid__said9, _acid__said10, _acid__said11, _acid__said12, _acid__said13]
     if 'acid_round' in given and d4 == 0 and d5 == 0 and 0 <= d6 < 2 and 0 <= d7 < 2:
-        notes.append(_acid__unread1)
-    if 'protection_rounds' in given and d4 == 0:
-        notes.append(_acid__unread2)
-    if 'armor_life' in given and 0 <= d7 < 2:
         notes.append(_acid__unread3)
+    if 'protection_rounds' in given and d4 == 0:
+        notes.append(_acid__unread4)
+    if 'armor_life' in given and 0 <= d7 < 2:
+        notes.append(_acid__unread5)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('acid',),
@@ -8437,6 +8039,73 @@ def _resolve_acid(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _acid__stat_acid_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['acid'] == 'weak' else 0
+    d2 = -1 if v['acid'] == 'strong' else 0
+    d3 = -1 if v['acid'] == 'very_strong' else 0
+    if not v['armored']:
+        d4 = 0
+    elif not v['acid_round'] <= v['protection_rounds']:
+        d4 = 1
+    else:
+        d4 = -1
+    out.append(((at, 0), 'acid#2.1', d1, _acid__mod1_trace, _acid__mod1, Dice(((1, 3),)).plus(-1)))
+    out.append(((at, 1), 'acid#3.1', d2, _acid__mod2_trace, _acid__mod2, Dice(((1, 4),))))
+    out.append(((at, 2), 'acid#4.1', d3, _acid__mod3_trace, _acid__mod3, Dice(((1, 6),)).plus(1)))
+    out.append(((at, 3), 'acid#5.1.1', d4, _acid__mod4_trace, _acid__mod4, 2))
+
+
+def _acid__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['armored'] else 0
+    if not v['armored']:
+        d6 = 0
+    elif v['acid'] != 'very_strong':
+        d6 = 1
+    else:
+        d6 = -1
+    out.append(((at, 4), 'acid#5.2', d5, _acid__roll1_trace, _acid__roll1, _acid__roll1_step))
+    out.append(((at, 5), 'acid#5.3.1', d6, _acid__roll2_trace, _acid__roll2, _acid__roll2_step))
+
+
+def _acid__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['armored']:
+        d7 = 0
+    elif v['acid'] != 'very_strong':
+        d7 = 1
+    elif not v['acid_round'] > v['armor_life']:
+        d7 = 2
+    else:
+        d7 = -1
+    out.append(((at, 6), 'acid#5.3.2.1', d7, _acid__text1_trace, _acid__text1, _acid__said7))
+    out.append(((at, 7), 'acid#6', -1, None, _acid__text2, _acid__said8))
+    out.append(((at, 8), 'acid#7', -1, None, _acid__text3, _acid__said9))
+    out.append(((at, 9), 'acid#8', -1, None, _acid__text4, _acid__said10))
+    out.append(((at, 10), 'acid#9', -1, None, _acid__text5, _acid__said11))
+    out.append(((at, 11), 'acid#10', -1, None, _acid__text6, _acid__said12))
+    out.append(((at, 12), 'acid#11', -1, None, _acid__text7, _acid__said13))
+
+
+_acid__code0: Final = RuleCode(
+    resolve=_resolve_acid,
+    nodes=MappingProxyType({
+        'stat acid_damage': _acid__stat_acid_damage0,
+    }),
+    rolls=_acid__rolls0,
+    texts=_acid__texts0,
+    watches=(
+        ('acid', ((0, 0), (1, 0), (2, 0), (5, 1), (6, 1)), _acid__unread1),
+        ('armored', ((3, 0), (4, 0), (5, 0), (6, 0)), _acid__unread2),
+        ('acid_round', ((3, 1), (4, 1), (5, 2), (6, 2)), _acid__unread3),
+        ('protection_rounds', ((3, 1),), _acid__unread4),
+        ('armor_life', ((6, 2),), _acid__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule aerial_combat, written out
 
 _aerial_combat__said20: Final = restriction_of(_aerial_combat__text1)
@@ -8449,10 +8118,40 @@ _aerial_combat__said26: Final = note_of(_aerial_combat__text7)
 _aerial_combat__unread1: Final = Note(
     'aerial_combat',
     '7. Aerial Combat',
-    '`tail_wind` had no effect: it is read only when wind == strong',
+    '`stunt` had no effect: it is read only when stunt == moderately_difficult',
     kind='input',
 )
 _aerial_combat__unread2: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    '`wind` had no effect: it is read only when wind == strong; unless tail_wind',
+    kind='input',
+)
+_aerial_combat__unread3: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    '`tail_wind` had no effect: it is read only when wind == strong',
+    kind='input',
+)
+_aerial_combat__unread4: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    '`thin_air` had no effect: it is read only when thin_air',
+    kind='input',
+)
+_aerial_combat__unread5: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    '`armor_worn` had no effect: it is read only when armor_worn == light_armor',
+    kind='input',
+)
+_aerial_combat__unread6: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    '`flying` had no effect: it is read only when flying',
+    kind='input',
+)
+_aerial_combat__unread7: Final = Note(
     'aerial_combat',
     '7. Aerial Combat',
     '`fly_result` had no effect: it is read only when flying',
@@ -8461,7 +8160,7 @@ _aerial_combat__unread2: Final = Note(
 
 
 def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Aerial Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Aerial Combat: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8612,7 +8311,7 @@ def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     e['fly'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0 or d3 < 0 or d4 < 0 or d5 < 0 or d6 < 0 or d7 < 0 or d8 < 0 or d9 < 0 or d10 < 0 or d11 < 0 or d12 < 0 or d13 < 0 or d14 < 0 or d15 < 0)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_aerial_combat__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_aerial_combat[15]))
+    rolls.append(roll_of(s, _aerial_combat__roll1_step))
     if not v['flying']:
         d20 = 0
     elif v['fly_result'] != 'fly_fumble':
@@ -8625,9 +8324,9 @@ def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         restrictions.append(_aerial_combat__said20)
     notes: list[Note] = [_aerial_combat__said21, _aerial_combat__said22, _aerial_combat__said23, _aerial_combat__said24, _aerial_combat__said25, _aerial_combat__said26]
     if 'tail_wind' in given and d4 == 0 and d5 == 0 and d6 == 0 and d7 == 0 and d8 == 0 and d9 == 0 and d10 == 0:
-        notes.append(_aerial_combat__unread1)
+        notes.append(_aerial_combat__unread3)
     if 'fly_result' in given and d18 == 0 and d19 == 0 and d20 == 0:
-        notes.append(_aerial_combat__unread2)
+        notes.append(_aerial_combat__unread7)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -8654,13 +8353,150 @@ def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _aerial_combat__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d17 = -1 if v['flying'] else 0
+    if not v['flying']:
+        d18 = 0
+    elif v['fly_result'] != 'fly_failure':
+        d18 = 1
+    else:
+        d18 = -1
+    if not v['flying']:
+        d19 = 0
+    elif v['fly_result'] != 'fly_critical':
+        d19 = 1
+    else:
+        d19 = -1
+    out.append(((at, 16), 'aerial_combat#15.1', d17, _aerial_combat__mod16_trace, _aerial_combat__mod16, lambda: -max(0, v['skill'] - v['fly'])))
+    out.append(((at, 17), 'aerial_combat#15.2.1', d18, _aerial_combat__mod17_trace, _aerial_combat__mod17, 'difficult'))
+    out.append(((at, 18), 'aerial_combat#15.3.1', d19, _aerial_combat__mod18_trace, _aerial_combat__mod18, 'easy'))
+
+
+def _aerial_combat__stat_fly0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['stunt'] == 'moderately_difficult' else 0
+    d2 = -1 if v['stunt'] == 'difficult_stunt' else 0
+    d3 = -1 if v['stunt'] == 'extremely_difficult' else 0
+    if v['wind'] != 'strong':
+        d4 = 0
+    elif v['tail_wind']:
+        d4 = 1
+    else:
+        d4 = -1
+    if v['wind'] != 'severe':
+        d5 = 0
+    elif not v['tail_wind']:
+        d5 = 1
+    else:
+        d5 = -1
+    if v['wind'] != 'severe':
+        d6 = 0
+    elif v['tail_wind']:
+        d6 = 1
+    else:
+        d6 = -1
+    if v['wind'] != 'windstorm':
+        d7 = 0
+    elif not v['tail_wind']:
+        d7 = 1
+    else:
+        d7 = -1
+    if v['wind'] != 'windstorm':
+        d8 = 0
+    elif v['tail_wind']:
+        d8 = 1
+    else:
+        d8 = -1
+    if v['wind'] != 'hurricane':
+        d9 = 0
+    elif not v['tail_wind']:
+        d9 = 1
+    else:
+        d9 = -1
+    if v['wind'] != 'hurricane':
+        d10 = 0
+    elif v['tail_wind']:
+        d10 = 1
+    else:
+        d10 = -1
+    d11 = -1 if v['wind'] == 'tornado' else 0
+    d12 = -1 if v['thin_air'] else 0
+    d13 = -1 if v['armor_worn'] == 'light_armor' else 0
+    d14 = -1 if v['armor_worn'] == 'medium_armor' else 0
+    d15 = -1 if v['armor_worn'] == 'heavy_armor' else 0
+    out.append(((at, 0), 'aerial_combat#2.1', d1, _aerial_combat__mod1_trace, _aerial_combat__mod1, -10))
+    out.append(((at, 1), 'aerial_combat#3.1', d2, _aerial_combat__mod2_trace, _aerial_combat__mod2, -25))
+    out.append(((at, 2), 'aerial_combat#4.1', d3, _aerial_combat__mod3_trace, _aerial_combat__mod3, -50))
+    out.append(((at, 3), 'aerial_combat#5.1.1', d4, _aerial_combat__mod4_trace, _aerial_combat__mod4, -10))
+    out.append(((at, 4), 'aerial_combat#6.1.1', d5, _aerial_combat__mod5_trace, _aerial_combat__mod5, -10))
+    out.append(((at, 5), 'aerial_combat#6.1else.1', d6, _aerial_combat__mod6_trace, _aerial_combat__mod6, -25))
+    out.append(((at, 6), 'aerial_combat#7.1.1', d7, _aerial_combat__mod7_trace, _aerial_combat__mod7, -25))
+    out.append(((at, 7), 'aerial_combat#7.1else.1', d8, _aerial_combat__mod8_trace, _aerial_combat__mod8, -50))
+    out.append(((at, 8), 'aerial_combat#8.1.1', d9, _aerial_combat__mod9_trace, _aerial_combat__mod9, -50))
+    out.append(((at, 9), 'aerial_combat#8.1else.1', d10, _aerial_combat__mod10_trace, _aerial_combat__mod10, -75))
+    out.append(((at, 10), 'aerial_combat#9.1', d11, _aerial_combat__mod11_trace, _aerial_combat__mod11, -100))
+    out.append(((at, 11), 'aerial_combat#10.1', d12, _aerial_combat__mod12_trace, _aerial_combat__mod12, -25))
+    out.append(((at, 12), 'aerial_combat#11.1', d13, _aerial_combat__mod13_trace, _aerial_combat__mod13, -10))
+    out.append(((at, 13), 'aerial_combat#12.1', d14, _aerial_combat__mod14_trace, _aerial_combat__mod14, -25))
+    out.append(((at, 14), 'aerial_combat#13.1', d15, _aerial_combat__mod15_trace, _aerial_combat__mod15, -50))
+
+
+def _aerial_combat__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 15), 'aerial_combat#14', -1, _aerial_combat__roll1_trace, _aerial_combat__roll1, _aerial_combat__roll1_step))
+
+
+def _aerial_combat__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['flying']:
+        d20 = 0
+    elif v['fly_result'] != 'fly_fumble':
+        d20 = 1
+    else:
+        d20 = -1
+    out.append(((at, 19), 'aerial_combat#15.4.1', d20, _aerial_combat__text1_trace, _aerial_combat__text1, _aerial_combat__said20))
+    out.append(((at, 20), 'aerial_combat#16', -1, None, _aerial_combat__text2, _aerial_combat__said21))
+    out.append(((at, 21), 'aerial_combat#17', -1, None, _aerial_combat__text3, _aerial_combat__said22))
+    out.append(((at, 22), 'aerial_combat#18', -1, None, _aerial_combat__text4, _aerial_combat__said23))
+    out.append(((at, 23), 'aerial_combat#19', -1, None, _aerial_combat__text5, _aerial_combat__said24))
+    out.append(((at, 24), 'aerial_combat#20', -1, None, _aerial_combat__text6, _aerial_combat__said25))
+    out.append(((at, 25), 'aerial_combat#21', -1, None, _aerial_combat__text7, _aerial_combat__said26))
+
+
+_aerial_combat__code0: Final = RuleCode(
+    resolve=_resolve_aerial_combat,
+    nodes=MappingProxyType({
+        'stat skill': _aerial_combat__stat_skill0,
+        'stat fly': _aerial_combat__stat_fly0,
+    }),
+    rolls=_aerial_combat__rolls0,
+    texts=_aerial_combat__texts0,
+    watches=(
+        ('stunt', ((0, 0), (1, 0), (2, 0)), _aerial_combat__unread1),
+        ('wind', ((3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0), (10, 0)), _aerial_combat__unread2),
+        ('tail_wind', ((3, 1), (4, 1), (5, 1), (6, 1), (7, 1), (8, 1), (9, 1)), _aerial_combat__unread3),
+        ('thin_air', ((11, 0),), _aerial_combat__unread4),
+        ('armor_worn', ((12, 0), (13, 0), (14, 0)), _aerial_combat__unread5),
+        ('flying', ((16, 0), (17, 0), (18, 0), (19, 0)), _aerial_combat__unread6),
+        ('fly_result', ((17, 1), (18, 1), (19, 1)), _aerial_combat__unread7),
+    ),
+    chains=False,
+)
+
+
 # rule aimed_attacks, written out
 
 _aimed_attacks__said2: Final = note_of(_aimed_attacks__text1)
+_aimed_attacks__unread1: Final = Note(
+    'aimed_attacks',
+    '7. Aimed Attacks',
+    '`interrupted` had no effect: it is read only when interrupted',
+    kind='input',
+)
 
 
 def _resolve_aimed_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Aimed Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Aimed Attacks: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8675,7 +8511,7 @@ def _resolve_aimed_attacks(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     d1 = -1 if v['interrupted'] else 0
     trace.append(TraceEntry(_aimed_attacks__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_aimed_attacks[0]))
+        rolls.append(roll_of(s, _aimed_attacks__roll1_step))
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('aimed_attacks',),
@@ -8691,16 +8527,44 @@ def _resolve_aimed_attacks(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _aimed_attacks__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['interrupted'] else 0
+    out.append(((at, 0), 'aimed_attacks#2.1', d1, _aimed_attacks__roll1_trace, _aimed_attacks__roll1, _aimed_attacks__roll1_step))
+
+
+def _aimed_attacks__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'aimed_attacks#3', -1, None, _aimed_attacks__text1, _aimed_attacks__said2))
+
+
+_aimed_attacks__code0: Final = RuleCode(
+    resolve=_resolve_aimed_attacks,
+    nodes=MappingProxyType({}),
+    rolls=_aimed_attacks__rolls0,
+    texts=_aimed_attacks__texts0,
+    watches=(
+        ('interrupted', ((0, 0),), _aimed_attacks__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule aim_bonus, written out
 
 _aim_bonus__said3: Final = note_of(_aim_bonus__text1)
 _aim_bonus__unread1: Final = Note(
     'aim_bonus',
     '7. Aimed Attacks: Taking More Time',
-    '`target_area` had no effect: it is read only unless beyond_double_range',
+    '`beyond_double_range` had no effect: it is read only unless beyond_double_range; when target_area and aim_ranks >= 5',
     kind='input',
 )
 _aim_bonus__unread2: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`target_area` had no effect: it is read only unless beyond_double_range',
+    kind='input',
+)
+_aim_bonus__unread3: Final = Note(
     'aim_bonus',
     '7. Aimed Attacks: Taking More Time',
     '`aim_ranks` had no effect: it is read only unless beyond_double_range',
@@ -8709,7 +8573,7 @@ _aim_bonus__unread2: Final = Note(
 
 
 def _resolve_aim_bonus(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Aimed Attacks: aiming bonus: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Aimed Attacks: aiming bonus: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8743,9 +8607,9 @@ def _resolve_aim_bonus(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['skill'] = value if type(value) is int else added_total(value, 'percent', d1 < 0 or d2 < 0)
     notes: list[Note] = [_aim_bonus__said3]
     if 'target_area' in given and d1 == 0 and d2 == 0:
-        notes.append(_aim_bonus__unread1)
-    if 'aim_ranks' in given and d1 == 0 and d2 == 0:
         notes.append(_aim_bonus__unread2)
+    if 'aim_ranks' in given and d1 == 0 and d2 == 0:
+        notes.append(_aim_bonus__unread3)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('aim_bonus',),
@@ -8766,6 +8630,254 @@ def _resolve_aim_bonus(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _aim_bonus__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['beyond_double_range']:
+        d1 = 0
+    elif not (v['target_area'] and v['aim_ranks'] >= 5):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['beyond_double_range']:
+        d2 = 0
+    elif v['target_area'] and v['aim_ranks'] >= 5:
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 0), 'aim_bonus#2.1.1', d1, _aim_bonus__mod1_trace, _aim_bonus__mod1, lambda: (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')))
+    out.append(((at, 1), 'aim_bonus#2.1else.1', d2, _aim_bonus__mod2_trace, _aim_bonus__mod2, lambda: round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')))
+
+
+def _aim_bonus__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'aim_bonus#3', -1, None, _aim_bonus__text1, _aim_bonus__said3))
+
+
+_aim_bonus__code0: Final = RuleCode(
+    resolve=_resolve_aim_bonus,
+    nodes=MappingProxyType({
+        'stat skill': _aim_bonus__stat_skill0,
+    }),
+    rolls=None,
+    texts=_aim_bonus__texts0,
+    watches=(
+        ('beyond_double_range', ((0, 0), (1, 0)), _aim_bonus__unread1),
+        ('target_area', ((0, 1), (1, 1)), _aim_bonus__unread2),
+        ('aim_ranks', ((0, 1), (1, 1)), _aim_bonus__unread3),
+    ),
+    chains=False,
+)
+
+
+# rule taking_more_time, written out
+
+_taking_more_time__said3: Final = note_of(_aim_bonus__text1)
+_taking_more_time__said6: Final = note_of(_aim_bonus__text1)
+_taking_more_time__said9: Final = note_of(_targeting_specific_area__text1)
+_taking_more_time__said10: Final = note_of(_targeting_specific_area__text2)
+_taking_more_time__said11: Final = note_of(_targeting_specific_area__text3)
+_taking_more_time__said12: Final = note_of(_taking_more_time__text1)
+_taking_more_time__said13: Final = note_of(_taking_more_time__text2)
+_taking_more_time__said14: Final = note_of(_taking_more_time__text3)
+_taking_more_time__said15: Final = note_of(_taking_more_time__text4)
+_taking_more_time__unread1: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`beyond_double_range` had no effect: it is read only unless beyond_double_range; when target_area and aim_ranks >= 5',
+    kind='input',
+)
+_taking_more_time__unread2: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`target_area` had no effect: it is read only unless beyond_double_range',
+    kind='input',
+)
+_taking_more_time__unread3: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`aim_ranks` had no effect: it is read only unless beyond_double_range',
+    kind='input',
+)
+_taking_more_time__unread4: Final = Note(
+    'targeting_specific_area',
+    '7. Aimed Attacks: Targeting a Specific Area',
+    '`unarmored_area` had no effect: it is read only when target_area',
+    kind='input',
+)
+
+
+def _resolve_taking_more_time(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Aimed Attacks: Taking More Time: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    if v['beyond_double_range']:
+        d1 = 0
+    elif not (v['target_area'] and v['aim_ranks'] >= 5):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['beyond_double_range']:
+        d2 = 0
+    elif v['target_area'] and v['aim_ranks'] >= 5:
+        d2 = 1
+    else:
+        d2 = -1
+    if v['beyond_double_range']:
+        d4 = 0
+    elif not (v['target_area'] and v['aim_ranks'] >= 5):
+        d4 = 1
+    else:
+        d4 = -1
+    if v['beyond_double_range']:
+        d5 = 0
+    elif v['target_area'] and v['aim_ranks'] >= 5:
+        d5 = 1
+    else:
+        d5 = -1
+    d7 = -1 if v['target_area'] else 0
+    if not v['target_area']:
+        d8 = 0
+    elif not (v['aim_ranks'] >= 5 and not v['beyond_double_range']):
+        d8 = 1
+    else:
+        d8 = -1
+    steps1: list[Candidate] = [
+        (0, 'aim_bonus#2.1.1', d1, _aim_bonus__mod1_trace, _aim_bonus__mod1, lambda: (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')),
+        (1, 'aim_bonus#2.1else.1', d2, _aim_bonus__mod2_trace, _aim_bonus__mod2, lambda: round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')),
+        (3, 'aim_bonus#2.1.1', d4, _aim_bonus__mod1_trace, _aim_bonus__mod1, lambda: (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')),
+        (4, 'aim_bonus#2.1else.1', d5, _aim_bonus__mod2_trace, _aim_bonus__mod2, lambda: round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')),
+        (6, 'targeting_specific_area#3.1', d7, _targeting_specific_area__mod1_trace, _targeting_specific_area__mod1, 'difficult'),
+        (7, 'targeting_specific_area#3.2.1', d8, _targeting_specific_area__mod2_trace, _targeting_specific_area__mod2, 'easy'),
+    ]
+    e['skill'] = settle_counted(s, 'skill', steps1, modifiers)
+    if not v['target_area']:
+        d9 = 0
+    elif not v['unarmored_area']:
+        d9 = 1
+    else:
+        d9 = -1
+    steps3: list[Candidate] = [
+        (2, 'aim_bonus#3', -1, None, _aim_bonus__text1, _taking_more_time__said3),
+        (5, 'aim_bonus#3', -1, None, _aim_bonus__text1, _taking_more_time__said6),
+        (8, 'targeting_specific_area#3.3.1', d9, _targeting_specific_area__text1_trace, _targeting_specific_area__text1, _taking_more_time__said9),
+        (9, 'targeting_specific_area#4', -1, None, _targeting_specific_area__text2, _taking_more_time__said10),
+        (10, 'targeting_specific_area#5', -1, None, _targeting_specific_area__text3, _taking_more_time__said11),
+        (11, 'taking_more_time#3', -1, None, _taking_more_time__text1, _taking_more_time__said12),
+        (12, 'taking_more_time#4', -1, None, _taking_more_time__text2, _taking_more_time__said13),
+        (13, 'taking_more_time#5', -1, None, _taking_more_time__text3, _taking_more_time__said14),
+        (14, 'taking_more_time#6', -1, None, _taking_more_time__text4, _taking_more_time__said15),
+    ]
+    restrictions: list[Restriction] = []
+    notes: list[Note] = []
+    texts_counted(s, steps3, restrictions, notes)
+    if 'aim_ranks' in given and d1 == 0 and d2 == 0 and d4 == 0 and d5 == 0 and d8 == 0:
+        notes.append(_taking_more_time__unread3)
+    if 'unarmored_area' in given and d9 == 0:
+        notes.append(_taking_more_time__unread4)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('taking_more_time',),
+        inputs={
+            'skill': v['skill'],
+            'aim_ranks': v['aim_ranks'],
+            'beyond_double_range': v['beyond_double_range'],
+            'target_area': v['target_area'],
+            'unarmored_area': v['unarmored_area'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+def _taking_more_time__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['beyond_double_range']:
+        d1 = 0
+    elif not (v['target_area'] and v['aim_ranks'] >= 5):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['beyond_double_range']:
+        d2 = 0
+    elif v['target_area'] and v['aim_ranks'] >= 5:
+        d2 = 1
+    else:
+        d2 = -1
+    if v['beyond_double_range']:
+        d4 = 0
+    elif not (v['target_area'] and v['aim_ranks'] >= 5):
+        d4 = 1
+    else:
+        d4 = -1
+    if v['beyond_double_range']:
+        d5 = 0
+    elif v['target_area'] and v['aim_ranks'] >= 5:
+        d5 = 1
+    else:
+        d5 = -1
+    d7 = -1 if v['target_area'] else 0
+    if not v['target_area']:
+        d8 = 0
+    elif not (v['aim_ranks'] >= 5 and not v['beyond_double_range']):
+        d8 = 1
+    else:
+        d8 = -1
+    out.append(((at, 0), 'aim_bonus#2.1.1', d1, _aim_bonus__mod1_trace, _aim_bonus__mod1, lambda: (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')))
+    out.append(((at, 1), 'aim_bonus#2.1else.1', d2, _aim_bonus__mod2_trace, _aim_bonus__mod2, lambda: round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')))
+    out.append(((at, 3), 'aim_bonus#2.1.1', d4, _aim_bonus__mod1_trace, _aim_bonus__mod1, lambda: (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')))
+    out.append(((at, 4), 'aim_bonus#2.1else.1', d5, _aim_bonus__mod2_trace, _aim_bonus__mod2, lambda: round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')))
+    out.append(((at, 6), 'targeting_specific_area#3.1', d7, _targeting_specific_area__mod1_trace, _targeting_specific_area__mod1, 'difficult'))
+    out.append(((at, 7), 'targeting_specific_area#3.2.1', d8, _targeting_specific_area__mod2_trace, _targeting_specific_area__mod2, 'easy'))
+
+
+def _taking_more_time__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['target_area']:
+        d9 = 0
+    elif not v['unarmored_area']:
+        d9 = 1
+    else:
+        d9 = -1
+    out.append(((at, 2), 'aim_bonus#3', -1, None, _aim_bonus__text1, _taking_more_time__said3))
+    out.append(((at, 5), 'aim_bonus#3', -1, None, _aim_bonus__text1, _taking_more_time__said6))
+    out.append(((at, 8), 'targeting_specific_area#3.3.1', d9, _targeting_specific_area__text1_trace, _targeting_specific_area__text1, _taking_more_time__said9))
+    out.append(((at, 9), 'targeting_specific_area#4', -1, None, _targeting_specific_area__text2, _taking_more_time__said10))
+    out.append(((at, 10), 'targeting_specific_area#5', -1, None, _targeting_specific_area__text3, _taking_more_time__said11))
+    out.append(((at, 11), 'taking_more_time#3', -1, None, _taking_more_time__text1, _taking_more_time__said12))
+    out.append(((at, 12), 'taking_more_time#4', -1, None, _taking_more_time__text2, _taking_more_time__said13))
+    out.append(((at, 13), 'taking_more_time#5', -1, None, _taking_more_time__text3, _taking_more_time__said14))
+    out.append(((at, 14), 'taking_more_time#6', -1, None, _taking_more_time__text4, _taking_more_time__said15))
+
+
+_taking_more_time__code0: Final = RuleCode(
+    resolve=_resolve_taking_more_time,
+    nodes=MappingProxyType({
+        'stat skill': _taking_more_time__stat_skill0,
+    }),
+    rolls=None,
+    texts=_taking_more_time__texts0,
+    watches=(
+        ('beyond_double_range', ((0, 0), (1, 0), (3, 0), (4, 0), (7, 1)), _taking_more_time__unread1),
+        ('target_area', ((0, 1), (1, 1), (3, 1), (4, 1), (6, 0), (7, 0), (8, 0)), _taking_more_time__unread2),
+        ('aim_ranks', ((0, 1), (1, 1), (3, 1), (4, 1), (7, 1)), _taking_more_time__unread3),
+        ('unarmored_area', ((8, 1),), _taking_more_time__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule targeting_specific_area, written out
 
 _targeting_specific_area__said3: Final = note_of(_aim_bonus__text1)
@@ -8775,10 +8887,22 @@ _targeting_specific_area__said8: Final = note_of(_targeting_specific_area__text3
 _targeting_specific_area__unread1: Final = Note(
     'aim_bonus',
     '7. Aimed Attacks: Taking More Time',
-    '`aim_ranks` had no effect: it is read only unless beyond_double_range',
+    '`beyond_double_range` had no effect: it is read only unless beyond_double_range; when target_area and aim_ranks >= 5',
     kind='input',
 )
 _targeting_specific_area__unread2: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`target_area` had no effect: it is read only unless beyond_double_range',
+    kind='input',
+)
+_targeting_specific_area__unread3: Final = Note(
+    'aim_bonus',
+    '7. Aimed Attacks: Taking More Time',
+    '`aim_ranks` had no effect: it is read only unless beyond_double_range',
+    kind='input',
+)
+_targeting_specific_area__unread4: Final = Note(
     'targeting_specific_area',
     '7. Aimed Attacks: Targeting a Specific Area',
     '`unarmored_area` had no effect: it is read only when target_area',
@@ -8787,7 +8911,7 @@ _targeting_specific_area__unread2: Final = Note(
 
 
 def _resolve_targeting_specific_area(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Aimed Attacks: Targeting a Specific Area: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Aimed Attacks: Targeting a Specific Area: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8842,9 +8966,9 @@ def _resolve_targeting_specific_area(v: dict[str, Any], given: frozenset[str]) -
     notes.append(_targeting_specific_area__said7)
     notes.append(_targeting_specific_area__said8)
     if 'aim_ranks' in given and d1 == 0 and d2 == 0 and d5 == 0:
-        notes.append(_targeting_specific_area__unread1)
+        notes.append(_targeting_specific_area__unread3)
     if 'unarmored_area' in given and d6 == 0:
-        notes.append(_targeting_specific_area__unread2)
+        notes.append(_targeting_specific_area__unread4)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('targeting_specific_area',),
@@ -8866,6 +8990,64 @@ def _resolve_targeting_specific_area(v: dict[str, Any], given: frozenset[str]) -
     )
 
 
+def _targeting_specific_area__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['beyond_double_range']:
+        d1 = 0
+    elif not (v['target_area'] and v['aim_ranks'] >= 5):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['beyond_double_range']:
+        d2 = 0
+    elif v['target_area'] and v['aim_ranks'] >= 5:
+        d2 = 1
+    else:
+        d2 = -1
+    d4 = -1 if v['target_area'] else 0
+    if not v['target_area']:
+        d5 = 0
+    elif not (v['aim_ranks'] >= 5 and not v['beyond_double_range']):
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 0), 'aim_bonus#2.1.1', d1, _aim_bonus__mod1_trace, _aim_bonus__mod1, lambda: (round_value(Fraction(v['aim_ranks']) / 5, 'down') - 1) * round_value(Fraction(v['skill']) / 10, 'up')))
+    out.append(((at, 1), 'aim_bonus#2.1else.1', d2, _aim_bonus__mod2_trace, _aim_bonus__mod2, lambda: round_value(Fraction(v['aim_ranks']) / 5, 'down') * round_value(Fraction(v['skill']) / 10, 'up')))
+    out.append(((at, 3), 'targeting_specific_area#3.1', d4, _targeting_specific_area__mod1_trace, _targeting_specific_area__mod1, 'difficult'))
+    out.append(((at, 4), 'targeting_specific_area#3.2.1', d5, _targeting_specific_area__mod2_trace, _targeting_specific_area__mod2, 'easy'))
+
+
+def _targeting_specific_area__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['target_area']:
+        d6 = 0
+    elif not v['unarmored_area']:
+        d6 = 1
+    else:
+        d6 = -1
+    out.append(((at, 2), 'aim_bonus#3', -1, None, _aim_bonus__text1, _targeting_specific_area__said3))
+    out.append(((at, 5), 'targeting_specific_area#3.3.1', d6, _targeting_specific_area__text1_trace, _targeting_specific_area__text1, _targeting_specific_area__said6))
+    out.append(((at, 6), 'targeting_specific_area#4', -1, None, _targeting_specific_area__text2, _targeting_specific_area__said7))
+    out.append(((at, 7), 'targeting_specific_area#5', -1, None, _targeting_specific_area__text3, _targeting_specific_area__said8))
+
+
+_targeting_specific_area__code0: Final = RuleCode(
+    resolve=_resolve_targeting_specific_area,
+    nodes=MappingProxyType({
+        'stat skill': _targeting_specific_area__stat_skill0,
+    }),
+    rolls=None,
+    texts=_targeting_specific_area__texts0,
+    watches=(
+        ('beyond_double_range', ((0, 0), (1, 0), (4, 1)), _targeting_specific_area__unread1),
+        ('target_area', ((0, 1), (1, 1), (3, 0), (4, 0), (5, 0)), _targeting_specific_area__unread2),
+        ('aim_ranks', ((0, 1), (1, 1), (4, 1)), _targeting_specific_area__unread3),
+        ('unarmored_area', ((5, 1),), _targeting_specific_area__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule ambushes, written out
 
 _ambushes__said3: Final = restriction_of(_ambushes__text1)
@@ -8877,22 +9059,34 @@ _ambushes__said12: Final = note_of(_ambushes__text6)
 _ambushes__unread1: Final = Note(
     'ambushes',
     '7. Ambushes',
-    '`stealth` had no effect: it is read only when ambush != no_ambush and not after_first_round',
+    '`ambush` had no effect: it is read only when ambush != no_ambush and not after_first_round',
     kind='input',
 )
 _ambushes__unread2: Final = Note(
     'ambushes',
     '7. Ambushes',
-    '`attackers_seen` had no effect: it is read only when ambush != no_ambush and not after_first_round; when ambush == missile_ambush',
+    '`after_first_round` had no effect: it is read only when ambush != no_ambush and not after_first_round',
     kind='input',
 )
 _ambushes__unread3: Final = Note(
     'ambushes',
     '7. Ambushes',
-    '`stealth_succeeded` had no effect: it is read only when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush',
+    '`stealth` had no effect: it is read only when ambush != no_ambush and not after_first_round',
     kind='input',
 )
 _ambushes__unread4: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    '`attackers_seen` had no effect: it is read only when ambush != no_ambush and not after_first_round; when ambush == missile_ambush',
+    kind='input',
+)
+_ambushes__unread5: Final = Note(
+    'ambushes',
+    '7. Ambushes',
+    '`stealth_succeeded` had no effect: it is read only when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush',
+    kind='input',
+)
+_ambushes__unread6: Final = Note(
     'ambushes',
     '7. Ambushes',
     '`target_noticed` had no effect: it is read only when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush',
@@ -8901,7 +9095,7 @@ _ambushes__unread4: Final = Note(
 
 
 def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Ambushes: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Ambushes: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8977,10 +9171,10 @@ def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d5 = -1
     trace.append(TraceEntry(_ambushes__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_ambushes[0]))
+        rolls.append(roll_of(s, _ambushes__roll1_step))
     trace.append(TraceEntry(_ambushes__roll2_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_ambushes[4]))
+        rolls.append(roll_of(s, _ambushes__roll2_step))
     if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
         d3 = 0
     elif v['ambush'] != 'missile_ambush':
@@ -9006,13 +9200,13 @@ def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         restrictions.append(_ambushes__said8)
     notes: list[Note] = [_ambushes__said9, _ambushes__said10, _ambushes__said11, _ambushes__said12]
     if 'stealth' in given and d1 == 0:
-        notes.append(_ambushes__unread1)
-    if 'attackers_seen' in given and 0 <= d3 < 2:
-        notes.append(_ambushes__unread2)
-    if 'stealth_succeeded' in given and 0 <= d4 < 2 and 0 <= d5 < 2 and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
         notes.append(_ambushes__unread3)
-    if 'target_noticed' in given and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
+    if 'attackers_seen' in given and 0 <= d3 < 2:
         notes.append(_ambushes__unread4)
+    if 'stealth_succeeded' in given and 0 <= d4 < 2 and 0 <= d5 < 2 and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_ambushes__unread5)
+    if 'target_noticed' in given and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
+        notes.append(_ambushes__unread6)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -9039,16 +9233,136 @@ def _resolve_ambushes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _ambushes__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d2 = 0
+    elif v['ambush'] != 'missile_ambush':
+        d2 = 1
+    else:
+        d2 = -1
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d6 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d6 = 1
+    elif not (v['stealth_succeeded'] or not v['target_noticed']):
+        d6 = 2
+    else:
+        d6 = -1
+    out.append(((at, 1), 'ambushes#2.2.1', d2, _ambushes__mod1_trace, _ambushes__mod1, 'easy'))
+    out.append(((at, 5), 'ambushes#2.3.2.1', d6, _ambushes__mod3_trace, _ambushes__mod3, 'easy'))
+
+
+def _ambushes__stat_defense0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d7 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d7 = 1
+    elif not (v['stealth_succeeded'] or not v['target_noticed']):
+        d7 = 2
+    else:
+        d7 = -1
+    out.append(((at, 6), 'ambushes#2.3.2.2', d7, _ambushes__mod4_trace, _ambushes__mod4, 'difficult'))
+
+
+def _ambushes__stat_perception0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d4 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d4 = 1
+    elif v['stealth_succeeded']:
+        d4 = 2
+    else:
+        d4 = -1
+    out.append(((at, 3), 'ambushes#2.3.1.1', d4, _ambushes__mod2_trace, _ambushes__mod2, 'easy'))
+
+
+def _ambushes__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['ambush'] != 'no_ambush' and not v['after_first_round'] else 0
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d5 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d5 = 1
+    elif v['stealth_succeeded']:
+        d5 = 2
+    else:
+        d5 = -1
+    out.append(((at, 0), 'ambushes#2.1', d1, _ambushes__roll1_trace, _ambushes__roll1, _ambushes__roll1_step))
+    out.append(((at, 4), 'ambushes#2.3.1.2', d5, _ambushes__roll2_trace, _ambushes__roll2, _ambushes__roll2_step))
+
+
+def _ambushes__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d3 = 0
+    elif v['ambush'] != 'missile_ambush':
+        d3 = 1
+    elif v['attackers_seen']:
+        d3 = 2
+    else:
+        d3 = -1
+    if not (v['ambush'] != 'no_ambush' and not v['after_first_round']):
+        d8 = 0
+    elif v['ambush'] != 'hand_to_hand_ambush':
+        d8 = 1
+    elif v['stealth_succeeded'] or not v['target_noticed']:
+        d8 = 2
+    else:
+        d8 = -1
+    out.append(((at, 2), 'ambushes#2.2.2.1', d3, _ambushes__text1_trace, _ambushes__text1, _ambushes__said3))
+    out.append(((at, 7), 'ambushes#2.3.2else.1', d8, _ambushes__text2_trace, _ambushes__text2, _ambushes__said8))
+    out.append(((at, 8), 'ambushes#3', -1, None, _ambushes__text3, _ambushes__said9))
+    out.append(((at, 9), 'ambushes#4', -1, None, _ambushes__text4, _ambushes__said10))
+    out.append(((at, 10), 'ambushes#5', -1, None, _ambushes__text5, _ambushes__said11))
+    out.append(((at, 11), 'ambushes#6', -1, None, _ambushes__text6, _ambushes__said12))
+
+
+_ambushes__code0: Final = RuleCode(
+    resolve=_resolve_ambushes,
+    nodes=MappingProxyType({
+        'stat skill': _ambushes__stat_skill0,
+        'stat defense': _ambushes__stat_defense0,
+        'stat perception': _ambushes__stat_perception0,
+    }),
+    rolls=_ambushes__rolls0,
+    texts=_ambushes__texts0,
+    watches=(
+        ('ambush', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0)), _ambushes__unread1),
+        ('after_first_round', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0)), _ambushes__unread2),
+        ('stealth', ((0, 1),), _ambushes__unread3),
+        ('attackers_seen', ((2, 2),), _ambushes__unread4),
+        ('stealth_succeeded', ((3, 2), (4, 2), (5, 2), (6, 2), (7, 2)), _ambushes__unread5),
+        ('target_noticed', ((5, 2), (6, 2), (7, 2)), _ambushes__unread6),
+    ),
+    chains=False,
+)
+
+
 # rule area_attacks, written out
 
 _area_attacks__said6: Final = note_of(_area_attacks__text1)
 _area_attacks__said7: Final = note_of(_area_attacks__text2)
 _area_attacks__said8: Final = note_of(_area_attacks__text3)
 _area_attacks__said9: Final = note_of(_area_attacks__text4)
+_area_attacks__unread1: Final = Note(
+    'area_attacks',
+    '7. Area Attacks',
+    '`area_response` had no effect: it is read only when area_response == dodge_area',
+    kind='input',
+)
+_area_attacks__unread2: Final = Note(
+    'area_attacks',
+    '7. Area Attacks',
+    '`response_succeeded` had no effect: it is read only when area_response == agility_area',
+    kind='input',
+)
 
 
 def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Area Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Area Attacks: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9086,10 +9400,10 @@ def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     d2 = -1 if v['area_response'] == 'agility_area' else 0
     trace.append(TraceEntry(_area_attacks__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_area_attacks[0]))
+        rolls.append(roll_of(s, _area_attacks__roll1_step))
     trace.append(TraceEntry(_area_attacks__roll2_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_area_attacks[1]))
+        rolls.append(roll_of(s, _area_attacks__roll2_step))
     d6 = -1 if v['area_response'] != 'no_response' else 0
     trace.append(TraceEntry(_area_attacks__text1_trace, d6, v, e))
     notes: list[Note] = []
@@ -9120,6 +9434,62 @@ def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _area_attacks__stat_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['area_response'] != 'agility_area':
+        d3 = 0
+    elif not v['response_succeeded']:
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'area_attacks#3.2.1', d3, _area_attacks__mod1_trace, _area_attacks__mod1, 2))
+
+
+def _area_attacks__derive_struck0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 3), 'area_attacks#4', -1, _area_attacks__derive1_trace, _area_attacks__derive1, lambda: not (v['area_response'] == 'dodge_area' and v['response_succeeded'])))
+
+
+def _area_attacks__derive_stand_up0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['area_response'] != 'no_response' else 0
+    out.append(((at, 4), 'area_attacks#5.1', d5, _area_attacks__derive2_trace, _area_attacks__derive2, lambda: 5))
+
+
+def _area_attacks__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['area_response'] == 'dodge_area' else 0
+    d2 = -1 if v['area_response'] == 'agility_area' else 0
+    out.append(((at, 0), 'area_attacks#2.1', d1, _area_attacks__roll1_trace, _area_attacks__roll1, _area_attacks__roll1_step))
+    out.append(((at, 1), 'area_attacks#3.1', d2, _area_attacks__roll2_trace, _area_attacks__roll2, _area_attacks__roll2_step))
+
+
+def _area_attacks__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['area_response'] != 'no_response' else 0
+    out.append(((at, 5), 'area_attacks#5.2', d6, _area_attacks__text1_trace, _area_attacks__text1, _area_attacks__said6))
+    out.append(((at, 6), 'area_attacks#6', -1, None, _area_attacks__text2, _area_attacks__said7))
+    out.append(((at, 7), 'area_attacks#7', -1, None, _area_attacks__text3, _area_attacks__said8))
+    out.append(((at, 8), 'area_attacks#8', -1, None, _area_attacks__text4, _area_attacks__said9))
+
+
+_area_attacks__code0: Final = RuleCode(
+    resolve=_resolve_area_attacks,
+    nodes=MappingProxyType({
+        'stat damage': _area_attacks__stat_damage0,
+        'derive struck': _area_attacks__derive_struck0,
+        'derive stand_up': _area_attacks__derive_stand_up0,
+    }),
+    rolls=_area_attacks__rolls0,
+    texts=_area_attacks__texts0,
+    watches=(
+        ('area_response', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _area_attacks__unread1),
+        ('response_succeeded', ((2, 1), (3, 0)), _area_attacks__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule armor_damaged, written out
 
 _armor_damaged__said6: Final = note_of(_armor_damaged__text1)
@@ -9130,13 +9500,19 @@ _armor_damaged__said11: Final = note_of(_armor_damaged__text5)
 _armor_damaged__unread1: Final = Note(
     'armor_damaged',
     '7. Armor Damaged',
+    '`armor_state` had no effect: it is read only when armor_state == damaged',
+    kind='input',
+)
+_armor_damaged__unread2: Final = Note(
+    'armor_damaged',
+    '7. Armor Damaged',
     '`armor_cost` had no effect: it is read only when armor_state == damaged',
     kind='input',
 )
 
 
 def _resolve_armor_damaged(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Armor Damaged: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Armor Damaged: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9193,7 +9569,7 @@ def _resolve_armor_damaged(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     notes.append(_armor_damaged__said10)
     notes.append(_armor_damaged__said11)
     if 'armor_cost' in given and d3 == 0 and d5 == 0:
-        notes.append(_armor_damaged__unread1)
+        notes.append(_armor_damaged__unread2)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -9215,6 +9591,62 @@ def _resolve_armor_damaged(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _armor_damaged__stat_armor0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['armor_state'] == 'damaged' else 0
+    d4 = -1 if v['armor_state'] == 'destroyed' else 0
+    d7 = -1 if v['armor_state'] == 'repaired_after_destruction' else 0
+    out.append(((at, 0), 'armor_damaged#2.1', d1, _armor_damaged__mod1_trace, _armor_damaged__mod1, 2))
+    out.append(((at, 3), 'armor_damaged#3.1', d4, _armor_damaged__mod3_trace, _armor_damaged__mod3, 0))
+    out.append(((at, 6), 'armor_damaged#4.1', d7, _armor_damaged__mod4_trace, _armor_damaged__mod4, -1))
+
+
+def _armor_damaged__stat_armor_roll0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['armor_state'] == 'damaged' else 0
+    out.append(((at, 1), 'armor_damaged#2.2', d2, _armor_damaged__mod2_trace, _armor_damaged__mod2, 2))
+
+
+def _armor_damaged__derive_repair_cost0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['armor_state'] == 'damaged' else 0
+    out.append(((at, 2), 'armor_damaged#2.3', d3, _armor_damaged__derive1_trace, _armor_damaged__derive1, lambda: Fraction(v['armor_cost'] * 3) / 2))
+
+
+def _armor_damaged__derive_rebuild_cost0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['armor_state'] == 'destroyed' else 0
+    out.append(((at, 4), 'armor_damaged#3.2', d5, _armor_damaged__derive2_trace, _armor_damaged__derive2, lambda: v['armor_cost']))
+
+
+def _armor_damaged__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['armor_state'] == 'destroyed' else 0
+    out.append(((at, 5), 'armor_damaged#3.3', d6, _armor_damaged__text1_trace, _armor_damaged__text1, _armor_damaged__said6))
+    out.append(((at, 7), 'armor_damaged#5', -1, None, _armor_damaged__text2, _armor_damaged__said8))
+    out.append(((at, 8), 'armor_damaged#6', -1, None, _armor_damaged__text3, _armor_damaged__said9))
+    out.append(((at, 9), 'armor_damaged#7', -1, None, _armor_damaged__text4, _armor_damaged__said10))
+    out.append(((at, 10), 'armor_damaged#8', -1, None, _armor_damaged__text5, _armor_damaged__said11))
+
+
+_armor_damaged__code0: Final = RuleCode(
+    resolve=_resolve_armor_damaged,
+    nodes=MappingProxyType({
+        'stat armor': _armor_damaged__stat_armor0,
+        'stat armor_roll': _armor_damaged__stat_armor_roll0,
+        'derive repair_cost': _armor_damaged__derive_repair_cost0,
+        'derive rebuild_cost': _armor_damaged__derive_rebuild_cost0,
+    }),
+    rolls=None,
+    texts=_armor_damaged__texts0,
+    watches=(
+        ('armor_state', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _armor_damaged__unread1),
+        ('armor_cost', ((2, 1), (4, 1)), _armor_damaged__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule aura_attacks, written out
 
 _aura_attacks__said9: Final = note_of(_aura_attacks__text1)
@@ -9224,10 +9656,52 @@ _aura_attacks__said12: Final = note_of(_aura_attacks__text4)
 _aura_attacks__said13: Final = note_of(_aura_attacks__text5)
 _aura_attacks__said14: Final = note_of(_aura_attacks__text6)
 _aura_attacks__said15: Final = note_of(_aura_attacks__text7)
+_aura_attacks__unread1: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    '`command_roll` had no effect: it is read only ',
+    kind='input',
+)
+_aura_attacks__unread2: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    '`passion_roll` had no effect: it is read only ',
+    kind='input',
+)
+_aura_attacks__unread3: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    '`previous_aura_success` had no effect: it is read only when previous_aura_success',
+    kind='input',
+)
+_aura_attacks__unread4: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    '`experience` had no effect: it is read only ',
+    kind='input',
+)
+_aura_attacks__unread5: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    '`aura_circumstances` had no effect: it is read only ',
+    kind='input',
+)
+_aura_attacks__unread6: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    '`opponent_POW` had no effect: it is read only ',
+    kind='input',
+)
+_aura_attacks__unread7: Final = Note(
+    'aura_attacks',
+    '7. Aura Attacks',
+    '`opponent_pow_shift` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_aura_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Aura Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Aura Attacks: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9262,7 +9736,7 @@ def _resolve_aura_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     e['aura'] = settle_held(_BOOK, 'aura', v['aura'], held, modifiers)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_aura_attacks__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_aura_attacks[7]))
+    rolls.append(roll_of(s, _aura_attacks__roll1_step))
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('aura_attacks',),
@@ -9290,6 +9764,54 @@ def _resolve_aura_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _aura_attacks__stat_aura0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['command_roll'] == 'fumble_result' else 0
+    d4 = -1 if v['passion_roll'] == 'fumble_result' else 0
+    d5 = -1 if v['previous_aura_success'] else 0
+    out.append(((at, 0), 'aura_attacks#2', -1, _aura_attacks__mod1_trace, _aura_attacks__mod1, lambda: s.lookup('roll_bonus', (v['command_roll'],), 'value')))
+    out.append(((at, 1), 'aura_attacks#3', -1, _aura_attacks__mod2_trace, _aura_attacks__mod2, lambda: s.lookup('roll_bonus', (v['passion_roll'],), 'value')))
+    out.append(((at, 2), 'aura_attacks#4.1', d3, _aura_attacks__mod3_trace, _aura_attacks__mod3, 2))
+    out.append(((at, 3), 'aura_attacks#5.1', d4, _aura_attacks__mod4_trace, _aura_attacks__mod4, 2))
+    out.append(((at, 4), 'aura_attacks#6.1', d5, _aura_attacks__mod5_trace, _aura_attacks__mod5, 1))
+    out.append(((at, 5), 'aura_attacks#7', -1, _aura_attacks__mod6_trace, _aura_attacks__mod6, lambda: v['experience']))
+    out.append(((at, 6), 'aura_attacks#8', -1, _aura_attacks__mod7_trace, _aura_attacks__mod7, lambda: v['aura_circumstances']))
+
+
+def _aura_attacks__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 7), 'aura_attacks#9', -1, _aura_attacks__roll1_trace, _aura_attacks__roll1, _aura_attacks__roll1_step))
+
+
+def _aura_attacks__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 8), 'aura_attacks#10', -1, None, _aura_attacks__text1, _aura_attacks__said9))
+    out.append(((at, 9), 'aura_attacks#11', -1, None, _aura_attacks__text2, _aura_attacks__said10))
+    out.append(((at, 10), 'aura_attacks#12', -1, None, _aura_attacks__text3, _aura_attacks__said11))
+    out.append(((at, 11), 'aura_attacks#13', -1, None, _aura_attacks__text4, _aura_attacks__said12))
+    out.append(((at, 12), 'aura_attacks#14', -1, None, _aura_attacks__text5, _aura_attacks__said13))
+    out.append(((at, 13), 'aura_attacks#15', -1, None, _aura_attacks__text6, _aura_attacks__said14))
+    out.append(((at, 14), 'aura_attacks#16', -1, None, _aura_attacks__text7, _aura_attacks__said15))
+
+
+_aura_attacks__code0: Final = RuleCode(
+    resolve=_resolve_aura_attacks,
+    nodes=MappingProxyType({
+        'stat aura': _aura_attacks__stat_aura0,
+    }),
+    rolls=_aura_attacks__rolls0,
+    texts=_aura_attacks__texts0,
+    watches=(
+        ('command_roll', ((0, 0), (2, 0)), _aura_attacks__unread1),
+        ('passion_roll', ((1, 0), (3, 0)), _aura_attacks__unread2),
+        ('previous_aura_success', ((4, 0),), _aura_attacks__unread3),
+        ('experience', ((5, 0),), _aura_attacks__unread4),
+        ('aura_circumstances', ((6, 0),), _aura_attacks__unread5),
+        ('opponent_POW', ((7, 0),), _aura_attacks__unread6),
+        ('opponent_pow_shift', ((7, 0),), _aura_attacks__unread7),
+    ),
+    chains=False,
+)
+
+
 # rule autofire, written out
 
 _autofire__said6: Final = note_of(_autofire__text1)
@@ -9301,10 +9823,16 @@ _autofire__said11: Final = note_of(_autofire__text6)
 _autofire__unread1: Final = Note(
     'autofire',
     '7. Autofire',
-    '`autofire_targets` had no effect: it is read only when fire_mode != single_shot',
+    '`fire_mode` had no effect: it is read only when fire_mode != single_shot; when autofire_targets in {one_target, narrow_targets}; when fire_mode == burst',
     kind='input',
 )
 _autofire__unread2: Final = Note(
+    'autofire',
+    '7. Autofire',
+    '`autofire_targets` had no effect: it is read only when fire_mode != single_shot',
+    kind='input',
+)
+_autofire__unread3: Final = Note(
     'autofire',
     '7. Autofire',
     '`shots` had no effect: it is read only when fire_mode != single_shot',
@@ -9313,7 +9841,7 @@ _autofire__unread2: Final = Note(
 
 
 def _resolve_autofire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Autofire: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Autofire: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9369,12 +9897,12 @@ def _resolve_autofire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d5 = -1 if v['fire_mode'] != 'single_shot' else 0
     trace.append(TraceEntry(_autofire__roll1_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_autofire[4]))
+        rolls.append(roll_of(s, _autofire__roll1_step))
     notes: list[Note] = [_autofire__said6, _autofire__said7, _autofire__said8, _autofire__said9, _autofire__said10, _autofire__said11]
     if 'autofire_targets' in given and d1 == 0 and d2 == 0 and d3 == 0:
-        notes.append(_autofire__unread1)
-    if 'shots' in given and d4 == 0:
         notes.append(_autofire__unread2)
+    if 'shots' in given and d4 == 0:
+        notes.append(_autofire__unread3)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('autofire',),
@@ -9395,11 +9923,90 @@ def _resolve_autofire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _autofire__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['fire_mode'] == 'single_shot':
+        d1 = 0
+    elif v['autofire_targets'] not in ('one_target', 'narrow_targets'):
+        d1 = 1
+    elif v['fire_mode'] != 'burst':
+        d1 = 2
+    else:
+        d1 = -1
+    if v['fire_mode'] == 'single_shot':
+        d2 = 0
+    elif v['autofire_targets'] not in ('one_target', 'narrow_targets'):
+        d2 = 1
+    elif v['fire_mode'] != 'full_autofire':
+        d2 = 2
+    else:
+        d2 = -1
+    if v['fire_mode'] == 'single_shot':
+        d3 = 0
+    elif v['autofire_targets'] != 'narrow_targets':
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 0), 'autofire#2.1.1.1', d1, _autofire__mod1_trace, _autofire__mod1, 20))
+    out.append(((at, 1), 'autofire#2.1.2.1', d2, _autofire__mod2_trace, _autofire__mod2, 40))
+    out.append(((at, 2), 'autofire#2.2.1', d3, _autofire__mod3_trace, _autofire__mod3, 20))
+
+
+def _autofire__derive_hits0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['fire_mode'] != 'single_shot' else 0
+    out.append(((at, 3), 'autofire#2.3', d4, _autofire__derive1_trace, _autofire__derive1, lambda: s.lookup('autofire_hits', (v['shots'],), 'value')))
+
+
+def _autofire__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['fire_mode'] != 'single_shot' else 0
+    out.append(((at, 4), 'autofire#2.4', d5, _autofire__roll1_trace, _autofire__roll1, _autofire__roll1_step))
+
+
+def _autofire__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 5), 'autofire#3', -1, None, _autofire__text1, _autofire__said6))
+    out.append(((at, 6), 'autofire#4', -1, None, _autofire__text2, _autofire__said7))
+    out.append(((at, 7), 'autofire#5', -1, None, _autofire__text3, _autofire__said8))
+    out.append(((at, 8), 'autofire#6', -1, None, _autofire__text4, _autofire__said9))
+    out.append(((at, 9), 'autofire#7', -1, None, _autofire__text5, _autofire__said10))
+    out.append(((at, 10), 'autofire#8', -1, None, _autofire__text6, _autofire__said11))
+
+
+_autofire__code0: Final = RuleCode(
+    resolve=_resolve_autofire,
+    nodes=MappingProxyType({
+        'stat skill': _autofire__stat_skill0,
+        'derive hits': _autofire__derive_hits0,
+    }),
+    rolls=_autofire__rolls0,
+    texts=_autofire__texts0,
+    watches=(
+        ('fire_mode', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)), _autofire__unread1),
+        ('autofire_targets', ((0, 1), (1, 1), (2, 1)), _autofire__unread2),
+        ('shots', ((3, 1),), _autofire__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule backstabs, written out
 
 _backstabs__said6: Final = restriction_of(_backstabs__text1)
 _backstabs__said8: Final = note_of(_backstabs__text2)
 _backstabs__unread1: Final = Note(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    '`backstab` had no effect: it is read only when backstab',
+    kind='input',
+)
+_backstabs__unread2: Final = Note(
+    'backstabs',
+    '7. Backstabs and Helpless Opponents',
+    '`helpless` had no effect: it is read only when helpless',
+    kind='input',
+)
+_backstabs__unread3: Final = Note(
     'backstabs',
     '7. Backstabs and Helpless Opponents',
     '`opponent_POW` had no effect: it is read only when helpless',
@@ -9408,7 +10015,7 @@ _backstabs__unread1: Final = Note(
 
 
 def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Backstabs and Helpless Opponents: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Backstabs and Helpless Opponents: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9451,10 +10058,10 @@ def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d7 = -1 if v['helpless'] else 0
     trace.append(TraceEntry(_backstabs__roll1_trace, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_backstabs[2]))
+        rolls.append(roll_of(s, _backstabs__roll1_step))
     trace.append(TraceEntry(_backstabs__roll2_trace, d7, v, e))
     if d7 < 0:
-        rolls.append(roll_of(s, _rule_backstabs[6]))
+        rolls.append(roll_of(s, _backstabs__roll2_step))
     d6 = -1 if v['helpless'] else 0
     trace.append(TraceEntry(_backstabs__text1_trace, d6, v, e))
     restrictions: list[Restriction] = []
@@ -9462,7 +10069,7 @@ def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         restrictions.append(_backstabs__said6)
     notes: list[Note] = [_backstabs__said8]
     if 'opponent_POW' in given and d7 == 0:
-        notes.append(_backstabs__unread1)
+        notes.append(_backstabs__unread3)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -9486,6 +10093,59 @@ def _resolve_backstabs(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _backstabs__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['backstab'] else 0
+    d5 = -1 if v['helpless'] else 0
+    out.append(((at, 0), 'backstabs#2.1', d1, _backstabs__mod1_trace, _backstabs__mod1, 'easy'))
+    out.append(((at, 4), 'backstabs#3.1', d5, _backstabs__mod4_trace, _backstabs__mod4, 'easy'))
+
+
+def _backstabs__stat_defense0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['backstab'] else 0
+    out.append(((at, 3), 'backstabs#2.4', d4, _backstabs__mod3_trace, _backstabs__mod3, 'difficult'))
+
+
+def _backstabs__stat_perception0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['backstab'] else 0
+    out.append(((at, 1), 'backstabs#2.2', d2, _backstabs__mod2_trace, _backstabs__mod2, 'difficult'))
+
+
+def _backstabs__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['backstab'] else 0
+    d7 = -1 if v['helpless'] else 0
+    out.append(((at, 2), 'backstabs#2.3', d3, _backstabs__roll1_trace, _backstabs__roll1, _backstabs__roll1_step))
+    out.append(((at, 6), 'backstabs#3.3', d7, _backstabs__roll2_trace, _backstabs__roll2, _backstabs__roll2_step))
+
+
+def _backstabs__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['helpless'] else 0
+    out.append(((at, 5), 'backstabs#3.2', d6, _backstabs__text1_trace, _backstabs__text1, _backstabs__said6))
+    out.append(((at, 7), 'backstabs#4', -1, None, _backstabs__text2, _backstabs__said8))
+
+
+_backstabs__code0: Final = RuleCode(
+    resolve=_resolve_backstabs,
+    nodes=MappingProxyType({
+        'stat skill': _backstabs__stat_skill0,
+        'stat defense': _backstabs__stat_defense0,
+        'stat perception': _backstabs__stat_perception0,
+    }),
+    rolls=_backstabs__rolls0,
+    texts=_backstabs__texts0,
+    watches=(
+        ('backstab', ((0, 0), (1, 0), (2, 0), (3, 0)), _backstabs__unread1),
+        ('helpless', ((4, 0), (5, 0), (6, 0)), _backstabs__unread2),
+        ('opponent_POW', ((6, 1),), _backstabs__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule big_and_little_targets, written out
 
 _big_and_little_targets__said5: Final = note_of(_big_and_little_targets__text1)
@@ -9493,10 +10153,16 @@ _big_and_little_targets__said6: Final = note_of(_big_and_little_targets__text2)
 _big_and_little_targets__unread1: Final = Note(
     'big_and_little_targets',
     '7. Big and Little Targets',
-    '`target_SIZ` had no effect: it is read only when target_kind == creature',
+    '`target_kind` had no effect: it is read only when target_kind == creature; when target_SIZ > 2 * SIZ',
     kind='input',
 )
 _big_and_little_targets__unread2: Final = Note(
+    'big_and_little_targets',
+    '7. Big and Little Targets',
+    '`target_SIZ` had no effect: it is read only when target_kind == creature',
+    kind='input',
+)
+_big_and_little_targets__unread3: Final = Note(
     'big_and_little_targets',
     '7. Big and Little Targets',
     '`SIZ` had no effect: it is read only when target_kind == creature',
@@ -9505,7 +10171,7 @@ _big_and_little_targets__unread2: Final = Note(
 
 
 def _resolve_big_and_little_targets(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Big and Little Targets: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Big and Little Targets: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9543,9 +10209,9 @@ def _resolve_big_and_little_targets(v: dict[str, Any], given: frozenset[str]) ->
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     notes: list[Note] = [_big_and_little_targets__said5, _big_and_little_targets__said6]
     if 'target_SIZ' in given and d1 == 0 and d2 == 0:
-        notes.append(_big_and_little_targets__unread1)
-    if 'SIZ' in given and d1 == 0 and d2 == 0:
         notes.append(_big_and_little_targets__unread2)
+    if 'SIZ' in given and d1 == 0 and d2 == 0:
+        notes.append(_big_and_little_targets__unread3)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('big_and_little_targets',),
@@ -9566,6 +10232,49 @@ def _resolve_big_and_little_targets(v: dict[str, Any], given: frozenset[str]) ->
     )
 
 
+def _big_and_little_targets__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['target_kind'] != 'creature':
+        d1 = 0
+    elif not v['target_SIZ'] > 2 * v['SIZ']:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['target_kind'] != 'creature':
+        d2 = 0
+    elif not v['target_SIZ'] < round_value(Fraction(v['SIZ']) / 2, 'up'):
+        d2 = 1
+    else:
+        d2 = -1
+    d3 = -1 if v['target_kind'] == 'large_object' else 0
+    d4 = -1 if v['target_kind'] == 'tiny_object' else 0
+    out.append(((at, 0), 'big_and_little_targets#2.1.1', d1, _big_and_little_targets__mod1_trace, _big_and_little_targets__mod1, 20))
+    out.append(((at, 1), 'big_and_little_targets#2.2.1', d2, _big_and_little_targets__mod2_trace, _big_and_little_targets__mod2, -20))
+    out.append(((at, 2), 'big_and_little_targets#3.1', d3, _big_and_little_targets__mod3_trace, _big_and_little_targets__mod3, 'easy'))
+    out.append(((at, 3), 'big_and_little_targets#4.1', d4, _big_and_little_targets__mod4_trace, _big_and_little_targets__mod4, 'difficult'))
+
+
+def _big_and_little_targets__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'big_and_little_targets#5', -1, None, _big_and_little_targets__text1, _big_and_little_targets__said5))
+    out.append(((at, 5), 'big_and_little_targets#6', -1, None, _big_and_little_targets__text2, _big_and_little_targets__said6))
+
+
+_big_and_little_targets__code0: Final = RuleCode(
+    resolve=_resolve_big_and_little_targets,
+    nodes=MappingProxyType({
+        'stat skill': _big_and_little_targets__stat_skill0,
+    }),
+    rolls=None,
+    texts=_big_and_little_targets__texts0,
+    watches=(
+        ('target_kind', ((0, 0), (1, 0), (2, 0), (3, 0)), _big_and_little_targets__unread1),
+        ('target_SIZ', ((0, 1), (1, 1)), _big_and_little_targets__unread2),
+        ('SIZ', ((0, 1), (1, 1)), _big_and_little_targets__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule both_sides_surprised, written out
 
 _both_sides_surprised__said4: Final = note_of(_both_sides_surprised__text1)
@@ -9575,10 +10284,16 @@ _both_sides_surprised__said7: Final = note_of(_both_sides_surprised__text4)
 _both_sides_surprised__unread1: Final = Note(
     'both_sides_surprised',
     '7. Both Sides Surprised',
-    '`opponent_perception` had no effect: it is read only when both_surprised',
+    '`both_surprised` had no effect: it is read only when both_surprised',
     kind='input',
 )
 _both_sides_surprised__unread2: Final = Note(
+    'both_sides_surprised',
+    '7. Both Sides Surprised',
+    '`opponent_perception` had no effect: it is read only when both_surprised',
+    kind='input',
+)
+_both_sides_surprised__unread3: Final = Note(
     'both_sides_surprised',
     '7. Both Sides Surprised',
     '`both_ideas_succeed` had no effect: it is read only when both_surprised',
@@ -9587,7 +10302,7 @@ _both_sides_surprised__unread2: Final = Note(
 
 
 def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Both Sides Surprised: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Both Sides Surprised: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9605,13 +10320,13 @@ def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> R
     d3 = -1 if v['both_surprised'] else 0
     trace.append(TraceEntry(_both_sides_surprised__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_both_sides_surprised[0]))
+        rolls.append(roll_of(s, _both_sides_surprised__roll1_step))
     trace.append(TraceEntry(_both_sides_surprised__roll2_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_both_sides_surprised[1]))
+        rolls.append(roll_of(s, _both_sides_surprised__roll2_step))
     trace.append(TraceEntry(_both_sides_surprised__roll3_trace, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_both_sides_surprised[2]))
+        rolls.append(roll_of(s, _both_sides_surprised__roll3_step))
     if not v['both_surprised']:
         d4 = 0
     elif not v['both_ideas_succeed']:
@@ -9626,9 +10341,9 @@ def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> R
     notes.append(_both_sides_surprised__said6)
     notes.append(_both_sides_surprised__said7)
     if 'opponent_perception' in given and d2 == 0:
-        notes.append(_both_sides_surprised__unread1)
-    if 'both_ideas_succeed' in given and d4 == 0:
         notes.append(_both_sides_surprised__unread2)
+    if 'both_ideas_succeed' in given and d4 == 0:
+        notes.append(_both_sides_surprised__unread3)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('both_sides_surprised',),
@@ -9651,11 +10366,55 @@ def _resolve_both_sides_surprised(v: dict[str, Any], given: frozenset[str]) -> R
     )
 
 
+def _both_sides_surprised__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['both_surprised'] else 0
+    d2 = -1 if v['both_surprised'] else 0
+    d3 = -1 if v['both_surprised'] else 0
+    out.append(((at, 0), 'both_sides_surprised#2.1', d1, _both_sides_surprised__roll1_trace, _both_sides_surprised__roll1, _both_sides_surprised__roll1_step))
+    out.append(((at, 1), 'both_sides_surprised#2.2', d2, _both_sides_surprised__roll2_trace, _both_sides_surprised__roll2, _both_sides_surprised__roll2_step))
+    out.append(((at, 2), 'both_sides_surprised#2.3', d3, _both_sides_surprised__roll3_trace, _both_sides_surprised__roll3, _both_sides_surprised__roll3_step))
+
+
+def _both_sides_surprised__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['both_surprised']:
+        d4 = 0
+    elif not v['both_ideas_succeed']:
+        d4 = 1
+    else:
+        d4 = -1
+    out.append(((at, 3), 'both_sides_surprised#2.4.1', d4, _both_sides_surprised__text1_trace, _both_sides_surprised__text1, _both_sides_surprised__said4))
+    out.append(((at, 4), 'both_sides_surprised#3', -1, None, _both_sides_surprised__text2, _both_sides_surprised__said5))
+    out.append(((at, 5), 'both_sides_surprised#4', -1, None, _both_sides_surprised__text3, _both_sides_surprised__said6))
+    out.append(((at, 6), 'both_sides_surprised#5', -1, None, _both_sides_surprised__text4, _both_sides_surprised__said7))
+
+
+_both_sides_surprised__code0: Final = RuleCode(
+    resolve=_resolve_both_sides_surprised,
+    nodes=MappingProxyType({}),
+    rolls=_both_sides_surprised__rolls0,
+    texts=_both_sides_surprised__texts0,
+    watches=(
+        ('both_surprised', ((0, 0), (1, 0), (2, 0), (3, 0)), _both_sides_surprised__unread1),
+        ('opponent_perception', ((1, 1),), _both_sides_surprised__unread2),
+        ('both_ideas_succeed', ((3, 1),), _both_sides_surprised__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule broken_weapons, written out
 
 _broken_weapons__said4: Final = note_of(_broken_weapons__text1)
 _broken_weapons__said5: Final = note_of(_broken_weapons__text2)
 _broken_weapons__unread1: Final = Note(
+    'broken_weapons',
+    '7. Broken Weapons',
+    '`weapon_broken` had no effect: it is read only when weapon_broken',
+    kind='input',
+)
+_broken_weapons__unread2: Final = Note(
     'broken_weapons',
     '7. Broken Weapons',
     '`resembles_familiar` had no effect: it is read only when weapon_broken',
@@ -9664,7 +10423,7 @@ _broken_weapons__unread1: Final = Note(
 
 
 def _resolve_broken_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Broken Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Broken Weapons: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9708,7 +10467,7 @@ def _resolve_broken_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolut
     e['damage'] = settle_held(_BOOK, 'damage', v['damage'], held, modifiers, where)
     notes: list[Note] = [_broken_weapons__said4, _broken_weapons__said5]
     if 'resembles_familiar' in given and d2 == 0 and d3 == 0:
-        notes.append(_broken_weapons__unread1)
+        notes.append(_broken_weapons__unread2)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -9731,6 +10490,56 @@ def _resolve_broken_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _broken_weapons__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['weapon_broken']:
+        d2 = 0
+    elif v['resembles_familiar']:
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 1), 'broken_weapons#2.2.1', d2, _broken_weapons__mod2_trace, _broken_weapons__mod2, 'difficult'))
+
+
+def _broken_weapons__stat_defense0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['weapon_broken']:
+        d3 = 0
+    elif v['resembles_familiar']:
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'broken_weapons#2.2.2', d3, _broken_weapons__mod3_trace, _broken_weapons__mod3, 'difficult'))
+
+
+def _broken_weapons__stat_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['weapon_broken'] else 0
+    out.append(((at, 0), 'broken_weapons#2.1', d1, _broken_weapons__mod1_trace, _broken_weapons__mod1, 2))
+
+
+def _broken_weapons__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'broken_weapons#3', -1, None, _broken_weapons__text1, _broken_weapons__said4))
+    out.append(((at, 4), 'broken_weapons#4', -1, None, _broken_weapons__text2, _broken_weapons__said5))
+
+
+_broken_weapons__code0: Final = RuleCode(
+    resolve=_resolve_broken_weapons,
+    nodes=MappingProxyType({
+        'stat skill': _broken_weapons__stat_skill0,
+        'stat defense': _broken_weapons__stat_defense0,
+        'stat damage': _broken_weapons__stat_damage0,
+    }),
+    rolls=None,
+    texts=_broken_weapons__texts0,
+    watches=(
+        ('weapon_broken', ((0, 0), (1, 0), (2, 0)), _broken_weapons__unread1),
+        ('resembles_familiar', ((1, 1), (2, 1)), _broken_weapons__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule chases, written out
 
 _chases__said4: Final = note_of(_chases__text1)
@@ -9740,13 +10549,19 @@ _chases__said7: Final = note_of(_chases__text4)
 _chases__unread1: Final = Note(
     'chases',
     '7. Chases',
+    '`in_chase` had no effect: it is read only when in_chase',
+    kind='input',
+)
+_chases__unread2: Final = Note(
+    'chases',
+    '7. Chases',
     '`chase_result` had no effect: it is read only when in_chase',
     kind='input',
 )
 
 
 def _resolve_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Chases: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Chases: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9772,10 +10587,10 @@ def _resolve_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['in_chase'] else 0
     trace.append(TraceEntry(_chases__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_chases[0]))
+        rolls.append(roll_of(s, _chases__roll1_step))
     notes: list[Note] = [_chases__said4, _chases__said5, _chases__said6, _chases__said7]
     if 'chase_result' in given and d2 == 0 and d3 == 0:
-        notes.append(_chases__unread1)
+        notes.append(_chases__unread2)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('chases',),
@@ -9791,16 +10606,63 @@ def _resolve_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _chases__derive_moves0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['in_chase'] else 0
+    out.append(((at, 1), 'chases#2.2', d2, _chases__derive1_trace, _chases__derive1, lambda: s.lookup('chase_steps', (v['chase_result'],), 'mover')))
+
+
+def _chases__derive_steps_back0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['in_chase'] else 0
+    out.append(((at, 2), 'chases#2.3', d3, _chases__derive2_trace, _chases__derive2, lambda: s.lookup('chase_steps', (v['chase_result'],), 'steps')))
+
+
+def _chases__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['in_chase'] else 0
+    out.append(((at, 0), 'chases#2.1', d1, _chases__roll1_trace, _chases__roll1, _chases__roll1_step))
+
+
+def _chases__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'chases#3', -1, None, _chases__text1, _chases__said4))
+    out.append(((at, 4), 'chases#4', -1, None, _chases__text2, _chases__said5))
+    out.append(((at, 5), 'chases#5', -1, None, _chases__text3, _chases__said6))
+    out.append(((at, 6), 'chases#6', -1, None, _chases__text4, _chases__said7))
+
+
+_chases__code0: Final = RuleCode(
+    resolve=_resolve_chases,
+    nodes=MappingProxyType({
+        'derive moves': _chases__derive_moves0,
+        'derive steps_back': _chases__derive_steps_back0,
+    }),
+    rolls=_chases__rolls0,
+    texts=_chases__texts0,
+    watches=(
+        ('in_chase', ((0, 0), (1, 0), (2, 0)), _chases__unread1),
+        ('chase_result', ((1, 1), (2, 1)), _chases__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule range_track_attacks, written out
 
 _range_track_attacks__said2: Final = restriction_of(_range_track_attacks__text1)
 _range_track_attacks__unread1: Final = Note(
     'range_track_attacks',
     '7. Chases: Range Track',
-    '`chase_range` had no effect: it is read only when in_chase',
+    '`in_chase` had no effect: it is read only when in_chase',
     kind='input',
 )
 _range_track_attacks__unread2: Final = Note(
+    'range_track_attacks',
+    '7. Chases: Range Track',
+    '`chase_range` had no effect: it is read only when in_chase',
+    kind='input',
+)
+_range_track_attacks__unread3: Final = Note(
     'range_track_attacks',
     '7. Chases: Range Track',
     '`chase_attack` had no effect: it is read only when in_chase',
@@ -9809,7 +10671,7 @@ _range_track_attacks__unread2: Final = Note(
 
 
 def _resolve_range_track_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Chases: attacks on the Range Track: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Chases: attacks on the Range Track: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9875,7 +10737,7 @@ def _resolve_range_track_attacks(v: dict[str, Any], given: frozenset[str]) -> Re
     d7 = -1 if v['in_chase'] else 0
     trace.append(TraceEntry(_range_track_attacks__roll1_trace, d7, v, e))
     if d7 < 0:
-        rolls.append(roll_of(s, _rule_range_track_attacks[6]))
+        rolls.append(roll_of(s, _range_track_attacks__roll1_step))
     if not v['in_chase']:
         d2 = 0
     elif not (v['chase_range'] != 'side_by_side' and v['chase_attack'] == 'hand_to_hand_attack'):
@@ -9888,9 +10750,9 @@ def _resolve_range_track_attacks(v: dict[str, Any], given: frozenset[str]) -> Re
         restrictions.append(_range_track_attacks__said2)
     notes: list[Note] = []
     if 'chase_range' in given and d1 == 0 and d2 == 0 and 0 <= d3 < 2 and 0 <= d4 < 2 and 0 <= d5 < 2 and 0 <= d6 < 2:
-        notes.append(_range_track_attacks__unread1)
-    if 'chase_attack' in given and d2 == 0 and d3 == 0 and d4 == 0 and d5 == 0 and d6 == 0:
         notes.append(_range_track_attacks__unread2)
+    if 'chase_attack' in given and d2 == 0 and d3 == 0 and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_range_track_attacks__unread3)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('range_track_attacks',),
@@ -9911,6 +10773,86 @@ def _resolve_range_track_attacks(v: dict[str, Any], given: frozenset[str]) -> Re
     )
 
 
+def _range_track_attacks__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['in_chase']:
+        d3 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d3 = 1
+    elif v['chase_range'] != 'two_lengths':
+        d3 = 2
+    else:
+        d3 = -1
+    if not v['in_chase']:
+        d4 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d4 = 1
+    elif v['chase_range'] != 'close':
+        d4 = 2
+    else:
+        d4 = -1
+    if not v['in_chase']:
+        d5 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d5 = 1
+    elif v['chase_range'] != 'in_sight':
+        d5 = 2
+    else:
+        d5 = -1
+    if not v['in_chase']:
+        d6 = 0
+    elif v['chase_attack'] != 'missile_attack':
+        d6 = 1
+    elif v['chase_range'] != 'out_of_sight':
+        d6 = 2
+    else:
+        d6 = -1
+    out.append(((at, 2), 'range_track_attacks#2.3.1.1', d3, _range_track_attacks__mod1_trace, _range_track_attacks__mod1, 'difficult'))
+    out.append(((at, 3), 'range_track_attacks#2.3.2.1', d4, _range_track_attacks__mod2_trace, _range_track_attacks__mod2, 'one_fifth'))
+    out.append(((at, 4), 'range_track_attacks#2.3.3.1', d5, _range_track_attacks__mod3_trace, _range_track_attacks__mod3, 1))
+    out.append(((at, 5), 'range_track_attacks#2.3.4.1', d6, _range_track_attacks__mod4_trace, _range_track_attacks__mod4, 0))
+
+
+def _range_track_attacks__derive_range_number0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['in_chase'] else 0
+    out.append(((at, 0), 'range_track_attacks#2.1', d1, _range_track_attacks__derive1_trace, _range_track_attacks__derive1, lambda: s.lookup('range_track', (v['chase_range'],), 'range')))
+
+
+def _range_track_attacks__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if v['in_chase'] else 0
+    out.append(((at, 6), 'range_track_attacks#2.4', d7, _range_track_attacks__roll1_trace, _range_track_attacks__roll1, _range_track_attacks__roll1_step))
+
+
+def _range_track_attacks__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['in_chase']:
+        d2 = 0
+    elif not (v['chase_range'] != 'side_by_side' and v['chase_attack'] == 'hand_to_hand_attack'):
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 1), 'range_track_attacks#2.2.1', d2, _range_track_attacks__text1_trace, _range_track_attacks__text1, _range_track_attacks__said2))
+
+
+_range_track_attacks__code0: Final = RuleCode(
+    resolve=_resolve_range_track_attacks,
+    nodes=MappingProxyType({
+        'stat skill': _range_track_attacks__stat_skill0,
+        'derive range_number': _range_track_attacks__derive_range_number0,
+    }),
+    rolls=_range_track_attacks__rolls0,
+    texts=_range_track_attacks__texts0,
+    watches=(
+        ('in_chase', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _range_track_attacks__unread1),
+        ('chase_range', ((0, 1), (1, 1), (2, 2), (3, 2), (4, 2), (5, 2)), _range_track_attacks__unread2),
+        ('chase_attack', ((1, 1), (2, 1), (3, 1), (4, 1), (5, 1)), _range_track_attacks__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule chases_on_foot, written out
 
 _chases_on_foot__said4: Final = restriction_of(_chases_on_foot__text1)
@@ -9918,22 +10860,28 @@ _chases_on_foot__said5: Final = note_of(_chases_on_foot__text2)
 _chases_on_foot__unread1: Final = Note(
     'chases_on_foot',
     '7. Chases: Chases on Foot',
-    '`CON` had no effect: it is read only when on_foot',
+    '`on_foot` had no effect: it is read only when on_foot',
     kind='input',
 )
 _chases_on_foot__unread2: Final = Note(
     'chases_on_foot',
     '7. Chases: Chases on Foot',
-    '`opponent_CON` had no effect: it is read only when on_foot',
+    '`CON` had no effect: it is read only when on_foot',
     kind='input',
 )
 _chases_on_foot__unread3: Final = Note(
     'chases_on_foot',
     '7. Chases: Chases on Foot',
-    '`encumbered` had no effect: it is read only when on_foot',
+    '`opponent_CON` had no effect: it is read only when on_foot',
     kind='input',
 )
 _chases_on_foot__unread4: Final = Note(
+    'chases_on_foot',
+    '7. Chases: Chases on Foot',
+    '`encumbered` had no effect: it is read only when on_foot',
+    kind='input',
+)
+_chases_on_foot__unread5: Final = Note(
     'chases_on_foot',
     '7. Chases: Chases on Foot',
     '`winded_failures` had no effect: it is read only when on_foot; when encumbered',
@@ -9942,7 +10890,7 @@ _chases_on_foot__unread4: Final = Note(
 
 
 def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Chases on Foot: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Chases on Foot: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9974,10 +10922,10 @@ def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolut
         d3 = -1
     trace.append(TraceEntry(_chases_on_foot__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_chases_on_foot[0]))
+        rolls.append(roll_of(s, _chases_on_foot__roll1_step))
     trace.append(TraceEntry(_chases_on_foot__roll2_trace, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_chases_on_foot[2]))
+        rolls.append(roll_of(s, _chases_on_foot__roll2_step))
     if not v['on_foot']:
         d4 = 0
     elif not v['encumbered']:
@@ -9992,13 +10940,13 @@ def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolut
         restrictions.append(_chases_on_foot__said4)
     notes: list[Note] = [_chases_on_foot__said5]
     if 'CON' in given and d1 == 0:
-        notes.append(_chases_on_foot__unread1)
-    if 'opponent_CON' in given and d1 == 0:
         notes.append(_chases_on_foot__unread2)
-    if 'encumbered' in given and d2 == 0 and d3 == 0 and d4 == 0:
+    if 'opponent_CON' in given and d1 == 0:
         notes.append(_chases_on_foot__unread3)
-    if 'winded_failures' in given and 0 <= d4 < 2:
+    if 'encumbered' in given and d2 == 0 and d3 == 0 and d4 == 0:
         notes.append(_chases_on_foot__unread4)
+    if 'winded_failures' in given and 0 <= d4 < 2:
+        notes.append(_chases_on_foot__unread5)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('chases_on_foot',),
@@ -10021,6 +10969,62 @@ def _resolve_chases_on_foot(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _chases_on_foot__stat_stamina0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['on_foot']:
+        d2 = 0
+    elif not v['encumbered']:
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 1), 'chases_on_foot#2.2.1', d2, _chases_on_foot__mod1_trace, _chases_on_foot__mod1, 'difficult'))
+
+
+def _chases_on_foot__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['on_foot'] else 0
+    if not v['on_foot']:
+        d3 = 0
+    elif not v['encumbered']:
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 0), 'chases_on_foot#2.1', d1, _chases_on_foot__roll1_trace, _chases_on_foot__roll1, _chases_on_foot__roll1_step))
+    out.append(((at, 2), 'chases_on_foot#2.2.2', d3, _chases_on_foot__roll2_trace, _chases_on_foot__roll2, _chases_on_foot__roll2_step))
+
+
+def _chases_on_foot__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['on_foot']:
+        d4 = 0
+    elif not v['encumbered']:
+        d4 = 1
+    elif not v['winded_failures'] >= 2:
+        d4 = 2
+    else:
+        d4 = -1
+    out.append(((at, 3), 'chases_on_foot#2.2.3.1', d4, _chases_on_foot__text1_trace, _chases_on_foot__text1, _chases_on_foot__said4))
+    out.append(((at, 4), 'chases_on_foot#3', -1, None, _chases_on_foot__text2, _chases_on_foot__said5))
+
+
+_chases_on_foot__code0: Final = RuleCode(
+    resolve=_resolve_chases_on_foot,
+    nodes=MappingProxyType({
+        'stat stamina': _chases_on_foot__stat_stamina0,
+    }),
+    rolls=_chases_on_foot__rolls0,
+    texts=_chases_on_foot__texts0,
+    watches=(
+        ('on_foot', ((0, 0), (1, 0), (2, 0), (3, 0)), _chases_on_foot__unread1),
+        ('CON', ((0, 1),), _chases_on_foot__unread2),
+        ('opponent_CON', ((0, 1),), _chases_on_foot__unread3),
+        ('encumbered', ((1, 1), (2, 1), (3, 1)), _chases_on_foot__unread4),
+        ('winded_failures', ((3, 2),), _chases_on_foot__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule vehicular_chases, written out
 
 _vehicular_chases__said2: Final = restriction_of(_vehicular_chases__text1)
@@ -10029,10 +11033,28 @@ _vehicular_chases__said4: Final = note_of(_vehicular_chases__text3)
 _vehicular_chases__said5: Final = note_of(_vehicular_chases__text4)
 _vehicular_chases__said6: Final = note_of(_vehicular_chases__text5)
 _vehicular_chases__said7: Final = note_of(_vehicular_chases__text6)
+_vehicular_chases__unread1: Final = Note(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    '`speed` had no effect: it is read only ',
+    kind='input',
+)
+_vehicular_chases__unread2: Final = Note(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    '`opponent_speed` had no effect: it is read only ',
+    kind='input',
+)
+_vehicular_chases__unread3: Final = Note(
+    'vehicular_chases',
+    '7. Chases: Vehicular Chases',
+    '`top_speed` had no effect: it is read only when speed > top_speed',
+    kind='input',
+)
 
 
 def _resolve_vehicular_chases(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Vehicular Chases: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Vehicular Chases: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10066,6 +11088,387 @@ def _resolve_vehicular_chases(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _vehicular_chases__derive_range_shift0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'vehicular_chases#2', -1, _vehicular_chases__derive1_trace, _vehicular_chases__derive1, lambda: max(0, v['speed'] - v['opponent_speed'])))
+
+
+def _vehicular_chases__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['speed'] > v['top_speed'] else 0
+    out.append(((at, 1), 'vehicular_chases#3.1', d2, _vehicular_chases__text1_trace, _vehicular_chases__text1, _vehicular_chases__said2))
+    out.append(((at, 2), 'vehicular_chases#4', -1, None, _vehicular_chases__text2, _vehicular_chases__said3))
+    out.append(((at, 3), 'vehicular_chases#5', -1, None, _vehicular_chases__text3, _vehicular_chases__said4))
+    out.append(((at, 4), 'vehicular_chases#6', -1, None, _vehicular_chases__text4, _vehicular_chases__said5))
+    out.append(((at, 5), 'vehicular_chases#7', -1, None, _vehicular_chases__text5, _vehicular_chases__said6))
+    out.append(((at, 6), 'vehicular_chases#8', -1, None, _vehicular_chases__text6, _vehicular_chases__said7))
+
+
+_vehicular_chases__code0: Final = RuleCode(
+    resolve=_resolve_vehicular_chases,
+    nodes=MappingProxyType({
+        'derive range_shift': _vehicular_chases__derive_range_shift0,
+    }),
+    rolls=None,
+    texts=_vehicular_chases__texts0,
+    watches=(
+        ('speed', ((0, 0), (1, 0)), _vehicular_chases__unread1),
+        ('opponent_speed', ((0, 0),), _vehicular_chases__unread2),
+        ('top_speed', ((1, 0),), _vehicular_chases__unread3),
+    ),
+    chains=False,
+)
+
+
+# rule maneuvers, written out
+
+_maneuvers__said2: Final = note_of(_maneuver_penalty__text1)
+_maneuvers__said5: Final = restriction_of(_maneuvers__text1)
+_maneuvers__said6: Final = restriction_of(_maneuvers__text2)
+_maneuvers__said7: Final = note_of(_maneuvers__text3)
+_maneuvers__said16: Final = note_of(_maneuvers__text4)
+_maneuvers__said19: Final = note_of(_maneuvers__text5)
+_maneuvers__said20: Final = note_of(_maneuvers__text6)
+_maneuvers__said21: Final = note_of(_maneuvers__text7)
+_maneuvers__said22: Final = note_of(_maneuvers__text8)
+_maneuvers__unread1: Final = Note(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`maneuver` had no effect: it is read only ',
+    kind='input',
+)
+_maneuvers__unread2: Final = Note(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    '`speed` had no effect: it is read only when maneuver == u_turn and speed > 1',
+    kind='input',
+)
+_maneuvers__unread3: Final = Note(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    '`horse_drawn` had no effect: it is read only when maneuver == bootlegger_reverse',
+    kind='input',
+)
+_maneuvers__unread4: Final = Note(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    '`vehicle_SIZ` had no effect: it is read only when maneuver == collide',
+    kind='input',
+)
+_maneuvers__unread5: Final = Note(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    '`other_SIZ` had no effect: it is read only when maneuver == collide',
+    kind='input',
+)
+_maneuvers__unread6: Final = Note(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    '`target_destroyed` had no effect: it is read only when maneuver == ram',
+    kind='input',
+)
+_maneuvers__unread7: Final = Note(
+    'maneuvers',
+    '7. Chases: Maneuvers',
+    '`protection` had no effect: it is read only when maneuver in {collide, ram}',
+    kind='input',
+)
+
+
+def _resolve_maneuvers(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Chases: Maneuvers: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    value = v['skill']
+    trace.append(TraceEntry(_maneuver_penalty__mod1_trace, -1, v, e))
+    amount = s.lookup('maneuver_modifier', (v['maneuver'],), 'value')
+    value += amount
+    modifiers.append((0, Modifier(_maneuver_penalty__mod1, whole(amount), 'applied', None)))
+    e['skill'] = value if type(value) is int else added_total(value, 'percent', True)
+    d8 = -1 if v['maneuver'] == 'collide' else 0
+    d11 = -1 if v['maneuver'] == 'ram' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_maneuvers__mod1_trace, d8, v, e))
+    if d8 < 0:
+        held.append((_maneuvers__mod1, Dice.pool(int(v['speed']), 6)))
+        where.append(7)
+    trace.append(TraceEntry(_maneuvers__mod3_trace, d11, v, e))
+    if d11 < 0:
+        held.append((_maneuvers__mod3, Dice.pool(int(v['speed']), 10)))
+        where.append(10)
+    e['crash_damage'] = settle_held(_BOOK, 'crash_damage', v['crash_damage'], held, modifiers, where)
+    d9 = -1 if v['maneuver'] == 'collide' else 0
+    d12 = -1 if v['maneuver'] == 'ram' else 0
+    if v['maneuver'] not in ('collide', 'ram'):
+        d17 = 0
+    elif v['protection'] != 'adequate':
+        d17 = 1
+    else:
+        d17 = -1
+    if v['maneuver'] not in ('collide', 'ram'):
+        d18 = 0
+    elif v['protection'] != 'exceptional':
+        d18 = 1
+    else:
+        d18 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_maneuvers__mod2_trace, d9, v, e))
+    if d9 < 0:
+        held.append((_maneuvers__mod2, Dice.pool(int(v['speed']), 3)))
+        where.append(8)
+    trace.append(TraceEntry(_maneuvers__mod4_trace, d12, v, e))
+    if d12 < 0:
+        held.append((_maneuvers__mod4, Dice.pool(int(v['speed']), 6)))
+        where.append(11)
+    trace.append(TraceEntry(_maneuvers__mod7_trace, d17, v, e))
+    if d17 < 0:
+        held.append((_maneuvers__mod7, 2))
+        where.append(16)
+    trace.append(TraceEntry(_maneuvers__mod8_trace, d18, v, e))
+    if d18 < 0:
+        held.append((_maneuvers__mod8, Fraction(1) / 4))
+        where.append(17)
+    e['passenger_damage'] = settle_held(_BOOK, 'passenger_damage', v['passenger_damage'], held, modifiers, where)
+    if v['maneuver'] != 'ram':
+        d14 = 0
+    elif not v['target_destroyed']:
+        d14 = 1
+    else:
+        d14 = -1
+    if v['maneuver'] != 'ram':
+        d15 = 0
+    elif not v['target_destroyed']:
+        d15 = 1
+    else:
+        d15 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_maneuvers__mod5_trace, d14, v, e))
+    if d14 < 0:
+        held.append((_maneuvers__mod5, Dice.pool(int(v['speed']), 10)))
+        where.append(13)
+    trace.append(TraceEntry(_maneuvers__mod6_trace, d15, v, e))
+    if d15 < 0:
+        held.append((_maneuvers__mod6, 2))
+        where.append(14)
+    e['rebound_damage'] = settle_held(_BOOK, 'rebound_damage', v['rebound_damage'], held, modifiers, where)
+    rolls: list[Roll] = []
+    d3 = -1 if v['maneuver'] in ('turn', 'u_turn') else 0
+    d4 = -1 if v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram') else 0
+    d10 = -1 if v['maneuver'] == 'collide' else 0
+    d13 = -1 if v['maneuver'] == 'ram' else 0
+    trace.append(TraceEntry(_maneuvers__roll1_trace, d3, v, e))
+    if d3 < 0:
+        rolls.append(roll_of(s, _maneuvers__roll1_step))
+    trace.append(TraceEntry(_maneuvers__roll2_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _maneuvers__roll2_step))
+    trace.append(TraceEntry(_maneuvers__roll3_trace, d10, v, e))
+    if d10 < 0:
+        rolls.append(roll_of(s, _maneuvers__roll3_step))
+    trace.append(TraceEntry(_maneuvers__roll4_trace, d13, v, e))
+    if d13 < 0:
+        rolls.append(roll_of(s, _maneuvers__roll4_step))
+    d5 = -1 if v['maneuver'] == 'u_turn' and v['speed'] > 1 else 0
+    if v['maneuver'] != 'bootlegger_reverse':
+        d6 = 0
+    elif not v['horse_drawn']:
+        d6 = 1
+    else:
+        d6 = -1
+    d7 = -1 if v['maneuver'] == 'bootlegger_reverse' else 0
+    if v['maneuver'] != 'ram':
+        d16 = 0
+    elif not v['target_destroyed']:
+        d16 = 1
+    else:
+        d16 = -1
+    trace.append(TraceEntry(_maneuvers__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_maneuvers__text2_trace, d6, v, e))
+    trace.append(TraceEntry(_maneuvers__text3_trace, d7, v, e))
+    trace.append(TraceEntry(_maneuvers__text4_trace, d16, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_maneuvers__said5)
+    if d6 < 0:
+        restrictions.append(_maneuvers__said6)
+    notes: list[Note] = []
+    notes.append(_maneuvers__said2)
+    if d7 < 0:
+        notes.append(_maneuvers__said7)
+    if d16 < 0:
+        notes.append(_maneuvers__said16)
+    notes.append(_maneuvers__said19)
+    notes.append(_maneuvers__said20)
+    notes.append(_maneuvers__said21)
+    notes.append(_maneuvers__said22)
+    if 'horse_drawn' in given and d6 == 0:
+        notes.append(_maneuvers__unread3)
+    if 'vehicle_SIZ' in given and d10 == 0 and d13 == 0:
+        notes.append(_maneuvers__unread4)
+    if 'other_SIZ' in given and d10 == 0 and d13 == 0:
+        notes.append(_maneuvers__unread5)
+    if 'target_destroyed' in given and d14 == 0 and d15 == 0 and d16 == 0:
+        notes.append(_maneuvers__unread6)
+    if 'protection' in given and d17 == 0 and d18 == 0:
+        notes.append(_maneuvers__unread7)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('maneuvers',),
+        inputs={
+            'skill': v['skill'],
+            'speed': v['speed'],
+            'crash_damage': v['crash_damage'],
+            'passenger_damage': v['passenger_damage'],
+            'rebound_damage': v['rebound_damage'],
+            'maneuver': v['maneuver'],
+            'horse_drawn': v['horse_drawn'],
+            'protection': v['protection'],
+            'target_destroyed': v['target_destroyed'],
+            'vehicle_SIZ': v['vehicle_SIZ'],
+            'other_SIZ': v['other_SIZ'],
+        },
+        stats={
+            'skill': e['skill'],
+            'crash_damage': e['crash_damage'],
+            'passenger_damage': e['passenger_damage'],
+            'rebound_damage': e['rebound_damage'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _maneuvers__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'maneuver_penalty#2', -1, _maneuver_penalty__mod1_trace, _maneuver_penalty__mod1, lambda: s.lookup('maneuver_modifier', (v['maneuver'],), 'value')))
+
+
+def _maneuvers__stat_crash_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d8 = -1 if v['maneuver'] == 'collide' else 0
+    d11 = -1 if v['maneuver'] == 'ram' else 0
+    out.append(((at, 7), 'maneuvers#7.1', d8, _maneuvers__mod1_trace, _maneuvers__mod1, lambda: Dice.pool(int(v['speed']), 6)))
+    out.append(((at, 10), 'maneuvers#8.1', d11, _maneuvers__mod3_trace, _maneuvers__mod3, lambda: Dice.pool(int(v['speed']), 10)))
+
+
+def _maneuvers__stat_passenger_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d9 = -1 if v['maneuver'] == 'collide' else 0
+    d12 = -1 if v['maneuver'] == 'ram' else 0
+    if v['maneuver'] not in ('collide', 'ram'):
+        d17 = 0
+    elif v['protection'] != 'adequate':
+        d17 = 1
+    else:
+        d17 = -1
+    if v['maneuver'] not in ('collide', 'ram'):
+        d18 = 0
+    elif v['protection'] != 'exceptional':
+        d18 = 1
+    else:
+        d18 = -1
+    out.append(((at, 8), 'maneuvers#7.2', d9, _maneuvers__mod2_trace, _maneuvers__mod2, lambda: Dice.pool(int(v['speed']), 3)))
+    out.append(((at, 11), 'maneuvers#8.2', d12, _maneuvers__mod4_trace, _maneuvers__mod4, lambda: Dice.pool(int(v['speed']), 6)))
+    out.append(((at, 16), 'maneuvers#9.1.1', d17, _maneuvers__mod7_trace, _maneuvers__mod7, 2))
+    out.append(((at, 17), 'maneuvers#9.2.1', d18, _maneuvers__mod8_trace, _maneuvers__mod8, Fraction(1) / 4))
+
+
+def _maneuvers__stat_rebound_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['maneuver'] != 'ram':
+        d14 = 0
+    elif not v['target_destroyed']:
+        d14 = 1
+    else:
+        d14 = -1
+    if v['maneuver'] != 'ram':
+        d15 = 0
+    elif not v['target_destroyed']:
+        d15 = 1
+    else:
+        d15 = -1
+    out.append(((at, 13), 'maneuvers#8.4.1', d14, _maneuvers__mod5_trace, _maneuvers__mod5, lambda: Dice.pool(int(v['speed']), 10)))
+    out.append(((at, 14), 'maneuvers#8.4.2', d15, _maneuvers__mod6_trace, _maneuvers__mod6, 2))
+
+
+def _maneuvers__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['maneuver'] in ('turn', 'u_turn') else 0
+    d4 = -1 if v['maneuver'] in ('high_speed_turn', 'bootlegger_reverse', 'collide', 'ram') else 0
+    d10 = -1 if v['maneuver'] == 'collide' else 0
+    d13 = -1 if v['maneuver'] == 'ram' else 0
+    out.append(((at, 2), 'maneuvers#3.1', d3, _maneuvers__roll1_trace, _maneuvers__roll1, _maneuvers__roll1_step))
+    out.append(((at, 3), 'maneuvers#4.1', d4, _maneuvers__roll2_trace, _maneuvers__roll2, _maneuvers__roll2_step))
+    out.append(((at, 9), 'maneuvers#7.3', d10, _maneuvers__roll3_trace, _maneuvers__roll3, _maneuvers__roll3_step))
+    out.append(((at, 12), 'maneuvers#8.3', d13, _maneuvers__roll4_trace, _maneuvers__roll4, _maneuvers__roll4_step))
+
+
+def _maneuvers__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['maneuver'] == 'u_turn' and v['speed'] > 1 else 0
+    if v['maneuver'] != 'bootlegger_reverse':
+        d6 = 0
+    elif not v['horse_drawn']:
+        d6 = 1
+    else:
+        d6 = -1
+    d7 = -1 if v['maneuver'] == 'bootlegger_reverse' else 0
+    if v['maneuver'] != 'ram':
+        d16 = 0
+    elif not v['target_destroyed']:
+        d16 = 1
+    else:
+        d16 = -1
+    out.append(((at, 1), 'maneuver_penalty#3', -1, None, _maneuver_penalty__text1, _maneuvers__said2))
+    out.append(((at, 4), 'maneuvers#5.1', d5, _maneuvers__text1_trace, _maneuvers__text1, _maneuvers__said5))
+    out.append(((at, 5), 'maneuvers#6.1.1', d6, _maneuvers__text2_trace, _maneuvers__text2, _maneuvers__said6))
+    out.append(((at, 6), 'maneuvers#6.2', d7, _maneuvers__text3_trace, _maneuvers__text3, _maneuvers__said7))
+    out.append(((at, 15), 'maneuvers#8.4.3', d16, _maneuvers__text4_trace, _maneuvers__text4, _maneuvers__said16))
+    out.append(((at, 18), 'maneuvers#10', -1, None, _maneuvers__text5, _maneuvers__said19))
+    out.append(((at, 19), 'maneuvers#11', -1, None, _maneuvers__text6, _maneuvers__said20))
+    out.append(((at, 20), 'maneuvers#12', -1, None, _maneuvers__text7, _maneuvers__said21))
+    out.append(((at, 21), 'maneuvers#13', -1, None, _maneuvers__text8, _maneuvers__said22))
+
+
+_maneuvers__code0: Final = RuleCode(
+    resolve=_resolve_maneuvers,
+    nodes=MappingProxyType({
+        'stat skill': _maneuvers__stat_skill0,
+        'stat crash_damage': _maneuvers__stat_crash_damage0,
+        'stat passenger_damage': _maneuvers__stat_passenger_damage0,
+        'stat rebound_damage': _maneuvers__stat_rebound_damage0,
+    }),
+    rolls=_maneuvers__rolls0,
+    texts=_maneuvers__texts0,
+    watches=(
+        ('maneuver', ((0, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0), (10, 0), (11, 0), (12, 0), (13, 0), (14, 0), (15, 0), (16, 0), (17, 0)), _maneuvers__unread1),
+        ('speed', ((4, 0), (7, 1), (8, 1), (10, 1), (11, 1), (13, 2)), _maneuvers__unread2),
+        ('horse_drawn', ((5, 1),), _maneuvers__unread3),
+        ('vehicle_SIZ', ((9, 1), (12, 1)), _maneuvers__unread4),
+        ('other_SIZ', ((9, 1), (12, 1)), _maneuvers__unread5),
+        ('target_destroyed', ((13, 1), (14, 1), (15, 1)), _maneuvers__unread6),
+        ('protection', ((16, 1), (17, 1)), _maneuvers__unread7),
+    ),
+    chains=True,
+)
+
+
 # rule vehicle_damage, written out
 
 _vehicle_damage__said3: Final = restriction_of(_vehicle_damage__text1)
@@ -10077,13 +11480,37 @@ _vehicle_damage__said8: Final = note_of(_vehicle_damage__text6)
 _vehicle_damage__unread1: Final = Note(
     'vehicle_damage',
     '7. Chases: Maneuvers (Vehicle Damage)',
+    '`impact` had no effect: it is read only ',
+    kind='input',
+)
+_vehicle_damage__unread2: Final = Note(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    '`vehicle_armor` had no effect: it is read only ',
+    kind='input',
+)
+_vehicle_damage__unread3: Final = Note(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    '`vehicle_hit_points` had no effect: it is read only when vehicle_hit_points * 2 < vehicle_max_hit_points',
+    kind='input',
+)
+_vehicle_damage__unread4: Final = Note(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
+    '`vehicle_max_hit_points` had no effect: it is read only when vehicle_hit_points * 2 < vehicle_max_hit_points',
+    kind='input',
+)
+_vehicle_damage__unread5: Final = Note(
+    'vehicle_damage',
+    '7. Chases: Maneuvers (Vehicle Damage)',
     '`top_speed` had no effect: it is read only when vehicle_hit_points * 2 < vehicle_max_hit_points',
     kind='input',
 )
 
 
 def _resolve_vehicle_damage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Chases: Vehicle Damage: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Chases: Vehicle Damage: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10110,7 +11537,7 @@ def _resolve_vehicle_damage(v: dict[str, Any], given: frozenset[str]) -> Resolut
         restrictions.append(_vehicle_damage__said4)
     notes: list[Note] = [_vehicle_damage__said5, _vehicle_damage__said6, _vehicle_damage__said7, _vehicle_damage__said8]
     if 'top_speed' in given and d2 == 0:
-        notes.append(_vehicle_damage__unread1)
+        notes.append(_vehicle_damage__unread5)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('vehicle_damage',),
@@ -10132,13 +11559,61 @@ def _resolve_vehicle_damage(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _vehicle_damage__derive_hit_points_lost0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'vehicle_damage#2', -1, _vehicle_damage__derive1_trace, _vehicle_damage__derive1, lambda: max(0, v['impact'] - v['vehicle_armor'])))
+
+
+def _vehicle_damage__derive_damaged_top_speed0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['vehicle_hit_points'] * 2 < v['vehicle_max_hit_points'] else 0
+    out.append(((at, 1), 'vehicle_damage#3.1', d2, _vehicle_damage__derive2_trace, _vehicle_damage__derive2, lambda: round_value(Fraction(v['top_speed']) / 2, 'up')))
+
+
+def _vehicle_damage__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['vehicle_hit_points'] <= 5 and v['vehicle_hit_points'] > 0 else 0
+    d4 = -1 if v['vehicle_hit_points'] <= 0 else 0
+    out.append(((at, 2), 'vehicle_damage#4.1', d3, _vehicle_damage__text1_trace, _vehicle_damage__text1, _vehicle_damage__said3))
+    out.append(((at, 3), 'vehicle_damage#5.1', d4, _vehicle_damage__text2_trace, _vehicle_damage__text2, _vehicle_damage__said4))
+    out.append(((at, 4), 'vehicle_damage#6', -1, None, _vehicle_damage__text3, _vehicle_damage__said5))
+    out.append(((at, 5), 'vehicle_damage#7', -1, None, _vehicle_damage__text4, _vehicle_damage__said6))
+    out.append(((at, 6), 'vehicle_damage#8', -1, None, _vehicle_damage__text5, _vehicle_damage__said7))
+    out.append(((at, 7), 'vehicle_damage#9', -1, None, _vehicle_damage__text6, _vehicle_damage__said8))
+
+
+_vehicle_damage__code0: Final = RuleCode(
+    resolve=_resolve_vehicle_damage,
+    nodes=MappingProxyType({
+        'derive hit_points_lost': _vehicle_damage__derive_hit_points_lost0,
+        'derive damaged_top_speed': _vehicle_damage__derive_damaged_top_speed0,
+    }),
+    rolls=None,
+    texts=_vehicle_damage__texts0,
+    watches=(
+        ('impact', ((0, 0),), _vehicle_damage__unread1),
+        ('vehicle_armor', ((0, 0),), _vehicle_damage__unread2),
+        ('vehicle_hit_points', ((1, 0), (2, 0), (3, 0)), _vehicle_damage__unread3),
+        ('vehicle_max_hit_points', ((1, 0),), _vehicle_damage__unread4),
+        ('top_speed', ((1, 1),), _vehicle_damage__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule maneuver_penalty, written out
 
 _maneuver_penalty__said2: Final = note_of(_maneuver_penalty__text1)
+_maneuver_penalty__unread1: Final = Note(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`maneuver` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_maneuver_penalty(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Chases: maneuver modifier: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Chases: maneuver modifier: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10168,15 +11643,134 @@ def _resolve_maneuver_penalty(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _maneuver_penalty__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'maneuver_penalty#2', -1, _maneuver_penalty__mod1_trace, _maneuver_penalty__mod1, lambda: s.lookup('maneuver_modifier', (v['maneuver'],), 'value')))
+
+
+def _maneuver_penalty__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'maneuver_penalty#3', -1, None, _maneuver_penalty__text1, _maneuver_penalty__said2))
+
+
+_maneuver_penalty__code0: Final = RuleCode(
+    resolve=_resolve_maneuver_penalty,
+    nodes=MappingProxyType({
+        'stat skill': _maneuver_penalty__stat_skill0,
+    }),
+    rolls=None,
+    texts=_maneuver_penalty__texts0,
+    watches=(
+        ('maneuver', ((0, 0),), _maneuver_penalty__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule skill_roll_modifiers, written out
 
 _skill_roll_modifiers__said11: Final = note_of(_maneuver_penalty__text1)
 _skill_roll_modifiers__said18: Final = note_of(_skill_roll_modifiers__text1)
 _skill_roll_modifiers__said19: Final = note_of(_skill_roll_modifiers__text2)
+_skill_roll_modifiers__unread1: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`fog` had no effect: it is read only when fog',
+    kind='input',
+)
+_skill_roll_modifiers__unread2: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`night` had no effect: it is read only when night',
+    kind='input',
+)
+_skill_roll_modifiers__unread3: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`rain` had no effect: it is read only when rain',
+    kind='input',
+)
+_skill_roll_modifiers__unread4: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`chase_wind` had no effect: it is read only when chase_wind',
+    kind='input',
+)
+_skill_roll_modifiers__unread5: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`heavy_rain` had no effect: it is read only when heavy_rain',
+    kind='input',
+)
+_skill_roll_modifiers__unread6: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`oily_or_icy` had no effect: it is read only when oily_or_icy',
+    kind='input',
+)
+_skill_roll_modifiers__unread7: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`snow` had no effect: it is read only when snow',
+    kind='input',
+)
+_skill_roll_modifiers__unread8: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`speed` had no effect: it is read only when speed >= 1 and speed <= 2',
+    kind='input',
+)
+_skill_roll_modifiers__unread9: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`top_speed` had no effect: it is read only when speed == top_speed',
+    kind='input',
+)
+_skill_roll_modifiers__unread10: Final = Note(
+    'maneuver_penalty',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`maneuver` had no effect: it is read only ',
+    kind='input',
+)
+_skill_roll_modifiers__unread11: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`gravel_road` had no effect: it is read only when gravel_road',
+    kind='input',
+)
+_skill_roll_modifiers__unread12: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`downhill_grade` had no effect: it is read only when downhill_grade',
+    kind='input',
+)
+_skill_roll_modifiers__unread13: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`dirt_road` had no effect: it is read only when dirt_road',
+    kind='input',
+)
+_skill_roll_modifiers__unread14: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`limbs_rocks` had no effect: it is read only when limbs_rocks',
+    kind='input',
+)
+_skill_roll_modifiers__unread15: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`minor_vehicle_damage` had no effect: it is read only when minor_vehicle_damage',
+    kind='input',
+)
+_skill_roll_modifiers__unread16: Final = Note(
+    'skill_roll_modifiers',
+    '7. Chases: Skill Roll Modifiers Chart',
+    '`handling` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_skill_roll_modifiers(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Chases: Skill Roll Modifiers Chart: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Chases: Skill Roll Modifiers Chart: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10298,14 +11892,101 @@ def _resolve_skill_roll_modifiers(v: dict[str, Any], given: frozenset[str]) -> R
     )
 
 
+def _skill_roll_modifiers__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['fog'] else 0
+    d2 = -1 if v['night'] else 0
+    d3 = -1 if v['rain'] else 0
+    d4 = -1 if v['chase_wind'] else 0
+    d5 = -1 if v['heavy_rain'] else 0
+    d6 = -1 if v['oily_or_icy'] else 0
+    d7 = -1 if v['snow'] else 0
+    d8 = -1 if v['speed'] >= 1 and v['speed'] <= 2 else 0
+    d9 = -1 if v['speed'] == v['top_speed'] else 0
+    d12 = -1 if v['gravel_road'] else 0
+    d13 = -1 if v['downhill_grade'] else 0
+    d14 = -1 if v['dirt_road'] else 0
+    d15 = -1 if v['limbs_rocks'] else 0
+    d16 = -1 if v['minor_vehicle_damage'] else 0
+    out.append(((at, 0), 'skill_roll_modifiers#2.1', d1, _skill_roll_modifiers__mod1_trace, _skill_roll_modifiers__mod1, -10))
+    out.append(((at, 1), 'skill_roll_modifiers#3.1', d2, _skill_roll_modifiers__mod2_trace, _skill_roll_modifiers__mod2, -10))
+    out.append(((at, 2), 'skill_roll_modifiers#4.1', d3, _skill_roll_modifiers__mod3_trace, _skill_roll_modifiers__mod3, -10))
+    out.append(((at, 3), 'skill_roll_modifiers#5.1', d4, _skill_roll_modifiers__mod4_trace, _skill_roll_modifiers__mod4, -10))
+    out.append(((at, 4), 'skill_roll_modifiers#6.1', d5, _skill_roll_modifiers__mod5_trace, _skill_roll_modifiers__mod5, -20))
+    out.append(((at, 5), 'skill_roll_modifiers#7.1', d6, _skill_roll_modifiers__mod6_trace, _skill_roll_modifiers__mod6, -20))
+    out.append(((at, 6), 'skill_roll_modifiers#8.1', d7, _skill_roll_modifiers__mod7_trace, _skill_roll_modifiers__mod7, -20))
+    out.append(((at, 7), 'skill_roll_modifiers#9.1', d8, _skill_roll_modifiers__mod8_trace, _skill_roll_modifiers__mod8, 10))
+    out.append(((at, 8), 'skill_roll_modifiers#10.1', d9, _skill_roll_modifiers__mod9_trace, _skill_roll_modifiers__mod9, -10))
+    out.append(((at, 9), 'maneuver_penalty#2', -1, _maneuver_penalty__mod1_trace, _maneuver_penalty__mod1, lambda: s.lookup('maneuver_modifier', (v['maneuver'],), 'value')))
+    out.append(((at, 11), 'skill_roll_modifiers#12.1', d12, _skill_roll_modifiers__mod10_trace, _skill_roll_modifiers__mod10, -10))
+    out.append(((at, 12), 'skill_roll_modifiers#13.1', d13, _skill_roll_modifiers__mod11_trace, _skill_roll_modifiers__mod11, -10))
+    out.append(((at, 13), 'skill_roll_modifiers#14.1', d14, _skill_roll_modifiers__mod12_trace, _skill_roll_modifiers__mod12, -20))
+    out.append(((at, 14), 'skill_roll_modifiers#15.1', d15, _skill_roll_modifiers__mod13_trace, _skill_roll_modifiers__mod13, -20))
+    out.append(((at, 15), 'skill_roll_modifiers#16.1', d16, _skill_roll_modifiers__mod14_trace, _skill_roll_modifiers__mod14, -10))
+    out.append(((at, 16), 'skill_roll_modifiers#17', -1, _skill_roll_modifiers__mod15_trace, _skill_roll_modifiers__mod15, lambda: v['handling']))
+
+
+def _skill_roll_modifiers__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 10), 'maneuver_penalty#3', -1, None, _maneuver_penalty__text1, _skill_roll_modifiers__said11))
+    out.append(((at, 17), 'skill_roll_modifiers#18', -1, None, _skill_roll_modifiers__text1, _skill_roll_modifiers__said18))
+    out.append(((at, 18), 'skill_roll_modifiers#19', -1, None, _skill_roll_modifiers__text2, _skill_roll_modifiers__said19))
+
+
+_skill_roll_modifiers__code0: Final = RuleCode(
+    resolve=_resolve_skill_roll_modifiers,
+    nodes=MappingProxyType({
+        'stat skill': _skill_roll_modifiers__stat_skill0,
+    }),
+    rolls=None,
+    texts=_skill_roll_modifiers__texts0,
+    watches=(
+        ('fog', ((0, 0),), _skill_roll_modifiers__unread1),
+        ('night', ((1, 0),), _skill_roll_modifiers__unread2),
+        ('rain', ((2, 0),), _skill_roll_modifiers__unread3),
+        ('chase_wind', ((3, 0),), _skill_roll_modifiers__unread4),
+        ('heavy_rain', ((4, 0),), _skill_roll_modifiers__unread5),
+        ('oily_or_icy', ((5, 0),), _skill_roll_modifiers__unread6),
+        ('snow', ((6, 0),), _skill_roll_modifiers__unread7),
+        ('speed', ((7, 0), (8, 0)), _skill_roll_modifiers__unread8),
+        ('top_speed', ((8, 0),), _skill_roll_modifiers__unread9),
+        ('maneuver', ((9, 0),), _skill_roll_modifiers__unread10),
+        ('gravel_road', ((11, 0),), _skill_roll_modifiers__unread11),
+        ('downhill_grade', ((12, 0),), _skill_roll_modifiers__unread12),
+        ('dirt_road', ((13, 0),), _skill_roll_modifiers__unread13),
+        ('limbs_rocks', ((14, 0),), _skill_roll_modifiers__unread14),
+        ('minor_vehicle_damage', ((15, 0),), _skill_roll_modifiers__unread15),
+        ('handling', ((16, 0),), _skill_roll_modifiers__unread16),
+    ),
+    chains=False,
+)
+
+
 # rule individual_actions, written out
 
 _individual_actions__said6: Final = note_of(_individual_actions__text1)
 _individual_actions__said7: Final = note_of(_individual_actions__text2)
+_individual_actions__unread1: Final = Note(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    '`moving_in_vehicle` had no effect: it is read only when moving_in_vehicle',
+    kind='input',
+)
+_individual_actions__unread2: Final = Note(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    '`thrown_risk` had no effect: it is read only when thrown_risk and not enclosed_vehicle',
+    kind='input',
+)
+_individual_actions__unread3: Final = Note(
+    'individual_actions',
+    '7. Chases: Individual Actions',
+    '`enclosed_vehicle` had no effect: it is read only when thrown_risk and not enclosed_vehicle',
+    kind='input',
+)
 
 
 def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Chases: Individual Actions: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Chases: Individual Actions: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10347,10 +12028,10 @@ def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Res
     d5 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
     trace.append(TraceEntry(_individual_actions__roll1_trace, d4, v, e))
     if d4 < 0:
-        rolls.append(roll_of(s, _rule_individual_actions[3]))
+        rolls.append(roll_of(s, _individual_actions__roll1_step))
     trace.append(TraceEntry(_individual_actions__roll2_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_individual_actions[4]))
+        rolls.append(roll_of(s, _individual_actions__roll2_step))
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -10376,6 +12057,55 @@ def _resolve_individual_actions(v: dict[str, Any], given: frozenset[str]) -> Res
     )
 
 
+def _individual_actions__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['moving_in_vehicle'] else 0
+    out.append(((at, 0), 'individual_actions#2.1', d1, _individual_actions__mod1_trace, _individual_actions__mod1, 'difficult'))
+
+
+def _individual_actions__stat_agility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    out.append(((at, 2), 'individual_actions#3.2', d3, _individual_actions__mod3_trace, _individual_actions__mod3, 'difficult'))
+
+
+def _individual_actions__stat_luck0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    out.append(((at, 1), 'individual_actions#3.1', d2, _individual_actions__mod2_trace, _individual_actions__mod2, 'difficult'))
+
+
+def _individual_actions__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    d5 = -1 if v['thrown_risk'] and not v['enclosed_vehicle'] else 0
+    out.append(((at, 3), 'individual_actions#3.3', d4, _individual_actions__roll1_trace, _individual_actions__roll1, _individual_actions__roll1_step))
+    out.append(((at, 4), 'individual_actions#3.4', d5, _individual_actions__roll2_trace, _individual_actions__roll2, _individual_actions__roll2_step))
+
+
+def _individual_actions__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 5), 'individual_actions#4', -1, None, _individual_actions__text1, _individual_actions__said6))
+    out.append(((at, 6), 'individual_actions#5', -1, None, _individual_actions__text2, _individual_actions__said7))
+
+
+_individual_actions__code0: Final = RuleCode(
+    resolve=_resolve_individual_actions,
+    nodes=MappingProxyType({
+        'stat skill': _individual_actions__stat_skill0,
+        'stat agility': _individual_actions__stat_agility0,
+        'stat luck': _individual_actions__stat_luck0,
+    }),
+    rolls=_individual_actions__rolls0,
+    texts=_individual_actions__texts0,
+    watches=(
+        ('moving_in_vehicle', ((0, 0),), _individual_actions__unread1),
+        ('thrown_risk', ((1, 0), (2, 0), (3, 0), (4, 0)), _individual_actions__unread2),
+        ('enclosed_vehicle', ((1, 0), (2, 0), (3, 0), (4, 0)), _individual_actions__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule chase_trouble_effects, written out
 
 _chase_trouble_effects__said5: Final = restriction_of(_chase_trouble_effects__text1)
@@ -10383,10 +12113,22 @@ _chase_trouble_effects__said10: Final = note_of(_chase_trouble_effects__text2)
 _chase_trouble_effects__unread1: Final = Note(
     'chase_trouble_effects',
     '7. Chases: Chase Trouble Table',
-    '`creature_drawn` had no effect: it is read only when trouble == roll_or_tumble',
+    '`trouble` had no effect: it is read only when trouble == skid',
     kind='input',
 )
 _chase_trouble_effects__unread2: Final = Note(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    '`speed` had no effect: it is read only when trouble == flat_tire and speed > 1',
+    kind='input',
+)
+_chase_trouble_effects__unread3: Final = Note(
+    'chase_trouble_effects',
+    '7. Chases: Chase Trouble Table',
+    '`creature_drawn` had no effect: it is read only when trouble == roll_or_tumble',
+    kind='input',
+)
+_chase_trouble_effects__unread4: Final = Note(
     'chase_trouble_effects',
     '7. Chases: Chase Trouble Table',
     '`fueled` had no effect: it is read only when trouble == roll_or_tumble',
@@ -10395,7 +12137,7 @@ _chase_trouble_effects__unread2: Final = Note(
 
 
 def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Chases: Chase Trouble effects: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Chases: Chase Trouble effects: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10459,7 +12201,7 @@ def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> 
         d9 = -1
     trace.append(TraceEntry(_chase_trouble_effects__roll1_trace, d9, v, e))
     if d9 < 0:
-        rolls.append(roll_of(s, _rule_chase_trouble_effects[8]))
+        rolls.append(roll_of(s, _chase_trouble_effects__roll1_step))
     d5 = -1 if v['trouble'] == 'flat_tire' and v['speed'] > 1 else 0
     trace.append(TraceEntry(_chase_trouble_effects__text1_trace, d5, v, e))
     restrictions: list[Restriction] = []
@@ -10467,9 +12209,9 @@ def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> 
         restrictions.append(_chase_trouble_effects__said5)
     notes: list[Note] = [_chase_trouble_effects__said10]
     if 'creature_drawn' in given and d8 == 0:
-        notes.append(_chase_trouble_effects__unread1)
+        notes.append(_chase_trouble_effects__unread3)
     if 'fueled' in given and d9 == 0:
-        notes.append(_chase_trouble_effects__unread2)
+        notes.append(_chase_trouble_effects__unread4)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('chase_trouble_effects',),
@@ -10491,10 +12233,249 @@ def _resolve_chase_trouble_effects(v: dict[str, Any], given: frozenset[str]) -> 
     )
 
 
+def _chase_trouble_effects__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['trouble'] == 'skid' else 0
+    d2 = -1 if v['trouble'] == 'minor_fishtail' else 0
+    d3 = -1 if v['trouble'] == 'moderate_fishtail' else 0
+    d4 = -1 if v['trouble'] == 'severe_fishtail' else 0
+    out.append(((at, 0), 'chase_trouble_effects#2.1', d1, _chase_trouble_effects__mod1_trace, _chase_trouble_effects__mod1, -20))
+    out.append(((at, 1), 'chase_trouble_effects#3.1', d2, _chase_trouble_effects__mod2_trace, _chase_trouble_effects__mod2, -10))
+    out.append(((at, 2), 'chase_trouble_effects#4.1', d3, _chase_trouble_effects__mod3_trace, _chase_trouble_effects__mod3, -15))
+    out.append(((at, 3), 'chase_trouble_effects#5.1', d4, _chase_trouble_effects__mod4_trace, _chase_trouble_effects__mod4, -30))
+
+
+def _chase_trouble_effects__derive_vehicle_tumble0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['trouble'] == 'roll_or_tumble' else 0
+    out.append(((at, 5), 'chase_trouble_effects#7.1', d6, _chase_trouble_effects__derive1_trace, _chase_trouble_effects__derive1, lambda: Dice.pool(int(2 * v['speed']), 3)))
+
+
+def _chase_trouble_effects__derive_passenger_tumble0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if v['trouble'] == 'roll_or_tumble' else 0
+    out.append(((at, 6), 'chase_trouble_effects#7.2', d7, _chase_trouble_effects__derive2_trace, _chase_trouble_effects__derive2, lambda: Dice.pool(int(v['speed']), 3)))
+
+
+def _chase_trouble_effects__derive_hurled_free0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['trouble'] != 'roll_or_tumble':
+        d8 = 0
+    elif not v['creature_drawn']:
+        d8 = 1
+    else:
+        d8 = -1
+    out.append(((at, 7), 'chase_trouble_effects#7.3.1', d8, _chase_trouble_effects__derive3_trace, _chase_trouble_effects__derive3, lambda: Dice.pool(int(v['speed']), 6)))
+
+
+def _chase_trouble_effects__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['trouble'] != 'roll_or_tumble':
+        d9 = 0
+    elif not v['fueled']:
+        d9 = 1
+    else:
+        d9 = -1
+    out.append(((at, 8), 'chase_trouble_effects#7.4.1', d9, _chase_trouble_effects__roll1_trace, _chase_trouble_effects__roll1, _chase_trouble_effects__roll1_step))
+
+
+def _chase_trouble_effects__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['trouble'] == 'flat_tire' and v['speed'] > 1 else 0
+    out.append(((at, 4), 'chase_trouble_effects#6.1', d5, _chase_trouble_effects__text1_trace, _chase_trouble_effects__text1, _chase_trouble_effects__said5))
+    out.append(((at, 9), 'chase_trouble_effects#8', -1, None, _chase_trouble_effects__text2, _chase_trouble_effects__said10))
+
+
+_chase_trouble_effects__code0: Final = RuleCode(
+    resolve=_resolve_chase_trouble_effects,
+    nodes=MappingProxyType({
+        'stat skill': _chase_trouble_effects__stat_skill0,
+        'derive vehicle_tumble': _chase_trouble_effects__derive_vehicle_tumble0,
+        'derive passenger_tumble': _chase_trouble_effects__derive_passenger_tumble0,
+        'derive hurled_free': _chase_trouble_effects__derive_hurled_free0,
+    }),
+    rolls=_chase_trouble_effects__rolls0,
+    texts=_chase_trouble_effects__texts0,
+    watches=(
+        ('trouble', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0)), _chase_trouble_effects__unread1),
+        ('speed', ((4, 0), (5, 1), (6, 1), (7, 2)), _chase_trouble_effects__unread2),
+        ('creature_drawn', ((7, 1),), _chase_trouble_effects__unread3),
+        ('fueled', ((8, 1),), _chase_trouble_effects__unread4),
+    ),
+    chains=False,
+)
+
+
+# rule asphyxiation, written out
+
+_asphyxiation__said7: Final = note_of(_asphyxiation__text1)
+_asphyxiation__said8: Final = note_of(_asphyxiation__text2)
+_asphyxiation__said9: Final = note_of(_asphyxiation__text3)
+_asphyxiation__said10: Final = note_of(_asphyxiation__text4)
+_asphyxiation__unread1: Final = Note(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    '`asphyxiation_start` had no effect: it is read only when asphyxiation_start == expected',
+    kind='input',
+)
+_asphyxiation__unread2: Final = Note(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    '`asphyxiation_round` had no effect: it is read only when asphyxiation_start == expected',
+    kind='input',
+)
+_asphyxiation__unread3: Final = Note(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    '`breath_failed` had no effect: it is read only unless breath_failed',
+    kind='input',
+)
+_asphyxiation__unread4: Final = Note(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    '`CON` had no effect: it is read only unless breath_failed',
+    kind='input',
+)
+_asphyxiation__unread5: Final = Note(
+    'asphyxiation',
+    '7. Choking, Drowning, and Asphyxiation',
+    '`substance` had no effect: it is read only when breath_failed',
+    kind='input',
+)
+
+
+def _resolve_asphyxiation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Choking, Drowning, and Asphyxiation: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    e['luck'] = v['luck']
+    d1 = -1 if v['asphyxiation_start'] == 'expected' else 0
+    d2 = -1 if v['asphyxiation_start'] == 'surprised_took_breath' else 0
+    d3 = -1 if v['asphyxiation_start'] == 'surprised_no_breath' else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_asphyxiation__mod1_trace, d1, v, e))
+    if d1 < 0:
+        held.append((_asphyxiation__mod1, s.lookup('breath_by_round', (v['asphyxiation_round'],), 'expected')))
+    trace.append(TraceEntry(_asphyxiation__mod2_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_asphyxiation__mod2, s.lookup('breath_by_round', (v['asphyxiation_round'],), 'took_breath')))
+    trace.append(TraceEntry(_asphyxiation__mod3_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_asphyxiation__mod3, s.lookup('breath_by_round', (v['asphyxiation_round'],), 'no_breath')))
+    e['breath_multiplier'] = settle_held(_BOOK, 'breath_multiplier', v['breath_multiplier'], held, modifiers)
+    d6 = -1 if v['breath_failed'] else 0
+    trace.append(TraceEntry(_asphyxiation__derive1_trace, d6, v, e))
+    if d6 < 0:
+        e['damage_per_round'] = derived['damage_per_round'] = whole(s.lookup('asphyxiation_damage', (v['substance'],), 'value'))
+    else:
+        e.wait('damage_per_round', lambda: whole(s.lookup('asphyxiation_damage', (v['substance'],), 'value')))
+    rolls: list[Roll] = []
+    d4 = -1 if not v['breath_failed'] else 0
+    d5 = -1 if v['asphyxiation_start'] != 'expected' and v['asphyxiation_round'] == 1 else 0
+    trace.append(TraceEntry(_asphyxiation__roll1_trace, d4, v, e))
+    if d4 < 0:
+        rolls.append(roll_of(s, _asphyxiation__roll1_step))
+    trace.append(TraceEntry(_asphyxiation__roll2_trace, d5, v, e))
+    if d5 < 0:
+        rolls.append(roll_of(s, _asphyxiation__roll2_step))
+    notes: list[Note] = [_asphyxiation__said7, _asphyxiation__said8, _asphyxiation__said9, _asphyxiation__said10]
+    if 'CON' in given and d4 == 0:
+        notes.append(_asphyxiation__unread4)
+    if 'substance' in given and d6 == 0:
+        notes.append(_asphyxiation__unread5)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('asphyxiation',),
+        inputs={
+            'CON': v['CON'],
+            'POW': v['POW'],
+            'luck': v['luck'],
+            'asphyxiation_round': v['asphyxiation_round'],
+            'asphyxiation_start': v['asphyxiation_start'],
+            'substance': v['substance'],
+            'breath_failed': v['breath_failed'],
+            'breath_multiplier': v['breath_multiplier'],
+        },
+        stats={'luck': e['luck'], 'breath_multiplier': e['breath_multiplier']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+def _asphyxiation__stat_breath_multiplier0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['asphyxiation_start'] == 'expected' else 0
+    d2 = -1 if v['asphyxiation_start'] == 'surprised_took_breath' else 0
+    d3 = -1 if v['asphyxiation_start'] == 'surprised_no_breath' else 0
+    out.append(((at, 0), 'asphyxiation#2.1', d1, _asphyxiation__mod1_trace, _asphyxiation__mod1, lambda: s.lookup('breath_by_round', (v['asphyxiation_round'],), 'expected')))
+    out.append(((at, 1), 'asphyxiation#3.1', d2, _asphyxiation__mod2_trace, _asphyxiation__mod2, lambda: s.lookup('breath_by_round', (v['asphyxiation_round'],), 'took_breath')))
+    out.append(((at, 2), 'asphyxiation#4.1', d3, _asphyxiation__mod3_trace, _asphyxiation__mod3, lambda: s.lookup('breath_by_round', (v['asphyxiation_round'],), 'no_breath')))
+
+
+def _asphyxiation__derive_damage_per_round0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['breath_failed'] else 0
+    out.append(((at, 5), 'asphyxiation#7.1', d6, _asphyxiation__derive1_trace, _asphyxiation__derive1, lambda: s.lookup('asphyxiation_damage', (v['substance'],), 'value')))
+
+
+def _asphyxiation__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if not v['breath_failed'] else 0
+    d5 = -1 if v['asphyxiation_start'] != 'expected' and v['asphyxiation_round'] == 1 else 0
+    out.append(((at, 3), 'asphyxiation#5.1', d4, _asphyxiation__roll1_trace, _asphyxiation__roll1, _asphyxiation__roll1_step))
+    out.append(((at, 4), 'asphyxiation#6.1', d5, _asphyxiation__roll2_trace, _asphyxiation__roll2, _asphyxiation__roll2_step))
+
+
+def _asphyxiation__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 6), 'asphyxiation#9', -1, None, _asphyxiation__text1, _asphyxiation__said7))
+    out.append(((at, 7), 'asphyxiation#10', -1, None, _asphyxiation__text2, _asphyxiation__said8))
+    out.append(((at, 8), 'asphyxiation#11', -1, None, _asphyxiation__text3, _asphyxiation__said9))
+    out.append(((at, 9), 'asphyxiation#12', -1, None, _asphyxiation__text4, _asphyxiation__said10))
+
+
+_asphyxiation__code0: Final = RuleCode(
+    resolve=_resolve_asphyxiation,
+    nodes=MappingProxyType({
+        'stat breath_multiplier': _asphyxiation__stat_breath_multiplier0,
+        'derive damage_per_round': _asphyxiation__derive_damage_per_round0,
+    }),
+    rolls=_asphyxiation__rolls0,
+    texts=_asphyxiation__texts0,
+    watches=(
+        ('asphyxiation_start', ((0, 0), (1, 0), (2, 0), (4, 0)), _asphyxiation__unread1),
+        ('asphyxiation_round', ((0, 1), (1, 1), (2, 1), (4, 0)), _asphyxiation__unread2),
+        ('breath_failed', ((3, 0), (5, 0)), _asphyxiation__unread3),
+        ('CON', ((3, 1),), _asphyxiation__unread4),
+        ('substance', ((5, 1),), _asphyxiation__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule choking, written out
 
 _choking__said3: Final = note_of(_choking__text1)
 _choking__unread1: Final = Note(
+    'choking',
+    '7. Choking, Drowning, and Asphyxiation',
+    '`choked` had no effect: it is read only when choked',
+    kind='input',
+)
+_choking__unread2: Final = Note(
     'choking',
     '7. Choking, Drowning, and Asphyxiation',
     '`CON` had no effect: it is read only when choked',
@@ -10503,7 +12484,7 @@ _choking__unread1: Final = Note(
 
 
 def _resolve_choking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Choking: deliberate strangling: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Choking: deliberate strangling: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10522,10 +12503,10 @@ def _resolve_choking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['choked'] else 0
     trace.append(TraceEntry(_choking__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_choking[0]))
+        rolls.append(roll_of(s, _choking__roll1_step))
     notes: list[Note] = [_choking__said3]
     if 'CON' in given and d1 == 0:
-        notes.append(_choking__unread1)
+        notes.append(_choking__unread2)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('choking',),
@@ -10541,6 +12522,37 @@ def _resolve_choking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _choking__derive_choking_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['choked'] else 0
+    out.append(((at, 1), 'choking#2.2', d2, _choking__derive1_trace, _choking__derive1, lambda: Dice(((1, 6),))))
+
+
+def _choking__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['choked'] else 0
+    out.append(((at, 0), 'choking#2.1', d1, _choking__roll1_trace, _choking__roll1, _choking__roll1_step))
+
+
+def _choking__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'choking#3', -1, None, _choking__text1, _choking__said3))
+
+
+_choking__code0: Final = RuleCode(
+    resolve=_resolve_choking,
+    nodes=MappingProxyType({
+        'derive choking_damage': _choking__derive_choking_damage0,
+    }),
+    rolls=_choking__rolls0,
+    texts=_choking__texts0,
+    watches=(
+        ('choked', ((0, 0), (1, 0)), _choking__unread1),
+        ('CON', ((0, 1),), _choking__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule close_combat, written out
 
 _close_combat__said5: Final = note_of(_close_combat__text1)
@@ -10549,13 +12561,31 @@ _close_combat__said7: Final = note_of(_close_combat__text3)
 _close_combat__unread1: Final = Note(
     'close_combat',
     '7. Close Combat',
+    '`weapon_SIZ` had no effect: it is read only when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; when in_close_combat',
+    kind='input',
+)
+_close_combat__unread2: Final = Note(
+    'close_combat',
+    '7. Close Combat',
+    '`opponent_weapon_SIZ` had no effect: it is read only when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; when in_close_combat',
+    kind='input',
+)
+_close_combat__unread3: Final = Note(
+    'close_combat',
+    '7. Close Combat',
     '`in_close_combat` had no effect: it is read only when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5',
+    kind='input',
+)
+_close_combat__unread4: Final = Note(
+    'close_combat',
+    '7. Close Combat',
+    '`kept_at_bay` had no effect: it is read only when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay',
     kind='input',
 )
 
 
 def _resolve_close_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Close Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Close Combat: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10598,13 +12628,13 @@ def _resolve_close_combat(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     d4 = -1 if v['weapon_SIZ'] <= Fraction(3, 2) and v['opponent_weapon_SIZ'] >= 2 and v['kept_at_bay'] else 0
     trace.append(TraceEntry(_close_combat__roll1_trace, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_close_combat[2]))
+        rolls.append(roll_of(s, _close_combat__roll1_step))
     trace.append(TraceEntry(_close_combat__roll2_trace, d4, v, e))
     if d4 < 0:
-        rolls.append(roll_of(s, _rule_close_combat[3]))
+        rolls.append(roll_of(s, _close_combat__roll2_step))
     notes: list[Note] = [_close_combat__said5, _close_combat__said6, _close_combat__said7]
     if 'in_close_combat' in given and d1 == 0 and d2 == 0 and d3 == 0:
-        notes.append(_close_combat__unread1)
+        notes.append(_close_combat__unread3)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('close_combat',),
@@ -10627,6 +12657,65 @@ def _resolve_close_combat(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _close_combat__stat_defense0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2)):
+        d1 = 0
+    elif not v['in_close_combat']:
+        d1 = 1
+    else:
+        d1 = -1
+    out.append(((at, 0), 'close_combat#2.1.1', d1, _close_combat__mod1_trace, _close_combat__mod1, 'difficult'))
+
+
+def _close_combat__derive_strikes_first0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2)):
+        d2 = 0
+    elif v['in_close_combat']:
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 1), 'close_combat#2.1else.1', d2, _close_combat__derive1_trace, _close_combat__derive1, lambda: True))
+
+
+def _close_combat__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['weapon_SIZ'] >= 2 and v['opponent_weapon_SIZ'] <= Fraction(3, 2)):
+        d3 = 0
+    elif v['in_close_combat']:
+        d3 = 1
+    else:
+        d3 = -1
+    d4 = -1 if v['weapon_SIZ'] <= Fraction(3, 2) and v['opponent_weapon_SIZ'] >= 2 and v['kept_at_bay'] else 0
+    out.append(((at, 2), 'close_combat#2.1else.2', d3, _close_combat__roll1_trace, _close_combat__roll1, _close_combat__roll1_step))
+    out.append(((at, 3), 'close_combat#3.1', d4, _close_combat__roll2_trace, _close_combat__roll2, _close_combat__roll2_step))
+
+
+def _close_combat__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'close_combat#4', -1, None, _close_combat__text1, _close_combat__said5))
+    out.append(((at, 5), 'close_combat#5', -1, None, _close_combat__text2, _close_combat__said6))
+    out.append(((at, 6), 'close_combat#6', -1, None, _close_combat__text3, _close_combat__said7))
+
+
+_close_combat__code0: Final = RuleCode(
+    resolve=_resolve_close_combat,
+    nodes=MappingProxyType({
+        'stat defense': _close_combat__stat_defense0,
+        'derive strikes_first': _close_combat__derive_strikes_first0,
+    }),
+    rolls=_close_combat__rolls0,
+    texts=_close_combat__texts0,
+    watches=(
+        ('weapon_SIZ', ((0, 0), (1, 0), (2, 0), (3, 0)), _close_combat__unread1),
+        ('opponent_weapon_SIZ', ((0, 0), (1, 0), (2, 0), (3, 0)), _close_combat__unread2),
+        ('in_close_combat', ((0, 1), (1, 1), (2, 1)), _close_combat__unread3),
+        ('kept_at_bay', ((3, 0),), _close_combat__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule closing, written out
 
 _closing__said2: Final = restriction_of(_closing__text1)
@@ -10637,13 +12726,25 @@ _closing__said6: Final = note_of(_closing__text5)
 _closing__unread1: Final = Note(
     'closing',
     '7. Closing',
+    '`weapon_SIZ` had no effect: it is read only when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5',
+    kind='input',
+)
+_closing__unread2: Final = Note(
+    'closing',
+    '7. Closing',
+    '`closed_this_round` had no effect: it is read only when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5',
+    kind='input',
+)
+_closing__unread3: Final = Note(
+    'closing',
+    '7. Closing',
     '`opponent_weapon_SIZ` had no effect: it is read only when weapon_SIZ >= 2 and closed_this_round',
     kind='input',
 )
 
 
 def _resolve_closing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Closing: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Closing: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10683,7 +12784,7 @@ def _resolve_closing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         restrictions.append(_closing__said3)
     notes: list[Note] = [_closing__said4, _closing__said5, _closing__said6]
     if 'opponent_weapon_SIZ' in given and d1 == 0 and d2 == 0 and d3 == 0:
-        notes.append(_closing__unread1)
+        notes.append(_closing__unread3)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('closing',),
@@ -10703,6 +12804,54 @@ def _resolve_closing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _closing__derive_first_strike0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['weapon_SIZ'] >= 2 and v['closed_this_round']):
+        d1 = 0
+    elif not v['opponent_weapon_SIZ'] <= Fraction(3, 2):
+        d1 = 1
+    else:
+        d1 = -1
+    out.append(((at, 0), 'closing#2.1.1', d1, _closing__derive1_trace, _closing__derive1, lambda: True))
+
+
+def _closing__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['weapon_SIZ'] >= 2 and v['closed_this_round']):
+        d2 = 0
+    elif not v['opponent_weapon_SIZ'] <= Fraction(3, 2):
+        d2 = 1
+    else:
+        d2 = -1
+    if not (v['weapon_SIZ'] >= 2 and v['closed_this_round']):
+        d3 = 0
+    elif not v['opponent_weapon_SIZ'] >= 2:
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 1), 'closing#2.1.2', d2, _closing__text1_trace, _closing__text1, _closing__said2))
+    out.append(((at, 2), 'closing#2.2.1', d3, _closing__text2_trace, _closing__text2, _closing__said3))
+    out.append(((at, 3), 'closing#3', -1, None, _closing__text3, _closing__said4))
+    out.append(((at, 4), 'closing#4', -1, None, _closing__text4, _closing__said5))
+    out.append(((at, 5), 'closing#5', -1, None, _closing__text5, _closing__said6))
+
+
+_closing__code0: Final = RuleCode(
+    resolve=_resolve_closing,
+    nodes=MappingProxyType({
+        'derive first_strike': _closing__derive_first_strike0,
+    }),
+    rolls=None,
+    texts=_closing__texts0,
+    watches=(
+        ('weapon_SIZ', ((0, 0), (1, 0), (2, 0)), _closing__unread1),
+        ('closed_this_round', ((0, 0), (1, 0), (2, 0)), _closing__unread2),
+        ('opponent_weapon_SIZ', ((0, 1), (1, 1), (2, 1)), _closing__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule cold_exposure_hunger_thirst, written out
 
 _cold_exposure_hunger_thirst__said3: Final = note_of(_cold_exposure_hunger_thirst__text1)
@@ -10716,13 +12865,49 @@ _cold_exposure_hunger_thirst__said13: Final = note_of(_cold_exposure_hunger_thir
 _cold_exposure_hunger_thirst__unread1: Final = Note(
     'cold_exposure_hunger_thirst',
     '7. Cold, Exposure, Hunger, and Thirst',
+    '`days_without_food` had no effect: it is read only ',
+    kind='input',
+)
+_cold_exposure_hunger_thirst__unread2: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    '`days_without_water` had no effect: it is read only ',
+    kind='input',
+)
+_cold_exposure_hunger_thirst__unread3: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    '`days_exposed` had no effect: it is read only ',
+    kind='input',
+)
+_cold_exposure_hunger_thirst__unread4: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    '`fatigue_points_used` had no effect: it is read only when days_exposed > 0 and fatigue_points_used',
+    kind='input',
+)
+_cold_exposure_hunger_thirst__unread5: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
     '`exposure_multiplier` had no effect: it is read only when days_exposed > 0 and fatigue_points_used',
+    kind='input',
+)
+_cold_exposure_hunger_thirst__unread6: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    '`CON` had no effect: it is read only when not fatigue_points_used and (days_without_food > 3 or days_without_water > 3) and days_deprived < CON',
+    kind='input',
+)
+_cold_exposure_hunger_thirst__unread7: Final = Note(
+    'cold_exposure_hunger_thirst',
+    '7. Cold, Exposure, Hunger, and Thirst',
+    '`physical_action` had no effect: it is read only when days_deprived * 2 >= CON and physical_action',
     kind='input',
 )
 
 
 def _resolve_cold_exposure_hunger_thirst(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Cold, Exposure, Hunger, and Thirst: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Cold, Exposure, Hunger, and Thirst: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10757,7 +12942,7 @@ def _resolve_cold_exposure_hunger_thirst(v: dict[str, Any], given: frozenset[str
     d5 = -1 if e['days_deprived'] * 2 >= v['CON'] and v['physical_action'] else 0
     trace.append(TraceEntry(_cold_exposure_hunger_thirst__roll1_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_cold_exposure_hunger_thirst[4]))
+        rolls.append(roll_of(s, _cold_exposure_hunger_thirst__roll1_step))
     d3 = -1 if v['fatigue_points_used'] and (v['days_without_food'] > 2 or v['days_without_water'] > 1) else 0
     d7 = -1 if e['days_deprived'] >= v['CON'] else 0
     trace.append(TraceEntry(_cold_exposure_hunger_thirst__text1_trace, d3, v, e))
@@ -10774,7 +12959,7 @@ def _resolve_cold_exposure_hunger_thirst(v: dict[str, Any], given: frozenset[str
     notes.append(_cold_exposure_hunger_thirst__said12)
     notes.append(_cold_exposure_hunger_thirst__said13)
     if 'exposure_multiplier' in given and d2 == 0:
-        notes.append(_cold_exposure_hunger_thirst__unread1)
+        notes.append(_cold_exposure_hunger_thirst__unread5)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('cold_exposure_hunger_thirst',),
@@ -10800,15 +12985,85 @@ def _resolve_cold_exposure_hunger_thirst(v: dict[str, Any], given: frozenset[str
     )
 
 
+def _cold_exposure_hunger_thirst__derive_days_deprived0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'cold_exposure_hunger_thirst#2', -1, _cold_exposure_hunger_thirst__derive1_trace, _cold_exposure_hunger_thirst__derive1, lambda: max(v['days_without_food'], v['days_without_water'], v['days_exposed'])))
+
+
+def _cold_exposure_hunger_thirst__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d4 = -1 if not v['fatigue_points_used'] and (v['days_without_food'] > 3 or v['days_without_water'] > 3) and e['days_deprived'] < v['CON'] else 0
+    d6 = -1 if e['days_deprived'] >= v['CON'] else 0
+    out.append(((at, 3), 'cold_exposure_hunger_thirst#5.1', d4, _cold_exposure_hunger_thirst__mod1_trace, _cold_exposure_hunger_thirst__mod1, 'difficult'))
+    out.append(((at, 5), 'cold_exposure_hunger_thirst#7.1', d6, _cold_exposure_hunger_thirst__mod2_trace, _cold_exposure_hunger_thirst__mod2, 'difficult'))
+
+
+def _cold_exposure_hunger_thirst__derive_fatigue_multiplier0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['days_exposed'] > 0 and v['fatigue_points_used'] else 0
+    out.append(((at, 1), 'cold_exposure_hunger_thirst#3.1', d2, _cold_exposure_hunger_thirst__derive2_trace, _cold_exposure_hunger_thirst__derive2, lambda: v['exposure_multiplier']))
+
+
+def _cold_exposure_hunger_thirst__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d5 = -1 if e['days_deprived'] * 2 >= v['CON'] and v['physical_action'] else 0
+    out.append(((at, 4), 'cold_exposure_hunger_thirst#6.1', d5, _cold_exposure_hunger_thirst__roll1_trace, _cold_exposure_hunger_thirst__roll1, _cold_exposure_hunger_thirst__roll1_step))
+
+
+def _cold_exposure_hunger_thirst__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['fatigue_points_used'] and (v['days_without_food'] > 2 or v['days_without_water'] > 1) else 0
+    d7 = -1 if e['days_deprived'] >= v['CON'] else 0
+    out.append(((at, 2), 'cold_exposure_hunger_thirst#4.1', d3, _cold_exposure_hunger_thirst__text1_trace, _cold_exposure_hunger_thirst__text1, _cold_exposure_hunger_thirst__said3))
+    out.append(((at, 6), 'cold_exposure_hunger_thirst#7.2', d7, _cold_exposure_hunger_thirst__text2_trace, _cold_exposure_hunger_thirst__text2, _cold_exposure_hunger_thirst__said7))
+    out.append(((at, 7), 'cold_exposure_hunger_thirst#8', -1, None, _cold_exposure_hunger_thirst__text3, _cold_exposure_hunger_thirst__said8))
+    out.append(((at, 8), 'cold_exposure_hunger_thirst#9', -1, None, _cold_exposure_hunger_thirst__text4, _cold_exposure_hunger_thirst__said9))
+    out.append(((at, 9), 'cold_exposure_hunger_thirst#10', -1, None, _cold_exposure_hunger_thirst__text5, _cold_exposure_hunger_thirst__said10))
+    out.append(((at, 10), 'cold_exposure_hunger_thirst#11', -1, None, _cold_exposure_hunger_thirst__text6, _cold_exposure_hunger_thirst__said11))
+    out.append(((at, 11), 'cold_exposure_hunger_thirst#12', -1, None, _cold_exposure_hunger_thirst__text7, _cold_exposure_hunger_thirst__said12))
+    out.append(((at, 12), 'cold_exposure_hunger_thirst#13', -1, None, _cold_exposure_hunger_thirst__text8, _cold_exposure_hunger_thirst__said13))
+
+
+_cold_exposure_hunger_thirst__code0: Final = RuleCode(
+    resolve=_resolve_cold_exposure_hunger_thirst,
+    nodes=MappingProxyType({
+        'derive days_deprived': _cold_exposure_hunger_thirst__derive_days_deprived0,
+        'stat skill': _cold_exposure_hunger_thirst__stat_skill0,
+        'derive fatigue_multiplier': _cold_exposure_hunger_thirst__derive_fatigue_multiplier0,
+    }),
+    rolls=_cold_exposure_hunger_thirst__rolls0,
+    texts=_cold_exposure_hunger_thirst__texts0,
+    watches=(
+        ('days_without_food', ((0, 0), (2, 0), (3, 0)), _cold_exposure_hunger_thirst__unread1),
+        ('days_without_water', ((0, 0), (2, 0), (3, 0)), _cold_exposure_hunger_thirst__unread2),
+        ('days_exposed', ((0, 0), (1, 0)), _cold_exposure_hunger_thirst__unread3),
+        ('fatigue_points_used', ((1, 0), (2, 0), (3, 0)), _cold_exposure_hunger_thirst__unread4),
+        ('exposure_multiplier', ((1, 1),), _cold_exposure_hunger_thirst__unread5),
+        ('CON', ((3, 0), (4, 0), (5, 0), (6, 0)), _cold_exposure_hunger_thirst__unread6),
+        ('physical_action', ((4, 0),), _cold_exposure_hunger_thirst__unread7),
+    ),
+    chains=False,
+)
+
+
 # rule cover, written out
 
 _cover__said4: Final = note_of(_cover__text1)
 _cover__said5: Final = note_of(_cover__text2)
 _cover__said6: Final = note_of(_cover__text3)
+_cover__unread1: Final = Note(
+    'cover',
+    '7. Cover',
+    '`partial_cover` had no effect: it is read only when partial_cover',
+    kind='input',
+)
 
 
 def _resolve_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Cover: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Cover: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10828,10 +13083,10 @@ def _resolve_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d3 = -1 if v['partial_cover'] else 0
     trace.append(TraceEntry(_cover__roll1_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_cover[1]))
+        rolls.append(roll_of(s, _cover__roll1_step))
     trace.append(TraceEntry(_cover__roll2_trace, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_cover[2]))
+        rolls.append(roll_of(s, _cover__roll2_step))
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('cover',),
@@ -10847,6 +13102,40 @@ def _resolve_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _cover__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['partial_cover'] else 0
+    out.append(((at, 0), 'cover#2.1', d1, _cover__mod1_trace, _cover__mod1, 'difficult'))
+
+
+def _cover__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['partial_cover'] else 0
+    d3 = -1 if v['partial_cover'] else 0
+    out.append(((at, 1), 'cover#2.2', d2, _cover__roll1_trace, _cover__roll1, _cover__roll1_step))
+    out.append(((at, 2), 'cover#2.3', d3, _cover__roll2_trace, _cover__roll2, _cover__roll2_step))
+
+
+def _cover__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'cover#3', -1, None, _cover__text1, _cover__said4))
+    out.append(((at, 4), 'cover#4', -1, None, _cover__text2, _cover__said5))
+    out.append(((at, 5), 'cover#5', -1, None, _cover__text3, _cover__said6))
+
+
+_cover__code0: Final = RuleCode(
+    resolve=_resolve_cover,
+    nodes=MappingProxyType({
+        'stat skill': _cover__stat_skill0,
+    }),
+    rolls=_cover__rolls0,
+    texts=_cover__texts0,
+    watches=(
+        ('partial_cover', ((0, 0), (1, 0), (2, 0)), _cover__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule darkness, written out
 
 _darkness__said5: Final = note_of(_darkness__text1)
@@ -10855,10 +13144,16 @@ _darkness__said7: Final = note_of(_darkness__text3)
 _darkness__unread1: Final = Note(
     'darkness',
     '7. Darkness',
-    '`opponent_detected` had no effect: it is read only when darkness != lit',
+    '`darkness` had no effect: it is read only when darkness != lit; unless darkness == complete_darkness and opponent_detected',
     kind='input',
 )
 _darkness__unread2: Final = Note(
+    'darkness',
+    '7. Darkness',
+    '`opponent_detected` had no effect: it is read only when darkness != lit',
+    kind='input',
+)
+_darkness__unread3: Final = Note(
     'darkness',
     '7. Darkness',
     '`darkness_modifier` had no effect: it is read only when darkness != lit; unless darkness == complete_darkness and opponent_detected',
@@ -10867,7 +13162,7 @@ _darkness__unread2: Final = Note(
 
 
 def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Darkness: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Darkness: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10912,12 +13207,12 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d3 = -1 if v['darkness'] == 'complete_darkness' else 0
     trace.append(TraceEntry(_darkness__roll1_trace, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_darkness[2]))
+        rolls.append(roll_of(s, _darkness__roll1_step))
     notes: list[Note] = [_darkness__said5, _darkness__said6, _darkness__said7]
     if 'opponent_detected' in given and d1 == 0 and d4 == 0:
-        notes.append(_darkness__unread1)
-    if 'darkness_modifier' in given and 0 <= d1 < 2 and 0 <= d4 < 2:
         notes.append(_darkness__unread2)
+    if 'darkness_modifier' in given and 0 <= d1 < 2 and 0 <= d4 < 2:
+        notes.append(_darkness__unread3)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -10940,6 +13235,59 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _darkness__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['darkness'] == 'lit':
+        d1 = 0
+    elif v['darkness'] == 'complete_darkness' and v['opponent_detected']:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['darkness'] != 'complete_darkness':
+        d4 = 0
+    elif not v['opponent_detected']:
+        d4 = 1
+    else:
+        d4 = -1
+    out.append(((at, 0), 'darkness#2.1.1', d1, _darkness__mod1_trace, _darkness__mod1, lambda: -v['darkness_modifier']))
+    out.append(((at, 3), 'darkness#3.3.1', d4, _darkness__mod3_trace, _darkness__mod3, lambda: -round_value(Fraction(v['darkness_modifier']) / 2, 'up')))
+
+
+def _darkness__stat_perception0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['darkness'] == 'complete_darkness' else 0
+    out.append(((at, 1), 'darkness#3.1', d2, _darkness__mod2_trace, _darkness__mod2, 'difficult'))
+
+
+def _darkness__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['darkness'] == 'complete_darkness' else 0
+    out.append(((at, 2), 'darkness#3.2', d3, _darkness__roll1_trace, _darkness__roll1, _darkness__roll1_step))
+
+
+def _darkness__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'darkness#4', -1, None, _darkness__text1, _darkness__said5))
+    out.append(((at, 5), 'darkness#5', -1, None, _darkness__text2, _darkness__said6))
+    out.append(((at, 6), 'darkness#6', -1, None, _darkness__text3, _darkness__said7))
+
+
+_darkness__code0: Final = RuleCode(
+    resolve=_resolve_darkness,
+    nodes=MappingProxyType({
+        'stat skill': _darkness__stat_skill0,
+        'stat perception': _darkness__stat_perception0,
+    }),
+    rolls=_darkness__rolls0,
+    texts=_darkness__texts0,
+    watches=(
+        ('darkness', ((0, 0), (1, 0), (2, 0), (3, 0)), _darkness__unread1),
+        ('opponent_detected', ((0, 1), (3, 1)), _darkness__unread2),
+        ('darkness_modifier', ((0, 2), (3, 2)), _darkness__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule desperate_actions, written out
 
 _desperate_actions__said5: Final = restriction_of(_desperate_actions__text1)
@@ -10947,19 +13295,31 @@ _desperate_actions__said6: Final = note_of(_desperate_actions__text2)
 _desperate_actions__unread1: Final = Note(
     'desperate_actions',
     '7. Desperate Actions',
-    '`fatigue_points_used` had no effect: it is read only when desperate',
+    '`desperate` had no effect: it is read only when desperate',
     kind='input',
 )
 _desperate_actions__unread2: Final = Note(
     'desperate_actions',
     '7. Desperate Actions',
+    '`fatigue_points_used` had no effect: it is read only when desperate',
+    kind='input',
+)
+_desperate_actions__unread3: Final = Note(
+    'desperate_actions',
+    '7. Desperate Actions',
     '`fatigue_cost` had no effect: it is read only when desperate; when fatigue_points_used',
+    kind='input',
+)
+_desperate_actions__unread4: Final = Note(
+    'desperate_actions',
+    '7. Desperate Actions',
+    '`desperate_last_round` had no effect: it is read only when desperate_last_round',
     kind='input',
 )
 
 
 def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Desperate Actions: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Desperate Actions: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11002,7 +13362,7 @@ def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Reso
     d2 = -1 if v['desperate'] else 0
     trace.append(TraceEntry(_desperate_actions__roll1_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_desperate_actions[1]))
+        rolls.append(roll_of(s, _desperate_actions__roll1_step))
     d5 = -1 if v['desperate_last_round'] else 0
     trace.append(TraceEntry(_desperate_actions__text1_trace, d5, v, e))
     restrictions: list[Restriction] = []
@@ -11010,9 +13370,9 @@ def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Reso
         restrictions.append(_desperate_actions__said5)
     notes: list[Note] = [_desperate_actions__said6]
     if 'fatigue_points_used' in given and d4 == 0:
-        notes.append(_desperate_actions__unread1)
-    if 'fatigue_cost' in given and 0 <= d4 < 2:
         notes.append(_desperate_actions__unread2)
+    if 'fatigue_cost' in given and 0 <= d4 < 2:
+        notes.append(_desperate_actions__unread3)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -11037,6 +13397,61 @@ def _resolve_desperate_actions(v: dict[str, Any], given: frozenset[str]) -> Reso
     )
 
 
+def _desperate_actions__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['desperate'] else 0
+    out.append(((at, 2), 'desperate_actions#2.3', d3, _desperate_actions__mod2_trace, _desperate_actions__mod2, 'difficult'))
+
+
+def _desperate_actions__stat_agility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['desperate'] else 0
+    out.append(((at, 0), 'desperate_actions#2.1', d1, _desperate_actions__mod1_trace, _desperate_actions__mod1, 'difficult'))
+
+
+def _desperate_actions__derive_desperate_fatigue0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['desperate']:
+        d4 = 0
+    elif not v['fatigue_points_used']:
+        d4 = 1
+    else:
+        d4 = -1
+    out.append(((at, 3), 'desperate_actions#2.4.1', d4, _desperate_actions__derive1_trace, _desperate_actions__derive1, lambda: v['fatigue_cost'] * 2))
+
+
+def _desperate_actions__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['desperate'] else 0
+    out.append(((at, 1), 'desperate_actions#2.2', d2, _desperate_actions__roll1_trace, _desperate_actions__roll1, _desperate_actions__roll1_step))
+
+
+def _desperate_actions__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['desperate_last_round'] else 0
+    out.append(((at, 4), 'desperate_actions#3.1', d5, _desperate_actions__text1_trace, _desperate_actions__text1, _desperate_actions__said5))
+    out.append(((at, 5), 'desperate_actions#4', -1, None, _desperate_actions__text2, _desperate_actions__said6))
+
+
+_desperate_actions__code0: Final = RuleCode(
+    resolve=_resolve_desperate_actions,
+    nodes=MappingProxyType({
+        'stat skill': _desperate_actions__stat_skill0,
+        'stat agility': _desperate_actions__stat_agility0,
+        'derive desperate_fatigue': _desperate_actions__derive_desperate_fatigue0,
+    }),
+    rolls=_desperate_actions__rolls0,
+    texts=_desperate_actions__texts0,
+    watches=(
+        ('desperate', ((0, 0), (1, 0), (2, 0), (3, 0)), _desperate_actions__unread1),
+        ('fatigue_points_used', ((3, 1),), _desperate_actions__unread2),
+        ('fatigue_cost', ((3, 2),), _desperate_actions__unread3),
+        ('desperate_last_round', ((4, 0),), _desperate_actions__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule disarming, written out
 
 _disarming__said1: Final = note_of(_disarming__text1)
@@ -11047,22 +13462,28 @@ _disarming__said9: Final = note_of(_disarming__text5)
 _disarming__unread1: Final = Note(
     'disarming',
     '7. Disarming',
-    '`disarm_damage` had no effect: it is read only when disarm == strike_disarm',
+    '`disarm` had no effect: it is read only when disarm == grapple_disarm',
     kind='input',
 )
 _disarming__unread2: Final = Note(
     'disarming',
     '7. Disarming',
-    '`opponent_STR` had no effect: it is read only when disarm == strike_disarm',
+    '`disarm_damage` had no effect: it is read only when disarm == strike_disarm',
     kind='input',
 )
 _disarming__unread3: Final = Note(
     'disarming',
     '7. Disarming',
-    '`weapon_hit_points` had no effect: it is read only when disarm == strike_disarm',
+    '`opponent_STR` had no effect: it is read only when disarm == strike_disarm',
     kind='input',
 )
 _disarming__unread4: Final = Note(
+    'disarming',
+    '7. Disarming',
+    '`weapon_hit_points` had no effect: it is read only when disarm == strike_disarm',
+    kind='input',
+)
+_disarming__unread5: Final = Note(
     'disarming',
     '7. Disarming',
     '`disarm_suspected` had no effect: it is read only when disarm == strike_disarm',
@@ -11071,7 +13492,7 @@ _disarming__unread4: Final = Note(
 
 
 def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Disarming: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Disarming: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11098,10 +13519,10 @@ def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d4 = -1 if v['disarm'] == 'strike_disarm' else 0
     trace.append(TraceEntry(_disarming__roll1_trace, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_disarming[2]))
+        rolls.append(roll_of(s, _disarming__roll1_step))
     trace.append(TraceEntry(_disarming__roll2_trace, d4, v, e))
     if d4 < 0:
-        rolls.append(roll_of(s, _rule_disarming[3]))
+        rolls.append(roll_of(s, _disarming__roll2_step))
     d1 = -1 if v['disarm'] == 'grapple_disarm' else 0
     if v['disarm'] != 'strike_disarm':
         d6 = 0
@@ -11128,13 +13549,13 @@ def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     notes.append(_disarming__said8)
     notes.append(_disarming__said9)
     if 'disarm_damage' in given and d4 == 0 and d5 == 0:
-        notes.append(_disarming__unread1)
-    if 'opponent_STR' in given and d4 == 0:
         notes.append(_disarming__unread2)
-    if 'weapon_hit_points' in given and d5 == 0:
+    if 'opponent_STR' in given and d4 == 0:
         notes.append(_disarming__unread3)
-    if 'disarm_suspected' in given and d6 == 0 and d7 == 0:
+    if 'weapon_hit_points' in given and d5 == 0:
         notes.append(_disarming__unread4)
+    if 'disarm_suspected' in given and d6 == 0 and d7 == 0:
+        notes.append(_disarming__unread5)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('disarming',),
@@ -11157,6 +13578,67 @@ def _resolve_disarming(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _disarming__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['disarm'] == 'strike_disarm' else 0
+    out.append(((at, 1), 'disarming#3.1', d2, _disarming__mod1_trace, _disarming__mod1, 'difficult'))
+
+
+def _disarming__derive_weapon_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['disarm'] == 'strike_disarm' else 0
+    out.append(((at, 4), 'disarming#3.4', d5, _disarming__derive1_trace, _disarming__derive1, lambda: max(0, v['disarm_damage'] - v['weapon_hit_points'])))
+
+
+def _disarming__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['disarm'] == 'strike_disarm' else 0
+    d4 = -1 if v['disarm'] == 'strike_disarm' else 0
+    out.append(((at, 2), 'disarming#3.2', d3, _disarming__roll1_trace, _disarming__roll1, _disarming__roll1_step))
+    out.append(((at, 3), 'disarming#3.3', d4, _disarming__roll2_trace, _disarming__roll2, _disarming__roll2_step))
+
+
+def _disarming__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['disarm'] == 'grapple_disarm' else 0
+    if v['disarm'] != 'strike_disarm':
+        d6 = 0
+    elif v['disarm_suspected']:
+        d6 = 1
+    else:
+        d6 = -1
+    if v['disarm'] != 'strike_disarm':
+        d7 = 0
+    elif not v['disarm_suspected']:
+        d7 = 1
+    else:
+        d7 = -1
+    out.append(((at, 0), 'disarming#2.1', d1, _disarming__text1_trace, _disarming__text1, _disarming__said1))
+    out.append(((at, 5), 'disarming#3.5.1', d6, _disarming__text2_trace, _disarming__text2, _disarming__said6))
+    out.append(((at, 6), 'disarming#3.6.1', d7, _disarming__text3_trace, _disarming__text3, _disarming__said7))
+    out.append(((at, 7), 'disarming#4', -1, None, _disarming__text4, _disarming__said8))
+    out.append(((at, 8), 'disarming#5', -1, None, _disarming__text5, _disarming__said9))
+
+
+_disarming__code0: Final = RuleCode(
+    resolve=_resolve_disarming,
+    nodes=MappingProxyType({
+        'stat skill': _disarming__stat_skill0,
+        'derive weapon_damage': _disarming__derive_weapon_damage0,
+    }),
+    rolls=_disarming__rolls0,
+    texts=_disarming__texts0,
+    watches=(
+        ('disarm', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _disarming__unread1),
+        ('disarm_damage', ((3, 1), (4, 1)), _disarming__unread2),
+        ('opponent_STR', ((3, 1),), _disarming__unread3),
+        ('weapon_hit_points', ((4, 1),), _disarming__unread4),
+        ('disarm_suspected', ((5, 1), (6, 1)), _disarming__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule disease, written out
 
 _disease__said5: Final = note_of(_disease__text1)
@@ -11166,10 +13648,22 @@ _disease__said8: Final = note_of(_disease__text4)
 _disease__unread1: Final = Note(
     'disease',
     '7. Disease',
-    '`con_failures` had no effect: it is read only when diseased',
+    '`exposed_to_disease` had no effect: it is read only when exposed_to_disease',
     kind='input',
 )
 _disease__unread2: Final = Note(
+    'disease',
+    '7. Disease',
+    '`diseased` had no effect: it is read only when diseased',
+    kind='input',
+)
+_disease__unread3: Final = Note(
+    'disease',
+    '7. Disease',
+    '`con_failures` had no effect: it is read only when diseased',
+    kind='input',
+)
+_disease__unread4: Final = Note(
     'disease',
     '7. Disease',
     '`disease_type` had no effect: it is read only when diseased',
@@ -11178,7 +13672,7 @@ _disease__unread2: Final = Note(
 
 
 def _resolve_disease(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Disease: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Disease: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11212,12 +13706,12 @@ def _resolve_disease(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d1 = -1 if v['exposed_to_disease'] else 0
     trace.append(TraceEntry(_disease__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_disease[0]))
+        rolls.append(roll_of(s, _disease__roll1_step))
     notes: list[Note] = [_disease__said5, _disease__said6, _disease__said7, _disease__said8]
     if 'con_failures' in given and d2 == 0 and d3 == 0:
-        notes.append(_disease__unread1)
+        notes.append(_disease__unread3)
     if 'disease_type' in given and d4 == 0:
-        notes.append(_disease__unread2)
+        notes.append(_disease__unread4)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('disease',),
@@ -11240,6 +13734,178 @@ def _resolve_disease(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _disease__derive_severity0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['diseased'] else 0
+    out.append(((at, 1), 'disease#3.1', d2, _disease__derive1_trace, _disease__derive1, lambda: s.lookup('illness_severity', (v['con_failures'],), 'degree')))
+
+
+def _disease__derive_characteristic_loss0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['diseased'] else 0
+    out.append(((at, 2), 'disease#3.2', d3, _disease__derive2_trace, _disease__derive2, lambda: s.lookup('illness_severity', (v['con_failures'],), 'loss')))
+
+
+def _disease__derive_lost_characteristic0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['diseased'] else 0
+    out.append(((at, 3), 'disease#3.3', d4, _disease__derive3_trace, _disease__derive3, lambda: s.lookup('disease_types', (v['disease_type'],), 'characteristic')))
+
+
+def _disease__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['exposed_to_disease'] else 0
+    out.append(((at, 0), 'disease#2.1', d1, _disease__roll1_trace, _disease__roll1, _disease__roll1_step))
+
+
+def _disease__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'disease#4', -1, None, _disease__text1, _disease__said5))
+    out.append(((at, 5), 'disease#5', -1, None, _disease__text2, _disease__said6))
+    out.append(((at, 6), 'disease#6', -1, None, _disease__text3, _disease__said7))
+    out.append(((at, 7), 'disease#7', -1, None, _disease__text4, _disease__said8))
+
+
+_disease__code0: Final = RuleCode(
+    resolve=_resolve_disease,
+    nodes=MappingProxyType({
+        'derive severity': _disease__derive_severity0,
+        'derive characteristic_loss': _disease__derive_characteristic_loss0,
+        'derive lost_characteristic': _disease__derive_lost_characteristic0,
+    }),
+    rolls=_disease__rolls0,
+    texts=_disease__texts0,
+    watches=(
+        ('exposed_to_disease', ((0, 0),), _disease__unread1),
+        ('diseased', ((1, 0), (2, 0), (3, 0)), _disease__unread2),
+        ('con_failures', ((1, 1), (2, 1)), _disease__unread3),
+        ('disease_type', ((3, 1),), _disease__unread4),
+    ),
+    chains=False,
+)
+
+
+# rule disease_recovery, written out
+
+_disease_recovery__said3: Final = note_of(_disease_recovery__text1)
+_disease_recovery__said4: Final = note_of(_disease_recovery__text2)
+_disease_recovery__unread1: Final = Note(
+    'disease_recovery',
+    '7. Disease',
+    '`diseased` had no effect: it is read only when diseased',
+    kind='input',
+)
+_disease_recovery__unread2: Final = Note(
+    'disease_recovery',
+    '7. Disease',
+    '`disease_day` had no effect: it is read only when diseased',
+    kind='input',
+)
+_disease_recovery__unread3: Final = Note(
+    'disease_recovery',
+    '7. Disease',
+    '`recovery_fumbles` had no effect: it is read only when diseased',
+    kind='input',
+)
+_disease_recovery__unread4: Final = Note(
+    'disease_recovery',
+    '7. Disease',
+    '`strain` had no effect: it is read only when diseased',
+    kind='input',
+)
+_disease_recovery__unread5: Final = Note(
+    'disease_recovery',
+    '7. Disease',
+    '`CON` had no effect: it is read only when diseased',
+    kind='input',
+)
+
+
+def _resolve_disease_recovery(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Disease: recovery: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    derived: dict[str, Value] = {}
+    d1 = -1 if v['diseased'] else 0
+    trace.append(TraceEntry(_disease_recovery__derive1_trace, d1, v, e))
+    if d1 < 0:
+        e['recovery_multiplier'] = derived['recovery_multiplier'] = whole(max(0, v['disease_day'] - v['recovery_fumbles'] - v['strain']))
+    else:
+        e.wait('recovery_multiplier', lambda: whole(max(0, v['disease_day'] - v['recovery_fumbles'] - v['strain'])))
+    rolls: list[Roll] = []
+    d2 = -1 if v['diseased'] else 0
+    trace.append(TraceEntry(_disease_recovery__roll1_trace, d2, v, e))
+    if d2 < 0:
+        rolls.append(roll_of(s, _disease_recovery__roll1_step))
+    notes: list[Note] = [_disease_recovery__said3, _disease_recovery__said4]
+    if 'disease_day' in given and d1 == 0:
+        notes.append(_disease_recovery__unread2)
+    if 'recovery_fumbles' in given and d1 == 0:
+        notes.append(_disease_recovery__unread3)
+    if 'strain' in given and d1 == 0:
+        notes.append(_disease_recovery__unread4)
+    if 'CON' in given and d2 == 0:
+        notes.append(_disease_recovery__unread5)
+    return Resolution(
+        rulebook='spot_rules_a_to_e',
+        rules=('disease_recovery',),
+        inputs={
+            'CON': v['CON'],
+            'diseased': v['diseased'],
+            'disease_day': v['disease_day'],
+            'recovery_fumbles': v['recovery_fumbles'],
+            'strain': v['strain'],
+        },
+        stats={},
+        derived=derived,
+        modifiers=(),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+def _disease_recovery__derive_recovery_multiplier0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['diseased'] else 0
+    out.append(((at, 0), 'disease_recovery#2.1', d1, _disease_recovery__derive1_trace, _disease_recovery__derive1, lambda: max(0, v['disease_day'] - v['recovery_fumbles'] - v['strain'])))
+
+
+def _disease_recovery__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['diseased'] else 0
+    out.append(((at, 1), 'disease_recovery#2.2', d2, _disease_recovery__roll1_trace, _disease_recovery__roll1, _disease_recovery__roll1_step))
+
+
+def _disease_recovery__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'disease_recovery#4', -1, None, _disease_recovery__text1, _disease_recovery__said3))
+    out.append(((at, 3), 'disease_recovery#5', -1, None, _disease_recovery__text2, _disease_recovery__said4))
+
+
+_disease_recovery__code0: Final = RuleCode(
+    resolve=_resolve_disease_recovery,
+    nodes=MappingProxyType({
+        'derive recovery_multiplier': _disease_recovery__derive_recovery_multiplier0,
+    }),
+    rolls=_disease_recovery__rolls0,
+    texts=_disease_recovery__texts0,
+    watches=(
+        ('diseased', ((0, 0), (1, 0)), _disease_recovery__unread1),
+        ('disease_day', ((0, 1),), _disease_recovery__unread2),
+        ('recovery_fumbles', ((0, 1),), _disease_recovery__unread3),
+        ('strain', ((0, 1),), _disease_recovery__unread4),
+        ('CON', ((1, 1),), _disease_recovery__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule disengaging, written out
 
 _disengaging__said2: Final = restriction_of(_disengaging__text1)
@@ -11249,13 +13915,19 @@ _disengaging__said9: Final = note_of(_disengaging__text4)
 _disengaging__unread1: Final = Note(
     'disengaging',
     '7. Disengaging',
+    '`disengage` had no effect: it is read only when disengage == knockback_and_dodge',
+    kind='input',
+)
+_disengaging__unread2: Final = Note(
+    'disengaging',
+    '7. Disengaging',
     '`all_defenses_succeeded` had no effect: it is read only when disengage == fighting_withdrawal',
     kind='input',
 )
 
 
 def _resolve_disengaging(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Disengaging: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Disengaging: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11284,13 +13956,13 @@ def _resolve_disengaging(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d7 = -1 if v['disengage'] == 'turn_and_run' else 0
     trace.append(TraceEntry(_disengaging__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_disengaging[0]))
+        rolls.append(roll_of(s, _disengaging__roll1_step))
     trace.append(TraceEntry(_disengaging__roll2_trace, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_disengaging[2]))
+        rolls.append(roll_of(s, _disengaging__roll2_step))
     trace.append(TraceEntry(_disengaging__roll3_trace, d7, v, e))
     if d7 < 0:
-        rolls.append(roll_of(s, _rule_disengaging[6]))
+        rolls.append(roll_of(s, _disengaging__roll3_step))
     d2 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
     d6 = -1 if v['disengage'] == 'turn_and_run' else 0
     trace.append(TraceEntry(_disengaging__text1_trace, d2, v, e))
@@ -11302,7 +13974,7 @@ def _resolve_disengaging(v: dict[str, Any], given: frozenset[str]) -> Resolution
         restrictions.append(_disengaging__said6)
     notes: list[Note] = [_disengaging__said8, _disengaging__said9]
     if 'all_defenses_succeeded' in given and d4 == 0:
-        notes.append(_disengaging__unread1)
+        notes.append(_disengaging__unread2)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('disengaging',),
@@ -11323,14 +13995,68 @@ def _resolve_disengaging(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _disengaging__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['disengage'] == 'turn_and_run' else 0
+    out.append(((at, 4), 'disengaging#4.1', d5, _disengaging__mod1_trace, _disengaging__mod1, 'difficult'))
+
+
+def _disengaging__derive_disengaged0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
+    out.append(((at, 3), 'disengaging#3.3', d4, _disengaging__derive1_trace, _disengaging__derive1, lambda: v['all_defenses_succeeded']))
+
+
+def _disengaging__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['disengage'] == 'knockback_and_dodge' else 0
+    d3 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
+    d7 = -1 if v['disengage'] == 'turn_and_run' else 0
+    out.append(((at, 0), 'disengaging#2.1', d1, _disengaging__roll1_trace, _disengaging__roll1, _disengaging__roll1_step))
+    out.append(((at, 2), 'disengaging#3.2', d3, _disengaging__roll2_trace, _disengaging__roll2, _disengaging__roll2_step))
+    out.append(((at, 6), 'disengaging#4.3', d7, _disengaging__roll3_trace, _disengaging__roll3, _disengaging__roll3_step))
+
+
+def _disengaging__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['disengage'] == 'fighting_withdrawal' else 0
+    d6 = -1 if v['disengage'] == 'turn_and_run' else 0
+    out.append(((at, 1), 'disengaging#3.1', d2, _disengaging__text1_trace, _disengaging__text1, _disengaging__said2))
+    out.append(((at, 5), 'disengaging#4.2', d6, _disengaging__text2_trace, _disengaging__text2, _disengaging__said6))
+    out.append(((at, 7), 'disengaging#5', -1, None, _disengaging__text3, _disengaging__said8))
+    out.append(((at, 8), 'disengaging#6', -1, None, _disengaging__text4, _disengaging__said9))
+
+
+_disengaging__code0: Final = RuleCode(
+    resolve=_resolve_disengaging,
+    nodes=MappingProxyType({
+        'stat skill': _disengaging__stat_skill0,
+        'derive disengaged': _disengaging__derive_disengaged0,
+    }),
+    rolls=_disengaging__rolls0,
+    texts=_disengaging__texts0,
+    watches=(
+        ('disengage', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _disengaging__unread1),
+        ('all_defenses_succeeded', ((3, 1),), _disengaging__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule drawing_weapons, written out
 
 _drawing_weapons__said4: Final = note_of(_drawing_weapons__text1)
 _drawing_weapons__said5: Final = note_of(_drawing_weapons__text2)
+_drawing_weapons__unread1: Final = Note(
+    'drawing_weapons',
+    '7. Drawing or Exchanging a Weapon',
+    '`weapon_change` had no effect: it is read only when weapon_change != no_change; when base skill >= 101',
+    kind='input',
+)
 
 
 def _resolve_drawing_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Drawing or Exchanging a Weapon: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Drawing or Exchanging a Weapon: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11391,16 +14117,82 @@ def _resolve_drawing_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _drawing_weapons__stat_ready_ranks0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['weapon_change'] == 'no_change':
+        d1 = 0
+    elif not v['skill'] >= 101:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['weapon_change'] == 'no_change':
+        d2 = 0
+    elif v['skill'] >= 101:
+        d2 = 1
+    elif v['weapon_change'] != 'exchange':
+        d2 = 2
+    else:
+        d2 = -1
+    if v['weapon_change'] == 'no_change':
+        d3 = 0
+    elif v['skill'] >= 101:
+        d3 = 1
+    elif v['weapon_change'] != 'drop_and_draw':
+        d3 = 2
+    else:
+        d3 = -1
+    out.append(((at, 0), 'drawing_weapons#2.1.1', d1, _drawing_weapons__mod1_trace, _drawing_weapons__mod1, 0))
+    out.append(((at, 1), 'drawing_weapons#2.1else.1.1', d2, _drawing_weapons__mod2_trace, _drawing_weapons__mod2, 10))
+    out.append(((at, 2), 'drawing_weapons#2.1else.2.1', d3, _drawing_weapons__mod3_trace, _drawing_weapons__mod3, 5))
+
+
+def _drawing_weapons__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'drawing_weapons#3', -1, None, _drawing_weapons__text1, _drawing_weapons__said4))
+    out.append(((at, 4), 'drawing_weapons#4', -1, None, _drawing_weapons__text2, _drawing_weapons__said5))
+
+
+_drawing_weapons__code0: Final = RuleCode(
+    resolve=_resolve_drawing_weapons,
+    nodes=MappingProxyType({
+        'stat ready_ranks': _drawing_weapons__stat_ready_ranks0,
+    }),
+    rolls=None,
+    texts=_drawing_weapons__texts0,
+    watches=(
+        ('weapon_change', ((0, 0), (1, 0), (2, 0)), _drawing_weapons__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule enclosed_environments, written out
 
 _enclosed_environments__said2: Final = note_of(_enclosed_environments__text1)
 _enclosed_environments__said4: Final = note_of(_enclosed_environments__text2)
 _enclosed_environments__said5: Final = note_of(_enclosed_environments__text3)
 _enclosed_environments__said6: Final = note_of(_enclosed_environments__text4)
+_enclosed_environments__unread1: Final = Note(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    '`space` had no effect: it is read only when space == under_one_meter and not ranged_weapon; when weapon_SIZ > 1.5',
+    kind='input',
+)
+_enclosed_environments__unread2: Final = Note(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    '`ranged_weapon` had no effect: it is read only when space == under_one_meter and not ranged_weapon; when weapon_SIZ > 1.5',
+    kind='input',
+)
+_enclosed_environments__unread3: Final = Note(
+    'enclosed_environments',
+    '7. Enclosed Environments',
+    '`weapon_SIZ` had no effect: it is read only when space == under_one_meter and not ranged_weapon',
+    kind='input',
+)
 
 
 def _resolve_enclosed_environments(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Enclosed Environments: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Enclosed Environments: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11456,13 +14248,62 @@ def _resolve_enclosed_environments(v: dict[str, Any], given: frozenset[str]) -> 
     )
 
 
+def _enclosed_environments__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['space'] == 'under_one_meter' and not v['ranged_weapon']):
+        d1 = 0
+    elif not v['weapon_SIZ'] > Fraction(3, 2):
+        d1 = 1
+    else:
+        d1 = -1
+    d3 = -1 if v['space'] == 'under_half_meter' and v['weapon_SIZ'] >= 1 else 0
+    out.append(((at, 0), 'enclosed_environments#2.1.1', d1, _enclosed_environments__mod1_trace, _enclosed_environments__mod1, 'difficult'))
+    out.append(((at, 2), 'enclosed_environments#3.1', d3, _enclosed_environments__mod2_trace, _enclosed_environments__mod2, 'difficult'))
+
+
+def _enclosed_environments__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['space'] == 'under_one_meter' and not v['ranged_weapon']):
+        d2 = 0
+    elif not v['weapon_SIZ'] >= Fraction(5, 2):
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 1), 'enclosed_environments#2.2.1', d2, _enclosed_environments__text1_trace, _enclosed_environments__text1, _enclosed_environments__said2))
+    out.append(((at, 3), 'enclosed_environments#4', -1, None, _enclosed_environments__text2, _enclosed_environments__said4))
+    out.append(((at, 4), 'enclosed_environments#5', -1, None, _enclosed_environments__text3, _enclosed_environments__said5))
+    out.append(((at, 5), 'enclosed_environments#6', -1, None, _enclosed_environments__text4, _enclosed_environments__said6))
+
+
+_enclosed_environments__code0: Final = RuleCode(
+    resolve=_resolve_enclosed_environments,
+    nodes=MappingProxyType({
+        'stat skill': _enclosed_environments__stat_skill0,
+    }),
+    rolls=None,
+    texts=_enclosed_environments__texts0,
+    watches=(
+        ('space', ((0, 0), (1, 0), (2, 0)), _enclosed_environments__unread1),
+        ('ranged_weapon', ((0, 0), (1, 0)), _enclosed_environments__unread2),
+        ('weapon_SIZ', ((0, 1), (1, 1), (2, 0)), _enclosed_environments__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule entangling, written out
 
 _entangling__said3: Final = note_of(_entangling__text1)
+_entangling__unread1: Final = Note(
+    'entangling',
+    '7. Entangling',
+    '`entangle` had no effect: it is read only when entangle',
+    kind='input',
+)
 
 
 def _resolve_entangling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Entangling: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Entangling: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11481,7 +14322,7 @@ def _resolve_entangling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if v['entangle'] else 0
     trace.append(TraceEntry(_entangling__roll1_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_entangling[1]))
+        rolls.append(roll_of(s, _entangling__roll1_step))
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('entangling',),
@@ -11497,54 +14338,84 @@ def _resolve_entangling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _entangling__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['entangle'] else 0
+    out.append(((at, 0), 'entangling#2.1', d1, _entangling__mod1_trace, _entangling__mod1, 'difficult'))
+
+
+def _entangling__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['entangle'] else 0
+    out.append(((at, 1), 'entangling#2.2', d2, _entangling__roll1_trace, _entangling__roll1, _entangling__roll1_step))
+
+
+def _entangling__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'entangling#3', -1, None, _entangling__text1, _entangling__said3))
+
+
+_entangling__code0: Final = RuleCode(
+    resolve=_resolve_entangling,
+    nodes=MappingProxyType({
+        'stat skill': _entangling__stat_skill0,
+    }),
+    rolls=_entangling__rolls0,
+    texts=_entangling__texts0,
+    watches=(
+        ('entangle', ((0, 0), (1, 0)), _entangling__unread1),
+    ),
+    chains=False,
+)
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    parts={
-        'skill_roll': _rule_skill_roll,
-        'characteristic_roll': _rule_characteristic_roll,
-        'resistance_roll': _rule_resistance_roll,
-        'acid': _rule_acid,
-        'aerial_combat': _rule_aerial_combat,
-        'aimed_attacks': _rule_aimed_attacks,
-        'aim_bonus': _rule_aim_bonus,
-        'targeting_specific_area': _rule_targeting_specific_area,
-        'taking_more_time': _rule_taking_more_time,
-        'ambushes': _rule_ambushes,
-        'area_attacks': _rule_area_attacks,
-        'armor_damaged': _rule_armor_damaged,
-        'aura_attacks': _rule_aura_attacks,
-        'autofire': _rule_autofire,
-        'backstabs': _rule_backstabs,
-        'big_and_little_targets': _rule_big_and_little_targets,
-        'both_sides_surprised': _rule_both_sides_surprised,
-        'broken_weapons': _rule_broken_weapons,
-        'chases': _rule_chases,
-        'range_track_attacks': _rule_range_track_attacks,
-        'chases_on_foot': _rule_chases_on_foot,
-        'vehicular_chases': _rule_vehicular_chases,
-        'maneuver_penalty': _rule_maneuver_penalty,
-        'maneuvers': _rule_maneuvers,
-        'vehicle_damage': _rule_vehicle_damage,
-        'skill_roll_modifiers': _rule_skill_roll_modifiers,
-        'individual_actions': _rule_individual_actions,
-        'chase_trouble_effects': _rule_chase_trouble_effects,
-        'asphyxiation': _rule_asphyxiation,
-        'choking': _rule_choking,
-        'close_combat': _rule_close_combat,
-        'closing': _rule_closing,
-        'cold_exposure_hunger_thirst': _rule_cold_exposure_hunger_thirst,
-        'cover': _rule_cover,
-        'darkness': _rule_darkness,
-        'desperate_actions': _rule_desperate_actions,
-        'disarming': _rule_disarming,
-        'disease': _rule_disease,
-        'disease_recovery': _rule_disease_recovery,
-        'disengaging': _rule_disengaging,
-        'drawing_weapons': _rule_drawing_weapons,
-        'enclosed_environments': _rule_enclosed_environments,
-        'entangling': _rule_entangling,
+    code={
+        'skill_roll': _skill_roll__code0,
+        'characteristic_roll': _characteristic_roll__code0,
+        'resistance_roll': _resistance_roll__code0,
+        'acid': _acid__code0,
+        'aerial_combat': _aerial_combat__code0,
+        'aimed_attacks': _aimed_attacks__code0,
+        'aim_bonus': _aim_bonus__code0,
+        'taking_more_time': _taking_more_time__code0,
+        'targeting_specific_area': _targeting_specific_area__code0,
+        'ambushes': _ambushes__code0,
+        'area_attacks': _area_attacks__code0,
+        'armor_damaged': _armor_damaged__code0,
+        'aura_attacks': _aura_attacks__code0,
+        'autofire': _autofire__code0,
+        'backstabs': _backstabs__code0,
+        'big_and_little_targets': _big_and_little_targets__code0,
+        'both_sides_surprised': _both_sides_surprised__code0,
+        'broken_weapons': _broken_weapons__code0,
+        'chases': _chases__code0,
+        'range_track_attacks': _range_track_attacks__code0,
+        'chases_on_foot': _chases_on_foot__code0,
+        'vehicular_chases': _vehicular_chases__code0,
+        'maneuvers': _maneuvers__code0,
+        'vehicle_damage': _vehicle_damage__code0,
+        'maneuver_penalty': _maneuver_penalty__code0,
+        'skill_roll_modifiers': _skill_roll_modifiers__code0,
+        'individual_actions': _individual_actions__code0,
+        'chase_trouble_effects': _chase_trouble_effects__code0,
+        'asphyxiation': _asphyxiation__code0,
+        'choking': _choking__code0,
+        'close_combat': _close_combat__code0,
+        'closing': _closing__code0,
+        'cold_exposure_hunger_thirst': _cold_exposure_hunger_thirst__code0,
+        'cover': _cover__code0,
+        'darkness': _darkness__code0,
+        'desperate_actions': _desperate_actions__code0,
+        'disarming': _disarming__code0,
+        'disease': _disease__code0,
+        'disease_recovery': _disease_recovery__code0,
+        'disengaging': _disengaging__code0,
+        'drawing_weapons': _drawing_weapons__code0,
+        'enclosed_environments': _enclosed_environments__code0,
+        'entangling': _entangling__code0,
     },
     tables={'roll_bonus': _table_roll_bonus, 'autofire_hits': _table_autofire_hits, 'chase_steps': _table_chase_steps, 'range_track': _table_range_track, 'maneuver_modifier': _table_maneuver_modifier, 'chase_trouble': _table_chase_trouble, 'breath_by_round': _table_breath_by_round, 'asphyxiation_damage': _table_asphyxiation_damage, 'illness_severity': _table_illness_severity, 'disease_types': _table_disease_types, },
     grades=(Grade('easy', 1, 'mul', Fraction(2, 1), None), Grade('difficult', -1, 'div', Fraction(2, 1), 'up'), Grade('one_fifth', -2, 'div', Fraction(5, 1), 'up'), Grade('impossible', None, 'set', Fraction(0, 1), None), ),
@@ -11606,47 +14477,6 @@ _BOOK: Final = Book(
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',
-    straight={
-        'skill_roll': _resolve_skill_roll,
-        'characteristic_roll': _resolve_characteristic_roll,
-        'resistance_roll': _resolve_resistance_roll,
-        'acid': _resolve_acid,
-        'aerial_combat': _resolve_aerial_combat,
-        'aimed_attacks': _resolve_aimed_attacks,
-        'aim_bonus': _resolve_aim_bonus,
-        'targeting_specific_area': _resolve_targeting_specific_area,
-        'ambushes': _resolve_ambushes,
-        'area_attacks': _resolve_area_attacks,
-        'armor_damaged': _resolve_armor_damaged,
-        'aura_attacks': _resolve_aura_attacks,
-        'autofire': _resolve_autofire,
-        'backstabs': _resolve_backstabs,
-        'big_and_little_targets': _resolve_big_and_little_targets,
-        'both_sides_surprised': _resolve_both_sides_surprised,
-        'broken_weapons': _resolve_broken_weapons,
-        'chases': _resolve_chases,
-        'range_track_attacks': _resolve_range_track_attacks,
-        'chases_on_foot': _resolve_chases_on_foot,
-        'vehicular_chases': _resolve_vehicular_chases,
-        'vehicle_damage': _resolve_vehicle_damage,
-        'maneuver_penalty': _resolve_maneuver_penalty,
-        'skill_roll_modifiers': _resolve_skill_roll_modifiers,
-        'individual_actions': _resolve_individual_actions,
-        'chase_trouble_effects': _resolve_chase_trouble_effects,
-        'choking': _resolve_choking,
-        'close_combat': _resolve_close_combat,
-        'closing': _resolve_closing,
-        'cold_exposure_hunger_thirst': _resolve_cold_exposure_hunger_thirst,
-        'cover': _resolve_cover,
-        'darkness': _resolve_darkness,
-        'desperate_actions': _resolve_desperate_actions,
-        'disarming': _resolve_disarming,
-        'disease': _resolve_disease,
-        'disengaging': _resolve_disengaging,
-        'drawing_weapons': _resolve_drawing_weapons,
-        'enclosed_environments': _resolve_enclosed_environments,
-        'entangling': _resolve_entangling,
-    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -11935,6 +14765,22 @@ def taking_more_time(
     - as aim_bonus
     - as targeting_specific_area
     """
+    if (
+        type(skill) is int and 0 <= skill <= 200
+        and type(aim_ranks) is int and 0 <= aim_ranks <= 50
+        and type(beyond_double_range) is bool
+        and type(target_area) is bool
+        and type(unarmored_area) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'skill': skill,
+            'aim_ranks': aim_ranks,
+            'beyond_double_range': beyond_double_range,
+            'target_area': target_area,
+            'unarmored_area': unarmored_area,
+        }
+        return _resolve_taking_more_time(values, changed(('aim_ranks', aim_ranks, 0), ('unarmored_area', unarmored_area, False)))
     return resolve_rule(
         _BOOK,
         'taking_more_time',
@@ -13203,7 +16049,8 @@ def roll_bonus(
 
     Looked up by command_roll.
     """
-    return resolve_rule(_BOOK, 'roll_bonus', (command_roll,))
+    given: dict[str, object] = {'command_roll': command_roll}
+    return resolve_with(_BOOK, ('roll_bonus',), given, signature=True)
 
 @inputs_by_name
 def autofire_hits(*, shots: int = 3) -> Resolution:
@@ -13211,7 +16058,8 @@ def autofire_hits(*, shots: int = 3) -> Resolution:
 
     Looked up by shots.
     """
-    return resolve_rule(_BOOK, 'autofire_hits', (shots,))
+    given: dict[str, object] = {'shots': shots}
+    return resolve_with(_BOOK, ('autofire_hits',), given, signature=True)
 
 @inputs_by_name
 def chase_steps(
@@ -13222,7 +16070,8 @@ def chase_steps(
 
     Looked up by chase_result.
     """
-    return resolve_rule(_BOOK, 'chase_steps', (chase_result,))
+    given: dict[str, object] = {'chase_result': chase_result}
+    return resolve_with(_BOOK, ('chase_steps',), given, signature=True)
 
 @inputs_by_name
 def range_track(
@@ -13233,7 +16082,8 @@ def range_track(
 
     Looked up by chase_range.
     """
-    return resolve_rule(_BOOK, 'range_track', (chase_range,))
+    given: dict[str, object] = {'chase_range': chase_range}
+    return resolve_with(_BOOK, ('range_track',), given, signature=True)
 
 @inputs_by_name
 def maneuver_modifier(
@@ -13244,7 +16094,8 @@ def maneuver_modifier(
 
     Looked up by maneuver.
     """
-    return resolve_rule(_BOOK, 'maneuver_modifier', (maneuver,))
+    given: dict[str, object] = {'maneuver': maneuver}
+    return resolve_with(_BOOK, ('maneuver_modifier',), given, signature=True)
 
 @inputs_by_name
 def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Resolution:
@@ -13263,7 +16114,8 @@ def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
 
     Looked up by asphyxiation_round.
     """
-    return resolve_rule(_BOOK, 'breath_by_round', (asphyxiation_round,))
+    given: dict[str, object] = {'asphyxiation_round': asphyxiation_round}
+    return resolve_with(_BOOK, ('breath_by_round',), given, signature=True)
 
 @inputs_by_name
 def asphyxiation_damage(
@@ -13274,7 +16126,8 @@ def asphyxiation_damage(
 
     Looked up by substance.
     """
-    return resolve_rule(_BOOK, 'asphyxiation_damage', (substance,))
+    given: dict[str, object] = {'substance': substance}
+    return resolve_with(_BOOK, ('asphyxiation_damage',), given, signature=True)
 
 @inputs_by_name
 def illness_severity(*, con_failures: int = 0) -> Resolution:
@@ -13282,7 +16135,8 @@ def illness_severity(*, con_failures: int = 0) -> Resolution:
 
     Looked up by con_failures.
     """
-    return resolve_rule(_BOOK, 'illness_severity', (con_failures,))
+    given: dict[str, object] = {'con_failures': con_failures}
+    return resolve_with(_BOOK, ('illness_severity',), given, signature=True)
 
 @inputs_by_name
 def disease_types(
@@ -13293,7 +16147,8 @@ def disease_types(
 
     Looked up by disease_type.
     """
-    return resolve_rule(_BOOK, 'disease_types', (disease_type,))
+    given: dict[str, object] = {'disease_type': disease_type}
+    return resolve_with(_BOOK, ('disease_types',), given, signature=True)
 
 __all__ = [
     'IMPASSABLE',

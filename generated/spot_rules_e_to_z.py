@@ -53,7 +53,11 @@ from dsl.runtime.base import (  # noqa: E402
 from dsl.runtime.book import (  # noqa: E402
     Book,
     CachedScope,
+    Scope,
     Settled,
+)
+from dsl.runtime.chains import (  # noqa: E402
+    chains_of,
 )
 from dsl.runtime.dice import (  # noqa: E402
     clamp_dice,
@@ -68,6 +72,7 @@ from dsl.runtime.resolve import (  # noqa: E402
     resolve_rule,
     resolve_with,
     restriction_of,
+    rolls_counted,
     within,
 )
 from dsl.runtime.rolls import (  # noqa: E402
@@ -82,14 +87,16 @@ from dsl.runtime.settle import (  # noqa: E402
     settle_held,
 )
 from dsl.runtime.specs import (  # noqa: E402
+    Candidate,
     DeriveSpec,
     Grade,
     ModSpec,
     RollSpec,
+    RollStep,
     RowSpec,
+    RuleCode,
     SequenceSpec,
     StatOrder,
-    Step,
     TableSpec,
     TextSpec,
     TierSpec,
@@ -297,15 +304,8 @@ _attack__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_attack__roll1_step: Final = RollStep(_attack__roll1, lambda s: (s.e['skill'], 0, None, 0), ())
 _attack__roll1_trace: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
-
-_rule_attack: Final[tuple[Step, ...]] = (
-    Step('roll', _attack__roll1, (), _attack__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
-)
-"""The roll (7. Spot Rules).
-
-- roll hit: d100 <= skill
-"""
 
 # rule explosions
 
@@ -490,30 +490,6 @@ _explosions__text6_trace: Final = TraceSpec(
     (),
 )
 
-_rule_explosions: Final[tuple[Step, ...]] = (
-    Step('mod', _explosions__mod1, (lambda s: s.v['demolition'] == 'strengthened',), _explosions__mod1_trace, Fraction(3) / 2, (('demolition', 0),)),
-    Step('mod', _explosions__mod2, (lambda s: s.v['demolition'] == 'weakened',), _explosions__mod2_trace, 2, (('demolition', 0),)),
-    Step('derive', _explosions__derive1, (), _explosions__derive1_trace, lambda s: max(0, round_value(Fraction(s.v['distance']) / 2, 'up') - 1), (('distance', 0),)),
-    Step('derive', _explosions__derive2, (), _explosions__derive2_trace, lambda s: s.v['distance'] <= s.v['blast_radius'] and s.e['lost'] < s.e['blast_dice'], (('distance', 0), ('blast_radius', 0))),
-    Step('derive', _explosions__derive3, (lambda s: s.e['caught'],), _explosions__derive3_trace, lambda s: Dice.pool(int(s.e['blast_dice'] - s.e['lost']), 6), ()),
-    Step('derive', _explosions__derive4, (lambda s: s.e['caught'],), _explosions__derive4_trace, lambda s: Dice(((1, 4),)), ()),
-    Step('text', _explosions__text1, (lambda s: s.e['caught'],), _explosions__text1_trace, None, ()),
-    Step('text', _explosions__text2, (lambda s: s.e['caught'],), _explosions__text2_trace, None, ()),
-    Step('text', _explosions__text3, (), _explosions__text3_trace, None, ()),
-    Step('text', _explosions__text4, (), _explosions__text4_trace, None, ()),
-    Step('text', _explosions__text5, (), _explosions__text5_trace, None, ()),
-    Step('text', _explosions__text6, (), _explosions__text6_trace, None, ()),
-)
-"""Explosions (Explosions).
-
-- blast_dice * 3 / 2 round down (when demolition == strengthened)
-- blast_dice / 2 round up (when demolition == weakened)
-- derive lost = max(0, (distance / 2 round up) - 1)
-- derive caught = distance <= blast_radius and lost < blast_dice
-- derive blast = (blast_dice - lost) d6 (when caught)
-- derive blast_locations = d4 (when caught)
-"""
-
 # rule point_blank_range
 
 _point_blank_range__mod1: Final = ModSpec(
@@ -624,23 +600,6 @@ _point_blank_range__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_point_blank_range: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('point_blank_range', 'Point-blank Range', 'as attack', (), ())),
-    Step('mod', _point_blank_range__mod1, (lambda s: s.v['target_range'] <= s.v['reach'], lambda s: s.v['missile_kind'] in ('bow', 'thrown')), _point_blank_range__mod1_trace, 'difficult', (('target_range', 0), ('reach', 0), ('missile_kind', 1))),
-    Step('mod', _point_blank_range__mod2, (lambda s: s.v['target_range'] <= s.v['reach'], lambda s: s.v['missile_kind'] not in ('bow', 'thrown')), _point_blank_range__mod2_trace, 'easy', (('target_range', 0), ('reach', 0), ('missile_kind', 1))),
-    Step('text', _point_blank_range__text1, (lambda s: s.v['target_range'] <= s.v['reach'],), _point_blank_range__text1_trace, None, (('target_range', 0), ('reach', 0))),
-    Step('mod', _point_blank_range__mod3, (lambda s: not s.v['target_range'] <= s.v['reach'], lambda s: s.v['target_range'] * 3 <= s.v['DEX']), _point_blank_range__mod3_trace, 'easy', (('target_range', 0), ('reach', 0), ('DEX', 1))),
-    Step('text', _point_blank_range__text2, (), _point_blank_range__text2_trace, None, ()),
-    Step('text', _point_blank_range__text3, (), _point_blank_range__text3_trace, None, ()),
-)
-"""Point-blank Range (Point-blank Range).
-
-- as attack
-- skill is difficult (when target_range <= reach; when missile_kind in {bow, thrown})
-- skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
-- skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
-"""
 
 # rule extended_range
 
@@ -788,30 +747,6 @@ _extended_range__text4_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_extended_range: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('extended_range', 'Extended Range', 'as attack', (), ())),
-    Step('part', 'point_blank_range', (), TraceSpec('extended_range', 'Extended Range', 'as point_blank_range', (), ())),
-    Step('mod', _extended_range__mod1, (lambda s: s.v['target_range'] > s.v['base_range'] and s.v['target_range'] <= 2 * s.v['base_range'],), _extended_range__mod1_trace, 'difficult', (('target_range', 0), ('base_range', 0))),
-    Step('mod', _extended_range__mod2, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['hand_propelled']), _extended_range__mod2_trace, 'impossible', (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
-    Step('text', _extended_range__text1, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['hand_propelled']), _extended_range__text1_trace, None, (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
-    Step('mod', _extended_range__mod3, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['target_range'] > 4 * s.v['base_range']), _extended_range__mod3_trace, 'impossible', (('target_range', 0), ('base_range', 0))),
-    Step('text', _extended_range__text2, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: s.v['target_range'] > 4 * s.v['base_range']), _extended_range__text2_trace, None, (('target_range', 0), ('base_range', 0))),
-    Step('mod', _extended_range__mod4, (lambda s: s.v['target_range'] > 2 * s.v['base_range'], lambda s: not (s.v['hand_propelled'] or s.v['target_range'] > 4 * s.v['base_range'])), _extended_range__mod4_trace, 'one_fifth', (('target_range', 0), ('base_range', 0), ('hand_propelled', 1))),
-    Step('text', _extended_range__text3, (), _extended_range__text3_trace, None, ()),
-    Step('text', _extended_range__text4, (), _extended_range__text4_trace, None, ()),
-)
-"""Extended Range (Extended Range).
-
-- as attack
-- as point_blank_range
-- skill is difficult (when target_range > base_range and target_range <= 2 * base_range)
-- skill is impossible (when target_range > 2 * base_range; when hand_propelled)
-- cannot hit beyond double base range with a small hand-propelled weapon (when target_range > 2 * base_range; when hand_propelled)
-- skill is impossible (when target_range > 2 * base_range; when target_range > 4 * base_range)
-- cannot hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
-- skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
-"""
 
 # rule falling
 
@@ -1056,36 +991,6 @@ _falling__text6_trace: Final = TraceSpec(
     (),
 )
 
-_rule_falling: Final[tuple[Step, ...]] = (
-    Step('mod', _falling__mod1, (lambda s: s.v['thrown_down'],), _falling__mod1_trace, 2, (('thrown_down', 0),)),
-    Step('mod', _falling__mod2, (lambda s: s.v['SIZ'] <= 5,), _falling__mod2_trace, -1, (('SIZ', 0),)),
-    Step('mod', _falling__mod3, (lambda s: s.v['SIZ'] > 20,), _falling__mod3_trace, lambda s: round_value(Fraction(s.v['SIZ'] - 1) / 20, 'down'), (('SIZ', 0),)),
-    Step('mod', _falling__mod4, (), _falling__mod4_trace, 0, ()),
-    Step('derive', _falling__derive1, (lambda s: s.e['fall_dice'] > 0,), _falling__derive1_trace, lambda s: Dice.pool(int(s.e['fall_dice']), 6), ()),
-    Step('derive', _falling__derive2, (lambda s: s.v['fall_distance'] <= 3,), _falling__derive2_trace, lambda s: round_value(Fraction(s.v['armor']) / 2, 'up'), (('fall_distance', 0), ('armor', 1))),
-    Step('derive', _falling__derive3, (lambda s: not s.v['fall_distance'] <= 3,), _falling__derive3_trace, lambda s: 0, (('fall_distance', 0),)),
-    Step('derive', _falling__derive4, (lambda s: s.e['fall_dice'] > 0,), _falling__derive4_trace, lambda s: clamp_dice('max', s.e['fall_damage'].plus(-s.e['fall_armor']), 0), ()),
-    Step('derive', _falling__derive5, (lambda s: s.v['stake'],), _falling__derive5_trace, lambda s: Dice(((1, 10),)).plus(1), (('stake', 0),)),
-    Step('text', _falling__text1, (lambda s: s.v['stake'],), _falling__text1_trace, None, (('stake', 0),)),
-    Step('text', _falling__text2, (), _falling__text2_trace, None, ()),
-    Step('text', _falling__text3, (), _falling__text3_trace, None, ()),
-    Step('text', _falling__text4, (), _falling__text4_trace, None, ()),
-    Step('text', _falling__text5, (), _falling__text5_trace, None, ()),
-    Step('text', _falling__text6, (), _falling__text6_trace, None, ()),
-)
-"""Falling (Falling).
-
-- fall_dice * 2 round down (when thrown_down)
-- fall_dice -1 (when SIZ <= 5)
-- fall_dice +(SIZ - 1) / 20 round down (when SIZ > 20)
-- fall_dice min 0
-- derive fall_damage = fall_dice d6 (when fall_dice > 0)
-- derive fall_armor = armor / 2 round up (when fall_distance <= 3)
-- derive fall_armor = 0 (unless fall_distance <= 3)
-- derive fall_taken = max(fall_damage - fall_armor, 0) (when fall_dice > 0)
-- derive stake_damage = d10 + 1 (when stake)
-"""
-
 # rule fighting_while_down
 
 _fighting_while_down__mod1: Final = ModSpec(
@@ -1209,25 +1114,6 @@ _fighting_while_down__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_fighting_while_down: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('fighting_while_down', 'Fighting While Down', 'as attack', (), ())),
-    Step('mod', _fighting_while_down__mod1, (lambda s: s.v['actor_prone'],), _fighting_while_down__mod1_trace, 'difficult', (('actor_prone', 0),)),
-    Step('text', _fighting_while_down__text1, (lambda s: s.v['actor_prone'],), _fighting_while_down__text1_trace, None, (('actor_prone', 0),)),
-    Step('text', _fighting_while_down__text2, (lambda s: s.v['actor_prone'], lambda s: s.v['two_handed']), _fighting_while_down__text2_trace, None, (('actor_prone', 0), ('two_handed', 1))),
-    Step('text', _fighting_while_down__text3, (lambda s: s.v['actor_prone'], lambda s: s.v['action'] == 'dodge'), _fighting_while_down__text3_trace, None, (('actor_prone', 0), ('action', 1))),
-    Step('mod', _fighting_while_down__mod2, (lambda s: s.v['target_prone'],), _fighting_while_down__mod2_trace, 'easy', (('target_prone', 0),)),
-    Step('text', _fighting_while_down__text4, (), _fighting_while_down__text4_trace, None, ()),
-    Step('text', _fighting_while_down__text5, (), _fighting_while_down__text5_trace, None, ()),
-)
-"""Fighting While Down (Fighting While Down).
-
-- as attack
-- skill is difficult (when actor_prone)
-- cannot add a damage modifier while down (when actor_prone)
-- cannot attack with a two-handed weapon while down (when actor_prone; when two_handed)
-- skill is easy (when target_prone)
-"""
-
 # rule fire_and_heat
 
 _fire_and_heat__derive1: Final = DeriveSpec(
@@ -1276,6 +1162,11 @@ _fire_and_heat__roll1: Final = RollSpec(
     notes=(),
     condition='when fire in {torch, campfire} and clothed_unarmored',
 )
+_fire_and_heat__roll1_step: Final = RollStep(
+    _fire_and_heat__roll1,
+    lambda s: (s.e['luck'], 0, None, 0),
+    (),
+)
 _fire_and_heat__roll1_trace: Final = TraceSpec(
     'fire_and_heat',
     'Fire and Heat',
@@ -1300,6 +1191,11 @@ _fire_and_heat__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when fire == bonfire',
+)
+_fire_and_heat__roll2_step: Final = RollStep(
+    _fire_and_heat__roll2,
+    lambda s: (s.v['POW'], 0, None, 0),
+    (),
 )
 _fire_and_heat__roll2_trace: Final = TraceSpec(
     'fire_and_heat',
@@ -1356,6 +1252,11 @@ _fire_and_heat__roll3: Final = RollSpec(
     notes=(),
     condition='when burn_damage > hit_points / 4 round up',
 )
+_fire_and_heat__roll3_step: Final = RollStep(
+    _fire_and_heat__roll3,
+    lambda s: (s.e['luck'], 0, None, 0),
+    (),
+)
 _fire_and_heat__roll3_trace: Final = TraceSpec(
     'fire_and_heat',
     'Fire and Heat',
@@ -1380,6 +1281,11 @@ _fire_and_heat__roll4: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when extinguishing',
+)
+_fire_and_heat__roll4_step: Final = RollStep(
+    _fire_and_heat__roll4,
+    lambda s: (s.e['luck'], 0, None, 0),
+    (),
 )
 _fire_and_heat__roll4_trace: Final = TraceSpec(
     'fire_and_heat',
@@ -1468,32 +1374,6 @@ _fire_and_heat__text6_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_fire_and_heat: Final[tuple[Step, ...]] = (
-    Step('derive', _fire_and_heat__derive1, (), _fire_and_heat__derive1_trace, lambda s: s.lookup('fire_sources', (s.v['fire'],), 'damage'), (('fire', 0),)),
-    Step('derive', _fire_and_heat__derive2, (), _fire_and_heat__derive2_trace, lambda s: s.lookup('fire_sources', (s.v['fire'],), 'locations'), (('fire', 0),)),
-    Step('roll', _fire_and_heat__roll1, (lambda s: s.v['fire'] in ('torch', 'campfire') and s.v['clothed_unarmored'],), _fire_and_heat__roll1_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('fire', 0), ('clothed_unarmored', 0))),
-    Step('roll', _fire_and_heat__roll2, (lambda s: s.v['fire'] == 'bonfire',), _fire_and_heat__roll2_trace, (lambda s: (s.v['POW'], 0, None, 0), ()), (('fire', 0), ('POW', 1))),
-    Step('derive', _fire_and_heat__derive3, (lambda s: s.v['fire'] == 'intense',), _fire_and_heat__derive3_trace, lambda s: Dice(((1, 6),)), (('fire', 0),)),
-    Step('text', _fire_and_heat__text1, (lambda s: s.v['fire'] == 'burning_building',), _fire_and_heat__text1_trace, None, (('fire', 0),)),
-    Step('roll', _fire_and_heat__roll3, (lambda s: s.v['burn_damage'] > round_value(Fraction(s.v['hit_points']) / 4, 'up'),), _fire_and_heat__roll3_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('burn_damage', 0), ('hit_points', 0))),
-    Step('roll', _fire_and_heat__roll4, (lambda s: s.v['extinguishing'],), _fire_and_heat__roll4_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('extinguishing', 0),)),
-    Step('text', _fire_and_heat__text2, (lambda s: s.v['extinguishing'],), _fire_and_heat__text2_trace, None, (('extinguishing', 0),)),
-    Step('text', _fire_and_heat__text3, (), _fire_and_heat__text3_trace, None, ()),
-    Step('text', _fire_and_heat__text4, (), _fire_and_heat__text4_trace, None, ()),
-    Step('text', _fire_and_heat__text5, (), _fire_and_heat__text5_trace, None, ()),
-    Step('text', _fire_and_heat__text6, (), _fire_and_heat__text6_trace, None, ()),
-)
-"""Fire and Heat (Fire and Heat).
-
-- derive fire_damage = fire_sources[fire].damage
-- derive fire_locations = fire_sources[fire].locations
-- roll catch_fire: d100 <= luck (when fire in {torch, campfire} and clothed_unarmored)
-- roll catch_fire_bonfire: d100 <= POW (when fire == bonfire)
-- derive aflame_damage = d6 (when fire == intense)
-- roll burn_luck: d100 <= luck (when burn_damage > hit_points / 4 round up)
-- roll extinguish: d100 <= luck (when extinguishing)
-"""
 
 # rule firing_into_combat
 
@@ -1660,29 +1540,6 @@ _firing_into_combat__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_firing_into_combat: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('firing_into_combat', 'Firing Into Combat', 'as attack', (), ())),
-    Step('mod', _firing_into_combat__mod1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), _firing_into_combat__mod1_trace, -20, (('into_combat', 0), ('extra_bodies', 0))),
-    Step('derive', _firing_into_combat__derive1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), _firing_into_combat__derive1_trace, lambda s: min(20, s.v['skill']), (('into_combat', 0), ('extra_bodies', 0))),
-    Step('text', _firing_into_combat__text1, (lambda s: s.v['into_combat'] and s.v['extra_bodies'] == 0,), _firing_into_combat__text1_trace, None, (('into_combat', 0), ('extra_bodies', 0))),
-    Step('mod', _firing_into_combat__mod2, (lambda s: s.v['engaged'],), _firing_into_combat__mod2_trace, 'difficult', (('engaged', 0),)),
-    Step('mod', _firing_into_combat__mod3, (lambda s: s.v['both_close'],), _firing_into_combat__mod3_trace, 'easy', (('both_close', 0),)),
-    Step('mod', _firing_into_combat__mod4, (lambda s: s.v['extra_bodies'] > 0,), _firing_into_combat__mod4_trace, lambda s: 5 * s.v['extra_bodies'], (('extra_bodies', 0),)),
-    Step('text', _firing_into_combat__text2, (lambda s: s.v['extra_bodies'] > 0,), _firing_into_combat__text2_trace, None, (('extra_bodies', 0),)),
-    Step('mod', _firing_into_combat__mod5, (), _firing_into_combat__mod5_trace, 0, ()),
-    Step('text', _firing_into_combat__text3, (), _firing_into_combat__text3_trace, None, ()),
-)
-"""Firing Into Combat (Firing Into Combat).
-
-- as attack
-- skill -20% (when into_combat and extra_bodies == 0)
-- derive stray_band = min(20, base skill) (when into_combat and extra_bodies == 0)
-- skill is difficult (when engaged)
-- skill is easy (when both_close)
-- skill +5% per extra_bodies (when extra_bodies > 0)
-- skill min 0
-"""
-
 # rule fortified_positions
 
 _fortified_positions__mod1: Final = ModSpec(
@@ -1774,22 +1631,6 @@ _fortified_positions__text3_trace: Final = TraceSpec(
     (('fortified',),),
 )
 
-_rule_fortified_positions: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('fortified_positions', 'Fortified Positions', 'as attack', (), ())),
-    Step('mod', _fortified_positions__mod1, (lambda s: s.v['fortified'] == 'behind_fortification',), _fortified_positions__mod1_trace, 'difficult', (('fortified', 0),)),
-    Step('text', _fortified_positions__text1, (lambda s: s.v['fortified'] == 'behind_fortification',), _fortified_positions__text1_trace, None, (('fortified', 0),)),
-    Step('mod', _fortified_positions__mod2, (lambda s: s.v['fortified'] == 'crouched_behind', lambda s: s.v['attack_kind'] == 'missile'), _fortified_positions__mod2_trace, 'impossible', (('fortified', 0), ('attack_kind', 1))),
-    Step('text', _fortified_positions__text2, (lambda s: s.v['fortified'] == 'crouched_behind', lambda s: s.v['attack_kind'] == 'missile'), _fortified_positions__text2_trace, None, (('fortified', 0), ('attack_kind', 1))),
-    Step('text', _fortified_positions__text3, (lambda s: s.v['fortified'] == 'crouched_behind',), _fortified_positions__text3_trace, None, (('fortified', 0),)),
-)
-"""Fortified Positions (Fortified Positions).
-
-- as attack
-- skill is difficult (when fortified == behind_fortification)
-- skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
-- cannot hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
-"""
-
 # trait improvised_wear
 
 _improvised_wear__derive1: Final = DeriveSpec(
@@ -1823,15 +1664,6 @@ _improvised_wear__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_improvised_wear: Final[tuple[Step, ...]] = (
-    Step('derive', _improvised_wear__derive1, (), _improvised_wear__derive1_trace, lambda s: max(1, s.v['parried_damage'] - s.v['weapon_hp']), (('parried_damage', 0), ('weapon_hp', 0))),
-    Step('text', _improvised_wear__text1, (), _improvised_wear__text1_trace, None, ()),
-)
-"""Wear of improvised weapons (Improvised Parrying Weapons).
-
-- derive weapon_wear = max(1, parried_damage - weapon_hp)
-"""
-
 # rule improvised_weapons
 
 _improvised_weapons__text1: Final = TextSpec(
@@ -1850,15 +1682,6 @@ _improvised_weapons__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_improvised_weapons: Final[tuple[Step, ...]] = (
-    Step('part', 'improvised_wear', (), TraceSpec('improvised_weapons', 'Improvised Weapons', 'as improvised_wear', (), ())),
-    Step('text', _improvised_weapons__text1, (), _improvised_weapons__text1_trace, None, ()),
-)
-"""Improvised Weapons (Improvised Weapons).
-
-- as improvised_wear
-"""
 
 # rule improvised_parrying_weapons
 
@@ -1957,22 +1780,6 @@ _improvised_parrying_weapons__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_improvised_parrying_weapons: Final[tuple[Step, ...]] = (
-    Step('part', 'improvised_wear', (), TraceSpec('improvised_parrying_weapons', 'Improvised Parrying Weapons', 'as improvised_wear', (), ())),
-    Step('derive', _improvised_parrying_weapons__derive1, (), _improvised_parrying_weapons__derive1_trace, lambda s: max(round_value(Fraction(s.v['weapon_base']) / 2, 'up'), 20), (('weapon_base', 0),)),
-    Step('text', _improvised_parrying_weapons__text1, (lambda s: s.v['weapon_enc'] == 0,), _improvised_parrying_weapons__text1_trace, None, (('weapon_enc', 0),)),
-    Step('text', _improvised_parrying_weapons__text2, (), _improvised_parrying_weapons__text2_trace, None, ()),
-    Step('text', _improvised_parrying_weapons__text3, (), _improvised_parrying_weapons__text3_trace, None, ()),
-    Step('text', _improvised_parrying_weapons__text4, (), _improvised_parrying_weapons__text4_trace, None, ()),
-    Step('text', _improvised_parrying_weapons__text5, (), _improvised_parrying_weapons__text5_trace, None, ()),
-)
-"""Improvised Parrying Weapons (Improvised Parrying Weapons).
-
-- as improvised_wear
-- derive parry_base = max(weapon_base / 2 round up, 20)
-- cannot parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
-"""
-
 # rule knockback
 
 _knockback__mod1: Final = ModSpec(
@@ -2033,6 +1840,11 @@ _knockback__roll1: Final = RollSpec(
     notes=(),
     condition='when mount_siz > 0',
 )
+_knockback__roll1_step: Final = RollStep(
+    _knockback__roll1,
+    lambda s: (s.v['ride'], 0, None, 0),
+    (),
+)
 _knockback__roll1_trace: Final = TraceSpec(
     'knockback',
     'Knockback',
@@ -2057,6 +1869,11 @@ _knockback__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='unless from_above',
+)
+_knockback__roll2_step: Final = RollStep(
+    _knockback__roll2,
+    lambda s: (s.e['knock_siz'], s.v['knockback_damage']),
+    (),
 )
 _knockback__roll2_trace: Final = TraceSpec(
     'knockback',
@@ -2112,6 +1929,11 @@ _knockback__roll3: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_knockback__roll3_step: Final = RollStep(
+    _knockback__roll3,
+    lambda s: (s.e['agility'], 0, None, 0),
+    (),
 )
 _knockback__roll3_trace: Final = TraceSpec('knockback', 'Knockback', 'roll stay_standing', (), ())
 _knockback__text2: Final = TextSpec(
@@ -2178,29 +2000,6 @@ _knockback__text5_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_knockback: Final[tuple[Step, ...]] = (
-    Step('mod', _knockback__mod1, (lambda s: s.v['mount_siz'] > 0 and s.v['kept_seat'],), _knockback__mod1_trace, lambda s: s.v['mount_siz'], (('mount_siz', 0), ('kept_seat', 0))),
-    Step('mod', _knockback__mod2, (lambda s: s.v['half_siz_threshold'],), _knockback__mod2_trace, 2, (('half_siz_threshold', 0),)),
-    Step('roll', _knockback__roll1, (lambda s: s.v['mount_siz'] > 0,), _knockback__roll1_trace, (lambda s: (s.v['ride'], 0, None, 0), ()), (('mount_siz', 0), ('ride', 1))),
-    Step('roll', _knockback__roll2, (lambda s: not s.v['from_above'],), _knockback__roll2_trace, (lambda s: (s.e['knock_siz'], s.v['knockback_damage']), ()), (('from_above', 0), ('knockback_damage', 1))),
-    Step('derive', _knockback__derive1, (lambda s: not s.v['from_above'],), _knockback__derive1_trace, lambda s: round_value(Fraction(max(0, s.v['knockback_damage'] - s.e['knock_siz'])) / 5, 'down'), (('from_above', 0), ('knockback_damage', 1))),
-    Step('text', _knockback__text1, (lambda s: not s.v['from_above'], lambda s: s.v['mount_siz'] > 0 and not s.v['kept_seat']), _knockback__text1_trace, None, (('from_above', 0), ('mount_siz', 1), ('kept_seat', 1))),
-    Step('roll', _knockback__roll3, (), _knockback__roll3_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
-    Step('text', _knockback__text2, (lambda s: s.v['from_above'],), _knockback__text2_trace, None, (('from_above', 0),)),
-    Step('text', _knockback__text3, (), _knockback__text3_trace, None, ()),
-    Step('text', _knockback__text4, (), _knockback__text4_trace, None, ()),
-    Step('text', _knockback__text5, (), _knockback__text5_trace, None, ()),
-)
-"""Knockback (Knockback).
-
-- knock_siz +mount_siz (when mount_siz > 0 and kept_seat)
-- knock_siz / 2 round up (when half_siz_threshold)
-- roll keep_seat: d100 <= ride (when mount_siz > 0)
-- roll resist_knockback: resist knock_siz vs knockback_damage (unless from_above)
-- derive knocked_meters = max(0, knockback_damage - knock_siz) / 5 round down (unless from_above)
-- roll stay_standing: d100 <= agility
-"""
 
 # rule knockout_attacks
 
@@ -2303,23 +2102,6 @@ _knockout_attacks__text4_trace: Final = TraceSpec(
     (),
 )
 
-_rule_knockout_attacks: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('knockout_attacks', 'Knockout Attacks', 'as attack', (), ())),
-    Step('mod', _knockout_attacks__mod1, (), _knockout_attacks__mod1_trace, 'difficult', ()),
-    Step('text', _knockout_attacks__text1, (lambda s: not s.v['headed'],), _knockout_attacks__text1_trace, None, (('headed', 0),)),
-    Step('derive', _knockout_attacks__derive1, (lambda s: s.v['wound'] == 'major',), _knockout_attacks__derive1_trace, lambda s: Dice(((1, 10),)).plus(10), (('wound', 0),)),
-    Step('text', _knockout_attacks__text2, (lambda s: s.v['wound'] == 'major',), _knockout_attacks__text2_trace, None, (('wound', 0),)),
-    Step('text', _knockout_attacks__text3, (lambda s: s.v['wound'] != 'major',), _knockout_attacks__text3_trace, None, (('wound', 0),)),
-    Step('text', _knockout_attacks__text4, (), _knockout_attacks__text4_trace, None, ()),
-)
-"""Knockout Attacks (Knockout Attacks).
-
-- as attack
-- skill is difficult
-- cannot knock out a being without a clearly defined head (unless headed)
-- derive knocked_out = d10 + 10 (when wound == major)
-"""
-
 # rule light_sources
 
 _light_sources__derive1: Final = DeriveSpec(
@@ -2353,6 +2135,11 @@ _light_sources__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when light_distance >= 100 and light in {long_candle, short_candle}',
+)
+_light_sources__roll1_step: Final = RollStep(
+    _light_sources__roll1,
+    lambda s: (s.v['spot'], 0, None, 0),
+    (),
 )
 _light_sources__roll1_trace: Final = TraceSpec(
     'light_sources',
@@ -2398,6 +2185,11 @@ _light_sources__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when light_dropped',
+)
+_light_sources__roll2_step: Final = RollStep(
+    _light_sources__roll2,
+    lambda s: (s.e['luck'], 0, None, 0),
+    (),
 )
 _light_sources__roll2_trace: Final = TraceSpec(
     'light_sources',
@@ -2455,25 +2247,6 @@ _light_sources__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_light_sources: Final[tuple[Step, ...]] = (
-    Step('derive', _light_sources__derive1, (), _light_sources__derive1_trace, lambda s: s.lookup('light_burn_time', (s.v['light'],), 'value'), (('light', 0),)),
-    Step('roll', _light_sources__roll1, (lambda s: s.v['light_distance'] >= 100 and s.v['light'] in ('long_candle', 'short_candle'),), _light_sources__roll1_trace, (lambda s: (s.v['spot'], 0, None, 0), ()), (('light_distance', 0), ('light', 0), ('spot', 1))),
-    Step('part', 'attack', (lambda s: s.v['careful_light'],), TraceSpec('light_sources', 'Light Sources', 'as attack', ('when careful_light',), (('careful_light',),))),
-    Step('mod', _light_sources__mod1, (lambda s: s.v['careful_light'],), _light_sources__mod1_trace, 'difficult', (('careful_light', 0),)),
-    Step('roll', _light_sources__roll2, (lambda s: s.v['light_dropped'],), _light_sources__roll2_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('light_dropped', 0),)),
-    Step('text', _light_sources__text1, (), _light_sources__text1_trace, None, ()),
-    Step('text', _light_sources__text2, (), _light_sources__text2_trace, None, ()),
-    Step('text', _light_sources__text3, (), _light_sources__text3_trace, None, ()),
-)
-"""Light Sources (Light Sources).
-
-- derive burn_time = light_burn_time[light]
-- roll see_light: d100 <= spot (when light_distance >= 100 and light in {long_candle, short_candle})
-- as attack (when careful_light)
-- skill is difficult (when careful_light)
-- roll keeps_burning: d100 <= luck (when light_dropped)
-"""
-
 # rule mass_combat
 
 _mass_combat__roll1: Final = RollSpec(
@@ -2493,6 +2266,11 @@ _mass_combat__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when immersed',
+)
+_mass_combat__roll1_step: Final = RollStep(
+    _mass_combat__roll1,
+    lambda s: (s.e['luck'], 0, None, 0),
+    (),
 )
 _mass_combat__roll1_trace: Final = TraceSpec(
     'mass_combat',
@@ -2519,6 +2297,11 @@ _mass_combat__roll2: Final = RollSpec(
     notes=(),
     condition='when side_pot > 0 and enemy_pot > 0',
 )
+_mass_combat__roll2_step: Final = RollStep(
+    _mass_combat__roll2,
+    lambda s: (s.v['side_pot'], s.v['enemy_pot']),
+    (),
+)
 _mass_combat__roll2_trace: Final = TraceSpec(
     'mass_combat',
     'Mass Combat',
@@ -2542,17 +2325,6 @@ _mass_combat__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_mass_combat: Final[tuple[Step, ...]] = (
-    Step('roll', _mass_combat__roll1, (lambda s: s.v['immersed'],), _mass_combat__roll1_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('immersed', 0),)),
-    Step('roll', _mass_combat__roll2, (lambda s: s.v['side_pot'] > 0 and s.v['enemy_pot'] > 0,), _mass_combat__roll2_trace, (lambda s: (s.v['side_pot'], s.v['enemy_pot']), ()), (('side_pot', 0), ('enemy_pot', 0))),
-    Step('text', _mass_combat__text1, (), _mass_combat__text1_trace, None, ()),
-)
-"""Mass Combat (Mass Combat).
-
-- roll mass_luck: d100 <= luck (when immersed)
-- roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
-"""
 
 # rule missile_fire_while_moving
 
@@ -2705,27 +2477,6 @@ _missile_fire_while_moving__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_missile_fire_while_moving: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('missile_fire_while_moving', 'Missile Fire While Moving', 'as attack', (), ())),
-    Step('mod', _missile_fire_while_moving__mod1, (lambda s: s.v['moving'] == 'mounted',), _missile_fire_while_moving__mod1_trace, lambda s: s.v['ride'], (('moving', 0), ('ride', 1))),
-    Step('mod', _missile_fire_while_moving__mod2, (lambda s: s.v['moving'] == 'running',), _missile_fire_while_moving__mod2_trace, lambda s: s.e['agility'], (('moving', 0),)),
-    Step('mod', _missile_fire_while_moving__mod3, (lambda s: s.v['moving'] == 'leaping',), _missile_fire_while_moving__mod3_trace, lambda s: s.v['jump'], (('moving', 0), ('jump', 1))),
-    Step('mod', _missile_fire_while_moving__mod4, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'sideways' and s.v['missile_kind'] != 'bow'), _missile_fire_while_moving__mod4_trace, 'difficult', (('moving', 0), ('fire_direction', 1), ('missile_kind', 1))),
-    Step('mod', _missile_fire_while_moving__mod5, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'behind'), _missile_fire_while_moving__mod5_trace, 'one_fifth', (('moving', 0), ('fire_direction', 1))),
-    Step('text', _missile_fire_while_moving__text1, (lambda s: s.v['moving'] != 'still', lambda s: s.v['fire_direction'] == 'behind'), _missile_fire_while_moving__text1_trace, None, (('moving', 0), ('fire_direction', 1))),
-    Step('text', _missile_fire_while_moving__text2, (), _missile_fire_while_moving__text2_trace, None, ()),
-    Step('text', _missile_fire_while_moving__text3, (), _missile_fire_while_moving__text3_trace, None, ()),
-)
-"""Missile Fire While Moving (Missile Fire While Moving).
-
-- as attack
-- skill max ride (when moving == mounted)
-- skill max agility (when moving == running)
-- skill max jump (when moving == leaping)
-- skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
-- skill is one_fifth (when moving != still; when fire_direction == behind)
-"""
-
 # rule superior_position
 
 _superior_position__mod1: Final = ModSpec(
@@ -2795,20 +2546,6 @@ _superior_position__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_superior_position: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('superior_position', 'Superior/Inferior Positions', 'as attack', (), ())),
-    Step('mod', _superior_position__mod1, (lambda s: s.v['superior'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), _superior_position__mod1_trace, 10, (('superior', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
-    Step('derive', _superior_position__derive1, (lambda s: s.v['superior'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), _superior_position__derive1_trace, lambda s: 1, (('superior', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
-    Step('text', _superior_position__text1, (), _superior_position__text1_trace, None, ()),
-    Step('text', _superior_position__text2, (), _superior_position__text2_trace, None, ()),
-)
-"""Superior/Inferior Positions (Superior/Inferior Positions).
-
-- as attack
-- skill +10% (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
-- derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
-"""
-
 # trait attack[superior=target_on_foot]
 
 _attack__part19__roll1: Final = RollSpec(
@@ -2829,12 +2566,12 @@ _attack__part19__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
-_attack__part19__roll1_trace: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
-
-_rule_attack__part19: Final[tuple[Step, ...]] = (
-    Step('roll', _attack__part19__roll1, (), _attack__part19__roll1_trace, (lambda s: (s.e['skill'], 0, None, 0), ()), ()),
+_attack__part19__roll1_step: Final = RollStep(
+    _attack__part19__roll1,
+    lambda s: (s.e['skill'], 0, None, 0),
+    (),
 )
-"""attack as composed with superior=target_on_foot."""
+_attack__part19__roll1_trace: Final = TraceSpec('attack', '7. Spot Rules', 'roll hit', (), ())
 
 # rule superior_position[superior=target_on_foot]
 
@@ -2904,15 +2641,6 @@ _superior_position__part20__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_superior_position__part20: Final[tuple[Step, ...]] = (
-    Step('part', 'attack[superior=target_on_foot]', (), TraceSpec('superior_position', 'Superior/Inferior Positions', 'as attack', (), ())),
-    Step('mod', _superior_position__part20__mod1, (lambda s: s.v['target_on_foot'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), _superior_position__part20__mod1_trace, 10, (('target_on_foot', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
-    Step('derive', _superior_position__part20__derive1, (lambda s: s.v['target_on_foot'] and s.v['action'] in ('attack', 'parry'), lambda s: not (s.v['opponent_long_weapon'] and not s.v['long_weapon'])), _superior_position__part20__derive1_trace, lambda s: 1, (('target_on_foot', 0), ('action', 0), ('opponent_long_weapon', 1), ('long_weapon', 1))),
-    Step('text', _superior_position__part20__text1, (), _superior_position__part20__text1_trace, None, ()),
-    Step('text', _superior_position__part20__text2, (), _superior_position__part20__text2_trace, None, ()),
-)
-"""superior_position as composed with superior=target_on_foot."""
 
 # rule mounted_combat
 
@@ -3036,6 +2764,11 @@ _mounted_combat__roll1: Final = RollSpec(
     notes=(),
     condition='when spurring',
 )
+_mounted_combat__roll1_step: Final = RollStep(
+    _mounted_combat__roll1,
+    lambda s: (s.v['ride'], 0, None, 0),
+    (),
+)
 _mounted_combat__roll1_trace: Final = TraceSpec(
     'mounted_combat',
     'Mounted Combat',
@@ -3060,6 +2793,11 @@ _mounted_combat__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when spurring',
+)
+_mounted_combat__roll2_step: Final = RollStep(
+    _mounted_combat__roll2,
+    lambda s: (s.v['POW'], s.v['mount_POW']),
+    (),
 )
 _mounted_combat__roll2_trace: Final = TraceSpec(
     'mounted_combat',
@@ -3086,6 +2824,11 @@ _mounted_combat__roll3: Final = RollSpec(
     notes=(),
     condition='when falling_from_mount',
 )
+_mounted_combat__roll3_step: Final = RollStep(
+    _mounted_combat__roll3,
+    lambda s: (s.e['luck'], 0, None, 0),
+    (),
+)
 _mounted_combat__roll3_trace: Final = TraceSpec(
     'mounted_combat',
     'Mounted Combat',
@@ -3110,6 +2853,11 @@ _mounted_combat__roll4: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when falling_from_mount',
+)
+_mounted_combat__roll4_step: Final = RollStep(
+    _mounted_combat__roll4,
+    lambda s: (s.v['stamina'], 0, None, 0),
+    (),
 )
 _mounted_combat__roll4_trace: Final = TraceSpec(
     'mounted_combat',
@@ -3166,37 +2914,6 @@ _mounted_combat__text6_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_mounted_combat: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('mounted_combat', 'Mounted Combat', 'as attack', (), ())),
-    Step('mod', _mounted_combat__mod1, (lambda s: s.v['mounted'],), _mounted_combat__mod1_trace, lambda s: s.v['ride'], (('mounted', 0), ('ride', 1))),
-    Step('mod', _mounted_combat__mod2, (lambda s: s.v['mounted'], lambda s: s.v['action'] == 'dodge'), _mounted_combat__mod2_trace, 'difficult', (('mounted', 0), ('action', 1))),
-    Step('part', 'superior_position[superior=target_on_foot]', (lambda s: s.v['mounted'],), TraceSpec('mounted_combat', 'Mounted Combat', 'as superior_position', ('when mounted',), (('mounted',),))),
-    Step('text', _mounted_combat__text1, (lambda s: s.v['mounted'],), _mounted_combat__text1_trace, None, (('mounted', 0),)),
-    Step('derive', _mounted_combat__derive1, (lambda s: s.v['mounted'], lambda s: s.v['target_on_foot']), _mounted_combat__derive1_trace, lambda s: Dice(((1, 10),)).plus(10), (('mounted', 0), ('target_on_foot', 1))),
-    Step('text', _mounted_combat__text2, (lambda s: s.v['mounted'],), _mounted_combat__text2_trace, None, (('mounted', 0),)),
-    Step('text', _mounted_combat__text3, (lambda s: s.v['mounted'],), _mounted_combat__text3_trace, None, (('mounted', 0),)),
-    Step('roll', _mounted_combat__roll1, (lambda s: s.v['spurring'],), _mounted_combat__roll1_trace, (lambda s: (s.v['ride'], 0, None, 0), ()), (('spurring', 0), ('ride', 1))),
-    Step('roll', _mounted_combat__roll2, (lambda s: s.v['spurring'],), _mounted_combat__roll2_trace, (lambda s: (s.v['POW'], s.v['mount_POW']), ()), (('spurring', 0), ('POW', 1), ('mount_POW', 1))),
-    Step('roll', _mounted_combat__roll3, (lambda s: s.v['falling_from_mount'],), _mounted_combat__roll3_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('falling_from_mount', 0),)),
-    Step('roll', _mounted_combat__roll4, (lambda s: s.v['falling_from_mount'],), _mounted_combat__roll4_trace, (lambda s: (s.v['stamina'], 0, None, 0), ()), (('falling_from_mount', 0), ('stamina', 1))),
-    Step('text', _mounted_combat__text4, (), _mounted_combat__text4_trace, None, ()),
-    Step('text', _mounted_combat__text5, (), _mounted_combat__text5_trace, None, ()),
-    Step('text', _mounted_combat__text6, (), _mounted_combat__text6_trace, None, ()),
-)
-"""Mounted Combat (Mounted Combat).
-
-- as attack
-- skill max ride (when mounted)
-- skill is difficult (when mounted; when action == dodge)
-- as superior_position with superior=target_on_foot (when mounted)
-- cannot use two-handed polearms or large shields while mounted (when mounted)
-- derive mounted_hit_location = d10 + 10 (when mounted; when target_on_foot)
-- roll spur_ride: d100 <= ride (when spurring)
-- roll spur_will: resist POW vs mount_POW (when spurring)
-- roll fall_luck: d100 <= luck (when falling_from_mount)
-- roll fall_stamina: d100 <= stamina (when falling_from_mount)
-"""
 
 # rule natural_weapons
 
@@ -3303,23 +3020,6 @@ _natural_weapons__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_natural_weapons: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('natural_weapons', 'Natural Weapons', 'as attack', (), ())),
-    Step('mod', _natural_weapons__mod1, (lambda s: s.v['natural_weapon'] in ('bite', 'horn'),), _natural_weapons__mod1_trace, Dice(((1, 3),)), (('natural_weapon', 0),)),
-    Step('mod', _natural_weapons__mod2, (lambda s: s.v['natural_weapon'] not in ('bite', 'horn'),), _natural_weapons__mod2_trace, Dice(((1, 6),)), (('natural_weapon', 0),)),
-    Step('derive', _natural_weapons__derive1, (), _natural_weapons__derive1_trace, lambda s: s.e['natural_damage'].plus(s.e['damage_bonus']), ()),
-    Step('text', _natural_weapons__text1, (), _natural_weapons__text1_trace, None, ()),
-    Step('text', _natural_weapons__text2, (), _natural_weapons__text2_trace, None, ()),
-    Step('text', _natural_weapons__text3, (), _natural_weapons__text3_trace, None, ()),
-)
-"""Natural Weapons (Natural Weapons).
-
-- as attack
-- natural_damage = d3 (when natural_weapon in {bite, horn})
-- natural_damage = d6 (unless natural_weapon in {bite, horn})
-- derive natural_total = natural_damage + damage_bonus
-"""
-
 # rule poisons
 
 _poisons__roll1: Final = RollSpec(
@@ -3340,6 +3040,7 @@ _poisons__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_poisons__roll1_step: Final = RollStep(_poisons__roll1, lambda s: (s.v['CON'], s.e['POT']), ())
 _poisons__roll1_trace: Final = TraceSpec('poisons', 'Poisons', 'roll resist_poison', (), ())
 _poisons__derive1: Final = DeriveSpec(
     key='poisons#3',
@@ -3403,22 +3104,6 @@ _poisons__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_poisons: Final[tuple[Step, ...]] = (
-    Step('roll', _poisons__roll1, (), _poisons__roll1_trace, (lambda s: (s.v['CON'], s.e['POT']), ()), (('CON', 0),)),
-    Step('derive', _poisons__derive1, (), _poisons__derive1_trace, lambda s: s.e['POT'], ()),
-    Step('derive', _poisons__derive2, (), _poisons__derive2_trace, lambda s: round_value(Fraction(s.e['POT']) / 2, 'up'), ()),
-    Step('derive', _poisons__derive3, (), _poisons__derive3_trace, lambda s: s.lookup('poison_delay', (s.v['poison_speed'],), 'value'), (('poison_speed', 0),)),
-    Step('text', _poisons__text1, (), _poisons__text1_trace, None, ()),
-    Step('text', _poisons__text2, (), _poisons__text2_trace, None, ()),
-)
-"""Poisons (Poisons).
-
-- roll resist_poison: resist CON vs POT
-- derive poison_damage = POT
-- derive poison_damage_resisted = POT / 2 round up
-- derive poison_onset = poison_delay[poison_speed]
-"""
 
 # rule poison_antidotes
 
@@ -3494,20 +3179,6 @@ _poison_antidotes__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_poison_antidotes: Final[tuple[Step, ...]] = (
-    Step('mod', _poison_antidotes__mod1, (), _poison_antidotes__mod1_trace, lambda s: -s.v['antidote_pot'], (('antidote_pot', 0),)),
-    Step('mod', _poison_antidotes__mod2, (), _poison_antidotes__mod2_trace, 0, ()),
-    Step('part', 'poisons', (), TraceSpec('poison_antidotes', 'Poison Antidotes', 'as poisons', (), ())),
-    Step('text', _poison_antidotes__text1, (), _poison_antidotes__text1_trace, None, ()),
-    Step('text', _poison_antidotes__text2, (), _poison_antidotes__text2_trace, None, ()),
-)
-"""Poison Antidotes (Poison Antidotes).
-
-- POT -antidote_pot
-- POT min 0
-- as poisons
-"""
 
 # rule prone
 
@@ -3724,32 +3395,6 @@ _prone__text7_trace: Final = TraceSpec(
     (),
 )
 
-_rule_prone: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('prone', 'Prone', 'as attack', (), ())),
-    Step('mod', _prone__mod1, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'hand_to_hand'), _prone__mod1_trace, 'easy', (('target_prone', 0), ('attack_kind', 1))),
-    Step('mod', _prone__mod2, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['target_range'] <= 2 * s.v['base_range']), _prone__mod2_trace, 'easy', (('target_prone', 0), ('attack_kind', 1), ('target_range', 1), ('base_range', 1))),
-    Step('mod', _prone__mod3, (lambda s: s.v['target_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['target_range'] > 2 * s.v['base_range']), _prone__mod3_trace, 'difficult', (('target_prone', 0), ('attack_kind', 1), ('target_range', 1), ('base_range', 1))),
-    Step('mod', _prone__mod4, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'hand_to_hand' or s.v['action'] in ('parry', 'dodge')), _prone__mod4_trace, 'difficult', (('actor_prone', 0), ('attack_kind', 1), ('action', 1))),
-    Step('text', _prone__text1, (lambda s: s.v['actor_prone'],), _prone__text1_trace, None, (('actor_prone', 0),)),
-    Step('text', _prone__text2, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['action'] == 'attack', lambda s: s.v['missile_kind'] == 'bow'), _prone__text2_trace, None, (('actor_prone', 0), ('attack_kind', 1), ('action', 1), ('missile_kind', 2))),
-    Step('mod', _prone__mod5, (lambda s: s.v['actor_prone'], lambda s: s.v['attack_kind'] == 'missile' and s.v['action'] == 'attack', lambda s: s.v['voluntarily_prone'] and s.v['missile_kind'] in ('firearm', 'energy', 'crossbow')), _prone__mod5_trace, 10, (('actor_prone', 0), ('attack_kind', 1), ('action', 1), ('voluntarily_prone', 2), ('missile_kind', 2))),
-    Step('text', _prone__text3, (lambda s: s.v['actor_prone'], lambda s: s.v['getting_up']), _prone__text3_trace, None, (('actor_prone', 0), ('getting_up', 1))),
-    Step('text', _prone__text4, (), _prone__text4_trace, None, ()),
-    Step('text', _prone__text5, (), _prone__text5_trace, None, ()),
-    Step('text', _prone__text6, (), _prone__text6_trace, None, ()),
-    Step('text', _prone__text7, (), _prone__text7_trace, None, ()),
-)
-"""Prone (Prone).
-
-- as attack
-- skill is easy (when target_prone; when attack_kind == hand_to_hand)
-- skill is easy (when target_prone; when attack_kind == missile and target_range <= 2 * base_range)
-- skill is difficult (when target_prone; when attack_kind == missile and target_range > 2 * base_range)
-- skill is difficult (when actor_prone; when attack_kind == hand_to_hand or action in {parry, dodge})
-- cannot add a positive damage modifier while prone (when actor_prone)
-- skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
-"""
-
 # rule pulling_blows
 
 _pulling_blows__mod1: Final = ModSpec(
@@ -3841,19 +3486,6 @@ _pulling_blows__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_pulling_blows: Final[tuple[Step, ...]] = (
-    Step('mod', _pulling_blows__mod1, (), _pulling_blows__mod1_trace, lambda s: -s.v['pull_steps'], (('pull_steps', 0),)),
-    Step('mod', _pulling_blows__mod2, (), _pulling_blows__mod2_trace, lambda s: -s.v['pull_dice'], (('pull_dice', 0),)),
-    Step('text', _pulling_blows__text1, (), _pulling_blows__text1_trace, None, ()),
-    Step('text', _pulling_blows__text2, (), _pulling_blows__text2_trace, None, ()),
-    Step('text', _pulling_blows__text3, (), _pulling_blows__text3_trace, None, ()),
-)
-"""Pulling Blows (Pulling Blows).
-
-- damage -pull_steps steps
-- damage -pull_dice dice
-"""
-
 # rule quickdraws
 
 _quickdraws__roll1: Final = RollSpec(
@@ -3873,6 +3505,11 @@ _quickdraws__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='unless after_exchange',
+)
+_quickdraws__roll1_step: Final = RollStep(
+    _quickdraws__roll1,
+    lambda s: (s.v['spot'] * 2, 0, None, 0),
+    (),
 )
 _quickdraws__roll1_trace: Final = TraceSpec(
     'quickdraws',
@@ -3898,6 +3535,11 @@ _quickdraws__roll2: Final = RollSpec(
     ties=None,
     notes=('Only if the Spot roll succeeded; the other retaliates on their next DEX rank, if able.',),
     condition='unless after_exchange',
+)
+_quickdraws__roll2_step: Final = RollStep(
+    _quickdraws__roll2,
+    lambda s: (s.v['DEX'], s.v['opponent_DEX']),
+    (),
 )
 _quickdraws__roll2_trace: Final = TraceSpec(
     'quickdraws',
@@ -3943,21 +3585,6 @@ _quickdraws__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_quickdraws: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('quickdraws', 'Quickdraws', 'as attack', (), ())),
-    Step('roll', _quickdraws__roll1, (lambda s: not s.v['after_exchange'],), _quickdraws__roll1_trace, (lambda s: (s.v['spot'] * 2, 0, None, 0), ()), (('after_exchange', 0), ('spot', 1))),
-    Step('roll', _quickdraws__roll2, (lambda s: not s.v['after_exchange'],), _quickdraws__roll2_trace, (lambda s: (s.v['DEX'], s.v['opponent_DEX']), ()), (('after_exchange', 0), ('DEX', 1), ('opponent_DEX', 1))),
-    Step('mod', _quickdraws__mod1, (lambda s: s.v['after_exchange'] and s.v['action'] in ('parry', 'dodge'),), _quickdraws__mod1_trace, 'difficult', (('after_exchange', 0), ('action', 0))),
-    Step('text', _quickdraws__text1, (), _quickdraws__text1_trace, None, ()),
-)
-"""Quickdraws (Quickdraws).
-
-- as attack
-- roll notice_draw: d100 <= spot * 2 (unless after_exchange)
-- roll draw_first: resist DEX vs opponent_DEX (unless after_exchange)
-- skill is difficult (when after_exchange and action in {parry, dodge})
-"""
-
 # rule radiation
 
 _radiation__roll1: Final = RollSpec(
@@ -3977,6 +3604,11 @@ _radiation__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_radiation__roll1_step: Final = RollStep(
+    _radiation__roll1,
+    lambda s: (s.v['CON'], s.v['radiation_pot']),
+    (),
 )
 _radiation__roll1_trace: Final = TraceSpec(
     'radiation',
@@ -4045,6 +3677,7 @@ _radiation__roll2: Final = RollSpec(
     notes=(),
     condition='when radiation_pot >= 20 and radiation_pot < 25',
 )
+_radiation__roll2_step: Final = RollStep(_radiation__roll2, lambda s: (s.v['CON'], 0, None, 0), ())
 _radiation__roll2_trace: Final = TraceSpec(
     'radiation',
     'Radiation',
@@ -4120,6 +3753,11 @@ _radiation__roll3: Final = RollSpec(
     notes=(),
     condition='when radiation_pot >= 25 and radiation_pot < 30; when physical_skill',
 )
+_radiation__roll3_step: Final = RollStep(
+    _radiation__roll3,
+    lambda s: (round_value(Fraction(s.v['stamina']) / 2, 'up'), 0, None, 0),
+    (),
+)
 _radiation__roll3_trace: Final = TraceSpec(
     'radiation',
     'Radiation',
@@ -4175,6 +3813,7 @@ _radiation__roll4: Final = RollSpec(
     notes=(),
     condition='when mutations',
 )
+_radiation__roll4_step: Final = RollStep(_radiation__roll4, lambda s: (s.v['POW'], 0, None, 0), ())
 _radiation__roll4_trace: Final = TraceSpec(
     'radiation',
     'Radiation',
@@ -4231,38 +3870,6 @@ _radiation__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_radiation: Final[tuple[Step, ...]] = (
-    Step('roll', _radiation__roll1, (), _radiation__roll1_trace, (lambda s: (s.v['CON'], s.v['radiation_pot']), ()), (('CON', 0), ('radiation_pot', 0))),
-    Step('derive', _radiation__derive1, (), _radiation__derive1_trace, lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'intensity'), (('radiation_pot', 0),)),
-    Step('derive', _radiation__derive2, (), _radiation__derive2_trace, lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'interval'), (('radiation_pot', 0),)),
-    Step('derive', _radiation__derive3, (), _radiation__derive3_trace, lambda s: s.lookup('radiation_effects', (s.v['radiation_pot'],), 'effects'), (('radiation_pot', 0),)),
-    Step('roll', _radiation__roll2, (lambda s: s.v['radiation_pot'] >= 20 and s.v['radiation_pot'] < 25,), _radiation__roll2_trace, (lambda s: (s.v['CON'], 0, None, 0), ()), (('radiation_pot', 0), ('CON', 1))),
-    Step('text', _radiation__text1, (lambda s: s.v['radiation_pot'] >= 25,), _radiation__text1_trace, None, (('radiation_pot', 0),)),
-    Step('derive', _radiation__derive4, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30,), _radiation__derive4_trace, lambda s: Fraction(s.v['CON']) / 2, (('radiation_pot', 0), ('CON', 1))),
-    Step('mod', _radiation__mod1, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30, lambda s: s.v['physical_skill']), _radiation__mod1_trace, 'difficult', (('radiation_pot', 0), ('physical_skill', 1))),
-    Step('roll', _radiation__roll3, (lambda s: s.v['radiation_pot'] >= 25 and s.v['radiation_pot'] < 30, lambda s: s.v['physical_skill']), _radiation__roll3_trace, (lambda s: (round_value(Fraction(s.v['stamina']) / 2, 'up'), 0, None, 0), ()), (('radiation_pot', 0), ('physical_skill', 1), ('stamina', 2))),
-    Step('text', _radiation__text2, (lambda s: s.v['radiation_pot'] >= 30,), _radiation__text2_trace, None, (('radiation_pot', 0),)),
-    Step('derive', _radiation__derive5, (lambda s: s.v['radiation_pot'] >= 30,), _radiation__derive5_trace, lambda s: round_value(Fraction(s.v['radiation_pot']) / 2, 'up'), (('radiation_pot', 0),)),
-    Step('roll', _radiation__roll4, (lambda s: s.v['mutations'],), _radiation__roll4_trace, (lambda s: (s.v['POW'], 0, None, 0), ()), (('mutations', 0), ('POW', 1))),
-    Step('text', _radiation__text3, (), _radiation__text3_trace, None, ()),
-    Step('text', _radiation__text4, (), _radiation__text4_trace, None, ()),
-    Step('text', _radiation__text5, (), _radiation__text5_trace, None, ()),
-)
-"""Radiation (Radiation).
-
-- roll resist_radiation: resist CON vs radiation_pot
-- derive radiation_intensity = radiation_effects[radiation_pot].intensity
-- derive radiation_interval = radiation_effects[radiation_pot].interval
-- derive radiation_effect = radiation_effects[radiation_pot].effects
-- roll sterility: d100 <= CON (when radiation_pot >= 20 and radiation_pot < 25)
-- derive death_hours = CON / 2 (when radiation_pot >= 25 and radiation_pot < 30)
-- skill is difficult (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
-- roll acute_stamina: d100 <= stamina / 2 round up (when radiation_pot >= 25 and radiation_pot < 30; when physical_skill)
-- cannot move or act (fatal radiation) (when radiation_pot >= 30)
-- derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
-- roll mutation: d100 <= POW (when mutations)
-"""
-
 # rule shields_and_missile_fire
 
 _shields_and_missile_fire__roll1: Final = RollSpec(
@@ -4282,6 +3889,11 @@ _shields_and_missile_fire__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when fast_missile',
+)
+_shields_and_missile_fire__roll1_step: Final = RollStep(
+    _shields_and_missile_fire__roll1,
+    lambda s: (s.lookup('shield_block', (s.v['shield'], 'in_combat'), 'in_combat'), 0, None, 0),
+    (),
 )
 _shields_and_missile_fire__roll1_trace: Final = TraceSpec(
     'shields_and_missile_fire',
@@ -4307,6 +3919,11 @@ _shields_and_missile_fire__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='unless fast_missile',
+)
+_shields_and_missile_fire__roll2_step: Final = RollStep(
+    _shields_and_missile_fire__roll2,
+    lambda s: (s.lookup('shield_block', (s.v['shield'], s.v['shield_use']), 'in_combat'), 0, None, 0),
+    (),
 )
 _shields_and_missile_fire__roll2_trace: Final = TraceSpec(
     'shields_and_missile_fire',
@@ -4347,18 +3964,6 @@ _shields_and_missile_fire__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_shields_and_missile_fire: Final[tuple[Step, ...]] = (
-    Step('roll', _shields_and_missile_fire__roll1, (lambda s: s.v['fast_missile'],), _shields_and_missile_fire__roll1_trace, (lambda s: (s.lookup('shield_block', (s.v['shield'], 'in_combat'), 'in_combat'), 0, None, 0), ()), (('fast_missile', 0), ('shield', 1))),
-    Step('roll', _shields_and_missile_fire__roll2, (lambda s: not s.v['fast_missile'],), _shields_and_missile_fire__roll2_trace, (lambda s: (s.lookup('shield_block', (s.v['shield'], s.v['shield_use']), 'in_combat'), 0, None, 0), ()), (('fast_missile', 0), ('shield', 1), ('shield_use', 1))),
-    Step('text', _shields_and_missile_fire__text1, (), _shields_and_missile_fire__text1_trace, None, ()),
-    Step('text', _shields_and_missile_fire__text2, (), _shields_and_missile_fire__text2_trace, None, ()),
-)
-"""Shields and Missile Fire (Shields and Missile Fire).
-
-- roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
-- roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
-"""
 
 # rule shooting_up_or_down
 
@@ -4505,27 +4110,6 @@ _shooting_up_or_down__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_shooting_up_or_down: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('shooting_up_or_down', 'Shooting Up or Down', 'as attack', (), ())),
-    Step('mod', _shooting_up_or_down__mod1, (lambda s: s.v['shot_angle'] > 45,), _shooting_up_or_down__mod1_trace, 'difficult', (('shot_angle', 0),)),
-    Step('mod', _shooting_up_or_down__mod2, (lambda s: s.v['shot_direction'] == 'upward',), _shooting_up_or_down__mod2_trace, -10, (('shot_direction', 0),)),
-    Step('derive', _shooting_up_or_down__derive1, (lambda s: s.v['shot_direction'] == 'upward', lambda s: s.v['shot_angle'] == 90), _shooting_up_or_down__derive1_trace, lambda s: Fraction(s.v['base_range']) / 2, (('shot_direction', 0), ('shot_angle', 1), ('base_range', 2))),
-    Step('mod', _shooting_up_or_down__mod3, (lambda s: s.v['shot_direction'] == 'downward',), _shooting_up_or_down__mod3_trace, 10, (('shot_direction', 0),)),
-    Step('mod', _shooting_up_or_down__mod4, (), _shooting_up_or_down__mod4_trace, 0, ()),
-    Step('text', _shooting_up_or_down__text1, (), _shooting_up_or_down__text1_trace, None, ()),
-    Step('text', _shooting_up_or_down__text2, (), _shooting_up_or_down__text2_trace, None, ()),
-    Step('text', _shooting_up_or_down__text3, (), _shooting_up_or_down__text3_trace, None, ()),
-)
-"""Shooting Up or Down (Shooting Up or Down).
-
-- as attack
-- skill is difficult (when shot_angle > 45)
-- skill -10% (when shot_direction == upward)
-- derive overhead_range = base_range / 2 (when shot_direction == upward; when shot_angle == 90)
-- skill +10% (when shot_direction == downward)
-- skill min 0
-"""
-
 # rule slippery_surfaces
 
 _slippery_surfaces__mod1: Final = ModSpec(
@@ -4566,6 +4150,11 @@ _slippery_surfaces__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_slippery_surfaces__roll1_step: Final = RollStep(
+    _slippery_surfaces__roll1,
+    lambda s: (s.e['agility'], 0, None, 0),
+    (),
+)
 _slippery_surfaces__roll1_trace: Final = TraceSpec(
     'slippery_surfaces',
     'Slippery or Unstable Surfaces',
@@ -4573,16 +4162,6 @@ _slippery_surfaces__roll1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_slippery_surfaces: Final[tuple[Step, ...]] = (
-    Step('mod', _slippery_surfaces__mod1, (lambda s: s.v['slick'],), _slippery_surfaces__mod1_trace, 'difficult', (('slick', 0),)),
-    Step('roll', _slippery_surfaces__roll1, (), _slippery_surfaces__roll1_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
-)
-"""Slippery or Unstable Surfaces (Slippery or Unstable Surfaces).
-
-- agility is difficult (when slick)
-- roll keep_footing: d100 <= agility
-"""
 
 # rule stunning_or_subduing
 
@@ -4640,6 +4219,11 @@ _stunning_or_subduing__roll1: Final = RollSpec(
     notes=(),
     condition='when actor_stunned; when action in {parry, dodge}',
 )
+_stunning_or_subduing__roll1_step: Final = RollStep(
+    _stunning_or_subduing__roll1,
+    lambda s: (s.v['INT'] * 5, 0, None, 0),
+    (),
+)
 _stunning_or_subduing__roll1_trace: Final = TraceSpec(
     'stunning_or_subduing',
     'Stunning or Subduing',
@@ -4664,6 +4248,11 @@ _stunning_or_subduing__roll2: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when actor_stunned',
+)
+_stunning_or_subduing__roll2_step: Final = RollStep(
+    _stunning_or_subduing__roll2,
+    lambda s: (s.v['INT'] * 5, 0, None, 0),
+    (),
 )
 _stunning_or_subduing__roll2_trace: Final = TraceSpec(
     'stunning_or_subduing',
@@ -4690,6 +4279,11 @@ _stunning_or_subduing__roll3: Final = RollSpec(
     notes=(),
     condition='when actor_stunned',
 )
+_stunning_or_subduing__roll3_step: Final = RollStep(
+    _stunning_or_subduing__roll3,
+    lambda s: (s.e['agility'], 0, None, 0),
+    (),
+)
 _stunning_or_subduing__roll3_trace: Final = TraceSpec(
     'stunning_or_subduing',
     'Stunning or Subduing',
@@ -4714,6 +4308,11 @@ _stunning_or_subduing__roll4: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when stun_hit',
+)
+_stunning_or_subduing__roll4_step: Final = RollStep(
+    _stunning_or_subduing__roll4,
+    lambda s: (s.v['stun_damage'], s.v['hit_points']),
+    (),
 )
 _stunning_or_subduing__roll4_trace: Final = TraceSpec(
     'stunning_or_subduing',
@@ -4801,32 +4400,6 @@ _stunning_or_subduing__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_stunning_or_subduing: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('stunning_or_subduing', 'Stunning or Subduing', 'as attack', (), ())),
-    Step('mod', _stunning_or_subduing__mod1, (lambda s: s.v['target_stunned'],), _stunning_or_subduing__mod1_trace, 'easy', (('target_stunned', 0),)),
-    Step('text', _stunning_or_subduing__text1, (lambda s: s.v['actor_stunned'],), _stunning_or_subduing__text1_trace, None, (('actor_stunned', 0),)),
-    Step('roll', _stunning_or_subduing__roll1, (lambda s: s.v['actor_stunned'], lambda s: s.v['action'] in ('parry', 'dodge')), _stunning_or_subduing__roll1_trace, (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('actor_stunned', 0), ('action', 1), ('INT', 2))),
-    Step('roll', _stunning_or_subduing__roll2, (lambda s: s.v['actor_stunned'],), _stunning_or_subduing__roll2_trace, (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('actor_stunned', 0), ('INT', 1))),
-    Step('roll', _stunning_or_subduing__roll3, (lambda s: s.v['actor_stunned'],), _stunning_or_subduing__roll3_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), (('actor_stunned', 0),)),
-    Step('roll', _stunning_or_subduing__roll4, (lambda s: s.v['stun_hit'],), _stunning_or_subduing__roll4_trace, (lambda s: (s.v['stun_damage'], s.v['hit_points']), ()), (('stun_hit', 0), ('stun_damage', 1), ('hit_points', 1))),
-    Step('derive', _stunning_or_subduing__derive1, (lambda s: s.v['stun_hit'],), _stunning_or_subduing__derive1_trace, lambda s: s.v['stun_damage'], (('stun_hit', 0), ('stun_damage', 1))),
-    Step('text', _stunning_or_subduing__text2, (lambda s: s.v['stun_hit'], lambda s: s.v['hit_points'] - s.v['stun_damage'] <= 2 and s.v['hit_points'] - s.v['stun_damage'] >= 1), _stunning_or_subduing__text2_trace, None, (('stun_hit', 0), ('hit_points', 1), ('stun_damage', 1))),
-    Step('text', _stunning_or_subduing__text3, (lambda s: s.v['stun_hit'], lambda s: s.v['hit_points'] - s.v['stun_damage'] <= 0), _stunning_or_subduing__text3_trace, None, (('stun_hit', 0), ('hit_points', 1), ('stun_damage', 1))),
-    Step('text', _stunning_or_subduing__text4, (), _stunning_or_subduing__text4_trace, None, ()),
-    Step('text', _stunning_or_subduing__text5, (), _stunning_or_subduing__text5_trace, None, ()),
-)
-"""Stunning or Subduing (Stunning or Subduing).
-
-- as attack
-- skill is easy (when target_stunned)
-- cannot attack while stunned (when actor_stunned)
-- roll stunned_defense: d100 <= INT * 5 (when actor_stunned; when action in {parry, dodge})
-- roll stagger_idea: d100 <= INT * 5 (when actor_stunned)
-- roll stagger_agility: d100 <= agility (when actor_stunned)
-- roll stun: resist stun_damage vs hit_points (when stun_hit)
-- derive stunned_rounds = stun_damage (when stun_hit)
-"""
-
 # rule superior_numbers
 
 _superior_numbers__derive1: Final = DeriveSpec(
@@ -4873,17 +4446,6 @@ _superior_numbers__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_superior_numbers: Final[tuple[Step, ...]] = (
-    Step('derive', _superior_numbers__derive1, (), _superior_numbers__derive1_trace, lambda s: min(s.v['attackers'], s.lookup('attackers_with_room', (s.v['attacker_weapons'],), 'value')), (('attackers', 0), ('attacker_weapons', 0))),
-    Step('derive', _superior_numbers__derive2, (), _superior_numbers__derive2_trace, lambda s: s.v['attackers'] - s.e['can_attack'], (('attackers', 0),)),
-    Step('text', _superior_numbers__text1, (), _superior_numbers__text1_trace, None, ()),
-)
-"""Superior Numbers (Superior Numbers).
-
-- derive can_attack = min(attackers, attackers_with_room[attacker_weapons])
-- derive crowded_out = attackers - can_attack
-"""
 
 # rule sweep_attacks
 
@@ -4961,6 +4523,11 @@ _sweep_attacks__roll1: Final = RollSpec(
     notes=(),
     condition='when sweep_defender; when action == parry',
 )
+_sweep_attacks__roll1_step: Final = RollStep(
+    _sweep_attacks__roll1,
+    lambda s: (s.v['STR'], s.v['sweep_damage']),
+    (),
+)
 _sweep_attacks__roll1_trace: Final = TraceSpec(
     'sweep_attacks',
     'Sweep Attacks',
@@ -4984,23 +4551,6 @@ _sweep_attacks__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_sweep_attacks: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('sweep_attacks', 'Sweep Attacks', 'as attack', (), ())),
-    Step('mod', _sweep_attacks__mod1, (lambda s: not (s.v['sweep_defender'] or s.v['natural_sweep']),), _sweep_attacks__mod1_trace, 'easy', (('sweep_defender', 0), ('natural_sweep', 0))),
-    Step('mod', _sweep_attacks__mod2, (lambda s: not (s.v['sweep_defender'] or s.v['natural_sweep']),), _sweep_attacks__mod2_trace, 2, (('sweep_defender', 0), ('natural_sweep', 0))),
-    Step('text', _sweep_attacks__text1, (lambda s: s.v['sweep_defender'],), _sweep_attacks__text1_trace, None, (('sweep_defender', 0),)),
-    Step('roll', _sweep_attacks__roll1, (lambda s: s.v['sweep_defender'], lambda s: s.v['action'] == 'parry'), _sweep_attacks__roll1_trace, (lambda s: (s.v['STR'], s.v['sweep_damage']), ()), (('sweep_defender', 0), ('action', 1), ('STR', 2), ('sweep_damage', 2))),
-    Step('text', _sweep_attacks__text2, (), _sweep_attacks__text2_trace, None, ()),
-)
-"""Sweep Attacks (Sweep Attacks).
-
-- as attack
-- skill is easy (unless sweep_defender or natural_sweep)
-- damage / 2 round up (unless sweep_defender or natural_sweep)
-- cannot Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
-- roll parry_strength: resist STR vs sweep_damage (when sweep_defender; when action == parry)
-"""
 
 # rule thrown_weapons
 
@@ -5092,21 +4642,6 @@ _thrown_weapons__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_thrown_weapons: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('thrown_weapons', 'Thrown Weapons', 'as attack', (), ())),
-    Step('mod', _thrown_weapons__mod1, (lambda s: s.v['thrown_attack'] and not s.v['unskilled_close'],), _thrown_weapons__mod1_trace, -2, (('thrown_attack', 0), ('unskilled_close', 0))),
-    Step('mod', _thrown_weapons__mod2, (lambda s: s.v['unskilled_close'],), _thrown_weapons__mod2_trace, 'difficult', (('unskilled_close', 0),)),
-    Step('text', _thrown_weapons__text1, (), _thrown_weapons__text1_trace, None, ()),
-    Step('text', _thrown_weapons__text2, (), _thrown_weapons__text2_trace, None, ()),
-    Step('text', _thrown_weapons__text3, (), _thrown_weapons__text3_trace, None, ()),
-)
-"""Thrown Weapons (Thrown Weapons).
-
-- as attack
-- damage_bonus -2 steps (when thrown_attack and not unskilled_close)
-- skill is difficult (when unskilled_close)
-"""
 
 # rule two_weapons
 
@@ -5213,6 +4748,11 @@ _two_weapons__roll1: Final = RollSpec(
     condition='when handedness_unknown and DEX <= 15',
     steps=(('failure', 'roll on handedness'),),
 )
+_two_weapons__roll1_step: Final = RollStep(
+    _two_weapons__roll1,
+    lambda s: (s.e['luck'], 0, None, 0),
+    (),
+)
 _two_weapons__roll1_trace: Final = TraceSpec(
     'two_weapons',
     'Two Weapons',
@@ -5268,29 +4808,6 @@ _two_weapons__text4_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_two_weapons: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('two_weapons', 'Two Weapons', 'as attack', (), ())),
-    Step('mod', _two_weapons__mod1, (lambda s: s.v['split_attack'], lambda s: s.v['skill'] >= 100), _two_weapons__mod1_trace, 'difficult', (('split_attack', 0),)),
-    Step('text', _two_weapons__text1, (lambda s: s.v['split_attack'], lambda s: not s.v['skill'] >= 100), _two_weapons__text1_trace, None, (('split_attack', 0),)),
-    Step('mod', _two_weapons__mod2, (lambda s: s.v['off_hand'] and not s.v['off_hand_trained'] and not s.v['off_hand_weapon'] and s.v['skill'] < 100,), _two_weapons__mod2_trace, 'difficult', (('off_hand', 0), ('off_hand_trained', 0), ('off_hand_weapon', 0))),
-    Step('derive', _two_weapons__derive1, (), _two_weapons__derive1_trace, lambda s: s.v['dex_rank'] - 5, (('dex_rank', 0),)),
-    Step('derive', _two_weapons__derive2, (), _two_weapons__derive2_trace, lambda s: s.v['DEX'] >= 16, (('DEX', 0),)),
-    Step('roll', _two_weapons__roll1, (lambda s: s.v['handedness_unknown'] and s.v['DEX'] <= 15,), _two_weapons__roll1_trace, (lambda s: (s.e['luck'], 0, None, 0), ()), (('handedness_unknown', 0), ('DEX', 0))),
-    Step('text', _two_weapons__text2, (), _two_weapons__text2_trace, None, ()),
-    Step('text', _two_weapons__text3, (), _two_weapons__text3_trace, None, ()),
-    Step('text', _two_weapons__text4, (), _two_weapons__text4_trace, None, ()),
-)
-"""Two Weapons (Two Weapons).
-
-- as attack
-- skill is difficult (when split_attack; when base skill >= 100)
-- cannot split the attack of a weapon under 100% (when split_attack; unless base skill >= 100)
-- skill is difficult (when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100)
-- derive second_attack_rank = dex_rank - 5
-- derive may_be_ambidextrous = DEX >= 16
-- roll handedness_luck: d100 <= luck (when handedness_unknown and DEX <= 15)
-"""
 
 # rule underwater_combat
 
@@ -5366,6 +4883,11 @@ _underwater_combat__roll1: Final = RollSpec(
     notes=(),
     condition='when underwater and not acclimated; when swimming',
 )
+_underwater_combat__roll1_step: Final = RollStep(
+    _underwater_combat__roll1,
+    lambda s: (s.v['swim'], 0, None, 0),
+    (),
+)
 _underwater_combat__roll1_trace: Final = TraceSpec(
     'underwater_combat',
     'Underwater Combat',
@@ -5440,29 +4962,6 @@ _underwater_combat__text2_trace: Final = TraceSpec(
     (('underwater', 'acclimated'),),
 )
 
-_rule_underwater_combat: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('underwater_combat', 'Underwater Combat', 'as attack', (), ())),
-    Step('mod', _underwater_combat__mod1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['damage_type'] != 'impaling'), _underwater_combat__mod1_trace, 2, (('underwater', 0), ('acclimated', 0), ('damage_type', 1))),
-    Step('derive', _underwater_combat__derive1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['damage_type'] != 'impaling'), _underwater_combat__derive1_trace, lambda s: 3, (('underwater', 0), ('acclimated', 0), ('damage_type', 1))),
-    Step('mod', _underwater_combat__mod2, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: not s.v['close_or_small']), _underwater_combat__mod2_trace, lambda s: s.v['swim'], (('underwater', 0), ('acclimated', 0), ('close_or_small', 1), ('swim', 2))),
-    Step('roll', _underwater_combat__roll1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['swimming']), _underwater_combat__roll1_trace, (lambda s: (s.v['swim'], 0, None, 0), ()), (('underwater', 0), ('acclimated', 0), ('swimming', 1), ('swim', 2))),
-    Step('mod', _underwater_combat__mod3, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['shield_parry']), _underwater_combat__mod3_trace, 'impossible', (('underwater', 0), ('acclimated', 0), ('shield_parry', 1))),
-    Step('text', _underwater_combat__text1, (lambda s: s.v['underwater'] and not s.v['acclimated'], lambda s: s.v['shield_parry']), _underwater_combat__text1_trace, None, (('underwater', 0), ('acclimated', 0), ('shield_parry', 1))),
-    Step('derive', _underwater_combat__derive2, (lambda s: s.v['underwater'] and not s.v['acclimated'],), _underwater_combat__derive2_trace, lambda s: 2, (('underwater', 0), ('acclimated', 0))),
-    Step('text', _underwater_combat__text2, (lambda s: s.v['underwater'] and not s.v['acclimated'],), _underwater_combat__text2_trace, None, (('underwater', 0), ('acclimated', 0))),
-)
-"""Underwater Combat (Underwater Combat).
-
-- as attack
-- damage / 2 round up (when underwater and not acclimated; when damage_type != impaling)
-- derive water_armor = 3 (when underwater and not acclimated; when damage_type != impaling)
-- skill max swim (when underwater and not acclimated; unless close_or_small)
-- roll maneuver: d100 <= swim (when underwater and not acclimated; when swimming)
-- skill is impossible (when underwater and not acclimated; when shield_parry)
-- cannot parry with a shield underwater (when underwater and not acclimated; when shield_parry)
-- derive fatigue_factor = 2 (when underwater and not acclimated)
-"""
-
 # rule vacuum
 
 _vacuum__derive1: Final = DeriveSpec(
@@ -5511,6 +5010,7 @@ _vacuum__roll1: Final = RollSpec(
     notes=(),
     condition='unless exhaled; when abrupt',
 )
+_vacuum__roll1_step: Final = RollStep(_vacuum__roll1, lambda s: (s.v['INT'] * 5, 0, None, 0), ())
 _vacuum__roll1_trace: Final = TraceSpec(
     'vacuum',
     'Vacuum',
@@ -5536,6 +5036,7 @@ _vacuum__roll2: Final = RollSpec(
     notes=(),
     condition='when abrupt',
 )
+_vacuum__roll2_step: Final = RollStep(_vacuum__roll2, lambda s: (s.v['stamina'], 0, None, 0), ())
 _vacuum__roll2_trace: Final = TraceSpec(
     'vacuum',
     'Vacuum',
@@ -5595,26 +5096,6 @@ _vacuum__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_vacuum: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (lambda s: s.v['sight_roll'],), TraceSpec('vacuum', 'Vacuum', 'as attack', ('when sight_roll',), (('sight_roll',),))),
-    Step('derive', _vacuum__derive1, (lambda s: s.v['vacuum_round'] > s.v['suit_armor'],), _vacuum__derive1_trace, lambda s: Fraction(2) ** (s.v['vacuum_round'] - s.v['suit_armor'] - 1), (('vacuum_round', 0), ('suit_armor', 0))),
-    Step('derive', _vacuum__derive2, (lambda s: not s.v['exhaled'],), _vacuum__derive2_trace, lambda s: Dice(((1, 6),)).plus(2), (('exhaled', 0),)),
-    Step('roll', _vacuum__roll1, (lambda s: not s.v['exhaled'], lambda s: s.v['abrupt']), _vacuum__roll1_trace, (lambda s: (s.v['INT'] * 5, 0, None, 0), ()), (('exhaled', 0), ('abrupt', 1), ('INT', 2))),
-    Step('roll', _vacuum__roll2, (lambda s: s.v['abrupt'],), _vacuum__roll2_trace, (lambda s: (s.v['stamina'], 0, None, 0), ()), (('abrupt', 0), ('stamina', 1))),
-    Step('mod', _vacuum__mod1, (lambda s: s.v['vacuum_round'] > s.v['CON'] * 2 and s.v['sight_roll'],), _vacuum__mod1_trace, 'difficult', (('vacuum_round', 0), ('CON', 0), ('sight_roll', 0))),
-    Step('text', _vacuum__text1, (), _vacuum__text1_trace, None, ()),
-    Step('text', _vacuum__text2, (), _vacuum__text2_trace, None, ()),
-)
-"""Vacuum (Vacuum).
-
-- as attack (when sight_roll)
-- derive hemorrhage = 2 ^ (vacuum_round - suit_armor - 1) (when vacuum_round > suit_armor)
-- derive lung_damage = d6 + 2 (unless exhaled)
-- roll remember_exhale: d100 <= INT * 5 (unless exhaled; when abrupt)
-- roll eardrums: d100 <= stamina (when abrupt)
-- skill is difficult (when vacuum_round > CON * 2 and sight_roll)
-"""
 
 # rule volley_fire
 
@@ -5714,24 +5195,6 @@ _volley_fire__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_volley_fire: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('volley_fire', 'Volley Fire', 'as attack', (), ())),
-    Step('mod', _volley_fire__mod1, (), _volley_fire__mod1_trace, 'difficult', ()),
-    Step('derive', _volley_fire__derive1, (), _volley_fire__derive1_trace, lambda s: min(s.v['attacks_per_round'], round_value(Fraction(s.v['dex_rank']) / 5, 'down') + 1), (('attacks_per_round', 0), ('dex_rank', 0))),
-    Step('derive', _volley_fire__derive2, (), _volley_fire__derive2_trace, lambda s: s.v['dex_rank'] - 5 * (s.e['volley_attacks'] - 1), (('dex_rank', 0),)),
-    Step('text', _volley_fire__text1, (), _volley_fire__text1_trace, None, ()),
-    Step('text', _volley_fire__text2, (), _volley_fire__text2_trace, None, ()),
-    Step('text', _volley_fire__text3, (), _volley_fire__text3_trace, None, ()),
-)
-"""Volley Fire (Volley Fire).
-
-- as attack
-- skill is difficult
-- derive volley_attacks = min(attacks_per_round, (dex_rank / 5 round down) + 1)
-- derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
-- cannot parry or Dodge while launching volley attacks
-"""
 
 # rule weapon_length
 
@@ -5838,23 +5301,6 @@ _weapon_length__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_weapon_length: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('weapon_length', 'Weapon Length', 'as attack', (), ())),
-    Step('derive', _weapon_length__derive1, (), _weapon_length__derive1_trace, lambda s: s.v['my_length'] == 'long' and ('short', 'medium', 'long').index(s.v['their_length']) < ('short', 'medium', 'long').index('long'), (('my_length', 0), ('their_length', 0))),
-    Step('text', _weapon_length__text1, (lambda s: s.v['my_length'] == 'short' and s.v['their_length'] == 'long', lambda s: not s.v['inside_guard']), _weapon_length__text1_trace, None, (('my_length', 0), ('their_length', 0), ('inside_guard', 1))),
-    Step('mod', _weapon_length__mod1, (lambda s: s.v['my_length'] == 'short' and s.v['their_length'] == 'long', lambda s: s.v['inside_guard'] and s.v['action'] == 'attack'), _weapon_length__mod1_trace, 'easy', (('my_length', 0), ('their_length', 0), ('inside_guard', 1), ('action', 1))),
-    Step('mod', _weapon_length__mod2, (lambda s: s.v['my_length'] == 'long' and s.v['their_length'] == 'short' and s.v['inside_guard'], lambda s: s.v['action'] in ('attack', 'parry')), _weapon_length__mod2_trace, 'difficult', (('my_length', 0), ('their_length', 0), ('inside_guard', 0), ('action', 1))),
-    Step('text', _weapon_length__text2, (), _weapon_length__text2_trace, None, ()),
-    Step('text', _weapon_length__text3, (), _weapon_length__text3_trace, None, ()),
-)
-"""Weapon Length (Weapon Length).
-
-- as attack
-- derive strikes_first = my_length == long and their_length < long
-- skill is easy (when my_length == short and their_length == long; when inside_guard and action == attack)
-- skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
-"""
-
 # rule wind
 
 _wind__derive1: Final = DeriveSpec(
@@ -5923,6 +5369,7 @@ _wind__roll1: Final = RollSpec(
     notes=(),
     condition='when wind_str >= 2',
 )
+_wind__roll1_step: Final = RollStep(_wind__roll1, lambda s: (s.v['STR'], s.v['wind_str']), ())
 _wind__roll1_trace: Final = TraceSpec(
     'wind',
     'Wind',
@@ -5962,22 +5409,6 @@ _wind__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_wind: Final[tuple[Step, ...]] = (
-    Step('derive', _wind__derive1, (), _wind__derive1_trace, lambda s: s.lookup('wind_strength', (s.v['wind_str'],), 'wind'), (('wind_str', 0),)),
-    Step('mod', _wind__mod1, (lambda s: s.v['wind_affected'],), _wind__mod1_trace, lambda s: s.lookup('wind_strength', (s.v['wind_str'],), 'modifier'), (('wind_affected', 0), ('wind_str', 1))),
-    Step('mod', _wind__mod2, (lambda s: s.v['wind_affected'],), _wind__mod2_trace, 0, (('wind_affected', 0),)),
-    Step('roll', _wind__roll1, (lambda s: s.v['wind_str'] >= 2,), _wind__roll1_trace, (lambda s: (s.v['STR'], s.v['wind_str']), ()), (('wind_str', 0), ('STR', 1))),
-    Step('text', _wind__text1, (), _wind__text1_trace, None, ()),
-    Step('text', _wind__text2, (), _wind__text2_trace, None, ()),
-)
-"""Wind (Wind).
-
-- derive wind_name = wind_strength[wind_str].wind
-- skill +wind_strength[wind_str].modifier (when wind_affected)
-- skill min 0 (when wind_affected)
-- roll stand_upright: resist STR vs wind_str (when wind_str >= 2)
-"""
 
 # rule cloud_cover
 
@@ -6039,6 +5470,11 @@ _cloud_cover__roll1: Final = RollSpec(
     notes=(),
     condition='',
 )
+_cloud_cover__roll1_step: Final = RollStep(
+    _cloud_cover__roll1,
+    lambda s: (s.lookup('cloud_cover_levels', (s.v['clouds'],), 'rain_chance'), 0, None, 0),
+    (),
+)
 _cloud_cover__roll1_trace: Final = TraceSpec('cloud_cover', 'Cloud Cover', 'roll rains', (), ())
 _cloud_cover__text1: Final = TextSpec(
     key='cloud_cover#4.1',
@@ -6088,21 +5524,6 @@ _cloud_cover__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_cloud_cover: Final[tuple[Step, ...]] = (
-    Step('mod', _cloud_cover__mod1, (lambda s: s.v['sky_skill'],), _cloud_cover__mod1_trace, lambda s: s.lookup('cloud_cover_levels', (s.v['clouds'],), 'modifier'), (('sky_skill', 0), ('clouds', 1))),
-    Step('mod', _cloud_cover__mod2, (lambda s: s.v['sky_skill'],), _cloud_cover__mod2_trace, 0, (('sky_skill', 0),)),
-    Step('roll', _cloud_cover__roll1, (), _cloud_cover__roll1_trace, (lambda s: (s.lookup('cloud_cover_levels', (s.v['clouds'],), 'rain_chance'), 0, None, 0), ()), (('clouds', 0),)),
-    Step('text', _cloud_cover__text1, (lambda s: s.v['clouds'] in ('severe_clouds', 'complete_clouds'),), _cloud_cover__text1_trace, None, (('clouds', 0),)),
-    Step('text', _cloud_cover__text2, (), _cloud_cover__text2_trace, None, ()),
-    Step('text', _cloud_cover__text3, (), _cloud_cover__text3_trace, None, ()),
-)
-"""Cloud Cover (Cloud Cover).
-
-- skill +cloud_cover_levels[clouds].modifier (when sky_skill)
-- skill min 0 (when sky_skill)
-- roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
-"""
 
 # rule rain
 
@@ -6163,19 +5584,6 @@ _rain__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_rain: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('rain', 'Rain', 'as attack', (), ())),
-    Step('mod', _rain__mod1, (lambda s: s.v['weather_skill'],), _rain__mod1_trace, lambda s: s.lookup('precipitation', (s.v['precipitation_kind'],), 'value'), (('weather_skill', 0), ('precipitation_kind', 1))),
-    Step('mod', _rain__mod2, (lambda s: s.v['weather_skill'],), _rain__mod2_trace, 0, (('weather_skill', 0),)),
-    Step('text', _rain__text1, (), _rain__text1_trace, None, ()),
-)
-"""Rain (Rain).
-
-- as attack
-- skill +precipitation[precipitation_kind] (when weather_skill)
-- skill min 0 (when weather_skill)
-"""
-
 # rule weather_conditions
 
 _weather_conditions__text1: Final = TextSpec(
@@ -6194,19 +5602,6 @@ _weather_conditions__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_weather_conditions: Final[tuple[Step, ...]] = (
-    Step('part', 'wind', (), TraceSpec('weather_conditions', 'Weather Conditions', 'as wind', (), ())),
-    Step('part', 'cloud_cover', (), TraceSpec('weather_conditions', 'Weather Conditions', 'as cloud_cover', (), ())),
-    Step('part', 'rain', (), TraceSpec('weather_conditions', 'Weather Conditions', 'as rain', (), ())),
-    Step('text', _weather_conditions__text1, (), _weather_conditions__text1_trace, None, ()),
-)
-"""Weather Conditions (Weather Conditions).
-
-- as wind
-- as cloud_cover
-- as rain
-"""
 
 # rule zero_gravity_combat
 
@@ -6227,6 +5622,11 @@ _zero_gravity_combat__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='',
+)
+_zero_gravity_combat__roll1_step: Final = RollStep(
+    _zero_gravity_combat__roll1,
+    lambda s: (s.e['agility'], 0, None, 0),
+    (),
 )
 _zero_gravity_combat__roll1_trace: Final = TraceSpec(
     'zero_gravity_combat',
@@ -6285,21 +5685,6 @@ _zero_gravity_combat__text1_trace: Final = TraceSpec(
     ('unless braced',),
     (('braced',),),
 )
-
-_rule_zero_gravity_combat: Final[tuple[Step, ...]] = (
-    Step('part', 'attack', (), TraceSpec('zero_gravity_combat', 'Zero-gravity Combat', 'as attack', (), ())),
-    Step('roll', _zero_gravity_combat__roll1, (), _zero_gravity_combat__roll1_trace, (lambda s: (s.e['agility'], 0, None, 0), ()), ()),
-    Step('mod', _zero_gravity_combat__mod1, (lambda s: s.v['zero_g_failed'],), _zero_gravity_combat__mod1_trace, 'difficult', (('zero_g_failed', 0),)),
-    Step('derive', _zero_gravity_combat__derive1, (lambda s: not s.v['braced'],), _zero_gravity_combat__derive1_trace, lambda s: round_value(Fraction(s.v['impact_damage']) / 2, 'up'), (('braced', 0), ('impact_damage', 1))),
-    Step('text', _zero_gravity_combat__text1, (lambda s: not s.v['braced'],), _zero_gravity_combat__text1_trace, None, (('braced', 0),)),
-)
-"""Zero-gravity Combat (Zero-gravity Combat).
-
-- as attack
-- roll zero_g_agility: d100 <= agility
-- skill is difficult (when zero_g_failed)
-- derive impact = impact_damage / 2 round up (unless braced)
-"""
 
 # table fire_sources
 
@@ -6600,8 +5985,9 @@ def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | i
 # rule attack, written out
 
 
+
 def _resolve_attack(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """The roll: the plan of the rule alone (`_Plan.resolve`), written out.
+    """The roll: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -6612,7 +5998,7 @@ def _resolve_attack(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['skill'] = v['skill']
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('attack',),
@@ -6628,6 +6014,19 @@ def _resolve_attack(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _attack__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+_attack__code0: Final = RuleCode(
+    resolve=_resolve_attack,
+    nodes=MappingProxyType({}),
+    rolls=_attack__rolls0,
+    texts=None,
+    chains=False,
+)
+
+
 # rule explosions, written out
 
 _explosions__said7: Final = note_of(_explosions__text1)
@@ -6636,10 +6035,28 @@ _explosions__said9: Final = note_of(_explosions__text3)
 _explosions__said10: Final = note_of(_explosions__text4)
 _explosions__said11: Final = note_of(_explosions__text5)
 _explosions__said12: Final = note_of(_explosions__text6)
+_explosions__unread1: Final = Note(
+    'explosions',
+    'Explosions',
+    '`demolition` had no effect: it is read only when demolition == strengthened',
+    kind='input',
+)
+_explosions__unread2: Final = Note(
+    'explosions',
+    'Explosions',
+    '`distance` had no effect: it is read only ',
+    kind='input',
+)
+_explosions__unread3: Final = Note(
+    'explosions',
+    'Explosions',
+    '`blast_radius` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_explosions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Explosions: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Explosions: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -6709,6 +6126,69 @@ def _resolve_explosions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _explosions__stat_blast_dice0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['demolition'] == 'strengthened' else 0
+    d2 = -1 if v['demolition'] == 'weakened' else 0
+    out.append(((at, 0), 'explosions#2.1', d1, _explosions__mod1_trace, _explosions__mod1, Fraction(3) / 2))
+    out.append(((at, 1), 'explosions#3.1', d2, _explosions__mod2_trace, _explosions__mod2, 2))
+
+
+def _explosions__derive_lost0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 2), 'explosions#4', -1, _explosions__derive1_trace, _explosions__derive1, lambda: max(0, round_value(Fraction(v['distance']) / 2, 'up') - 1)))
+
+
+def _explosions__derive_caught0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    out.append(((at, 3), 'explosions#5', -1, _explosions__derive2_trace, _explosions__derive2, lambda: v['distance'] <= v['blast_radius'] and e['lost'] < e['blast_dice']))
+
+
+def _explosions__derive_blast0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    d5 = -1 if e['caught'] else 0
+    out.append(((at, 4), 'explosions#6.1', d5, _explosions__derive3_trace, _explosions__derive3, lambda: Dice.pool(int(e['blast_dice'] - e['lost']), 6)))
+
+
+def _explosions__derive_blast_locations0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    d6 = -1 if e['caught'] else 0
+    out.append(((at, 5), 'explosions#6.2', d6, _explosions__derive4_trace, _explosions__derive4, lambda: Dice(((1, 4),))))
+
+
+def _explosions__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    d7 = -1 if e['caught'] else 0
+    d8 = -1 if e['caught'] else 0
+    out.append(((at, 6), 'explosions#6.3', d7, _explosions__text1_trace, _explosions__text1, _explosions__said7))
+    out.append(((at, 7), 'explosions#6.4', d8, _explosions__text2_trace, _explosions__text2, _explosions__said8))
+    out.append(((at, 8), 'explosions#7', -1, None, _explosions__text3, _explosions__said9))
+    out.append(((at, 9), 'explosions#8', -1, None, _explosions__text4, _explosions__said10))
+    out.append(((at, 10), 'explosions#9', -1, None, _explosions__text5, _explosions__said11))
+    out.append(((at, 11), 'explosions#10', -1, None, _explosions__text6, _explosions__said12))
+
+
+_explosions__code0: Final = RuleCode(
+    resolve=_resolve_explosions,
+    nodes=MappingProxyType({
+        'stat blast_dice': _explosions__stat_blast_dice0,
+        'derive lost': _explosions__derive_lost0,
+        'derive caught': _explosions__derive_caught0,
+        'derive blast': _explosions__derive_blast0,
+        'derive blast_locations': _explosions__derive_blast_locations0,
+    }),
+    rolls=None,
+    texts=_explosions__texts0,
+    watches=(
+        ('demolition', ((0, 0), (1, 0)), _explosions__unread1),
+        ('distance', ((2, 0), (3, 0)), _explosions__unread2),
+        ('blast_radius', ((3, 0),), _explosions__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule point_blank_range, written out
 
 _point_blank_range__said4: Final = note_of(_point_blank_range__text1)
@@ -6717,10 +6197,22 @@ _point_blank_range__said7: Final = note_of(_point_blank_range__text3)
 _point_blank_range__unread1: Final = Note(
     'point_blank_range',
     'Point-blank Range',
-    '`missile_kind` had no effect: it is read only when target_range <= reach',
+    '`target_range` had no effect: it is read only when target_range <= reach; when missile_kind in {bow, thrown}',
     kind='input',
 )
 _point_blank_range__unread2: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    '`reach` had no effect: it is read only when target_range <= reach; when missile_kind in {bow, thrown}',
+    kind='input',
+)
+_point_blank_range__unread3: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    '`missile_kind` had no effect: it is read only when target_range <= reach',
+    kind='input',
+)
+_point_blank_range__unread4: Final = Note(
     'point_blank_range',
     'Point-blank Range',
     '`DEX` had no effect: it is read only unless target_range <= reach',
@@ -6729,7 +6221,7 @@ _point_blank_range__unread2: Final = Note(
 
 
 def _resolve_point_blank_range(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Point-blank Range: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Point-blank Range: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -6769,7 +6261,7 @@ def _resolve_point_blank_range(v: dict[str, Any], given: frozenset[str]) -> Reso
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     d4 = -1 if v['target_range'] <= v['reach'] else 0
     trace.append(TraceEntry(_point_blank_range__text1_trace, d4, v, e))
     notes: list[Note] = []
@@ -6778,9 +6270,9 @@ def _resolve_point_blank_range(v: dict[str, Any], given: frozenset[str]) -> Reso
     notes.append(_point_blank_range__said6)
     notes.append(_point_blank_range__said7)
     if 'missile_kind' in given and d2 == 0 and d3 == 0:
-        notes.append(_point_blank_range__unread1)
+        notes.append(_point_blank_range__unread3)
     if 'DEX' in given and d5 == 0:
-        notes.append(_point_blank_range__unread2)
+        notes.append(_point_blank_range__unread4)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('point_blank_range',),
@@ -6802,6 +6294,335 @@ def _resolve_point_blank_range(v: dict[str, Any], given: frozenset[str]) -> Reso
     )
 
 
+def _point_blank_range__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['target_range'] <= v['reach']:
+        d2 = 0
+    elif v['missile_kind'] not in ('bow', 'thrown'):
+        d2 = 1
+    else:
+        d2 = -1
+    if not v['target_range'] <= v['reach']:
+        d3 = 0
+    elif v['missile_kind'] in ('bow', 'thrown'):
+        d3 = 1
+    else:
+        d3 = -1
+    if v['target_range'] <= v['reach']:
+        d5 = 0
+    elif not v['target_range'] * 3 <= v['DEX']:
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 1), 'point_blank_range#3.1.1', d2, _point_blank_range__mod1_trace, _point_blank_range__mod1, 'difficult'))
+    out.append(((at, 2), 'point_blank_range#3.1else.1', d3, _point_blank_range__mod2_trace, _point_blank_range__mod2, 'easy'))
+    out.append(((at, 4), 'point_blank_range#3else.1.1', d5, _point_blank_range__mod3_trace, _point_blank_range__mod3, 'easy'))
+
+
+def _point_blank_range__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _point_blank_range__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['target_range'] <= v['reach'] else 0
+    out.append(((at, 3), 'point_blank_range#3.2', d4, _point_blank_range__text1_trace, _point_blank_range__text1, _point_blank_range__said4))
+    out.append(((at, 5), 'point_blank_range#4', -1, None, _point_blank_range__text2, _point_blank_range__said6))
+    out.append(((at, 6), 'point_blank_range#5', -1, None, _point_blank_range__text3, _point_blank_range__said7))
+
+
+_point_blank_range__code0: Final = RuleCode(
+    resolve=_resolve_point_blank_range,
+    nodes=MappingProxyType({
+        'stat skill': _point_blank_range__stat_skill0,
+    }),
+    rolls=_point_blank_range__rolls0,
+    texts=_point_blank_range__texts0,
+    watches=(
+        ('target_range', ((1, 0), (2, 0), (3, 0), (4, 0)), _point_blank_range__unread1),
+        ('reach', ((1, 0), (2, 0), (3, 0), (4, 0)), _point_blank_range__unread2),
+        ('missile_kind', ((1, 1), (2, 1)), _point_blank_range__unread3),
+        ('DEX', ((4, 1),), _point_blank_range__unread4),
+    ),
+    chains=False,
+)
+
+
+# rule extended_range, written out
+
+_extended_range__said5: Final = note_of(_point_blank_range__text1)
+_extended_range__said7: Final = note_of(_point_blank_range__text2)
+_extended_range__said8: Final = note_of(_point_blank_range__text3)
+_extended_range__said11: Final = restriction_of(_extended_range__text1)
+_extended_range__said13: Final = restriction_of(_extended_range__text2)
+_extended_range__said15: Final = note_of(_extended_range__text3)
+_extended_range__said16: Final = note_of(_extended_range__text4)
+_extended_range__unread1: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    '`target_range` had no effect: it is read only when target_range <= reach; when missile_kind in {bow, thrown}',
+    kind='input',
+)
+_extended_range__unread2: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    '`reach` had no effect: it is read only when target_range <= reach; when missile_kind in {bow, thrown}',
+    kind='input',
+)
+_extended_range__unread3: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    '`missile_kind` had no effect: it is read only when target_range <= reach',
+    kind='input',
+)
+_extended_range__unread4: Final = Note(
+    'point_blank_range',
+    'Point-blank Range',
+    '`DEX` had no effect: it is read only unless target_range <= reach',
+    kind='input',
+)
+_extended_range__unread5: Final = Note(
+    'extended_range',
+    'Extended Range',
+    '`base_range` had no effect: it is read only when target_range > base_range and target_range <= 2 * base_range',
+    kind='input',
+)
+_extended_range__unread6: Final = Note(
+    'extended_range',
+    'Extended Range',
+    '`hand_propelled` had no effect: it is read only when target_range > 2 * base_range',
+    kind='input',
+)
+
+
+def _resolve_extended_range(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Extended Range: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    if not v['target_range'] <= v['reach']:
+        d3 = 0
+    elif v['missile_kind'] not in ('bow', 'thrown'):
+        d3 = 1
+    else:
+        d3 = -1
+    if not v['target_range'] <= v['reach']:
+        d4 = 0
+    elif v['missile_kind'] in ('bow', 'thrown'):
+        d4 = 1
+    else:
+        d4 = -1
+    if v['target_range'] <= v['reach']:
+        d6 = 0
+    elif not v['target_range'] * 3 <= v['DEX']:
+        d6 = 1
+    else:
+        d6 = -1
+    d9 = -1 if v['target_range'] > v['base_range'] and v['target_range'] <= 2 * v['base_range'] else 0
+    if not v['target_range'] > 2 * v['base_range']:
+        d10 = 0
+    elif not v['hand_propelled']:
+        d10 = 1
+    else:
+        d10 = -1
+    if not v['target_range'] > 2 * v['base_range']:
+        d12 = 0
+    elif not v['target_range'] > 4 * v['base_range']:
+        d12 = 1
+    else:
+        d12 = -1
+    if not v['target_range'] > 2 * v['base_range']:
+        d14 = 0
+    elif v['hand_propelled'] or v['target_range'] > 4 * v['base_range']:
+        d14 = 1
+    else:
+        d14 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_point_blank_range__mod1_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_point_blank_range__mod1, 'difficult'))
+    trace.append(TraceEntry(_point_blank_range__mod2_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_point_blank_range__mod2, 'easy'))
+    trace.append(TraceEntry(_point_blank_range__mod3_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_point_blank_range__mod3, 'easy'))
+    trace.append(TraceEntry(_extended_range__mod1_trace, d9, v, e))
+    if d9 < 0:
+        held.append((_extended_range__mod1, 'difficult'))
+    trace.append(TraceEntry(_extended_range__mod2_trace, d10, v, e))
+    if d10 < 0:
+        held.append((_extended_range__mod2, 'impossible'))
+    trace.append(TraceEntry(_extended_range__mod3_trace, d12, v, e))
+    if d12 < 0:
+        held.append((_extended_range__mod3, 'impossible'))
+    trace.append(TraceEntry(_extended_range__mod4_trace, d14, v, e))
+    if d14 < 0:
+        held.append((_extended_range__mod4, 'one_fifth'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    steps1: list[Candidate] = [
+        (0, 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step),
+        (1, 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step),
+    ]
+    rolls = rolls_counted(s, steps1)
+    d5 = -1 if v['target_range'] <= v['reach'] else 0
+    if not v['target_range'] > 2 * v['base_range']:
+        d11 = 0
+    elif not v['hand_propelled']:
+        d11 = 1
+    else:
+        d11 = -1
+    if not v['target_range'] > 2 * v['base_range']:
+        d13 = 0
+    elif not v['target_range'] > 4 * v['base_range']:
+        d13 = 1
+    else:
+        d13 = -1
+    trace.append(TraceEntry(_point_blank_range__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_extended_range__text1_trace, d11, v, e))
+    trace.append(TraceEntry(_extended_range__text2_trace, d13, v, e))
+    restrictions: list[Restriction] = []
+    if d11 < 0:
+        restrictions.append(_extended_range__said11)
+    if d13 < 0:
+        restrictions.append(_extended_range__said13)
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_extended_range__said5)
+    notes.append(_extended_range__said7)
+    notes.append(_extended_range__said8)
+    notes.append(_extended_range__said15)
+    notes.append(_extended_range__said16)
+    if 'missile_kind' in given and d3 == 0 and d4 == 0:
+        notes.append(_extended_range__unread3)
+    if 'DEX' in given and d6 == 0:
+        notes.append(_extended_range__unread4)
+    if 'hand_propelled' in given and d10 == 0 and d11 == 0 and d14 == 0:
+        notes.append(_extended_range__unread6)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('extended_range',),
+        inputs={
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'base_range': v['base_range'],
+            'target_range': v['target_range'],
+            'missile_kind': v['missile_kind'],
+            'reach': v['reach'],
+            'hand_propelled': v['hand_propelled'],
+        },
+        stats={'skill': e['skill']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+def _extended_range__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['target_range'] <= v['reach']:
+        d3 = 0
+    elif v['missile_kind'] not in ('bow', 'thrown'):
+        d3 = 1
+    else:
+        d3 = -1
+    if not v['target_range'] <= v['reach']:
+        d4 = 0
+    elif v['missile_kind'] in ('bow', 'thrown'):
+        d4 = 1
+    else:
+        d4 = -1
+    if v['target_range'] <= v['reach']:
+        d6 = 0
+    elif not v['target_range'] * 3 <= v['DEX']:
+        d6 = 1
+    else:
+        d6 = -1
+    d9 = -1 if v['target_range'] > v['base_range'] and v['target_range'] <= 2 * v['base_range'] else 0
+    if not v['target_range'] > 2 * v['base_range']:
+        d10 = 0
+    elif not v['hand_propelled']:
+        d10 = 1
+    else:
+        d10 = -1
+    if not v['target_range'] > 2 * v['base_range']:
+        d12 = 0
+    elif not v['target_range'] > 4 * v['base_range']:
+        d12 = 1
+    else:
+        d12 = -1
+    if not v['target_range'] > 2 * v['base_range']:
+        d14 = 0
+    elif v['hand_propelled'] or v['target_range'] > 4 * v['base_range']:
+        d14 = 1
+    else:
+        d14 = -1
+    out.append(((at, 2), 'point_blank_range#3.1.1', d3, _point_blank_range__mod1_trace, _point_blank_range__mod1, 'difficult'))
+    out.append(((at, 3), 'point_blank_range#3.1else.1', d4, _point_blank_range__mod2_trace, _point_blank_range__mod2, 'easy'))
+    out.append(((at, 5), 'point_blank_range#3else.1.1', d6, _point_blank_range__mod3_trace, _point_blank_range__mod3, 'easy'))
+    out.append(((at, 8), 'extended_range#4.1', d9, _extended_range__mod1_trace, _extended_range__mod1, 'difficult'))
+    out.append(((at, 9), 'extended_range#5.1.1', d10, _extended_range__mod2_trace, _extended_range__mod2, 'impossible'))
+    out.append(((at, 11), 'extended_range#5.2.1', d12, _extended_range__mod3_trace, _extended_range__mod3, 'impossible'))
+    out.append(((at, 13), 'extended_range#5.3.1', d14, _extended_range__mod4_trace, _extended_range__mod4, 'one_fifth'))
+
+
+def _extended_range__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+    out.append(((at, 1), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _extended_range__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['target_range'] <= v['reach'] else 0
+    if not v['target_range'] > 2 * v['base_range']:
+        d11 = 0
+    elif not v['hand_propelled']:
+        d11 = 1
+    else:
+        d11 = -1
+    if not v['target_range'] > 2 * v['base_range']:
+        d13 = 0
+    elif not v['target_range'] > 4 * v['base_range']:
+        d13 = 1
+    else:
+        d13 = -1
+    out.append(((at, 4), 'point_blank_range#3.2', d5, _point_blank_range__text1_trace, _point_blank_range__text1, _extended_range__said5))
+    out.append(((at, 6), 'point_blank_range#4', -1, None, _point_blank_range__text2, _extended_range__said7))
+    out.append(((at, 7), 'point_blank_range#5', -1, None, _point_blank_range__text3, _extended_range__said8))
+    out.append(((at, 10), 'extended_range#5.1.2', d11, _extended_range__text1_trace, _extended_range__text1, _extended_range__said11))
+    out.append(((at, 12), 'extended_range#5.2.2', d13, _extended_range__text2_trace, _extended_range__text2, _extended_range__said13))
+    out.append(((at, 14), 'extended_range#6', -1, None, _extended_range__text3, _extended_range__said15))
+    out.append(((at, 15), 'extended_range#7', -1, None, _extended_range__text4, _extended_range__said16))
+
+
+_extended_range__code0: Final = RuleCode(
+    resolve=_resolve_extended_range,
+    nodes=MappingProxyType({
+        'stat skill': _extended_range__stat_skill0,
+    }),
+    rolls=_extended_range__rolls0,
+    texts=_extended_range__texts0,
+    watches=(
+        ('target_range', ((2, 0), (3, 0), (4, 0), (5, 0), (8, 0), (9, 0), (10, 0), (11, 0), (12, 0), (13, 0)), _extended_range__unread1),
+        ('reach', ((2, 0), (3, 0), (4, 0), (5, 0)), _extended_range__unread2),
+        ('missile_kind', ((2, 1), (3, 1)), _extended_range__unread3),
+        ('DEX', ((5, 1),), _extended_range__unread4),
+        ('base_range', ((8, 0), (9, 0), (10, 0), (11, 0), (12, 0), (13, 0)), _extended_range__unread5),
+        ('hand_propelled', ((9, 1), (10, 1), (13, 1)), _extended_range__unread6),
+    ),
+    chains=False,
+)
+
+
 # rule falling, written out
 
 _falling__said10: Final = note_of(_falling__text1)
@@ -6813,13 +6634,37 @@ _falling__said15: Final = note_of(_falling__text6)
 _falling__unread1: Final = Note(
     'falling',
     'Falling',
+    '`thrown_down` had no effect: it is read only when thrown_down',
+    kind='input',
+)
+_falling__unread2: Final = Note(
+    'falling',
+    'Falling',
+    '`SIZ` had no effect: it is read only when SIZ <= 5',
+    kind='input',
+)
+_falling__unread3: Final = Note(
+    'falling',
+    'Falling',
+    '`fall_distance` had no effect: it is read only when fall_distance <= 3',
+    kind='input',
+)
+_falling__unread4: Final = Note(
+    'falling',
+    'Falling',
     '`armor` had no effect: it is read only when fall_distance <= 3',
+    kind='input',
+)
+_falling__unread5: Final = Note(
+    'falling',
+    'Falling',
+    '`stake` had no effect: it is read only when stake',
     kind='input',
 )
 
 
 def _resolve_falling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Falling: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Falling: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -6885,7 +6730,7 @@ def _resolve_falling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     notes.append(_falling__said14)
     notes.append(_falling__said15)
     if 'armor' in given and d6 == 0:
-        notes.append(_falling__unread1)
+        notes.append(_falling__unread4)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('falling',),
@@ -6908,6 +6753,76 @@ def _resolve_falling(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _falling__stat_fall_dice0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['thrown_down'] else 0
+    d2 = -1 if v['SIZ'] <= 5 else 0
+    d3 = -1 if v['SIZ'] > 20 else 0
+    out.append(((at, 0), 'falling#2.1', d1, _falling__mod1_trace, _falling__mod1, 2))
+    out.append(((at, 1), 'falling#3.1', d2, _falling__mod2_trace, _falling__mod2, -1))
+    out.append(((at, 2), 'falling#4.1', d3, _falling__mod3_trace, _falling__mod3, lambda: round_value(Fraction(v['SIZ'] - 1) / 20, 'down')))
+    out.append(((at, 3), 'falling#5', -1, _falling__mod4_trace, _falling__mod4, 0))
+
+
+def _falling__derive_fall_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    d5 = -1 if e['fall_dice'] > 0 else 0
+    out.append(((at, 4), 'falling#6.1', d5, _falling__derive1_trace, _falling__derive1, lambda: Dice.pool(int(e['fall_dice']), 6)))
+
+
+def _falling__derive_fall_armor0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['fall_distance'] <= 3 else 0
+    d7 = -1 if not v['fall_distance'] <= 3 else 0
+    out.append(((at, 5), 'falling#7.1', d6, _falling__derive2_trace, _falling__derive2, lambda: round_value(Fraction(v['armor']) / 2, 'up')))
+    out.append(((at, 6), 'falling#7else.1', d7, _falling__derive3_trace, _falling__derive3, lambda: 0))
+
+
+def _falling__derive_fall_taken0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    d8 = -1 if e['fall_dice'] > 0 else 0
+    out.append(((at, 7), 'falling#8.1', d8, _falling__derive4_trace, _falling__derive4, lambda: clamp_dice('max', e['fall_damage'].plus(-e['fall_armor']), 0)))
+
+
+def _falling__derive_stake_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d9 = -1 if v['stake'] else 0
+    out.append(((at, 8), 'falling#9.1', d9, _falling__derive5_trace, _falling__derive5, lambda: Dice(((1, 10),)).plus(1)))
+
+
+def _falling__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d10 = -1 if v['stake'] else 0
+    out.append(((at, 9), 'falling#9.2', d10, _falling__text1_trace, _falling__text1, _falling__said10))
+    out.append(((at, 10), 'falling#10', -1, None, _falling__text2, _falling__said11))
+    out.append(((at, 11), 'falling#11', -1, None, _falling__text3, _falling__said12))
+    out.append(((at, 12), 'falling#12', -1, None, _falling__text4, _falling__said13))
+    out.append(((at, 13), 'falling#13', -1, None, _falling__text5, _falling__said14))
+    out.append(((at, 14), 'falling#14', -1, None, _falling__text6, _falling__said15))
+
+
+_falling__code0: Final = RuleCode(
+    resolve=_resolve_falling,
+    nodes=MappingProxyType({
+        'stat fall_dice': _falling__stat_fall_dice0,
+        'derive fall_damage': _falling__derive_fall_damage0,
+        'derive fall_armor': _falling__derive_fall_armor0,
+        'derive fall_taken': _falling__derive_fall_taken0,
+        'derive stake_damage': _falling__derive_stake_damage0,
+    }),
+    rolls=None,
+    texts=_falling__texts0,
+    watches=(
+        ('thrown_down', ((0, 0),), _falling__unread1),
+        ('SIZ', ((1, 0), (2, 0)), _falling__unread2),
+        ('fall_distance', ((5, 0), (6, 0)), _falling__unread3),
+        ('armor', ((5, 1),), _falling__unread4),
+        ('stake', ((8, 0), (9, 0)), _falling__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule fighting_while_down, written out
 
 _fighting_while_down__said3: Final = restriction_of(_fighting_while_down__text1)
@@ -6918,19 +6833,31 @@ _fighting_while_down__said8: Final = note_of(_fighting_while_down__text5)
 _fighting_while_down__unread1: Final = Note(
     'fighting_while_down',
     'Fighting While Down',
-    '`two_handed` had no effect: it is read only when actor_prone',
+    '`actor_prone` had no effect: it is read only when actor_prone',
     kind='input',
 )
 _fighting_while_down__unread2: Final = Note(
     'fighting_while_down',
     'Fighting While Down',
+    '`two_handed` had no effect: it is read only when actor_prone',
+    kind='input',
+)
+_fighting_while_down__unread3: Final = Note(
+    'fighting_while_down',
+    'Fighting While Down',
     '`action` had no effect: it is read only when actor_prone',
+    kind='input',
+)
+_fighting_while_down__unread4: Final = Note(
+    'fighting_while_down',
+    'Fighting While Down',
+    '`target_prone` had no effect: it is read only when target_prone',
     kind='input',
 )
 
 
 def _resolve_fighting_while_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Fighting While Down: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Fighting While Down: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -6951,7 +6878,7 @@ def _resolve_fighting_while_down(v: dict[str, Any], given: frozenset[str]) -> Re
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     d3 = -1 if v['actor_prone'] else 0
     if not v['actor_prone']:
         d4 = 0
@@ -6979,9 +6906,9 @@ def _resolve_fighting_while_down(v: dict[str, Any], given: frozenset[str]) -> Re
     notes.append(_fighting_while_down__said7)
     notes.append(_fighting_while_down__said8)
     if 'two_handed' in given and d4 == 0:
-        notes.append(_fighting_while_down__unread1)
-    if 'action' in given and d5 == 0:
         notes.append(_fighting_while_down__unread2)
+    if 'action' in given and d5 == 0:
+        notes.append(_fighting_while_down__unread3)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('fighting_while_down',),
@@ -7003,6 +6930,57 @@ def _resolve_fighting_while_down(v: dict[str, Any], given: frozenset[str]) -> Re
     )
 
 
+def _fighting_while_down__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['actor_prone'] else 0
+    d6 = -1 if v['target_prone'] else 0
+    out.append(((at, 1), 'fighting_while_down#3.1', d2, _fighting_while_down__mod1_trace, _fighting_while_down__mod1, 'difficult'))
+    out.append(((at, 5), 'fighting_while_down#4.1', d6, _fighting_while_down__mod2_trace, _fighting_while_down__mod2, 'easy'))
+
+
+def _fighting_while_down__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _fighting_while_down__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['actor_prone'] else 0
+    if not v['actor_prone']:
+        d4 = 0
+    elif not v['two_handed']:
+        d4 = 1
+    else:
+        d4 = -1
+    if not v['actor_prone']:
+        d5 = 0
+    elif v['action'] != 'dodge':
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 2), 'fighting_while_down#3.2', d3, _fighting_while_down__text1_trace, _fighting_while_down__text1, _fighting_while_down__said3))
+    out.append(((at, 3), 'fighting_while_down#3.3.1', d4, _fighting_while_down__text2_trace, _fighting_while_down__text2, _fighting_while_down__said4))
+    out.append(((at, 4), 'fighting_while_down#3.4.1', d5, _fighting_while_down__text3_trace, _fighting_while_down__text3, _fighting_while_down__said5))
+    out.append(((at, 6), 'fighting_while_down#5', -1, None, _fighting_while_down__text4, _fighting_while_down__said7))
+    out.append(((at, 7), 'fighting_while_down#6', -1, None, _fighting_while_down__text5, _fighting_while_down__said8))
+
+
+_fighting_while_down__code0: Final = RuleCode(
+    resolve=_resolve_fighting_while_down,
+    nodes=MappingProxyType({
+        'stat skill': _fighting_while_down__stat_skill0,
+    }),
+    rolls=_fighting_while_down__rolls0,
+    texts=_fighting_while_down__texts0,
+    watches=(
+        ('actor_prone', ((1, 0), (2, 0), (3, 0), (4, 0)), _fighting_while_down__unread1),
+        ('two_handed', ((3, 1),), _fighting_while_down__unread2),
+        ('action', ((4, 1),), _fighting_while_down__unread3),
+        ('target_prone', ((5, 0),), _fighting_while_down__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule fire_and_heat, written out
 
 _fire_and_heat__said6: Final = note_of(_fire_and_heat__text1)
@@ -7014,13 +6992,43 @@ _fire_and_heat__said13: Final = note_of(_fire_and_heat__text6)
 _fire_and_heat__unread1: Final = Note(
     'fire_and_heat',
     'Fire and Heat',
+    '`fire` had no effect: it is read only ',
+    kind='input',
+)
+_fire_and_heat__unread2: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    '`clothed_unarmored` had no effect: it is read only when fire in {torch, campfire} and clothed_unarmored',
+    kind='input',
+)
+_fire_and_heat__unread3: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
     '`POW` had no effect: it is read only when fire == bonfire',
+    kind='input',
+)
+_fire_and_heat__unread4: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    '`burn_damage` had no effect: it is read only when burn_damage > hit_points / 4 round up',
+    kind='input',
+)
+_fire_and_heat__unread5: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    '`hit_points` had no effect: it is read only when burn_damage > hit_points / 4 round up',
+    kind='input',
+)
+_fire_and_heat__unread6: Final = Note(
+    'fire_and_heat',
+    'Fire and Heat',
+    '`extinguishing` had no effect: it is read only when extinguishing',
     kind='input',
 )
 
 
 def _resolve_fire_and_heat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Fire and Heat: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Fire and Heat: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7049,16 +7057,16 @@ def _resolve_fire_and_heat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     d8 = -1 if v['extinguishing'] else 0
     trace.append(TraceEntry(_fire_and_heat__roll1_trace, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_fire_and_heat[2]))
+        rolls.append(roll_of(s, _fire_and_heat__roll1_step))
     trace.append(TraceEntry(_fire_and_heat__roll2_trace, d4, v, e))
     if d4 < 0:
-        rolls.append(roll_of(s, _rule_fire_and_heat[3]))
+        rolls.append(roll_of(s, _fire_and_heat__roll2_step))
     trace.append(TraceEntry(_fire_and_heat__roll3_trace, d7, v, e))
     if d7 < 0:
-        rolls.append(roll_of(s, _rule_fire_and_heat[6]))
+        rolls.append(roll_of(s, _fire_and_heat__roll3_step))
     trace.append(TraceEntry(_fire_and_heat__roll4_trace, d8, v, e))
     if d8 < 0:
-        rolls.append(roll_of(s, _rule_fire_and_heat[7]))
+        rolls.append(roll_of(s, _fire_and_heat__roll4_step))
     d6 = -1 if v['fire'] == 'burning_building' else 0
     d9 = -1 if v['extinguishing'] else 0
     trace.append(TraceEntry(_fire_and_heat__text1_trace, d6, v, e))
@@ -7073,7 +7081,7 @@ def _resolve_fire_and_heat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     notes.append(_fire_and_heat__said12)
     notes.append(_fire_and_heat__said13)
     if 'POW' in given and d4 == 0:
-        notes.append(_fire_and_heat__unread1)
+        notes.append(_fire_and_heat__unread3)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('fire_and_heat',),
@@ -7097,15 +7105,100 @@ def _resolve_fire_and_heat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _fire_and_heat__derive_fire_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'fire_and_heat#2', -1, _fire_and_heat__derive1_trace, _fire_and_heat__derive1, lambda: s.lookup('fire_sources', (v['fire'],), 'damage')))
+
+
+def _fire_and_heat__derive_fire_locations0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 1), 'fire_and_heat#3', -1, _fire_and_heat__derive2_trace, _fire_and_heat__derive2, lambda: s.lookup('fire_sources', (v['fire'],), 'locations')))
+
+
+def _fire_and_heat__derive_aflame_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['fire'] == 'intense' else 0
+    out.append(((at, 4), 'fire_and_heat#6.1', d5, _fire_and_heat__derive3_trace, _fire_and_heat__derive3, lambda: Dice(((1, 6),))))
+
+
+def _fire_and_heat__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['fire'] in ('torch', 'campfire') and v['clothed_unarmored'] else 0
+    d4 = -1 if v['fire'] == 'bonfire' else 0
+    d7 = -1 if v['burn_damage'] > round_value(Fraction(v['hit_points']) / 4, 'up') else 0
+    d8 = -1 if v['extinguishing'] else 0
+    out.append(((at, 2), 'fire_and_heat#4.1', d3, _fire_and_heat__roll1_trace, _fire_and_heat__roll1, _fire_and_heat__roll1_step))
+    out.append(((at, 3), 'fire_and_heat#5.1', d4, _fire_and_heat__roll2_trace, _fire_and_heat__roll2, _fire_and_heat__roll2_step))
+    out.append(((at, 6), 'fire_and_heat#8.1', d7, _fire_and_heat__roll3_trace, _fire_and_heat__roll3, _fire_and_heat__roll3_step))
+    out.append(((at, 7), 'fire_and_heat#9.1', d8, _fire_and_heat__roll4_trace, _fire_and_heat__roll4, _fire_and_heat__roll4_step))
+
+
+def _fire_and_heat__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['fire'] == 'burning_building' else 0
+    d9 = -1 if v['extinguishing'] else 0
+    out.append(((at, 5), 'fire_and_heat#7.1', d6, _fire_and_heat__text1_trace, _fire_and_heat__text1, _fire_and_heat__said6))
+    out.append(((at, 8), 'fire_and_heat#9.2', d9, _fire_and_heat__text2_trace, _fire_and_heat__text2, _fire_and_heat__said9))
+    out.append(((at, 9), 'fire_and_heat#10', -1, None, _fire_and_heat__text3, _fire_and_heat__said10))
+    out.append(((at, 10), 'fire_and_heat#11', -1, None, _fire_and_heat__text4, _fire_and_heat__said11))
+    out.append(((at, 11), 'fire_and_heat#12', -1, None, _fire_and_heat__text5, _fire_and_heat__said12))
+    out.append(((at, 12), 'fire_and_heat#13', -1, None, _fire_and_heat__text6, _fire_and_heat__said13))
+
+
+_fire_and_heat__code0: Final = RuleCode(
+    resolve=_resolve_fire_and_heat,
+    nodes=MappingProxyType({
+        'derive fire_damage': _fire_and_heat__derive_fire_damage0,
+        'derive fire_locations': _fire_and_heat__derive_fire_locations0,
+        'derive aflame_damage': _fire_and_heat__derive_aflame_damage0,
+    }),
+    rolls=_fire_and_heat__rolls0,
+    texts=_fire_and_heat__texts0,
+    watches=(
+        ('fire', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _fire_and_heat__unread1),
+        ('clothed_unarmored', ((2, 0),), _fire_and_heat__unread2),
+        ('POW', ((3, 1),), _fire_and_heat__unread3),
+        ('burn_damage', ((6, 0),), _fire_and_heat__unread4),
+        ('hit_points', ((6, 0),), _fire_and_heat__unread5),
+        ('extinguishing', ((7, 0), (8, 0)), _fire_and_heat__unread6),
+    ),
+    chains=False,
+)
+
+
 # rule firing_into_combat, written out
 
 _firing_into_combat__said4: Final = note_of(_firing_into_combat__text1)
 _firing_into_combat__said8: Final = note_of(_firing_into_combat__text2)
 _firing_into_combat__said10: Final = note_of(_firing_into_combat__text3)
+_firing_into_combat__unread1: Final = Note(
+    'firing_into_combat',
+    'Firing Into Combat',
+    '`into_combat` had no effect: it is read only when into_combat and extra_bodies == 0',
+    kind='input',
+)
+_firing_into_combat__unread2: Final = Note(
+    'firing_into_combat',
+    'Firing Into Combat',
+    '`extra_bodies` had no effect: it is read only when into_combat and extra_bodies == 0',
+    kind='input',
+)
+_firing_into_combat__unread3: Final = Note(
+    'firing_into_combat',
+    'Firing Into Combat',
+    '`engaged` had no effect: it is read only when engaged',
+    kind='input',
+)
+_firing_into_combat__unread4: Final = Note(
+    'firing_into_combat',
+    'Firing Into Combat',
+    '`both_close` had no effect: it is read only when both_close',
+    kind='input',
+)
 
 
 def _resolve_firing_into_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Firing Into Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Firing Into Combat: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7143,7 +7236,7 @@ def _resolve_firing_into_combat(v: dict[str, Any], given: frozenset[str]) -> Res
         e.wait('stray_band', lambda: whole(min(20, v['skill'])))
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     d4 = -1 if v['into_combat'] and v['extra_bodies'] == 0 else 0
     d8 = -1 if v['extra_bodies'] > 0 else 0
     trace.append(TraceEntry(_firing_into_combat__text1_trace, d4, v, e))
@@ -7175,6 +7268,56 @@ def _resolve_firing_into_combat(v: dict[str, Any], given: frozenset[str]) -> Res
     )
 
 
+def _firing_into_combat__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['into_combat'] and v['extra_bodies'] == 0 else 0
+    d5 = -1 if v['engaged'] else 0
+    d6 = -1 if v['both_close'] else 0
+    d7 = -1 if v['extra_bodies'] > 0 else 0
+    out.append(((at, 1), 'firing_into_combat#3.1', d2, _firing_into_combat__mod1_trace, _firing_into_combat__mod1, -20))
+    out.append(((at, 4), 'firing_into_combat#4.1', d5, _firing_into_combat__mod2_trace, _firing_into_combat__mod2, 'difficult'))
+    out.append(((at, 5), 'firing_into_combat#5.1', d6, _firing_into_combat__mod3_trace, _firing_into_combat__mod3, 'easy'))
+    out.append(((at, 6), 'firing_into_combat#6.1', d7, _firing_into_combat__mod4_trace, _firing_into_combat__mod4, lambda: 5 * v['extra_bodies']))
+    out.append(((at, 8), 'firing_into_combat#7', -1, _firing_into_combat__mod5_trace, _firing_into_combat__mod5, 0))
+
+
+def _firing_into_combat__derive_stray_band0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['into_combat'] and v['extra_bodies'] == 0 else 0
+    out.append(((at, 2), 'firing_into_combat#3.2', d3, _firing_into_combat__derive1_trace, _firing_into_combat__derive1, lambda: min(20, v['skill'])))
+
+
+def _firing_into_combat__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _firing_into_combat__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['into_combat'] and v['extra_bodies'] == 0 else 0
+    d8 = -1 if v['extra_bodies'] > 0 else 0
+    out.append(((at, 3), 'firing_into_combat#3.3', d4, _firing_into_combat__text1_trace, _firing_into_combat__text1, _firing_into_combat__said4))
+    out.append(((at, 7), 'firing_into_combat#6.2', d8, _firing_into_combat__text2_trace, _firing_into_combat__text2, _firing_into_combat__said8))
+    out.append(((at, 9), 'firing_into_combat#8', -1, None, _firing_into_combat__text3, _firing_into_combat__said10))
+
+
+_firing_into_combat__code0: Final = RuleCode(
+    resolve=_resolve_firing_into_combat,
+    nodes=MappingProxyType({
+        'stat skill': _firing_into_combat__stat_skill0,
+        'derive stray_band': _firing_into_combat__derive_stray_band0,
+    }),
+    rolls=_firing_into_combat__rolls0,
+    texts=_firing_into_combat__texts0,
+    watches=(
+        ('into_combat', ((1, 0), (2, 0), (3, 0)), _firing_into_combat__unread1),
+        ('extra_bodies', ((1, 0), (2, 0), (3, 0), (6, 0), (7, 0)), _firing_into_combat__unread2),
+        ('engaged', ((4, 0),), _firing_into_combat__unread3),
+        ('both_close', ((5, 0),), _firing_into_combat__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule fortified_positions, written out
 
 _fortified_positions__said3: Final = note_of(_fortified_positions__text1)
@@ -7183,13 +7326,19 @@ _fortified_positions__said6: Final = note_of(_fortified_positions__text3)
 _fortified_positions__unread1: Final = Note(
     'fortified_positions',
     'Fortified Positions',
+    '`fortified` had no effect: it is read only when fortified == behind_fortification',
+    kind='input',
+)
+_fortified_positions__unread2: Final = Note(
+    'fortified_positions',
+    'Fortified Positions',
     '`attack_kind` had no effect: it is read only when fortified == crouched_behind',
     kind='input',
 )
 
 
 def _resolve_fortified_positions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Fortified Positions: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Fortified Positions: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7215,7 +7364,7 @@ def _resolve_fortified_positions(v: dict[str, Any], given: frozenset[str]) -> Re
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     d3 = -1 if v['fortified'] == 'behind_fortification' else 0
     if v['fortified'] != 'crouched_behind':
         d5 = 0
@@ -7236,7 +7385,7 @@ def _resolve_fortified_positions(v: dict[str, Any], given: frozenset[str]) -> Re
     if d6 < 0:
         notes.append(_fortified_positions__said6)
     if 'attack_kind' in given and d4 == 0 and d5 == 0:
-        notes.append(_fortified_positions__unread1)
+        notes.append(_fortified_positions__unread2)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('fortified_positions',),
@@ -7252,13 +7401,72 @@ def _resolve_fortified_positions(v: dict[str, Any], given: frozenset[str]) -> Re
     )
 
 
+def _fortified_positions__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['fortified'] == 'behind_fortification' else 0
+    if v['fortified'] != 'crouched_behind':
+        d4 = 0
+    elif v['attack_kind'] != 'missile':
+        d4 = 1
+    else:
+        d4 = -1
+    out.append(((at, 1), 'fortified_positions#3.1', d2, _fortified_positions__mod1_trace, _fortified_positions__mod1, 'difficult'))
+    out.append(((at, 3), 'fortified_positions#4.1.1', d4, _fortified_positions__mod2_trace, _fortified_positions__mod2, 'impossible'))
+
+
+def _fortified_positions__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _fortified_positions__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['fortified'] == 'behind_fortification' else 0
+    if v['fortified'] != 'crouched_behind':
+        d5 = 0
+    elif v['attack_kind'] != 'missile':
+        d5 = 1
+    else:
+        d5 = -1
+    d6 = -1 if v['fortified'] == 'crouched_behind' else 0
+    out.append(((at, 2), 'fortified_positions#3.2', d3, _fortified_positions__text1_trace, _fortified_positions__text1, _fortified_positions__said3))
+    out.append(((at, 4), 'fortified_positions#4.1.2', d5, _fortified_positions__text2_trace, _fortified_positions__text2, _fortified_positions__said5))
+    out.append(((at, 5), 'fortified_positions#4.2', d6, _fortified_positions__text3_trace, _fortified_positions__text3, _fortified_positions__said6))
+
+
+_fortified_positions__code0: Final = RuleCode(
+    resolve=_resolve_fortified_positions,
+    nodes=MappingProxyType({
+        'stat skill': _fortified_positions__stat_skill0,
+    }),
+    rolls=_fortified_positions__rolls0,
+    texts=_fortified_positions__texts0,
+    watches=(
+        ('fortified', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _fortified_positions__unread1),
+        ('attack_kind', ((3, 1), (4, 1)), _fortified_positions__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule improvised_wear, written out
 
 _improvised_wear__said2: Final = note_of(_improvised_wear__text1)
+_improvised_wear__unread1: Final = Note(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    '`parried_damage` had no effect: it is read only ',
+    kind='input',
+)
+_improvised_wear__unread2: Final = Note(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    '`weapon_hp` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_improvised_wear(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Wear of improvised weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Wear of improvised weapons: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7283,14 +7491,50 @@ def _resolve_improvised_wear(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _improvised_wear__derive_weapon_wear0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'improvised_wear#1', -1, _improvised_wear__derive1_trace, _improvised_wear__derive1, lambda: max(1, v['parried_damage'] - v['weapon_hp'])))
+
+
+def _improvised_wear__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'improvised_wear#2', -1, None, _improvised_wear__text1, _improvised_wear__said2))
+
+
+_improvised_wear__code0: Final = RuleCode(
+    resolve=_resolve_improvised_wear,
+    nodes=MappingProxyType({
+        'derive weapon_wear': _improvised_wear__derive_weapon_wear0,
+    }),
+    rolls=None,
+    texts=_improvised_wear__texts0,
+    watches=(
+        ('parried_damage', ((0, 0),), _improvised_wear__unread1),
+        ('weapon_hp', ((0, 0),), _improvised_wear__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule improvised_weapons, written out
 
 _improvised_weapons__said2: Final = note_of(_improvised_wear__text1)
 _improvised_weapons__said3: Final = note_of(_improvised_weapons__text1)
+_improvised_weapons__unread1: Final = Note(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    '`parried_damage` had no effect: it is read only ',
+    kind='input',
+)
+_improvised_weapons__unread2: Final = Note(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    '`weapon_hp` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_improvised_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Improvised Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Improvised Weapons: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7315,6 +7559,31 @@ def _resolve_improvised_weapons(v: dict[str, Any], given: frozenset[str]) -> Res
     )
 
 
+def _improvised_weapons__derive_weapon_wear0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'improvised_wear#1', -1, _improvised_wear__derive1_trace, _improvised_wear__derive1, lambda: max(1, v['parried_damage'] - v['weapon_hp'])))
+
+
+def _improvised_weapons__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'improvised_wear#2', -1, None, _improvised_wear__text1, _improvised_weapons__said2))
+    out.append(((at, 2), 'improvised_weapons#3', -1, None, _improvised_weapons__text1, _improvised_weapons__said3))
+
+
+_improvised_weapons__code0: Final = RuleCode(
+    resolve=_resolve_improvised_weapons,
+    nodes=MappingProxyType({
+        'derive weapon_wear': _improvised_weapons__derive_weapon_wear0,
+    }),
+    rolls=None,
+    texts=_improvised_weapons__texts0,
+    watches=(
+        ('parried_damage', ((0, 0),), _improvised_weapons__unread1),
+        ('weapon_hp', ((0, 0),), _improvised_weapons__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule improvised_parrying_weapons, written out
 
 _improvised_parrying_weapons__said2: Final = note_of(_improvised_wear__text1)
@@ -7323,10 +7592,34 @@ _improvised_parrying_weapons__said5: Final = note_of(_improvised_parrying_weapon
 _improvised_parrying_weapons__said6: Final = note_of(_improvised_parrying_weapons__text3)
 _improvised_parrying_weapons__said7: Final = note_of(_improvised_parrying_weapons__text4)
 _improvised_parrying_weapons__said8: Final = note_of(_improvised_parrying_weapons__text5)
+_improvised_parrying_weapons__unread1: Final = Note(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    '`parried_damage` had no effect: it is read only ',
+    kind='input',
+)
+_improvised_parrying_weapons__unread2: Final = Note(
+    'improvised_wear',
+    'Improvised Parrying Weapons',
+    '`weapon_hp` had no effect: it is read only ',
+    kind='input',
+)
+_improvised_parrying_weapons__unread3: Final = Note(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    '`weapon_base` had no effect: it is read only ',
+    kind='input',
+)
+_improvised_parrying_weapons__unread4: Final = Note(
+    'improvised_parrying_weapons',
+    'Improvised Parrying Weapons',
+    '`weapon_enc` had no effect: it is read only when weapon_enc == 0',
+    kind='input',
+)
 
 
 def _resolve_improvised_parrying_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Improvised Parrying Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Improvised Parrying Weapons: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7363,6 +7656,45 @@ def _resolve_improvised_parrying_weapons(v: dict[str, Any], given: frozenset[str
     )
 
 
+def _improvised_parrying_weapons__derive_weapon_wear0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'improvised_wear#1', -1, _improvised_wear__derive1_trace, _improvised_wear__derive1, lambda: max(1, v['parried_damage'] - v['weapon_hp'])))
+
+
+def _improvised_parrying_weapons__derive_parry_base0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 2), 'improvised_parrying_weapons#3', -1, _improvised_parrying_weapons__derive1_trace, _improvised_parrying_weapons__derive1, lambda: max(round_value(Fraction(v['weapon_base']) / 2, 'up'), 20)))
+
+
+def _improvised_parrying_weapons__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['weapon_enc'] == 0 else 0
+    out.append(((at, 1), 'improvised_wear#2', -1, None, _improvised_wear__text1, _improvised_parrying_weapons__said2))
+    out.append(((at, 3), 'improvised_parrying_weapons#4.1', d4, _improvised_parrying_weapons__text1_trace, _improvised_parrying_weapons__text1, _improvised_parrying_weapons__said4))
+    out.append(((at, 4), 'improvised_parrying_weapons#5', -1, None, _improvised_parrying_weapons__text2, _improvised_parrying_weapons__said5))
+    out.append(((at, 5), 'improvised_parrying_weapons#6', -1, None, _improvised_parrying_weapons__text3, _improvised_parrying_weapons__said6))
+    out.append(((at, 6), 'improvised_parrying_weapons#7', -1, None, _improvised_parrying_weapons__text4, _improvised_parrying_weapons__said7))
+    out.append(((at, 7), 'improvised_parrying_weapons#8', -1, None, _improvised_parrying_weapons__text5, _improvised_parrying_weapons__said8))
+
+
+_improvised_parrying_weapons__code0: Final = RuleCode(
+    resolve=_resolve_improvised_parrying_weapons,
+    nodes=MappingProxyType({
+        'derive weapon_wear': _improvised_parrying_weapons__derive_weapon_wear0,
+        'derive parry_base': _improvised_parrying_weapons__derive_parry_base0,
+    }),
+    rolls=None,
+    texts=_improvised_parrying_weapons__texts0,
+    watches=(
+        ('parried_damage', ((0, 0),), _improvised_parrying_weapons__unread1),
+        ('weapon_hp', ((0, 0),), _improvised_parrying_weapons__unread2),
+        ('weapon_base', ((2, 0),), _improvised_parrying_weapons__unread3),
+        ('weapon_enc', ((3, 0),), _improvised_parrying_weapons__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule knockback, written out
 
 _knockback__said6: Final = note_of(_knockback__text1)
@@ -7373,10 +7705,34 @@ _knockback__said11: Final = note_of(_knockback__text5)
 _knockback__unread1: Final = Note(
     'knockback',
     'Knockback',
-    '`ride` had no effect: it is read only when mount_siz > 0',
+    '`mount_siz` had no effect: it is read only when mount_siz > 0 and kept_seat',
     kind='input',
 )
 _knockback__unread2: Final = Note(
+    'knockback',
+    'Knockback',
+    '`kept_seat` had no effect: it is read only when mount_siz > 0 and kept_seat',
+    kind='input',
+)
+_knockback__unread3: Final = Note(
+    'knockback',
+    'Knockback',
+    '`half_siz_threshold` had no effect: it is read only when half_siz_threshold',
+    kind='input',
+)
+_knockback__unread4: Final = Note(
+    'knockback',
+    'Knockback',
+    '`ride` had no effect: it is read only when mount_siz > 0',
+    kind='input',
+)
+_knockback__unread5: Final = Note(
+    'knockback',
+    'Knockback',
+    '`from_above` had no effect: it is read only unless from_above',
+    kind='input',
+)
+_knockback__unread6: Final = Note(
     'knockback',
     'Knockback',
     '`knockback_damage` had no effect: it is read only unless from_above',
@@ -7385,7 +7741,7 @@ _knockback__unread2: Final = Note(
 
 
 def _resolve_knockback(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Knockback: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Knockback: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7421,12 +7777,12 @@ def _resolve_knockback(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d4 = -1 if not v['from_above'] else 0
     trace.append(TraceEntry(_knockback__roll1_trace, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_knockback[2]))
+        rolls.append(roll_of(s, _knockback__roll1_step))
     trace.append(TraceEntry(_knockback__roll2_trace, d4, v, e))
     if d4 < 0:
-        rolls.append(roll_of(s, _rule_knockback[3]))
+        rolls.append(roll_of(s, _knockback__roll2_step))
     trace.append(TraceEntry(_knockback__roll3_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_knockback[6]))
+    rolls.append(roll_of(s, _knockback__roll3_step))
     if v['from_above']:
         d6 = 0
     elif not (v['mount_siz'] > 0 and not v['kept_seat']):
@@ -7445,9 +7801,9 @@ def _resolve_knockback(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     notes.append(_knockback__said10)
     notes.append(_knockback__said11)
     if 'ride' in given and d3 == 0:
-        notes.append(_knockback__unread1)
+        notes.append(_knockback__unread4)
     if 'knockback_damage' in given and d4 == 0 and d5 == 0:
-        notes.append(_knockback__unread2)
+        notes.append(_knockback__unread6)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('knockback',),
@@ -7474,16 +7830,88 @@ def _resolve_knockback(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _knockback__stat_knock_siz0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['mount_siz'] > 0 and v['kept_seat'] else 0
+    d2 = -1 if v['half_siz_threshold'] else 0
+    out.append(((at, 0), 'knockback#2.1', d1, _knockback__mod1_trace, _knockback__mod1, lambda: v['mount_siz']))
+    out.append(((at, 1), 'knockback#3.1', d2, _knockback__mod2_trace, _knockback__mod2, 2))
+
+
+def _knockback__derive_knocked_meters0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d5 = -1 if not v['from_above'] else 0
+    out.append(((at, 4), 'knockback#5.2', d5, _knockback__derive1_trace, _knockback__derive1, lambda: round_value(Fraction(max(0, v['knockback_damage'] - e['knock_siz'])) / 5, 'down')))
+
+
+def _knockback__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['mount_siz'] > 0 else 0
+    d4 = -1 if not v['from_above'] else 0
+    out.append(((at, 2), 'knockback#4.1', d3, _knockback__roll1_trace, _knockback__roll1, _knockback__roll1_step))
+    out.append(((at, 3), 'knockback#5.1', d4, _knockback__roll2_trace, _knockback__roll2, _knockback__roll2_step))
+    out.append(((at, 6), 'knockback#6', -1, _knockback__roll3_trace, _knockback__roll3, _knockback__roll3_step))
+
+
+def _knockback__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['from_above']:
+        d6 = 0
+    elif not (v['mount_siz'] > 0 and not v['kept_seat']):
+        d6 = 1
+    else:
+        d6 = -1
+    d8 = -1 if v['from_above'] else 0
+    out.append(((at, 5), 'knockback#5.3.1', d6, _knockback__text1_trace, _knockback__text1, _knockback__said6))
+    out.append(((at, 7), 'knockback#7.1', d8, _knockback__text2_trace, _knockback__text2, _knockback__said8))
+    out.append(((at, 8), 'knockback#8', -1, None, _knockback__text3, _knockback__said9))
+    out.append(((at, 9), 'knockback#9', -1, None, _knockback__text4, _knockback__said10))
+    out.append(((at, 10), 'knockback#10', -1, None, _knockback__text5, _knockback__said11))
+
+
+_knockback__code0: Final = RuleCode(
+    resolve=_resolve_knockback,
+    nodes=MappingProxyType({
+        'stat knock_siz': _knockback__stat_knock_siz0,
+        'derive knocked_meters': _knockback__derive_knocked_meters0,
+    }),
+    rolls=_knockback__rolls0,
+    texts=_knockback__texts0,
+    watches=(
+        ('mount_siz', ((0, 0), (2, 0), (5, 1)), _knockback__unread1),
+        ('kept_seat', ((0, 0), (5, 1)), _knockback__unread2),
+        ('half_siz_threshold', ((1, 0),), _knockback__unread3),
+        ('ride', ((2, 1),), _knockback__unread4),
+        ('from_above', ((3, 0), (4, 0), (5, 0), (7, 0)), _knockback__unread5),
+        ('knockback_damage', ((3, 1), (4, 1)), _knockback__unread6),
+    ),
+    chains=False,
+)
+
+
 # rule knockout_attacks, written out
 
 _knockout_attacks__said3: Final = restriction_of(_knockout_attacks__text1)
 _knockout_attacks__said5: Final = note_of(_knockout_attacks__text2)
 _knockout_attacks__said6: Final = note_of(_knockout_attacks__text3)
 _knockout_attacks__said7: Final = note_of(_knockout_attacks__text4)
+_knockout_attacks__unread1: Final = Note(
+    'knockout_attacks',
+    'Knockout Attacks',
+    '`headed` had no effect: it is read only unless headed',
+    kind='input',
+)
+_knockout_attacks__unread2: Final = Note(
+    'knockout_attacks',
+    'Knockout Attacks',
+    '`wound` had no effect: it is read only when wound == major',
+    kind='input',
+)
 
 
 def _resolve_knockout_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Knockout Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Knockout Attacks: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7505,7 +7933,7 @@ def _resolve_knockout_attacks(v: dict[str, Any], given: frozenset[str]) -> Resol
         e.wait('knocked_out', lambda: whole(Dice(((1, 10),)).plus(10)))
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     d3 = -1 if not v['headed'] else 0
     d5 = -1 if v['wound'] == 'major' else 0
     d6 = -1 if v['wound'] != 'major' else 0
@@ -7536,6 +7964,47 @@ def _resolve_knockout_attacks(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _knockout_attacks__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'knockout_attacks#3', -1, _knockout_attacks__mod1_trace, _knockout_attacks__mod1, 'difficult'))
+
+
+def _knockout_attacks__derive_knocked_out0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['wound'] == 'major' else 0
+    out.append(((at, 3), 'knockout_attacks#5.1', d4, _knockout_attacks__derive1_trace, _knockout_attacks__derive1, lambda: Dice(((1, 10),)).plus(10)))
+
+
+def _knockout_attacks__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _knockout_attacks__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if not v['headed'] else 0
+    d5 = -1 if v['wound'] == 'major' else 0
+    d6 = -1 if v['wound'] != 'major' else 0
+    out.append(((at, 2), 'knockout_attacks#4.1', d3, _knockout_attacks__text1_trace, _knockout_attacks__text1, _knockout_attacks__said3))
+    out.append(((at, 4), 'knockout_attacks#5.2', d5, _knockout_attacks__text2_trace, _knockout_attacks__text2, _knockout_attacks__said5))
+    out.append(((at, 5), 'knockout_attacks#5else.1', d6, _knockout_attacks__text3_trace, _knockout_attacks__text3, _knockout_attacks__said6))
+    out.append(((at, 6), 'knockout_attacks#6', -1, None, _knockout_attacks__text4, _knockout_attacks__said7))
+
+
+_knockout_attacks__code0: Final = RuleCode(
+    resolve=_resolve_knockout_attacks,
+    nodes=MappingProxyType({
+        'stat skill': _knockout_attacks__stat_skill0,
+        'derive knocked_out': _knockout_attacks__derive_knocked_out0,
+    }),
+    rolls=_knockout_attacks__rolls0,
+    texts=_knockout_attacks__texts0,
+    watches=(
+        ('headed', ((2, 0),), _knockout_attacks__unread1),
+        ('wound', ((3, 0), (4, 0), (5, 0)), _knockout_attacks__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule light_sources, written out
 
 _light_sources__trace3: Final = within(
@@ -7549,13 +8018,37 @@ _light_sources__said8: Final = note_of(_light_sources__text3)
 _light_sources__unread1: Final = Note(
     'light_sources',
     'Light Sources',
+    '`light` had no effect: it is read only ',
+    kind='input',
+)
+_light_sources__unread2: Final = Note(
+    'light_sources',
+    'Light Sources',
+    '`light_distance` had no effect: it is read only when light_distance >= 100 and light in {long_candle, short_candle}',
+    kind='input',
+)
+_light_sources__unread3: Final = Note(
+    'light_sources',
+    'Light Sources',
     '`spot` had no effect: it is read only when light_distance >= 100 and light in {long_candle, short_candle}',
+    kind='input',
+)
+_light_sources__unread4: Final = Note(
+    'light_sources',
+    'Light Sources',
+    '`careful_light` had no effect: it is read only when careful_light',
+    kind='input',
+)
+_light_sources__unread5: Final = Note(
+    'light_sources',
+    'Light Sources',
+    '`light_dropped` had no effect: it is read only when light_dropped',
     kind='input',
 )
 
 
 def _resolve_light_sources(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Light Sources: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Light Sources: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7582,16 +8075,16 @@ def _resolve_light_sources(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     d5 = -1 if v['light_dropped'] else 0
     trace.append(TraceEntry(_light_sources__roll1_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_light_sources[1]))
+        rolls.append(roll_of(s, _light_sources__roll1_step))
     trace.append(TraceEntry(_light_sources__trace3, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_attack[0]))
+        rolls.append(roll_of(s, _attack__roll1_step))
     trace.append(TraceEntry(_light_sources__roll2_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_light_sources[4]))
+        rolls.append(roll_of(s, _light_sources__roll2_step))
     notes: list[Note] = [_light_sources__said6, _light_sources__said7, _light_sources__said8]
     if 'spot' in given and d2 == 0:
-        notes.append(_light_sources__unread1)
+        notes.append(_light_sources__unread3)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('light_sources',),
@@ -7616,13 +8109,77 @@ def _resolve_light_sources(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _light_sources__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['careful_light'] else 0
+    out.append(((at, 3), 'light_sources#4.2', d4, _light_sources__mod1_trace, _light_sources__mod1, 'difficult'))
+
+
+def _light_sources__derive_burn_time0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'light_sources#2', -1, _light_sources__derive1_trace, _light_sources__derive1, lambda: s.lookup('light_burn_time', (v['light'],), 'value')))
+
+
+def _light_sources__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['light_distance'] >= 100 and v['light'] in ('long_candle', 'short_candle') else 0
+    d3 = -1 if v['careful_light'] else 0
+    d5 = -1 if v['light_dropped'] else 0
+    out.append(((at, 1), 'light_sources#3.1', d2, _light_sources__roll1_trace, _light_sources__roll1, _light_sources__roll1_step))
+    out.append(((at, 2), 'attack#1', d3, _light_sources__trace3, _attack__roll1, _attack__roll1_step))
+    out.append(((at, 4), 'light_sources#5.1', d5, _light_sources__roll2_trace, _light_sources__roll2, _light_sources__roll2_step))
+
+
+def _light_sources__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 5), 'light_sources#6', -1, None, _light_sources__text1, _light_sources__said6))
+    out.append(((at, 6), 'light_sources#7', -1, None, _light_sources__text2, _light_sources__said7))
+    out.append(((at, 7), 'light_sources#8', -1, None, _light_sources__text3, _light_sources__said8))
+
+
+_light_sources__code0: Final = RuleCode(
+    resolve=_resolve_light_sources,
+    nodes=MappingProxyType({
+        'stat skill': _light_sources__stat_skill0,
+        'derive burn_time': _light_sources__derive_burn_time0,
+    }),
+    rolls=_light_sources__rolls0,
+    texts=_light_sources__texts0,
+    watches=(
+        ('light', ((0, 0), (1, 0)), _light_sources__unread1),
+        ('light_distance', ((1, 0),), _light_sources__unread2),
+        ('spot', ((1, 1),), _light_sources__unread3),
+        ('careful_light', ((3, 0),), _light_sources__unread4),
+        ('light_dropped', ((4, 0),), _light_sources__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule mass_combat, written out
 
 _mass_combat__said3: Final = note_of(_mass_combat__text1)
+_mass_combat__unread1: Final = Note(
+    'mass_combat',
+    'Mass Combat',
+    '`immersed` had no effect: it is read only when immersed',
+    kind='input',
+)
+_mass_combat__unread2: Final = Note(
+    'mass_combat',
+    'Mass Combat',
+    '`side_pot` had no effect: it is read only when side_pot > 0 and enemy_pot > 0',
+    kind='input',
+)
+_mass_combat__unread3: Final = Note(
+    'mass_combat',
+    'Mass Combat',
+    '`enemy_pot` had no effect: it is read only when side_pot > 0 and enemy_pot > 0',
+    kind='input',
+)
 
 
 def _resolve_mass_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Mass Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Mass Combat: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7638,10 +8195,10 @@ def _resolve_mass_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution
     d2 = -1 if v['side_pot'] > 0 and v['enemy_pot'] > 0 else 0
     trace.append(TraceEntry(_mass_combat__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_mass_combat[0]))
+        rolls.append(roll_of(s, _mass_combat__roll1_step))
     trace.append(TraceEntry(_mass_combat__roll2_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_mass_combat[1]))
+        rolls.append(roll_of(s, _mass_combat__roll2_step))
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('mass_combat',),
@@ -7663,6 +8220,32 @@ def _resolve_mass_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _mass_combat__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['immersed'] else 0
+    d2 = -1 if v['side_pot'] > 0 and v['enemy_pot'] > 0 else 0
+    out.append(((at, 0), 'mass_combat#2.1', d1, _mass_combat__roll1_trace, _mass_combat__roll1, _mass_combat__roll1_step))
+    out.append(((at, 1), 'mass_combat#3.1', d2, _mass_combat__roll2_trace, _mass_combat__roll2, _mass_combat__roll2_step))
+
+
+def _mass_combat__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'mass_combat#4', -1, None, _mass_combat__text1, _mass_combat__said3))
+
+
+_mass_combat__code0: Final = RuleCode(
+    resolve=_resolve_mass_combat,
+    nodes=MappingProxyType({}),
+    rolls=_mass_combat__rolls0,
+    texts=_mass_combat__texts0,
+    watches=(
+        ('immersed', ((0, 0),), _mass_combat__unread1),
+        ('side_pot', ((1, 0),), _mass_combat__unread2),
+        ('enemy_pot', ((1, 0),), _mass_combat__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule missile_fire_while_moving, written out
 
 _missile_fire_while_moving__said7: Final = note_of(_missile_fire_while_moving__text1)
@@ -7671,22 +8254,28 @@ _missile_fire_while_moving__said9: Final = note_of(_missile_fire_while_moving__t
 _missile_fire_while_moving__unread1: Final = Note(
     'missile_fire_while_moving',
     'Missile Fire While Moving',
-    '`ride` had no effect: it is read only when moving == mounted',
+    '`moving` had no effect: it is read only when moving == mounted',
     kind='input',
 )
 _missile_fire_while_moving__unread2: Final = Note(
     'missile_fire_while_moving',
     'Missile Fire While Moving',
-    '`jump` had no effect: it is read only when moving == leaping',
+    '`ride` had no effect: it is read only when moving == mounted',
     kind='input',
 )
 _missile_fire_while_moving__unread3: Final = Note(
     'missile_fire_while_moving',
     'Missile Fire While Moving',
-    '`fire_direction` had no effect: it is read only when moving != still',
+    '`jump` had no effect: it is read only when moving == leaping',
     kind='input',
 )
 _missile_fire_while_moving__unread4: Final = Note(
+    'missile_fire_while_moving',
+    'Missile Fire While Moving',
+    '`fire_direction` had no effect: it is read only when moving != still',
+    kind='input',
+)
+_missile_fire_while_moving__unread5: Final = Note(
     'missile_fire_while_moving',
     'Missile Fire While Moving',
     '`missile_kind` had no effect: it is read only when moving != still',
@@ -7695,7 +8284,7 @@ _missile_fire_while_moving__unread4: Final = Note(
 
 
 def _resolve_missile_fire_while_moving(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Missile Fire While Moving: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Missile Fire While Moving: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7741,7 +8330,7 @@ def _resolve_missile_fire_while_moving(v: dict[str, Any], given: frozenset[str])
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     if v['moving'] == 'still':
         d7 = 0
     elif v['fire_direction'] != 'behind':
@@ -7755,13 +8344,13 @@ def _resolve_missile_fire_while_moving(v: dict[str, Any], given: frozenset[str])
     notes.append(_missile_fire_while_moving__said8)
     notes.append(_missile_fire_while_moving__said9)
     if 'ride' in given and d2 == 0:
-        notes.append(_missile_fire_while_moving__unread1)
-    if 'jump' in given and d4 == 0:
         notes.append(_missile_fire_while_moving__unread2)
-    if 'fire_direction' in given and d5 == 0 and d6 == 0 and d7 == 0:
+    if 'jump' in given and d4 == 0:
         notes.append(_missile_fire_while_moving__unread3)
-    if 'missile_kind' in given and d5 == 0:
+    if 'fire_direction' in given and d5 == 0 and d6 == 0 and d7 == 0:
         notes.append(_missile_fire_while_moving__unread4)
+    if 'missile_kind' in given and d5 == 0:
+        notes.append(_missile_fire_while_moving__unread5)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('missile_fire_while_moving',),
@@ -7786,6 +8375,66 @@ def _resolve_missile_fire_while_moving(v: dict[str, Any], given: frozenset[str])
     )
 
 
+def _missile_fire_while_moving__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['moving'] == 'mounted' else 0
+    d3 = -1 if v['moving'] == 'running' else 0
+    d4 = -1 if v['moving'] == 'leaping' else 0
+    if v['moving'] == 'still':
+        d5 = 0
+    elif not (v['fire_direction'] == 'sideways' and v['missile_kind'] != 'bow'):
+        d5 = 1
+    else:
+        d5 = -1
+    if v['moving'] == 'still':
+        d6 = 0
+    elif v['fire_direction'] != 'behind':
+        d6 = 1
+    else:
+        d6 = -1
+    out.append(((at, 1), 'missile_fire_while_moving#3.1', d2, _missile_fire_while_moving__mod1_trace, _missile_fire_while_moving__mod1, lambda: v['ride']))
+    out.append(((at, 2), 'missile_fire_while_moving#4.1', d3, _missile_fire_while_moving__mod2_trace, _missile_fire_while_moving__mod2, lambda: e['agility']))
+    out.append(((at, 3), 'missile_fire_while_moving#5.1', d4, _missile_fire_while_moving__mod3_trace, _missile_fire_while_moving__mod3, lambda: v['jump']))
+    out.append(((at, 4), 'missile_fire_while_moving#6.1.1', d5, _missile_fire_while_moving__mod4_trace, _missile_fire_while_moving__mod4, 'difficult'))
+    out.append(((at, 5), 'missile_fire_while_moving#6.2.1', d6, _missile_fire_while_moving__mod5_trace, _missile_fire_while_moving__mod5, 'one_fifth'))
+
+
+def _missile_fire_while_moving__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _missile_fire_while_moving__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['moving'] == 'still':
+        d7 = 0
+    elif v['fire_direction'] != 'behind':
+        d7 = 1
+    else:
+        d7 = -1
+    out.append(((at, 6), 'missile_fire_while_moving#6.2.2', d7, _missile_fire_while_moving__text1_trace, _missile_fire_while_moving__text1, _missile_fire_while_moving__said7))
+    out.append(((at, 7), 'missile_fire_while_moving#7', -1, None, _missile_fire_while_moving__text2, _missile_fire_while_moving__said8))
+    out.append(((at, 8), 'missile_fire_while_moving#8', -1, None, _missile_fire_while_moving__text3, _missile_fire_while_moving__said9))
+
+
+_missile_fire_while_moving__code0: Final = RuleCode(
+    resolve=_resolve_missile_fire_while_moving,
+    nodes=MappingProxyType({
+        'stat skill': _missile_fire_while_moving__stat_skill0,
+    }),
+    rolls=_missile_fire_while_moving__rolls0,
+    texts=_missile_fire_while_moving__texts0,
+    watches=(
+        ('moving', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _missile_fire_while_moving__unread1),
+        ('ride', ((1, 1),), _missile_fire_while_moving__unread2),
+        ('jump', ((3, 1),), _missile_fire_while_moving__unread3),
+        ('fire_direction', ((4, 1), (5, 1), (6, 1)), _missile_fire_while_moving__unread4),
+        ('missile_kind', ((4, 1),), _missile_fire_while_moving__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule superior_position, written out
 
 _superior_position__said4: Final = note_of(_superior_position__text1)
@@ -7793,10 +8442,22 @@ _superior_position__said5: Final = note_of(_superior_position__text2)
 _superior_position__unread1: Final = Note(
     'superior_position',
     'Superior/Inferior Positions',
-    '`opponent_long_weapon` had no effect: it is read only when superior and action in {attack, parry}',
+    '`superior` had no effect: it is read only when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon',
     kind='input',
 )
 _superior_position__unread2: Final = Note(
+    'superior_position',
+    'Superior/Inferior Positions',
+    '`action` had no effect: it is read only when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon',
+    kind='input',
+)
+_superior_position__unread3: Final = Note(
+    'superior_position',
+    'Superior/Inferior Positions',
+    '`opponent_long_weapon` had no effect: it is read only when superior and action in {attack, parry}',
+    kind='input',
+)
+_superior_position__unread4: Final = Note(
     'superior_position',
     'Superior/Inferior Positions',
     '`long_weapon` had no effect: it is read only when superior and action in {attack, parry}',
@@ -7805,7 +8466,7 @@ _superior_position__unread2: Final = Note(
 
 
 def _resolve_superior_position(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Superior/Inferior Positions: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Superior/Inferior Positions: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7840,12 +8501,12 @@ def _resolve_superior_position(v: dict[str, Any], given: frozenset[str]) -> Reso
         e.wait('hit_location_bonus', lambda: whole(1))
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     notes: list[Note] = [_superior_position__said4, _superior_position__said5]
     if 'opponent_long_weapon' in given and d2 == 0 and d3 == 0:
-        notes.append(_superior_position__unread1)
+        notes.append(_superior_position__unread3)
     if 'long_weapon' in given and d2 == 0 and d3 == 0:
-        notes.append(_superior_position__unread2)
+        notes.append(_superior_position__unread4)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('superior_position',),
@@ -7867,15 +8528,428 @@ def _resolve_superior_position(v: dict[str, Any], given: frozenset[str]) -> Reso
     )
 
 
+def _superior_position__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['superior'] and v['action'] in ('attack', 'parry')):
+        d2 = 0
+    elif v['opponent_long_weapon'] and not v['long_weapon']:
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 1), 'superior_position#3.1.1', d2, _superior_position__mod1_trace, _superior_position__mod1, 10))
+
+
+def _superior_position__derive_hit_location_bonus0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['superior'] and v['action'] in ('attack', 'parry')):
+        d3 = 0
+    elif v['opponent_long_weapon'] and not v['long_weapon']:
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'superior_position#3.1.2', d3, _superior_position__derive1_trace, _superior_position__derive1, lambda: 1))
+
+
+def _superior_position__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _superior_position__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'superior_position#4', -1, None, _superior_position__text1, _superior_position__said4))
+    out.append(((at, 4), 'superior_position#5', -1, None, _superior_position__text2, _superior_position__said5))
+
+
+_superior_position__code0: Final = RuleCode(
+    resolve=_resolve_superior_position,
+    nodes=MappingProxyType({
+        'stat skill': _superior_position__stat_skill0,
+        'derive hit_location_bonus': _superior_position__derive_hit_location_bonus0,
+    }),
+    rolls=_superior_position__rolls0,
+    texts=_superior_position__texts0,
+    watches=(
+        ('superior', ((1, 0), (2, 0)), _superior_position__unread1),
+        ('action', ((1, 0), (2, 0)), _superior_position__unread2),
+        ('opponent_long_weapon', ((1, 1), (2, 1)), _superior_position__unread3),
+        ('long_weapon', ((1, 1), (2, 1)), _superior_position__unread4),
+    ),
+    chains=False,
+)
+
+
+# rule mounted_combat, written out
+
+_mounted_combat__trace4: Final = within(
+    _attack__part19__roll1_trace,
+    ('when mounted',),
+    (('mounted',),),
+)
+_mounted_combat__trace5: Final = within(
+    _superior_position__part20__mod1_trace,
+    ('when mounted',),
+    (('mounted',),),
+)
+_mounted_combat__trace6: Final = within(
+    _superior_position__part20__derive1_trace,
+    ('when mounted',),
+    (('mounted',),),
+)
+_mounted_combat__trace7: Final = within(
+    _superior_position__part20__text1_trace,
+    ('when mounted',),
+    (('mounted',),),
+)
+_mounted_combat__trace8: Final = within(
+    _superior_position__part20__text2_trace,
+    ('when mounted',),
+    (('mounted',),),
+)
+_mounted_combat__said7: Final = note_of(_superior_position__part20__text1)
+_mounted_combat__said8: Final = note_of(_superior_position__part20__text2)
+_mounted_combat__said9: Final = restriction_of(_mounted_combat__text1)
+_mounted_combat__said11: Final = note_of(_mounted_combat__text2)
+_mounted_combat__said12: Final = note_of(_mounted_combat__text3)
+_mounted_combat__said17: Final = note_of(_mounted_combat__text4)
+_mounted_combat__said18: Final = note_of(_mounted_combat__text5)
+_mounted_combat__said19: Final = note_of(_mounted_combat__text6)
+_mounted_combat__unread1: Final = Note(
+    'mounted_combat',
+    'Mounted Combat',
+    '`mounted` had no effect: it is read only when mounted',
+    kind='input',
+)
+_mounted_combat__unread2: Final = Note(
+    'mounted_combat',
+    'Mounted Combat',
+    '`ride` had no effect: it is read only when mounted',
+    kind='input',
+)
+_mounted_combat__unread3: Final = Note(
+    'mounted_combat',
+    'Mounted Combat',
+    '`action` had no effect: it is read only when mounted',
+    kind='input',
+)
+_mounted_combat__unread4: Final = Note(
+    'superior_position',
+    'Superior/Inferior Positions',
+    '`target_on_foot` had no effect: it is read only when mounted',
+    kind='input',
+)
+_mounted_combat__unread5: Final = Note(
+    'superior_position',
+    'Superior/Inferior Positions',
+    '`opponent_long_weapon` had no effect: it is read only when mounted; when target_on_foot and action in {attack, parry}',
+    kind='input',
+)
+_mounted_combat__unread6: Final = Note(
+    'superior_position',
+    'Superior/Inferior Positions',
+    '`long_weapon` had no effect: it is read only when mounted; when target_on_foot and action in {attack, parry}',
+    kind='input',
+)
+_mounted_combat__unread7: Final = Note(
+    'mounted_combat',
+    'Mounted Combat',
+    '`spurring` had no effect: it is read only when spurring',
+    kind='input',
+)
+_mounted_combat__unread8: Final = Note(
+    'mounted_combat',
+    'Mounted Combat',
+    '`POW` had no effect: it is read only when spurring',
+    kind='input',
+)
+_mounted_combat__unread9: Final = Note(
+    'mounted_combat',
+    'Mounted Combat',
+    '`mount_POW` had no effect: it is read only when spurring',
+    kind='input',
+)
+_mounted_combat__unread10: Final = Note(
+    'mounted_combat',
+    'Mounted Combat',
+    '`falling_from_mount` had no effect: it is read only when falling_from_mount',
+    kind='input',
+)
+_mounted_combat__unread11: Final = Note(
+    'mounted_combat',
+    'Mounted Combat',
+    '`stamina` had no effect: it is read only when falling_from_mount',
+    kind='input',
+)
+
+
+def _resolve_mounted_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Mounted Combat: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    d2 = -1 if v['mounted'] else 0
+    if not v['mounted']:
+        d3 = 0
+    elif v['action'] != 'dodge':
+        d3 = 1
+    else:
+        d3 = -1
+    if not v['mounted']:
+        d5 = 0
+    elif not (v['target_on_foot'] and v['action'] in ('attack', 'parry')):
+        d5 = 1
+    elif v['opponent_long_weapon'] and not v['long_weapon']:
+        d5 = 2
+    else:
+        d5 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_mounted_combat__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_mounted_combat__mod1, v['ride']))
+    trace.append(TraceEntry(_mounted_combat__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_mounted_combat__mod2, 'difficult'))
+    trace.append(TraceEntry(_mounted_combat__trace5, d5, v, e))
+    if d5 < 0:
+        held.append((_superior_position__part20__mod1, 10))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    e['luck'] = v['luck']
+    if v['stamina'] is None:
+        v['stamina'] = whole(v['CON'] * 5)
+    if not v['mounted']:
+        d6 = 0
+    elif not (v['target_on_foot'] and v['action'] in ('attack', 'parry')):
+        d6 = 1
+    elif v['opponent_long_weapon'] and not v['long_weapon']:
+        d6 = 2
+    else:
+        d6 = -1
+    trace.append(TraceEntry(_mounted_combat__trace6, d6, v, e))
+    if d6 < 0:
+        e['hit_location_bonus'] = derived['hit_location_bonus'] = whole(1)
+    else:
+        e.wait('hit_location_bonus', lambda: whole(1))
+    if not v['mounted']:
+        d10 = 0
+    elif not v['target_on_foot']:
+        d10 = 1
+    else:
+        d10 = -1
+    trace.append(TraceEntry(_mounted_combat__derive1_trace, d10, v, e))
+    if d10 < 0:
+        e['mounted_hit_location'] = derived['mounted_hit_location'] = whole(Dice(((1, 10),)).plus(10))
+    else:
+        e.wait('mounted_hit_location', lambda: whole(Dice(((1, 10),)).plus(10)))
+    d4 = -1 if v['mounted'] else 0
+    d13 = -1 if v['spurring'] else 0
+    d14 = -1 if v['spurring'] else 0
+    d15 = -1 if v['falling_from_mount'] else 0
+    d16 = -1 if v['falling_from_mount'] else 0
+    steps1: list[Candidate] = [
+        (0, 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step),
+        (3, 'attack#1', d4, _mounted_combat__trace4, _attack__part19__roll1, _attack__part19__roll1_step),
+        (12, 'mounted_combat#4.1', d13, _mounted_combat__roll1_trace, _mounted_combat__roll1, _mounted_combat__roll1_step),
+        (13, 'mounted_combat#4.2', d14, _mounted_combat__roll2_trace, _mounted_combat__roll2, _mounted_combat__roll2_step),
+        (14, 'mounted_combat#5.1', d15, _mounted_combat__roll3_trace, _mounted_combat__roll3, _mounted_combat__roll3_step),
+        (15, 'mounted_combat#5.2', d16, _mounted_combat__roll4_trace, _mounted_combat__roll4, _mounted_combat__roll4_step),
+    ]
+    rolls = rolls_counted(s, steps1)
+    d7 = -1 if v['mounted'] else 0
+    d8 = -1 if v['mounted'] else 0
+    d9 = -1 if v['mounted'] else 0
+    d11 = -1 if v['mounted'] else 0
+    d12 = -1 if v['mounted'] else 0
+    trace.append(TraceEntry(_mounted_combat__trace7, d7, v, e))
+    trace.append(TraceEntry(_mounted_combat__trace8, d8, v, e))
+    trace.append(TraceEntry(_mounted_combat__text1_trace, d9, v, e))
+    trace.append(TraceEntry(_mounted_combat__text2_trace, d11, v, e))
+    trace.append(TraceEntry(_mounted_combat__text3_trace, d12, v, e))
+    restrictions: list[Restriction] = []
+    if d9 < 0:
+        restrictions.append(_mounted_combat__said9)
+    notes: list[Note] = []
+    if d7 < 0:
+        notes.append(_mounted_combat__said7)
+    if d8 < 0:
+        notes.append(_mounted_combat__said8)
+    if d11 < 0:
+        notes.append(_mounted_combat__said11)
+    if d12 < 0:
+        notes.append(_mounted_combat__said12)
+    notes.append(_mounted_combat__said17)
+    notes.append(_mounted_combat__said18)
+    notes.append(_mounted_combat__said19)
+    if 'ride' in given and d2 == 0 and d13 == 0:
+        notes.append(_mounted_combat__unread2)
+    if 'action' in given and d3 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_mounted_combat__unread3)
+    if 'target_on_foot' in given and d5 == 0 and d6 == 0 and d10 == 0:
+        notes.append(_mounted_combat__unread4)
+    if 'opponent_long_weapon' in given and 0 <= d5 < 2 and 0 <= d6 < 2:
+        notes.append(_mounted_combat__unread5)
+    if 'long_weapon' in given and 0 <= d5 < 2 and 0 <= d6 < 2:
+        notes.append(_mounted_combat__unread6)
+    if 'POW' in given and d14 == 0:
+        notes.append(_mounted_combat__unread8)
+    if 'mount_POW' in given and d14 == 0:
+        notes.append(_mounted_combat__unread9)
+    if 'stamina' in given and d16 == 0:
+        notes.append(_mounted_combat__unread11)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('mounted_combat',),
+        inputs={
+            'CON': v['CON'],
+            'POW': v['POW'],
+            'skill': v['skill'],
+            'luck': v['luck'],
+            'stamina': v['stamina'],
+            'ride': v['ride'],
+            'action': v['action'],
+            'long_weapon': v['long_weapon'],
+            'opponent_long_weapon': v['opponent_long_weapon'],
+            'mounted': v['mounted'],
+            'target_on_foot': v['target_on_foot'],
+            'falling_from_mount': v['falling_from_mount'],
+            'spurring': v['spurring'],
+            'mount_POW': v['mount_POW'],
+        },
+        stats={'skill': e['skill'], 'luck': e['luck']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+def _mounted_combat__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['mounted'] else 0
+    if not v['mounted']:
+        d3 = 0
+    elif v['action'] != 'dodge':
+        d3 = 1
+    else:
+        d3 = -1
+    if not v['mounted']:
+        d5 = 0
+    elif not (v['target_on_foot'] and v['action'] in ('attack', 'parry')):
+        d5 = 1
+    elif v['opponent_long_weapon'] and not v['long_weapon']:
+        d5 = 2
+    else:
+        d5 = -1
+    out.append(((at, 1), 'mounted_combat#3.1', d2, _mounted_combat__mod1_trace, _mounted_combat__mod1, lambda: v['ride']))
+    out.append(((at, 2), 'mounted_combat#3.2.1', d3, _mounted_combat__mod2_trace, _mounted_combat__mod2, 'difficult'))
+    out.append(((at, 4), 'superior_position#3.1.1[superior=target_on_foot]', d5, _mounted_combat__trace5, _superior_position__part20__mod1, 10))
+
+
+def _mounted_combat__derive_hit_location_bonus0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['mounted']:
+        d6 = 0
+    elif not (v['target_on_foot'] and v['action'] in ('attack', 'parry')):
+        d6 = 1
+    elif v['opponent_long_weapon'] and not v['long_weapon']:
+        d6 = 2
+    else:
+        d6 = -1
+    out.append(((at, 5), 'superior_position#3.1.2[superior=target_on_foot]', d6, _mounted_combat__trace6, _superior_position__part20__derive1, lambda: 1))
+
+
+def _mounted_combat__derive_mounted_hit_location0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['mounted']:
+        d10 = 0
+    elif not v['target_on_foot']:
+        d10 = 1
+    else:
+        d10 = -1
+    out.append(((at, 9), 'mounted_combat#3.5.1', d10, _mounted_combat__derive1_trace, _mounted_combat__derive1, lambda: Dice(((1, 10),)).plus(10)))
+
+
+def _mounted_combat__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['mounted'] else 0
+    d13 = -1 if v['spurring'] else 0
+    d14 = -1 if v['spurring'] else 0
+    d15 = -1 if v['falling_from_mount'] else 0
+    d16 = -1 if v['falling_from_mount'] else 0
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+    out.append(((at, 3), 'attack#1', d4, _mounted_combat__trace4, _attack__part19__roll1, _attack__part19__roll1_step))
+    out.append(((at, 12), 'mounted_combat#4.1', d13, _mounted_combat__roll1_trace, _mounted_combat__roll1, _mounted_combat__roll1_step))
+    out.append(((at, 13), 'mounted_combat#4.2', d14, _mounted_combat__roll2_trace, _mounted_combat__roll2, _mounted_combat__roll2_step))
+    out.append(((at, 14), 'mounted_combat#5.1', d15, _mounted_combat__roll3_trace, _mounted_combat__roll3, _mounted_combat__roll3_step))
+    out.append(((at, 15), 'mounted_combat#5.2', d16, _mounted_combat__roll4_trace, _mounted_combat__roll4, _mounted_combat__roll4_step))
+
+
+def _mounted_combat__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if v['mounted'] else 0
+    d8 = -1 if v['mounted'] else 0
+    d9 = -1 if v['mounted'] else 0
+    d11 = -1 if v['mounted'] else 0
+    d12 = -1 if v['mounted'] else 0
+    out.append(((at, 6), 'superior_position#4', d7, _mounted_combat__trace7, _superior_position__part20__text1, _mounted_combat__said7))
+    out.append(((at, 7), 'superior_position#5', d8, _mounted_combat__trace8, _superior_position__part20__text2, _mounted_combat__said8))
+    out.append(((at, 8), 'mounted_combat#3.4', d9, _mounted_combat__text1_trace, _mounted_combat__text1, _mounted_combat__said9))
+    out.append(((at, 10), 'mounted_combat#3.6', d11, _mounted_combat__text2_trace, _mounted_combat__text2, _mounted_combat__said11))
+    out.append(((at, 11), 'mounted_combat#3.7', d12, _mounted_combat__text3_trace, _mounted_combat__text3, _mounted_combat__said12))
+    out.append(((at, 16), 'mounted_combat#6', -1, None, _mounted_combat__text4, _mounted_combat__said17))
+    out.append(((at, 17), 'mounted_combat#7', -1, None, _mounted_combat__text5, _mounted_combat__said18))
+    out.append(((at, 18), 'mounted_combat#8', -1, None, _mounted_combat__text6, _mounted_combat__said19))
+
+
+_mounted_combat__code0: Final = RuleCode(
+    resolve=_resolve_mounted_combat,
+    nodes=MappingProxyType({
+        'stat skill': _mounted_combat__stat_skill0,
+        'derive hit_location_bonus': _mounted_combat__derive_hit_location_bonus0,
+        'derive mounted_hit_location': _mounted_combat__derive_mounted_hit_location0,
+    }),
+    rolls=_mounted_combat__rolls0,
+    texts=_mounted_combat__texts0,
+    watches=(
+        ('mounted', ((1, 0), (2, 0), (8, 0), (9, 0), (10, 0), (11, 0)), _mounted_combat__unread1),
+        ('ride', ((1, 1), (12, 1)), _mounted_combat__unread2),
+        ('action', ((2, 1), (4, 1), (5, 1)), _mounted_combat__unread3),
+        ('target_on_foot', ((4, 1), (5, 1), (9, 1)), _mounted_combat__unread4),
+        ('opponent_long_weapon', ((4, 2), (5, 2)), _mounted_combat__unread5),
+        ('long_weapon', ((4, 2), (5, 2)), _mounted_combat__unread6),
+        ('spurring', ((12, 0), (13, 0)), _mounted_combat__unread7),
+        ('POW', ((13, 1),), _mounted_combat__unread8),
+        ('mount_POW', ((13, 1),), _mounted_combat__unread9),
+        ('falling_from_mount', ((14, 0), (15, 0)), _mounted_combat__unread10),
+        ('stamina', ((15, 1),), _mounted_combat__unread11),
+    ),
+    chains=False,
+)
+
+
 # rule natural_weapons, written out
 
 _natural_weapons__said5: Final = note_of(_natural_weapons__text1)
 _natural_weapons__said6: Final = note_of(_natural_weapons__text2)
 _natural_weapons__said7: Final = note_of(_natural_weapons__text3)
+_natural_weapons__unread1: Final = Note(
+    'natural_weapons',
+    'Natural Weapons',
+    '`natural_weapon` had no effect: it is read only when natural_weapon in {bite, horn}',
+    kind='input',
+)
 
 
 def _resolve_natural_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Natural Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Natural Weapons: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7901,7 +8975,7 @@ def _resolve_natural_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolu
     e['natural_total'] = derived['natural_total'] = whole(e['natural_damage'].plus(e['damage_bonus']))
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('natural_weapons',),
@@ -7926,14 +9000,64 @@ def _resolve_natural_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _natural_weapons__stat_natural_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['natural_weapon'] in ('bite', 'horn') else 0
+    d3 = -1 if v['natural_weapon'] not in ('bite', 'horn') else 0
+    out.append(((at, 1), 'natural_weapons#3.1', d2, _natural_weapons__mod1_trace, _natural_weapons__mod1, Dice(((1, 3),))))
+    out.append(((at, 2), 'natural_weapons#3else.1', d3, _natural_weapons__mod2_trace, _natural_weapons__mod2, Dice(((1, 6),))))
+
+
+def _natural_weapons__derive_natural_total0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    out.append(((at, 3), 'natural_weapons#4', -1, _natural_weapons__derive1_trace, _natural_weapons__derive1, lambda: e['natural_damage'].plus(e['damage_bonus'])))
+
+
+def _natural_weapons__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _natural_weapons__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'natural_weapons#5', -1, None, _natural_weapons__text1, _natural_weapons__said5))
+    out.append(((at, 5), 'natural_weapons#6', -1, None, _natural_weapons__text2, _natural_weapons__said6))
+    out.append(((at, 6), 'natural_weapons#7', -1, None, _natural_weapons__text3, _natural_weapons__said7))
+
+
+_natural_weapons__code0: Final = RuleCode(
+    resolve=_resolve_natural_weapons,
+    nodes=MappingProxyType({
+        'stat natural_damage': _natural_weapons__stat_natural_damage0,
+        'derive natural_total': _natural_weapons__derive_natural_total0,
+    }),
+    rolls=_natural_weapons__rolls0,
+    texts=_natural_weapons__texts0,
+    watches=(
+        ('natural_weapon', ((1, 0), (2, 0)), _natural_weapons__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule poisons, written out
 
 _poisons__said5: Final = note_of(_poisons__text1)
 _poisons__said6: Final = note_of(_poisons__text2)
+_poisons__unread1: Final = Note(
+    'poisons',
+    'Poisons',
+    '`CON` had no effect: it is read only ',
+    kind='input',
+)
+_poisons__unread2: Final = Note(
+    'poisons',
+    'Poisons',
+    '`poison_speed` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_poisons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Poisons: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Poisons: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -7951,7 +9075,7 @@ def _resolve_poisons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['poison_onset'] = derived['poison_onset'] = whole(s.lookup('poison_delay', (v['poison_speed'],), 'value'))
     rolls: list[Roll] = []
     trace.append(TraceEntry(_poisons__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_poisons[0]))
+    rolls.append(roll_of(s, _poisons__roll1_step))
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('poisons',),
@@ -7967,16 +9091,75 @@ def _resolve_poisons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _poisons__derive_poison_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    out.append(((at, 1), 'poisons#3', -1, _poisons__derive1_trace, _poisons__derive1, lambda: e['POT']))
+
+
+def _poisons__derive_poison_damage_resisted0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    out.append(((at, 2), 'poisons#4', -1, _poisons__derive2_trace, _poisons__derive2, lambda: round_value(Fraction(e['POT']) / 2, 'up')))
+
+
+def _poisons__derive_poison_onset0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 3), 'poisons#5', -1, _poisons__derive3_trace, _poisons__derive3, lambda: s.lookup('poison_delay', (v['poison_speed'],), 'value')))
+
+
+def _poisons__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'poisons#2', -1, _poisons__roll1_trace, _poisons__roll1, _poisons__roll1_step))
+
+
+def _poisons__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'poisons#6', -1, None, _poisons__text1, _poisons__said5))
+    out.append(((at, 5), 'poisons#7', -1, None, _poisons__text2, _poisons__said6))
+
+
+_poisons__code0: Final = RuleCode(
+    resolve=_resolve_poisons,
+    nodes=MappingProxyType({
+        'derive poison_damage': _poisons__derive_poison_damage0,
+        'derive poison_damage_resisted': _poisons__derive_poison_damage_resisted0,
+        'derive poison_onset': _poisons__derive_poison_onset0,
+    }),
+    rolls=_poisons__rolls0,
+    texts=_poisons__texts0,
+    watches=(
+        ('CON', ((0, 0),), _poisons__unread1),
+        ('poison_speed', ((3, 0),), _poisons__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule poison_antidotes, written out
 
 _poison_antidotes__said7: Final = note_of(_poisons__text1)
 _poison_antidotes__said8: Final = note_of(_poisons__text2)
 _poison_antidotes__said9: Final = note_of(_poison_antidotes__text1)
 _poison_antidotes__said10: Final = note_of(_poison_antidotes__text2)
+_poison_antidotes__unread1: Final = Note(
+    'poison_antidotes',
+    'Poison Antidotes',
+    '`antidote_pot` had no effect: it is read only ',
+    kind='input',
+)
+_poison_antidotes__unread2: Final = Note(
+    'poisons',
+    'Poisons',
+    '`CON` had no effect: it is read only ',
+    kind='input',
+)
+_poison_antidotes__unread3: Final = Note(
+    'poisons',
+    'Poisons',
+    '`poison_speed` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_poison_antidotes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Poison Antidotes: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Poison Antidotes: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8000,7 +9183,7 @@ def _resolve_poison_antidotes(v: dict[str, Any], given: frozenset[str]) -> Resol
     e['poison_onset'] = derived['poison_onset'] = whole(s.lookup('poison_delay', (v['poison_speed'],), 'value'))
     rolls: list[Roll] = []
     trace.append(TraceEntry(_poisons__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_poisons[0]))
+    rolls.append(roll_of(s, _poisons__roll1_step))
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('poison_antidotes',),
@@ -8021,6 +9204,57 @@ def _resolve_poison_antidotes(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _poison_antidotes__stat_POT0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'poison_antidotes#2', -1, _poison_antidotes__mod1_trace, _poison_antidotes__mod1, lambda: -v['antidote_pot']))
+    out.append(((at, 1), 'poison_antidotes#3', -1, _poison_antidotes__mod2_trace, _poison_antidotes__mod2, 0))
+
+
+def _poison_antidotes__derive_poison_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    out.append(((at, 3), 'poisons#3', -1, _poisons__derive1_trace, _poisons__derive1, lambda: e['POT']))
+
+
+def _poison_antidotes__derive_poison_damage_resisted0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    out.append(((at, 4), 'poisons#4', -1, _poisons__derive2_trace, _poisons__derive2, lambda: round_value(Fraction(e['POT']) / 2, 'up')))
+
+
+def _poison_antidotes__derive_poison_onset0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 5), 'poisons#5', -1, _poisons__derive3_trace, _poisons__derive3, lambda: s.lookup('poison_delay', (v['poison_speed'],), 'value')))
+
+
+def _poison_antidotes__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'poisons#2', -1, _poisons__roll1_trace, _poisons__roll1, _poisons__roll1_step))
+
+
+def _poison_antidotes__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 6), 'poisons#6', -1, None, _poisons__text1, _poison_antidotes__said7))
+    out.append(((at, 7), 'poisons#7', -1, None, _poisons__text2, _poison_antidotes__said8))
+    out.append(((at, 8), 'poison_antidotes#5', -1, None, _poison_antidotes__text1, _poison_antidotes__said9))
+    out.append(((at, 9), 'poison_antidotes#6', -1, None, _poison_antidotes__text2, _poison_antidotes__said10))
+
+
+_poison_antidotes__code0: Final = RuleCode(
+    resolve=_resolve_poison_antidotes,
+    nodes=MappingProxyType({
+        'stat POT': _poison_antidotes__stat_POT0,
+        'derive poison_damage': _poison_antidotes__derive_poison_damage0,
+        'derive poison_damage_resisted': _poison_antidotes__derive_poison_damage_resisted0,
+        'derive poison_onset': _poison_antidotes__derive_poison_onset0,
+    }),
+    rolls=_poison_antidotes__rolls0,
+    texts=_poison_antidotes__texts0,
+    watches=(
+        ('antidote_pot', ((0, 0),), _poison_antidotes__unread1),
+        ('CON', ((2, 0),), _poison_antidotes__unread2),
+        ('poison_speed', ((5, 0),), _poison_antidotes__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule prone, written out
 
 _prone__said6: Final = restriction_of(_prone__text1)
@@ -8033,40 +9267,52 @@ _prone__said13: Final = note_of(_prone__text7)
 _prone__unread1: Final = Note(
     'prone',
     'Prone',
-    '`attack_kind` had no effect: it is read only when target_prone',
+    '`target_prone` had no effect: it is read only when target_prone; when attack_kind == hand_to_hand',
     kind='input',
 )
 _prone__unread2: Final = Note(
     'prone',
     'Prone',
-    '`target_range` had no effect: it is read only when target_prone',
+    '`attack_kind` had no effect: it is read only when target_prone',
     kind='input',
 )
 _prone__unread3: Final = Note(
     'prone',
     'Prone',
-    '`base_range` had no effect: it is read only when target_prone',
+    '`target_range` had no effect: it is read only when target_prone',
     kind='input',
 )
 _prone__unread4: Final = Note(
     'prone',
     'Prone',
-    '`action` had no effect: it is read only when actor_prone',
+    '`base_range` had no effect: it is read only when target_prone',
     kind='input',
 )
 _prone__unread5: Final = Note(
     'prone',
     'Prone',
-    '`missile_kind` had no effect: it is read only when actor_prone; when attack_kind == missile and action == attack',
+    '`actor_prone` had no effect: it is read only when actor_prone; when attack_kind == hand_to_hand or action in {parry, dodge}',
     kind='input',
 )
 _prone__unread6: Final = Note(
     'prone',
     'Prone',
-    '`voluntarily_prone` had no effect: it is read only when actor_prone; when attack_kind == missile and action == attack',
+    '`action` had no effect: it is read only when actor_prone',
     kind='input',
 )
 _prone__unread7: Final = Note(
+    'prone',
+    'Prone',
+    '`missile_kind` had no effect: it is read only when actor_prone; when attack_kind == missile and action == attack',
+    kind='input',
+)
+_prone__unread8: Final = Note(
+    'prone',
+    'Prone',
+    '`voluntarily_prone` had no effect: it is read only when actor_prone; when attack_kind == missile and action == attack',
+    kind='input',
+)
+_prone__unread9: Final = Note(
     'prone',
     'Prone',
     '`getting_up` had no effect: it is read only when actor_prone',
@@ -8075,7 +9321,7 @@ _prone__unread7: Final = Note(
 
 
 def _resolve_prone(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Prone: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Prone: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8135,7 +9381,7 @@ def _resolve_prone(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     d6 = -1 if v['actor_prone'] else 0
     if not v['actor_prone']:
         d7 = 0
@@ -8167,19 +9413,19 @@ def _resolve_prone(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     notes.append(_prone__said12)
     notes.append(_prone__said13)
     if 'attack_kind' in given and d2 == 0 and d3 == 0 and d4 == 0 and d5 == 0 and d7 == 0 and d8 == 0:
-        notes.append(_prone__unread1)
-    if 'target_range' in given and d3 == 0 and d4 == 0:
         notes.append(_prone__unread2)
-    if 'base_range' in given and d3 == 0 and d4 == 0:
+    if 'target_range' in given and d3 == 0 and d4 == 0:
         notes.append(_prone__unread3)
-    if 'action' in given and d5 == 0 and d7 == 0 and d8 == 0:
+    if 'base_range' in given and d3 == 0 and d4 == 0:
         notes.append(_prone__unread4)
-    if 'missile_kind' in given and 0 <= d7 < 2 and 0 <= d8 < 2:
-        notes.append(_prone__unread5)
-    if 'voluntarily_prone' in given and 0 <= d8 < 2:
+    if 'action' in given and d5 == 0 and d7 == 0 and d8 == 0:
         notes.append(_prone__unread6)
-    if 'getting_up' in given and d9 == 0:
+    if 'missile_kind' in given and 0 <= d7 < 2 and 0 <= d8 < 2:
         notes.append(_prone__unread7)
+    if 'voluntarily_prone' in given and 0 <= d8 < 2:
+        notes.append(_prone__unread8)
+    if 'getting_up' in given and d9 == 0:
+        notes.append(_prone__unread9)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('prone',),
@@ -8206,15 +9452,120 @@ def _resolve_prone(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _prone__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['target_prone']:
+        d2 = 0
+    elif v['attack_kind'] != 'hand_to_hand':
+        d2 = 1
+    else:
+        d2 = -1
+    if not v['target_prone']:
+        d3 = 0
+    elif not (v['attack_kind'] == 'missile' and v['target_range'] <= 2 * v['base_range']):
+        d3 = 1
+    else:
+        d3 = -1
+    if not v['target_prone']:
+        d4 = 0
+    elif not (v['attack_kind'] == 'missile' and v['target_range'] > 2 * v['base_range']):
+        d4 = 1
+    else:
+        d4 = -1
+    if not v['actor_prone']:
+        d5 = 0
+    elif not (v['attack_kind'] == 'hand_to_hand' or v['action'] in ('parry', 'dodge')):
+        d5 = 1
+    else:
+        d5 = -1
+    if not v['actor_prone']:
+        d8 = 0
+    elif not (v['attack_kind'] == 'missile' and v['action'] == 'attack'):
+        d8 = 1
+    elif not (v['voluntarily_prone'] and v['missile_kind'] in ('firearm', 'energy', 'crossbow')):
+        d8 = 2
+    else:
+        d8 = -1
+    out.append(((at, 1), 'prone#3.1.1', d2, _prone__mod1_trace, _prone__mod1, 'easy'))
+    out.append(((at, 2), 'prone#3.2.1', d3, _prone__mod2_trace, _prone__mod2, 'easy'))
+    out.append(((at, 3), 'prone#3.3.1', d4, _prone__mod3_trace, _prone__mod3, 'difficult'))
+    out.append(((at, 4), 'prone#4.1.1', d5, _prone__mod4_trace, _prone__mod4, 'difficult'))
+    out.append(((at, 7), 'prone#4.3.2.1', d8, _prone__mod5_trace, _prone__mod5, 10))
+
+
+def _prone__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _prone__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['actor_prone'] else 0
+    if not v['actor_prone']:
+        d7 = 0
+    elif not (v['attack_kind'] == 'missile' and v['action'] == 'attack'):
+        d7 = 1
+    elif v['missile_kind'] != 'bow':
+        d7 = 2
+    else:
+        d7 = -1
+    if not v['actor_prone']:
+        d9 = 0
+    elif not v['getting_up']:
+        d9 = 1
+    else:
+        d9 = -1
+    out.append(((at, 5), 'prone#4.2', d6, _prone__text1_trace, _prone__text1, _prone__said6))
+    out.append(((at, 6), 'prone#4.3.1.1', d7, _prone__text2_trace, _prone__text2, _prone__said7))
+    out.append(((at, 8), 'prone#4.4.1', d9, _prone__text3_trace, _prone__text3, _prone__said9))
+    out.append(((at, 9), 'prone#5', -1, None, _prone__text4, _prone__said10))
+    out.append(((at, 10), 'prone#6', -1, None, _prone__text5, _prone__said11))
+    out.append(((at, 11), 'prone#7', -1, None, _prone__text6, _prone__said12))
+    out.append(((at, 12), 'prone#8', -1, None, _prone__text7, _prone__said13))
+
+
+_prone__code0: Final = RuleCode(
+    resolve=_resolve_prone,
+    nodes=MappingProxyType({
+        'stat skill': _prone__stat_skill0,
+    }),
+    rolls=_prone__rolls0,
+    texts=_prone__texts0,
+    watches=(
+        ('target_prone', ((1, 0), (2, 0), (3, 0)), _prone__unread1),
+        ('attack_kind', ((1, 1), (2, 1), (3, 1), (4, 1), (6, 1), (7, 1)), _prone__unread2),
+        ('target_range', ((2, 1), (3, 1)), _prone__unread3),
+        ('base_range', ((2, 1), (3, 1)), _prone__unread4),
+        ('actor_prone', ((4, 0), (5, 0), (6, 0), (7, 0), (8, 0)), _prone__unread5),
+        ('action', ((4, 1), (6, 1), (7, 1)), _prone__unread6),
+        ('missile_kind', ((6, 2), (7, 2)), _prone__unread7),
+        ('voluntarily_prone', ((7, 2),), _prone__unread8),
+        ('getting_up', ((8, 1),), _prone__unread9),
+    ),
+    chains=False,
+)
+
+
 # rule pulling_blows, written out
 
 _pulling_blows__said3: Final = note_of(_pulling_blows__text1)
 _pulling_blows__said4: Final = note_of(_pulling_blows__text2)
 _pulling_blows__said5: Final = note_of(_pulling_blows__text3)
+_pulling_blows__unread1: Final = Note(
+    'pulling_blows',
+    'Pulling Blows',
+    '`pull_steps` had no effect: it is read only ',
+    kind='input',
+)
+_pulling_blows__unread2: Final = Note(
+    'pulling_blows',
+    'Pulling Blows',
+    '`pull_dice` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_pulling_blows(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Pulling Blows: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Pulling Blows: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8243,31 +9594,70 @@ def _resolve_pulling_blows(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _pulling_blows__stat_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'pulling_blows#2', -1, _pulling_blows__mod1_trace, _pulling_blows__mod1, lambda: -v['pull_steps']))
+    out.append(((at, 1), 'pulling_blows#3', -1, _pulling_blows__mod2_trace, _pulling_blows__mod2, lambda: -v['pull_dice']))
+
+
+def _pulling_blows__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'pulling_blows#4', -1, None, _pulling_blows__text1, _pulling_blows__said3))
+    out.append(((at, 3), 'pulling_blows#5', -1, None, _pulling_blows__text2, _pulling_blows__said4))
+    out.append(((at, 4), 'pulling_blows#6', -1, None, _pulling_blows__text3, _pulling_blows__said5))
+
+
+_pulling_blows__code0: Final = RuleCode(
+    resolve=_resolve_pulling_blows,
+    nodes=MappingProxyType({
+        'stat damage': _pulling_blows__stat_damage0,
+    }),
+    rolls=None,
+    texts=_pulling_blows__texts0,
+    watches=(
+        ('pull_steps', ((0, 0),), _pulling_blows__unread1),
+        ('pull_dice', ((1, 0),), _pulling_blows__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule quickdraws, written out
 
 _quickdraws__said5: Final = note_of(_quickdraws__text1)
 _quickdraws__unread1: Final = Note(
     'quickdraws',
     'Quickdraws',
-    '`spot` had no effect: it is read only unless after_exchange',
+    '`after_exchange` had no effect: it is read only unless after_exchange',
     kind='input',
 )
 _quickdraws__unread2: Final = Note(
     'quickdraws',
     'Quickdraws',
-    '`DEX` had no effect: it is read only unless after_exchange',
+    '`spot` had no effect: it is read only unless after_exchange',
     kind='input',
 )
 _quickdraws__unread3: Final = Note(
     'quickdraws',
     'Quickdraws',
+    '`DEX` had no effect: it is read only unless after_exchange',
+    kind='input',
+)
+_quickdraws__unread4: Final = Note(
+    'quickdraws',
+    'Quickdraws',
     '`opponent_DEX` had no effect: it is read only unless after_exchange',
+    kind='input',
+)
+_quickdraws__unread5: Final = Note(
+    'quickdraws',
+    'Quickdraws',
+    '`action` had no effect: it is read only when after_exchange and action in {parry, dodge}',
     kind='input',
 )
 
 
 def _resolve_quickdraws(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Quickdraws: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Quickdraws: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8286,20 +9676,20 @@ def _resolve_quickdraws(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d2 = -1 if not v['after_exchange'] else 0
     d3 = -1 if not v['after_exchange'] else 0
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     trace.append(TraceEntry(_quickdraws__roll1_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_quickdraws[1]))
+        rolls.append(roll_of(s, _quickdraws__roll1_step))
     trace.append(TraceEntry(_quickdraws__roll2_trace, d3, v, e))
     if d3 < 0:
-        rolls.append(roll_of(s, _rule_quickdraws[2]))
+        rolls.append(roll_of(s, _quickdraws__roll2_step))
     notes: list[Note] = [_quickdraws__said5]
     if 'spot' in given and d2 == 0:
-        notes.append(_quickdraws__unread1)
-    if 'DEX' in given and d3 == 0:
         notes.append(_quickdraws__unread2)
-    if 'opponent_DEX' in given and d3 == 0:
+    if 'DEX' in given and d3 == 0:
         notes.append(_quickdraws__unread3)
+    if 'opponent_DEX' in given and d3 == 0:
+        notes.append(_quickdraws__unread4)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('quickdraws',),
@@ -8322,6 +9712,43 @@ def _resolve_quickdraws(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _quickdraws__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['after_exchange'] and v['action'] in ('parry', 'dodge') else 0
+    out.append(((at, 3), 'quickdraws#4.1', d4, _quickdraws__mod1_trace, _quickdraws__mod1, 'difficult'))
+
+
+def _quickdraws__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if not v['after_exchange'] else 0
+    d3 = -1 if not v['after_exchange'] else 0
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+    out.append(((at, 1), 'quickdraws#3.1', d2, _quickdraws__roll1_trace, _quickdraws__roll1, _quickdraws__roll1_step))
+    out.append(((at, 2), 'quickdraws#3.2', d3, _quickdraws__roll2_trace, _quickdraws__roll2, _quickdraws__roll2_step))
+
+
+def _quickdraws__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'quickdraws#5', -1, None, _quickdraws__text1, _quickdraws__said5))
+
+
+_quickdraws__code0: Final = RuleCode(
+    resolve=_resolve_quickdraws,
+    nodes=MappingProxyType({
+        'stat skill': _quickdraws__stat_skill0,
+    }),
+    rolls=_quickdraws__rolls0,
+    texts=_quickdraws__texts0,
+    watches=(
+        ('after_exchange', ((1, 0), (2, 0), (3, 0)), _quickdraws__unread1),
+        ('spot', ((1, 1),), _quickdraws__unread2),
+        ('DEX', ((2, 1),), _quickdraws__unread3),
+        ('opponent_DEX', ((2, 1),), _quickdraws__unread4),
+        ('action', ((3, 0),), _quickdraws__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule radiation, written out
 
 _radiation__said6: Final = note_of(_radiation__text1)
@@ -8332,16 +9759,34 @@ _radiation__said15: Final = note_of(_radiation__text5)
 _radiation__unread1: Final = Note(
     'radiation',
     'Radiation',
-    '`physical_skill` had no effect: it is read only when radiation_pot >= 25 and radiation_pot < 30',
+    '`CON` had no effect: it is read only ',
     kind='input',
 )
 _radiation__unread2: Final = Note(
     'radiation',
     'Radiation',
-    '`stamina` had no effect: it is read only when radiation_pot >= 25 and radiation_pot < 30; when physical_skill',
+    '`radiation_pot` had no effect: it is read only ',
     kind='input',
 )
 _radiation__unread3: Final = Note(
+    'radiation',
+    'Radiation',
+    '`physical_skill` had no effect: it is read only when radiation_pot >= 25 and radiation_pot < 30',
+    kind='input',
+)
+_radiation__unread4: Final = Note(
+    'radiation',
+    'Radiation',
+    '`stamina` had no effect: it is read only when radiation_pot >= 25 and radiation_pot < 30; when physical_skill',
+    kind='input',
+)
+_radiation__unread5: Final = Note(
+    'radiation',
+    'Radiation',
+    '`mutations` had no effect: it is read only when mutations',
+    kind='input',
+)
+_radiation__unread6: Final = Note(
     'radiation',
     'Radiation',
     '`POW` had no effect: it is read only when mutations',
@@ -8350,7 +9795,7 @@ _radiation__unread3: Final = Note(
 
 
 def _resolve_radiation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Radiation: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Radiation: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8401,16 +9846,16 @@ def _resolve_radiation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d9 = -1
     d12 = -1 if v['mutations'] else 0
     trace.append(TraceEntry(_radiation__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_radiation[0]))
+    rolls.append(roll_of(s, _radiation__roll1_step))
     trace.append(TraceEntry(_radiation__roll2_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_radiation[4]))
+        rolls.append(roll_of(s, _radiation__roll2_step))
     trace.append(TraceEntry(_radiation__roll3_trace, d9, v, e))
     if d9 < 0:
-        rolls.append(roll_of(s, _rule_radiation[8]))
+        rolls.append(roll_of(s, _radiation__roll3_step))
     trace.append(TraceEntry(_radiation__roll4_trace, d12, v, e))
     if d12 < 0:
-        rolls.append(roll_of(s, _rule_radiation[11]))
+        rolls.append(roll_of(s, _radiation__roll4_step))
     d6 = -1 if v['radiation_pot'] >= 25 else 0
     d10 = -1 if v['radiation_pot'] >= 30 else 0
     trace.append(TraceEntry(_radiation__text1_trace, d6, v, e))
@@ -8425,11 +9870,11 @@ def _resolve_radiation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     notes.append(_radiation__said14)
     notes.append(_radiation__said15)
     if 'physical_skill' in given and d8 == 0 and d9 == 0:
-        notes.append(_radiation__unread1)
-    if 'stamina' in given and 0 <= d9 < 2:
-        notes.append(_radiation__unread2)
-    if 'POW' in given and d12 == 0:
         notes.append(_radiation__unread3)
+    if 'stamina' in given and 0 <= d9 < 2:
+        notes.append(_radiation__unread4)
+    if 'POW' in given and d12 == 0:
+        notes.append(_radiation__unread6)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('radiation',),
@@ -8453,6 +9898,95 @@ def _resolve_radiation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _radiation__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['radiation_pot'] >= 25 and v['radiation_pot'] < 30):
+        d8 = 0
+    elif not v['physical_skill']:
+        d8 = 1
+    else:
+        d8 = -1
+    out.append(((at, 7), 'radiation#8.2.1', d8, _radiation__mod1_trace, _radiation__mod1, 'difficult'))
+
+
+def _radiation__derive_radiation_intensity0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 1), 'radiation#3', -1, _radiation__derive1_trace, _radiation__derive1, lambda: s.lookup('radiation_effects', (v['radiation_pot'],), 'intensity')))
+
+
+def _radiation__derive_radiation_interval0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 2), 'radiation#4', -1, _radiation__derive2_trace, _radiation__derive2, lambda: s.lookup('radiation_effects', (v['radiation_pot'],), 'interval')))
+
+
+def _radiation__derive_radiation_effect0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 3), 'radiation#5', -1, _radiation__derive3_trace, _radiation__derive3, lambda: s.lookup('radiation_effects', (v['radiation_pot'],), 'effects')))
+
+
+def _radiation__derive_death_hours0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if v['radiation_pot'] >= 25 and v['radiation_pot'] < 30 else 0
+    out.append(((at, 6), 'radiation#8.1', d7, _radiation__derive4_trace, _radiation__derive4, lambda: Fraction(v['CON']) / 2))
+
+
+def _radiation__derive_corpse_pot0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d11 = -1 if v['radiation_pot'] >= 30 else 0
+    out.append(((at, 10), 'radiation#9.2', d11, _radiation__derive5_trace, _radiation__derive5, lambda: round_value(Fraction(v['radiation_pot']) / 2, 'up')))
+
+
+def _radiation__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['radiation_pot'] >= 20 and v['radiation_pot'] < 25 else 0
+    if not (v['radiation_pot'] >= 25 and v['radiation_pot'] < 30):
+        d9 = 0
+    elif not v['physical_skill']:
+        d9 = 1
+    else:
+        d9 = -1
+    d12 = -1 if v['mutations'] else 0
+    out.append(((at, 0), 'radiation#2', -1, _radiation__roll1_trace, _radiation__roll1, _radiation__roll1_step))
+    out.append(((at, 4), 'radiation#6.1', d5, _radiation__roll2_trace, _radiation__roll2, _radiation__roll2_step))
+    out.append(((at, 8), 'radiation#8.2.2', d9, _radiation__roll3_trace, _radiation__roll3, _radiation__roll3_step))
+    out.append(((at, 11), 'radiation#10.1', d12, _radiation__roll4_trace, _radiation__roll4, _radiation__roll4_step))
+
+
+def _radiation__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['radiation_pot'] >= 25 else 0
+    d10 = -1 if v['radiation_pot'] >= 30 else 0
+    out.append(((at, 5), 'radiation#7.1', d6, _radiation__text1_trace, _radiation__text1, _radiation__said6))
+    out.append(((at, 9), 'radiation#9.1', d10, _radiation__text2_trace, _radiation__text2, _radiation__said10))
+    out.append(((at, 12), 'radiation#11', -1, None, _radiation__text3, _radiation__said13))
+    out.append(((at, 13), 'radiation#12', -1, None, _radiation__text4, _radiation__said14))
+    out.append(((at, 14), 'radiation#13', -1, None, _radiation__text5, _radiation__said15))
+
+
+_radiation__code0: Final = RuleCode(
+    resolve=_resolve_radiation,
+    nodes=MappingProxyType({
+        'stat skill': _radiation__stat_skill0,
+        'derive radiation_intensity': _radiation__derive_radiation_intensity0,
+        'derive radiation_interval': _radiation__derive_radiation_interval0,
+        'derive radiation_effect': _radiation__derive_radiation_effect0,
+        'derive death_hours': _radiation__derive_death_hours0,
+        'derive corpse_pot': _radiation__derive_corpse_pot0,
+    }),
+    rolls=_radiation__rolls0,
+    texts=_radiation__texts0,
+    watches=(
+        ('CON', ((0, 0), (4, 1), (6, 1)), _radiation__unread1),
+        ('radiation_pot', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0), (10, 0)), _radiation__unread2),
+        ('physical_skill', ((7, 1), (8, 1)), _radiation__unread3),
+        ('stamina', ((8, 2),), _radiation__unread4),
+        ('mutations', ((11, 0),), _radiation__unread5),
+        ('POW', ((11, 1),), _radiation__unread6),
+    ),
+    chains=False,
+)
+
+
 # rule shields_and_missile_fire, written out
 
 _shields_and_missile_fire__said3: Final = note_of(_shields_and_missile_fire__text1)
@@ -8460,10 +9994,16 @@ _shields_and_missile_fire__said4: Final = note_of(_shields_and_missile_fire__tex
 _shields_and_missile_fire__unread1: Final = Note(
     'shields_and_missile_fire',
     'Shields and Missile Fire',
-    '`shield` had no effect: it is read only when fast_missile',
+    '`fast_missile` had no effect: it is read only when fast_missile',
     kind='input',
 )
 _shields_and_missile_fire__unread2: Final = Note(
+    'shields_and_missile_fire',
+    'Shields and Missile Fire',
+    '`shield` had no effect: it is read only when fast_missile',
+    kind='input',
+)
+_shields_and_missile_fire__unread3: Final = Note(
     'shields_and_missile_fire',
     'Shields and Missile Fire',
     '`shield_use` had no effect: it is read only unless fast_missile',
@@ -8472,7 +10012,7 @@ _shields_and_missile_fire__unread2: Final = Note(
 
 
 def _resolve_shields_and_missile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Shields and Missile Fire: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Shields and Missile Fire: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8485,15 +10025,15 @@ def _resolve_shields_and_missile_fire(v: dict[str, Any], given: frozenset[str]) 
     d2 = -1 if not v['fast_missile'] else 0
     trace.append(TraceEntry(_shields_and_missile_fire__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_shields_and_missile_fire[0]))
+        rolls.append(roll_of(s, _shields_and_missile_fire__roll1_step))
     trace.append(TraceEntry(_shields_and_missile_fire__roll2_trace, d2, v, e))
     if d2 < 0:
-        rolls.append(roll_of(s, _rule_shields_and_missile_fire[1]))
+        rolls.append(roll_of(s, _shields_and_missile_fire__roll2_step))
     notes: list[Note] = [_shields_and_missile_fire__said3, _shields_and_missile_fire__said4]
     if 'shield' in given and d1 == 0 and d2 == 0:
-        notes.append(_shields_and_missile_fire__unread1)
-    if 'shield_use' in given and d2 == 0:
         notes.append(_shields_and_missile_fire__unread2)
+    if 'shield_use' in given and d2 == 0:
+        notes.append(_shields_and_missile_fire__unread3)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('shields_and_missile_fire',),
@@ -8513,6 +10053,33 @@ def _resolve_shields_and_missile_fire(v: dict[str, Any], given: frozenset[str]) 
     )
 
 
+def _shields_and_missile_fire__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['fast_missile'] else 0
+    d2 = -1 if not v['fast_missile'] else 0
+    out.append(((at, 0), 'shields_and_missile_fire#2.1', d1, _shields_and_missile_fire__roll1_trace, _shields_and_missile_fire__roll1, _shields_and_missile_fire__roll1_step))
+    out.append(((at, 1), 'shields_and_missile_fire#2else.1', d2, _shields_and_missile_fire__roll2_trace, _shields_and_missile_fire__roll2, _shields_and_missile_fire__roll2_step))
+
+
+def _shields_and_missile_fire__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'shields_and_missile_fire#3', -1, None, _shields_and_missile_fire__text1, _shields_and_missile_fire__said3))
+    out.append(((at, 3), 'shields_and_missile_fire#4', -1, None, _shields_and_missile_fire__text2, _shields_and_missile_fire__said4))
+
+
+_shields_and_missile_fire__code0: Final = RuleCode(
+    resolve=_resolve_shields_and_missile_fire,
+    nodes=MappingProxyType({}),
+    rolls=_shields_and_missile_fire__rolls0,
+    texts=_shields_and_missile_fire__texts0,
+    watches=(
+        ('fast_missile', ((0, 0), (1, 0)), _shields_and_missile_fire__unread1),
+        ('shield', ((0, 1), (1, 1)), _shields_and_missile_fire__unread2),
+        ('shield_use', ((1, 1),), _shields_and_missile_fire__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule shooting_up_or_down, written out
 
 _shooting_up_or_down__said7: Final = note_of(_shooting_up_or_down__text1)
@@ -8521,13 +10088,25 @@ _shooting_up_or_down__said9: Final = note_of(_shooting_up_or_down__text3)
 _shooting_up_or_down__unread1: Final = Note(
     'shooting_up_or_down',
     'Shooting Up or Down',
+    '`shot_angle` had no effect: it is read only when shot_angle > 45',
+    kind='input',
+)
+_shooting_up_or_down__unread2: Final = Note(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
+    '`shot_direction` had no effect: it is read only when shot_direction == upward',
+    kind='input',
+)
+_shooting_up_or_down__unread3: Final = Note(
+    'shooting_up_or_down',
+    'Shooting Up or Down',
     '`base_range` had no effect: it is read only when shot_direction == upward; when shot_angle == 90',
     kind='input',
 )
 
 
 def _resolve_shooting_up_or_down(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Shooting Up or Down: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Shooting Up or Down: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8566,10 +10145,10 @@ def _resolve_shooting_up_or_down(v: dict[str, Any], given: frozenset[str]) -> Re
         e.wait('overhead_range', lambda: whole(Fraction(v['base_range']) / 2))
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     notes: list[Note] = [_shooting_up_or_down__said7, _shooting_up_or_down__said8, _shooting_up_or_down__said9]
     if 'base_range' in given and 0 <= d4 < 2:
-        notes.append(_shooting_up_or_down__unread1)
+        notes.append(_shooting_up_or_down__unread3)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('shooting_up_or_down',),
@@ -8590,11 +10169,67 @@ def _resolve_shooting_up_or_down(v: dict[str, Any], given: frozenset[str]) -> Re
     )
 
 
+def _shooting_up_or_down__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['shot_angle'] > 45 else 0
+    d3 = -1 if v['shot_direction'] == 'upward' else 0
+    d5 = -1 if v['shot_direction'] == 'downward' else 0
+    out.append(((at, 1), 'shooting_up_or_down#3.1', d2, _shooting_up_or_down__mod1_trace, _shooting_up_or_down__mod1, 'difficult'))
+    out.append(((at, 2), 'shooting_up_or_down#4.1', d3, _shooting_up_or_down__mod2_trace, _shooting_up_or_down__mod2, -10))
+    out.append(((at, 4), 'shooting_up_or_down#5.1', d5, _shooting_up_or_down__mod3_trace, _shooting_up_or_down__mod3, 10))
+    out.append(((at, 5), 'shooting_up_or_down#6', -1, _shooting_up_or_down__mod4_trace, _shooting_up_or_down__mod4, 0))
+
+
+def _shooting_up_or_down__derive_overhead_range0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['shot_direction'] != 'upward':
+        d4 = 0
+    elif v['shot_angle'] != 90:
+        d4 = 1
+    else:
+        d4 = -1
+    out.append(((at, 3), 'shooting_up_or_down#4.2.1', d4, _shooting_up_or_down__derive1_trace, _shooting_up_or_down__derive1, lambda: Fraction(v['base_range']) / 2))
+
+
+def _shooting_up_or_down__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _shooting_up_or_down__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 6), 'shooting_up_or_down#7', -1, None, _shooting_up_or_down__text1, _shooting_up_or_down__said7))
+    out.append(((at, 7), 'shooting_up_or_down#8', -1, None, _shooting_up_or_down__text2, _shooting_up_or_down__said8))
+    out.append(((at, 8), 'shooting_up_or_down#9', -1, None, _shooting_up_or_down__text3, _shooting_up_or_down__said9))
+
+
+_shooting_up_or_down__code0: Final = RuleCode(
+    resolve=_resolve_shooting_up_or_down,
+    nodes=MappingProxyType({
+        'stat skill': _shooting_up_or_down__stat_skill0,
+        'derive overhead_range': _shooting_up_or_down__derive_overhead_range0,
+    }),
+    rolls=_shooting_up_or_down__rolls0,
+    texts=_shooting_up_or_down__texts0,
+    watches=(
+        ('shot_angle', ((1, 0), (3, 1)), _shooting_up_or_down__unread1),
+        ('shot_direction', ((2, 0), (3, 0), (4, 0)), _shooting_up_or_down__unread2),
+        ('base_range', ((3, 2),), _shooting_up_or_down__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule slippery_surfaces, written out
+
+_slippery_surfaces__unread1: Final = Note(
+    'slippery_surfaces',
+    'Slippery or Unstable Surfaces',
+    '`slick` had no effect: it is read only when slick',
+    kind='input',
+)
 
 
 def _resolve_slippery_surfaces(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Slippery or Unstable Surfaces: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Slippery or Unstable Surfaces: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8613,7 +10248,7 @@ def _resolve_slippery_surfaces(v: dict[str, Any], given: frozenset[str]) -> Reso
     e['agility'] = settle_held(_BOOK, 'agility', v['agility'], held, modifiers)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_slippery_surfaces__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_slippery_surfaces[1]))
+    rolls.append(roll_of(s, _slippery_surfaces__roll1_step))
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('slippery_surfaces',),
@@ -8629,6 +10264,30 @@ def _resolve_slippery_surfaces(v: dict[str, Any], given: frozenset[str]) -> Reso
     )
 
 
+def _slippery_surfaces__stat_agility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['slick'] else 0
+    out.append(((at, 0), 'slippery_surfaces#2.1', d1, _slippery_surfaces__mod1_trace, _slippery_surfaces__mod1, 'difficult'))
+
+
+def _slippery_surfaces__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'slippery_surfaces#3', -1, _slippery_surfaces__roll1_trace, _slippery_surfaces__roll1, _slippery_surfaces__roll1_step))
+
+
+_slippery_surfaces__code0: Final = RuleCode(
+    resolve=_resolve_slippery_surfaces,
+    nodes=MappingProxyType({
+        'stat agility': _slippery_surfaces__stat_agility0,
+    }),
+    rolls=_slippery_surfaces__rolls0,
+    texts=None,
+    watches=(
+        ('slick', ((0, 0),), _slippery_surfaces__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule stunning_or_subduing, written out
 
 _stunning_or_subduing__said3: Final = restriction_of(_stunning_or_subduing__text1)
@@ -8639,22 +10298,40 @@ _stunning_or_subduing__said12: Final = note_of(_stunning_or_subduing__text5)
 _stunning_or_subduing__unread1: Final = Note(
     'stunning_or_subduing',
     'Stunning or Subduing',
-    '`action` had no effect: it is read only when actor_stunned',
+    '`target_stunned` had no effect: it is read only when target_stunned',
     kind='input',
 )
 _stunning_or_subduing__unread2: Final = Note(
     'stunning_or_subduing',
     'Stunning or Subduing',
-    '`INT` had no effect: it is read only when actor_stunned; when action in {parry, dodge}',
+    '`actor_stunned` had no effect: it is read only when actor_stunned',
     kind='input',
 )
 _stunning_or_subduing__unread3: Final = Note(
     'stunning_or_subduing',
     'Stunning or Subduing',
-    '`stun_damage` had no effect: it is read only when stun_hit',
+    '`action` had no effect: it is read only when actor_stunned',
     kind='input',
 )
 _stunning_or_subduing__unread4: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    '`INT` had no effect: it is read only when actor_stunned; when action in {parry, dodge}',
+    kind='input',
+)
+_stunning_or_subduing__unread5: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    '`stun_hit` had no effect: it is read only when stun_hit',
+    kind='input',
+)
+_stunning_or_subduing__unread6: Final = Note(
+    'stunning_or_subduing',
+    'Stunning or Subduing',
+    '`stun_damage` had no effect: it is read only when stun_hit',
+    kind='input',
+)
+_stunning_or_subduing__unread7: Final = Note(
     'stunning_or_subduing',
     'Stunning or Subduing',
     '`hit_points` had no effect: it is read only when stun_hit',
@@ -8663,7 +10340,7 @@ _stunning_or_subduing__unread4: Final = Note(
 
 
 def _resolve_stunning_or_subduing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Stunning or Subduing: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Stunning or Subduing: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8699,19 +10376,19 @@ def _resolve_stunning_or_subduing(v: dict[str, Any], given: frozenset[str]) -> R
     d6 = -1 if v['actor_stunned'] else 0
     d7 = -1 if v['stun_hit'] else 0
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     trace.append(TraceEntry(_stunning_or_subduing__roll1_trace, d4, v, e))
     if d4 < 0:
-        rolls.append(roll_of(s, _rule_stunning_or_subduing[3]))
+        rolls.append(roll_of(s, _stunning_or_subduing__roll1_step))
     trace.append(TraceEntry(_stunning_or_subduing__roll2_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_stunning_or_subduing[4]))
+        rolls.append(roll_of(s, _stunning_or_subduing__roll2_step))
     trace.append(TraceEntry(_stunning_or_subduing__roll3_trace, d6, v, e))
     if d6 < 0:
-        rolls.append(roll_of(s, _rule_stunning_or_subduing[5]))
+        rolls.append(roll_of(s, _stunning_or_subduing__roll3_step))
     trace.append(TraceEntry(_stunning_or_subduing__roll4_trace, d7, v, e))
     if d7 < 0:
-        rolls.append(roll_of(s, _rule_stunning_or_subduing[6]))
+        rolls.append(roll_of(s, _stunning_or_subduing__roll4_step))
     d3 = -1 if v['actor_stunned'] else 0
     if not v['stun_hit']:
         d9 = 0
@@ -8739,13 +10416,13 @@ def _resolve_stunning_or_subduing(v: dict[str, Any], given: frozenset[str]) -> R
     notes.append(_stunning_or_subduing__said11)
     notes.append(_stunning_or_subduing__said12)
     if 'action' in given and d4 == 0:
-        notes.append(_stunning_or_subduing__unread1)
-    if 'INT' in given and 0 <= d4 < 2 and d5 == 0:
-        notes.append(_stunning_or_subduing__unread2)
-    if 'stun_damage' in given and d7 == 0 and d8 == 0 and d9 == 0 and d10 == 0:
         notes.append(_stunning_or_subduing__unread3)
-    if 'hit_points' in given and d7 == 0 and d9 == 0 and d10 == 0:
+    if 'INT' in given and 0 <= d4 < 2 and d5 == 0:
         notes.append(_stunning_or_subduing__unread4)
+    if 'stun_damage' in given and d7 == 0 and d8 == 0 and d9 == 0 and d10 == 0:
+        notes.append(_stunning_or_subduing__unread6)
+    if 'hit_points' in given and d7 == 0 and d9 == 0 and d10 == 0:
+        notes.append(_stunning_or_subduing__unread7)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('stunning_or_subduing',),
@@ -8772,13 +10449,98 @@ def _resolve_stunning_or_subduing(v: dict[str, Any], given: frozenset[str]) -> R
     )
 
 
+def _stunning_or_subduing__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['target_stunned'] else 0
+    out.append(((at, 1), 'stunning_or_subduing#3.1', d2, _stunning_or_subduing__mod1_trace, _stunning_or_subduing__mod1, 'easy'))
+
+
+def _stunning_or_subduing__derive_stunned_rounds0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d8 = -1 if v['stun_hit'] else 0
+    out.append(((at, 7), 'stunning_or_subduing#5.2', d8, _stunning_or_subduing__derive1_trace, _stunning_or_subduing__derive1, lambda: v['stun_damage']))
+
+
+def _stunning_or_subduing__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['actor_stunned']:
+        d4 = 0
+    elif v['action'] not in ('parry', 'dodge'):
+        d4 = 1
+    else:
+        d4 = -1
+    d5 = -1 if v['actor_stunned'] else 0
+    d6 = -1 if v['actor_stunned'] else 0
+    d7 = -1 if v['stun_hit'] else 0
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+    out.append(((at, 3), 'stunning_or_subduing#4.2.1', d4, _stunning_or_subduing__roll1_trace, _stunning_or_subduing__roll1, _stunning_or_subduing__roll1_step))
+    out.append(((at, 4), 'stunning_or_subduing#4.3', d5, _stunning_or_subduing__roll2_trace, _stunning_or_subduing__roll2, _stunning_or_subduing__roll2_step))
+    out.append(((at, 5), 'stunning_or_subduing#4.4', d6, _stunning_or_subduing__roll3_trace, _stunning_or_subduing__roll3, _stunning_or_subduing__roll3_step))
+    out.append(((at, 6), 'stunning_or_subduing#5.1', d7, _stunning_or_subduing__roll4_trace, _stunning_or_subduing__roll4, _stunning_or_subduing__roll4_step))
+
+
+def _stunning_or_subduing__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['actor_stunned'] else 0
+    if not v['stun_hit']:
+        d9 = 0
+    elif not (v['hit_points'] - v['stun_damage'] <= 2 and v['hit_points'] - v['stun_damage'] >= 1):
+        d9 = 1
+    else:
+        d9 = -1
+    if not v['stun_hit']:
+        d10 = 0
+    elif not v['hit_points'] - v['stun_damage'] <= 0:
+        d10 = 1
+    else:
+        d10 = -1
+    out.append(((at, 2), 'stunning_or_subduing#4.1', d3, _stunning_or_subduing__text1_trace, _stunning_or_subduing__text1, _stunning_or_subduing__said3))
+    out.append(((at, 8), 'stunning_or_subduing#5.3.1', d9, _stunning_or_subduing__text2_trace, _stunning_or_subduing__text2, _stunning_or_subduing__said9))
+    out.append(((at, 9), 'stunning_or_subduing#5.4.1', d10, _stunning_or_subduing__text3_trace, _stunning_or_subduing__text3, _stunning_or_subduing__said10))
+    out.append(((at, 10), 'stunning_or_subduing#6', -1, None, _stunning_or_subduing__text4, _stunning_or_subduing__said11))
+    out.append(((at, 11), 'stunning_or_subduing#7', -1, None, _stunning_or_subduing__text5, _stunning_or_subduing__said12))
+
+
+_stunning_or_subduing__code0: Final = RuleCode(
+    resolve=_resolve_stunning_or_subduing,
+    nodes=MappingProxyType({
+        'stat skill': _stunning_or_subduing__stat_skill0,
+        'derive stunned_rounds': _stunning_or_subduing__derive_stunned_rounds0,
+    }),
+    rolls=_stunning_or_subduing__rolls0,
+    texts=_stunning_or_subduing__texts0,
+    watches=(
+        ('target_stunned', ((1, 0),), _stunning_or_subduing__unread1),
+        ('actor_stunned', ((2, 0), (3, 0), (4, 0), (5, 0)), _stunning_or_subduing__unread2),
+        ('action', ((3, 1),), _stunning_or_subduing__unread3),
+        ('INT', ((3, 2), (4, 1)), _stunning_or_subduing__unread4),
+        ('stun_hit', ((6, 0), (7, 0), (8, 0), (9, 0)), _stunning_or_subduing__unread5),
+        ('stun_damage', ((6, 1), (7, 1), (8, 1), (9, 1)), _stunning_or_subduing__unread6),
+        ('hit_points', ((6, 1), (8, 1), (9, 1)), _stunning_or_subduing__unread7),
+    ),
+    chains=False,
+)
+
+
 # rule superior_numbers, written out
 
 _superior_numbers__said3: Final = note_of(_superior_numbers__text1)
+_superior_numbers__unread1: Final = Note(
+    'superior_numbers',
+    'Superior Numbers',
+    '`attackers` had no effect: it is read only ',
+    kind='input',
+)
+_superior_numbers__unread2: Final = Note(
+    'superior_numbers',
+    'Superior Numbers',
+    '`attacker_weapons` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_superior_numbers(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Superior Numbers: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Superior Numbers: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8806,6 +10568,37 @@ def _resolve_superior_numbers(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _superior_numbers__derive_can_attack0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'superior_numbers#2', -1, _superior_numbers__derive1_trace, _superior_numbers__derive1, lambda: min(v['attackers'], s.lookup('attackers_with_room', (v['attacker_weapons'],), 'value'))))
+
+
+def _superior_numbers__derive_crowded_out0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    out.append(((at, 1), 'superior_numbers#3', -1, _superior_numbers__derive2_trace, _superior_numbers__derive2, lambda: v['attackers'] - e['can_attack']))
+
+
+def _superior_numbers__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'superior_numbers#4', -1, None, _superior_numbers__text1, _superior_numbers__said3))
+
+
+_superior_numbers__code0: Final = RuleCode(
+    resolve=_resolve_superior_numbers,
+    nodes=MappingProxyType({
+        'derive can_attack': _superior_numbers__derive_can_attack0,
+        'derive crowded_out': _superior_numbers__derive_crowded_out0,
+    }),
+    rolls=None,
+    texts=_superior_numbers__texts0,
+    watches=(
+        ('attackers', ((0, 0), (1, 0)), _superior_numbers__unread1),
+        ('attacker_weapons', ((0, 0),), _superior_numbers__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule sweep_attacks, written out
 
 _sweep_attacks__said4: Final = restriction_of(_sweep_attacks__text1)
@@ -8813,16 +10606,28 @@ _sweep_attacks__said6: Final = note_of(_sweep_attacks__text2)
 _sweep_attacks__unread1: Final = Note(
     'sweep_attacks',
     'Sweep Attacks',
-    '`action` had no effect: it is read only when sweep_defender',
+    '`sweep_defender` had no effect: it is read only unless sweep_defender or natural_sweep',
     kind='input',
 )
 _sweep_attacks__unread2: Final = Note(
     'sweep_attacks',
     'Sweep Attacks',
-    '`STR` had no effect: it is read only when sweep_defender; when action == parry',
+    '`natural_sweep` had no effect: it is read only unless sweep_defender or natural_sweep',
     kind='input',
 )
 _sweep_attacks__unread3: Final = Note(
+    'sweep_attacks',
+    'Sweep Attacks',
+    '`action` had no effect: it is read only when sweep_defender',
+    kind='input',
+)
+_sweep_attacks__unread4: Final = Note(
+    'sweep_attacks',
+    'Sweep Attacks',
+    '`STR` had no effect: it is read only when sweep_defender; when action == parry',
+    kind='input',
+)
+_sweep_attacks__unread5: Final = Note(
     'sweep_attacks',
     'Sweep Attacks',
     '`sweep_damage` had no effect: it is read only when sweep_defender; when action == parry',
@@ -8831,7 +10636,7 @@ _sweep_attacks__unread3: Final = Note(
 
 
 def _resolve_sweep_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Sweep Attacks: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Sweep Attacks: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8860,10 +10665,10 @@ def _resolve_sweep_attacks(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     else:
         d5 = -1
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     trace.append(TraceEntry(_sweep_attacks__roll1_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_sweep_attacks[4]))
+        rolls.append(roll_of(s, _sweep_attacks__roll1_step))
     d4 = -1 if v['sweep_defender'] else 0
     trace.append(TraceEntry(_sweep_attacks__text1_trace, d4, v, e))
     restrictions: list[Restriction] = []
@@ -8871,11 +10676,11 @@ def _resolve_sweep_attacks(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         restrictions.append(_sweep_attacks__said4)
     notes: list[Note] = [_sweep_attacks__said6]
     if 'action' in given and d5 == 0:
-        notes.append(_sweep_attacks__unread1)
-    if 'STR' in given and 0 <= d5 < 2:
-        notes.append(_sweep_attacks__unread2)
-    if 'sweep_damage' in given and 0 <= d5 < 2:
         notes.append(_sweep_attacks__unread3)
+    if 'STR' in given and 0 <= d5 < 2:
+        notes.append(_sweep_attacks__unread4)
+    if 'sweep_damage' in given and 0 <= d5 < 2:
+        notes.append(_sweep_attacks__unread5)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('sweep_attacks',),
@@ -8899,15 +10704,77 @@ def _resolve_sweep_attacks(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _sweep_attacks__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if not (v['sweep_defender'] or v['natural_sweep']) else 0
+    out.append(((at, 1), 'sweep_attacks#3.1', d2, _sweep_attacks__mod1_trace, _sweep_attacks__mod1, 'easy'))
+
+
+def _sweep_attacks__stat_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if not (v['sweep_defender'] or v['natural_sweep']) else 0
+    out.append(((at, 2), 'sweep_attacks#3.2', d3, _sweep_attacks__mod2_trace, _sweep_attacks__mod2, 2))
+
+
+def _sweep_attacks__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['sweep_defender']:
+        d5 = 0
+    elif v['action'] != 'parry':
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+    out.append(((at, 4), 'sweep_attacks#4.2.1', d5, _sweep_attacks__roll1_trace, _sweep_attacks__roll1, _sweep_attacks__roll1_step))
+
+
+def _sweep_attacks__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['sweep_defender'] else 0
+    out.append(((at, 3), 'sweep_attacks#4.1', d4, _sweep_attacks__text1_trace, _sweep_attacks__text1, _sweep_attacks__said4))
+    out.append(((at, 5), 'sweep_attacks#5', -1, None, _sweep_attacks__text2, _sweep_attacks__said6))
+
+
+_sweep_attacks__code0: Final = RuleCode(
+    resolve=_resolve_sweep_attacks,
+    nodes=MappingProxyType({
+        'stat skill': _sweep_attacks__stat_skill0,
+        'stat damage': _sweep_attacks__stat_damage0,
+    }),
+    rolls=_sweep_attacks__rolls0,
+    texts=_sweep_attacks__texts0,
+    watches=(
+        ('sweep_defender', ((1, 0), (2, 0), (3, 0), (4, 0)), _sweep_attacks__unread1),
+        ('natural_sweep', ((1, 0), (2, 0)), _sweep_attacks__unread2),
+        ('action', ((4, 1),), _sweep_attacks__unread3),
+        ('STR', ((4, 2),), _sweep_attacks__unread4),
+        ('sweep_damage', ((4, 2),), _sweep_attacks__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule thrown_weapons, written out
 
 _thrown_weapons__said4: Final = note_of(_thrown_weapons__text1)
 _thrown_weapons__said5: Final = note_of(_thrown_weapons__text2)
 _thrown_weapons__said6: Final = note_of(_thrown_weapons__text3)
+_thrown_weapons__unread1: Final = Note(
+    'thrown_weapons',
+    'Thrown Weapons',
+    '`thrown_attack` had no effect: it is read only when thrown_attack and not unskilled_close',
+    kind='input',
+)
+_thrown_weapons__unread2: Final = Note(
+    'thrown_weapons',
+    'Thrown Weapons',
+    '`unskilled_close` had no effect: it is read only when thrown_attack and not unskilled_close',
+    kind='input',
+)
 
 
 def _resolve_thrown_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Thrown Weapons: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Thrown Weapons: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8934,7 +10801,7 @@ def _resolve_thrown_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolut
     e['damage_bonus'] = settle_held(_BOOK, 'damage_bonus', v['damage_bonus'], held, modifiers, where)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='spot_rules_e_to_z',
@@ -8956,6 +10823,239 @@ def _resolve_thrown_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _thrown_weapons__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['unskilled_close'] else 0
+    out.append(((at, 2), 'thrown_weapons#4.1', d3, _thrown_weapons__mod2_trace, _thrown_weapons__mod2, 'difficult'))
+
+
+def _thrown_weapons__stat_damage_bonus0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['thrown_attack'] and not v['unskilled_close'] else 0
+    out.append(((at, 1), 'thrown_weapons#3.1', d2, _thrown_weapons__mod1_trace, _thrown_weapons__mod1, -2))
+
+
+def _thrown_weapons__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _thrown_weapons__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'thrown_weapons#5', -1, None, _thrown_weapons__text1, _thrown_weapons__said4))
+    out.append(((at, 4), 'thrown_weapons#6', -1, None, _thrown_weapons__text2, _thrown_weapons__said5))
+    out.append(((at, 5), 'thrown_weapons#7', -1, None, _thrown_weapons__text3, _thrown_weapons__said6))
+
+
+_thrown_weapons__code0: Final = RuleCode(
+    resolve=_resolve_thrown_weapons,
+    nodes=MappingProxyType({
+        'stat skill': _thrown_weapons__stat_skill0,
+        'stat damage_bonus': _thrown_weapons__stat_damage_bonus0,
+    }),
+    rolls=_thrown_weapons__rolls0,
+    texts=_thrown_weapons__texts0,
+    watches=(
+        ('thrown_attack', ((1, 0),), _thrown_weapons__unread1),
+        ('unskilled_close', ((1, 0), (2, 0)), _thrown_weapons__unread2),
+    ),
+    chains=False,
+)
+
+
+# rule two_weapons, written out
+
+_two_weapons__said3: Final = restriction_of(_two_weapons__text1)
+_two_weapons__said8: Final = note_of(_two_weapons__text2)
+_two_weapons__said9: Final = note_of(_two_weapons__text3)
+_two_weapons__said10: Final = note_of(_two_weapons__text4)
+_two_weapons__unread1: Final = Note(
+    'two_weapons',
+    'Two Weapons',
+    '`split_attack` had no effect: it is read only when split_attack; when base skill >= 100',
+    kind='input',
+)
+_two_weapons__unread2: Final = Note(
+    'two_weapons',
+    'Two Weapons',
+    '`off_hand` had no effect: it is read only when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100',
+    kind='input',
+)
+_two_weapons__unread3: Final = Note(
+    'two_weapons',
+    'Two Weapons',
+    '`off_hand_trained` had no effect: it is read only when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100',
+    kind='input',
+)
+_two_weapons__unread4: Final = Note(
+    'two_weapons',
+    'Two Weapons',
+    '`off_hand_weapon` had no effect: it is read only when off_hand and not off_hand_trained and not off_hand_weapon and base skill < 100',
+    kind='input',
+)
+_two_weapons__unread5: Final = Note(
+    'two_weapons',
+    'Two Weapons',
+    '`dex_rank` had no effect: it is read only ',
+    kind='input',
+)
+_two_weapons__unread6: Final = Note(
+    'two_weapons',
+    'Two Weapons',
+    '`DEX` had no effect: it is read only ',
+    kind='input',
+)
+_two_weapons__unread7: Final = Note(
+    'two_weapons',
+    'Two Weapons',
+    '`handedness_unknown` had no effect: it is read only when handedness_unknown and DEX <= 15',
+    kind='input',
+)
+
+
+def _resolve_two_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Two Weapons: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    derived: dict[str, Value] = {}
+    if not v['split_attack']:
+        d2 = 0
+    elif not v['skill'] >= 100:
+        d2 = 1
+    else:
+        d2 = -1
+    d4 = -1 if v['off_hand'] and not v['off_hand_trained'] and not v['off_hand_weapon'] and v['skill'] < 100 else 0
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_two_weapons__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_two_weapons__mod1, 'difficult'))
+    trace.append(TraceEntry(_two_weapons__mod2_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_two_weapons__mod2, 'difficult'))
+    e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
+    if v['luck'] is None:
+        v['luck'] = whole(v['POW'] * 5)
+    e['luck'] = v['luck']
+    if v['dex_rank'] is None:
+        v['dex_rank'] = whole(v['DEX'])
+    trace.append(TraceEntry(_two_weapons__derive1_trace, -1, v, e))
+    e['second_attack_rank'] = derived['second_attack_rank'] = whole(v['dex_rank'] - 5)
+    trace.append(TraceEntry(_two_weapons__derive2_trace, -1, v, e))
+    e['may_be_ambidextrous'] = derived['may_be_ambidextrous'] = whole(v['DEX'] >= 16)
+    rolls: list[Roll] = []
+    d7 = -1 if v['handedness_unknown'] and v['DEX'] <= 15 else 0
+    trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _attack__roll1_step))
+    trace.append(TraceEntry(_two_weapons__roll1_trace, d7, v, e))
+    if d7 < 0:
+        rolls.append(roll_of(s, _two_weapons__roll1_step))
+    if not v['split_attack']:
+        d3 = 0
+    elif v['skill'] >= 100:
+        d3 = 1
+    else:
+        d3 = -1
+    trace.append(TraceEntry(_two_weapons__text1_trace, d3, v, e))
+    restrictions: list[Restriction] = []
+    if d3 < 0:
+        restrictions.append(_two_weapons__said3)
+    return Resolution(
+        rulebook='spot_rules_e_to_z',
+        rules=('two_weapons',),
+        inputs={
+            'POW': v['POW'],
+            'DEX': v['DEX'],
+            'skill': v['skill'],
+            'luck': v['luck'],
+            'dex_rank': v['dex_rank'],
+            'split_attack': v['split_attack'],
+            'off_hand': v['off_hand'],
+            'off_hand_trained': v['off_hand_trained'],
+            'off_hand_weapon': v['off_hand_weapon'],
+            'handedness_unknown': v['handedness_unknown'],
+        },
+        stats={'skill': e['skill'], 'luck': e['luck']},
+        derived=derived,
+        modifiers=tuple(modifiers),
+        rolls=merge_rolls(s, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=(_two_weapons__said8, _two_weapons__said9, _two_weapons__said10),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _two_weapons__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['split_attack']:
+        d2 = 0
+    elif not v['skill'] >= 100:
+        d2 = 1
+    else:
+        d2 = -1
+    d4 = -1 if v['off_hand'] and not v['off_hand_trained'] and not v['off_hand_weapon'] and v['skill'] < 100 else 0
+    out.append(((at, 1), 'two_weapons#3.1.1', d2, _two_weapons__mod1_trace, _two_weapons__mod1, 'difficult'))
+    out.append(((at, 3), 'two_weapons#4.1', d4, _two_weapons__mod2_trace, _two_weapons__mod2, 'difficult'))
+
+
+def _two_weapons__derive_second_attack_rank0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 4), 'two_weapons#5', -1, _two_weapons__derive1_trace, _two_weapons__derive1, lambda: v['dex_rank'] - 5))
+
+
+def _two_weapons__derive_may_be_ambidextrous0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 5), 'two_weapons#6', -1, _two_weapons__derive2_trace, _two_weapons__derive2, lambda: v['DEX'] >= 16))
+
+
+def _two_weapons__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if v['handedness_unknown'] and v['DEX'] <= 15 else 0
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+    out.append(((at, 6), 'two_weapons#7.1', d7, _two_weapons__roll1_trace, _two_weapons__roll1, _two_weapons__roll1_step))
+
+
+def _two_weapons__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['split_attack']:
+        d3 = 0
+    elif v['skill'] >= 100:
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'two_weapons#3.1else.1', d3, _two_weapons__text1_trace, _two_weapons__text1, _two_weapons__said3))
+    out.append(((at, 7), 'two_weapons#8', -1, None, _two_weapons__text2, _two_weapons__said8))
+    out.append(((at, 8), 'two_weapons#9', -1, None, _two_weapons__text3, _two_weapons__said9))
+    out.append(((at, 9), 'two_weapons#10', -1, None, _two_weapons__text4, _two_weapons__said10))
+
+
+_two_weapons__code0: Final = RuleCode(
+    resolve=_resolve_two_weapons,
+    nodes=MappingProxyType({
+        'stat skill': _two_weapons__stat_skill0,
+        'derive second_attack_rank': _two_weapons__derive_second_attack_rank0,
+        'derive may_be_ambidextrous': _two_weapons__derive_may_be_ambidextrous0,
+    }),
+    rolls=_two_weapons__rolls0,
+    texts=_two_weapons__texts0,
+    watches=(
+        ('split_attack', ((1, 0), (2, 0)), _two_weapons__unread1),
+        ('off_hand', ((3, 0),), _two_weapons__unread2),
+        ('off_hand_trained', ((3, 0),), _two_weapons__unread3),
+        ('off_hand_weapon', ((3, 0),), _two_weapons__unread4),
+        ('dex_rank', ((4, 0),), _two_weapons__unread5),
+        ('DEX', ((5, 0), (6, 0)), _two_weapons__unread6),
+        ('handedness_unknown', ((6, 0),), _two_weapons__unread7),
+    ),
+    chains=True,
+)
+
+
 # rule underwater_combat, written out
 
 _underwater_combat__said7: Final = restriction_of(_underwater_combat__text1)
@@ -8963,28 +11063,40 @@ _underwater_combat__said9: Final = note_of(_underwater_combat__text2)
 _underwater_combat__unread1: Final = Note(
     'underwater_combat',
     'Underwater Combat',
-    '`damage_type` had no effect: it is read only when underwater and not acclimated',
+    '`underwater` had no effect: it is read only when underwater and not acclimated; when damage_type != impaling',
     kind='input',
 )
 _underwater_combat__unread2: Final = Note(
     'underwater_combat',
     'Underwater Combat',
-    '`close_or_small` had no effect: it is read only when underwater and not acclimated',
+    '`acclimated` had no effect: it is read only when underwater and not acclimated; when damage_type != impaling',
     kind='input',
 )
 _underwater_combat__unread3: Final = Note(
     'underwater_combat',
     'Underwater Combat',
-    '`swim` had no effect: it is read only when underwater and not acclimated; unless close_or_small',
+    '`damage_type` had no effect: it is read only when underwater and not acclimated',
     kind='input',
 )
 _underwater_combat__unread4: Final = Note(
     'underwater_combat',
     'Underwater Combat',
-    '`swimming` had no effect: it is read only when underwater and not acclimated',
+    '`close_or_small` had no effect: it is read only when underwater and not acclimated',
     kind='input',
 )
 _underwater_combat__unread5: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`swim` had no effect: it is read only when underwater and not acclimated; unless close_or_small',
+    kind='input',
+)
+_underwater_combat__unread6: Final = Note(
+    'underwater_combat',
+    'Underwater Combat',
+    '`swimming` had no effect: it is read only when underwater and not acclimated',
+    kind='input',
+)
+_underwater_combat__unread7: Final = Note(
     'underwater_combat',
     'Underwater Combat',
     '`shield_parry` had no effect: it is read only when underwater and not acclimated',
@@ -8993,7 +11105,7 @@ _underwater_combat__unread5: Final = Note(
 
 
 def _resolve_underwater_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Underwater Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Underwater Combat: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9064,10 +11176,10 @@ def _resolve_underwater_combat(v: dict[str, Any], given: frozenset[str]) -> Reso
     else:
         d5 = -1
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     trace.append(TraceEntry(_underwater_combat__roll1_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_underwater_combat[4]))
+        rolls.append(roll_of(s, _underwater_combat__roll1_step))
     if not (v['underwater'] and not v['acclimated']):
         d7 = 0
     elif not v['shield_parry']:
@@ -9084,15 +11196,15 @@ def _resolve_underwater_combat(v: dict[str, Any], given: frozenset[str]) -> Reso
     if d9 < 0:
         notes.append(_underwater_combat__said9)
     if 'damage_type' in given and d2 == 0 and d3 == 0:
-        notes.append(_underwater_combat__unread1)
-    if 'close_or_small' in given and d4 == 0:
-        notes.append(_underwater_combat__unread2)
-    if 'swim' in given and 0 <= d4 < 2 and 0 <= d5 < 2:
         notes.append(_underwater_combat__unread3)
-    if 'swimming' in given and d5 == 0:
+    if 'close_or_small' in given and d4 == 0:
         notes.append(_underwater_combat__unread4)
-    if 'shield_parry' in given and d6 == 0 and d7 == 0:
+    if 'swim' in given and 0 <= d4 < 2 and 0 <= d5 < 2:
         notes.append(_underwater_combat__unread5)
+    if 'swimming' in given and d5 == 0:
+        notes.append(_underwater_combat__unread6)
+    if 'shield_parry' in given and d6 == 0 and d7 == 0:
+        notes.append(_underwater_combat__unread7)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='spot_rules_e_to_z',
@@ -9119,6 +11231,100 @@ def _resolve_underwater_combat(v: dict[str, Any], given: frozenset[str]) -> Reso
     )
 
 
+def _underwater_combat__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['underwater'] and not v['acclimated']):
+        d4 = 0
+    elif v['close_or_small']:
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['underwater'] and not v['acclimated']):
+        d6 = 0
+    elif not v['shield_parry']:
+        d6 = 1
+    else:
+        d6 = -1
+    out.append(((at, 3), 'underwater_combat#3.2.1', d4, _underwater_combat__mod2_trace, _underwater_combat__mod2, lambda: v['swim']))
+    out.append(((at, 5), 'underwater_combat#3.4.1', d6, _underwater_combat__mod3_trace, _underwater_combat__mod3, 'impossible'))
+
+
+def _underwater_combat__stat_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['underwater'] and not v['acclimated']):
+        d2 = 0
+    elif v['damage_type'] == 'impaling':
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 1), 'underwater_combat#3.1.1', d2, _underwater_combat__mod1_trace, _underwater_combat__mod1, 2))
+
+
+def _underwater_combat__derive_water_armor0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['underwater'] and not v['acclimated']):
+        d3 = 0
+    elif v['damage_type'] == 'impaling':
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'underwater_combat#3.1.2', d3, _underwater_combat__derive1_trace, _underwater_combat__derive1, lambda: 3))
+
+
+def _underwater_combat__derive_fatigue_factor0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d8 = -1 if v['underwater'] and not v['acclimated'] else 0
+    out.append(((at, 7), 'underwater_combat#3.5', d8, _underwater_combat__derive2_trace, _underwater_combat__derive2, lambda: 2))
+
+
+def _underwater_combat__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['underwater'] and not v['acclimated']):
+        d5 = 0
+    elif not v['swimming']:
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+    out.append(((at, 4), 'underwater_combat#3.3.1', d5, _underwater_combat__roll1_trace, _underwater_combat__roll1, _underwater_combat__roll1_step))
+
+
+def _underwater_combat__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['underwater'] and not v['acclimated']):
+        d7 = 0
+    elif not v['shield_parry']:
+        d7 = 1
+    else:
+        d7 = -1
+    d9 = -1 if v['underwater'] and not v['acclimated'] else 0
+    out.append(((at, 6), 'underwater_combat#3.4.2', d7, _underwater_combat__text1_trace, _underwater_combat__text1, _underwater_combat__said7))
+    out.append(((at, 8), 'underwater_combat#3.6', d9, _underwater_combat__text2_trace, _underwater_combat__text2, _underwater_combat__said9))
+
+
+_underwater_combat__code0: Final = RuleCode(
+    resolve=_resolve_underwater_combat,
+    nodes=MappingProxyType({
+        'stat skill': _underwater_combat__stat_skill0,
+        'stat damage': _underwater_combat__stat_damage0,
+        'derive water_armor': _underwater_combat__derive_water_armor0,
+        'derive fatigue_factor': _underwater_combat__derive_fatigue_factor0,
+    }),
+    rolls=_underwater_combat__rolls0,
+    texts=_underwater_combat__texts0,
+    watches=(
+        ('underwater', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0)), _underwater_combat__unread1),
+        ('acclimated', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0)), _underwater_combat__unread2),
+        ('damage_type', ((1, 1), (2, 1)), _underwater_combat__unread3),
+        ('close_or_small', ((3, 1),), _underwater_combat__unread4),
+        ('swim', ((3, 2), (4, 2)), _underwater_combat__unread5),
+        ('swimming', ((4, 1),), _underwater_combat__unread6),
+        ('shield_parry', ((5, 1), (6, 1)), _underwater_combat__unread7),
+    ),
+    chains=False,
+)
+
+
 # rule vacuum, written out
 
 _vacuum__trace1: Final = within(_attack__roll1_trace, ('when sight_roll',), (('sight_roll',),))
@@ -9127,19 +11333,55 @@ _vacuum__said8: Final = note_of(_vacuum__text2)
 _vacuum__unread1: Final = Note(
     'vacuum',
     'Vacuum',
-    '`INT` had no effect: it is read only unless exhaled; when abrupt',
+    '`vacuum_round` had no effect: it is read only when vacuum_round > suit_armor',
     kind='input',
 )
 _vacuum__unread2: Final = Note(
     'vacuum',
     'Vacuum',
+    '`suit_armor` had no effect: it is read only when vacuum_round > suit_armor',
+    kind='input',
+)
+_vacuum__unread3: Final = Note(
+    'vacuum',
+    'Vacuum',
+    '`exhaled` had no effect: it is read only unless exhaled',
+    kind='input',
+)
+_vacuum__unread4: Final = Note(
+    'vacuum',
+    'Vacuum',
+    '`abrupt` had no effect: it is read only unless exhaled',
+    kind='input',
+)
+_vacuum__unread5: Final = Note(
+    'vacuum',
+    'Vacuum',
+    '`INT` had no effect: it is read only unless exhaled; when abrupt',
+    kind='input',
+)
+_vacuum__unread6: Final = Note(
+    'vacuum',
+    'Vacuum',
     '`stamina` had no effect: it is read only when abrupt',
+    kind='input',
+)
+_vacuum__unread7: Final = Note(
+    'vacuum',
+    'Vacuum',
+    '`CON` had no effect: it is read only when vacuum_round > CON * 2 and sight_roll',
+    kind='input',
+)
+_vacuum__unread8: Final = Note(
+    'vacuum',
+    'Vacuum',
+    '`sight_roll` had no effect: it is read only when vacuum_round > CON * 2 and sight_roll',
     kind='input',
 )
 
 
 def _resolve_vacuum(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Vacuum: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Vacuum: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9180,18 +11422,18 @@ def _resolve_vacuum(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d5 = -1 if v['abrupt'] else 0
     trace.append(TraceEntry(_vacuum__trace1, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_attack[0]))
+        rolls.append(roll_of(s, _attack__roll1_step))
     trace.append(TraceEntry(_vacuum__roll1_trace, d4, v, e))
     if d4 < 0:
-        rolls.append(roll_of(s, _rule_vacuum[3]))
+        rolls.append(roll_of(s, _vacuum__roll1_step))
     trace.append(TraceEntry(_vacuum__roll2_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_vacuum[4]))
+        rolls.append(roll_of(s, _vacuum__roll2_step))
     notes: list[Note] = [_vacuum__said7, _vacuum__said8]
     if 'INT' in given and 0 <= d4 < 2:
-        notes.append(_vacuum__unread1)
+        notes.append(_vacuum__unread5)
     if 'stamina' in given and d5 == 0:
-        notes.append(_vacuum__unread2)
+        notes.append(_vacuum__unread6)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('vacuum',),
@@ -9217,15 +11459,88 @@ def _resolve_vacuum(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _vacuum__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['vacuum_round'] > v['CON'] * 2 and v['sight_roll'] else 0
+    out.append(((at, 5), 'vacuum#6.1', d6, _vacuum__mod1_trace, _vacuum__mod1, 'difficult'))
+
+
+def _vacuum__derive_hemorrhage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['vacuum_round'] > v['suit_armor'] else 0
+    out.append(((at, 1), 'vacuum#3.1', d2, _vacuum__derive1_trace, _vacuum__derive1, lambda: Fraction(2) ** (v['vacuum_round'] - v['suit_armor'] - 1)))
+
+
+def _vacuum__derive_lung_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if not v['exhaled'] else 0
+    out.append(((at, 2), 'vacuum#4.1', d3, _vacuum__derive2_trace, _vacuum__derive2, lambda: Dice(((1, 6),)).plus(2)))
+
+
+def _vacuum__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['sight_roll'] else 0
+    if v['exhaled']:
+        d4 = 0
+    elif not v['abrupt']:
+        d4 = 1
+    else:
+        d4 = -1
+    d5 = -1 if v['abrupt'] else 0
+    out.append(((at, 0), 'attack#1', d1, _vacuum__trace1, _attack__roll1, _attack__roll1_step))
+    out.append(((at, 3), 'vacuum#4.2.1', d4, _vacuum__roll1_trace, _vacuum__roll1, _vacuum__roll1_step))
+    out.append(((at, 4), 'vacuum#5.1', d5, _vacuum__roll2_trace, _vacuum__roll2, _vacuum__roll2_step))
+
+
+def _vacuum__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 6), 'vacuum#7', -1, None, _vacuum__text1, _vacuum__said7))
+    out.append(((at, 7), 'vacuum#8', -1, None, _vacuum__text2, _vacuum__said8))
+
+
+_vacuum__code0: Final = RuleCode(
+    resolve=_resolve_vacuum,
+    nodes=MappingProxyType({
+        'stat skill': _vacuum__stat_skill0,
+        'derive hemorrhage': _vacuum__derive_hemorrhage0,
+        'derive lung_damage': _vacuum__derive_lung_damage0,
+    }),
+    rolls=_vacuum__rolls0,
+    texts=_vacuum__texts0,
+    watches=(
+        ('vacuum_round', ((1, 0), (5, 0)), _vacuum__unread1),
+        ('suit_armor', ((1, 0),), _vacuum__unread2),
+        ('exhaled', ((2, 0), (3, 0)), _vacuum__unread3),
+        ('abrupt', ((3, 1), (4, 0)), _vacuum__unread4),
+        ('INT', ((3, 2),), _vacuum__unread5),
+        ('stamina', ((4, 1),), _vacuum__unread6),
+        ('CON', ((5, 0),), _vacuum__unread7),
+        ('sight_roll', ((5, 0),), _vacuum__unread8),
+    ),
+    chains=False,
+)
+
+
 # rule volley_fire, written out
 
 _volley_fire__said5: Final = restriction_of(_volley_fire__text1)
 _volley_fire__said6: Final = note_of(_volley_fire__text2)
 _volley_fire__said7: Final = note_of(_volley_fire__text3)
+_volley_fire__unread1: Final = Note(
+    'volley_fire',
+    'Volley Fire',
+    '`attacks_per_round` had no effect: it is read only ',
+    kind='input',
+)
+_volley_fire__unread2: Final = Note(
+    'volley_fire',
+    'Volley Fire',
+    '`dex_rank` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_volley_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Volley Fire: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Volley Fire: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9247,7 +11562,7 @@ def _resolve_volley_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution
     e['last_volley_rank'] = derived['last_volley_rank'] = whole(v['dex_rank'] - 5 * (e['volley_attacks'] - 1))
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('volley_fire',),
@@ -9268,6 +11583,48 @@ def _resolve_volley_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _volley_fire__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'volley_fire#3', -1, _volley_fire__mod1_trace, _volley_fire__mod1, 'difficult'))
+
+
+def _volley_fire__derive_volley_attacks0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 2), 'volley_fire#4', -1, _volley_fire__derive1_trace, _volley_fire__derive1, lambda: min(v['attacks_per_round'], round_value(Fraction(v['dex_rank']) / 5, 'down') + 1)))
+
+
+def _volley_fire__derive_last_volley_rank0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    out.append(((at, 3), 'volley_fire#5', -1, _volley_fire__derive2_trace, _volley_fire__derive2, lambda: v['dex_rank'] - 5 * (e['volley_attacks'] - 1)))
+
+
+def _volley_fire__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _volley_fire__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'volley_fire#6', -1, None, _volley_fire__text1, _volley_fire__said5))
+    out.append(((at, 5), 'volley_fire#7', -1, None, _volley_fire__text2, _volley_fire__said6))
+    out.append(((at, 6), 'volley_fire#8', -1, None, _volley_fire__text3, _volley_fire__said7))
+
+
+_volley_fire__code0: Final = RuleCode(
+    resolve=_resolve_volley_fire,
+    nodes=MappingProxyType({
+        'stat skill': _volley_fire__stat_skill0,
+        'derive volley_attacks': _volley_fire__derive_volley_attacks0,
+        'derive last_volley_rank': _volley_fire__derive_last_volley_rank0,
+    }),
+    rolls=_volley_fire__rolls0,
+    texts=_volley_fire__texts0,
+    watches=(
+        ('attacks_per_round', ((2, 0),), _volley_fire__unread1),
+        ('dex_rank', ((2, 0), (3, 0)), _volley_fire__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule weapon_length, written out
 
 _weapon_length__said3: Final = note_of(_weapon_length__text1)
@@ -9276,13 +11633,31 @@ _weapon_length__said7: Final = note_of(_weapon_length__text3)
 _weapon_length__unread1: Final = Note(
     'weapon_length',
     'Weapon Length',
+    '`my_length` had no effect: it is read only ',
+    kind='input',
+)
+_weapon_length__unread2: Final = Note(
+    'weapon_length',
+    'Weapon Length',
+    '`their_length` had no effect: it is read only ',
+    kind='input',
+)
+_weapon_length__unread3: Final = Note(
+    'weapon_length',
+    'Weapon Length',
+    '`inside_guard` had no effect: it is read only when my_length == short and their_length == long',
+    kind='input',
+)
+_weapon_length__unread4: Final = Note(
+    'weapon_length',
+    'Weapon Length',
     '`action` had no effect: it is read only when my_length == short and their_length == long',
     kind='input',
 )
 
 
 def _resolve_weapon_length(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Weapon Length: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Weapon Length: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9316,7 +11691,7 @@ def _resolve_weapon_length(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     e['strikes_first'] = derived['strikes_first'] = whole(v['my_length'] == 'long' and ('short', 'medium', 'long').index(v['their_length']) < ('short', 'medium', 'long').index('long'))
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     if not (v['my_length'] == 'short' and v['their_length'] == 'long'):
         d3 = 0
     elif v['inside_guard']:
@@ -9330,7 +11705,7 @@ def _resolve_weapon_length(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     notes.append(_weapon_length__said6)
     notes.append(_weapon_length__said7)
     if 'action' in given and d4 == 0 and d5 == 0:
-        notes.append(_weapon_length__unread1)
+        notes.append(_weapon_length__unread4)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('weapon_length',),
@@ -9352,11 +11727,81 @@ def _resolve_weapon_length(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _weapon_length__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['my_length'] == 'short' and v['their_length'] == 'long'):
+        d4 = 0
+    elif not (v['inside_guard'] and v['action'] == 'attack'):
+        d4 = 1
+    else:
+        d4 = -1
+    if not (v['my_length'] == 'long' and v['their_length'] == 'short' and v['inside_guard']):
+        d5 = 0
+    elif v['action'] not in ('attack', 'parry'):
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 3), 'weapon_length#4.2.1', d4, _weapon_length__mod1_trace, _weapon_length__mod1, 'easy'))
+    out.append(((at, 4), 'weapon_length#5.1.1', d5, _weapon_length__mod2_trace, _weapon_length__mod2, 'difficult'))
+
+
+def _weapon_length__derive_strikes_first0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 1), 'weapon_length#3', -1, _weapon_length__derive1_trace, _weapon_length__derive1, lambda: v['my_length'] == 'long' and ('short', 'medium', 'long').index(v['their_length']) < ('short', 'medium', 'long').index('long')))
+
+
+def _weapon_length__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _weapon_length__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not (v['my_length'] == 'short' and v['their_length'] == 'long'):
+        d3 = 0
+    elif v['inside_guard']:
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'weapon_length#4.1.1', d3, _weapon_length__text1_trace, _weapon_length__text1, _weapon_length__said3))
+    out.append(((at, 5), 'weapon_length#6', -1, None, _weapon_length__text2, _weapon_length__said6))
+    out.append(((at, 6), 'weapon_length#7', -1, None, _weapon_length__text3, _weapon_length__said7))
+
+
+_weapon_length__code0: Final = RuleCode(
+    resolve=_resolve_weapon_length,
+    nodes=MappingProxyType({
+        'stat skill': _weapon_length__stat_skill0,
+        'derive strikes_first': _weapon_length__derive_strikes_first0,
+    }),
+    rolls=_weapon_length__rolls0,
+    texts=_weapon_length__texts0,
+    watches=(
+        ('my_length', ((1, 0), (2, 0), (3, 0), (4, 0)), _weapon_length__unread1),
+        ('their_length', ((1, 0), (2, 0), (3, 0), (4, 0)), _weapon_length__unread2),
+        ('inside_guard', ((2, 1), (3, 1), (4, 0)), _weapon_length__unread3),
+        ('action', ((3, 1), (4, 1)), _weapon_length__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule wind, written out
 
 _wind__said5: Final = note_of(_wind__text1)
 _wind__said6: Final = note_of(_wind__text2)
 _wind__unread1: Final = Note(
+    'wind',
+    'Wind',
+    '`wind_str` had no effect: it is read only ',
+    kind='input',
+)
+_wind__unread2: Final = Note(
+    'wind',
+    'Wind',
+    '`wind_affected` had no effect: it is read only when wind_affected',
+    kind='input',
+)
+_wind__unread3: Final = Note(
     'wind',
     'Wind',
     '`STR` had no effect: it is read only when wind_str >= 2',
@@ -9365,7 +11810,7 @@ _wind__unread1: Final = Note(
 
 
 def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Wind: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Wind: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9391,10 +11836,10 @@ def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     d4 = -1 if v['wind_str'] >= 2 else 0
     trace.append(TraceEntry(_wind__roll1_trace, d4, v, e))
     if d4 < 0:
-        rolls.append(roll_of(s, _rule_wind[3]))
+        rolls.append(roll_of(s, _wind__roll1_step))
     notes: list[Note] = [_wind__said5, _wind__said6]
     if 'STR' in given and d4 == 0:
-        notes.append(_wind__unread1)
+        notes.append(_wind__unread3)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('wind',),
@@ -9415,15 +11860,68 @@ def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _wind__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['wind_affected'] else 0
+    d3 = -1 if v['wind_affected'] else 0
+    out.append(((at, 1), 'wind#3.1', d2, _wind__mod1_trace, _wind__mod1, lambda: s.lookup('wind_strength', (v['wind_str'],), 'modifier')))
+    out.append(((at, 2), 'wind#3.2', d3, _wind__mod2_trace, _wind__mod2, 0))
+
+
+def _wind__derive_wind_name0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'wind#2', -1, _wind__derive1_trace, _wind__derive1, lambda: s.lookup('wind_strength', (v['wind_str'],), 'wind')))
+
+
+def _wind__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['wind_str'] >= 2 else 0
+    out.append(((at, 3), 'wind#4.1', d4, _wind__roll1_trace, _wind__roll1, _wind__roll1_step))
+
+
+def _wind__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'wind#5', -1, None, _wind__text1, _wind__said5))
+    out.append(((at, 5), 'wind#6', -1, None, _wind__text2, _wind__said6))
+
+
+_wind__code0: Final = RuleCode(
+    resolve=_resolve_wind,
+    nodes=MappingProxyType({
+        'stat skill': _wind__stat_skill0,
+        'derive wind_name': _wind__derive_wind_name0,
+    }),
+    rolls=_wind__rolls0,
+    texts=_wind__texts0,
+    watches=(
+        ('wind_str', ((0, 0), (1, 1), (3, 0)), _wind__unread1),
+        ('wind_affected', ((1, 0), (2, 0)), _wind__unread2),
+        ('STR', ((3, 1),), _wind__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule cloud_cover, written out
 
 _cloud_cover__said4: Final = note_of(_cloud_cover__text1)
 _cloud_cover__said5: Final = note_of(_cloud_cover__text2)
 _cloud_cover__said6: Final = note_of(_cloud_cover__text3)
+_cloud_cover__unread1: Final = Note(
+    'cloud_cover',
+    'Cloud Cover',
+    '`sky_skill` had no effect: it is read only when sky_skill',
+    kind='input',
+)
+_cloud_cover__unread2: Final = Note(
+    'cloud_cover',
+    'Cloud Cover',
+    '`clouds` had no effect: it is read only when sky_skill',
+    kind='input',
+)
 
 
 def _resolve_cloud_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Cloud Cover: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Cloud Cover: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9444,7 +11942,7 @@ def _resolve_cloud_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_cloud_cover__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_cloud_cover[2]))
+    rolls.append(roll_of(s, _cloud_cover__roll1_step))
     d4 = -1 if v['clouds'] in ('severe_clouds', 'complete_clouds') else 0
     trace.append(TraceEntry(_cloud_cover__text1_trace, d4, v, e))
     notes: list[Note] = []
@@ -9467,10 +11965,51 @@ def _resolve_cloud_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _cloud_cover__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['sky_skill'] else 0
+    d2 = -1 if v['sky_skill'] else 0
+    out.append(((at, 0), 'cloud_cover#2.1', d1, _cloud_cover__mod1_trace, _cloud_cover__mod1, lambda: s.lookup('cloud_cover_levels', (v['clouds'],), 'modifier')))
+    out.append(((at, 1), 'cloud_cover#2.2', d2, _cloud_cover__mod2_trace, _cloud_cover__mod2, 0))
+
+
+def _cloud_cover__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'cloud_cover#3', -1, _cloud_cover__roll1_trace, _cloud_cover__roll1, _cloud_cover__roll1_step))
+
+
+def _cloud_cover__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['clouds'] in ('severe_clouds', 'complete_clouds') else 0
+    out.append(((at, 3), 'cloud_cover#4.1', d4, _cloud_cover__text1_trace, _cloud_cover__text1, _cloud_cover__said4))
+    out.append(((at, 4), 'cloud_cover#5', -1, None, _cloud_cover__text2, _cloud_cover__said5))
+    out.append(((at, 5), 'cloud_cover#6', -1, None, _cloud_cover__text3, _cloud_cover__said6))
+
+
+_cloud_cover__code0: Final = RuleCode(
+    resolve=_resolve_cloud_cover,
+    nodes=MappingProxyType({
+        'stat skill': _cloud_cover__stat_skill0,
+    }),
+    rolls=_cloud_cover__rolls0,
+    texts=_cloud_cover__texts0,
+    watches=(
+        ('sky_skill', ((0, 0), (1, 0)), _cloud_cover__unread1),
+        ('clouds', ((0, 1), (2, 0), (3, 0)), _cloud_cover__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule rain, written out
 
 _rain__said4: Final = note_of(_rain__text1)
 _rain__unread1: Final = Note(
+    'rain',
+    'Rain',
+    '`weather_skill` had no effect: it is read only when weather_skill',
+    kind='input',
+)
+_rain__unread2: Final = Note(
     'rain',
     'Rain',
     '`precipitation_kind` had no effect: it is read only when weather_skill',
@@ -9479,7 +12018,7 @@ _rain__unread1: Final = Note(
 
 
 def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Rain: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Rain: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9500,10 +12039,10 @@ def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['skill'] = settle_held(_BOOK, 'skill', v['skill'], held, modifiers)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     notes: list[Note] = [_rain__said4]
     if 'precipitation_kind' in given and d2 == 0:
-        notes.append(_rain__unread1)
+        notes.append(_rain__unread2)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('rain',),
@@ -9523,6 +12062,37 @@ def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _rain__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['weather_skill'] else 0
+    d3 = -1 if v['weather_skill'] else 0
+    out.append(((at, 1), 'rain#3.1', d2, _rain__mod1_trace, _rain__mod1, lambda: s.lookup('precipitation', (v['precipitation_kind'],), 'value')))
+    out.append(((at, 2), 'rain#3.2', d3, _rain__mod2_trace, _rain__mod2, 0))
+
+
+def _rain__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _rain__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'rain#4', -1, None, _rain__text1, _rain__said4))
+
+
+_rain__code0: Final = RuleCode(
+    resolve=_resolve_rain,
+    nodes=MappingProxyType({
+        'stat skill': _rain__stat_skill0,
+    }),
+    rolls=_rain__rolls0,
+    texts=_rain__texts0,
+    watches=(
+        ('weather_skill', ((1, 0), (2, 0)), _rain__unread1),
+        ('precipitation_kind', ((1, 1),), _rain__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule weather_conditions, written out
 
 _weather_conditions__said5: Final = note_of(_wind__text1)
@@ -9535,10 +12105,40 @@ _weather_conditions__said17: Final = note_of(_weather_conditions__text1)
 _weather_conditions__unread1: Final = Note(
     'wind',
     'Wind',
-    '`STR` had no effect: it is read only when wind_str >= 2',
+    '`wind_str` had no effect: it is read only ',
     kind='input',
 )
 _weather_conditions__unread2: Final = Note(
+    'wind',
+    'Wind',
+    '`wind_affected` had no effect: it is read only when wind_affected',
+    kind='input',
+)
+_weather_conditions__unread3: Final = Note(
+    'wind',
+    'Wind',
+    '`STR` had no effect: it is read only when wind_str >= 2',
+    kind='input',
+)
+_weather_conditions__unread4: Final = Note(
+    'cloud_cover',
+    'Cloud Cover',
+    '`sky_skill` had no effect: it is read only when sky_skill',
+    kind='input',
+)
+_weather_conditions__unread5: Final = Note(
+    'cloud_cover',
+    'Cloud Cover',
+    '`clouds` had no effect: it is read only when sky_skill',
+    kind='input',
+)
+_weather_conditions__unread6: Final = Note(
+    'rain',
+    'Rain',
+    '`weather_skill` had no effect: it is read only when weather_skill',
+    kind='input',
+)
+_weather_conditions__unread7: Final = Note(
     'rain',
     'Rain',
     '`precipitation_kind` had no effect: it is read only when weather_skill',
@@ -9547,7 +12147,7 @@ _weather_conditions__unread2: Final = Note(
 
 
 def _resolve_weather_conditions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Weather Conditions: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Weather Conditions: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9589,11 +12189,11 @@ def _resolve_weather_conditions(v: dict[str, Any], given: frozenset[str]) -> Res
     d4 = -1 if v['wind_str'] >= 2 else 0
     trace.append(TraceEntry(_wind__roll1_trace, d4, v, e))
     if d4 < 0:
-        rolls.append(roll_of(s, _rule_wind[3]))
+        rolls.append(roll_of(s, _wind__roll1_step))
     trace.append(TraceEntry(_cloud_cover__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_cloud_cover[2]))
+    rolls.append(roll_of(s, _cloud_cover__roll1_step))
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     d10 = -1 if v['clouds'] in ('severe_clouds', 'complete_clouds') else 0
     trace.append(TraceEntry(_cloud_cover__text1_trace, d10, v, e))
     notes: list[Note] = []
@@ -9606,9 +12206,9 @@ def _resolve_weather_conditions(v: dict[str, Any], given: frozenset[str]) -> Res
     notes.append(_weather_conditions__said16)
     notes.append(_weather_conditions__said17)
     if 'STR' in given and d4 == 0:
-        notes.append(_weather_conditions__unread1)
+        notes.append(_weather_conditions__unread3)
     if 'precipitation_kind' in given and d14 == 0:
-        notes.append(_weather_conditions__unread2)
+        notes.append(_weather_conditions__unread7)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('weather_conditions',),
@@ -9633,10 +12233,84 @@ def _resolve_weather_conditions(v: dict[str, Any], given: frozenset[str]) -> Res
     )
 
 
+def _weather_conditions__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['wind_affected'] else 0
+    d3 = -1 if v['wind_affected'] else 0
+    d7 = -1 if v['sky_skill'] else 0
+    d8 = -1 if v['sky_skill'] else 0
+    d14 = -1 if v['weather_skill'] else 0
+    d15 = -1 if v['weather_skill'] else 0
+    out.append(((at, 1), 'wind#3.1', d2, _wind__mod1_trace, _wind__mod1, lambda: s.lookup('wind_strength', (v['wind_str'],), 'modifier')))
+    out.append(((at, 2), 'wind#3.2', d3, _wind__mod2_trace, _wind__mod2, 0))
+    out.append(((at, 6), 'cloud_cover#2.1', d7, _cloud_cover__mod1_trace, _cloud_cover__mod1, lambda: s.lookup('cloud_cover_levels', (v['clouds'],), 'modifier')))
+    out.append(((at, 7), 'cloud_cover#2.2', d8, _cloud_cover__mod2_trace, _cloud_cover__mod2, 0))
+    out.append(((at, 13), 'rain#3.1', d14, _rain__mod1_trace, _rain__mod1, lambda: s.lookup('precipitation', (v['precipitation_kind'],), 'value')))
+    out.append(((at, 14), 'rain#3.2', d15, _rain__mod2_trace, _rain__mod2, 0))
+
+
+def _weather_conditions__derive_wind_name0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'wind#2', -1, _wind__derive1_trace, _wind__derive1, lambda: s.lookup('wind_strength', (v['wind_str'],), 'wind')))
+
+
+def _weather_conditions__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['wind_str'] >= 2 else 0
+    out.append(((at, 3), 'wind#4.1', d4, _wind__roll1_trace, _wind__roll1, _wind__roll1_step))
+    out.append(((at, 8), 'cloud_cover#3', -1, _cloud_cover__roll1_trace, _cloud_cover__roll1, _cloud_cover__roll1_step))
+    out.append(((at, 12), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+
+
+def _weather_conditions__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d10 = -1 if v['clouds'] in ('severe_clouds', 'complete_clouds') else 0
+    out.append(((at, 4), 'wind#5', -1, None, _wind__text1, _weather_conditions__said5))
+    out.append(((at, 5), 'wind#6', -1, None, _wind__text2, _weather_conditions__said6))
+    out.append(((at, 9), 'cloud_cover#4.1', d10, _cloud_cover__text1_trace, _cloud_cover__text1, _weather_conditions__said10))
+    out.append(((at, 10), 'cloud_cover#5', -1, None, _cloud_cover__text2, _weather_conditions__said11))
+    out.append(((at, 11), 'cloud_cover#6', -1, None, _cloud_cover__text3, _weather_conditions__said12))
+    out.append(((at, 15), 'rain#4', -1, None, _rain__text1, _weather_conditions__said16))
+    out.append(((at, 16), 'weather_conditions#3', -1, None, _weather_conditions__text1, _weather_conditions__said17))
+
+
+_weather_conditions__code0: Final = RuleCode(
+    resolve=_resolve_weather_conditions,
+    nodes=MappingProxyType({
+        'stat skill': _weather_conditions__stat_skill0,
+        'derive wind_name': _weather_conditions__derive_wind_name0,
+    }),
+    rolls=_weather_conditions__rolls0,
+    texts=_weather_conditions__texts0,
+    watches=(
+        ('wind_str', ((0, 0), (1, 1), (3, 0)), _weather_conditions__unread1),
+        ('wind_affected', ((1, 0), (2, 0)), _weather_conditions__unread2),
+        ('STR', ((3, 1),), _weather_conditions__unread3),
+        ('sky_skill', ((6, 0), (7, 0)), _weather_conditions__unread4),
+        ('clouds', ((6, 1), (8, 0), (9, 0)), _weather_conditions__unread5),
+        ('weather_skill', ((13, 0), (14, 0)), _weather_conditions__unread6),
+        ('precipitation_kind', ((13, 1),), _weather_conditions__unread7),
+    ),
+    chains=False,
+)
+
+
 # rule zero_gravity_combat, written out
 
 _zero_gravity_combat__said5: Final = note_of(_zero_gravity_combat__text1)
 _zero_gravity_combat__unread1: Final = Note(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    '`zero_g_failed` had no effect: it is read only when zero_g_failed',
+    kind='input',
+)
+_zero_gravity_combat__unread2: Final = Note(
+    'zero_gravity_combat',
+    'Zero-gravity Combat',
+    '`braced` had no effect: it is read only unless braced',
+    kind='input',
+)
+_zero_gravity_combat__unread3: Final = Note(
     'zero_gravity_combat',
     'Zero-gravity Combat',
     '`impact_damage` had no effect: it is read only unless braced',
@@ -9645,7 +12319,7 @@ _zero_gravity_combat__unread1: Final = Note(
 
 
 def _resolve_zero_gravity_combat(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Zero-gravity Combat: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Zero-gravity Combat: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9672,16 +12346,16 @@ def _resolve_zero_gravity_combat(v: dict[str, Any], given: frozenset[str]) -> Re
         e.wait('impact', lambda: whole(round_value(Fraction(v['impact_damage']) / 2, 'up')))
     rolls: list[Roll] = []
     trace.append(TraceEntry(_attack__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_attack[0]))
+    rolls.append(roll_of(s, _attack__roll1_step))
     trace.append(TraceEntry(_zero_gravity_combat__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_zero_gravity_combat[1]))
+    rolls.append(roll_of(s, _zero_gravity_combat__roll1_step))
     d5 = -1 if not v['braced'] else 0
     trace.append(TraceEntry(_zero_gravity_combat__text1_trace, d5, v, e))
     notes: list[Note] = []
     if d5 < 0:
         notes.append(_zero_gravity_combat__said5)
     if 'impact_damage' in given and d4 == 0:
-        notes.append(_zero_gravity_combat__unread1)
+        notes.append(_zero_gravity_combat__unread3)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('zero_gravity_combat',),
@@ -9704,56 +12378,94 @@ def _resolve_zero_gravity_combat(v: dict[str, Any], given: frozenset[str]) -> Re
     )
 
 
+def _zero_gravity_combat__stat_skill0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['zero_g_failed'] else 0
+    out.append(((at, 2), 'zero_gravity_combat#4.1', d3, _zero_gravity_combat__mod1_trace, _zero_gravity_combat__mod1, 'difficult'))
+
+
+def _zero_gravity_combat__derive_impact0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if not v['braced'] else 0
+    out.append(((at, 3), 'zero_gravity_combat#5.1', d4, _zero_gravity_combat__derive1_trace, _zero_gravity_combat__derive1, lambda: round_value(Fraction(v['impact_damage']) / 2, 'up')))
+
+
+def _zero_gravity_combat__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'attack#1', -1, _attack__roll1_trace, _attack__roll1, _attack__roll1_step))
+    out.append(((at, 1), 'zero_gravity_combat#3', -1, _zero_gravity_combat__roll1_trace, _zero_gravity_combat__roll1, _zero_gravity_combat__roll1_step))
+
+
+def _zero_gravity_combat__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if not v['braced'] else 0
+    out.append(((at, 4), 'zero_gravity_combat#5.2', d5, _zero_gravity_combat__text1_trace, _zero_gravity_combat__text1, _zero_gravity_combat__said5))
+
+
+_zero_gravity_combat__code0: Final = RuleCode(
+    resolve=_resolve_zero_gravity_combat,
+    nodes=MappingProxyType({
+        'stat skill': _zero_gravity_combat__stat_skill0,
+        'derive impact': _zero_gravity_combat__derive_impact0,
+    }),
+    rolls=_zero_gravity_combat__rolls0,
+    texts=_zero_gravity_combat__texts0,
+    watches=(
+        ('zero_g_failed', ((2, 0),), _zero_gravity_combat__unread1),
+        ('braced', ((3, 0), (4, 0)), _zero_gravity_combat__unread2),
+        ('impact_damage', ((3, 1),), _zero_gravity_combat__unread3),
+    ),
+    chains=False,
+)
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    parts={
-        'attack': _rule_attack,
-        'explosions': _rule_explosions,
-        'point_blank_range': _rule_point_blank_range,
-        'extended_range': _rule_extended_range,
-        'falling': _rule_falling,
-        'fighting_while_down': _rule_fighting_while_down,
-        'fire_and_heat': _rule_fire_and_heat,
-        'firing_into_combat': _rule_firing_into_combat,
-        'fortified_positions': _rule_fortified_positions,
-        'improvised_wear': _rule_improvised_wear,
-        'improvised_weapons': _rule_improvised_weapons,
-        'improvised_parrying_weapons': _rule_improvised_parrying_weapons,
-        'knockback': _rule_knockback,
-        'knockout_attacks': _rule_knockout_attacks,
-        'light_sources': _rule_light_sources,
-        'mass_combat': _rule_mass_combat,
-        'missile_fire_while_moving': _rule_missile_fire_while_moving,
-        'superior_position': _rule_superior_position,
-        'attack[superior=target_on_foot]': _rule_attack__part19,
-        'superior_position[superior=target_on_foot]': _rule_superior_position__part20,
-        'mounted_combat': _rule_mounted_combat,
-        'natural_weapons': _rule_natural_weapons,
-        'poisons': _rule_poisons,
-        'poison_antidotes': _rule_poison_antidotes,
-        'prone': _rule_prone,
-        'pulling_blows': _rule_pulling_blows,
-        'quickdraws': _rule_quickdraws,
-        'radiation': _rule_radiation,
-        'shields_and_missile_fire': _rule_shields_and_missile_fire,
-        'shooting_up_or_down': _rule_shooting_up_or_down,
-        'slippery_surfaces': _rule_slippery_surfaces,
-        'stunning_or_subduing': _rule_stunning_or_subduing,
-        'superior_numbers': _rule_superior_numbers,
-        'sweep_attacks': _rule_sweep_attacks,
-        'thrown_weapons': _rule_thrown_weapons,
-        'two_weapons': _rule_two_weapons,
-        'underwater_combat': _rule_underwater_combat,
-        'vacuum': _rule_vacuum,
-        'volley_fire': _rule_volley_fire,
-        'weapon_length': _rule_weapon_length,
-        'wind': _rule_wind,
-        'cloud_cover': _rule_cloud_cover,
-        'rain': _rule_rain,
-        'weather_conditions': _rule_weather_conditions,
-        'zero_gravity_combat': _rule_zero_gravity_combat,
+    code={
+        'attack': _attack__code0,
+        'explosions': _explosions__code0,
+        'point_blank_range': _point_blank_range__code0,
+        'extended_range': _extended_range__code0,
+        'falling': _falling__code0,
+        'fighting_while_down': _fighting_while_down__code0,
+        'fire_and_heat': _fire_and_heat__code0,
+        'firing_into_combat': _firing_into_combat__code0,
+        'fortified_positions': _fortified_positions__code0,
+        'improvised_wear': _improvised_wear__code0,
+        'improvised_weapons': _improvised_weapons__code0,
+        'improvised_parrying_weapons': _improvised_parrying_weapons__code0,
+        'knockback': _knockback__code0,
+        'knockout_attacks': _knockout_attacks__code0,
+        'light_sources': _light_sources__code0,
+        'mass_combat': _mass_combat__code0,
+        'missile_fire_while_moving': _missile_fire_while_moving__code0,
+        'superior_position': _superior_position__code0,
+        'mounted_combat': _mounted_combat__code0,
+        'natural_weapons': _natural_weapons__code0,
+        'poisons': _poisons__code0,
+        'poison_antidotes': _poison_antidotes__code0,
+        'prone': _prone__code0,
+        'pulling_blows': _pulling_blows__code0,
+        'quickdraws': _quickdraws__code0,
+        'radiation': _radiation__code0,
+        'shields_and_missile_fire': _shields_and_missile_fire__code0,
+        'shooting_up_or_down': _shooting_up_or_down__code0,
+        'slippery_surfaces': _slippery_surfaces__code0,
+        'stunning_or_subduing': _stunning_or_subduing__code0,
+        'superior_numbers': _superior_numbers__code0,
+        'sweep_attacks': _sweep_attacks__code0,
+        'thrown_weapons': _thrown_weapons__code0,
+        'two_weapons': _two_weapons__code0,
+        'underwater_combat': _underwater_combat__code0,
+        'vacuum': _vacuum__code0,
+        'volley_fire': _volley_fire__code0,
+        'weapon_length': _weapon_length__code0,
+        'wind': _wind__code0,
+        'cloud_cover': _cloud_cover__code0,
+        'rain': _rain__code0,
+        'weather_conditions': _weather_conditions__code0,
+        'zero_gravity_combat': _zero_gravity_combat__code0,
     },
     tables={'fire_sources': _table_fire_sources, 'light_burn_time': _table_light_burn_time, 'poison_delay': _table_poison_delay, 'radiation_effects': _table_radiation_effects, 'shield_block': _table_shield_block, 'attackers_with_room': _table_attackers_with_room, 'handedness': _table_handedness, 'wind_strength': _table_wind_strength, 'cloud_cover_levels': _table_cloud_cover_levels, 'precipitation': _table_precipitation, },
     grades=(Grade('easy', 1, 'mul', Fraction(2, 1), None), Grade('difficult', -1, 'div', Fraction(2, 1), 'up'), Grade('one_fifth', -2, 'div', Fraction(5, 1), 'up'), Grade('one_tenth', -3, 'div', Fraction(10, 1), 'up'), Grade('impossible', None, 'set', Fraction(0, 1), None), ),
@@ -9825,48 +12537,6 @@ _BOOK: Final = Book(
     resistance=_resistance,
     resistance_pool=(1, 100, None),
     resistance_op='<=',
-    straight={
-        'attack': _resolve_attack,
-        'explosions': _resolve_explosions,
-        'point_blank_range': _resolve_point_blank_range,
-        'falling': _resolve_falling,
-        'fighting_while_down': _resolve_fighting_while_down,
-        'fire_and_heat': _resolve_fire_and_heat,
-        'firing_into_combat': _resolve_firing_into_combat,
-        'fortified_positions': _resolve_fortified_positions,
-        'improvised_wear': _resolve_improvised_wear,
-        'improvised_weapons': _resolve_improvised_weapons,
-        'improvised_parrying_weapons': _resolve_improvised_parrying_weapons,
-        'knockback': _resolve_knockback,
-        'knockout_attacks': _resolve_knockout_attacks,
-        'light_sources': _resolve_light_sources,
-        'mass_combat': _resolve_mass_combat,
-        'missile_fire_while_moving': _resolve_missile_fire_while_moving,
-        'superior_position': _resolve_superior_position,
-        'natural_weapons': _resolve_natural_weapons,
-        'poisons': _resolve_poisons,
-        'poison_antidotes': _resolve_poison_antidotes,
-        'prone': _resolve_prone,
-        'pulling_blows': _resolve_pulling_blows,
-        'quickdraws': _resolve_quickdraws,
-        'radiation': _resolve_radiation,
-        'shields_and_missile_fire': _resolve_shields_and_missile_fire,
-        'shooting_up_or_down': _resolve_shooting_up_or_down,
-        'slippery_surfaces': _resolve_slippery_surfaces,
-        'stunning_or_subduing': _resolve_stunning_or_subduing,
-        'superior_numbers': _resolve_superior_numbers,
-        'sweep_attacks': _resolve_sweep_attacks,
-        'thrown_weapons': _resolve_thrown_weapons,
-        'underwater_combat': _resolve_underwater_combat,
-        'vacuum': _resolve_vacuum,
-        'volley_fire': _resolve_volley_fire,
-        'weapon_length': _resolve_weapon_length,
-        'wind': _resolve_wind,
-        'cloud_cover': _resolve_cloud_cover,
-        'rain': _resolve_rain,
-        'weather_conditions': _resolve_weather_conditions,
-        'zero_gravity_combat': _resolve_zero_gravity_combat,
-    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -9979,6 +12649,26 @@ def extended_range(
     - cannot hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
     - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
     """
+    if (
+        type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and type(base_range) is int and 1 <= base_range <= 5000
+        and type(target_range) is int and 0 <= target_range <= 20000
+        and type(missile_kind) is str and missile_kind in ('firearm', 'energy', 'crossbow', 'bow', 'thrown')
+        and type(reach) is int and 1 <= reach <= 2
+        and type(hand_propelled) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'DEX': DEX,
+            'skill': skill,
+            'base_range': base_range,
+            'target_range': target_range,
+            'missile_kind': missile_kind,
+            'reach': reach,
+            'hand_propelled': hand_propelled,
+        }
+        return _resolve_extended_range(values, changed(('missile_kind', missile_kind, 'firearm'), ('DEX', DEX, 10), ('hand_propelled', hand_propelled, False)))
     return resolve_rule(
         _BOOK,
         'extended_range',
@@ -10502,6 +13192,40 @@ def mounted_combat(
     - roll fall_luck: d100 <= luck (when falling_from_mount)
     - roll fall_stamina: d100 <= stamina (when falling_from_mount)
     """
+    if (
+        type(CON) is int and 1 <= CON <= 100
+        and type(POW) is int and 1 <= POW <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (luck is None or (type(luck) is int and 0 <= luck <= 200))
+        and (stamina is None or (type(stamina) is int and 0 <= stamina <= 200))
+        and type(ride) is int and 0 <= ride <= 200
+        and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
+        and type(long_weapon) is bool
+        and type(opponent_long_weapon) is bool
+        and type(mounted) is bool
+        and type(target_on_foot) is bool
+        and type(falling_from_mount) is bool
+        and type(spurring) is bool
+        and type(mount_POW) is int and 1 <= mount_POW <= 100
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'CON': CON,
+            'POW': POW,
+            'skill': skill,
+            'luck': luck,
+            'stamina': stamina,
+            'ride': ride,
+            'action': action,
+            'long_weapon': long_weapon,
+            'opponent_long_weapon': opponent_long_weapon,
+            'mounted': mounted,
+            'target_on_foot': target_on_foot,
+            'falling_from_mount': falling_from_mount,
+            'spurring': spurring,
+            'mount_POW': mount_POW,
+        }
+        return _resolve_mounted_combat(values, changed(('ride', ride, 50), ('action', action, 'attack'), ('target_on_foot', target_on_foot, False), ('opponent_long_weapon', opponent_long_weapon, False), ('long_weapon', long_weapon, False), ('POW', POW, 10), ('mount_POW', mount_POW, 10), ('stamina', stamina, None)))
     return resolve_rule(
         _BOOK,
         'mounted_combat',
@@ -11010,6 +13734,32 @@ def two_weapons(
     - derive may_be_ambidextrous = DEX >= 16
     - roll handedness_luck: d100 <= luck (when handedness_unknown and DEX <= 15)
     """
+    if (
+        type(POW) is int and 1 <= POW <= 100
+        and type(DEX) is int and 1 <= DEX <= 100
+        and type(skill) is int and 0 <= skill <= 200
+        and (luck is None or (type(luck) is int and 0 <= luck <= 200))
+        and (dex_rank is None or (type(dex_rank) is int and 0 <= dex_rank <= 100))
+        and type(split_attack) is bool
+        and type(off_hand) is bool
+        and type(off_hand_trained) is bool
+        and type(off_hand_weapon) is bool
+        and type(handedness_unknown) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'POW': POW,
+            'DEX': DEX,
+            'skill': skill,
+            'luck': luck,
+            'dex_rank': dex_rank,
+            'split_attack': split_attack,
+            'off_hand': off_hand,
+            'off_hand_trained': off_hand_trained,
+            'off_hand_weapon': off_hand_weapon,
+            'handedness_unknown': handedness_unknown,
+        }
+        return _resolve_two_weapons(values, NOTHING)
     return resolve_rule(
         _BOOK,
         'two_weapons',
@@ -11374,7 +14124,8 @@ def fire_sources(
 
     Looked up by fire.
     """
-    return resolve_rule(_BOOK, 'fire_sources', (fire,))
+    given: dict[str, object] = {'fire': fire}
+    return resolve_with(_BOOK, ('fire_sources',), given, signature=True)
 
 @inputs_by_name
 def light_burn_time(
@@ -11385,7 +14136,8 @@ def light_burn_time(
 
     Looked up by light.
     """
-    return resolve_rule(_BOOK, 'light_burn_time', (light,))
+    given: dict[str, object] = {'light': light}
+    return resolve_with(_BOOK, ('light_burn_time',), given, signature=True)
 
 @inputs_by_name
 def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolution:
@@ -11393,7 +14145,8 @@ def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolutio
 
     Looked up by poison_speed.
     """
-    return resolve_rule(_BOOK, 'poison_delay', (poison_speed,))
+    given: dict[str, object] = {'poison_speed': poison_speed}
+    return resolve_with(_BOOK, ('poison_delay',), given, signature=True)
 
 @inputs_by_name
 def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
@@ -11401,7 +14154,8 @@ def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
 
     Looked up by radiation_pot.
     """
-    return resolve_rule(_BOOK, 'radiation_effects', (radiation_pot,))
+    given: dict[str, object] = {'radiation_pot': radiation_pot}
+    return resolve_with(_BOOK, ('radiation_effects',), given, signature=True)
 
 @inputs_by_name
 def shield_block(
@@ -11413,7 +14167,8 @@ def shield_block(
 
     Looked up by shield, shield_use.
     """
-    return resolve_rule(_BOOK, 'shield_block', (shield, shield_use))
+    given: dict[str, object] = {'shield': shield, 'shield_use': shield_use}
+    return resolve_with(_BOOK, ('shield_block',), given, signature=True)
 
 @inputs_by_name
 def attackers_with_room(
@@ -11424,7 +14179,8 @@ def attackers_with_room(
 
     Looked up by attacker_weapons.
     """
-    return resolve_rule(_BOOK, 'attackers_with_room', (attacker_weapons,))
+    given: dict[str, object] = {'attacker_weapons': attacker_weapons}
+    return resolve_with(_BOOK, ('attackers_with_room',), given, signature=True)
 
 @inputs_by_name
 def handedness(*, roll: int | None = None) -> Resolution:
@@ -11443,7 +14199,8 @@ def wind_strength(*, wind_str: int = 0) -> Resolution:
 
     Looked up by wind_str.
     """
-    return resolve_rule(_BOOK, 'wind_strength', (wind_str,))
+    given: dict[str, object] = {'wind_str': wind_str}
+    return resolve_with(_BOOK, ('wind_strength',), given, signature=True)
 
 @inputs_by_name
 def cloud_cover_levels(
@@ -11454,7 +14211,8 @@ def cloud_cover_levels(
 
     Looked up by clouds.
     """
-    return resolve_rule(_BOOK, 'cloud_cover_levels', (clouds,))
+    given: dict[str, object] = {'clouds': clouds}
+    return resolve_with(_BOOK, ('cloud_cover_levels',), given, signature=True)
 
 @inputs_by_name
 def precipitation(
@@ -11465,7 +14223,8 @@ def precipitation(
 
     Looked up by precipitation_kind.
     """
-    return resolve_rule(_BOOK, 'precipitation', (precipitation_kind,))
+    given: dict[str, object] = {'precipitation_kind': precipitation_kind}
+    return resolve_with(_BOOK, ('precipitation',), given, signature=True)
 
 __all__ = [
     'IMPASSABLE',

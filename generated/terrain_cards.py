@@ -51,7 +51,11 @@ from dsl.runtime.base import (  # noqa: E402
 from dsl.runtime.book import (  # noqa: E402
     Book,
     CachedScope,
+    Scope,
     Settled,
+)
+from dsl.runtime.chains import (  # noqa: E402
+    chains_of,
 )
 from dsl.runtime.resolve import (  # noqa: E402
     FIRST,
@@ -63,6 +67,8 @@ from dsl.runtime.resolve import (  # noqa: E402
     resolve_rule,
     resolve_with,
     restriction_of,
+    settle_counted,
+    texts_counted,
     within,
 )
 from dsl.runtime.rolls import (  # noqa: E402
@@ -77,12 +83,14 @@ from dsl.runtime.settle import (  # noqa: E402
     settle_held,
 )
 from dsl.runtime.specs import (  # noqa: E402
+    Candidate,
     ChangeSpec,
     ModSpec,
     RollSpec,
+    RollStep,
     RowSpec,
+    RuleCode,
     SequenceSpec,
-    Step,
     TableSpec,
     TextSpec,
     TraceSpec,
@@ -204,17 +212,6 @@ _other_mods_stack__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_other_mods_stack: Final[tuple[Step, ...]] = (
-    Step('mod', _other_mods_stack__mod1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['range_mod'] != 0), _other_mods_stack__mod1_trace, lambda s: s.v['range_mod'], (('lof_skill', 0), ('range_mod', 1))),
-    Step('mod', _other_mods_stack__mod2, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.v['other_mods'] != 0), _other_mods_stack__mod2_trace, lambda s: s.v['other_mods'], (('lof_skill', 0), ('other_mods', 1))),
-    Step('text', _other_mods_stack__text1, (), _other_mods_stack__text1_trace, None, ()),
-)
-"""Other MODs of the roll (VIS).
-
-- attribute +range_mod (when lof_skill != none; when range_mod != 0)
-- attribute +other_mods (when lof_skill != none; when other_mods != 0)
-"""
-
 # rule lof_roll
 
 _lof_roll__text1: Final = TextSpec(
@@ -250,6 +247,11 @@ _lof_roll__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack)',
+)
+_lof_roll__roll1_step: Final = RollStep(
+    _lof_roll__roll1,
+    lambda s: (s.e['attribute'], 0, None, 0),
+    (),
 )
 _lof_roll__roll1_trace: Final = TraceSpec(
     'lof_roll',
@@ -311,6 +313,11 @@ _lof_roll__roll2_change5: Final = ChangeSpec(
     success=False,
     condition='when burst == 5',
 )
+_lof_roll__roll2_step: Final = RollStep(
+    _lof_roll__roll2,
+    lambda s: (s.e['attribute'], 0, None, 0),
+    ((_lof_roll__roll2_change1, (lambda s: s.e['burst'] == 1,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -5 dice', ('when burst == 1',), (('burst',),))), (_lof_roll__roll2_change2, (lambda s: s.e['burst'] == 2,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -4 dice', ('when burst == 2',), (('burst',),))), (_lof_roll__roll2_change3, (lambda s: s.e['burst'] == 3,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -3 dice', ('when burst == 3',), (('burst',),))), (_lof_roll__roll2_change4, (lambda s: s.e['burst'] == 4,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -2 dice', ('when burst == 4',), (('burst',),))), (_lof_roll__roll2_change5, (lambda s: s.e['burst'] == 5,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -1 die', ('when burst == 5',), (('burst',),)))),
+)
 _lof_roll__roll2_trace: Final = TraceSpec(
     'lof_roll',
     'VIS',
@@ -334,20 +341,6 @@ _lof_roll__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_lof_roll: Final[tuple[Step, ...]] = (
-    Step('part', 'other_mods_stack', (), TraceSpec('lof_roll', 'VIS', 'as other_mods_stack', (), ())),
-    Step('text', _lof_roll__text1, (lambda s: s.v['lof_skill'] != 'none', lambda s: s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), _lof_roll__text1_trace, None, (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
-    Step('roll', _lof_roll__roll1, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack'))), _lof_roll__roll1_trace, (lambda s: (s.e['attribute'], 0, None, 0), ()), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
-    Step('roll', _lof_roll__roll2, (lambda s: s.v['lof_skill'] != 'none', lambda s: not (s.e['vis'] == 'zero' and s.v['lof_zone'] != 'clear_of' and not (s.v['responding'] and s.v['facing'] and s.v['lof_skill'] == 'bs_attack')), lambda s: s.v['lof_skill'] == 'bs_attack'), _lof_roll__roll2_trace, (lambda s: (s.e['attribute'], 0, None, 0), ((_lof_roll__roll2_change1, (lambda s: s.e['burst'] == 1,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -5 dice', ('when burst == 1',), (('burst',),))), (_lof_roll__roll2_change2, (lambda s: s.e['burst'] == 2,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -4 dice', ('when burst == 2',), (('burst',),))), (_lof_roll__roll2_change3, (lambda s: s.e['burst'] == 3,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -3 dice', ('when burst == 3',), (('burst',),))), (_lof_roll__roll2_change4, (lambda s: s.e['burst'] == 4,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -2 dice', ('when burst == 4',), (('burst',),))), (_lof_roll__roll2_change5, (lambda s: s.e['burst'] == 5,), None, TraceSpec('lof_roll', 'VIS', 'roll hit: -1 die', ('when burst == 5',), (('burst',),))))), (('lof_skill', 0), ('lof_zone', 1), ('responding', 1), ('facing', 1))),
-    Step('text', _lof_roll__text2, (), _lof_roll__text2_trace, None, ()),
-)
-"""The roll that requires LoF (VIS).
-
-- as other_mods_stack
-- roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
-- roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
-"""
 
 # trait difficult
 
@@ -459,22 +452,6 @@ _difficult__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_difficult: Final[tuple[Step, ...]] = (
-    Step('mod', _difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _difficult__mod1_trace, lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
-    Step('mod', _difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _difficult__mod2_trace, lambda s: s.e['MOV_2'] * 2, (('movement', 0), ('turn', 0))),
-    Step('text', _difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _difficult__text1_trace, None, (('movement', 0), ('turn', 0))),
-    Step('mod', _difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), _difficult__mod3_trace, 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
-    Step('text', _difficult__text2, (), _difficult__text2_trace, None, ()),
-    Step('text', _difficult__text3, (), _difficult__text3_trace, None, ()),
-)
-"""MOV: Difficult (second MOV value) (MOV: Difficult).
-
-- MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-- order_move max MOV_2 * 2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-- cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-- reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-"""
 
 # trait very_difficult
 
@@ -603,24 +580,6 @@ _very_difficult__text4_trace: Final = TraceSpec(
     (),
 )
 
-_rule_very_difficult: Final[tuple[Step, ...]] = (
-    Step('mod', _very_difficult__mod1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__mod1_trace, lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
-    Step('mod', _very_difficult__mod2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__mod2_trace, lambda s: s.e['MOV_2'], (('movement', 0), ('turn', 0))),
-    Step('text', _very_difficult__text1, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__text1_trace, None, (('movement', 0), ('turn', 0))),
-    Step('text', _very_difficult__text2, (lambda s: s.v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (s.v['movement'] == 'assault' and s.v['turn'] == 'active') or (s.v['movement'] in ('dodge', 'engage') and s.v['turn'] == 'reactive'),), _very_difficult__text2_trace, None, (('movement', 0), ('turn', 0))),
-    Step('mod', _very_difficult__mod3, (lambda s: s.v['turn'] == 'reactive' and (s.v['movement'] in ('dodge', 'engage') or s.v['failed_guts']),), _very_difficult__mod3_trace, 1, (('turn', 0), ('movement', 0), ('failed_guts', 0))),
-    Step('text', _very_difficult__text3, (), _very_difficult__text3_trace, None, ()),
-    Step('text', _very_difficult__text4, (), _very_difficult__text4_trace, None, ()),
-)
-"""MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
-
-- MOV_1 = MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-- order_move max MOV_2 (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-- cannot declare two Short Movement Skills in the same order (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-- cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
-- reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
-"""
-
 # trait saturation
 
 _saturation__mod1: Final = ModSpec(
@@ -695,18 +654,6 @@ _saturation__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_saturation: Final[tuple[Step, ...]] = (
-    Step('mod', _saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), _saturation__mod1_trace, -1, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('mod', _saturation__mod2, (), _saturation__mod2_trace, 1, ()),
-    Step('text', _saturation__text1, (), _saturation__text1_trace, None, ()),
-    Step('text', _saturation__text2, (), _saturation__text2_trace, None, ()),
-)
-"""SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
-
-- burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
-- burst min 1
-"""
 
 # trait high_saturation
 
@@ -783,18 +730,6 @@ _high_saturation__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_high_saturation: Final[tuple[Step, ...]] = (
-    Step('mod', _high_saturation__mod1, (lambda s: s.v['lof_skill'] == 'bs_attack' and s.v['lof_zone'] != 'clear_of',), _high_saturation__mod1_trace, -2, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('mod', _high_saturation__mod2, (), _high_saturation__mod2_trace, 1, ()),
-    Step('text', _high_saturation__text1, (), _high_saturation__text1_trace, None, ()),
-    Step('text', _high_saturation__text2, (), _high_saturation__text2_trace, None, ()),
-)
-"""SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
-
-- burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
-- burst min 1
-"""
-
 # trait low_visibility
 
 _low_visibility__mod1: Final = ModSpec(
@@ -870,20 +805,6 @@ _low_visibility__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_low_visibility: Final[tuple[Step, ...]] = (
-    Step('part', 'other_mods_stack', (), TraceSpec('low_visibility', 'VIS: Low Visibility', 'as other_mods_stack', (), ())),
-    Step('mod', _low_visibility__mod1, (), _low_visibility__mod1_trace, 'low', ()),
-    Step('mod', _low_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), _low_visibility__mod2_trace, -3, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('text', _low_visibility__text1, (), _low_visibility__text1_trace, None, ()),
-    Step('text', _low_visibility__text2, (), _low_visibility__text2_trace, None, ()),
-)
-"""VIS: Low Visibility (-3) (VIS: Low Visibility).
-
-- as other_mods_stack
-- vis min low
-- attribute -3 (when lof_skill != none and lof_zone != clear_of)
-"""
-
 # trait poor_visibility
 
 _poor_visibility__mod1: Final = ModSpec(
@@ -958,20 +879,6 @@ _poor_visibility__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_poor_visibility: Final[tuple[Step, ...]] = (
-    Step('part', 'other_mods_stack', (), TraceSpec('poor_visibility', 'VIS: Poor Visibility', 'as other_mods_stack', (), ())),
-    Step('mod', _poor_visibility__mod1, (), _poor_visibility__mod1_trace, 'poor', ()),
-    Step('mod', _poor_visibility__mod2, (lambda s: s.v['lof_skill'] != 'none' and s.v['lof_zone'] != 'clear_of',), _poor_visibility__mod2_trace, -6, (('lof_skill', 0), ('lof_zone', 0))),
-    Step('text', _poor_visibility__text1, (), _poor_visibility__text1_trace, None, ()),
-    Step('text', _poor_visibility__text2, (), _poor_visibility__text2_trace, None, ()),
-)
-"""VIS: Poor Visibility (-6) (VIS: Poor Visibility).
-
-- as other_mods_stack
-- vis min poor
-- attribute -6 (when lof_skill != none and lof_zone != clear_of)
-"""
 
 # trait zero_visibility
 
@@ -1128,28 +1035,6 @@ _zero_visibility__text7_trace: Final = TraceSpec(
     (),
 )
 
-_rule_zero_visibility: Final[tuple[Step, ...]] = (
-    Step('part', 'other_mods_stack', (), TraceSpec('zero_visibility', 'VIS: Zero Visibility', 'as other_mods_stack', (), ())),
-    Step('mod', _zero_visibility__mod1, (), _zero_visibility__mod1_trace, 'zero', ()),
-    Step('text', _zero_visibility__text1, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: not s.v['responding']), _zero_visibility__text1_trace, None, (('lof_zone', 0), ('responding', 1))),
-    Step('mod', _zero_visibility__mod2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'bs_attack'), _zero_visibility__mod2_trace, -6, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
-    Step('text', _zero_visibility__text2, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: s.v['facing'], lambda s: s.v['lof_skill'] == 'other'), _zero_visibility__text2_trace, None, (('lof_zone', 0), ('responding', 1), ('facing', 2), ('lof_skill', 3))),
-    Step('text', _zero_visibility__text3, (lambda s: s.v['lof_zone'] != 'clear_of', lambda s: s.v['responding'], lambda s: not s.v['facing']), _zero_visibility__text3_trace, None, (('lof_zone', 0), ('responding', 1), ('facing', 2))),
-    Step('text', _zero_visibility__text4, (), _zero_visibility__text4_trace, None, ()),
-    Step('text', _zero_visibility__text5, (), _zero_visibility__text5_trace, None, ()),
-    Step('text', _zero_visibility__text6, (), _zero_visibility__text6_trace, None, ()),
-    Step('text', _zero_visibility__text7, (), _zero_visibility__text7_trace, None, ()),
-)
-"""VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
-
-- as other_mods_stack
-- vis min zero
-- cannot draw LoF through a Zero Visibility Zone: only Skills that need no LoF, or base to base contact with a target inside (when lof_zone != clear_of; unless responding)
-- attribute -6 (when lof_zone != clear_of; when responding; when facing; when lof_skill == bs_attack)
-- cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
-- cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
-"""
-
 # trait white_noise
 
 _white_noise__text1: Final = TextSpec(
@@ -1217,18 +1102,6 @@ _white_noise__text4_trace: Final = TraceSpec(
     (),
 )
 
-_rule_white_noise: Final[tuple[Step, ...]] = (
-    Step('part', 'zero_visibility', (lambda s: s.v['msv'],), TraceSpec('white_noise', 'VIS: White Noise', 'as zero_visibility', ('when msv',), (('msv',),))),
-    Step('text', _white_noise__text1, (lambda s: s.v['msv'],), _white_noise__text1_trace, None, (('msv', 0),)),
-    Step('text', _white_noise__text2, (lambda s: s.v['msv'],), _white_noise__text2_trace, None, (('msv', 0),)),
-    Step('text', _white_noise__text3, (lambda s: s.v['msv'],), _white_noise__text3_trace, None, (('msv', 0),)),
-    Step('text', _white_noise__text4, (), _white_noise__text4_trace, None, ()),
-)
-"""VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
-
-- as zero_visibility (when msv)
-"""
-
 # trait insecure
 
 _insecure__mod1: Final = ModSpec(
@@ -1270,17 +1143,8 @@ _insecure__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_insecure__roll1_step: Final = RollStep(_insecure__roll1, lambda s: (20, 0, None, 0), ())
 _insecure__roll1_trace: Final = TraceSpec('insecure', 'HOSTILITY LEVEL', 'roll hostile', (), ())
-
-_rule_insecure: Final[tuple[Step, ...]] = (
-    Step('mod', _insecure__mod1, (), _insecure__mod1_trace, 'insecure', ()),
-    Step('roll', _insecure__roll1, (), _insecure__roll1_trace, (lambda s: (20, 0, None, 0), ()), ()),
-)
-"""Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
-
-- hostility min insecure
-- roll hostile: d20 >= 20
-"""
 
 # trait adverse
 
@@ -1323,17 +1187,8 @@ _adverse__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_adverse__roll1_step: Final = RollStep(_adverse__roll1, lambda s: (19, 0, None, 0), ())
 _adverse__roll1_trace: Final = TraceSpec('adverse', 'HOSTILITY LEVEL', 'roll hostile', (), ())
-
-_rule_adverse: Final[tuple[Step, ...]] = (
-    Step('mod', _adverse__mod1, (), _adverse__mod1_trace, 'adverse', ()),
-    Step('roll', _adverse__roll1, (), _adverse__roll1_trace, (lambda s: (19, 0, None, 0), ()), ()),
-)
-"""Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
-
-- hostility min adverse
-- roll hostile: d20 >= 19
-"""
 
 # trait dangerous
 
@@ -1376,17 +1231,8 @@ _dangerous__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_dangerous__roll1_step: Final = RollStep(_dangerous__roll1, lambda s: (18, 0, None, 0), ())
 _dangerous__roll1_trace: Final = TraceSpec('dangerous', 'HOSTILITY LEVEL', 'roll hostile', (), ())
-
-_rule_dangerous: Final[tuple[Step, ...]] = (
-    Step('mod', _dangerous__mod1, (), _dangerous__mod1_trace, 'dangerous', ()),
-    Step('roll', _dangerous__roll1, (), _dangerous__roll1_trace, (lambda s: (18, 0, None, 0), ()), ()),
-)
-"""Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
-
-- hostility min dangerous
-- roll hostile: d20 >= 18
-"""
 
 # trait aggressive
 
@@ -1429,6 +1275,7 @@ _aggressive__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_aggressive__roll1_step: Final = RollStep(_aggressive__roll1, lambda s: (17, 0, None, 0), ())
 _aggressive__roll1_trace: Final = TraceSpec(
     'aggressive',
     'HOSTILITY LEVEL',
@@ -1436,16 +1283,6 @@ _aggressive__roll1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_aggressive: Final[tuple[Step, ...]] = (
-    Step('mod', _aggressive__mod1, (), _aggressive__mod1_trace, 'aggressive', ()),
-    Step('roll', _aggressive__roll1, (), _aggressive__roll1_trace, (lambda s: (17, 0, None, 0), ()), ()),
-)
-"""Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
-
-- hostility min aggressive
-- roll hostile: d20 >= 17
-"""
 
 # trait lethal
 
@@ -1482,17 +1319,8 @@ _lethal__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_lethal__roll1_step: Final = RollStep(_lethal__roll1, lambda s: (16, 0, None, 0), ())
 _lethal__roll1_trace: Final = TraceSpec('lethal', 'HOSTILITY LEVEL', 'roll hostile', (), ())
-
-_rule_lethal: Final[tuple[Step, ...]] = (
-    Step('mod', _lethal__mod1, (), _lethal__mod1_trace, 'lethal', ()),
-    Step('roll', _lethal__roll1, (), _lethal__roll1_trace, (lambda s: (16, 0, None, 0), ()), ()),
-)
-"""Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
-
-- hostility min lethal
-- roll hostile: d20 >= 16
-"""
 
 # trait savage
 
@@ -1529,17 +1357,8 @@ _savage__roll1: Final = RollSpec(
     condition='',
     steps=(('success', 'roll on damage_value'),),
 )
+_savage__roll1_step: Final = RollStep(_savage__roll1, lambda s: (14, 0, None, 0), ())
 _savage__roll1_trace: Final = TraceSpec('savage', 'HOSTILITY LEVEL', 'roll hostile', (), ())
-
-_rule_savage: Final[tuple[Step, ...]] = (
-    Step('mod', _savage__mod1, (), _savage__mod1_trace, 'savage', ()),
-    Step('roll', _savage__roll1, (), _savage__roll1_trace, (lambda s: (14, 0, None, 0), ()), ()),
-)
-"""Hostility Level: Savage (14+) (HOSTILITY LEVEL).
-
-- hostility min savage
-- roll hostile: d20 >= 14
-"""
 
 # terrain woods
 
@@ -1572,24 +1391,6 @@ _woods__mod2: Final = ModSpec(
 )
 _woods__mod2_trace: Final = TraceSpec('woods', 'WOODS', 'zone_vis min low', (), ())
 
-_rule_woods: Final[tuple[Step, ...]] = (
-    Step('mod', _woods__mod1, (), _woods__mod1_trace, True, ()),
-    Step('mod', _woods__mod2, (), _woods__mod2_trace, 'low', ()),
-    Step('part', 'difficult', (), TraceSpec('woods', 'WOODS', 'as difficult', (), ())),
-    Step('part', 'low_visibility', (), TraceSpec('woods', 'WOODS', 'as low_visibility', (), ())),
-    Step('part', 'saturation', (), TraceSpec('woods', 'WOODS', 'as saturation', (), ())),
-    Step('part', 'insecure', (), TraceSpec('woods', 'WOODS', 'as insecure', (), ())),
-)
-"""Woods (WOODS).
-
-- jungle_type = yes
-- zone_vis min low
-- as difficult
-- as low_visibility
-- as saturation
-- as insecure
-"""
-
 # terrain jungle
 
 _jungle__mod1: Final = ModSpec(
@@ -1620,24 +1421,6 @@ _jungle__mod2: Final = ModSpec(
     label='VIS: Low Visibility',
 )
 _jungle__mod2_trace: Final = TraceSpec('jungle', 'JUNGLE', 'zone_vis min low', (), ())
-
-_rule_jungle: Final[tuple[Step, ...]] = (
-    Step('mod', _jungle__mod1, (), _jungle__mod1_trace, True, ()),
-    Step('mod', _jungle__mod2, (), _jungle__mod2_trace, 'low', ()),
-    Step('part', 'very_difficult', (), TraceSpec('jungle', 'JUNGLE', 'as very_difficult', (), ())),
-    Step('part', 'low_visibility', (), TraceSpec('jungle', 'JUNGLE', 'as low_visibility', (), ())),
-    Step('part', 'saturation', (), TraceSpec('jungle', 'JUNGLE', 'as saturation', (), ())),
-    Step('part', 'adverse', (), TraceSpec('jungle', 'JUNGLE', 'as adverse', (), ())),
-)
-"""Jungle (JUNGLE).
-
-- jungle_type = yes
-- zone_vis min low
-- as very_difficult
-- as low_visibility
-- as saturation
-- as adverse
-"""
 
 # terrain steep_hills
 
@@ -1677,17 +1460,6 @@ _steep_hills__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_steep_hills: Final[tuple[Step, ...]] = (
-    Step('mod', _steep_hills__mod1, (), _steep_hills__mod1_trace, True, ()),
-    Step('part', 'difficult', (), TraceSpec('steep_hills', 'STEEP HILLS', 'as difficult', (), ())),
-    Step('text', _steep_hills__text1, (), _steep_hills__text1_trace, None, ()),
-)
-"""Steep Hills (STEEP HILLS).
-
-- mountains_type = yes
-- as difficult
-"""
 
 # terrain high_mountain
 
@@ -1731,24 +1503,6 @@ _high_mountain__mod2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_high_mountain: Final[tuple[Step, ...]] = (
-    Step('mod', _high_mountain__mod1, (), _high_mountain__mod1_trace, True, ()),
-    Step('mod', _high_mountain__mod2, (), _high_mountain__mod2_trace, 'low', ()),
-    Step('part', 'very_difficult', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as very_difficult', (), ())),
-    Step('part', 'low_visibility', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as low_visibility', (), ())),
-    Step('part', 'saturation', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as saturation', (), ())),
-    Step('part', 'adverse', (), TraceSpec('high_mountain', 'HIGH MOUNTAIN', 'as adverse', (), ())),
-)
-"""High Mountain (HIGH MOUNTAIN).
-
-- mountains_type = yes
-- zone_vis min low
-- as very_difficult
-- as low_visibility
-- as saturation
-- as adverse
-"""
 
 # terrain primeval_forest
 
@@ -1809,25 +1563,6 @@ _primeval_forest__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_primeval_forest: Final[tuple[Step, ...]] = (
-    Step('mod', _primeval_forest__mod1, (), _primeval_forest__mod1_trace, True, ()),
-    Step('mod', _primeval_forest__mod2, (), _primeval_forest__mod2_trace, 'zero', ()),
-    Step('part', 'very_difficult', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as very_difficult', (), ())),
-    Step('part', 'zero_visibility', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as zero_visibility', (), ())),
-    Step('part', 'high_saturation', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as high_saturation', (), ())),
-    Step('part', 'dangerous', (), TraceSpec('primeval_forest', 'PRIMEVAL FOREST', 'as dangerous', (), ())),
-    Step('text', _primeval_forest__text1, (), _primeval_forest__text1_trace, None, ()),
-)
-"""Primeval Forest (PRIMEVAL FOREST).
-
-- jungle_type = yes
-- zone_vis min zero
-- as very_difficult
-- as zero_visibility
-- as high_saturation
-- as dangerous
-"""
-
 # terrain dense_jungle
 
 _dense_jungle__mod1: Final = ModSpec(
@@ -1887,25 +1622,6 @@ _dense_jungle__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_dense_jungle: Final[tuple[Step, ...]] = (
-    Step('mod', _dense_jungle__mod1, (), _dense_jungle__mod1_trace, True, ()),
-    Step('mod', _dense_jungle__mod2, (), _dense_jungle__mod2_trace, 'poor', ()),
-    Step('part', 'very_difficult', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as very_difficult', (), ())),
-    Step('part', 'poor_visibility', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as poor_visibility', (), ())),
-    Step('part', 'high_saturation', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as high_saturation', (), ())),
-    Step('part', 'dangerous', (), TraceSpec('dense_jungle', 'DENSE JUNGLE', 'as dangerous', (), ())),
-    Step('text', _dense_jungle__text1, (), _dense_jungle__text1_trace, None, ()),
-)
-"""Dense Jungle (DENSE JUNGLE).
-
-- jungle_type = yes
-- zone_vis min poor
-- as very_difficult
-- as poor_visibility
-- as high_saturation
-- as dangerous
-"""
-
 # terrain arctic_plains
 
 _arctic_plains__mod1: Final = ModSpec(
@@ -1944,19 +1660,6 @@ _arctic_plains__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_arctic_plains: Final[tuple[Step, ...]] = (
-    Step('mod', _arctic_plains__mod1, (), _arctic_plains__mod1_trace, True, ()),
-    Step('part', 'difficult', (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'as difficult', (), ())),
-    Step('part', 'insecure', (), TraceSpec('arctic_plains', 'ARCTIC PLAINS', 'as insecure', (), ())),
-    Step('text', _arctic_plains__text1, (), _arctic_plains__text1_trace, None, ()),
-)
-"""Arctic Plains (ARCTIC PLAINS).
-
-- mountains_type = yes
-- as difficult
-- as insecure
-"""
 
 # terrain mid_mountain
 
@@ -1997,17 +1700,6 @@ _mid_mountain__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_mid_mountain: Final[tuple[Step, ...]] = (
-    Step('mod', _mid_mountain__mod1, (), _mid_mountain__mod1_trace, True, ()),
-    Step('part', 'very_difficult', (), TraceSpec('mid_mountain', 'MID-MOUNTAIN', 'as very_difficult', (), ())),
-    Step('text', _mid_mountain__text1, (), _mid_mountain__text1_trace, None, ()),
-)
-"""Mid-Mountain (MID-MOUNTAIN).
-
-- mountains_type = yes
-- as very_difficult
-"""
-
 # terrain swamp
 
 _swamp__mod1: Final = ModSpec(
@@ -2034,21 +1726,6 @@ _swamp__text1: Final = TextSpec(
     condition='',
 )
 _swamp__text1_trace: Final = TraceSpec('swamp', 'SWAMP', 'note: VIS: N/A, no VIS effects.', (), ())
-
-_rule_swamp: Final[tuple[Step, ...]] = (
-    Step('mod', _swamp__mod1, (), _swamp__mod1_trace, True, ()),
-    Step('part', 'very_difficult', (), TraceSpec('swamp', 'SWAMP', 'as very_difficult', (), ())),
-    Step('part', 'saturation', (), TraceSpec('swamp', 'SWAMP', 'as saturation', (), ())),
-    Step('part', 'insecure', (), TraceSpec('swamp', 'SWAMP', 'as insecure', (), ())),
-    Step('text', _swamp__text1, (), _swamp__text1_trace, None, ()),
-)
-"""Swamp (SWAMP).
-
-- aquatic_type = yes
-- as very_difficult
-- as saturation
-- as insecure
-"""
 
 # terrain open_sea
 
@@ -2082,19 +1759,6 @@ _open_sea__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_open_sea: Final[tuple[Step, ...]] = (
-    Step('mod', _open_sea__mod1, (), _open_sea__mod1_trace, True, ()),
-    Step('part', 'very_difficult', (), TraceSpec('open_sea', 'OPEN SEA', 'as very_difficult', (), ())),
-    Step('part', 'insecure', (), TraceSpec('open_sea', 'OPEN SEA', 'as insecure', (), ())),
-    Step('text', _open_sea__text1, (), _open_sea__text1_trace, None, ()),
-)
-"""Open Sea (OPEN SEA).
-
-- aquatic_type = yes
-- as very_difficult
-- as insecure
-"""
 
 # terrain rocky_ground
 
@@ -2135,19 +1799,6 @@ _rocky_ground__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_rocky_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _rocky_ground__mod1, (), _rocky_ground__mod1_trace, True, ()),
-    Step('part', 'difficult', (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'as difficult', (), ())),
-    Step('part', 'saturation', (), TraceSpec('rocky_ground', 'ROCKY GROUND', 'as saturation', (), ())),
-    Step('text', _rocky_ground__text1, (), _rocky_ground__text1_trace, None, ()),
-)
-"""Rocky Ground (ROCKY GROUND).
-
-- desert_type = yes
-- as difficult
-- as saturation
-"""
-
 # terrain sand_dunes
 
 _sand_dunes__mod1: Final = ModSpec(
@@ -2181,19 +1832,6 @@ _sand_dunes__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_sand_dunes: Final[tuple[Step, ...]] = (
-    Step('mod', _sand_dunes__mod1, (), _sand_dunes__mod1_trace, True, ()),
-    Step('part', 'very_difficult', (), TraceSpec('sand_dunes', 'SAND DUNES', 'as very_difficult', (), ())),
-    Step('part', 'adverse', (), TraceSpec('sand_dunes', 'SAND DUNES', 'as adverse', (), ())),
-    Step('text', _sand_dunes__text1, (), _sand_dunes__text1_trace, None, ()),
-)
-"""Sand Dunes (SAND DUNES).
-
-- desert_type = yes
-- as very_difficult
-- as adverse
-"""
-
 # terrain beach
 
 _beach__mod1: Final = ModSpec(
@@ -2226,17 +1864,6 @@ _beach__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_beach: Final[tuple[Step, ...]] = (
-    Step('mod', _beach__mod1, (), _beach__mod1_trace, True, ()),
-    Step('part', 'difficult', (), TraceSpec('beach', 'BEACH', 'as difficult', (), ())),
-    Step('text', _beach__text1, (), _beach__text1_trace, None, ()),
-)
-"""Beach (BEACH).
-
-- aquatic_type = yes
-- as difficult
-"""
 
 # terrain zero_g
 
@@ -2286,18 +1913,6 @@ _zero_g__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_zero_g: Final[tuple[Step, ...]] = (
-    Step('mod', _zero_g__mod1, (), _zero_g__mod1_trace, True, ()),
-    Step('part', 'very_difficult', (), TraceSpec('zero_g', 'ZERO-G', 'as very_difficult', (), ())),
-    Step('text', _zero_g__text1, (), _zero_g__text1_trace, None, ()),
-    Step('text', _zero_g__text2, (), _zero_g__text2_trace, None, ()),
-)
-"""Zero-G (ZERO-G).
-
-- zero_g_type = yes
-- as very_difficult
-"""
 
 # terrain generator_room
 
@@ -2353,22 +1968,6 @@ _generator_room__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_generator_room: Final[tuple[Step, ...]] = (
-    Step('mod', _generator_room__mod1, (), _generator_room__mod1_trace, True, ()),
-    Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('generator_room', 'GENERATOR ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
-    Step('part', 'white_noise', (), TraceSpec('generator_room', 'GENERATOR ROOM', 'as white_noise', (), ())),
-    Step('part', 'saturation', (), TraceSpec('generator_room', 'GENERATOR ROOM', 'as saturation', (), ())),
-    Step('text', _generator_room__text1, (), _generator_room__text1_trace, None, ()),
-    Step('text', _generator_room__text2, (), _generator_room__text2_trace, None, ()),
-)
-"""Generator Room (GENERATOR ROOM).
-
-- zero_g_type = yes
-- as difficult (when optional_mov)
-- as white_noise
-- as saturation
-"""
 
 # terrain engine_room
 
@@ -2445,24 +2044,6 @@ _engine_room__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_engine_room: Final[tuple[Step, ...]] = (
-    Step('mod', _engine_room__mod1, (), _engine_room__mod1_trace, True, ()),
-    Step('mod', _engine_room__mod2, (), _engine_room__mod2_trace, 'low', ()),
-    Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('engine_room', 'ENGINE ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
-    Step('part', 'low_visibility', (), TraceSpec('engine_room', 'ENGINE ROOM', 'as low_visibility', (), ())),
-    Step('part', 'saturation', (), TraceSpec('engine_room', 'ENGINE ROOM', 'as saturation', (), ())),
-    Step('text', _engine_room__text1, (), _engine_room__text1_trace, None, ()),
-    Step('text', _engine_room__text2, (), _engine_room__text2_trace, None, ()),
-)
-"""Engine Room (ENGINE ROOM).
-
-- zero_g_type = yes
-- zone_vis min low
-- as difficult (when optional_mov)
-- as low_visibility
-- as saturation
-"""
-
 # terrain energy_core_room
 
 _energy_core_room__mod1: Final = ModSpec(
@@ -2537,24 +2118,6 @@ _energy_core_room__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_energy_core_room: Final[tuple[Step, ...]] = (
-    Step('mod', _energy_core_room__mod1, (), _energy_core_room__mod1_trace, True, ()),
-    Step('mod', _energy_core_room__mod2, (), _energy_core_room__mod2_trace, 'low', ()),
-    Step('part', 'difficult', (lambda s: s.v['optional_mov'],), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as difficult', ('when optional_mov',), (('optional_mov',),))),
-    Step('part', 'low_visibility', (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as low_visibility', (), ())),
-    Step('part', 'white_noise', (), TraceSpec('energy_core_room', 'ENERGY CORE ROOM', 'as white_noise', (), ())),
-    Step('text', _energy_core_room__text1, (), _energy_core_room__text1_trace, None, ()),
-    Step('text', _energy_core_room__text2, (), _energy_core_room__text2_trace, None, ()),
-)
-"""Energy Core Room (ENERGY CORE ROOM).
-
-- zero_g_type = yes
-- zone_vis min low
-- as difficult (when optional_mov)
-- as low_visibility
-- as white_noise
-"""
 
 # condition storm
 
@@ -2638,22 +2201,6 @@ _storm__text5_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_storm: Final[tuple[Step, ...]] = (
-    Step('part', 'poor_visibility', (lambda s: s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type'], lambda s: s.e['zone_vis'] == 'low'), TraceSpec('storm', 'STORM', 'as poor_visibility', ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)))),
-    Step('part', 'zero_visibility', (lambda s: s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type'], lambda s: s.e['zone_vis'] == 'poor'), TraceSpec('storm', 'STORM', 'as zero_visibility', ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'), (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)))),
-    Step('text', _storm__text1, (lambda s: not (s.e['jungle_type'] or s.e['aquatic_type'] or s.e['desert_type'] or s.e['mountains_type']),), _storm__text1_trace, None, ()),
-    Step('text', _storm__text2, (), _storm__text2_trace, None, ()),
-    Step('text', _storm__text3, (), _storm__text3_trace, None, ()),
-    Step('text', _storm__text4, (), _storm__text4_trace, None, ()),
-    Step('text', _storm__text5, (), _storm__text5_trace, None, ()),
-)
-"""Storm (STORM).
-
-- as poor_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low)
-- as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
-- cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
-"""
 
 # table hostility_level
 
@@ -2826,10 +2373,16 @@ _other_mods_stack__said3: Final = note_of(_other_mods_stack__text1)
 _other_mods_stack__unread1: Final = Note(
     'other_mods_stack',
     'VIS',
-    '`range_mod` had no effect: it is read only when lof_skill != none',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
     kind='input',
 )
 _other_mods_stack__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_other_mods_stack__unread3: Final = Note(
     'other_mods_stack',
     'VIS',
     '`other_mods` had no effect: it is read only when lof_skill != none',
@@ -2838,7 +2391,7 @@ _other_mods_stack__unread2: Final = Note(
 
 
 def _resolve_other_mods_stack(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Other MODs of the roll: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Other MODs of the roll: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2872,9 +2425,9 @@ def _resolve_other_mods_stack(v: dict[str, Any], given: frozenset[str]) -> Resol
     e['attribute'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
     notes: list[Note] = [_other_mods_stack__said3]
     if 'range_mod' in given and d1 == 0:
-        notes.append(_other_mods_stack__unread1)
-    if 'other_mods' in given and d2 == 0:
         notes.append(_other_mods_stack__unread2)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_other_mods_stack__unread3)
     return Resolution(
         rulebook='terrain_cards',
         rules=('other_mods_stack',),
@@ -2895,6 +2448,44 @@ def _resolve_other_mods_stack(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _other_mods_stack__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 0), 'other_mods_stack#2.1.1', d1, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 1), 'other_mods_stack#2.2.1', d2, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+
+
+def _other_mods_stack__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _other_mods_stack__said3))
+
+
+_other_mods_stack__code0: Final = RuleCode(
+    resolve=_resolve_other_mods_stack,
+    nodes=MappingProxyType({
+        'stat attribute': _other_mods_stack__stat_attribute0,
+    }),
+    rolls=None,
+    texts=_other_mods_stack__texts0,
+    watches=(
+        ('lof_skill', ((0, 0), (1, 0)), _other_mods_stack__unread1),
+        ('range_mod', ((0, 1),), _other_mods_stack__unread2),
+        ('other_mods', ((1, 1),), _other_mods_stack__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule lof_roll, written out
 
 _lof_roll__said3: Final = note_of(_other_mods_stack__text1)
@@ -2903,28 +2494,34 @@ _lof_roll__said7: Final = note_of(_lof_roll__text2)
 _lof_roll__unread1: Final = Note(
     'other_mods_stack',
     'VIS',
-    '`range_mod` had no effect: it is read only when lof_skill != none',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
     kind='input',
 )
 _lof_roll__unread2: Final = Note(
     'other_mods_stack',
     'VIS',
-    '`other_mods` had no effect: it is read only when lof_skill != none',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
     kind='input',
 )
 _lof_roll__unread3: Final = Note(
-    'lof_roll',
+    'other_mods_stack',
     'VIS',
-    '`lof_zone` had no effect: it is read only when lof_skill != none',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
     kind='input',
 )
 _lof_roll__unread4: Final = Note(
     'lof_roll',
     'VIS',
-    '`responding` had no effect: it is read only when lof_skill != none',
+    '`lof_zone` had no effect: it is read only when lof_skill != none',
     kind='input',
 )
 _lof_roll__unread5: Final = Note(
+    'lof_roll',
+    'VIS',
+    '`responding` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_lof_roll__unread6: Final = Note(
     'lof_roll',
     'VIS',
     '`facing` had no effect: it is read only when lof_skill != none',
@@ -2933,7 +2530,7 @@ _lof_roll__unread5: Final = Note(
 
 
 def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """The roll that requires LoF: the plan of the rule alone (`_Plan.resolve`), written out.
+    """The roll that requires LoF: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -2985,10 +2582,10 @@ def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         d6 = -1
     trace.append(TraceEntry(_lof_roll__roll1_trace, d5, v, e))
     if d5 < 0:
-        rolls.append(roll_of(s, _rule_lof_roll[2]))
+        rolls.append(roll_of(s, _lof_roll__roll1_step))
     trace.append(TraceEntry(_lof_roll__roll2_trace, d6, v, e))
     if d6 < 0:
-        rolls.append(roll_of(s, _rule_lof_roll[3]))
+        rolls.append(roll_of(s, _lof_roll__roll2_step))
     if v['lof_skill'] == 'none':
         d4 = 0
     elif not (e['vis'] == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')):
@@ -3002,15 +2599,15 @@ def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         notes.append(_lof_roll__said4)
     notes.append(_lof_roll__said7)
     if 'range_mod' in given and d1 == 0:
-        notes.append(_lof_roll__unread1)
-    if 'other_mods' in given and d2 == 0:
         notes.append(_lof_roll__unread2)
-    if 'lof_zone' in given and d4 == 0 and d5 == 0 and d6 == 0:
+    if 'other_mods' in given and d2 == 0:
         notes.append(_lof_roll__unread3)
-    if 'responding' in given and d4 == 0 and d5 == 0 and d6 == 0:
+    if 'lof_zone' in given and d4 == 0 and d5 == 0 and d6 == 0:
         notes.append(_lof_roll__unread4)
-    if 'facing' in given and d4 == 0 and d5 == 0 and d6 == 0:
+    if 'responding' in given and d4 == 0 and d5 == 0 and d6 == 0:
         notes.append(_lof_roll__unread5)
+    if 'facing' in given and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_lof_roll__unread6)
     return Resolution(
         rulebook='terrain_cards',
         rules=('lof_roll',),
@@ -3036,15 +2633,105 @@ def _resolve_lof_roll(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _lof_roll__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 0), 'other_mods_stack#2.1.1', d1, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 1), 'other_mods_stack#2.2.1', d2, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+
+
+def _lof_roll__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if v['lof_skill'] == 'none':
+        d5 = 0
+    elif e['vis'] == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'):
+        d5 = 1
+    else:
+        d5 = -1
+    if v['lof_skill'] == 'none':
+        d6 = 0
+    elif e['vis'] == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack'):
+        d6 = 1
+    elif v['lof_skill'] != 'bs_attack':
+        d6 = 2
+    else:
+        d6 = -1
+    out.append(((at, 4), 'lof_roll#3.1else.1', d5, _lof_roll__roll1_trace, _lof_roll__roll1, _lof_roll__roll1_step))
+    out.append(((at, 5), 'lof_roll#3.1else.2.1', d6, _lof_roll__roll2_trace, _lof_roll__roll2, _lof_roll__roll2_step))
+
+
+def _lof_roll__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if v['lof_skill'] == 'none':
+        d4 = 0
+    elif not (e['vis'] == 'zero' and v['lof_zone'] != 'clear_of' and not (v['responding'] and v['facing'] and v['lof_skill'] == 'bs_attack')):
+        d4 = 1
+    else:
+        d4 = -1
+    out.append(((at, 2), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _lof_roll__said3))
+    out.append(((at, 3), 'lof_roll#3.1.1', d4, _lof_roll__text1_trace, _lof_roll__text1, _lof_roll__said4))
+    out.append(((at, 6), 'lof_roll#4', -1, None, _lof_roll__text2, _lof_roll__said7))
+
+
+_lof_roll__code0: Final = RuleCode(
+    resolve=_resolve_lof_roll,
+    nodes=MappingProxyType({
+        'stat attribute': _lof_roll__stat_attribute0,
+    }),
+    rolls=_lof_roll__rolls0,
+    texts=_lof_roll__texts0,
+    watches=(
+        ('lof_skill', ((0, 0), (1, 0), (3, 0), (4, 0), (5, 0)), _lof_roll__unread1),
+        ('range_mod', ((0, 1),), _lof_roll__unread2),
+        ('other_mods', ((1, 1),), _lof_roll__unread3),
+        ('lof_zone', ((3, 1), (4, 1), (5, 1)), _lof_roll__unread4),
+        ('responding', ((3, 1), (4, 1), (5, 1)), _lof_roll__unread5),
+        ('facing', ((3, 1), (4, 1), (5, 1)), _lof_roll__unread6),
+    ),
+    chains=False,
+)
+
+
 # rule difficult, written out
 
 _difficult__said3: Final = restriction_of(_difficult__text1)
 _difficult__said5: Final = note_of(_difficult__text2)
 _difficult__said6: Final = note_of(_difficult__text3)
+_difficult__unread1: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_difficult__unread2: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_difficult__unread3: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
 
 
 def _resolve_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """MOV: Difficult (second MOV value): the plan of the rule alone (`_Plan.resolve`), written out.
+    """MOV: Difficult (second MOV value): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -3106,16 +2793,80 @@ def _resolve_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _difficult__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d1 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 0), 'difficult#2.1', d1, _difficult__mod1_trace, _difficult__mod1, lambda: e['MOV_2']))
+
+
+def _difficult__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 1), 'difficult#2.2', d2, _difficult__mod2_trace, _difficult__mod2, lambda: e['MOV_2'] * 2))
+
+
+def _difficult__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 3), 'difficult#3.1', d4, _difficult__mod3_trace, _difficult__mod3, 1))
+
+
+def _difficult__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'difficult#2.3', d3, _difficult__text1_trace, _difficult__text1, _difficult__said3))
+    out.append(((at, 4), 'difficult#4', -1, None, _difficult__text2, _difficult__said5))
+    out.append(((at, 5), 'difficult#5', -1, None, _difficult__text3, _difficult__said6))
+
+
+_difficult__code0: Final = RuleCode(
+    resolve=_resolve_difficult,
+    nodes=MappingProxyType({
+        'stat MOV_1': _difficult__stat_MOV_10,
+        'stat order_move': _difficult__stat_order_move0,
+        'stat reaction_move': _difficult__stat_reaction_move0,
+    }),
+    rolls=None,
+    texts=_difficult__texts0,
+    watches=(
+        ('movement', ((0, 0), (1, 0), (2, 0), (3, 0)), _difficult__unread1),
+        ('turn', ((0, 0), (1, 0), (2, 0), (3, 0)), _difficult__unread2),
+        ('failed_guts', ((3, 0),), _difficult__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule very_difficult, written out
 
 _very_difficult__said3: Final = restriction_of(_very_difficult__text1)
 _very_difficult__said4: Final = restriction_of(_very_difficult__text2)
 _very_difficult__said6: Final = note_of(_very_difficult__text3)
 _very_difficult__said7: Final = note_of(_very_difficult__text4)
+_very_difficult__unread1: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_very_difficult__unread2: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_very_difficult__unread3: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
 
 
 def _resolve_very_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """MOV: Very Difficult (one Short Movement, second MOV value): the plan of the rule alone (`_Plan.resolve`), written out.
+    """MOV: Very Difficult (one Short Movement, second MOV value): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -3181,14 +2932,74 @@ def _resolve_very_difficult(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _very_difficult__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d1 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 0), 'very_difficult#2.1', d1, _very_difficult__mod1_trace, _very_difficult__mod1, lambda: e['MOV_2']))
+
+
+def _very_difficult__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 1), 'very_difficult#2.2', d2, _very_difficult__mod2_trace, _very_difficult__mod2, lambda: e['MOV_2']))
+
+
+def _very_difficult__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 4), 'very_difficult#3.1', d5, _very_difficult__mod3_trace, _very_difficult__mod3, 1))
+
+
+def _very_difficult__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'very_difficult#2.3', d3, _very_difficult__text1_trace, _very_difficult__text1, _very_difficult__said3))
+    out.append(((at, 3), 'very_difficult#2.4', d4, _very_difficult__text2_trace, _very_difficult__text2, _very_difficult__said4))
+    out.append(((at, 5), 'very_difficult#4', -1, None, _very_difficult__text3, _very_difficult__said6))
+    out.append(((at, 6), 'very_difficult#5', -1, None, _very_difficult__text4, _very_difficult__said7))
+
+
+_very_difficult__code0: Final = RuleCode(
+    resolve=_resolve_very_difficult,
+    nodes=MappingProxyType({
+        'stat MOV_1': _very_difficult__stat_MOV_10,
+        'stat order_move': _very_difficult__stat_order_move0,
+        'stat reaction_move': _very_difficult__stat_reaction_move0,
+    }),
+    rolls=None,
+    texts=_very_difficult__texts0,
+    watches=(
+        ('movement', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)), _very_difficult__unread1),
+        ('turn', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)), _very_difficult__unread2),
+        ('failed_guts', ((4, 0),), _very_difficult__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule saturation, written out
 
 _saturation__said3: Final = note_of(_saturation__text1)
 _saturation__said4: Final = note_of(_saturation__text2)
+_saturation__unread1: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    '`lof_skill` had no effect: it is read only when lof_skill == bs_attack and lof_zone != clear_of',
+    kind='input',
+)
+_saturation__unread2: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    '`lof_zone` had no effect: it is read only when lof_skill == bs_attack and lof_zone != clear_of',
+    kind='input',
+)
 
 
 def _resolve_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """SAT: Saturation Zone (-1B, minimum B1): the plan of the rule alone (`_Plan.resolve`), written out.
+    """SAT: Saturation Zone (-1B, minimum B1): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -3219,14 +3030,53 @@ def _resolve_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _saturation__stat_burst0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 0), 'saturation#2.1', d1, _saturation__mod1_trace, _saturation__mod1, -1))
+    out.append(((at, 1), 'saturation#3', -1, _saturation__mod2_trace, _saturation__mod2, 1))
+
+
+def _saturation__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'saturation#4', -1, None, _saturation__text1, _saturation__said3))
+    out.append(((at, 3), 'saturation#5', -1, None, _saturation__text2, _saturation__said4))
+
+
+_saturation__code0: Final = RuleCode(
+    resolve=_resolve_saturation,
+    nodes=MappingProxyType({
+        'stat burst': _saturation__stat_burst0,
+    }),
+    rolls=None,
+    texts=_saturation__texts0,
+    watches=(
+        ('lof_skill', ((0, 0),), _saturation__unread1),
+        ('lof_zone', ((0, 0),), _saturation__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule high_saturation, written out
 
 _high_saturation__said3: Final = note_of(_high_saturation__text1)
 _high_saturation__said4: Final = note_of(_high_saturation__text2)
+_high_saturation__unread1: Final = Note(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    '`lof_skill` had no effect: it is read only when lof_skill == bs_attack and lof_zone != clear_of',
+    kind='input',
+)
+_high_saturation__unread2: Final = Note(
+    'high_saturation',
+    'SAT: High Sat Zone',
+    '`lof_zone` had no effect: it is read only when lof_skill == bs_attack and lof_zone != clear_of',
+    kind='input',
+)
 
 
 def _resolve_high_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """SAT: High Saturation Zone (-2B, minimum B1): the plan of the rule alone (`_Plan.resolve`), written out.
+    """SAT: High Saturation Zone (-2B, minimum B1): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -3257,6 +3107,33 @@ def _resolve_high_saturation(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _high_saturation__stat_burst0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 0), 'high_saturation#2.1', d1, _high_saturation__mod1_trace, _high_saturation__mod1, -2))
+    out.append(((at, 1), 'high_saturation#3', -1, _high_saturation__mod2_trace, _high_saturation__mod2, 1))
+
+
+def _high_saturation__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'high_saturation#4', -1, None, _high_saturation__text1, _high_saturation__said3))
+    out.append(((at, 3), 'high_saturation#5', -1, None, _high_saturation__text2, _high_saturation__said4))
+
+
+_high_saturation__code0: Final = RuleCode(
+    resolve=_resolve_high_saturation,
+    nodes=MappingProxyType({
+        'stat burst': _high_saturation__stat_burst0,
+    }),
+    rolls=None,
+    texts=_high_saturation__texts0,
+    watches=(
+        ('lof_skill', ((0, 0),), _high_saturation__unread1),
+        ('lof_zone', ((0, 0),), _high_saturation__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule low_visibility, written out
 
 _low_visibility__said3: Final = note_of(_other_mods_stack__text1)
@@ -3265,19 +3142,31 @@ _low_visibility__said7: Final = note_of(_low_visibility__text2)
 _low_visibility__unread1: Final = Note(
     'other_mods_stack',
     'VIS',
-    '`range_mod` had no effect: it is read only when lof_skill != none',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
     kind='input',
 )
 _low_visibility__unread2: Final = Note(
     'other_mods_stack',
     'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_low_visibility__unread3: Final = Note(
+    'other_mods_stack',
+    'VIS',
     '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_low_visibility__unread4: Final = Note(
+    'low_visibility',
+    'VIS: Low Visibility',
+    '`lof_zone` had no effect: it is read only when lof_skill != none and lof_zone != clear_of',
     kind='input',
 )
 
 
 def _resolve_low_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """VIS: Low Visibility (-3): the plan of the rule alone (`_Plan.resolve`), written out.
+    """VIS: Low Visibility (-3): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -3321,9 +3210,9 @@ def _resolve_low_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolut
     e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
     notes: list[Note] = [_low_visibility__said3, _low_visibility__said6, _low_visibility__said7]
     if 'range_mod' in given and d1 == 0:
-        notes.append(_low_visibility__unread1)
-    if 'other_mods' in given and d2 == 0:
         notes.append(_low_visibility__unread2)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_low_visibility__unread3)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='terrain_cards',
@@ -3347,6 +3236,54 @@ def _resolve_low_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _low_visibility__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    d5 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 0), 'other_mods_stack#2.1.1', d1, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 1), 'other_mods_stack#2.2.1', d2, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 4), 'low_visibility#4.1', d5, _low_visibility__mod2_trace, _low_visibility__mod2, -3))
+
+
+def _low_visibility__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'low_visibility#3', -1, _low_visibility__mod1_trace, _low_visibility__mod1, 'low'))
+
+
+def _low_visibility__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _low_visibility__said3))
+    out.append(((at, 5), 'low_visibility#5', -1, None, _low_visibility__text1, _low_visibility__said6))
+    out.append(((at, 6), 'low_visibility#6', -1, None, _low_visibility__text2, _low_visibility__said7))
+
+
+_low_visibility__code0: Final = RuleCode(
+    resolve=_resolve_low_visibility,
+    nodes=MappingProxyType({
+        'stat attribute': _low_visibility__stat_attribute0,
+        'stat vis': _low_visibility__stat_vis0,
+    }),
+    rolls=None,
+    texts=_low_visibility__texts0,
+    watches=(
+        ('lof_skill', ((0, 0), (1, 0), (4, 0)), _low_visibility__unread1),
+        ('range_mod', ((0, 1),), _low_visibility__unread2),
+        ('other_mods', ((1, 1),), _low_visibility__unread3),
+        ('lof_zone', ((4, 0),), _low_visibility__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule poor_visibility, written out
 
 _poor_visibility__said3: Final = note_of(_other_mods_stack__text1)
@@ -3355,19 +3292,31 @@ _poor_visibility__said7: Final = note_of(_poor_visibility__text2)
 _poor_visibility__unread1: Final = Note(
     'other_mods_stack',
     'VIS',
-    '`range_mod` had no effect: it is read only when lof_skill != none',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
     kind='input',
 )
 _poor_visibility__unread2: Final = Note(
     'other_mods_stack',
     'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_poor_visibility__unread3: Final = Note(
+    'other_mods_stack',
+    'VIS',
     '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_poor_visibility__unread4: Final = Note(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    '`lof_zone` had no effect: it is read only when lof_skill != none and lof_zone != clear_of',
     kind='input',
 )
 
 
 def _resolve_poor_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """VIS: Poor Visibility (-6): the plan of the rule alone (`_Plan.resolve`), written out.
+    """VIS: Poor Visibility (-6): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -3411,9 +3360,9 @@ def _resolve_poor_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
     e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
     notes: list[Note] = [_poor_visibility__said3, _poor_visibility__said6, _poor_visibility__said7]
     if 'range_mod' in given and d1 == 0:
-        notes.append(_poor_visibility__unread1)
-    if 'other_mods' in given and d2 == 0:
         notes.append(_poor_visibility__unread2)
+    if 'other_mods' in given and d2 == 0:
+        notes.append(_poor_visibility__unread3)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='terrain_cards',
@@ -3437,6 +3386,54 @@ def _resolve_poor_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _poor_visibility__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    d5 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 0), 'other_mods_stack#2.1.1', d1, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 1), 'other_mods_stack#2.2.1', d2, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 4), 'poor_visibility#4.1', d5, _poor_visibility__mod2_trace, _poor_visibility__mod2, -6))
+
+
+def _poor_visibility__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'poor_visibility#3', -1, _poor_visibility__mod1_trace, _poor_visibility__mod1, 'poor'))
+
+
+def _poor_visibility__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _poor_visibility__said3))
+    out.append(((at, 5), 'poor_visibility#5', -1, None, _poor_visibility__text1, _poor_visibility__said6))
+    out.append(((at, 6), 'poor_visibility#6', -1, None, _poor_visibility__text2, _poor_visibility__said7))
+
+
+_poor_visibility__code0: Final = RuleCode(
+    resolve=_resolve_poor_visibility,
+    nodes=MappingProxyType({
+        'stat attribute': _poor_visibility__stat_attribute0,
+        'stat vis': _poor_visibility__stat_vis0,
+    }),
+    rolls=None,
+    texts=_poor_visibility__texts0,
+    watches=(
+        ('lof_skill', ((0, 0), (1, 0), (4, 0)), _poor_visibility__unread1),
+        ('range_mod', ((0, 1),), _poor_visibility__unread2),
+        ('other_mods', ((1, 1),), _poor_visibility__unread3),
+        ('lof_zone', ((4, 0),), _poor_visibility__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule zero_visibility, written out
 
 _zero_visibility__said3: Final = note_of(_other_mods_stack__text1)
@@ -3450,22 +3447,34 @@ _zero_visibility__said12: Final = note_of(_zero_visibility__text7)
 _zero_visibility__unread1: Final = Note(
     'other_mods_stack',
     'VIS',
-    '`range_mod` had no effect: it is read only when lof_skill != none',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
     kind='input',
 )
 _zero_visibility__unread2: Final = Note(
     'other_mods_stack',
     'VIS',
-    '`other_mods` had no effect: it is read only when lof_skill != none',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
     kind='input',
 )
 _zero_visibility__unread3: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_zero_visibility__unread4: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`lof_zone` had no effect: it is read only when lof_zone != clear_of; unless responding',
+    kind='input',
+)
+_zero_visibility__unread5: Final = Note(
     'zero_visibility',
     'VIS: Zero Visibility',
     '`responding` had no effect: it is read only when lof_zone != clear_of',
     kind='input',
 )
-_zero_visibility__unread4: Final = Note(
+_zero_visibility__unread6: Final = Note(
     'zero_visibility',
     'VIS: Zero Visibility',
     '`facing` had no effect: it is read only when lof_zone != clear_of; when responding',
@@ -3474,7 +3483,7 @@ _zero_visibility__unread4: Final = Note(
 
 
 def _resolve_zero_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge): the plan of the rule alone (`_Plan.resolve`), written out.
+    """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -3561,13 +3570,13 @@ def _resolve_zero_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
         restrictions.append(_zero_visibility__said8)
     notes: list[Note] = [_zero_visibility__said3, _zero_visibility__said9, _zero_visibility__said10, _zero_visibility__said11, _zero_visibility__said12]
     if 'range_mod' in given and d1 == 0:
-        notes.append(_zero_visibility__unread1)
-    if 'other_mods' in given and d2 == 0:
         notes.append(_zero_visibility__unread2)
-    if 'responding' in given and d5 == 0 and d6 == 0 and d7 == 0 and d8 == 0:
+    if 'other_mods' in given and d2 == 0:
         notes.append(_zero_visibility__unread3)
+    if 'responding' in given and d5 == 0 and d6 == 0 and d7 == 0 and d8 == 0:
+        notes.append(_zero_visibility__unread5)
     if 'facing' in given and 0 <= d6 < 2 and 0 <= d7 < 2 and 0 <= d8 < 2:
-        notes.append(_zero_visibility__unread4)
+        notes.append(_zero_visibility__unread6)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='terrain_cards',
@@ -3591,6 +3600,95 @@ def _resolve_zero_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
         tables=(),
         trace=tuple(trace),
     )
+
+
+def _zero_visibility__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d1 = 0
+    elif v['range_mod'] == 0:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['lof_skill'] == 'none':
+        d2 = 0
+    elif v['other_mods'] == 0:
+        d2 = 1
+    else:
+        d2 = -1
+    if v['lof_zone'] == 'clear_of':
+        d6 = 0
+    elif not v['responding']:
+        d6 = 1
+    elif not v['facing']:
+        d6 = 2
+    elif v['lof_skill'] != 'bs_attack':
+        d6 = 3
+    else:
+        d6 = -1
+    out.append(((at, 0), 'other_mods_stack#2.1.1', d1, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 1), 'other_mods_stack#2.2.1', d2, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 5), 'zero_visibility#4.2.1.1.1', d6, _zero_visibility__mod2_trace, _zero_visibility__mod2, -6))
+
+
+def _zero_visibility__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'zero_visibility#3', -1, _zero_visibility__mod1_trace, _zero_visibility__mod1, 'zero'))
+
+
+def _zero_visibility__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_zone'] == 'clear_of':
+        d5 = 0
+    elif v['responding']:
+        d5 = 1
+    else:
+        d5 = -1
+    if v['lof_zone'] == 'clear_of':
+        d7 = 0
+    elif not v['responding']:
+        d7 = 1
+    elif not v['facing']:
+        d7 = 2
+    elif v['lof_skill'] != 'other':
+        d7 = 3
+    else:
+        d7 = -1
+    if v['lof_zone'] == 'clear_of':
+        d8 = 0
+    elif not v['responding']:
+        d8 = 1
+    elif v['facing']:
+        d8 = 2
+    else:
+        d8 = -1
+    out.append(((at, 2), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _zero_visibility__said3))
+    out.append(((at, 4), 'zero_visibility#4.1.1', d5, _zero_visibility__text1_trace, _zero_visibility__text1, _zero_visibility__said5))
+    out.append(((at, 6), 'zero_visibility#4.2.1.2.1', d7, _zero_visibility__text2_trace, _zero_visibility__text2, _zero_visibility__said7))
+    out.append(((at, 7), 'zero_visibility#4.2.1else.1', d8, _zero_visibility__text3_trace, _zero_visibility__text3, _zero_visibility__said8))
+    out.append(((at, 8), 'zero_visibility#5', -1, None, _zero_visibility__text4, _zero_visibility__said9))
+    out.append(((at, 9), 'zero_visibility#6', -1, None, _zero_visibility__text5, _zero_visibility__said10))
+    out.append(((at, 10), 'zero_visibility#7', -1, None, _zero_visibility__text6, _zero_visibility__said11))
+    out.append(((at, 11), 'zero_visibility#8', -1, None, _zero_visibility__text7, _zero_visibility__said12))
+
+
+_zero_visibility__code0: Final = RuleCode(
+    resolve=_resolve_zero_visibility,
+    nodes=MappingProxyType({
+        'stat attribute': _zero_visibility__stat_attribute0,
+        'stat vis': _zero_visibility__stat_vis0,
+    }),
+    rolls=None,
+    texts=_zero_visibility__texts0,
+    watches=(
+        ('lof_skill', ((0, 0), (1, 0), (5, 3), (6, 3)), _zero_visibility__unread1),
+        ('range_mod', ((0, 1),), _zero_visibility__unread2),
+        ('other_mods', ((1, 1),), _zero_visibility__unread3),
+        ('lof_zone', ((4, 0), (5, 0), (6, 0), (7, 0)), _zero_visibility__unread4),
+        ('responding', ((4, 1), (5, 1), (6, 1), (7, 1)), _zero_visibility__unread5),
+        ('facing', ((5, 2), (6, 2), (7, 2)), _zero_visibility__unread6),
+    ),
+    chains=False,
+)
 
 
 # rule white_noise, written out
@@ -3655,10 +3753,16 @@ _white_noise__unread6: Final = Note(
     '`facing` had no effect: it is read only when msv; when lof_zone != clear_of; when responding',
     kind='input',
 )
+_white_noise__unread7: Final = Note(
+    'white_noise',
+    'VIS: White Noise',
+    '`msv` had no effect: it is read only when msv',
+    kind='input',
+)
 
 
 def _resolve_white_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """VIS: White Noise (Zero Visibility for MSV only): the plan of the rule alone (`_Plan.resolve`), written out.
+    """VIS: White Noise (Zero Visibility for MSV only): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -3829,16 +3933,1135 @@ def _resolve_white_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _white_noise__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['msv']:
+        d1 = 0
+    elif v['lof_skill'] == 'none':
+        d1 = 1
+    elif v['range_mod'] == 0:
+        d1 = 2
+    else:
+        d1 = -1
+    if not v['msv']:
+        d2 = 0
+    elif v['lof_skill'] == 'none':
+        d2 = 1
+    elif v['other_mods'] == 0:
+        d2 = 2
+    else:
+        d2 = -1
+    if not v['msv']:
+        d6 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d6 = 1
+    elif not v['responding']:
+        d6 = 2
+    elif not v['facing']:
+        d6 = 3
+    elif v['lof_skill'] != 'bs_attack':
+        d6 = 4
+    else:
+        d6 = -1
+    out.append(((at, 0), 'other_mods_stack#2.1.1', d1, _white_noise__trace1, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 1), 'other_mods_stack#2.2.1', d2, _white_noise__trace2, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 5), 'zero_visibility#4.2.1.1.1', d6, _white_noise__trace6, _zero_visibility__mod2, -6))
+
+
+def _white_noise__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['msv'] else 0
+    out.append(((at, 3), 'zero_visibility#3', d4, _white_noise__trace4, _zero_visibility__mod1, 'zero'))
+
+
+def _white_noise__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['msv'] else 0
+    if not v['msv']:
+        d5 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d5 = 1
+    elif v['responding']:
+        d5 = 2
+    else:
+        d5 = -1
+    if not v['msv']:
+        d7 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d7 = 1
+    elif not v['responding']:
+        d7 = 2
+    elif not v['facing']:
+        d7 = 3
+    elif v['lof_skill'] != 'other':
+        d7 = 4
+    else:
+        d7 = -1
+    if not v['msv']:
+        d8 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d8 = 1
+    elif not v['responding']:
+        d8 = 2
+    elif v['facing']:
+        d8 = 3
+    else:
+        d8 = -1
+    d9 = -1 if v['msv'] else 0
+    d10 = -1 if v['msv'] else 0
+    d11 = -1 if v['msv'] else 0
+    d12 = -1 if v['msv'] else 0
+    d13 = -1 if v['msv'] else 0
+    d14 = -1 if v['msv'] else 0
+    d15 = -1 if v['msv'] else 0
+    out.append(((at, 2), 'other_mods_stack#3', d3, _white_noise__trace3, _other_mods_stack__text1, _white_noise__said3))
+    out.append(((at, 4), 'zero_visibility#4.1.1', d5, _white_noise__trace5, _zero_visibility__text1, _white_noise__said5))
+    out.append(((at, 6), 'zero_visibility#4.2.1.2.1', d7, _white_noise__trace7, _zero_visibility__text2, _white_noise__said7))
+    out.append(((at, 7), 'zero_visibility#4.2.1else.1', d8, _white_noise__trace8, _zero_visibility__text3, _white_noise__said8))
+    out.append(((at, 8), 'zero_visibility#5', d9, _white_noise__trace9, _zero_visibility__text4, _white_noise__said9))
+    out.append(((at, 9), 'zero_visibility#6', d10, _white_noise__trace10, _zero_visibility__text5, _white_noise__said10))
+    out.append(((at, 10), 'zero_visibility#7', d11, _white_noise__trace11, _zero_visibility__text6, _white_noise__said11))
+    out.append(((at, 11), 'zero_visibility#8', d12, _white_noise__trace12, _zero_visibility__text7, _white_noise__said12))
+    out.append(((at, 12), 'white_noise#2.2', d13, _white_noise__text1_trace, _white_noise__text1, _white_noise__said13))
+    out.append(((at, 13), 'white_noise#2.3', d14, _white_noise__text2_trace, _white_noise__text2, _white_noise__said14))
+    out.append(((at, 14), 'white_noise#2.4', d15, _white_noise__text3_trace, _white_noise__text3, _white_noise__said15))
+    out.append(((at, 15), 'white_noise#3', -1, None, _white_noise__text4, _white_noise__said16))
+
+
+_white_noise__code0: Final = RuleCode(
+    resolve=_resolve_white_noise,
+    nodes=MappingProxyType({
+        'stat attribute': _white_noise__stat_attribute0,
+        'stat vis': _white_noise__stat_vis0,
+    }),
+    rolls=None,
+    texts=_white_noise__texts0,
+    watches=(
+        ('lof_skill', ((0, 1), (1, 1), (5, 4), (6, 4)), _white_noise__unread1),
+        ('range_mod', ((0, 2),), _white_noise__unread2),
+        ('other_mods', ((1, 2),), _white_noise__unread3),
+        ('lof_zone', ((4, 1), (5, 1), (6, 1), (7, 1)), _white_noise__unread4),
+        ('responding', ((4, 2), (5, 2), (6, 2), (7, 2)), _white_noise__unread5),
+        ('facing', ((5, 3), (6, 3), (7, 3)), _white_noise__unread6),
+        ('msv', ((12, 0), (13, 0), (14, 0)), _white_noise__unread7),
+    ),
+    chains=False,
+)
+
+
+# rule insecure, written out
+
+
+
+def _resolve_insecure(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Hostility Level: Insecure (only on 20): the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_insecure__mod1_trace, -1, v, e))
+    held.append((_insecure__mod1, 'insecure'))
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_insecure__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _insecure__roll1_step))
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('insecure',),
+        inputs={'hostility': v['hostility']},
+        stats={'hostility': e['hostility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _insecure__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'insecure#2', -1, _insecure__mod1_trace, _insecure__mod1, 'insecure'))
+
+
+def _insecure__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'insecure#3', -1, _insecure__roll1_trace, _insecure__roll1, _insecure__roll1_step))
+
+
+_insecure__code0: Final = RuleCode(
+    resolve=_resolve_insecure,
+    nodes=MappingProxyType({
+        'stat hostility': _insecure__stat_hostility0,
+    }),
+    rolls=_insecure__rolls0,
+    texts=None,
+    chains=True,
+)
+
+
+# rule adverse, written out
+
+
+
+def _resolve_adverse(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Hostility Level: Adverse (19-20): the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_adverse__mod1_trace, -1, v, e))
+    held.append((_adverse__mod1, 'adverse'))
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_adverse__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _adverse__roll1_step))
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('adverse',),
+        inputs={'hostility': v['hostility']},
+        stats={'hostility': e['hostility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _adverse__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'adverse#2', -1, _adverse__mod1_trace, _adverse__mod1, 'adverse'))
+
+
+def _adverse__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'adverse#3', -1, _adverse__roll1_trace, _adverse__roll1, _adverse__roll1_step))
+
+
+_adverse__code0: Final = RuleCode(
+    resolve=_resolve_adverse,
+    nodes=MappingProxyType({
+        'stat hostility': _adverse__stat_hostility0,
+    }),
+    rolls=_adverse__rolls0,
+    texts=None,
+    chains=True,
+)
+
+
+# rule dangerous, written out
+
+
+
+def _resolve_dangerous(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Hostility Level: Dangerous (18+): the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_dangerous__mod1_trace, -1, v, e))
+    held.append((_dangerous__mod1, 'dangerous'))
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_dangerous__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _dangerous__roll1_step))
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('dangerous',),
+        inputs={'hostility': v['hostility']},
+        stats={'hostility': e['hostility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _dangerous__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'dangerous#2', -1, _dangerous__mod1_trace, _dangerous__mod1, 'dangerous'))
+
+
+def _dangerous__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'dangerous#3', -1, _dangerous__roll1_trace, _dangerous__roll1, _dangerous__roll1_step))
+
+
+_dangerous__code0: Final = RuleCode(
+    resolve=_resolve_dangerous,
+    nodes=MappingProxyType({
+        'stat hostility': _dangerous__stat_hostility0,
+    }),
+    rolls=_dangerous__rolls0,
+    texts=None,
+    chains=True,
+)
+
+
+# rule aggressive, written out
+
+
+
+def _resolve_aggressive(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Hostility Level: Aggressive (17+): the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_aggressive__mod1_trace, -1, v, e))
+    held.append((_aggressive__mod1, 'aggressive'))
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_aggressive__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _aggressive__roll1_step))
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('aggressive',),
+        inputs={'hostility': v['hostility']},
+        stats={'hostility': e['hostility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _aggressive__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'aggressive#2', -1, _aggressive__mod1_trace, _aggressive__mod1, 'aggressive'))
+
+
+def _aggressive__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'aggressive#3', -1, _aggressive__roll1_trace, _aggressive__roll1, _aggressive__roll1_step))
+
+
+_aggressive__code0: Final = RuleCode(
+    resolve=_resolve_aggressive,
+    nodes=MappingProxyType({
+        'stat hostility': _aggressive__stat_hostility0,
+    }),
+    rolls=_aggressive__rolls0,
+    texts=None,
+    chains=True,
+)
+
+
+# rule lethal, written out
+
+
+
+def _resolve_lethal(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Hostility Level: Lethal (16+): the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_lethal__mod1_trace, -1, v, e))
+    held.append((_lethal__mod1, 'lethal'))
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_lethal__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _lethal__roll1_step))
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('lethal',),
+        inputs={'hostility': v['hostility']},
+        stats={'hostility': e['hostility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _lethal__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'lethal#2', -1, _lethal__mod1_trace, _lethal__mod1, 'lethal'))
+
+
+def _lethal__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'lethal#3', -1, _lethal__roll1_trace, _lethal__roll1, _lethal__roll1_step))
+
+
+_lethal__code0: Final = RuleCode(
+    resolve=_resolve_lethal,
+    nodes=MappingProxyType({
+        'stat hostility': _lethal__stat_hostility0,
+    }),
+    rolls=_lethal__rolls0,
+    texts=None,
+    chains=True,
+)
+
+
+# rule savage, written out
+
+
+
+def _resolve_savage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Hostility Level: Savage (14+): the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[Modifier] = []
+    held: list[tuple[ModSpec, Any]] = []
+    trace.append(TraceEntry(_savage__mod1_trace, -1, v, e))
+    held.append((_savage__mod1, 'savage'))
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_savage__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _savage__roll1_step))
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('savage',),
+        inputs={'hostility': v['hostility']},
+        stats={'hostility': e['hostility']},
+        derived={},
+        modifiers=tuple(modifiers),
+        rolls=tuple(rolls),
+        restrictions=(),
+        notes=(),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _savage__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'savage#2', -1, _savage__mod1_trace, _savage__mod1, 'savage'))
+
+
+def _savage__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'savage#3', -1, _savage__roll1_trace, _savage__roll1, _savage__roll1_step))
+
+
+_savage__code0: Final = RuleCode(
+    resolve=_resolve_savage,
+    nodes=MappingProxyType({
+        'stat hostility': _savage__stat_hostility0,
+    }),
+    rolls=_savage__rolls0,
+    texts=None,
+    chains=True,
+)
+
+
+# rule woods, written out
+
+_woods__said5: Final = restriction_of(_difficult__text1)
+_woods__said7: Final = note_of(_difficult__text2)
+_woods__said8: Final = note_of(_difficult__text3)
+_woods__said11: Final = note_of(_other_mods_stack__text1)
+_woods__said14: Final = note_of(_low_visibility__text1)
+_woods__said15: Final = note_of(_low_visibility__text2)
+_woods__said18: Final = note_of(_saturation__text1)
+_woods__said19: Final = note_of(_saturation__text2)
+_woods__unread1: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_woods__unread2: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_woods__unread3: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
+_woods__unread4: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
+    kind='input',
+)
+_woods__unread5: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_woods__unread6: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_woods__unread7: Final = Note(
+    'low_visibility',
+    'VIS: Low Visibility',
+    '`lof_zone` had no effect: it is read only when lof_skill != none and lof_zone != clear_of',
+    kind='input',
+)
+
+
+def _resolve_woods(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Woods: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_difficult__mod1_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(2)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_difficult__mod2_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(3)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_difficult__mod3_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(5)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_woods__mod1_trace, -1, v, e))
+    held.append((_woods__mod1, True))
+    where.append(0)
+    e['jungle_type'] = settle_held(_BOOK, 'jungle_type', v['jungle_type'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_woods__mod2_trace, -1, v, e))
+    held.append((_woods__mod2, 'low'))
+    where.append(1)
+    e['zone_vis'] = settle_held(_BOOK, 'zone_vis', v['zone_vis'], held, modifiers, where)
+    if v['lof_skill'] == 'none':
+        d9 = 0
+    elif v['range_mod'] == 0:
+        d9 = 1
+    else:
+        d9 = -1
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['other_mods'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    d13 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d9, v, e))
+    if d9 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(8)
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d10, v, e))
+    if d10 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(9)
+    trace.append(TraceEntry(_low_visibility__mod2_trace, d13, v, e))
+    if d13 < 0:
+        held.append((_low_visibility__mod2, -3))
+        where.append(12)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    d16 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_saturation__mod1_trace, d16, v, e))
+    if d16 < 0:
+        held.append((_saturation__mod1, -1))
+        where.append(15)
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    where.append(16)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_low_visibility__mod1_trace, -1, v, e))
+    held.append((_low_visibility__mod1, 'low'))
+    where.append(11)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_insecure__mod1_trace, -1, v, e))
+    held.append((_insecure__mod1, 'insecure'))
+    where.append(19)
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers, where)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_insecure__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _insecure__roll1_step))
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_difficult__text1_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_woods__said5)
+    notes: list[Note] = [_woods__said7, _woods__said8, _woods__said11, _woods__said14, _woods__said15, _woods__said18, _woods__said19]
+    if 'range_mod' in given and d9 == 0:
+        notes.append(_woods__unread5)
+    if 'other_mods' in given and d10 == 0:
+        notes.append(_woods__unread6)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('woods',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'attribute': v['attribute'],
+            'burst': v['burst'],
+            'zone_vis': v['zone_vis'],
+            'vis': v['vis'],
+            'hostility': v['hostility'],
+            'jungle_type': v['jungle_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'attribute': e['attribute'],
+            'burst': e['burst'],
+            'zone_vis': e['zone_vis'],
+            'vis': e['vis'],
+            'hostility': e['hostility'],
+            'jungle_type': e['jungle_type'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _woods__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'difficult#2.1', d3, _difficult__mod1_trace, _difficult__mod1, lambda: e['MOV_2']))
+
+
+def _woods__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'difficult#2.2', d4, _difficult__mod2_trace, _difficult__mod2, lambda: e['MOV_2'] * 2))
+
+
+def _woods__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 5), 'difficult#3.1', d6, _difficult__mod3_trace, _difficult__mod3, 1))
+
+
+def _woods__stat_jungle_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'woods#2', -1, _woods__mod1_trace, _woods__mod1, True))
+
+
+def _woods__stat_zone_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'woods#3', -1, _woods__mod2_trace, _woods__mod2, 'low'))
+
+
+def _woods__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d9 = 0
+    elif v['range_mod'] == 0:
+        d9 = 1
+    else:
+        d9 = -1
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['other_mods'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    d13 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 8), 'other_mods_stack#2.1.1', d9, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 9), 'other_mods_stack#2.2.1', d10, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 12), 'low_visibility#4.1', d13, _low_visibility__mod2_trace, _low_visibility__mod2, -3))
+
+
+def _woods__stat_burst0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d16 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 15), 'saturation#2.1', d16, _saturation__mod1_trace, _saturation__mod1, -1))
+    out.append(((at, 16), 'saturation#3', -1, _saturation__mod2_trace, _saturation__mod2, 1))
+
+
+def _woods__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 11), 'low_visibility#3', -1, _low_visibility__mod1_trace, _low_visibility__mod1, 'low'))
+
+
+def _woods__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 19), 'insecure#2', -1, _insecure__mod1_trace, _insecure__mod1, 'insecure'))
+
+
+def _woods__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 20), 'insecure#3', -1, _insecure__roll1_trace, _insecure__roll1, _insecure__roll1_step))
+
+
+def _woods__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 4), 'difficult#2.3', d5, _difficult__text1_trace, _difficult__text1, _woods__said5))
+    out.append(((at, 6), 'difficult#4', -1, None, _difficult__text2, _woods__said7))
+    out.append(((at, 7), 'difficult#5', -1, None, _difficult__text3, _woods__said8))
+    out.append(((at, 10), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _woods__said11))
+    out.append(((at, 13), 'low_visibility#5', -1, None, _low_visibility__text1, _woods__said14))
+    out.append(((at, 14), 'low_visibility#6', -1, None, _low_visibility__text2, _woods__said15))
+    out.append(((at, 17), 'saturation#4', -1, None, _saturation__text1, _woods__said18))
+    out.append(((at, 18), 'saturation#5', -1, None, _saturation__text2, _woods__said19))
+
+
+_woods__code0: Final = RuleCode(
+    resolve=_resolve_woods,
+    nodes=MappingProxyType({
+        'stat MOV_1': _woods__stat_MOV_10,
+        'stat order_move': _woods__stat_order_move0,
+        'stat reaction_move': _woods__stat_reaction_move0,
+        'stat jungle_type': _woods__stat_jungle_type0,
+        'stat zone_vis': _woods__stat_zone_vis0,
+        'stat attribute': _woods__stat_attribute0,
+        'stat burst': _woods__stat_burst0,
+        'stat vis': _woods__stat_vis0,
+        'stat hostility': _woods__stat_hostility0,
+    }),
+    rolls=_woods__rolls0,
+    texts=_woods__texts0,
+    watches=(
+        ('movement', ((2, 0), (3, 0), (4, 0), (5, 0)), _woods__unread1),
+        ('turn', ((2, 0), (3, 0), (4, 0), (5, 0)), _woods__unread2),
+        ('failed_guts', ((5, 0),), _woods__unread3),
+        ('lof_skill', ((8, 0), (9, 0), (12, 0), (15, 0)), _woods__unread4),
+        ('range_mod', ((8, 1),), _woods__unread5),
+        ('other_mods', ((9, 1),), _woods__unread6),
+        ('lof_zone', ((12, 0), (15, 0)), _woods__unread7),
+    ),
+    chains=True,
+)
+
+
+# rule jungle, written out
+
+_jungle__said5: Final = restriction_of(_very_difficult__text1)
+_jungle__said6: Final = restriction_of(_very_difficult__text2)
+_jungle__said8: Final = note_of(_very_difficult__text3)
+_jungle__said9: Final = note_of(_very_difficult__text4)
+_jungle__said12: Final = note_of(_other_mods_stack__text1)
+_jungle__said15: Final = note_of(_low_visibility__text1)
+_jungle__said16: Final = note_of(_low_visibility__text2)
+_jungle__said19: Final = note_of(_saturation__text1)
+_jungle__said20: Final = note_of(_saturation__text2)
+_jungle__unread1: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_jungle__unread2: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_jungle__unread3: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
+_jungle__unread4: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
+    kind='input',
+)
+_jungle__unread5: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_jungle__unread6: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_jungle__unread7: Final = Note(
+    'low_visibility',
+    'VIS: Low Visibility',
+    '`lof_zone` had no effect: it is read only when lof_skill != none and lof_zone != clear_of',
+    kind='input',
+)
+
+
+def _resolve_jungle(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Jungle: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+        where.append(2)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+        where.append(3)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d7 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_very_difficult__mod3, 1))
+        where.append(6)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_jungle__mod1_trace, -1, v, e))
+    held.append((_jungle__mod1, True))
+    where.append(0)
+    e['jungle_type'] = settle_held(_BOOK, 'jungle_type', v['jungle_type'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_jungle__mod2_trace, -1, v, e))
+    held.append((_jungle__mod2, 'low'))
+    where.append(1)
+    e['zone_vis'] = settle_held(_BOOK, 'zone_vis', v['zone_vis'], held, modifiers, where)
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['range_mod'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    if v['lof_skill'] == 'none':
+        d11 = 0
+    elif v['other_mods'] == 0:
+        d11 = 1
+    else:
+        d11 = -1
+    d14 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d10, v, e))
+    if d10 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(9)
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d11, v, e))
+    if d11 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(10)
+    trace.append(TraceEntry(_low_visibility__mod2_trace, d14, v, e))
+    if d14 < 0:
+        held.append((_low_visibility__mod2, -3))
+        where.append(13)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    d17 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_saturation__mod1_trace, d17, v, e))
+    if d17 < 0:
+        held.append((_saturation__mod1, -1))
+        where.append(16)
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    where.append(17)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_low_visibility__mod1_trace, -1, v, e))
+    held.append((_low_visibility__mod1, 'low'))
+    where.append(12)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_adverse__mod1_trace, -1, v, e))
+    held.append((_adverse__mod1, 'adverse'))
+    where.append(20)
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers, where)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_adverse__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _adverse__roll1_step))
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d6 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_very_difficult__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_jungle__said5)
+    if d6 < 0:
+        restrictions.append(_jungle__said6)
+    notes: list[Note] = [_jungle__said8, _jungle__said9, _jungle__said12, _jungle__said15, _jungle__said16, _jungle__said19, _jungle__said20]
+    if 'range_mod' in given and d10 == 0:
+        notes.append(_jungle__unread5)
+    if 'other_mods' in given and d11 == 0:
+        notes.append(_jungle__unread6)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('jungle',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'attribute': v['attribute'],
+            'burst': v['burst'],
+            'zone_vis': v['zone_vis'],
+            'vis': v['vis'],
+            'hostility': v['hostility'],
+            'jungle_type': v['jungle_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'attribute': e['attribute'],
+            'burst': e['burst'],
+            'zone_vis': e['zone_vis'],
+            'vis': e['vis'],
+            'hostility': e['hostility'],
+            'jungle_type': e['jungle_type'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _jungle__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'very_difficult#2.1', d3, _very_difficult__mod1_trace, _very_difficult__mod1, lambda: e['MOV_2']))
+
+
+def _jungle__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'very_difficult#2.2', d4, _very_difficult__mod2_trace, _very_difficult__mod2, lambda: e['MOV_2']))
+
+
+def _jungle__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 6), 'very_difficult#3.1', d7, _very_difficult__mod3_trace, _very_difficult__mod3, 1))
+
+
+def _jungle__stat_jungle_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'jungle#2', -1, _jungle__mod1_trace, _jungle__mod1, True))
+
+
+def _jungle__stat_zone_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'jungle#3', -1, _jungle__mod2_trace, _jungle__mod2, 'low'))
+
+
+def _jungle__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['range_mod'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    if v['lof_skill'] == 'none':
+        d11 = 0
+    elif v['other_mods'] == 0:
+        d11 = 1
+    else:
+        d11 = -1
+    d14 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 9), 'other_mods_stack#2.1.1', d10, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 10), 'other_mods_stack#2.2.1', d11, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 13), 'low_visibility#4.1', d14, _low_visibility__mod2_trace, _low_visibility__mod2, -3))
+
+
+def _jungle__stat_burst0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d17 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 16), 'saturation#2.1', d17, _saturation__mod1_trace, _saturation__mod1, -1))
+    out.append(((at, 17), 'saturation#3', -1, _saturation__mod2_trace, _saturation__mod2, 1))
+
+
+def _jungle__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 12), 'low_visibility#3', -1, _low_visibility__mod1_trace, _low_visibility__mod1, 'low'))
+
+
+def _jungle__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 20), 'adverse#2', -1, _adverse__mod1_trace, _adverse__mod1, 'adverse'))
+
+
+def _jungle__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 21), 'adverse#3', -1, _adverse__roll1_trace, _adverse__roll1, _adverse__roll1_step))
+
+
+def _jungle__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d6 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 4), 'very_difficult#2.3', d5, _very_difficult__text1_trace, _very_difficult__text1, _jungle__said5))
+    out.append(((at, 5), 'very_difficult#2.4', d6, _very_difficult__text2_trace, _very_difficult__text2, _jungle__said6))
+    out.append(((at, 7), 'very_difficult#4', -1, None, _very_difficult__text3, _jungle__said8))
+    out.append(((at, 8), 'very_difficult#5', -1, None, _very_difficult__text4, _jungle__said9))
+    out.append(((at, 11), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _jungle__said12))
+    out.append(((at, 14), 'low_visibility#5', -1, None, _low_visibility__text1, _jungle__said15))
+    out.append(((at, 15), 'low_visibility#6', -1, None, _low_visibility__text2, _jungle__said16))
+    out.append(((at, 18), 'saturation#4', -1, None, _saturation__text1, _jungle__said19))
+    out.append(((at, 19), 'saturation#5', -1, None, _saturation__text2, _jungle__said20))
+
+
+_jungle__code0: Final = RuleCode(
+    resolve=_resolve_jungle,
+    nodes=MappingProxyType({
+        'stat MOV_1': _jungle__stat_MOV_10,
+        'stat order_move': _jungle__stat_order_move0,
+        'stat reaction_move': _jungle__stat_reaction_move0,
+        'stat jungle_type': _jungle__stat_jungle_type0,
+        'stat zone_vis': _jungle__stat_zone_vis0,
+        'stat attribute': _jungle__stat_attribute0,
+        'stat burst': _jungle__stat_burst0,
+        'stat vis': _jungle__stat_vis0,
+        'stat hostility': _jungle__stat_hostility0,
+    }),
+    rolls=_jungle__rolls0,
+    texts=_jungle__texts0,
+    watches=(
+        ('movement', ((2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _jungle__unread1),
+        ('turn', ((2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _jungle__unread2),
+        ('failed_guts', ((6, 0),), _jungle__unread3),
+        ('lof_skill', ((9, 0), (10, 0), (13, 0), (16, 0)), _jungle__unread4),
+        ('range_mod', ((9, 1),), _jungle__unread5),
+        ('other_mods', ((10, 1),), _jungle__unread6),
+        ('lof_zone', ((13, 0), (16, 0)), _jungle__unread7),
+    ),
+    chains=True,
+)
+
+
 # rule steep_hills, written out
 
 _steep_hills__said4: Final = restriction_of(_difficult__text1)
 _steep_hills__said6: Final = note_of(_difficult__text2)
 _steep_hills__said7: Final = note_of(_difficult__text3)
 _steep_hills__said8: Final = note_of(_steep_hills__text1)
+_steep_hills__unread1: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_steep_hills__unread2: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_steep_hills__unread3: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
 
 
 def _resolve_steep_hills(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Steep Hills: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Steep Hills: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -3915,6 +5138,1329 @@ def _resolve_steep_hills(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _steep_hills__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 1), 'difficult#2.1', d2, _difficult__mod1_trace, _difficult__mod1, lambda: e['MOV_2']))
+
+
+def _steep_hills__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'difficult#2.2', d3, _difficult__mod2_trace, _difficult__mod2, lambda: e['MOV_2'] * 2))
+
+
+def _steep_hills__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 4), 'difficult#3.1', d5, _difficult__mod3_trace, _difficult__mod3, 1))
+
+
+def _steep_hills__stat_mountains_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'steep_hills#2', -1, _steep_hills__mod1_trace, _steep_hills__mod1, True))
+
+
+def _steep_hills__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'difficult#2.3', d4, _difficult__text1_trace, _difficult__text1, _steep_hills__said4))
+    out.append(((at, 5), 'difficult#4', -1, None, _difficult__text2, _steep_hills__said6))
+    out.append(((at, 6), 'difficult#5', -1, None, _difficult__text3, _steep_hills__said7))
+    out.append(((at, 7), 'steep_hills#4', -1, None, _steep_hills__text1, _steep_hills__said8))
+
+
+_steep_hills__code0: Final = RuleCode(
+    resolve=_resolve_steep_hills,
+    nodes=MappingProxyType({
+        'stat MOV_1': _steep_hills__stat_MOV_10,
+        'stat order_move': _steep_hills__stat_order_move0,
+        'stat reaction_move': _steep_hills__stat_reaction_move0,
+        'stat mountains_type': _steep_hills__stat_mountains_type0,
+    }),
+    rolls=None,
+    texts=_steep_hills__texts0,
+    watches=(
+        ('movement', ((1, 0), (2, 0), (3, 0), (4, 0)), _steep_hills__unread1),
+        ('turn', ((1, 0), (2, 0), (3, 0), (4, 0)), _steep_hills__unread2),
+        ('failed_guts', ((4, 0),), _steep_hills__unread3),
+    ),
+    chains=False,
+)
+
+
+# rule high_mountain, written out
+
+_high_mountain__said5: Final = restriction_of(_very_difficult__text1)
+_high_mountain__said6: Final = restriction_of(_very_difficult__text2)
+_high_mountain__said8: Final = note_of(_very_difficult__text3)
+_high_mountain__said9: Final = note_of(_very_difficult__text4)
+_high_mountain__said12: Final = note_of(_other_mods_stack__text1)
+_high_mountain__said15: Final = note_of(_low_visibility__text1)
+_high_mountain__said16: Final = note_of(_low_visibility__text2)
+_high_mountain__said19: Final = note_of(_saturation__text1)
+_high_mountain__said20: Final = note_of(_saturation__text2)
+_high_mountain__unread1: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_high_mountain__unread2: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_high_mountain__unread3: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
+_high_mountain__unread4: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
+    kind='input',
+)
+_high_mountain__unread5: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_high_mountain__unread6: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_high_mountain__unread7: Final = Note(
+    'low_visibility',
+    'VIS: Low Visibility',
+    '`lof_zone` had no effect: it is read only when lof_skill != none and lof_zone != clear_of',
+    kind='input',
+)
+
+
+def _resolve_high_mountain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """High Mountain: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+        where.append(2)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+        where.append(3)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d7 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_very_difficult__mod3, 1))
+        where.append(6)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_high_mountain__mod1_trace, -1, v, e))
+    held.append((_high_mountain__mod1, True))
+    where.append(0)
+    e['mountains_type'] = settle_held(_BOOK, 'mountains_type', v['mountains_type'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_high_mountain__mod2_trace, -1, v, e))
+    held.append((_high_mountain__mod2, 'low'))
+    where.append(1)
+    e['zone_vis'] = settle_held(_BOOK, 'zone_vis', v['zone_vis'], held, modifiers, where)
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['range_mod'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    if v['lof_skill'] == 'none':
+        d11 = 0
+    elif v['other_mods'] == 0:
+        d11 = 1
+    else:
+        d11 = -1
+    d14 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d10, v, e))
+    if d10 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(9)
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d11, v, e))
+    if d11 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(10)
+    trace.append(TraceEntry(_low_visibility__mod2_trace, d14, v, e))
+    if d14 < 0:
+        held.append((_low_visibility__mod2, -3))
+        where.append(13)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    d17 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_saturation__mod1_trace, d17, v, e))
+    if d17 < 0:
+        held.append((_saturation__mod1, -1))
+        where.append(16)
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    where.append(17)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_low_visibility__mod1_trace, -1, v, e))
+    held.append((_low_visibility__mod1, 'low'))
+    where.append(12)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_adverse__mod1_trace, -1, v, e))
+    held.append((_adverse__mod1, 'adverse'))
+    where.append(20)
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers, where)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_adverse__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _adverse__roll1_step))
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d6 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_very_difficult__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_high_mountain__said5)
+    if d6 < 0:
+        restrictions.append(_high_mountain__said6)
+    notes: list[Note] = [_high_mountain__said8, _high_mountain__said9, _high_mountain__said12, _high_mountain__said15, _high_mountain__said16, _high_mountain__said19, _high_mountain__said20]
+    if 'range_mod' in given and d10 == 0:
+        notes.append(_high_mountain__unread5)
+    if 'other_mods' in given and d11 == 0:
+        notes.append(_high_mountain__unread6)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('high_mountain',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'attribute': v['attribute'],
+            'burst': v['burst'],
+            'zone_vis': v['zone_vis'],
+            'vis': v['vis'],
+            'hostility': v['hostility'],
+            'mountains_type': v['mountains_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'attribute': e['attribute'],
+            'burst': e['burst'],
+            'zone_vis': e['zone_vis'],
+            'vis': e['vis'],
+            'hostility': e['hostility'],
+            'mountains_type': e['mountains_type'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _high_mountain__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'very_difficult#2.1', d3, _very_difficult__mod1_trace, _very_difficult__mod1, lambda: e['MOV_2']))
+
+
+def _high_mountain__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'very_difficult#2.2', d4, _very_difficult__mod2_trace, _very_difficult__mod2, lambda: e['MOV_2']))
+
+
+def _high_mountain__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 6), 'very_difficult#3.1', d7, _very_difficult__mod3_trace, _very_difficult__mod3, 1))
+
+
+def _high_mountain__stat_mountains_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'high_mountain#2', -1, _high_mountain__mod1_trace, _high_mountain__mod1, True))
+
+
+def _high_mountain__stat_zone_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'high_mountain#3', -1, _high_mountain__mod2_trace, _high_mountain__mod2, 'low'))
+
+
+def _high_mountain__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['range_mod'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    if v['lof_skill'] == 'none':
+        d11 = 0
+    elif v['other_mods'] == 0:
+        d11 = 1
+    else:
+        d11 = -1
+    d14 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 9), 'other_mods_stack#2.1.1', d10, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 10), 'other_mods_stack#2.2.1', d11, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 13), 'low_visibility#4.1', d14, _low_visibility__mod2_trace, _low_visibility__mod2, -3))
+
+
+def _high_mountain__stat_burst0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d17 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 16), 'saturation#2.1', d17, _saturation__mod1_trace, _saturation__mod1, -1))
+    out.append(((at, 17), 'saturation#3', -1, _saturation__mod2_trace, _saturation__mod2, 1))
+
+
+def _high_mountain__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 12), 'low_visibility#3', -1, _low_visibility__mod1_trace, _low_visibility__mod1, 'low'))
+
+
+def _high_mountain__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 20), 'adverse#2', -1, _adverse__mod1_trace, _adverse__mod1, 'adverse'))
+
+
+def _high_mountain__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 21), 'adverse#3', -1, _adverse__roll1_trace, _adverse__roll1, _adverse__roll1_step))
+
+
+def _high_mountain__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d6 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 4), 'very_difficult#2.3', d5, _very_difficult__text1_trace, _very_difficult__text1, _high_mountain__said5))
+    out.append(((at, 5), 'very_difficult#2.4', d6, _very_difficult__text2_trace, _very_difficult__text2, _high_mountain__said6))
+    out.append(((at, 7), 'very_difficult#4', -1, None, _very_difficult__text3, _high_mountain__said8))
+    out.append(((at, 8), 'very_difficult#5', -1, None, _very_difficult__text4, _high_mountain__said9))
+    out.append(((at, 11), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _high_mountain__said12))
+    out.append(((at, 14), 'low_visibility#5', -1, None, _low_visibility__text1, _high_mountain__said15))
+    out.append(((at, 15), 'low_visibility#6', -1, None, _low_visibility__text2, _high_mountain__said16))
+    out.append(((at, 18), 'saturation#4', -1, None, _saturation__text1, _high_mountain__said19))
+    out.append(((at, 19), 'saturation#5', -1, None, _saturation__text2, _high_mountain__said20))
+
+
+_high_mountain__code0: Final = RuleCode(
+    resolve=_resolve_high_mountain,
+    nodes=MappingProxyType({
+        'stat MOV_1': _high_mountain__stat_MOV_10,
+        'stat order_move': _high_mountain__stat_order_move0,
+        'stat reaction_move': _high_mountain__stat_reaction_move0,
+        'stat mountains_type': _high_mountain__stat_mountains_type0,
+        'stat zone_vis': _high_mountain__stat_zone_vis0,
+        'stat attribute': _high_mountain__stat_attribute0,
+        'stat burst': _high_mountain__stat_burst0,
+        'stat vis': _high_mountain__stat_vis0,
+        'stat hostility': _high_mountain__stat_hostility0,
+    }),
+    rolls=_high_mountain__rolls0,
+    texts=_high_mountain__texts0,
+    watches=(
+        ('movement', ((2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _high_mountain__unread1),
+        ('turn', ((2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _high_mountain__unread2),
+        ('failed_guts', ((6, 0),), _high_mountain__unread3),
+        ('lof_skill', ((9, 0), (10, 0), (13, 0), (16, 0)), _high_mountain__unread4),
+        ('range_mod', ((9, 1),), _high_mountain__unread5),
+        ('other_mods', ((10, 1),), _high_mountain__unread6),
+        ('lof_zone', ((13, 0), (16, 0)), _high_mountain__unread7),
+    ),
+    chains=True,
+)
+
+
+# rule primeval_forest, written out
+
+_primeval_forest__said5: Final = restriction_of(_very_difficult__text1)
+_primeval_forest__said6: Final = restriction_of(_very_difficult__text2)
+_primeval_forest__said8: Final = note_of(_very_difficult__text3)
+_primeval_forest__said9: Final = note_of(_very_difficult__text4)
+_primeval_forest__said12: Final = note_of(_other_mods_stack__text1)
+_primeval_forest__said14: Final = restriction_of(_zero_visibility__text1)
+_primeval_forest__said16: Final = restriction_of(_zero_visibility__text2)
+_primeval_forest__said17: Final = restriction_of(_zero_visibility__text3)
+_primeval_forest__said18: Final = note_of(_zero_visibility__text4)
+_primeval_forest__said19: Final = note_of(_zero_visibility__text5)
+_primeval_forest__said20: Final = note_of(_zero_visibility__text6)
+_primeval_forest__said21: Final = note_of(_zero_visibility__text7)
+_primeval_forest__said24: Final = note_of(_high_saturation__text1)
+_primeval_forest__said25: Final = note_of(_high_saturation__text2)
+_primeval_forest__said28: Final = note_of(_primeval_forest__text1)
+_primeval_forest__unread1: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_primeval_forest__unread2: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_primeval_forest__unread3: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
+_primeval_forest__unread4: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
+    kind='input',
+)
+_primeval_forest__unread5: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_primeval_forest__unread6: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_primeval_forest__unread7: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`lof_zone` had no effect: it is read only when lof_zone != clear_of; unless responding',
+    kind='input',
+)
+_primeval_forest__unread8: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`responding` had no effect: it is read only when lof_zone != clear_of',
+    kind='input',
+)
+_primeval_forest__unread9: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`facing` had no effect: it is read only when lof_zone != clear_of; when responding',
+    kind='input',
+)
+
+
+def _resolve_primeval_forest(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Primeval Forest: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+        where.append(2)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+        where.append(3)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d7 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_very_difficult__mod3, 1))
+        where.append(6)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_primeval_forest__mod1_trace, -1, v, e))
+    held.append((_primeval_forest__mod1, True))
+    where.append(0)
+    e['jungle_type'] = settle_held(_BOOK, 'jungle_type', v['jungle_type'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_primeval_forest__mod2_trace, -1, v, e))
+    held.append((_primeval_forest__mod2, 'zero'))
+    where.append(1)
+    e['zone_vis'] = settle_held(_BOOK, 'zone_vis', v['zone_vis'], held, modifiers, where)
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['range_mod'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    if v['lof_skill'] == 'none':
+        d11 = 0
+    elif v['other_mods'] == 0:
+        d11 = 1
+    else:
+        d11 = -1
+    if v['lof_zone'] == 'clear_of':
+        d15 = 0
+    elif not v['responding']:
+        d15 = 1
+    elif not v['facing']:
+        d15 = 2
+    elif v['lof_skill'] != 'bs_attack':
+        d15 = 3
+    else:
+        d15 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d10, v, e))
+    if d10 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(9)
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d11, v, e))
+    if d11 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(10)
+    trace.append(TraceEntry(_zero_visibility__mod2_trace, d15, v, e))
+    if d15 < 0:
+        held.append((_zero_visibility__mod2, -6))
+        where.append(14)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    d22 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_high_saturation__mod1_trace, d22, v, e))
+    if d22 < 0:
+        held.append((_high_saturation__mod1, -2))
+        where.append(21)
+    trace.append(TraceEntry(_high_saturation__mod2_trace, -1, v, e))
+    held.append((_high_saturation__mod2, 1))
+    where.append(22)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_zero_visibility__mod1_trace, -1, v, e))
+    held.append((_zero_visibility__mod1, 'zero'))
+    where.append(12)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_dangerous__mod1_trace, -1, v, e))
+    held.append((_dangerous__mod1, 'dangerous'))
+    where.append(25)
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers, where)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_dangerous__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _dangerous__roll1_step))
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d6 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    if v['lof_zone'] == 'clear_of':
+        d14 = 0
+    elif v['responding']:
+        d14 = 1
+    else:
+        d14 = -1
+    if v['lof_zone'] == 'clear_of':
+        d16 = 0
+    elif not v['responding']:
+        d16 = 1
+    elif not v['facing']:
+        d16 = 2
+    elif v['lof_skill'] != 'other':
+        d16 = 3
+    else:
+        d16 = -1
+    if v['lof_zone'] == 'clear_of':
+        d17 = 0
+    elif not v['responding']:
+        d17 = 1
+    elif v['facing']:
+        d17 = 2
+    else:
+        d17 = -1
+    trace.append(TraceEntry(_very_difficult__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d6, v, e))
+    trace.append(TraceEntry(_zero_visibility__text1_trace, d14, v, e))
+    trace.append(TraceEntry(_zero_visibility__text2_trace, d16, v, e))
+    trace.append(TraceEntry(_zero_visibility__text3_trace, d17, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_primeval_forest__said5)
+    if d6 < 0:
+        restrictions.append(_primeval_forest__said6)
+    if d14 < 0:
+        restrictions.append(_primeval_forest__said14)
+    if d16 < 0:
+        restrictions.append(_primeval_forest__said16)
+    if d17 < 0:
+        restrictions.append(_primeval_forest__said17)
+    notes: list[Note] = [_primeval_forest__said8, _primeval_forest__said9, _primeval_forest__said12, _primeval_forest__said18, _primeval_forest__said19, _primeval_forest__said20, _primeval_forest__said21, _primeval_forest__said24, _primeval_forest__said25, _primeval_forest__said28]
+    if 'range_mod' in given and d10 == 0:
+        notes.append(_primeval_forest__unread5)
+    if 'other_mods' in given and d11 == 0:
+        notes.append(_primeval_forest__unread6)
+    if 'responding' in given and d14 == 0 and d15 == 0 and d16 == 0 and d17 == 0:
+        notes.append(_primeval_forest__unread8)
+    if 'facing' in given and 0 <= d15 < 2 and 0 <= d16 < 2 and 0 <= d17 < 2:
+        notes.append(_primeval_forest__unread9)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('primeval_forest',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'attribute': v['attribute'],
+            'burst': v['burst'],
+            'zone_vis': v['zone_vis'],
+            'vis': v['vis'],
+            'hostility': v['hostility'],
+            'jungle_type': v['jungle_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'responding': v['responding'],
+            'facing': v['facing'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'attribute': e['attribute'],
+            'burst': e['burst'],
+            'zone_vis': e['zone_vis'],
+            'vis': e['vis'],
+            'hostility': e['hostility'],
+            'jungle_type': e['jungle_type'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _primeval_forest__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'very_difficult#2.1', d3, _very_difficult__mod1_trace, _very_difficult__mod1, lambda: e['MOV_2']))
+
+
+def _primeval_forest__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'very_difficult#2.2', d4, _very_difficult__mod2_trace, _very_difficult__mod2, lambda: e['MOV_2']))
+
+
+def _primeval_forest__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 6), 'very_difficult#3.1', d7, _very_difficult__mod3_trace, _very_difficult__mod3, 1))
+
+
+def _primeval_forest__stat_jungle_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'primeval_forest#2', -1, _primeval_forest__mod1_trace, _primeval_forest__mod1, True))
+
+
+def _primeval_forest__stat_zone_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'primeval_forest#3', -1, _primeval_forest__mod2_trace, _primeval_forest__mod2, 'zero'))
+
+
+def _primeval_forest__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['range_mod'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    if v['lof_skill'] == 'none':
+        d11 = 0
+    elif v['other_mods'] == 0:
+        d11 = 1
+    else:
+        d11 = -1
+    if v['lof_zone'] == 'clear_of':
+        d15 = 0
+    elif not v['responding']:
+        d15 = 1
+    elif not v['facing']:
+        d15 = 2
+    elif v['lof_skill'] != 'bs_attack':
+        d15 = 3
+    else:
+        d15 = -1
+    out.append(((at, 9), 'other_mods_stack#2.1.1', d10, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 10), 'other_mods_stack#2.2.1', d11, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 14), 'zero_visibility#4.2.1.1.1', d15, _zero_visibility__mod2_trace, _zero_visibility__mod2, -6))
+
+
+def _primeval_forest__stat_burst0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d22 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 21), 'high_saturation#2.1', d22, _high_saturation__mod1_trace, _high_saturation__mod1, -2))
+    out.append(((at, 22), 'high_saturation#3', -1, _high_saturation__mod2_trace, _high_saturation__mod2, 1))
+
+
+def _primeval_forest__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 12), 'zero_visibility#3', -1, _zero_visibility__mod1_trace, _zero_visibility__mod1, 'zero'))
+
+
+def _primeval_forest__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 25), 'dangerous#2', -1, _dangerous__mod1_trace, _dangerous__mod1, 'dangerous'))
+
+
+def _primeval_forest__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 26), 'dangerous#3', -1, _dangerous__roll1_trace, _dangerous__roll1, _dangerous__roll1_step))
+
+
+def _primeval_forest__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d6 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    if v['lof_zone'] == 'clear_of':
+        d14 = 0
+    elif v['responding']:
+        d14 = 1
+    else:
+        d14 = -1
+    if v['lof_zone'] == 'clear_of':
+        d16 = 0
+    elif not v['responding']:
+        d16 = 1
+    elif not v['facing']:
+        d16 = 2
+    elif v['lof_skill'] != 'other':
+        d16 = 3
+    else:
+        d16 = -1
+    if v['lof_zone'] == 'clear_of':
+        d17 = 0
+    elif not v['responding']:
+        d17 = 1
+    elif v['facing']:
+        d17 = 2
+    else:
+        d17 = -1
+    out.append(((at, 4), 'very_difficult#2.3', d5, _very_difficult__text1_trace, _very_difficult__text1, _primeval_forest__said5))
+    out.append(((at, 5), 'very_difficult#2.4', d6, _very_difficult__text2_trace, _very_difficult__text2, _primeval_forest__said6))
+    out.append(((at, 7), 'very_difficult#4', -1, None, _very_difficult__text3, _primeval_forest__said8))
+    out.append(((at, 8), 'very_difficult#5', -1, None, _very_difficult__text4, _primeval_forest__said9))
+    out.append(((at, 11), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _primeval_forest__said12))
+    out.append(((at, 13), 'zero_visibility#4.1.1', d14, _zero_visibility__text1_trace, _zero_visibility__text1, _primeval_forest__said14))
+    out.append(((at, 15), 'zero_visibility#4.2.1.2.1', d16, _zero_visibility__text2_trace, _zero_visibility__text2, _primeval_forest__said16))
+    out.append(((at, 16), 'zero_visibility#4.2.1else.1', d17, _zero_visibility__text3_trace, _zero_visibility__text3, _primeval_forest__said17))
+    out.append(((at, 17), 'zero_visibility#5', -1, None, _zero_visibility__text4, _primeval_forest__said18))
+    out.append(((at, 18), 'zero_visibility#6', -1, None, _zero_visibility__text5, _primeval_forest__said19))
+    out.append(((at, 19), 'zero_visibility#7', -1, None, _zero_visibility__text6, _primeval_forest__said20))
+    out.append(((at, 20), 'zero_visibility#8', -1, None, _zero_visibility__text7, _primeval_forest__said21))
+    out.append(((at, 23), 'high_saturation#4', -1, None, _high_saturation__text1, _primeval_forest__said24))
+    out.append(((at, 24), 'high_saturation#5', -1, None, _high_saturation__text2, _primeval_forest__said25))
+    out.append(((at, 27), 'primeval_forest#5', -1, None, _primeval_forest__text1, _primeval_forest__said28))
+
+
+_primeval_forest__code0: Final = RuleCode(
+    resolve=_resolve_primeval_forest,
+    nodes=MappingProxyType({
+        'stat MOV_1': _primeval_forest__stat_MOV_10,
+        'stat order_move': _primeval_forest__stat_order_move0,
+        'stat reaction_move': _primeval_forest__stat_reaction_move0,
+        'stat jungle_type': _primeval_forest__stat_jungle_type0,
+        'stat zone_vis': _primeval_forest__stat_zone_vis0,
+        'stat attribute': _primeval_forest__stat_attribute0,
+        'stat burst': _primeval_forest__stat_burst0,
+        'stat vis': _primeval_forest__stat_vis0,
+        'stat hostility': _primeval_forest__stat_hostility0,
+    }),
+    rolls=_primeval_forest__rolls0,
+    texts=_primeval_forest__texts0,
+    watches=(
+        ('movement', ((2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _primeval_forest__unread1),
+        ('turn', ((2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _primeval_forest__unread2),
+        ('failed_guts', ((6, 0),), _primeval_forest__unread3),
+        ('lof_skill', ((9, 0), (10, 0), (14, 3), (15, 3), (21, 0)), _primeval_forest__unread4),
+        ('range_mod', ((9, 1),), _primeval_forest__unread5),
+        ('other_mods', ((10, 1),), _primeval_forest__unread6),
+        ('lof_zone', ((13, 0), (14, 0), (15, 0), (16, 0), (21, 0)), _primeval_forest__unread7),
+        ('responding', ((13, 1), (14, 1), (15, 1), (16, 1)), _primeval_forest__unread8),
+        ('facing', ((14, 2), (15, 2), (16, 2)), _primeval_forest__unread9),
+    ),
+    chains=True,
+)
+
+
+# rule dense_jungle, written out
+
+_dense_jungle__said5: Final = restriction_of(_very_difficult__text1)
+_dense_jungle__said6: Final = restriction_of(_very_difficult__text2)
+_dense_jungle__said8: Final = note_of(_very_difficult__text3)
+_dense_jungle__said9: Final = note_of(_very_difficult__text4)
+_dense_jungle__said12: Final = note_of(_other_mods_stack__text1)
+_dense_jungle__said15: Final = note_of(_poor_visibility__text1)
+_dense_jungle__said16: Final = note_of(_poor_visibility__text2)
+_dense_jungle__said19: Final = note_of(_high_saturation__text1)
+_dense_jungle__said20: Final = note_of(_high_saturation__text2)
+_dense_jungle__said23: Final = note_of(_dense_jungle__text1)
+_dense_jungle__unread1: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_dense_jungle__unread2: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_dense_jungle__unread3: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
+_dense_jungle__unread4: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
+    kind='input',
+)
+_dense_jungle__unread5: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_dense_jungle__unread6: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_dense_jungle__unread7: Final = Note(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    '`lof_zone` had no effect: it is read only when lof_skill != none and lof_zone != clear_of',
+    kind='input',
+)
+
+
+def _resolve_dense_jungle(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Dense Jungle: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+        where.append(2)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d4, v, e))
+    if d4 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+        where.append(3)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d7 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d7, v, e))
+    if d7 < 0:
+        held.append((_very_difficult__mod3, 1))
+        where.append(6)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_dense_jungle__mod1_trace, -1, v, e))
+    held.append((_dense_jungle__mod1, True))
+    where.append(0)
+    e['jungle_type'] = settle_held(_BOOK, 'jungle_type', v['jungle_type'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_dense_jungle__mod2_trace, -1, v, e))
+    held.append((_dense_jungle__mod2, 'poor'))
+    where.append(1)
+    e['zone_vis'] = settle_held(_BOOK, 'zone_vis', v['zone_vis'], held, modifiers, where)
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['range_mod'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    if v['lof_skill'] == 'none':
+        d11 = 0
+    elif v['other_mods'] == 0:
+        d11 = 1
+    else:
+        d11 = -1
+    d14 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_other_mods_stack__mod1_trace, d10, v, e))
+    if d10 < 0:
+        held.append((_other_mods_stack__mod1, v['range_mod']))
+        where.append(9)
+    trace.append(TraceEntry(_other_mods_stack__mod2_trace, d11, v, e))
+    if d11 < 0:
+        held.append((_other_mods_stack__mod2, v['other_mods']))
+        where.append(10)
+    trace.append(TraceEntry(_poor_visibility__mod2_trace, d14, v, e))
+    if d14 < 0:
+        held.append((_poor_visibility__mod2, -6))
+        where.append(13)
+    e['attribute'] = settle_held(_BOOK, 'attribute', v['attribute'], held, modifiers, where)
+    d17 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_high_saturation__mod1_trace, d17, v, e))
+    if d17 < 0:
+        held.append((_high_saturation__mod1, -2))
+        where.append(16)
+    trace.append(TraceEntry(_high_saturation__mod2_trace, -1, v, e))
+    held.append((_high_saturation__mod2, 1))
+    where.append(17)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_poor_visibility__mod1_trace, -1, v, e))
+    held.append((_poor_visibility__mod1, 'poor'))
+    where.append(12)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_dangerous__mod1_trace, -1, v, e))
+    held.append((_dangerous__mod1, 'dangerous'))
+    where.append(20)
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers, where)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_dangerous__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _dangerous__roll1_step))
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d6 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_very_difficult__text1_trace, d5, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d6, v, e))
+    restrictions: list[Restriction] = []
+    if d5 < 0:
+        restrictions.append(_dense_jungle__said5)
+    if d6 < 0:
+        restrictions.append(_dense_jungle__said6)
+    notes: list[Note] = [_dense_jungle__said8, _dense_jungle__said9, _dense_jungle__said12, _dense_jungle__said15, _dense_jungle__said16, _dense_jungle__said19, _dense_jungle__said20, _dense_jungle__said23]
+    if 'range_mod' in given and d10 == 0:
+        notes.append(_dense_jungle__unread5)
+    if 'other_mods' in given and d11 == 0:
+        notes.append(_dense_jungle__unread6)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('dense_jungle',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'attribute': v['attribute'],
+            'burst': v['burst'],
+            'zone_vis': v['zone_vis'],
+            'vis': v['vis'],
+            'hostility': v['hostility'],
+            'jungle_type': v['jungle_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'attribute': e['attribute'],
+            'burst': e['burst'],
+            'zone_vis': e['zone_vis'],
+            'vis': e['vis'],
+            'hostility': e['hostility'],
+            'jungle_type': e['jungle_type'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _dense_jungle__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'very_difficult#2.1', d3, _very_difficult__mod1_trace, _very_difficult__mod1, lambda: e['MOV_2']))
+
+
+def _dense_jungle__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'very_difficult#2.2', d4, _very_difficult__mod2_trace, _very_difficult__mod2, lambda: e['MOV_2']))
+
+
+def _dense_jungle__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 6), 'very_difficult#3.1', d7, _very_difficult__mod3_trace, _very_difficult__mod3, 1))
+
+
+def _dense_jungle__stat_jungle_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'dense_jungle#2', -1, _dense_jungle__mod1_trace, _dense_jungle__mod1, True))
+
+
+def _dense_jungle__stat_zone_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'dense_jungle#3', -1, _dense_jungle__mod2_trace, _dense_jungle__mod2, 'poor'))
+
+
+def _dense_jungle__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['range_mod'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    if v['lof_skill'] == 'none':
+        d11 = 0
+    elif v['other_mods'] == 0:
+        d11 = 1
+    else:
+        d11 = -1
+    d14 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 9), 'other_mods_stack#2.1.1', d10, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 10), 'other_mods_stack#2.2.1', d11, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 13), 'poor_visibility#4.1', d14, _poor_visibility__mod2_trace, _poor_visibility__mod2, -6))
+
+
+def _dense_jungle__stat_burst0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d17 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 16), 'high_saturation#2.1', d17, _high_saturation__mod1_trace, _high_saturation__mod1, -2))
+    out.append(((at, 17), 'high_saturation#3', -1, _high_saturation__mod2_trace, _high_saturation__mod2, 1))
+
+
+def _dense_jungle__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 12), 'poor_visibility#3', -1, _poor_visibility__mod1_trace, _poor_visibility__mod1, 'poor'))
+
+
+def _dense_jungle__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 20), 'dangerous#2', -1, _dangerous__mod1_trace, _dangerous__mod1, 'dangerous'))
+
+
+def _dense_jungle__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 21), 'dangerous#3', -1, _dangerous__roll1_trace, _dangerous__roll1, _dangerous__roll1_step))
+
+
+def _dense_jungle__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d6 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 4), 'very_difficult#2.3', d5, _very_difficult__text1_trace, _very_difficult__text1, _dense_jungle__said5))
+    out.append(((at, 5), 'very_difficult#2.4', d6, _very_difficult__text2_trace, _very_difficult__text2, _dense_jungle__said6))
+    out.append(((at, 7), 'very_difficult#4', -1, None, _very_difficult__text3, _dense_jungle__said8))
+    out.append(((at, 8), 'very_difficult#5', -1, None, _very_difficult__text4, _dense_jungle__said9))
+    out.append(((at, 11), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _dense_jungle__said12))
+    out.append(((at, 14), 'poor_visibility#5', -1, None, _poor_visibility__text1, _dense_jungle__said15))
+    out.append(((at, 15), 'poor_visibility#6', -1, None, _poor_visibility__text2, _dense_jungle__said16))
+    out.append(((at, 18), 'high_saturation#4', -1, None, _high_saturation__text1, _dense_jungle__said19))
+    out.append(((at, 19), 'high_saturation#5', -1, None, _high_saturation__text2, _dense_jungle__said20))
+    out.append(((at, 22), 'dense_jungle#5', -1, None, _dense_jungle__text1, _dense_jungle__said23))
+
+
+_dense_jungle__code0: Final = RuleCode(
+    resolve=_resolve_dense_jungle,
+    nodes=MappingProxyType({
+        'stat MOV_1': _dense_jungle__stat_MOV_10,
+        'stat order_move': _dense_jungle__stat_order_move0,
+        'stat reaction_move': _dense_jungle__stat_reaction_move0,
+        'stat jungle_type': _dense_jungle__stat_jungle_type0,
+        'stat zone_vis': _dense_jungle__stat_zone_vis0,
+        'stat attribute': _dense_jungle__stat_attribute0,
+        'stat burst': _dense_jungle__stat_burst0,
+        'stat vis': _dense_jungle__stat_vis0,
+        'stat hostility': _dense_jungle__stat_hostility0,
+    }),
+    rolls=_dense_jungle__rolls0,
+    texts=_dense_jungle__texts0,
+    watches=(
+        ('movement', ((2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _dense_jungle__unread1),
+        ('turn', ((2, 0), (3, 0), (4, 0), (5, 0), (6, 0)), _dense_jungle__unread2),
+        ('failed_guts', ((6, 0),), _dense_jungle__unread3),
+        ('lof_skill', ((9, 0), (10, 0), (13, 0), (16, 0)), _dense_jungle__unread4),
+        ('range_mod', ((9, 1),), _dense_jungle__unread5),
+        ('other_mods', ((10, 1),), _dense_jungle__unread6),
+        ('lof_zone', ((13, 0), (16, 0)), _dense_jungle__unread7),
+    ),
+    chains=True,
+)
+
+
+# rule arctic_plains, written out
+
+_arctic_plains__said4: Final = restriction_of(_difficult__text1)
+_arctic_plains__said6: Final = note_of(_difficult__text2)
+_arctic_plains__said7: Final = note_of(_difficult__text3)
+_arctic_plains__said10: Final = note_of(_arctic_plains__text1)
+_arctic_plains__unread1: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_arctic_plains__unread2: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_arctic_plains__unread3: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
+
+
+def _resolve_arctic_plains(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Arctic Plains: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_difficult__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_difficult__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_difficult__mod3_trace, d5, v, e))
+    if d5 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(4)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_arctic_plains__mod1_trace, -1, v, e))
+    held.append((_arctic_plains__mod1, True))
+    where.append(0)
+    e['mountains_type'] = settle_held(_BOOK, 'mountains_type', v['mountains_type'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_insecure__mod1_trace, -1, v, e))
+    held.append((_insecure__mod1, 'insecure'))
+    where.append(7)
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers, where)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_insecure__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _insecure__roll1_step))
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_difficult__text1_trace, d4, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_arctic_plains__said4)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('arctic_plains',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'hostility': v['hostility'],
+            'mountains_type': v['mountains_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'hostility': e['hostility'],
+            'mountains_type': e['mountains_type'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=(_arctic_plains__said6, _arctic_plains__said7, _arctic_plains__said10),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _arctic_plains__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 1), 'difficult#2.1', d2, _difficult__mod1_trace, _difficult__mod1, lambda: e['MOV_2']))
+
+
+def _arctic_plains__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'difficult#2.2', d3, _difficult__mod2_trace, _difficult__mod2, lambda: e['MOV_2'] * 2))
+
+
+def _arctic_plains__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 4), 'difficult#3.1', d5, _difficult__mod3_trace, _difficult__mod3, 1))
+
+
+def _arctic_plains__stat_mountains_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'arctic_plains#2', -1, _arctic_plains__mod1_trace, _arctic_plains__mod1, True))
+
+
+def _arctic_plains__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 7), 'insecure#2', -1, _insecure__mod1_trace, _insecure__mod1, 'insecure'))
+
+
+def _arctic_plains__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 8), 'insecure#3', -1, _insecure__roll1_trace, _insecure__roll1, _insecure__roll1_step))
+
+
+def _arctic_plains__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'difficult#2.3', d4, _difficult__text1_trace, _difficult__text1, _arctic_plains__said4))
+    out.append(((at, 5), 'difficult#4', -1, None, _difficult__text2, _arctic_plains__said6))
+    out.append(((at, 6), 'difficult#5', -1, None, _difficult__text3, _arctic_plains__said7))
+    out.append(((at, 9), 'arctic_plains#4', -1, None, _arctic_plains__text1, _arctic_plains__said10))
+
+
+_arctic_plains__code0: Final = RuleCode(
+    resolve=_resolve_arctic_plains,
+    nodes=MappingProxyType({
+        'stat MOV_1': _arctic_plains__stat_MOV_10,
+        'stat order_move': _arctic_plains__stat_order_move0,
+        'stat reaction_move': _arctic_plains__stat_reaction_move0,
+        'stat mountains_type': _arctic_plains__stat_mountains_type0,
+        'stat hostility': _arctic_plains__stat_hostility0,
+    }),
+    rolls=_arctic_plains__rolls0,
+    texts=_arctic_plains__texts0,
+    watches=(
+        ('movement', ((1, 0), (2, 0), (3, 0), (4, 0)), _arctic_plains__unread1),
+        ('turn', ((1, 0), (2, 0), (3, 0), (4, 0)), _arctic_plains__unread2),
+        ('failed_guts', ((4, 0),), _arctic_plains__unread3),
+    ),
+    chains=True,
+)
+
+
 # rule mid_mountain, written out
 
 _mid_mountain__said4: Final = restriction_of(_very_difficult__text1)
@@ -3922,10 +6468,28 @@ _mid_mountain__said5: Final = restriction_of(_very_difficult__text2)
 _mid_mountain__said7: Final = note_of(_very_difficult__text3)
 _mid_mountain__said8: Final = note_of(_very_difficult__text4)
 _mid_mountain__said9: Final = note_of(_mid_mountain__text1)
+_mid_mountain__unread1: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_mid_mountain__unread2: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_mid_mountain__unread3: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
 
 
 def _resolve_mid_mountain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Mid-Mountain: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Mid-Mountain: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4006,6 +6570,471 @@ def _resolve_mid_mountain(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _mid_mountain__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 1), 'very_difficult#2.1', d2, _very_difficult__mod1_trace, _very_difficult__mod1, lambda: e['MOV_2']))
+
+
+def _mid_mountain__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'very_difficult#2.2', d3, _very_difficult__mod2_trace, _very_difficult__mod2, lambda: e['MOV_2']))
+
+
+def _mid_mountain__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 5), 'very_difficult#3.1', d6, _very_difficult__mod3_trace, _very_difficult__mod3, 1))
+
+
+def _mid_mountain__stat_mountains_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'mid_mountain#2', -1, _mid_mountain__mod1_trace, _mid_mountain__mod1, True))
+
+
+def _mid_mountain__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'very_difficult#2.3', d4, _very_difficult__text1_trace, _very_difficult__text1, _mid_mountain__said4))
+    out.append(((at, 4), 'very_difficult#2.4', d5, _very_difficult__text2_trace, _very_difficult__text2, _mid_mountain__said5))
+    out.append(((at, 6), 'very_difficult#4', -1, None, _very_difficult__text3, _mid_mountain__said7))
+    out.append(((at, 7), 'very_difficult#5', -1, None, _very_difficult__text4, _mid_mountain__said8))
+    out.append(((at, 8), 'mid_mountain#4', -1, None, _mid_mountain__text1, _mid_mountain__said9))
+
+
+_mid_mountain__code0: Final = RuleCode(
+    resolve=_resolve_mid_mountain,
+    nodes=MappingProxyType({
+        'stat MOV_1': _mid_mountain__stat_MOV_10,
+        'stat order_move': _mid_mountain__stat_order_move0,
+        'stat reaction_move': _mid_mountain__stat_reaction_move0,
+        'stat mountains_type': _mid_mountain__stat_mountains_type0,
+    }),
+    rolls=None,
+    texts=_mid_mountain__texts0,
+    watches=(
+        ('movement', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _mid_mountain__unread1),
+        ('turn', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _mid_mountain__unread2),
+        ('failed_guts', ((5, 0),), _mid_mountain__unread3),
+    ),
+    chains=False,
+)
+
+
+# rule swamp, written out
+
+_swamp__said4: Final = restriction_of(_very_difficult__text1)
+_swamp__said5: Final = restriction_of(_very_difficult__text2)
+_swamp__said7: Final = note_of(_very_difficult__text3)
+_swamp__said8: Final = note_of(_very_difficult__text4)
+_swamp__said11: Final = note_of(_saturation__text1)
+_swamp__said12: Final = note_of(_saturation__text2)
+_swamp__said15: Final = note_of(_swamp__text1)
+_swamp__unread1: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_swamp__unread2: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_swamp__unread3: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
+_swamp__unread4: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    '`lof_skill` had no effect: it is read only when lof_skill == bs_attack and lof_zone != clear_of',
+    kind='input',
+)
+_swamp__unread5: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    '`lof_zone` had no effect: it is read only when lof_skill == bs_attack and lof_zone != clear_of',
+    kind='input',
+)
+
+
+def _resolve_swamp(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Swamp: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_very_difficult__mod3, 1))
+        where.append(5)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_swamp__mod1_trace, -1, v, e))
+    held.append((_swamp__mod1, True))
+    where.append(0)
+    e['aquatic_type'] = settle_held(_BOOK, 'aquatic_type', v['aquatic_type'], held, modifiers, where)
+    d9 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_saturation__mod1_trace, d9, v, e))
+    if d9 < 0:
+        held.append((_saturation__mod1, -1))
+        where.append(8)
+    trace.append(TraceEntry(_saturation__mod2_trace, -1, v, e))
+    held.append((_saturation__mod2, 1))
+    where.append(9)
+    e['burst'] = settle_held(_BOOK, 'burst', v['burst'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_insecure__mod1_trace, -1, v, e))
+    held.append((_insecure__mod1, 'insecure'))
+    where.append(12)
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers, where)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_insecure__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _insecure__roll1_step))
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_very_difficult__text1_trace, d4, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_swamp__said4)
+    if d5 < 0:
+        restrictions.append(_swamp__said5)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('swamp',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'burst': v['burst'],
+            'hostility': v['hostility'],
+            'aquatic_type': v['aquatic_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'burst': e['burst'],
+            'hostility': e['hostility'],
+            'aquatic_type': e['aquatic_type'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=(_swamp__said7, _swamp__said8, _swamp__said11, _swamp__said12, _swamp__said15),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _swamp__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 1), 'very_difficult#2.1', d2, _very_difficult__mod1_trace, _very_difficult__mod1, lambda: e['MOV_2']))
+
+
+def _swamp__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'very_difficult#2.2', d3, _very_difficult__mod2_trace, _very_difficult__mod2, lambda: e['MOV_2']))
+
+
+def _swamp__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 5), 'very_difficult#3.1', d6, _very_difficult__mod3_trace, _very_difficult__mod3, 1))
+
+
+def _swamp__stat_aquatic_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'swamp#2', -1, _swamp__mod1_trace, _swamp__mod1, True))
+
+
+def _swamp__stat_burst0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d9 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 8), 'saturation#2.1', d9, _saturation__mod1_trace, _saturation__mod1, -1))
+    out.append(((at, 9), 'saturation#3', -1, _saturation__mod2_trace, _saturation__mod2, 1))
+
+
+def _swamp__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 12), 'insecure#2', -1, _insecure__mod1_trace, _insecure__mod1, 'insecure'))
+
+
+def _swamp__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 13), 'insecure#3', -1, _insecure__roll1_trace, _insecure__roll1, _insecure__roll1_step))
+
+
+def _swamp__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'very_difficult#2.3', d4, _very_difficult__text1_trace, _very_difficult__text1, _swamp__said4))
+    out.append(((at, 4), 'very_difficult#2.4', d5, _very_difficult__text2_trace, _very_difficult__text2, _swamp__said5))
+    out.append(((at, 6), 'very_difficult#4', -1, None, _very_difficult__text3, _swamp__said7))
+    out.append(((at, 7), 'very_difficult#5', -1, None, _very_difficult__text4, _swamp__said8))
+    out.append(((at, 10), 'saturation#4', -1, None, _saturation__text1, _swamp__said11))
+    out.append(((at, 11), 'saturation#5', -1, None, _saturation__text2, _swamp__said12))
+    out.append(((at, 14), 'swamp#4', -1, None, _swamp__text1, _swamp__said15))
+
+
+_swamp__code0: Final = RuleCode(
+    resolve=_resolve_swamp,
+    nodes=MappingProxyType({
+        'stat MOV_1': _swamp__stat_MOV_10,
+        'stat order_move': _swamp__stat_order_move0,
+        'stat reaction_move': _swamp__stat_reaction_move0,
+        'stat aquatic_type': _swamp__stat_aquatic_type0,
+        'stat burst': _swamp__stat_burst0,
+        'stat hostility': _swamp__stat_hostility0,
+    }),
+    rolls=_swamp__rolls0,
+    texts=_swamp__texts0,
+    watches=(
+        ('movement', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _swamp__unread1),
+        ('turn', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _swamp__unread2),
+        ('failed_guts', ((5, 0),), _swamp__unread3),
+        ('lof_skill', ((8, 0),), _swamp__unread4),
+        ('lof_zone', ((8, 0),), _swamp__unread5),
+    ),
+    chains=True,
+)
+
+
+# rule open_sea, written out
+
+_open_sea__said4: Final = restriction_of(_very_difficult__text1)
+_open_sea__said5: Final = restriction_of(_very_difficult__text2)
+_open_sea__said7: Final = note_of(_very_difficult__text3)
+_open_sea__said8: Final = note_of(_very_difficult__text4)
+_open_sea__said11: Final = note_of(_open_sea__text1)
+_open_sea__unread1: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_open_sea__unread2: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_open_sea__unread3: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
+
+
+def _resolve_open_sea(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Open Sea: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_very_difficult__mod3, 1))
+        where.append(5)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_open_sea__mod1_trace, -1, v, e))
+    held.append((_open_sea__mod1, True))
+    where.append(0)
+    e['aquatic_type'] = settle_held(_BOOK, 'aquatic_type', v['aquatic_type'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_insecure__mod1_trace, -1, v, e))
+    held.append((_insecure__mod1, 'insecure'))
+    where.append(8)
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers, where)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_insecure__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _insecure__roll1_step))
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_very_difficult__text1_trace, d4, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_open_sea__said4)
+    if d5 < 0:
+        restrictions.append(_open_sea__said5)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('open_sea',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'hostility': v['hostility'],
+            'aquatic_type': v['aquatic_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'hostility': e['hostility'],
+            'aquatic_type': e['aquatic_type'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=(_open_sea__said7, _open_sea__said8, _open_sea__said11),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _open_sea__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 1), 'very_difficult#2.1', d2, _very_difficult__mod1_trace, _very_difficult__mod1, lambda: e['MOV_2']))
+
+
+def _open_sea__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'very_difficult#2.2', d3, _very_difficult__mod2_trace, _very_difficult__mod2, lambda: e['MOV_2']))
+
+
+def _open_sea__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 5), 'very_difficult#3.1', d6, _very_difficult__mod3_trace, _very_difficult__mod3, 1))
+
+
+def _open_sea__stat_aquatic_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'open_sea#2', -1, _open_sea__mod1_trace, _open_sea__mod1, True))
+
+
+def _open_sea__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 8), 'insecure#2', -1, _insecure__mod1_trace, _insecure__mod1, 'insecure'))
+
+
+def _open_sea__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 9), 'insecure#3', -1, _insecure__roll1_trace, _insecure__roll1, _insecure__roll1_step))
+
+
+def _open_sea__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'very_difficult#2.3', d4, _very_difficult__text1_trace, _very_difficult__text1, _open_sea__said4))
+    out.append(((at, 4), 'very_difficult#2.4', d5, _very_difficult__text2_trace, _very_difficult__text2, _open_sea__said5))
+    out.append(((at, 6), 'very_difficult#4', -1, None, _very_difficult__text3, _open_sea__said7))
+    out.append(((at, 7), 'very_difficult#5', -1, None, _very_difficult__text4, _open_sea__said8))
+    out.append(((at, 10), 'open_sea#4', -1, None, _open_sea__text1, _open_sea__said11))
+
+
+_open_sea__code0: Final = RuleCode(
+    resolve=_resolve_open_sea,
+    nodes=MappingProxyType({
+        'stat MOV_1': _open_sea__stat_MOV_10,
+        'stat order_move': _open_sea__stat_order_move0,
+        'stat reaction_move': _open_sea__stat_reaction_move0,
+        'stat aquatic_type': _open_sea__stat_aquatic_type0,
+        'stat hostility': _open_sea__stat_hostility0,
+    }),
+    rolls=_open_sea__rolls0,
+    texts=_open_sea__texts0,
+    watches=(
+        ('movement', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _open_sea__unread1),
+        ('turn', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _open_sea__unread2),
+        ('failed_guts', ((5, 0),), _open_sea__unread3),
+    ),
+    chains=True,
+)
+
+
 # rule rocky_ground, written out
 
 _rocky_ground__said4: Final = restriction_of(_difficult__text1)
@@ -4014,10 +7043,40 @@ _rocky_ground__said7: Final = note_of(_difficult__text3)
 _rocky_ground__said10: Final = note_of(_saturation__text1)
 _rocky_ground__said11: Final = note_of(_saturation__text2)
 _rocky_ground__said12: Final = note_of(_rocky_ground__text1)
+_rocky_ground__unread1: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_rocky_ground__unread2: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_rocky_ground__unread3: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
+_rocky_ground__unread4: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    '`lof_skill` had no effect: it is read only when lof_skill == bs_attack and lof_zone != clear_of',
+    kind='input',
+)
+_rocky_ground__unread5: Final = Note(
+    'saturation',
+    'SAT: Saturation Zone',
+    '`lof_zone` had no effect: it is read only when lof_skill == bs_attack and lof_zone != clear_of',
+    kind='input',
+)
 
 
 def _resolve_rocky_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Rocky Ground: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Rocky Ground: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4109,16 +7168,283 @@ def _resolve_rocky_ground(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _rocky_ground__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 1), 'difficult#2.1', d2, _difficult__mod1_trace, _difficult__mod1, lambda: e['MOV_2']))
+
+
+def _rocky_ground__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'difficult#2.2', d3, _difficult__mod2_trace, _difficult__mod2, lambda: e['MOV_2'] * 2))
+
+
+def _rocky_ground__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 4), 'difficult#3.1', d5, _difficult__mod3_trace, _difficult__mod3, 1))
+
+
+def _rocky_ground__stat_desert_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'rocky_ground#2', -1, _rocky_ground__mod1_trace, _rocky_ground__mod1, True))
+
+
+def _rocky_ground__stat_burst0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d8 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 7), 'saturation#2.1', d8, _saturation__mod1_trace, _saturation__mod1, -1))
+    out.append(((at, 8), 'saturation#3', -1, _saturation__mod2_trace, _saturation__mod2, 1))
+
+
+def _rocky_ground__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'difficult#2.3', d4, _difficult__text1_trace, _difficult__text1, _rocky_ground__said4))
+    out.append(((at, 5), 'difficult#4', -1, None, _difficult__text2, _rocky_ground__said6))
+    out.append(((at, 6), 'difficult#5', -1, None, _difficult__text3, _rocky_ground__said7))
+    out.append(((at, 9), 'saturation#4', -1, None, _saturation__text1, _rocky_ground__said10))
+    out.append(((at, 10), 'saturation#5', -1, None, _saturation__text2, _rocky_ground__said11))
+    out.append(((at, 11), 'rocky_ground#4', -1, None, _rocky_ground__text1, _rocky_ground__said12))
+
+
+_rocky_ground__code0: Final = RuleCode(
+    resolve=_resolve_rocky_ground,
+    nodes=MappingProxyType({
+        'stat MOV_1': _rocky_ground__stat_MOV_10,
+        'stat order_move': _rocky_ground__stat_order_move0,
+        'stat reaction_move': _rocky_ground__stat_reaction_move0,
+        'stat desert_type': _rocky_ground__stat_desert_type0,
+        'stat burst': _rocky_ground__stat_burst0,
+    }),
+    rolls=None,
+    texts=_rocky_ground__texts0,
+    watches=(
+        ('movement', ((1, 0), (2, 0), (3, 0), (4, 0)), _rocky_ground__unread1),
+        ('turn', ((1, 0), (2, 0), (3, 0), (4, 0)), _rocky_ground__unread2),
+        ('failed_guts', ((4, 0),), _rocky_ground__unread3),
+        ('lof_skill', ((7, 0),), _rocky_ground__unread4),
+        ('lof_zone', ((7, 0),), _rocky_ground__unread5),
+    ),
+    chains=False,
+)
+
+
+# rule sand_dunes, written out
+
+_sand_dunes__said4: Final = restriction_of(_very_difficult__text1)
+_sand_dunes__said5: Final = restriction_of(_very_difficult__text2)
+_sand_dunes__said7: Final = note_of(_very_difficult__text3)
+_sand_dunes__said8: Final = note_of(_very_difficult__text4)
+_sand_dunes__said11: Final = note_of(_sand_dunes__text1)
+_sand_dunes__unread1: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_sand_dunes__unread2: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_sand_dunes__unread3: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
+
+
+def _resolve_sand_dunes(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Sand Dunes: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_very_difficult__mod1_trace, d2, v, e))
+    if d2 < 0:
+        held.append((_very_difficult__mod1, e['MOV_2']))
+        where.append(1)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod2_trace, d3, v, e))
+    if d3 < 0:
+        held.append((_very_difficult__mod2, e['MOV_2']))
+        where.append(2)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_very_difficult__mod3_trace, d6, v, e))
+    if d6 < 0:
+        held.append((_very_difficult__mod3, 1))
+        where.append(5)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_sand_dunes__mod1_trace, -1, v, e))
+    held.append((_sand_dunes__mod1, True))
+    where.append(0)
+    e['desert_type'] = settle_held(_BOOK, 'desert_type', v['desert_type'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_adverse__mod1_trace, -1, v, e))
+    held.append((_adverse__mod1, 'adverse'))
+    where.append(8)
+    e['hostility'] = settle_held(_BOOK, 'hostility', v['hostility'], held, modifiers, where)
+    rolls: list[Roll] = []
+    trace.append(TraceEntry(_adverse__roll1_trace, -1, v, e))
+    rolls.append(roll_of(s, _adverse__roll1_step))
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    trace.append(TraceEntry(_very_difficult__text1_trace, d4, v, e))
+    trace.append(TraceEntry(_very_difficult__text2_trace, d5, v, e))
+    restrictions: list[Restriction] = []
+    if d4 < 0:
+        restrictions.append(_sand_dunes__said4)
+    if d5 < 0:
+        restrictions.append(_sand_dunes__said5)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('sand_dunes',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'hostility': v['hostility'],
+            'desert_type': v['desert_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'hostility': e['hostility'],
+            'desert_type': e['desert_type'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=(_sand_dunes__said7, _sand_dunes__said8, _sand_dunes__said11),
+        tables=(),
+        trace=tuple(trace),
+        chains=chains_of(s, rolls, ()),
+    )
+
+
+def _sand_dunes__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 1), 'very_difficult#2.1', d2, _very_difficult__mod1_trace, _very_difficult__mod1, lambda: e['MOV_2']))
+
+
+def _sand_dunes__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'very_difficult#2.2', d3, _very_difficult__mod2_trace, _very_difficult__mod2, lambda: e['MOV_2']))
+
+
+def _sand_dunes__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 5), 'very_difficult#3.1', d6, _very_difficult__mod3_trace, _very_difficult__mod3, 1))
+
+
+def _sand_dunes__stat_desert_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'sand_dunes#2', -1, _sand_dunes__mod1_trace, _sand_dunes__mod1, True))
+
+
+def _sand_dunes__stat_hostility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 8), 'adverse#2', -1, _adverse__mod1_trace, _adverse__mod1, 'adverse'))
+
+
+def _sand_dunes__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 9), 'adverse#3', -1, _adverse__roll1_trace, _adverse__roll1, _adverse__roll1_step))
+
+
+def _sand_dunes__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'very_difficult#2.3', d4, _very_difficult__text1_trace, _very_difficult__text1, _sand_dunes__said4))
+    out.append(((at, 4), 'very_difficult#2.4', d5, _very_difficult__text2_trace, _very_difficult__text2, _sand_dunes__said5))
+    out.append(((at, 6), 'very_difficult#4', -1, None, _very_difficult__text3, _sand_dunes__said7))
+    out.append(((at, 7), 'very_difficult#5', -1, None, _very_difficult__text4, _sand_dunes__said8))
+    out.append(((at, 10), 'sand_dunes#4', -1, None, _sand_dunes__text1, _sand_dunes__said11))
+
+
+_sand_dunes__code0: Final = RuleCode(
+    resolve=_resolve_sand_dunes,
+    nodes=MappingProxyType({
+        'stat MOV_1': _sand_dunes__stat_MOV_10,
+        'stat order_move': _sand_dunes__stat_order_move0,
+        'stat reaction_move': _sand_dunes__stat_reaction_move0,
+        'stat desert_type': _sand_dunes__stat_desert_type0,
+        'stat hostility': _sand_dunes__stat_hostility0,
+    }),
+    rolls=_sand_dunes__rolls0,
+    texts=_sand_dunes__texts0,
+    watches=(
+        ('movement', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _sand_dunes__unread1),
+        ('turn', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _sand_dunes__unread2),
+        ('failed_guts', ((5, 0),), _sand_dunes__unread3),
+    ),
+    chains=True,
+)
+
+
 # rule beach, written out
 
 _beach__said4: Final = restriction_of(_difficult__text1)
 _beach__said6: Final = note_of(_difficult__text2)
 _beach__said7: Final = note_of(_difficult__text3)
 _beach__said8: Final = note_of(_beach__text1)
+_beach__unread1: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_beach__unread2: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_beach__unread3: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
 
 
 def _resolve_beach(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Beach: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Beach: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4195,6 +7521,58 @@ def _resolve_beach(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _beach__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 1), 'difficult#2.1', d2, _difficult__mod1_trace, _difficult__mod1, lambda: e['MOV_2']))
+
+
+def _beach__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'difficult#2.2', d3, _difficult__mod2_trace, _difficult__mod2, lambda: e['MOV_2'] * 2))
+
+
+def _beach__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 4), 'difficult#3.1', d5, _difficult__mod3_trace, _difficult__mod3, 1))
+
+
+def _beach__stat_aquatic_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'beach#2', -1, _beach__mod1_trace, _beach__mod1, True))
+
+
+def _beach__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'difficult#2.3', d4, _difficult__text1_trace, _difficult__text1, _beach__said4))
+    out.append(((at, 5), 'difficult#4', -1, None, _difficult__text2, _beach__said6))
+    out.append(((at, 6), 'difficult#5', -1, None, _difficult__text3, _beach__said7))
+    out.append(((at, 7), 'beach#4', -1, None, _beach__text1, _beach__said8))
+
+
+_beach__code0: Final = RuleCode(
+    resolve=_resolve_beach,
+    nodes=MappingProxyType({
+        'stat MOV_1': _beach__stat_MOV_10,
+        'stat order_move': _beach__stat_order_move0,
+        'stat reaction_move': _beach__stat_reaction_move0,
+        'stat aquatic_type': _beach__stat_aquatic_type0,
+    }),
+    rolls=None,
+    texts=_beach__texts0,
+    watches=(
+        ('movement', ((1, 0), (2, 0), (3, 0), (4, 0)), _beach__unread1),
+        ('turn', ((1, 0), (2, 0), (3, 0), (4, 0)), _beach__unread2),
+        ('failed_guts', ((4, 0),), _beach__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule zero_g, written out
 
 _zero_g__said4: Final = restriction_of(_very_difficult__text1)
@@ -4203,10 +7581,28 @@ _zero_g__said7: Final = note_of(_very_difficult__text3)
 _zero_g__said8: Final = note_of(_very_difficult__text4)
 _zero_g__said9: Final = note_of(_zero_g__text1)
 _zero_g__said10: Final = note_of(_zero_g__text2)
+_zero_g__unread1: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`movement` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_zero_g__unread2: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`turn` had no effect: it is read only when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive',
+    kind='input',
+)
+_zero_g__unread3: Final = Note(
+    'very_difficult',
+    'MOV: Very Difficult',
+    '`failed_guts` had no effect: it is read only when turn == reactive and (movement in {dodge, engage} or failed_guts)',
+    kind='input',
+)
 
 
 def _resolve_zero_g(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Zero-G: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Zero-G: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4285,6 +7681,61 @@ def _resolve_zero_g(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         tables=(),
         trace=tuple(trace),
     )
+
+
+def _zero_g__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 1), 'very_difficult#2.1', d2, _very_difficult__mod1_trace, _very_difficult__mod1, lambda: e['MOV_2']))
+
+
+def _zero_g__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 2), 'very_difficult#2.2', d3, _very_difficult__mod2_trace, _very_difficult__mod2, lambda: e['MOV_2']))
+
+
+def _zero_g__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts']) else 0
+    out.append(((at, 5), 'very_difficult#3.1', d6, _very_difficult__mod3_trace, _very_difficult__mod3, 1))
+
+
+def _zero_g__stat_zero_g_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'zero_g#2', -1, _zero_g__mod1_trace, _zero_g__mod1, True))
+
+
+def _zero_g__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    d5 = -1 if v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive') else 0
+    out.append(((at, 3), 'very_difficult#2.3', d4, _very_difficult__text1_trace, _very_difficult__text1, _zero_g__said4))
+    out.append(((at, 4), 'very_difficult#2.4', d5, _very_difficult__text2_trace, _very_difficult__text2, _zero_g__said5))
+    out.append(((at, 6), 'very_difficult#4', -1, None, _very_difficult__text3, _zero_g__said7))
+    out.append(((at, 7), 'very_difficult#5', -1, None, _very_difficult__text4, _zero_g__said8))
+    out.append(((at, 8), 'zero_g#4', -1, None, _zero_g__text1, _zero_g__said9))
+    out.append(((at, 9), 'zero_g#5', -1, None, _zero_g__text2, _zero_g__said10))
+
+
+_zero_g__code0: Final = RuleCode(
+    resolve=_resolve_zero_g,
+    nodes=MappingProxyType({
+        'stat MOV_1': _zero_g__stat_MOV_10,
+        'stat order_move': _zero_g__stat_order_move0,
+        'stat reaction_move': _zero_g__stat_reaction_move0,
+        'stat zero_g_type': _zero_g__stat_zero_g_type0,
+    }),
+    rolls=None,
+    texts=_zero_g__texts0,
+    watches=(
+        ('movement', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _zero_g__unread1),
+        ('turn', ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _zero_g__unread2),
+        ('failed_guts', ((5, 0),), _zero_g__unread3),
+    ),
+    chains=False,
+)
 
 
 # rule generator_room, written out
@@ -4375,31 +7826,49 @@ _generator_room__unread3: Final = Note(
 _generator_room__unread4: Final = Note(
     'other_mods_stack',
     'VIS',
-    '`range_mod` had no effect: it is read only when msv; when lof_skill != none',
+    '`lof_skill` had no effect: it is read only when msv',
     kind='input',
 )
 _generator_room__unread5: Final = Note(
     'other_mods_stack',
     'VIS',
-    '`other_mods` had no effect: it is read only when msv; when lof_skill != none',
+    '`range_mod` had no effect: it is read only when msv; when lof_skill != none',
     kind='input',
 )
 _generator_room__unread6: Final = Note(
-    'zero_visibility',
-    'VIS: Zero Visibility',
-    '`responding` had no effect: it is read only when msv; when lof_zone != clear_of',
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when msv; when lof_skill != none',
     kind='input',
 )
 _generator_room__unread7: Final = Note(
     'zero_visibility',
     'VIS: Zero Visibility',
+    '`lof_zone` had no effect: it is read only when msv',
+    kind='input',
+)
+_generator_room__unread8: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`responding` had no effect: it is read only when msv; when lof_zone != clear_of',
+    kind='input',
+)
+_generator_room__unread9: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
     '`facing` had no effect: it is read only when msv; when lof_zone != clear_of; when responding',
+    kind='input',
+)
+_generator_room__unread10: Final = Note(
+    'white_noise',
+    'VIS: White Noise',
+    '`msv` had no effect: it is read only when msv',
     kind='input',
 )
 
 
 def _resolve_generator_room(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Generator Room: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Generator Room: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4619,13 +8088,13 @@ def _resolve_generator_room(v: dict[str, Any], given: frozenset[str]) -> Resolut
     if 'failed_guts' in given and d5 == 0:
         notes.append(_generator_room__unread3)
     if 'range_mod' in given and 0 <= d8 < 2:
-        notes.append(_generator_room__unread4)
-    if 'other_mods' in given and 0 <= d9 < 2:
         notes.append(_generator_room__unread5)
-    if 'responding' in given and 0 <= d12 < 2 and 0 <= d13 < 2 and 0 <= d14 < 2 and 0 <= d15 < 2:
+    if 'other_mods' in given and 0 <= d9 < 2:
         notes.append(_generator_room__unread6)
+    if 'responding' in given and 0 <= d12 < 2 and 0 <= d13 < 2 and 0 <= d14 < 2 and 0 <= d15 < 2:
+        notes.append(_generator_room__unread8)
     if 'facing' in given and 0 <= d13 < 3 and 0 <= d14 < 3 and 0 <= d15 < 3:
-        notes.append(_generator_room__unread7)
+        notes.append(_generator_room__unread9)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='terrain_cards',
@@ -4669,6 +8138,191 @@ def _resolve_generator_room(v: dict[str, Any], given: frozenset[str]) -> Resolut
         tables=(),
         trace=tuple(trace),
     )
+
+
+def _generator_room__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if not v['optional_mov']:
+        d2 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 1), 'difficult#2.1', d2, _generator_room__trace2, _difficult__mod1, lambda: e['MOV_2']))
+
+
+def _generator_room__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if not v['optional_mov']:
+        d3 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'difficult#2.2', d3, _generator_room__trace3, _difficult__mod2, lambda: e['MOV_2'] * 2))
+
+
+def _generator_room__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['optional_mov']:
+        d5 = 0
+    elif not (v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])):
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 4), 'difficult#3.1', d5, _generator_room__trace5, _difficult__mod3, 1))
+
+
+def _generator_room__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['msv']:
+        d8 = 0
+    elif v['lof_skill'] == 'none':
+        d8 = 1
+    elif v['range_mod'] == 0:
+        d8 = 2
+    else:
+        d8 = -1
+    if not v['msv']:
+        d9 = 0
+    elif v['lof_skill'] == 'none':
+        d9 = 1
+    elif v['other_mods'] == 0:
+        d9 = 2
+    else:
+        d9 = -1
+    if not v['msv']:
+        d13 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d13 = 1
+    elif not v['responding']:
+        d13 = 2
+    elif not v['facing']:
+        d13 = 3
+    elif v['lof_skill'] != 'bs_attack':
+        d13 = 4
+    else:
+        d13 = -1
+    out.append(((at, 7), 'other_mods_stack#2.1.1', d8, _generator_room__trace8, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 8), 'other_mods_stack#2.2.1', d9, _generator_room__trace9, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 12), 'zero_visibility#4.2.1.1.1', d13, _generator_room__trace13, _zero_visibility__mod2, -6))
+
+
+def _generator_room__stat_burst0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d24 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 23), 'saturation#2.1', d24, _saturation__mod1_trace, _saturation__mod1, -1))
+    out.append(((at, 24), 'saturation#3', -1, _saturation__mod2_trace, _saturation__mod2, 1))
+
+
+def _generator_room__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d11 = -1 if v['msv'] else 0
+    out.append(((at, 10), 'zero_visibility#3', d11, _generator_room__trace11, _zero_visibility__mod1, 'zero'))
+
+
+def _generator_room__stat_zero_g_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'generator_room#2', -1, _generator_room__mod1_trace, _generator_room__mod1, True))
+
+
+def _generator_room__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['optional_mov']:
+        d4 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d4 = 1
+    else:
+        d4 = -1
+    d6 = -1 if v['optional_mov'] else 0
+    d7 = -1 if v['optional_mov'] else 0
+    d10 = -1 if v['msv'] else 0
+    if not v['msv']:
+        d12 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d12 = 1
+    elif v['responding']:
+        d12 = 2
+    else:
+        d12 = -1
+    if not v['msv']:
+        d14 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d14 = 1
+    elif not v['responding']:
+        d14 = 2
+    elif not v['facing']:
+        d14 = 3
+    elif v['lof_skill'] != 'other':
+        d14 = 4
+    else:
+        d14 = -1
+    if not v['msv']:
+        d15 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d15 = 1
+    elif not v['responding']:
+        d15 = 2
+    elif v['facing']:
+        d15 = 3
+    else:
+        d15 = -1
+    d16 = -1 if v['msv'] else 0
+    d17 = -1 if v['msv'] else 0
+    d18 = -1 if v['msv'] else 0
+    d19 = -1 if v['msv'] else 0
+    d20 = -1 if v['msv'] else 0
+    d21 = -1 if v['msv'] else 0
+    d22 = -1 if v['msv'] else 0
+    out.append(((at, 3), 'difficult#2.3', d4, _generator_room__trace4, _difficult__text1, _generator_room__said4))
+    out.append(((at, 5), 'difficult#4', d6, _generator_room__trace6, _difficult__text2, _generator_room__said6))
+    out.append(((at, 6), 'difficult#5', d7, _generator_room__trace7, _difficult__text3, _generator_room__said7))
+    out.append(((at, 9), 'other_mods_stack#3', d10, _generator_room__trace10, _other_mods_stack__text1, _generator_room__said10))
+    out.append(((at, 11), 'zero_visibility#4.1.1', d12, _generator_room__trace12, _zero_visibility__text1, _generator_room__said12))
+    out.append(((at, 13), 'zero_visibility#4.2.1.2.1', d14, _generator_room__trace14, _zero_visibility__text2, _generator_room__said14))
+    out.append(((at, 14), 'zero_visibility#4.2.1else.1', d15, _generator_room__trace15, _zero_visibility__text3, _generator_room__said15))
+    out.append(((at, 15), 'zero_visibility#5', d16, _generator_room__trace16, _zero_visibility__text4, _generator_room__said16))
+    out.append(((at, 16), 'zero_visibility#6', d17, _generator_room__trace17, _zero_visibility__text5, _generator_room__said17))
+    out.append(((at, 17), 'zero_visibility#7', d18, _generator_room__trace18, _zero_visibility__text6, _generator_room__said18))
+    out.append(((at, 18), 'zero_visibility#8', d19, _generator_room__trace19, _zero_visibility__text7, _generator_room__said19))
+    out.append(((at, 19), 'white_noise#2.2', d20, _white_noise__text1_trace, _white_noise__text1, _generator_room__said20))
+    out.append(((at, 20), 'white_noise#2.3', d21, _white_noise__text2_trace, _white_noise__text2, _generator_room__said21))
+    out.append(((at, 21), 'white_noise#2.4', d22, _white_noise__text3_trace, _white_noise__text3, _generator_room__said22))
+    out.append(((at, 22), 'white_noise#3', -1, None, _white_noise__text4, _generator_room__said23))
+    out.append(((at, 25), 'saturation#4', -1, None, _saturation__text1, _generator_room__said26))
+    out.append(((at, 26), 'saturation#5', -1, None, _saturation__text2, _generator_room__said27))
+    out.append(((at, 27), 'generator_room#5', -1, None, _generator_room__text1, _generator_room__said28))
+    out.append(((at, 28), 'generator_room#6', -1, None, _generator_room__text2, _generator_room__said29))
+
+
+_generator_room__code0: Final = RuleCode(
+    resolve=_resolve_generator_room,
+    nodes=MappingProxyType({
+        'stat MOV_1': _generator_room__stat_MOV_10,
+        'stat order_move': _generator_room__stat_order_move0,
+        'stat reaction_move': _generator_room__stat_reaction_move0,
+        'stat attribute': _generator_room__stat_attribute0,
+        'stat burst': _generator_room__stat_burst0,
+        'stat vis': _generator_room__stat_vis0,
+        'stat zero_g_type': _generator_room__stat_zero_g_type0,
+    }),
+    rolls=None,
+    texts=_generator_room__texts0,
+    watches=(
+        ('movement', ((1, 1), (2, 1), (3, 1), (4, 1)), _generator_room__unread1),
+        ('turn', ((1, 1), (2, 1), (3, 1), (4, 1)), _generator_room__unread2),
+        ('failed_guts', ((4, 1),), _generator_room__unread3),
+        ('lof_skill', ((7, 1), (8, 1), (12, 4), (13, 4), (23, 0)), _generator_room__unread4),
+        ('range_mod', ((7, 2),), _generator_room__unread5),
+        ('other_mods', ((8, 2),), _generator_room__unread6),
+        ('lof_zone', ((11, 1), (12, 1), (13, 1), (14, 1), (23, 0)), _generator_room__unread7),
+        ('responding', ((11, 2), (12, 2), (13, 2), (14, 2)), _generator_room__unread8),
+        ('facing', ((12, 3), (13, 3), (14, 3)), _generator_room__unread9),
+        ('msv', ((19, 0), (20, 0), (21, 0)), _generator_room__unread10),
+    ),
+    chains=False,
+)
 
 
 # rule engine_room, written out
@@ -4734,19 +8388,31 @@ _engine_room__unread3: Final = Note(
 _engine_room__unread4: Final = Note(
     'other_mods_stack',
     'VIS',
-    '`range_mod` had no effect: it is read only when lof_skill != none',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
     kind='input',
 )
 _engine_room__unread5: Final = Note(
     'other_mods_stack',
     'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_engine_room__unread6: Final = Note(
+    'other_mods_stack',
+    'VIS',
     '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_engine_room__unread7: Final = Note(
+    'low_visibility',
+    'VIS: Low Visibility',
+    '`lof_zone` had no effect: it is read only when lof_skill != none and lof_zone != clear_of',
     kind='input',
 )
 
 
 def _resolve_engine_room(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Engine Room: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Engine Room: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -4886,9 +8552,9 @@ def _resolve_engine_room(v: dict[str, Any], given: frozenset[str]) -> Resolution
     if 'failed_guts' in given and d6 == 0:
         notes.append(_engine_room__unread3)
     if 'range_mod' in given and d9 == 0:
-        notes.append(_engine_room__unread4)
-    if 'other_mods' in given and d10 == 0:
         notes.append(_engine_room__unread5)
+    if 'other_mods' in given and d10 == 0:
+        notes.append(_engine_room__unread6)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='terrain_cards',
@@ -4933,45 +8599,1430 @@ def _resolve_engine_room(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _engine_room__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if not v['optional_mov']:
+        d3 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'difficult#2.1', d3, _engine_room__trace3, _difficult__mod1, lambda: e['MOV_2']))
+
+
+def _engine_room__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if not v['optional_mov']:
+        d4 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d4 = 1
+    else:
+        d4 = -1
+    out.append(((at, 3), 'difficult#2.2', d4, _engine_room__trace4, _difficult__mod2, lambda: e['MOV_2'] * 2))
+
+
+def _engine_room__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['optional_mov']:
+        d6 = 0
+    elif not (v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])):
+        d6 = 1
+    else:
+        d6 = -1
+    out.append(((at, 5), 'difficult#3.1', d6, _engine_room__trace6, _difficult__mod3, 1))
+
+
+def _engine_room__stat_zone_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'engine_room#3', -1, _engine_room__mod2_trace, _engine_room__mod2, 'low'))
+
+
+def _engine_room__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d9 = 0
+    elif v['range_mod'] == 0:
+        d9 = 1
+    else:
+        d9 = -1
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['other_mods'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    d13 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 8), 'other_mods_stack#2.1.1', d9, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 9), 'other_mods_stack#2.2.1', d10, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 12), 'low_visibility#4.1', d13, _low_visibility__mod2_trace, _low_visibility__mod2, -3))
+
+
+def _engine_room__stat_burst0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d16 = -1 if v['lof_skill'] == 'bs_attack' and v['lof_zone'] != 'clear_of' else 0
+    out.append(((at, 15), 'saturation#2.1', d16, _saturation__mod1_trace, _saturation__mod1, -1))
+    out.append(((at, 16), 'saturation#3', -1, _saturation__mod2_trace, _saturation__mod2, 1))
+
+
+def _engine_room__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 11), 'low_visibility#3', -1, _low_visibility__mod1_trace, _low_visibility__mod1, 'low'))
+
+
+def _engine_room__stat_zero_g_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'engine_room#2', -1, _engine_room__mod1_trace, _engine_room__mod1, True))
+
+
+def _engine_room__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['optional_mov']:
+        d5 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d5 = 1
+    else:
+        d5 = -1
+    d7 = -1 if v['optional_mov'] else 0
+    d8 = -1 if v['optional_mov'] else 0
+    out.append(((at, 4), 'difficult#2.3', d5, _engine_room__trace5, _difficult__text1, _engine_room__said5))
+    out.append(((at, 6), 'difficult#4', d7, _engine_room__trace7, _difficult__text2, _engine_room__said7))
+    out.append(((at, 7), 'difficult#5', d8, _engine_room__trace8, _difficult__text3, _engine_room__said8))
+    out.append(((at, 10), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _engine_room__said11))
+    out.append(((at, 13), 'low_visibility#5', -1, None, _low_visibility__text1, _engine_room__said14))
+    out.append(((at, 14), 'low_visibility#6', -1, None, _low_visibility__text2, _engine_room__said15))
+    out.append(((at, 17), 'saturation#4', -1, None, _saturation__text1, _engine_room__said18))
+    out.append(((at, 18), 'saturation#5', -1, None, _saturation__text2, _engine_room__said19))
+    out.append(((at, 19), 'engine_room#6', -1, None, _engine_room__text1, _engine_room__said20))
+    out.append(((at, 20), 'engine_room#7', -1, None, _engine_room__text2, _engine_room__said21))
+
+
+_engine_room__code0: Final = RuleCode(
+    resolve=_resolve_engine_room,
+    nodes=MappingProxyType({
+        'stat MOV_1': _engine_room__stat_MOV_10,
+        'stat order_move': _engine_room__stat_order_move0,
+        'stat reaction_move': _engine_room__stat_reaction_move0,
+        'stat zone_vis': _engine_room__stat_zone_vis0,
+        'stat attribute': _engine_room__stat_attribute0,
+        'stat burst': _engine_room__stat_burst0,
+        'stat vis': _engine_room__stat_vis0,
+        'stat zero_g_type': _engine_room__stat_zero_g_type0,
+    }),
+    rolls=None,
+    texts=_engine_room__texts0,
+    watches=(
+        ('movement', ((2, 1), (3, 1), (4, 1), (5, 1)), _engine_room__unread1),
+        ('turn', ((2, 1), (3, 1), (4, 1), (5, 1)), _engine_room__unread2),
+        ('failed_guts', ((5, 1),), _engine_room__unread3),
+        ('lof_skill', ((8, 0), (9, 0), (12, 0), (15, 0)), _engine_room__unread4),
+        ('range_mod', ((8, 1),), _engine_room__unread5),
+        ('other_mods', ((9, 1),), _engine_room__unread6),
+        ('lof_zone', ((12, 0), (15, 0)), _engine_room__unread7),
+    ),
+    chains=False,
+)
+
+
+# rule energy_core_room, written out
+
+_energy_core_room__trace3: Final = within(
+    _difficult__mod1_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_energy_core_room__trace4: Final = within(
+    _difficult__mod2_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_energy_core_room__trace5: Final = within(
+    _difficult__text1_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_energy_core_room__trace6: Final = within(
+    _difficult__mod3_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_energy_core_room__trace7: Final = within(
+    _difficult__text2_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_energy_core_room__trace8: Final = within(
+    _difficult__text3_trace,
+    ('when optional_mov',),
+    (('optional_mov',),),
+)
+_energy_core_room__trace16: Final = within(
+    _other_mods_stack__mod1_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__trace17: Final = within(
+    _other_mods_stack__mod2_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__trace18: Final = within(
+    _other_mods_stack__text1_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__trace19: Final = within(
+    _zero_visibility__mod1_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__trace20: Final = within(
+    _zero_visibility__text1_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__trace21: Final = within(
+    _zero_visibility__mod2_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__trace22: Final = within(
+    _zero_visibility__text2_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__trace23: Final = within(
+    _zero_visibility__text3_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__trace24: Final = within(
+    _zero_visibility__text4_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__trace25: Final = within(
+    _zero_visibility__text5_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__trace26: Final = within(
+    _zero_visibility__text6_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__trace27: Final = within(
+    _zero_visibility__text7_trace,
+    ('when msv',),
+    (('msv',),),
+)
+_energy_core_room__said5: Final = restriction_of(_difficult__text1)
+_energy_core_room__said7: Final = note_of(_difficult__text2)
+_energy_core_room__said8: Final = note_of(_difficult__text3)
+_energy_core_room__said11: Final = note_of(_other_mods_stack__text1)
+_energy_core_room__said14: Final = note_of(_low_visibility__text1)
+_energy_core_room__said15: Final = note_of(_low_visibility__text2)
+_energy_core_room__said18: Final = note_of(_other_mods_stack__text1)
+_energy_core_room__said20: Final = restriction_of(_zero_visibility__text1)
+_energy_core_room__said22: Final = restriction_of(_zero_visibility__text2)
+_energy_core_room__said23: Final = restriction_of(_zero_visibility__text3)
+_energy_core_room__said24: Final = note_of(_zero_visibility__text4)
+_energy_core_room__said25: Final = note_of(_zero_visibility__text5)
+_energy_core_room__said26: Final = note_of(_zero_visibility__text6)
+_energy_core_room__said27: Final = note_of(_zero_visibility__text7)
+_energy_core_room__said28: Final = note_of(_white_noise__text1)
+_energy_core_room__said29: Final = note_of(_white_noise__text2)
+_energy_core_room__said30: Final = note_of(_white_noise__text3)
+_energy_core_room__said31: Final = note_of(_white_noise__text4)
+_energy_core_room__said32: Final = note_of(_energy_core_room__text1)
+_energy_core_room__said33: Final = note_of(_energy_core_room__text2)
+_energy_core_room__unread1: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`movement` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_energy_core_room__unread2: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`turn` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_energy_core_room__unread3: Final = Note(
+    'difficult',
+    'MOV: Difficult',
+    '`failed_guts` had no effect: it is read only when optional_mov',
+    kind='input',
+)
+_energy_core_room__unread4: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`lof_skill` had no effect: it is read only when lof_skill != none; when range_mod != 0',
+    kind='input',
+)
+_energy_core_room__unread5: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_energy_core_room__unread6: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when lof_skill != none',
+    kind='input',
+)
+_energy_core_room__unread7: Final = Note(
+    'low_visibility',
+    'VIS: Low Visibility',
+    '`lof_zone` had no effect: it is read only when lof_skill != none and lof_zone != clear_of',
+    kind='input',
+)
+_energy_core_room__unread8: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`responding` had no effect: it is read only when msv; when lof_zone != clear_of',
+    kind='input',
+)
+_energy_core_room__unread9: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`facing` had no effect: it is read only when msv; when lof_zone != clear_of; when responding',
+    kind='input',
+)
+_energy_core_room__unread10: Final = Note(
+    'white_noise',
+    'VIS: White Noise',
+    '`msv` had no effect: it is read only when msv',
+    kind='input',
+)
+
+
+def _resolve_energy_core_room(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Energy Core Room: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    e['MOV_2'] = v['MOV_2']
+    if not v['optional_mov']:
+        d3 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d3 = 1
+    else:
+        d3 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_energy_core_room__trace3, d3, v, e))
+    if d3 < 0:
+        held.append((_difficult__mod1, e['MOV_2']))
+        where.append(2)
+    e['MOV_1'] = settle_held(_BOOK, 'MOV_1', v['MOV_1'], held, modifiers, where)
+    if v['order_move'] is None:
+        v['order_move'] = whole(e['MOV_1'] + e['MOV_2'])
+    if not v['optional_mov']:
+        d4 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d4 = 1
+    else:
+        d4 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_energy_core_room__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_difficult__mod2, e['MOV_2'] * 2))
+        where.append(3)
+    e['order_move'] = settle_held(_BOOK, 'order_move', v['order_move'], held, modifiers, where)
+    if not v['optional_mov']:
+        d6 = 0
+    elif not (v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])):
+        d6 = 1
+    else:
+        d6 = -1
+    held = []
+    where = []
+    trace.append(TraceEntry(_energy_core_room__trace6, d6, v, e))
+    if d6 < 0:
+        held.append((_difficult__mod3, 1))
+        where.append(5)
+    e['reaction_move'] = settle_held(_BOOK, 'reaction_move', v['reaction_move'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_energy_core_room__mod2_trace, -1, v, e))
+    held.append((_energy_core_room__mod2, 'low'))
+    where.append(1)
+    e['zone_vis'] = settle_held(_BOOK, 'zone_vis', v['zone_vis'], held, modifiers, where)
+    if v['lof_skill'] == 'none':
+        d9 = 0
+    elif v['range_mod'] == 0:
+        d9 = 1
+    else:
+        d9 = -1
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['other_mods'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    d13 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    if not v['msv']:
+        d16 = 0
+    elif v['lof_skill'] == 'none':
+        d16 = 1
+    elif v['range_mod'] == 0:
+        d16 = 2
+    else:
+        d16 = -1
+    if not v['msv']:
+        d17 = 0
+    elif v['lof_skill'] == 'none':
+        d17 = 1
+    elif v['other_mods'] == 0:
+        d17 = 2
+    else:
+        d17 = -1
+    if not v['msv']:
+        d21 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d21 = 1
+    elif not v['responding']:
+        d21 = 2
+    elif not v['facing']:
+        d21 = 3
+    elif v['lof_skill'] != 'bs_attack':
+        d21 = 4
+    else:
+        d21 = -1
+    steps9: list[Candidate] = [
+        (8, 'other_mods_stack#2.1.1', d9, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']),
+        (9, 'other_mods_stack#2.2.1', d10, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']),
+        (12, 'low_visibility#4.1', d13, _low_visibility__mod2_trace, _low_visibility__mod2, -3),
+        (15, 'other_mods_stack#2.1.1', d16, _energy_core_room__trace16, _other_mods_stack__mod1, lambda: v['range_mod']),
+        (16, 'other_mods_stack#2.2.1', d17, _energy_core_room__trace17, _other_mods_stack__mod2, lambda: v['other_mods']),
+        (20, 'zero_visibility#4.2.1.1.1', d21, _energy_core_room__trace21, _zero_visibility__mod2, -6),
+    ]
+    e['attribute'] = settle_counted(s, 'attribute', steps9, modifiers)
+    d19 = -1 if v['msv'] else 0
+    held = []
+    where = []
+    trace.append(TraceEntry(_low_visibility__mod1_trace, -1, v, e))
+    held.append((_low_visibility__mod1, 'low'))
+    where.append(11)
+    trace.append(TraceEntry(_energy_core_room__trace19, d19, v, e))
+    if d19 < 0:
+        held.append((_zero_visibility__mod1, 'zero'))
+        where.append(18)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    held = []
+    where = []
+    trace.append(TraceEntry(_energy_core_room__mod1_trace, -1, v, e))
+    held.append((_energy_core_room__mod1, True))
+    where.append(0)
+    e['zero_g_type'] = settle_held(_BOOK, 'zero_g_type', v['zero_g_type'], held, modifiers, where)
+    if not v['optional_mov']:
+        d5 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d5 = 1
+    else:
+        d5 = -1
+    d7 = -1 if v['optional_mov'] else 0
+    d8 = -1 if v['optional_mov'] else 0
+    d18 = -1 if v['msv'] else 0
+    if not v['msv']:
+        d20 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d20 = 1
+    elif v['responding']:
+        d20 = 2
+    else:
+        d20 = -1
+    if not v['msv']:
+        d22 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d22 = 1
+    elif not v['responding']:
+        d22 = 2
+    elif not v['facing']:
+        d22 = 3
+    elif v['lof_skill'] != 'other':
+        d22 = 4
+    else:
+        d22 = -1
+    if not v['msv']:
+        d23 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d23 = 1
+    elif not v['responding']:
+        d23 = 2
+    elif v['facing']:
+        d23 = 3
+    else:
+        d23 = -1
+    d24 = -1 if v['msv'] else 0
+    d25 = -1 if v['msv'] else 0
+    d26 = -1 if v['msv'] else 0
+    d27 = -1 if v['msv'] else 0
+    d28 = -1 if v['msv'] else 0
+    d29 = -1 if v['msv'] else 0
+    d30 = -1 if v['msv'] else 0
+    steps5: list[Candidate] = [
+        (4, 'difficult#2.3', d5, _energy_core_room__trace5, _difficult__text1, _energy_core_room__said5),
+        (6, 'difficult#4', d7, _energy_core_room__trace7, _difficult__text2, _energy_core_room__said7),
+        (7, 'difficult#5', d8, _energy_core_room__trace8, _difficult__text3, _energy_core_room__said8),
+        (10, 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _energy_core_room__said11),
+        (13, 'low_visibility#5', -1, None, _low_visibility__text1, _energy_core_room__said14),
+        (14, 'low_visibility#6', -1, None, _low_visibility__text2, _energy_core_room__said15),
+        (17, 'other_mods_stack#3', d18, _energy_core_room__trace18, _other_mods_stack__text1, _energy_core_room__said18),
+        (19, 'zero_visibility#4.1.1', d20, _energy_core_room__trace20, _zero_visibility__text1, _energy_core_room__said20),
+        (21, 'zero_visibility#4.2.1.2.1', d22, _energy_core_room__trace22, _zero_visibility__text2, _energy_core_room__said22),
+        (22, 'zero_visibility#4.2.1else.1', d23, _energy_core_room__trace23, _zero_visibility__text3, _energy_core_room__said23),
+        (23, 'zero_visibility#5', d24, _energy_core_room__trace24, _zero_visibility__text4, _energy_core_room__said24),
+        (24, 'zero_visibility#6', d25, _energy_core_room__trace25, _zero_visibility__text5, _energy_core_room__said25),
+        (25, 'zero_visibility#7', d26, _energy_core_room__trace26, _zero_visibility__text6, _energy_core_room__said26),
+        (26, 'zero_visibility#8', d27, _energy_core_room__trace27, _zero_visibility__text7, _energy_core_room__said27),
+        (27, 'white_noise#2.2', d28, _white_noise__text1_trace, _white_noise__text1, _energy_core_room__said28),
+        (28, 'white_noise#2.3', d29, _white_noise__text2_trace, _white_noise__text2, _energy_core_room__said29),
+        (29, 'white_noise#2.4', d30, _white_noise__text3_trace, _white_noise__text3, _energy_core_room__said30),
+        (30, 'white_noise#3', -1, None, _white_noise__text4, _energy_core_room__said31),
+        (31, 'energy_core_room#6', -1, None, _energy_core_room__text1, _energy_core_room__said32),
+        (32, 'energy_core_room#7', -1, None, _energy_core_room__text2, _energy_core_room__said33),
+    ]
+    restrictions: list[Restriction] = []
+    notes: list[Note] = []
+    texts_counted(s, steps5, restrictions, notes)
+    if 'movement' in given and d3 == 0 and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_energy_core_room__unread1)
+    if 'turn' in given and d3 == 0 and d4 == 0 and d5 == 0 and d6 == 0:
+        notes.append(_energy_core_room__unread2)
+    if 'failed_guts' in given and d6 == 0:
+        notes.append(_energy_core_room__unread3)
+    if 'range_mod' in given and d9 == 0 and 0 <= d16 < 2:
+        notes.append(_energy_core_room__unread5)
+    if 'other_mods' in given and d10 == 0 and 0 <= d17 < 2:
+        notes.append(_energy_core_room__unread6)
+    if 'responding' in given and 0 <= d20 < 2 and 0 <= d21 < 2 and 0 <= d22 < 2 and 0 <= d23 < 2:
+        notes.append(_energy_core_room__unread8)
+    if 'facing' in given and 0 <= d21 < 3 and 0 <= d22 < 3 and 0 <= d23 < 3:
+        notes.append(_energy_core_room__unread9)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('energy_core_room',),
+        inputs={
+            'MOV_1': v['MOV_1'],
+            'MOV_2': v['MOV_2'],
+            'order_move': v['order_move'],
+            'reaction_move': v['reaction_move'],
+            'attribute': v['attribute'],
+            'zone_vis': v['zone_vis'],
+            'vis': v['vis'],
+            'zero_g_type': v['zero_g_type'],
+            'turn': v['turn'],
+            'movement': v['movement'],
+            'failed_guts': v['failed_guts'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'responding': v['responding'],
+            'facing': v['facing'],
+            'msv': v['msv'],
+            'optional_mov': v['optional_mov'],
+        },
+        stats={
+            'MOV_1': e['MOV_1'],
+            'MOV_2': e['MOV_2'],
+            'order_move': e['order_move'],
+            'reaction_move': e['reaction_move'],
+            'attribute': e['attribute'],
+            'zone_vis': e['zone_vis'],
+            'vis': e['vis'],
+            'zero_g_type': e['zero_g_type'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+def _energy_core_room__stat_MOV_10(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if not v['optional_mov']:
+        d3 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'difficult#2.1', d3, _energy_core_room__trace3, _difficult__mod1, lambda: e['MOV_2']))
+
+
+def _energy_core_room__stat_order_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if not v['optional_mov']:
+        d4 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d4 = 1
+    else:
+        d4 = -1
+    out.append(((at, 3), 'difficult#2.2', d4, _energy_core_room__trace4, _difficult__mod2, lambda: e['MOV_2'] * 2))
+
+
+def _energy_core_room__stat_reaction_move0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['optional_mov']:
+        d6 = 0
+    elif not (v['turn'] == 'reactive' and (v['movement'] in ('dodge', 'engage') or v['failed_guts'])):
+        d6 = 1
+    else:
+        d6 = -1
+    out.append(((at, 5), 'difficult#3.1', d6, _energy_core_room__trace6, _difficult__mod3, 1))
+
+
+def _energy_core_room__stat_zone_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'energy_core_room#3', -1, _energy_core_room__mod2_trace, _energy_core_room__mod2, 'low'))
+
+
+def _energy_core_room__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['lof_skill'] == 'none':
+        d9 = 0
+    elif v['range_mod'] == 0:
+        d9 = 1
+    else:
+        d9 = -1
+    if v['lof_skill'] == 'none':
+        d10 = 0
+    elif v['other_mods'] == 0:
+        d10 = 1
+    else:
+        d10 = -1
+    d13 = -1 if v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of' else 0
+    if not v['msv']:
+        d16 = 0
+    elif v['lof_skill'] == 'none':
+        d16 = 1
+    elif v['range_mod'] == 0:
+        d16 = 2
+    else:
+        d16 = -1
+    if not v['msv']:
+        d17 = 0
+    elif v['lof_skill'] == 'none':
+        d17 = 1
+    elif v['other_mods'] == 0:
+        d17 = 2
+    else:
+        d17 = -1
+    if not v['msv']:
+        d21 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d21 = 1
+    elif not v['responding']:
+        d21 = 2
+    elif not v['facing']:
+        d21 = 3
+    elif v['lof_skill'] != 'bs_attack':
+        d21 = 4
+    else:
+        d21 = -1
+    out.append(((at, 8), 'other_mods_stack#2.1.1', d9, _other_mods_stack__mod1_trace, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 9), 'other_mods_stack#2.2.1', d10, _other_mods_stack__mod2_trace, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 12), 'low_visibility#4.1', d13, _low_visibility__mod2_trace, _low_visibility__mod2, -3))
+    out.append(((at, 15), 'other_mods_stack#2.1.1', d16, _energy_core_room__trace16, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 16), 'other_mods_stack#2.2.1', d17, _energy_core_room__trace17, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 20), 'zero_visibility#4.2.1.1.1', d21, _energy_core_room__trace21, _zero_visibility__mod2, -6))
+
+
+def _energy_core_room__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d19 = -1 if v['msv'] else 0
+    out.append(((at, 11), 'low_visibility#3', -1, _low_visibility__mod1_trace, _low_visibility__mod1, 'low'))
+    out.append(((at, 18), 'zero_visibility#3', d19, _energy_core_room__trace19, _zero_visibility__mod1, 'zero'))
+
+
+def _energy_core_room__stat_zero_g_type0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'energy_core_room#2', -1, _energy_core_room__mod1_trace, _energy_core_room__mod1, True))
+
+
+def _energy_core_room__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['optional_mov']:
+        d5 = 0
+    elif not (v['movement'] in ('move', 'cautious_movement', 'jump', 'climb') or (v['movement'] == 'assault' and v['turn'] == 'active') or (v['movement'] in ('dodge', 'engage') and v['turn'] == 'reactive')):
+        d5 = 1
+    else:
+        d5 = -1
+    d7 = -1 if v['optional_mov'] else 0
+    d8 = -1 if v['optional_mov'] else 0
+    d18 = -1 if v['msv'] else 0
+    if not v['msv']:
+        d20 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d20 = 1
+    elif v['responding']:
+        d20 = 2
+    else:
+        d20 = -1
+    if not v['msv']:
+        d22 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d22 = 1
+    elif not v['responding']:
+        d22 = 2
+    elif not v['facing']:
+        d22 = 3
+    elif v['lof_skill'] != 'other':
+        d22 = 4
+    else:
+        d22 = -1
+    if not v['msv']:
+        d23 = 0
+    elif v['lof_zone'] == 'clear_of':
+        d23 = 1
+    elif not v['responding']:
+        d23 = 2
+    elif v['facing']:
+        d23 = 3
+    else:
+        d23 = -1
+    d24 = -1 if v['msv'] else 0
+    d25 = -1 if v['msv'] else 0
+    d26 = -1 if v['msv'] else 0
+    d27 = -1 if v['msv'] else 0
+    d28 = -1 if v['msv'] else 0
+    d29 = -1 if v['msv'] else 0
+    d30 = -1 if v['msv'] else 0
+    out.append(((at, 4), 'difficult#2.3', d5, _energy_core_room__trace5, _difficult__text1, _energy_core_room__said5))
+    out.append(((at, 6), 'difficult#4', d7, _energy_core_room__trace7, _difficult__text2, _energy_core_room__said7))
+    out.append(((at, 7), 'difficult#5', d8, _energy_core_room__trace8, _difficult__text3, _energy_core_room__said8))
+    out.append(((at, 10), 'other_mods_stack#3', -1, None, _other_mods_stack__text1, _energy_core_room__said11))
+    out.append(((at, 13), 'low_visibility#5', -1, None, _low_visibility__text1, _energy_core_room__said14))
+    out.append(((at, 14), 'low_visibility#6', -1, None, _low_visibility__text2, _energy_core_room__said15))
+    out.append(((at, 17), 'other_mods_stack#3', d18, _energy_core_room__trace18, _other_mods_stack__text1, _energy_core_room__said18))
+    out.append(((at, 19), 'zero_visibility#4.1.1', d20, _energy_core_room__trace20, _zero_visibility__text1, _energy_core_room__said20))
+    out.append(((at, 21), 'zero_visibility#4.2.1.2.1', d22, _energy_core_room__trace22, _zero_visibility__text2, _energy_core_room__said22))
+    out.append(((at, 22), 'zero_visibility#4.2.1else.1', d23, _energy_core_room__trace23, _zero_visibility__text3, _energy_core_room__said23))
+    out.append(((at, 23), 'zero_visibility#5', d24, _energy_core_room__trace24, _zero_visibility__text4, _energy_core_room__said24))
+    out.append(((at, 24), 'zero_visibility#6', d25, _energy_core_room__trace25, _zero_visibility__text5, _energy_core_room__said25))
+    out.append(((at, 25), 'zero_visibility#7', d26, _energy_core_room__trace26, _zero_visibility__text6, _energy_core_room__said26))
+    out.append(((at, 26), 'zero_visibility#8', d27, _energy_core_room__trace27, _zero_visibility__text7, _energy_core_room__said27))
+    out.append(((at, 27), 'white_noise#2.2', d28, _white_noise__text1_trace, _white_noise__text1, _energy_core_room__said28))
+    out.append(((at, 28), 'white_noise#2.3', d29, _white_noise__text2_trace, _white_noise__text2, _energy_core_room__said29))
+    out.append(((at, 29), 'white_noise#2.4', d30, _white_noise__text3_trace, _white_noise__text3, _energy_core_room__said30))
+    out.append(((at, 30), 'white_noise#3', -1, None, _white_noise__text4, _energy_core_room__said31))
+    out.append(((at, 31), 'energy_core_room#6', -1, None, _energy_core_room__text1, _energy_core_room__said32))
+    out.append(((at, 32), 'energy_core_room#7', -1, None, _energy_core_room__text2, _energy_core_room__said33))
+
+
+_energy_core_room__code0: Final = RuleCode(
+    resolve=_resolve_energy_core_room,
+    nodes=MappingProxyType({
+        'stat MOV_1': _energy_core_room__stat_MOV_10,
+        'stat order_move': _energy_core_room__stat_order_move0,
+        'stat reaction_move': _energy_core_room__stat_reaction_move0,
+        'stat zone_vis': _energy_core_room__stat_zone_vis0,
+        'stat attribute': _energy_core_room__stat_attribute0,
+        'stat vis': _energy_core_room__stat_vis0,
+        'stat zero_g_type': _energy_core_room__stat_zero_g_type0,
+    }),
+    rolls=None,
+    texts=_energy_core_room__texts0,
+    watches=(
+        ('movement', ((2, 1), (3, 1), (4, 1), (5, 1)), _energy_core_room__unread1),
+        ('turn', ((2, 1), (3, 1), (4, 1), (5, 1)), _energy_core_room__unread2),
+        ('failed_guts', ((5, 1),), _energy_core_room__unread3),
+        ('lof_skill', ((8, 0), (9, 0), (12, 0), (15, 1), (16, 1), (20, 4), (21, 4)), _energy_core_room__unread4),
+        ('range_mod', ((8, 1), (15, 2)), _energy_core_room__unread5),
+        ('other_mods', ((9, 1), (16, 2)), _energy_core_room__unread6),
+        ('lof_zone', ((12, 0), (19, 1), (20, 1), (21, 1), (22, 1)), _energy_core_room__unread7),
+        ('responding', ((19, 2), (20, 2), (21, 2), (22, 2)), _energy_core_room__unread8),
+        ('facing', ((20, 3), (21, 3), (22, 3)), _energy_core_room__unread9),
+        ('msv', ((27, 0), (28, 0), (29, 0)), _energy_core_room__unread10),
+    ),
+    chains=False,
+)
+
+
+# rule storm, written out
+
+_storm__trace1: Final = within(
+    _other_mods_stack__mod1_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace2: Final = within(
+    _other_mods_stack__mod2_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace3: Final = within(
+    _other_mods_stack__text1_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace4: Final = within(
+    _poor_visibility__mod1_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace5: Final = within(
+    _poor_visibility__mod2_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace6: Final = within(
+    _poor_visibility__text1_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace7: Final = within(
+    _poor_visibility__text2_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == low'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace8: Final = within(
+    _other_mods_stack__mod1_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace9: Final = within(
+    _other_mods_stack__mod2_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace10: Final = within(
+    _other_mods_stack__text1_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace11: Final = within(
+    _zero_visibility__mod1_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace12: Final = within(
+    _zero_visibility__text1_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace13: Final = within(
+    _zero_visibility__mod2_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace14: Final = within(
+    _zero_visibility__text2_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace15: Final = within(
+    _zero_visibility__text3_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace16: Final = within(
+    _zero_visibility__text4_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace17: Final = within(
+    _zero_visibility__text5_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace18: Final = within(
+    _zero_visibility__text6_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__trace19: Final = within(
+    _zero_visibility__text7_trace,
+    ('when jungle_type or aquatic_type or desert_type or mountains_type', 'when zone_vis == poor'),
+    (('jungle_type', 'aquatic_type', 'desert_type', 'mountains_type'), ('zone_vis',)),
+)
+_storm__said3: Final = note_of(_other_mods_stack__text1)
+_storm__said6: Final = note_of(_poor_visibility__text1)
+_storm__said7: Final = note_of(_poor_visibility__text2)
+_storm__said10: Final = note_of(_other_mods_stack__text1)
+_storm__said12: Final = restriction_of(_zero_visibility__text1)
+_storm__said14: Final = restriction_of(_zero_visibility__text2)
+_storm__said15: Final = restriction_of(_zero_visibility__text3)
+_storm__said16: Final = note_of(_zero_visibility__text4)
+_storm__said17: Final = note_of(_zero_visibility__text5)
+_storm__said18: Final = note_of(_zero_visibility__text6)
+_storm__said19: Final = note_of(_zero_visibility__text7)
+_storm__said20: Final = restriction_of(_storm__text1)
+_storm__said21: Final = note_of(_storm__text2)
+_storm__said22: Final = note_of(_storm__text3)
+_storm__said23: Final = note_of(_storm__text4)
+_storm__said24: Final = note_of(_storm__text5)
+_storm__unread1: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`lof_skill` had no effect: it is read only when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low',
+    kind='input',
+)
+_storm__unread2: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`range_mod` had no effect: it is read only when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none',
+    kind='input',
+)
+_storm__unread3: Final = Note(
+    'other_mods_stack',
+    'VIS',
+    '`other_mods` had no effect: it is read only when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low; when lof_skill != none',
+    kind='input',
+)
+_storm__unread4: Final = Note(
+    'poor_visibility',
+    'VIS: Poor Visibility',
+    '`lof_zone` had no effect: it is read only when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == low',
+    kind='input',
+)
+_storm__unread5: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`responding` had no effect: it is read only when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of',
+    kind='input',
+)
+_storm__unread6: Final = Note(
+    'zero_visibility',
+    'VIS: Zero Visibility',
+    '`facing` had no effect: it is read only when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor; when lof_zone != clear_of; when responding',
+    kind='input',
+)
+
+
+def _resolve_storm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """Storm: the rule alone, written out.
+
+    `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
+    may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
+    """
+    e = Settled()
+    trace: list[TraceEntry] = []
+    s = CachedScope(_BOOK, v, e, trace)
+    modifiers: list[tuple[int, Modifier]] = []
+    e['jungle_type'] = v['jungle_type']
+    e['aquatic_type'] = v['aquatic_type']
+    e['desert_type'] = v['desert_type']
+    e['mountains_type'] = v['mountains_type']
+    e['zone_vis'] = v['zone_vis']
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d1 = 0
+    elif e['zone_vis'] != 'low':
+        d1 = 1
+    elif v['lof_skill'] == 'none':
+        d1 = 2
+    elif v['range_mod'] == 0:
+        d1 = 3
+    else:
+        d1 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d2 = 0
+    elif e['zone_vis'] != 'low':
+        d2 = 1
+    elif v['lof_skill'] == 'none':
+        d2 = 2
+    elif v['other_mods'] == 0:
+        d2 = 3
+    else:
+        d2 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d5 = 0
+    elif e['zone_vis'] != 'low':
+        d5 = 1
+    elif not (v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of'):
+        d5 = 2
+    else:
+        d5 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d8 = 0
+    elif e['zone_vis'] != 'poor':
+        d8 = 1
+    elif v['lof_skill'] == 'none':
+        d8 = 2
+    elif v['range_mod'] == 0:
+        d8 = 3
+    else:
+        d8 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d9 = 0
+    elif e['zone_vis'] != 'poor':
+        d9 = 1
+    elif v['lof_skill'] == 'none':
+        d9 = 2
+    elif v['other_mods'] == 0:
+        d9 = 3
+    else:
+        d9 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d13 = 0
+    elif e['zone_vis'] != 'poor':
+        d13 = 1
+    elif v['lof_zone'] == 'clear_of':
+        d13 = 2
+    elif not v['responding']:
+        d13 = 3
+    elif not v['facing']:
+        d13 = 4
+    elif v['lof_skill'] != 'bs_attack':
+        d13 = 5
+    else:
+        d13 = -1
+    steps1: list[Candidate] = [
+        (0, 'other_mods_stack#2.1.1', d1, _storm__trace1, _other_mods_stack__mod1, lambda: v['range_mod']),
+        (1, 'other_mods_stack#2.2.1', d2, _storm__trace2, _other_mods_stack__mod2, lambda: v['other_mods']),
+        (4, 'poor_visibility#4.1', d5, _storm__trace5, _poor_visibility__mod2, -6),
+        (7, 'other_mods_stack#2.1.1', d8, _storm__trace8, _other_mods_stack__mod1, lambda: v['range_mod']),
+        (8, 'other_mods_stack#2.2.1', d9, _storm__trace9, _other_mods_stack__mod2, lambda: v['other_mods']),
+        (12, 'zero_visibility#4.2.1.1.1', d13, _storm__trace13, _zero_visibility__mod2, -6),
+    ]
+    e['attribute'] = settle_counted(s, 'attribute', steps1, modifiers)
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d4 = 0
+    elif e['zone_vis'] != 'low':
+        d4 = 1
+    else:
+        d4 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d11 = 0
+    elif e['zone_vis'] != 'poor':
+        d11 = 1
+    else:
+        d11 = -1
+    held: list[tuple[ModSpec, Any]] = []
+    where: list[int] = []
+    trace.append(TraceEntry(_storm__trace4, d4, v, e))
+    if d4 < 0:
+        held.append((_poor_visibility__mod1, 'poor'))
+        where.append(3)
+    trace.append(TraceEntry(_storm__trace11, d11, v, e))
+    if d11 < 0:
+        held.append((_zero_visibility__mod1, 'zero'))
+        where.append(10)
+    e['vis'] = settle_held(_BOOK, 'vis', v['vis'], held, modifiers, where)
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d3 = 0
+    elif e['zone_vis'] != 'low':
+        d3 = 1
+    else:
+        d3 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d6 = 0
+    elif e['zone_vis'] != 'low':
+        d6 = 1
+    else:
+        d6 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d7 = 0
+    elif e['zone_vis'] != 'low':
+        d7 = 1
+    else:
+        d7 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d10 = 0
+    elif e['zone_vis'] != 'poor':
+        d10 = 1
+    else:
+        d10 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d12 = 0
+    elif e['zone_vis'] != 'poor':
+        d12 = 1
+    elif v['lof_zone'] == 'clear_of':
+        d12 = 2
+    elif v['responding']:
+        d12 = 3
+    else:
+        d12 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d14 = 0
+    elif e['zone_vis'] != 'poor':
+        d14 = 1
+    elif v['lof_zone'] == 'clear_of':
+        d14 = 2
+    elif not v['responding']:
+        d14 = 3
+    elif not v['facing']:
+        d14 = 4
+    elif v['lof_skill'] != 'other':
+        d14 = 5
+    else:
+        d14 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d15 = 0
+    elif e['zone_vis'] != 'poor':
+        d15 = 1
+    elif v['lof_zone'] == 'clear_of':
+        d15 = 2
+    elif not v['responding']:
+        d15 = 3
+    elif v['facing']:
+        d15 = 4
+    else:
+        d15 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d16 = 0
+    elif e['zone_vis'] != 'poor':
+        d16 = 1
+    else:
+        d16 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d17 = 0
+    elif e['zone_vis'] != 'poor':
+        d17 = 1
+    else:
+        d17 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d18 = 0
+    elif e['zone_vis'] != 'poor':
+        d18 = 1
+    else:
+        d18 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d19 = 0
+    elif e['zone_vis'] != 'poor':
+        d19 = 1
+    else:
+        d19 = -1
+    d20 = -1 if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']) else 0
+    steps3: list[Candidate] = [
+        (2, 'other_mods_stack#3', d3, _storm__trace3, _other_mods_stack__text1, _storm__said3),
+        (5, 'poor_visibility#5', d6, _storm__trace6, _poor_visibility__text1, _storm__said6),
+        (6, 'poor_visibility#6', d7, _storm__trace7, _poor_visibility__text2, _storm__said7),
+        (9, 'other_mods_stack#3', d10, _storm__trace10, _other_mods_stack__text1, _storm__said10),
+        (11, 'zero_visibility#4.1.1', d12, _storm__trace12, _zero_visibility__text1, _storm__said12),
+        (13, 'zero_visibility#4.2.1.2.1', d14, _storm__trace14, _zero_visibility__text2, _storm__said14),
+        (14, 'zero_visibility#4.2.1else.1', d15, _storm__trace15, _zero_visibility__text3, _storm__said15),
+        (15, 'zero_visibility#5', d16, _storm__trace16, _zero_visibility__text4, _storm__said16),
+        (16, 'zero_visibility#6', d17, _storm__trace17, _zero_visibility__text5, _storm__said17),
+        (17, 'zero_visibility#7', d18, _storm__trace18, _zero_visibility__text6, _storm__said18),
+        (18, 'zero_visibility#8', d19, _storm__trace19, _zero_visibility__text7, _storm__said19),
+        (19, 'storm#2else.1', d20, _storm__text1_trace, _storm__text1, _storm__said20),
+        (20, 'storm#3', -1, None, _storm__text2, _storm__said21),
+        (21, 'storm#4', -1, None, _storm__text3, _storm__said22),
+        (22, 'storm#5', -1, None, _storm__text4, _storm__said23),
+        (23, 'storm#6', -1, None, _storm__text5, _storm__said24),
+    ]
+    restrictions: list[Restriction] = []
+    notes: list[Note] = []
+    texts_counted(s, steps3, restrictions, notes)
+    if 'lof_skill' in given and 0 <= d1 < 2 and 0 <= d2 < 2 and 0 <= d5 < 2 and 0 <= d8 < 2 and 0 <= d9 < 2 and 0 <= d13 < 5 and 0 <= d14 < 5:
+        notes.append(_storm__unread1)
+    if 'range_mod' in given and 0 <= d1 < 3 and 0 <= d8 < 3:
+        notes.append(_storm__unread2)
+    if 'other_mods' in given and 0 <= d2 < 3 and 0 <= d9 < 3:
+        notes.append(_storm__unread3)
+    if 'lof_zone' in given and 0 <= d5 < 2 and 0 <= d12 < 2 and 0 <= d13 < 2 and 0 <= d14 < 2 and 0 <= d15 < 2:
+        notes.append(_storm__unread4)
+    if 'responding' in given and 0 <= d12 < 3 and 0 <= d13 < 3 and 0 <= d14 < 3 and 0 <= d15 < 3:
+        notes.append(_storm__unread5)
+    if 'facing' in given and 0 <= d13 < 4 and 0 <= d14 < 4 and 0 <= d15 < 4:
+        notes.append(_storm__unread6)
+    modifiers.sort(key=FIRST)  # in the order of their steps
+    return Resolution(
+        rulebook='terrain_cards',
+        rules=('storm',),
+        inputs={
+            'attribute': v['attribute'],
+            'zone_vis': v['zone_vis'],
+            'vis': v['vis'],
+            'jungle_type': v['jungle_type'],
+            'mountains_type': v['mountains_type'],
+            'aquatic_type': v['aquatic_type'],
+            'desert_type': v['desert_type'],
+            'lof_skill': v['lof_skill'],
+            'lof_zone': v['lof_zone'],
+            'range_mod': v['range_mod'],
+            'other_mods': v['other_mods'],
+            'responding': v['responding'],
+            'facing': v['facing'],
+        },
+        stats={
+            'attribute': e['attribute'],
+            'zone_vis': e['zone_vis'],
+            'vis': e['vis'],
+            'jungle_type': e['jungle_type'],
+            'mountains_type': e['mountains_type'],
+            'aquatic_type': e['aquatic_type'],
+            'desert_type': e['desert_type'],
+        },
+        derived={},
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=(),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=(),
+        trace=tuple(trace),
+    )
+
+
+def _storm__stat_attribute0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d1 = 0
+    elif e['zone_vis'] != 'low':
+        d1 = 1
+    elif v['lof_skill'] == 'none':
+        d1 = 2
+    elif v['range_mod'] == 0:
+        d1 = 3
+    else:
+        d1 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d2 = 0
+    elif e['zone_vis'] != 'low':
+        d2 = 1
+    elif v['lof_skill'] == 'none':
+        d2 = 2
+    elif v['other_mods'] == 0:
+        d2 = 3
+    else:
+        d2 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d5 = 0
+    elif e['zone_vis'] != 'low':
+        d5 = 1
+    elif not (v['lof_skill'] != 'none' and v['lof_zone'] != 'clear_of'):
+        d5 = 2
+    else:
+        d5 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d8 = 0
+    elif e['zone_vis'] != 'poor':
+        d8 = 1
+    elif v['lof_skill'] == 'none':
+        d8 = 2
+    elif v['range_mod'] == 0:
+        d8 = 3
+    else:
+        d8 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d9 = 0
+    elif e['zone_vis'] != 'poor':
+        d9 = 1
+    elif v['lof_skill'] == 'none':
+        d9 = 2
+    elif v['other_mods'] == 0:
+        d9 = 3
+    else:
+        d9 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d13 = 0
+    elif e['zone_vis'] != 'poor':
+        d13 = 1
+    elif v['lof_zone'] == 'clear_of':
+        d13 = 2
+    elif not v['responding']:
+        d13 = 3
+    elif not v['facing']:
+        d13 = 4
+    elif v['lof_skill'] != 'bs_attack':
+        d13 = 5
+    else:
+        d13 = -1
+    out.append(((at, 0), 'other_mods_stack#2.1.1', d1, _storm__trace1, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 1), 'other_mods_stack#2.2.1', d2, _storm__trace2, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 4), 'poor_visibility#4.1', d5, _storm__trace5, _poor_visibility__mod2, -6))
+    out.append(((at, 7), 'other_mods_stack#2.1.1', d8, _storm__trace8, _other_mods_stack__mod1, lambda: v['range_mod']))
+    out.append(((at, 8), 'other_mods_stack#2.2.1', d9, _storm__trace9, _other_mods_stack__mod2, lambda: v['other_mods']))
+    out.append(((at, 12), 'zero_visibility#4.2.1.1.1', d13, _storm__trace13, _zero_visibility__mod2, -6))
+
+
+def _storm__stat_vis0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d4 = 0
+    elif e['zone_vis'] != 'low':
+        d4 = 1
+    else:
+        d4 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d11 = 0
+    elif e['zone_vis'] != 'poor':
+        d11 = 1
+    else:
+        d11 = -1
+    out.append(((at, 3), 'poor_visibility#3', d4, _storm__trace4, _poor_visibility__mod1, 'poor'))
+    out.append(((at, 10), 'zero_visibility#3', d11, _storm__trace11, _zero_visibility__mod1, 'zero'))
+
+
+def _storm__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d3 = 0
+    elif e['zone_vis'] != 'low':
+        d3 = 1
+    else:
+        d3 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d6 = 0
+    elif e['zone_vis'] != 'low':
+        d6 = 1
+    else:
+        d6 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d7 = 0
+    elif e['zone_vis'] != 'low':
+        d7 = 1
+    else:
+        d7 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d10 = 0
+    elif e['zone_vis'] != 'poor':
+        d10 = 1
+    else:
+        d10 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d12 = 0
+    elif e['zone_vis'] != 'poor':
+        d12 = 1
+    elif v['lof_zone'] == 'clear_of':
+        d12 = 2
+    elif v['responding']:
+        d12 = 3
+    else:
+        d12 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d14 = 0
+    elif e['zone_vis'] != 'poor':
+        d14 = 1
+    elif v['lof_zone'] == 'clear_of':
+        d14 = 2
+    elif not v['responding']:
+        d14 = 3
+    elif not v['facing']:
+        d14 = 4
+    elif v['lof_skill'] != 'other':
+        d14 = 5
+    else:
+        d14 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d15 = 0
+    elif e['zone_vis'] != 'poor':
+        d15 = 1
+    elif v['lof_zone'] == 'clear_of':
+        d15 = 2
+    elif not v['responding']:
+        d15 = 3
+    elif v['facing']:
+        d15 = 4
+    else:
+        d15 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d16 = 0
+    elif e['zone_vis'] != 'poor':
+        d16 = 1
+    else:
+        d16 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d17 = 0
+    elif e['zone_vis'] != 'poor':
+        d17 = 1
+    else:
+        d17 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d18 = 0
+    elif e['zone_vis'] != 'poor':
+        d18 = 1
+    else:
+        d18 = -1
+    if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']):
+        d19 = 0
+    elif e['zone_vis'] != 'poor':
+        d19 = 1
+    else:
+        d19 = -1
+    d20 = -1 if not (e['jungle_type'] or e['aquatic_type'] or e['desert_type'] or e['mountains_type']) else 0
+    out.append(((at, 2), 'other_mods_stack#3', d3, _storm__trace3, _other_mods_stack__text1, _storm__said3))
+    out.append(((at, 5), 'poor_visibility#5', d6, _storm__trace6, _poor_visibility__text1, _storm__said6))
+    out.append(((at, 6), 'poor_visibility#6', d7, _storm__trace7, _poor_visibility__text2, _storm__said7))
+    out.append(((at, 9), 'other_mods_stack#3', d10, _storm__trace10, _other_mods_stack__text1, _storm__said10))
+    out.append(((at, 11), 'zero_visibility#4.1.1', d12, _storm__trace12, _zero_visibility__text1, _storm__said12))
+    out.append(((at, 13), 'zero_visibility#4.2.1.2.1', d14, _storm__trace14, _zero_visibility__text2, _storm__said14))
+    out.append(((at, 14), 'zero_visibility#4.2.1else.1', d15, _storm__trace15, _zero_visibility__text3, _storm__said15))
+    out.append(((at, 15), 'zero_visibility#5', d16, _storm__trace16, _zero_visibility__text4, _storm__said16))
+    out.append(((at, 16), 'zero_visibility#6', d17, _storm__trace17, _zero_visibility__text5, _storm__said17))
+    out.append(((at, 17), 'zero_visibility#7', d18, _storm__trace18, _zero_visibility__text6, _storm__said18))
+    out.append(((at, 18), 'zero_visibility#8', d19, _storm__trace19, _zero_visibility__text7, _storm__said19))
+    out.append(((at, 19), 'storm#2else.1', d20, _storm__text1_trace, _storm__text1, _storm__said20))
+    out.append(((at, 20), 'storm#3', -1, None, _storm__text2, _storm__said21))
+    out.append(((at, 21), 'storm#4', -1, None, _storm__text3, _storm__said22))
+    out.append(((at, 22), 'storm#5', -1, None, _storm__text4, _storm__said23))
+    out.append(((at, 23), 'storm#6', -1, None, _storm__text5, _storm__said24))
+
+
+_storm__code0: Final = RuleCode(
+    resolve=_resolve_storm,
+    nodes=MappingProxyType({
+        'stat attribute': _storm__stat_attribute0,
+        'stat vis': _storm__stat_vis0,
+    }),
+    rolls=None,
+    texts=_storm__texts0,
+    watches=(
+        ('lof_skill', ((0, 2), (1, 2), (4, 2), (7, 2), (8, 2), (12, 5), (13, 5)), _storm__unread1),
+        ('range_mod', ((0, 3), (7, 3)), _storm__unread2),
+        ('other_mods', ((1, 3), (8, 3)), _storm__unread3),
+        ('lof_zone', ((4, 2), (11, 2), (12, 2), (13, 2), (14, 2)), _storm__unread4),
+        ('responding', ((11, 3), (12, 3), (13, 3), (14, 3)), _storm__unread5),
+        ('facing', ((12, 4), (13, 4), (14, 4)), _storm__unread6),
+    ),
+    chains=False,
+)
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    parts={
-        'other_mods_stack': _rule_other_mods_stack,
-        'lof_roll': _rule_lof_roll,
-        'difficult': _rule_difficult,
-        'very_difficult': _rule_very_difficult,
-        'saturation': _rule_saturation,
-        'high_saturation': _rule_high_saturation,
-        'low_visibility': _rule_low_visibility,
-        'poor_visibility': _rule_poor_visibility,
-        'zero_visibility': _rule_zero_visibility,
-        'white_noise': _rule_white_noise,
-        'insecure': _rule_insecure,
-        'adverse': _rule_adverse,
-        'dangerous': _rule_dangerous,
-        'aggressive': _rule_aggressive,
-        'lethal': _rule_lethal,
-        'savage': _rule_savage,
-        'woods': _rule_woods,
-        'jungle': _rule_jungle,
-        'steep_hills': _rule_steep_hills,
-        'high_mountain': _rule_high_mountain,
-        'primeval_forest': _rule_primeval_forest,
-        'dense_jungle': _rule_dense_jungle,
-        'arctic_plains': _rule_arctic_plains,
-        'mid_mountain': _rule_mid_mountain,
-        'swamp': _rule_swamp,
-        'open_sea': _rule_open_sea,
-        'rocky_ground': _rule_rocky_ground,
-        'sand_dunes': _rule_sand_dunes,
-        'beach': _rule_beach,
-        'zero_g': _rule_zero_g,
-        'generator_room': _rule_generator_room,
-        'engine_room': _rule_engine_room,
-        'energy_core_room': _rule_energy_core_room,
-        'storm': _rule_storm,
+    code={
+        'other_mods_stack': _other_mods_stack__code0,
+        'lof_roll': _lof_roll__code0,
+        'difficult': _difficult__code0,
+        'very_difficult': _very_difficult__code0,
+        'saturation': _saturation__code0,
+        'high_saturation': _high_saturation__code0,
+        'low_visibility': _low_visibility__code0,
+        'poor_visibility': _poor_visibility__code0,
+        'zero_visibility': _zero_visibility__code0,
+        'white_noise': _white_noise__code0,
+        'insecure': _insecure__code0,
+        'adverse': _adverse__code0,
+        'dangerous': _dangerous__code0,
+        'aggressive': _aggressive__code0,
+        'lethal': _lethal__code0,
+        'savage': _savage__code0,
+        'woods': _woods__code0,
+        'jungle': _jungle__code0,
+        'steep_hills': _steep_hills__code0,
+        'high_mountain': _high_mountain__code0,
+        'primeval_forest': _primeval_forest__code0,
+        'dense_jungle': _dense_jungle__code0,
+        'arctic_plains': _arctic_plains__code0,
+        'mid_mountain': _mid_mountain__code0,
+        'swamp': _swamp__code0,
+        'open_sea': _open_sea__code0,
+        'rocky_ground': _rocky_ground__code0,
+        'sand_dunes': _sand_dunes__code0,
+        'beach': _beach__code0,
+        'zero_g': _zero_g__code0,
+        'generator_room': _generator_room__code0,
+        'engine_room': _engine_room__code0,
+        'energy_core_room': _energy_core_room__code0,
+        'storm': _storm__code0,
     },
     tables={'hostility_level': _table_hostility_level, 'game_conditions': _table_game_conditions, 'damage_value': _table_damage_value, },
     grades=(),
@@ -4995,25 +10046,6 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
-    straight={
-        'other_mods_stack': _resolve_other_mods_stack,
-        'lof_roll': _resolve_lof_roll,
-        'difficult': _resolve_difficult,
-        'very_difficult': _resolve_very_difficult,
-        'saturation': _resolve_saturation,
-        'high_saturation': _resolve_high_saturation,
-        'low_visibility': _resolve_low_visibility,
-        'poor_visibility': _resolve_poor_visibility,
-        'zero_visibility': _resolve_zero_visibility,
-        'white_noise': _resolve_white_noise,
-        'steep_hills': _resolve_steep_hills,
-        'mid_mountain': _resolve_mid_mountain,
-        'rocky_ground': _resolve_rocky_ground,
-        'beach': _resolve_beach,
-        'zero_g': _resolve_zero_g,
-        'generator_room': _resolve_generator_room,
-        'engine_room': _resolve_engine_room,
-    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -5429,6 +10461,11 @@ def insecure(
     - hostility min insecure
     - roll hostile: d20 >= 20
     """
+    if (
+        type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'hostility': hostility}
+        return _resolve_insecure(values, NOTHING)
     return resolve_rule(_BOOK, 'insecure', (hostility,))
 
 @inputs_by_name
@@ -5441,6 +10478,11 @@ def adverse(
     - hostility min adverse
     - roll hostile: d20 >= 19
     """
+    if (
+        type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'hostility': hostility}
+        return _resolve_adverse(values, NOTHING)
     return resolve_rule(_BOOK, 'adverse', (hostility,))
 
 @inputs_by_name
@@ -5453,6 +10495,11 @@ def dangerous(
     - hostility min dangerous
     - roll hostile: d20 >= 18
     """
+    if (
+        type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'hostility': hostility}
+        return _resolve_dangerous(values, NOTHING)
     return resolve_rule(_BOOK, 'dangerous', (hostility,))
 
 @inputs_by_name
@@ -5465,6 +10512,11 @@ def aggressive(
     - hostility min aggressive
     - roll hostile: d20 >= 17
     """
+    if (
+        type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'hostility': hostility}
+        return _resolve_aggressive(values, NOTHING)
     return resolve_rule(_BOOK, 'aggressive', (hostility,))
 
 @inputs_by_name
@@ -5477,6 +10529,11 @@ def lethal(
     - hostility min lethal
     - roll hostile: d20 >= 16
     """
+    if (
+        type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'hostility': hostility}
+        return _resolve_lethal(values, NOTHING)
     return resolve_rule(_BOOK, 'lethal', (hostility,))
 
 @inputs_by_name
@@ -5489,6 +10546,11 @@ def savage(
     - hostility min savage
     - roll hostile: d20 >= 14
     """
+    if (
+        type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+    ):  # every value as it is told: the rule written out, at once
+        values = {**_BOOK.defaults, 'hostility': hostility}
+        return _resolve_savage(values, NOTHING)
     return resolve_rule(_BOOK, 'savage', (hostility,))
 
 @inputs_by_name
@@ -5521,6 +10583,46 @@ def woods(
     - as saturation
     - as insecure
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(attribute) is int and 0 <= attribute <= 30
+        and type(burst) is int and 1 <= burst <= 6
+        and type(zone_vis) is str and zone_vis in ('none', 'low', 'poor', 'zero')
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+        and type(jungle_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'hostility': hostility,
+            'jungle_type': jungle_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return _resolve_woods(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(
         _BOOK,
         'woods',
@@ -5575,6 +10677,46 @@ def jungle(
     - as saturation
     - as adverse
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(attribute) is int and 0 <= attribute <= 30
+        and type(burst) is int and 1 <= burst <= 6
+        and type(zone_vis) is str and zone_vis in ('none', 'low', 'poor', 'zero')
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+        and type(jungle_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'hostility': hostility,
+            'jungle_type': jungle_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return _resolve_jungle(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(
         _BOOK,
         'jungle',
@@ -5674,6 +10816,46 @@ def high_mountain(
     - as saturation
     - as adverse
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(attribute) is int and 0 <= attribute <= 30
+        and type(burst) is int and 1 <= burst <= 6
+        and type(zone_vis) is str and zone_vis in ('none', 'low', 'poor', 'zero')
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+        and type(mountains_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'hostility': hostility,
+            'mountains_type': mountains_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return _resolve_high_mountain(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(
         _BOOK,
         'high_mountain',
@@ -5730,6 +10912,50 @@ def primeval_forest(
     - as high_saturation
     - as dangerous
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(attribute) is int and 0 <= attribute <= 30
+        and type(burst) is int and 1 <= burst <= 6
+        and type(zone_vis) is str and zone_vis in ('none', 'low', 'poor', 'zero')
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+        and type(jungle_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(responding) is bool
+        and type(facing) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'hostility': hostility,
+            'jungle_type': jungle_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+        }
+        return _resolve_primeval_forest(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0), ('responding', responding, False), ('facing', facing, True)))
     return resolve_rule(
         _BOOK,
         'primeval_forest',
@@ -5786,6 +11012,46 @@ def dense_jungle(
     - as high_saturation
     - as dangerous
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(attribute) is int and 0 <= attribute <= 30
+        and type(burst) is int and 1 <= burst <= 6
+        and type(zone_vis) is str and zone_vis in ('none', 'low', 'poor', 'zero')
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+        and type(jungle_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'hostility': hostility,
+            'jungle_type': jungle_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return _resolve_dense_jungle(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(
         _BOOK,
         'dense_jungle',
@@ -5829,6 +11095,30 @@ def arctic_plains(
     - as difficult
     - as insecure
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+        and type(mountains_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'hostility': hostility,
+            'mountains_type': mountains_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_arctic_plains(values, NOTHING)
     return resolve_rule(
         _BOOK,
         'arctic_plains',
@@ -5913,6 +11203,36 @@ def swamp(
     - as saturation
     - as insecure
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(burst) is int and 1 <= burst <= 6
+        and type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+        and type(aquatic_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'burst': burst,
+            'hostility': hostility,
+            'aquatic_type': aquatic_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+        }
+        return _resolve_swamp(values, NOTHING)
     return resolve_rule(
         _BOOK,
         'swamp',
@@ -5951,6 +11271,30 @@ def open_sea(
     - as very_difficult
     - as insecure
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+        and type(aquatic_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'hostility': hostility,
+            'aquatic_type': aquatic_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_open_sea(values, NOTHING)
     return resolve_rule(
         _BOOK,
         'open_sea',
@@ -6053,6 +11397,30 @@ def sand_dunes(
     - as very_difficult
     - as adverse
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
+        and type(desert_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'hostility': hostility,
+            'desert_type': desert_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return _resolve_sand_dunes(values, NOTHING)
     return resolve_rule(
         _BOOK,
         'sand_dunes',
@@ -6383,6 +11751,50 @@ def energy_core_room(
     - as low_visibility
     - as white_noise
     """
+    if (
+        type(MOV_1) is int and 0 <= MOV_1 <= 12
+        and type(MOV_2) is int and 0 <= MOV_2 <= 12
+        and (order_move is None or (type(order_move) is int and 0 <= order_move <= 24))
+        and type(reaction_move) is int and 0 <= reaction_move <= 12
+        and type(attribute) is int and 0 <= attribute <= 30
+        and type(zone_vis) is str and zone_vis in ('none', 'low', 'poor', 'zero')
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(zero_g_type) is bool
+        and type(turn) is str and turn in ('active', 'reactive')
+        and type(movement) is str and movement in ('none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage')
+        and type(failed_guts) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(responding) is bool
+        and type(facing) is bool
+        and type(msv) is bool
+        and type(optional_mov) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'zero_g_type': zero_g_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+            'msv': msv,
+            'optional_mov': optional_mov,
+        }
+        return _resolve_energy_core_room(values, changed(('movement', movement, 'move'), ('turn', turn, 'active'), ('failed_guts', failed_guts, False), ('range_mod', range_mod, 0), ('other_mods', other_mods, 0), ('responding', responding, False), ('facing', facing, True)))
     return resolve_rule(
         _BOOK,
         'energy_core_room',
@@ -6432,6 +11844,38 @@ def storm(
     - as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
     - cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
     """
+    if (
+        type(attribute) is int and 0 <= attribute <= 30
+        and type(zone_vis) is str and zone_vis in ('none', 'low', 'poor', 'zero')
+        and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
+        and type(jungle_type) is bool
+        and type(mountains_type) is bool
+        and type(aquatic_type) is bool
+        and type(desert_type) is bool
+        and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
+        and type(lof_zone) is str and lof_zone in ('clear_of', 'from', 'into', 'through')
+        and type(range_mod) is int and -6 <= range_mod <= 6
+        and type(other_mods) is int and -12 <= other_mods <= 12
+        and type(responding) is bool
+        and type(facing) is bool
+    ):  # every value as it is told: the rule written out, at once
+        values = {
+            **_BOOK.defaults,
+            'attribute': attribute,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'jungle_type': jungle_type,
+            'mountains_type': mountains_type,
+            'aquatic_type': aquatic_type,
+            'desert_type': desert_type,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+        }
+        return _resolve_storm(values, changed(('lof_skill', lof_skill, 'bs_attack'), ('range_mod', range_mod, 0), ('other_mods', other_mods, 0), ('lof_zone', lof_zone, 'through'), ('responding', responding, False), ('facing', facing, True)))
     return resolve_rule(
         _BOOK,
         'storm',

@@ -53,6 +53,7 @@ from dsl.runtime.base import (  # noqa: E402
 from dsl.runtime.book import (  # noqa: E402
     Book,
     CachedScope,
+    Scope,
     Settled,
 )
 from dsl.runtime.resolve import (  # noqa: E402
@@ -63,6 +64,7 @@ from dsl.runtime.resolve import (  # noqa: E402
     inputs_by_name,
     note_of,
     resolve_rule,
+    resolve_with,
     restriction_of,
     within,
 )
@@ -77,14 +79,16 @@ from dsl.runtime.settle import (  # noqa: E402
     settle_held,
 )
 from dsl.runtime.specs import (  # noqa: E402
+    Candidate,
     ChangeSpec,
     DeriveSpec,
     ModSpec,
     RollSpec,
+    RollStep,
     RowSpec,
+    RuleCode,
     SequenceSpec,
     StatOrder,
-    Step,
     TableSpec,
     TextSpec,
     TraceSpec,
@@ -447,26 +451,6 @@ _range_bands__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_range_bands: Final[tuple[Step, ...]] = (
-    Step('mod', _range_bands__mod1, (lambda s: s.v['different_arm'],), _range_bands__mod1_trace, 1, (('different_arm', 0),)),
-    Step('mod', _range_bands__mod2, (lambda s: s.v['scope'],), _range_bands__mod2_trace, 'long', (('scope', 0),)),
-    Step('mod', _range_bands__mod3, (lambda s: s.e['range'] == 'medium',), _range_bands__mod3_trace, -2, ()),
-    Step('mod', _range_bands__mod4, (lambda s: s.e['range'] == 'long',), _range_bands__mod4_trace, -4, ()),
-    Step('text', _range_bands__text1, (lambda s: s.e['range'] == 'beyond',), _range_bands__text1_trace, None, ()),
-    Step('text', _range_bands__text2, (), _range_bands__text2_trace, None, ()),
-    Step('text', _range_bands__text3, (), _range_bands__text3_trace, None, ()),
-    Step('text', _range_bands__text4, (), _range_bands__text4_trace, None, ()),
-    Step('text', _range_bands__text5, (), _range_bands__text5_trace, None, ()),
-)
-"""Range bands (Range diagram; RANGE).
-
-- range +1 level (when different_arm)
-- range max long (when scope)
-- shot -2 (when range == medium)
-- shot -4 (when range == long)
-- cannot attack the target: anything past LONG is out of range (when range == beyond)
-"""
-
 # rule pace_class_rule
 
 _pace_class_rule__mod1: Final = ModSpec(
@@ -542,18 +526,6 @@ _pace_class_rule__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_pace_class_rule: Final[tuple[Step, ...]] = (
-    Step('mod', _pace_class_rule__mod1, (), _pace_class_rule__mod1_trace, lambda s: s.lookup('pace_shift', (s.v['pace_class'],), 'shift'), (('pace_class', 0),)),
-    Step('mod', _pace_class_rule__mod2, (lambda s: s.v['pace_class'] == 'burst' and not s.v['bursting'],), _pace_class_rule__mod2_trace, -2, (('pace_class', 0), ('bursting', 0))),
-    Step('text', _pace_class_rule__text1, (), _pace_class_rule__text1_trace, None, ()),
-    Step('text', _pace_class_rule__text2, (), _pace_class_rule__text2_trace, None, ()),
-)
-"""Pace classes (MOVE: Pace).
-
-- pace +pace_shift[pace_class].shift
-- pace -2 (when pace_class == burst and not bursting)
-"""
-
 # rule zone_move
 
 _zone_move__roll1: Final = RollSpec(
@@ -587,6 +559,11 @@ _zone_move__roll1_change2: Final = ChangeSpec(
     delta=0,
     success=False,
     condition='when second_move',
+)
+_zone_move__roll1_step: Final = RollStep(
+    _zone_move__roll1,
+    lambda s: (s.e['move_target'], 0, None, 0),
+    ((_zone_move__roll1_change1, (lambda s: s.v['running'],), None, TraceSpec('zone_move', 'MOVE', 'roll move: roll lowest of 2d6', ('when running',), (('running',),))), (_zone_move__roll1_change2, (lambda s: s.v['second_move'],), lambda s: -3, TraceSpec('zone_move', 'MOVE', 'roll move: target -3', ('when second_move',), (('second_move',),)))),
 )
 _zone_move__roll1_trace: Final = TraceSpec('zone_move', 'MOVE', 'roll move', (), ())
 _zone_move__mod1: Final = ModSpec(
@@ -725,25 +702,6 @@ _zone_move__text6_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_zone_move: Final[tuple[Step, ...]] = (
-    Step('roll', _zone_move__roll1, (), _zone_move__roll1_trace, (lambda s: (s.e['move_target'], 0, None, 0), ((_zone_move__roll1_change1, (lambda s: s.v['running'],), None, TraceSpec('zone_move', 'MOVE', 'roll move: roll lowest of 2d6', ('when running',), (('running',),))), (_zone_move__roll1_change2, (lambda s: s.v['second_move'],), lambda s: -3, TraceSpec('zone_move', 'MOVE', 'roll move: target -3', ('when second_move',), (('second_move',),))))), (('running', 0), ('second_move', 0))),
-    Step('mod', _zone_move__mod1, (lambda s: s.v['running'],), _zone_move__mod1_trace, -2, (('running', 0),)),
-    Step('mod', _zone_move__mod2, (lambda s: s.v['running'],), _zone_move__mod2_trace, -1, (('running', 0),)),
-    Step('text', _zone_move__text1, (lambda s: s.v['second_move'] and (s.v['zone'] in ('long', 'flank') or s.v['destination'] in ('long', 'flank')),), _zone_move__text1_trace, None, (('second_move', 0), ('zone', 0), ('destination', 0))),
-    Step('text', _zone_move__text2, (), _zone_move__text2_trace, None, ()),
-    Step('text', _zone_move__text3, (), _zone_move__text3_trace, None, ()),
-    Step('text', _zone_move__text4, (), _zone_move__text4_trace, None, ()),
-    Step('text', _zone_move__text5, (), _zone_move__text5_trace, None, ()),
-    Step('text', _zone_move__text6, (), _zone_move__text6_trace, None, ()),
-)
-"""MOVE: zone to zone (MOVE).
-
-- roll move: d6 <= move_target
-- all_actions -2 (when running)
-- missile_against -1 (when running)
-- cannot move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
-"""
 
 # rule action_limits
 
@@ -1040,41 +998,6 @@ _action_limits__text17_trace: Final = TraceSpec(
     (),
 )
 
-_rule_action_limits: Final[tuple[Step, ...]] = (
-    Step('text', _action_limits__text1, (lambda s: s.v['action'] == 'melee' and s.v['zone'] != 'close' and not (s.v['zone'] == 'flank' and s.v['same_flank']) and not (s.v['zone'] == 'short' and s.v['width_melee']),), _action_limits__text1_trace, None, (('action', 0), ('zone', 0), ('same_flank', 0), ('width_melee', 0))),
-    Step('text', _action_limits__text2, (lambda s: s.v['action'] == 'drag', lambda s: s.v['zone'] != 'close'), _action_limits__text2_trace, None, (('action', 0), ('zone', 1))),
-    Step('text', _action_limits__text3, (lambda s: s.v['action'] == 'drag', lambda s: s.v['engaged']), _action_limits__text3_trace, None, (('action', 0), ('engaged', 1))),
-    Step('text', _action_limits__text4, (lambda s: s.v['action'] == 'drag', lambda s: s.v['target_in_flank']), _action_limits__text4_trace, None, (('action', 0), ('target_in_flank', 1))),
-    Step('text', _action_limits__text5, (lambda s: s.v['action'] == 'flee' and s.v['zone'] != 'long',), _action_limits__text5_trace, None, (('action', 0), ('zone', 0))),
-    Step('text', _action_limits__text6, (lambda s: s.v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) > ('close', 'short', 'medium', 'long', 'beyond').index('short'),), _action_limits__text6_trace, None, (('action', 0),)),
-    Step('text', _action_limits__text7, (lambda s: s.v['action'] == 'stealth_action' and s.v['engaged'],), _action_limits__text7_trace, None, (('action', 0), ('engaged', 0))),
-    Step('text', _action_limits__text8, (lambda s: s.v['action'] in ('assist', 'guard', 'take_cover', 'use'),), _action_limits__text8_trace, None, (('action', 0),)),
-    Step('text', _action_limits__text9, (lambda s: s.v['action'] == 'flank_move' and s.v['zone'] == 'close',), _action_limits__text9_trace, None, (('action', 0), ('zone', 0))),
-    Step('text', _action_limits__text10, (lambda s: s.v['action'] == 'melee' and s.v['guarded'],), _action_limits__text10_trace, None, (('action', 0), ('guarded', 0))),
-    Step('mod', _action_limits__mod1, (lambda s: s.v['action'] == 'assist',), _action_limits__mod1_trace, lambda s: s.v['assist_successes'], (('action', 0), ('assist_successes', 1))),
-    Step('text', _action_limits__text11, (), _action_limits__text11_trace, None, ()),
-    Step('text', _action_limits__text12, (), _action_limits__text12_trace, None, ()),
-    Step('text', _action_limits__text13, (), _action_limits__text13_trace, None, ()),
-    Step('text', _action_limits__text14, (), _action_limits__text14_trace, None, ()),
-    Step('text', _action_limits__text15, (), _action_limits__text15_trace, None, ()),
-    Step('text', _action_limits__text16, (), _action_limits__text16_trace, None, ()),
-    Step('text', _action_limits__text17, (), _action_limits__text17_trace, None, ()),
-)
-"""Actions and where they may be taken (When it comes to your action).
-
-- cannot MELEE: melee only occurs in the CLOSE zone; drag the opponent into it first (when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee))
-- cannot DRAG: you must be in the CLOSE zone (when action == drag; when zone != close)
-- cannot DRAG while engaged with an enemy (when action == drag; when engaged)
-- cannot DRAG someone in a Flank zone (when action == drag; when target_in_flank)
-- cannot FLEE: you must be in a LONG zone (when action == flee and zone != long)
-- cannot DISTRACT: only at Short range or Close/engaged (when action == distract and range > short)
-- cannot use STEALTH while ENGAGED (when action == stealth_action and engaged)
-- cannot change zone with this action (when action in {assist, guard, take_cover, use})
-- cannot FLANK from the CLOSE zone: only from a ranged zone or a Flanking zone (when action == flank_move and zone == close)
-- cannot attack the GUARDED figure before its guard (when action == melee and guarded)
-- all_actions +assist_successes (when action == assist)
-"""
-
 # rule flank_zones
 
 _flank_zones__text1: Final = TextSpec(
@@ -1177,21 +1100,6 @@ _flank_zones__text5_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_flank_zones: Final[tuple[Step, ...]] = (
-    Step('text', _flank_zones__text1, (lambda s: s.v['zones_away'] > 0 and not s.v['same_flank'],), _flank_zones__text1_trace, None, (('zones_away', 0), ('same_flank', 0))),
-    Step('mod', _flank_zones__mod1, (lambda s: s.v['same_flank'],), _flank_zones__mod1_trace, 'short', (('same_flank', 0),)),
-    Step('text', _flank_zones__text2, (lambda s: s.v['action'] == 'drag',), _flank_zones__text2_trace, None, (('action', 0),)),
-    Step('text', _flank_zones__text3, (), _flank_zones__text3_trace, None, ()),
-    Step('text', _flank_zones__text4, (), _flank_zones__text4_trace, None, ()),
-    Step('text', _flank_zones__text5, (), _flank_zones__text5_trace, None, ()),
-)
-"""Flank zones (Flank zones).
-
-- cannot see from a Flank zone to another zone, or from a zone into a Flank zone (when zones_away > 0 and not same_flank)
-- range max short (when same_flank)
-- cannot DRAG in or out of a Flank zone (when action == drag)
-"""
 
 # rule take_cover
 
@@ -1330,24 +1238,6 @@ _take_cover__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_take_cover: Final[tuple[Step, ...]] = (
-    Step('mod', _take_cover__mod1, (), _take_cover__mod1_trace, lambda s: s.v['target_cover'], (('target_cover', 0),)),
-    Step('mod', _take_cover__mod2, (lambda s: s.e['default_cover'] > s.v['target_cover'],), _take_cover__mod2_trace, lambda s: s.e['default_cover'] - s.v['target_cover'], (('target_cover', 0),)),
-    Step('mod', _take_cover__mod3, (), _take_cover__mod3_trace, lambda s: -round_value(Fraction(s.v['own_cover']) / 2, 'down'), (('own_cover', 0),)),
-    Step('text', _take_cover__text1, (lambda s: s.v['target_cover'] > s.e['cover'],), _take_cover__text1_trace, None, (('target_cover', 0),)),
-    Step('text', _take_cover__text2, (), _take_cover__text2_trace, None, ()),
-    Step('text', _take_cover__text3, (), _take_cover__text3_trace, None, ()),
-    Step('text', _take_cover__text4, (), _take_cover__text4_trace, None, ()),
-    Step('text', _take_cover__text5, (), _take_cover__text5_trace, None, ()),
-)
-"""COVER (COVER).
-
-- defence +target_cover
-- defence +default_cover - target_cover (when default_cover > target_cover)
-- shot -(own_cover / 2 round down)
-- cannot take more COVER than the zone offers (when target_cover > cover)
-"""
-
 # rule defend_dodge
 
 _defend_dodge__mod1: Final = ModSpec(
@@ -1426,19 +1316,6 @@ _defend_dodge__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_defend_dodge: Final[tuple[Step, ...]] = (
-    Step('mod', _defend_dodge__mod1, (lambda s: s.v['action'] == 'defend', lambda s: s.v['defend_moved']), _defend_dodge__mod1_trace, -2, (('action', 0), ('defend_moved', 1))),
-    Step('mod', _defend_dodge__mod2, (lambda s: s.v['action'] == 'defend', lambda s: not s.v['defend_moved']), _defend_dodge__mod2_trace, -4, (('action', 0), ('defend_moved', 1))),
-    Step('mod', _defend_dodge__mod3, (lambda s: s.v['action'] == 'dodge',), _defend_dodge__mod3_trace, -2, (('action', 0),)),
-    Step('text', _defend_dodge__text1, (), _defend_dodge__text1_trace, None, ()),
-)
-"""DEFEND and DODGE (DEFEND; DODGE).
-
-- melee_against -2 (when action == defend; when defend_moved)
-- melee_against -4 (when action == defend; unless defend_moved)
-- missile_against -2 (when action == dodge)
-"""
 
 # rule stealth_mode
 
@@ -1531,20 +1408,6 @@ _stealth_mode__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_stealth_mode: Final[tuple[Step, ...]] = (
-    Step('mod', _stealth_mode__mod1, (lambda s: s.v['stealthy'],), _stealth_mode__mod1_trace, -2, (('stealthy', 0),)),
-    Step('mod', _stealth_mode__mod2, (lambda s: s.v['stealthy'],), _stealth_mode__mod2_trace, lambda s: s.v['own_cover'], (('stealthy', 0), ('own_cover', 1))),
-    Step('text', _stealth_mode__text1, (lambda s: s.v['stealthy'], lambda s: s.v['engaged']), _stealth_mode__text1_trace, None, (('stealthy', 0), ('engaged', 1))),
-    Step('text', _stealth_mode__text2, (), _stealth_mode__text2_trace, None, ()),
-    Step('text', _stealth_mode__text3, (), _stealth_mode__text3_trace, None, ()),
-)
-"""STEALTH (STEALTH).
-
-- pace -2 (when stealthy)
-- stealth +own_cover (when stealthy)
-- cannot be in STEALTH while ENGAGED (when stealthy; when engaged)
-"""
-
 # rule drop_rule
 
 _drop_rule__mod1: Final = ModSpec(
@@ -1603,17 +1466,6 @@ _drop_rule__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_drop_rule: Final[tuple[Step, ...]] = (
-    Step('mod', _drop_rule__mod1, (lambda s: s.v['drop'],), _drop_rule__mod1_trace, 4, (('drop', 0),)),
-    Step('mod', _drop_rule__mod2, (lambda s: s.v['drop'],), _drop_rule__mod2_trace, 4, (('drop', 0),)),
-    Step('text', _drop_rule__text1, (), _drop_rule__text1_trace, None, ()),
-)
-"""DROP (DROP).
-
-- shot +4 (when drop)
-- damage +4 (when drop)
-"""
 
 # rule targeting_rule
 
@@ -1722,21 +1574,6 @@ _targeting_rule__text4_trace: Final = TraceSpec(
     (),
 )
 
-_rule_targeting_rule: Final[tuple[Step, ...]] = (
-    Step('mod', _targeting_rule__mod1, (), _targeting_rule__mod1_trace, lambda s: 2 * s.v['targeting'], (('targeting', 0),)),
-    Step('mod', _targeting_rule__mod2, (lambda s: s.v['targeting'] == 3, lambda s: s.v['vulnerability']), _targeting_rule__mod2_trace, lambda s: s.v['extra_die'], (('targeting', 0), ('vulnerability', 1), ('extra_die', 2))),
-    Step('text', _targeting_rule__text1, (lambda s: s.v['targeting'] == 3, lambda s: not s.v['vulnerability']), _targeting_rule__text1_trace, None, (('targeting', 0), ('vulnerability', 1))),
-    Step('text', _targeting_rule__text2, (), _targeting_rule__text2_trace, None, ()),
-    Step('text', _targeting_rule__text3, (), _targeting_rule__text3_trace, None, ()),
-    Step('text', _targeting_rule__text4, (), _targeting_rule__text4_trace, None, ()),
-)
-"""Targeting (Targeting).
-
-- defence +2 per targeting
-- damage +extra_die (when targeting == 3; when vulnerability)
-- cannot strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
-"""
-
 # rule paralysed
 
 _paralysed__mod1: Final = ModSpec(
@@ -1775,16 +1612,6 @@ _paralysed__text1_trace: Final = TraceSpec(
     ('when final_damage >= tuffness',),
     (('final_damage', 'tuffness'),),
 )
-
-_rule_paralysed: Final[tuple[Step, ...]] = (
-    Step('mod', _paralysed__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _paralysed__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _paralysed__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _paralysed__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
-)
-"""Paralysed (Targeting: wound effects).
-
-- wound_duration +dice_raises steps (when final_damage >= tuffness)
-- cannot use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
-"""
 
 # rule broken_arm
 
@@ -1828,16 +1655,6 @@ _broken_arm__mod2_trace: Final = TraceSpec(
     ('when final_damage >= tuffness',),
     (('final_damage', 'tuffness'),),
 )
-
-_rule_broken_arm: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_arm__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_arm__mod1_trace, 4, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _broken_arm__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_arm__mod2_trace, lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-)
-"""Broken Arm (Targeting: wound effects).
-
-- wound_penalty +4 (when final_damage >= tuffness)
-- wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
-"""
 
 # rule bleeder
 
@@ -1933,20 +1750,6 @@ _bleeder__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_bleeder: Final[tuple[Step, ...]] = (
-    Step('mod', _bleeder__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _bleeder__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('mod', _bleeder__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _bleeder__mod2_trace, lambda s: 2 * s.v['extra_bleeds'], (('final_damage', 0), ('tuffness', 0), ('extra_bleeds', 1))),
-    Step('mod', _bleeder__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _bleeder__mod3_trace, lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('text', _bleeder__text1, (), _bleeder__text1_trace, None, ()),
-    Step('text', _bleeder__text2, (), _bleeder__text2_trace, None, ()),
-)
-"""Bleeder (Targeting: wound effects).
-
-- wound_damage +dice_raises steps (when final_damage >= tuffness)
-- wound_target +2 per extra_bleeds (when final_damage >= tuffness)
-- wound_target +penalty_raises (when final_damage >= tuffness)
-"""
 
 # rule knockdown
 
@@ -2063,22 +1866,6 @@ _knockdown__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_knockdown: Final[tuple[Step, ...]] = (
-    Step('mod', _knockdown__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod1_trace, 2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _knockdown__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod2_trace, lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _knockdown__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod3_trace, -2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _knockdown__mod4, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__mod4_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('text', _knockdown__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _knockdown__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _knockdown__text2, (), _knockdown__text2_trace, None, ()),
-)
-"""Knockdown (Targeting: wound effects).
-
-- wound_penalty +2 (when final_damage >= tuffness)
-- wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
-- defence -2 (when final_damage >= tuffness)
-- defence -2 per penalty_raises (when final_damage >= tuffness)
-"""
-
 # rule crippled
 
 _crippled__mod1: Final = ModSpec(
@@ -2117,16 +1904,6 @@ _crippled__text1_trace: Final = TraceSpec(
     ('when final_damage >= tuffness',),
     (('final_damage', 'tuffness'),),
 )
-
-_rule_crippled: Final[tuple[Step, ...]] = (
-    Step('mod', _crippled__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _crippled__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _crippled__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _crippled__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
-)
-"""Crippled (Targeting: wound effects).
-
-- wound_duration +dice_raises steps (when final_damage >= tuffness)
-- cannot move: for the duration, in actions (when final_damage >= tuffness)
-"""
 
 # rule broken_leg
 
@@ -2207,19 +1984,6 @@ _broken_leg__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_broken_leg: Final[tuple[Step, ...]] = (
-    Step('mod', _broken_leg__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_leg__mod1_trace, -4, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _broken_leg__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_leg__mod2_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _broken_leg__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _broken_leg__mod3_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _broken_leg__text1, (), _broken_leg__text1_trace, None, ()),
-)
-"""Broken Leg (Targeting: wound effects).
-
-- pace -4 (when final_damage >= tuffness)
-- pace -2 per penalty_raises (when final_damage >= tuffness)
-- wound_duration +dice_raises steps (when final_damage >= tuffness)
-"""
-
 # rule winded
 
 _winded__mod1: Final = ModSpec(
@@ -2258,15 +2022,6 @@ _winded__text1_trace: Final = TraceSpec(
     ('when final_damage >= tuffness',),
     (('final_damage', 'tuffness'),),
 )
-
-_rule_winded: Final[tuple[Step, ...]] = (
-    Step('mod', _winded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _winded__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _winded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _winded__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
-)
-"""Winded (Targeting: wound effects).
-
-- wound_duration +dice_raises steps (when final_damage >= tuffness)
-"""
 
 # rule pain
 
@@ -2330,18 +2085,6 @@ _pain__mod3_trace: Final = TraceSpec(
     ('when final_damage >= tuffness',),
     (('final_damage', 'tuffness'),),
 )
-
-_rule_pain: Final[tuple[Step, ...]] = (
-    Step('mod', _pain__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _pain__mod1_trace, -2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _pain__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _pain__mod2_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _pain__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _pain__mod3_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-)
-"""Pain (Targeting: wound effects).
-
-- all_actions -2 (when final_damage >= tuffness)
-- all_actions -2 per penalty_raises (when final_damage >= tuffness)
-- wound_duration +dice_raises steps (when final_damage >= tuffness)
-"""
 
 # rule guts
 
@@ -2418,18 +2161,6 @@ _guts__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_guts: Final[tuple[Step, ...]] = (
-    Step('mod', _guts__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _guts__mod1_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('mod', _guts__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _guts__mod2_trace, lambda s: s.v['duration_raises'], (('final_damage', 0), ('tuffness', 0), ('duration_raises', 1))),
-    Step('text', _guts__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _guts__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _guts__text2, (), _guts__text2_trace, None, ()),
-)
-"""Guts (Targeting: wound effects).
-
-- wound_damage +dice_raises steps (when final_damage >= tuffness)
-- wound_duration +duration_raises steps (when final_damage >= tuffness)
-"""
-
 # rule scarred
 
 _scarred__mod1: Final = ModSpec(
@@ -2489,17 +2220,6 @@ _scarred__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_scarred: Final[tuple[Step, ...]] = (
-    Step('mod', _scarred__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _scarred__mod1_trace, 1, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _scarred__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _scarred__mod2_trace, lambda s: s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('text', _scarred__text1, (), _scarred__text1_trace, None, ()),
-)
-"""Scarred (Targeting: wound effects).
-
-- wound_penalty +1 (when final_damage >= tuffness)
-- wound_penalty +penalty_raises (when final_damage >= tuffness)
-"""
-
 # rule deafened
 
 _deafened__mod1: Final = ModSpec(
@@ -2558,18 +2278,6 @@ _deafened__text1_trace: Final = TraceSpec(
     ('when final_damage >= tuffness',),
     (('final_damage', 'tuffness'),),
 )
-
-_rule_deafened: Final[tuple[Step, ...]] = (
-    Step('mod', _deafened__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _deafened__mod1_trace, lambda s: 2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _deafened__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _deafened__mod2_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _deafened__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _deafened__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
-)
-"""Deafened (Targeting: wound effects).
-
-- wound_target +2 per penalty_raises (when final_damage >= tuffness)
-- wound_duration +dice_raises steps (when final_damage >= tuffness)
-- cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
-"""
 
 # rule blinded
 
@@ -2682,22 +2390,6 @@ _blinded__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_blinded: Final[tuple[Step, ...]] = (
-    Step('mod', _blinded__mod1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__mod1_trace, -2, (('final_damage', 0), ('tuffness', 0))),
-    Step('mod', _blinded__mod2, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__mod2_trace, lambda s: -2 * s.v['penalty_raises'], (('final_damage', 0), ('tuffness', 0), ('penalty_raises', 1))),
-    Step('mod', _blinded__mod3, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__mod3_trace, lambda s: s.v['dice_raises'], (('final_damage', 0), ('tuffness', 0), ('dice_raises', 1))),
-    Step('text', _blinded__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _blinded__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _blinded__text2, (), _blinded__text2_trace, None, ()),
-    Step('text', _blinded__text3, (), _blinded__text3_trace, None, ()),
-)
-"""Blinded (Targeting: wound effects).
-
-- visibility -2 (when final_damage >= tuffness)
-- visibility -2 per penalty_raises (when final_damage >= tuffness)
-- wound_duration +dice_raises steps (when final_damage >= tuffness)
-- cannot perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
-"""
-
 # rule uncon
 
 _uncon__derive1: Final = DeriveSpec(
@@ -2730,15 +2422,6 @@ _uncon__text1_trace: Final = TraceSpec(
     ('when final_damage >= tuffness',),
     (('final_damage', 'tuffness'),),
 )
-
-_rule_uncon: Final[tuple[Step, ...]] = (
-    Step('derive', _uncon__derive1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _uncon__derive1_trace, lambda s: s.e['wound_target'], (('final_damage', 0), ('tuffness', 0))),
-    Step('text', _uncon__text1, (lambda s: s.v['final_damage'] >= s.v['tuffness'],), _uncon__text1_trace, None, (('final_damage', 0), ('tuffness', 0))),
-)
-"""Uncon (Targeting: wound effects).
-
-- derive uncon_target = wound_target (when final_damage >= tuffness)
-"""
 
 # trait zone_cover
 
@@ -2779,15 +2462,6 @@ _zone_cover__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_zone_cover: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_cover__mod1, (), _zone_cover__mod1_trace, lambda s: s.v['zone_cover_value'], (('zone_cover_value', 0),)),
-    Step('text', _zone_cover__text1, (), _zone_cover__text1_trace, None, ()),
-)
-"""Zone trait: COVER (Zone Traits).
-
-- cover +zone_cover_value
-"""
-
 # trait zone_light
 
 _zone_light__mod1: Final = ModSpec(
@@ -2826,15 +2500,6 @@ _zone_light__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_zone_light: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_light__mod1, (), _zone_light__mod1_trace, lambda s: s.v['zone_light_mod'], (('zone_light_mod', 0),)),
-    Step('text', _zone_light__text1, (), _zone_light__text1_trace, None, ()),
-)
-"""Zone trait: LIGHT (Zone Traits).
-
-- visibility +zone_light_mod
-"""
 
 # trait zone_visibility
 
@@ -2875,15 +2540,6 @@ _zone_visibility__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_zone_visibility: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_visibility__mod1, (), _zone_visibility__mod1_trace, lambda s: s.v['zone_visibility_mod'], (('zone_visibility_mod', 0),)),
-    Step('text', _zone_visibility__text1, (), _zone_visibility__text1_trace, None, ()),
-)
-"""Zone trait: VISIBILITY (Zone Traits).
-
-- visibility +zone_visibility_mod
-"""
-
 # trait zone_entry
 
 _zone_entry__text1: Final = TextSpec(
@@ -2919,15 +2575,6 @@ _zone_entry__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_zone_entry: Final[tuple[Step, ...]] = (
-    Step('text', _zone_entry__text1, (lambda s: s.v['crossings'] >= s.v['zone_entry_max'],), _zone_entry__text1_trace, None, (('crossings', 0), ('zone_entry_max', 0))),
-    Step('text', _zone_entry__text2, (), _zone_entry__text2_trace, None, ()),
-)
-"""Zone trait: ENTRY (Zone Traits).
-
-- cannot enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
-"""
-
 # trait zone_width
 
 _zone_width__text1: Final = TextSpec(
@@ -2962,15 +2609,6 @@ _zone_width__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_zone_width: Final[tuple[Step, ...]] = (
-    Step('text', _zone_width__text1, (lambda s: s.v['close_occupants'] >= s.v['zone_width_max'],), _zone_width__text1_trace, None, (('close_occupants', 0), ('zone_width_max', 0))),
-    Step('text', _zone_width__text2, (), _zone_width__text2_trace, None, ()),
-)
-"""Zone trait: WIDTH (Zone Traits).
-
-- cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
-"""
 
 # trait zone_terrain
 
@@ -3046,18 +2684,6 @@ _zone_terrain__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_zone_terrain: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_terrain__mod1, (), _zone_terrain__mod1_trace, lambda s: s.v['terrain_ma'], (('terrain_ma', 0),)),
-    Step('mod', _zone_terrain__mod2, (lambda s: s.v['rough'],), _zone_terrain__mod2_trace, Fraction(3) / 4, (('rough', 0),)),
-    Step('text', _zone_terrain__text1, (), _zone_terrain__text1_trace, None, ()),
-    Step('text', _zone_terrain__text2, (), _zone_terrain__text2_trace, None, ()),
-)
-"""Zone trait: TERRAIN (Zone Traits).
-
-- pace +terrain_ma
-- move_target * 3 / 4 round down (when rough)
-"""
 
 # condition debris_tile
 
@@ -3296,36 +2922,6 @@ _debris_tile__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_debris_tile: Final[tuple[Step, ...]] = (
-    Step('mod', _debris_tile__mod1, (lambda s: s.v['debris_level'] == 'light',), _debris_tile__mod1_trace, 1, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod2, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] == 'lose_ma'), _debris_tile__mod2_trace, -1, (('debris_level', 0), ('debris_choice', 1))),
-    Step('derive', _debris_tile__derive1, (lambda s: s.v['debris_level'] == 'light', lambda s: s.v['debris_choice'] != 'lose_ma'), _debris_tile__derive1_trace, lambda s: 4, (('debris_level', 0), ('debris_choice', 1))),
-    Step('mod', _debris_tile__mod3, (lambda s: s.v['debris_level'] == 'moderate',), _debris_tile__mod3_trace, 2, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod4, (lambda s: s.v['debris_level'] == 'moderate',), _debris_tile__mod4_trace, 1, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod5, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] == 'lose_ma'), _debris_tile__mod5_trace, -2, (('debris_level', 0), ('debris_choice', 1))),
-    Step('derive', _debris_tile__derive2, (lambda s: s.v['debris_level'] == 'moderate', lambda s: s.v['debris_choice'] != 'lose_ma'), _debris_tile__derive2_trace, lambda s: 6, (('debris_level', 0), ('debris_choice', 1))),
-    Step('mod', _debris_tile__mod6, (lambda s: s.v['debris_level'] == 'heavy',), _debris_tile__mod6_trace, 4, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod7, (lambda s: s.v['debris_level'] == 'heavy',), _debris_tile__mod7_trace, 2, (('debris_level', 0),)),
-    Step('mod', _debris_tile__mod8, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] == 'lose_ma'), _debris_tile__mod8_trace, -3, (('debris_level', 0), ('debris_choice', 1))),
-    Step('derive', _debris_tile__derive3, (lambda s: s.v['debris_level'] == 'heavy', lambda s: s.v['debris_choice'] != 'lose_ma'), _debris_tile__derive3_trace, lambda s: 8, (('debris_level', 0), ('debris_choice', 1))),
-    Step('text', _debris_tile__text1, (), _debris_tile__text1_trace, None, ()),
-    Step('text', _debris_tile__text2, (), _debris_tile__text2_trace, None, ()),
-)
-"""DEBRIS (Condition tiles: DEBRIS).
-
-- cover +1 (when debris_level == light)
-- pace -1 (when debris_level == light; when debris_choice == lose_ma)
-- derive debris_ag = 4 (when debris_level == light; unless debris_choice == lose_ma)
-- cover +2 (when debris_level == moderate)
-- stealth +1 (when debris_level == moderate)
-- pace -2 (when debris_level == moderate; when debris_choice == lose_ma)
-- derive debris_ag = 6 (when debris_level == moderate; unless debris_choice == lose_ma)
-- cover +4 (when debris_level == heavy)
-- stealth +2 (when debris_level == heavy)
-- pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
-- derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
-"""
-
 # trait zone_debris
 
 _zone_debris__text1: Final = TextSpec(
@@ -3344,15 +2940,6 @@ _zone_debris__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_zone_debris: Final[tuple[Step, ...]] = (
-    Step('part', 'debris_tile', (), TraceSpec('zone_debris', 'Zone Traits', 'as debris_tile', (), ())),
-    Step('text', _zone_debris__text1, (), _zone_debris__text1_trace, None, ()),
-)
-"""Zone trait: DEBRIS (Zone Traits).
-
-- as debris_tile
-"""
 
 # trait zone_stacking
 
@@ -3428,18 +3015,6 @@ _zone_stacking__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_zone_stacking: Final[tuple[Step, ...]] = (
-    Step('mod', _zone_stacking__mod1, (), _zone_stacking__mod1_trace, lambda s: s.v['zone_stacking_max'] - 4, (('zone_stacking_max', 0),)),
-    Step('mod', _zone_stacking__mod2, (), _zone_stacking__mod2_trace, lambda s: s.v['target_size'], (('target_size', 0),)),
-    Step('text', _zone_stacking__text1, (), _zone_stacking__text1_trace, None, ()),
-    Step('text', _zone_stacking__text2, (), _zone_stacking__text2_trace, None, ()),
-)
-"""Zone trait: STACKING (Zone Traits).
-
-- stacking +zone_stacking_max - 4
-- stacking +target_size
-"""
 
 # condition rain
 
@@ -3792,45 +3367,6 @@ _rain__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_rain: Final[tuple[Step, ...]] = (
-    Step('mod', _rain__mod1, (lambda s: s.v['rain_level'] == 'light', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _rain__mod1_trace, -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod2, (lambda s: s.v['rain_level'] == 'light',), _rain__mod2_trace, -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod3, (lambda s: s.v['rain_level'] == 'light',), _rain__mod3_trace, 1, (('rain_level', 0),)),
-    Step('mod', _rain__mod4, (lambda s: s.v['rain_level'] == 'light',), _rain__mod4_trace, -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod5, (lambda s: s.v['rain_level'] == 'moderate', lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), _rain__mod5_trace, -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod6, (lambda s: s.v['rain_level'] == 'moderate', lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long')), _rain__mod6_trace, -1, (('rain_level', 0),)),
-    Step('mod', _rain__mod7, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod7_trace, -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod8, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod8_trace, 1, (('rain_level', 0),)),
-    Step('mod', _rain__mod9, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod9_trace, -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod10, (lambda s: s.v['rain_level'] == 'moderate',), _rain__mod10_trace, 1, (('rain_level', 0),)),
-    Step('mod', _rain__mod11, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod11_trace, -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod12, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod12_trace, -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod13, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod13_trace, 2, (('rain_level', 0),)),
-    Step('mod', _rain__mod14, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod14_trace, -2, (('rain_level', 0),)),
-    Step('mod', _rain__mod15, (lambda s: s.v['rain_level'] == 'heavy',), _rain__mod15_trace, 2, (('rain_level', 0),)),
-    Step('text', _rain__text1, (), _rain__text1_trace, None, ()),
-    Step('text', _rain__text2, (), _rain__text2_trace, None, ()),
-    Step('text', _rain__text3, (), _rain__text3_trace, None, ()),
-)
-"""RAIN (Condition tiles: RAIN).
-
-- visibility -1 (when rain_level == light; when range >= medium)
-- ag -1 (when rain_level == light)
-- resist_fire +1 (when rain_level == light)
-- hearing -1 (when rain_level == light)
-- visibility -2 (when rain_level == moderate; when range >= long)
-- visibility -1 (when rain_level == moderate; unless range >= long)
-- ag -2 (when rain_level == moderate)
-- resist_fire +1 (when rain_level == moderate)
-- hearing -2 (when rain_level == moderate)
-- stealth +1 (when rain_level == moderate)
-- visibility -2 (when rain_level == heavy)
-- ag -2 (when rain_level == heavy)
-- resist_fire +2 (when rain_level == heavy)
-- hearing -2 (when rain_level == heavy)
-- stealth +2 (when rain_level == heavy)
-"""
-
 # condition fog
 
 _fog__mod1: Final = ModSpec(
@@ -3985,28 +3521,6 @@ _fog__text2_trace: Final = TraceSpec(
     ('when fog_level == heavy', 'when zones_away > 1'),
     (('fog_level',), ('zones_away',)),
 )
-
-_rule_fog: Final[tuple[Step, ...]] = (
-    Step('mod', _fog__mod1, (lambda s: s.v['fog_level'] == 'light',), _fog__mod1_trace, -1, (('fog_level', 0),)),
-    Step('mod', _fog__mod2, (lambda s: s.v['fog_level'] == 'light',), _fog__mod2_trace, 1, (('fog_level', 0),)),
-    Step('mod', _fog__mod3, (lambda s: s.v['fog_level'] == 'moderate',), _fog__mod3_trace, -2, (('fog_level', 0),)),
-    Step('mod', _fog__mod4, (lambda s: s.v['fog_level'] == 'moderate',), _fog__mod4_trace, 2, (('fog_level', 0),)),
-    Step('text', _fog__text1, (lambda s: s.v['fog_level'] == 'moderate', lambda s: s.v['zones_away'] > 2), _fog__text1_trace, None, (('fog_level', 0), ('zones_away', 1))),
-    Step('mod', _fog__mod5, (lambda s: s.v['fog_level'] == 'heavy',), _fog__mod5_trace, -4, (('fog_level', 0),)),
-    Step('mod', _fog__mod6, (lambda s: s.v['fog_level'] == 'heavy',), _fog__mod6_trace, 4, (('fog_level', 0),)),
-    Step('text', _fog__text2, (lambda s: s.v['fog_level'] == 'heavy', lambda s: s.v['zones_away'] > 1), _fog__text2_trace, None, (('fog_level', 0), ('zones_away', 1))),
-)
-"""FOG (Condition tiles: FOG).
-
-- visibility -1 (when fog_level == light)
-- stealth +1 (when fog_level == light)
-- visibility -2 (when fog_level == moderate)
-- stealth +2 (when fog_level == moderate)
-- cannot see more than 2 zones in Moderate fog (when fog_level == moderate; when zones_away > 2)
-- visibility -4 (when fog_level == heavy)
-- stealth +4 (when fog_level == heavy)
-- cannot see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
-"""
 
 # condition cover_tile
 
@@ -4227,33 +3741,6 @@ _cover_tile__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_cover_tile: Final[tuple[Step, ...]] = (
-    Step('mod', _cover_tile__mod1, (lambda s: s.v['cover_level'] == 'light',), _cover_tile__mod1_trace, 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod2, (lambda s: s.v['cover_level'] == 'light',), _cover_tile__mod2_trace, 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod3, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod3_trace, 2, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod4, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod4_trace, 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod5, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod5_trace, 2, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod6, (lambda s: s.v['cover_level'] == 'moderate',), _cover_tile__mod6_trace, 1, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod7, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod7_trace, 4, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod8, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod8_trace, 2, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod9, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod9_trace, 4, (('cover_level', 0),)),
-    Step('mod', _cover_tile__mod10, (lambda s: s.v['cover_level'] == 'heavy',), _cover_tile__mod10_trace, 2, (('cover_level', 0),)),
-    Step('text', _cover_tile__text1, (), _cover_tile__text1_trace, None, ()),
-)
-"""COVER (Condition tiles: COVER).
-
-- cover +1 (when cover_level == light)
-- tuff_aoe +1 (when cover_level == light)
-- cover +2 (when cover_level == moderate)
-- default_cover +1 (when cover_level == moderate)
-- tuff_aoe +2 (when cover_level == moderate)
-- stealth +1 (when cover_level == moderate)
-- cover +4 (when cover_level == heavy)
-- default_cover +2 (when cover_level == heavy)
-- tuff_aoe +4 (when cover_level == heavy)
-- stealth +2 (when cover_level == heavy)
-"""
-
 # condition lighting
 
 _lighting__mod1: Final = ModSpec(
@@ -4372,23 +3859,6 @@ _lighting__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_lighting: Final[tuple[Step, ...]] = (
-    Step('mod', _lighting__mod1, (lambda s: s.v['light_level'] == 'light',), _lighting__mod1_trace, -1, (('light_level', 0),)),
-    Step('mod', _lighting__mod2, (lambda s: s.v['light_level'] == 'moderate',), _lighting__mod2_trace, -2, (('light_level', 0),)),
-    Step('mod', _lighting__mod3, (lambda s: s.v['light_level'] == 'moderate',), _lighting__mod3_trace, 1, (('light_level', 0),)),
-    Step('mod', _lighting__mod4, (lambda s: s.v['light_level'] == 'heavy',), _lighting__mod4_trace, -4, (('light_level', 0),)),
-    Step('mod', _lighting__mod5, (lambda s: s.v['light_level'] == 'heavy',), _lighting__mod5_trace, 2, (('light_level', 0),)),
-    Step('text', _lighting__text1, (), _lighting__text1_trace, None, ()),
-)
-"""LIGHT (Condition tiles: LIGHT).
-
-- visibility -1 (when light_level == light)
-- visibility -2 (when light_level == moderate)
-- stealth +1 (when light_level == moderate)
-- visibility -4 (when light_level == heavy)
-- stealth +2 (when light_level == heavy)
-"""
 
 # condition noise
 
@@ -4509,23 +3979,6 @@ _noise__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_noise: Final[tuple[Step, ...]] = (
-    Step('mod', _noise__mod1, (lambda s: s.v['noise_level'] == 'light',), _noise__mod1_trace, -1, (('noise_level', 0),)),
-    Step('mod', _noise__mod2, (lambda s: s.v['noise_level'] == 'moderate',), _noise__mod2_trace, -2, (('noise_level', 0),)),
-    Step('mod', _noise__mod3, (lambda s: s.v['noise_level'] == 'moderate',), _noise__mod3_trace, 1, (('noise_level', 0),)),
-    Step('mod', _noise__mod4, (lambda s: s.v['noise_level'] == 'heavy',), _noise__mod4_trace, -4, (('noise_level', 0),)),
-    Step('mod', _noise__mod5, (lambda s: s.v['noise_level'] == 'heavy',), _noise__mod5_trace, 1, (('noise_level', 0),)),
-    Step('text', _noise__text1, (), _noise__text1_trace, None, ()),
-)
-"""NOISE (Condition tiles: NOISE).
-
-- hearing -1 (when noise_level == light)
-- hearing -2 (when noise_level == moderate)
-- stealth +1 (when noise_level == moderate)
-- hearing -4 (when noise_level == heavy)
-- stealth +1 (when noise_level == heavy)
-"""
-
 # condition buzz
 
 _buzz__mod1: Final = ModSpec(
@@ -4588,18 +4041,6 @@ _buzz__mod3_trace: Final = TraceSpec(
     ('when buzz_level == heavy',),
     (('buzz_level',),),
 )
-
-_rule_buzz: Final[tuple[Step, ...]] = (
-    Step('mod', _buzz__mod1, (lambda s: s.v['buzz_level'] == 'light',), _buzz__mod1_trace, -1, (('buzz_level', 0),)),
-    Step('mod', _buzz__mod2, (lambda s: s.v['buzz_level'] == 'moderate',), _buzz__mod2_trace, -2, (('buzz_level', 0),)),
-    Step('mod', _buzz__mod3, (lambda s: s.v['buzz_level'] == 'heavy',), _buzz__mod3_trace, -4, (('buzz_level', 0),)),
-)
-"""BUZZ (Condition tiles: BUZZ).
-
-- comms -1 (when buzz_level == light)
-- comms -2 (when buzz_level == moderate)
-- comms -4 (when buzz_level == heavy)
-"""
 
 # condition wind
 
@@ -4772,27 +4213,6 @@ _wind__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_wind: Final[tuple[Step, ...]] = (
-    Step('mod', _wind__mod1, (lambda s: s.v['wind_level'] == 'light', lambda s: not (s.v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) <= ('close', 'short', 'medium', 'long', 'beyond').index('short'))), _wind__mod1_trace, -1, (('wind_level', 0), ('heavy_weapon', 1))),
-    Step('mod', _wind__mod2, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod2_trace, -2, (('wind_level', 0), ('heavy_weapon', 1))),
-    Step('mod', _wind__mod3, (lambda s: s.v['wind_level'] == 'moderate', lambda s: not (s.v['heavy_weapon'] or s.e['range'] == 'close'), lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod3_trace, -1, (('wind_level', 0), ('heavy_weapon', 1))),
-    Step('mod', _wind__mod4, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: s.v['heavy_weapon']), _wind__mod4_trace, -2, (('wind_level', 0), ('heavy_weapon', 2))),
-    Step('mod', _wind__mod5, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod5_trace, -4, (('wind_level', 0), ('heavy_weapon', 2))),
-    Step('mod', _wind__mod6, (lambda s: s.v['wind_level'] == 'heavy', lambda s: s.e['range'] != 'close', lambda s: not s.v['heavy_weapon'], lambda s: not ('close', 'short', 'medium', 'long', 'beyond').index(s.e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium')), _wind__mod6_trace, -2, (('wind_level', 0), ('heavy_weapon', 2))),
-    Step('text', _wind__text1, (), _wind__text1_trace, None, ()),
-    Step('text', _wind__text2, (), _wind__text2_trace, None, ()),
-    Step('text', _wind__text3, (), _wind__text3_trace, None, ()),
-)
-"""WIND (Condition tiles: WIND).
-
-- shot -1 (when wind_level == light; unless heavy_weapon or range <= short)
-- shot -2 (when wind_level == moderate; unless heavy_weapon or range == close; when range >= medium)
-- shot -1 (when wind_level == moderate; unless heavy_weapon or range == close; unless range >= medium)
-- shot -2 (when wind_level == heavy; unless range == close; when heavy_weapon)
-- shot -4 (when wind_level == heavy; unless range == close; unless heavy_weapon; when range >= medium)
-- shot -2 (when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium)
-"""
-
 # condition wall_tile
 
 _wall_tile__mod1: Final = ModSpec(
@@ -4912,23 +4332,6 @@ _wall_tile__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_wall_tile: Final[tuple[Step, ...]] = (
-    Step('mod', _wall_tile__mod1, (lambda s: s.v['wall_level'] == 'light',), _wall_tile__mod1_trace, 1, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod2, (lambda s: s.v['wall_level'] == 'moderate',), _wall_tile__mod2_trace, 2, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod3, (lambda s: s.v['wall_level'] == 'moderate',), _wall_tile__mod3_trace, 1, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod4, (lambda s: s.v['wall_level'] == 'heavy',), _wall_tile__mod4_trace, 4, (('wall_level', 0),)),
-    Step('mod', _wall_tile__mod5, (lambda s: s.v['wall_level'] == 'heavy',), _wall_tile__mod5_trace, 2, (('wall_level', 0),)),
-    Step('text', _wall_tile__text1, (), _wall_tile__text1_trace, None, ()),
-)
-"""WALL (Condition tiles: WALL).
-
-- cover +1 (when wall_level == light)
-- cover +2 (when wall_level == moderate)
-- stealth +1 (when wall_level == moderate)
-- cover +4 (when wall_level == heavy)
-- stealth +2 (when wall_level == heavy)
-"""
-
 # condition barrier
 
 _barrier__derive1: Final = DeriveSpec(
@@ -5006,20 +4409,6 @@ _barrier__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_barrier: Final[tuple[Step, ...]] = (
-    Step('derive', _barrier__derive1, (lambda s: s.v['barrier_level'] == 'light',), _barrier__derive1_trace, lambda s: 8, (('barrier_level', 0),)),
-    Step('derive', _barrier__derive2, (lambda s: s.v['barrier_level'] == 'moderate',), _barrier__derive2_trace, lambda s: 10, (('barrier_level', 0),)),
-    Step('derive', _barrier__derive3, (lambda s: s.v['barrier_level'] == 'heavy',), _barrier__derive3_trace, lambda s: 12, (('barrier_level', 0),)),
-    Step('text', _barrier__text1, (), _barrier__text1_trace, None, ()),
-    Step('text', _barrier__text2, (), _barrier__text2_trace, None, ()),
-)
-"""BARRIER (Condition tiles: BARRIER).
-
-- derive barrier_tuffness = 8 (when barrier_level == light)
-- derive barrier_tuffness = 10 (when barrier_level == moderate)
-- derive barrier_tuffness = 12 (when barrier_level == heavy)
-"""
-
 # condition tile_slippery
 
 _tile_slippery__derive1: Final = DeriveSpec(
@@ -5073,17 +4462,6 @@ _tile_slippery__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_slippery: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_slippery__derive1, (), _tile_slippery__derive1_trace, lambda s: 4, ()),
-    Step('mod', _tile_slippery__mod1, (), _tile_slippery__mod1_trace, -1, ()),
-    Step('text', _tile_slippery__text1, (), _tile_slippery__text1_trace, None, ()),
-)
-"""SLIPPERY (Condition tiles: ground).
-
-- derive slippery_ag = 4
-- stealth -1
-"""
-
 # condition tile_slowing
 
 _tile_slowing__mod1: Final = ModSpec(
@@ -5122,15 +4500,6 @@ _tile_slowing__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_tile_slowing: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_slowing__mod1, (), _tile_slowing__mod1_trace, 2, ()),
-    Step('text', _tile_slowing__text1, (), _tile_slowing__text1_trace, None, ()),
-)
-"""SLOWING (Condition tiles: ground).
-
-- move_target / 2 round down
-"""
 
 # condition tile_obstacle
 
@@ -5205,19 +4574,6 @@ _tile_obstacle__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_obstacle: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_obstacle__derive1, (), _tile_obstacle__derive1_trace, lambda s: 4, ()),
-    Step('mod', _tile_obstacle__mod1, (), _tile_obstacle__mod1_trace, 2, ()),
-    Step('mod', _tile_obstacle__mod2, (), _tile_obstacle__mod2_trace, 1, ()),
-    Step('text', _tile_obstacle__text1, (), _tile_obstacle__text1_trace, None, ()),
-)
-"""OBSTACLE (Condition tiles: ground).
-
-- derive obstacle_ag = 4
-- cover +2
-- stealth +1
-"""
-
 # condition tile_open_ground
 
 _tile_open_ground__mod1: Final = ModSpec(
@@ -5280,18 +4636,6 @@ _tile_open_ground__mod3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_tile_open_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_open_ground__mod1, (), _tile_open_ground__mod1_trace, -2, ()),
-    Step('mod', _tile_open_ground__mod2, (), _tile_open_ground__mod2_trace, 0, ()),
-    Step('mod', _tile_open_ground__mod3, (), _tile_open_ground__mod3_trace, 0, ()),
-)
-"""OPEN GROUND (Condition tiles: ground).
-
-- stealth -2
-- cover = 0
-- default_cover = 0
-"""
 
 # condition tile_exposed_ground
 
@@ -5392,21 +4736,6 @@ _tile_exposed_ground__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_exposed_ground: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_exposed_ground__mod1, (), _tile_exposed_ground__mod1_trace, -2, ()),
-    Step('mod', _tile_exposed_ground__mod2, (), _tile_exposed_ground__mod2_trace, 0, ()),
-    Step('mod', _tile_exposed_ground__mod3, (), _tile_exposed_ground__mod3_trace, 0, ()),
-    Step('mod', _tile_exposed_ground__mod4, (), _tile_exposed_ground__mod4_trace, 1, ()),
-    Step('text', _tile_exposed_ground__text1, (), _tile_exposed_ground__text1_trace, None, ()),
-)
-"""EXPOSED GROUND (Condition tiles: ground).
-
-- stealth -2
-- cover = 0
-- default_cover = 0
-- missile_against +1
-"""
-
 # condition tile_clatter
 
 _tile_clatter__mod1: Final = ModSpec(
@@ -5490,20 +4819,6 @@ _tile_clatter__mod4_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_clatter: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_clatter__mod1, (), _tile_clatter__mod1_trace, -2, ()),
-    Step('mod', _tile_clatter__mod2, (), _tile_clatter__mod2_trace, 1, ()),
-    Step('mod', _tile_clatter__mod3, (), _tile_clatter__mod3_trace, 0, ()),
-    Step('mod', _tile_clatter__mod4, (), _tile_clatter__mod4_trace, 0, ()),
-)
-"""CLATTER (Condition tiles: ground).
-
-- stealth -2
-- noticed +1
-- cover = 0
-- default_cover = 0
-"""
-
 # condition tile_shortcut
 
 _tile_shortcut__text1: Final = TextSpec(
@@ -5537,15 +4852,6 @@ _tile_shortcut__derive1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_shortcut: Final[tuple[Step, ...]] = (
-    Step('text', _tile_shortcut__text1, (), _tile_shortcut__text1_trace, None, ()),
-    Step('derive', _tile_shortcut__derive1, (), _tile_shortcut__derive1_trace, lambda s: 1, ()),
-)
-"""SHORTCUT (Condition tiles: ground).
-
-- derive free_zones = 1
-"""
-
 # condition tile_fire
 
 _tile_fire__derive1: Final = DeriveSpec(
@@ -5578,15 +4884,6 @@ _tile_fire__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_tile_fire: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_fire__derive1, (), _tile_fire__derive1_trace, lambda s: 4, ()),
-    Step('text', _tile_fire__text1, (), _tile_fire__text1_trace, None, ()),
-)
-"""FIRE (Condition tiles: hazards).
-
-- derive fire_ag = 4
-"""
 
 # condition tile_danger
 
@@ -5635,17 +4932,6 @@ _tile_danger__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_danger: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_danger__derive1, (), _tile_danger__derive1_trace, lambda s: 4, ()),
-    Step('derive', _tile_danger__derive2, (), _tile_danger__derive2_trace, lambda s: Dice(((2, 6),)), ()),
-    Step('text', _tile_danger__text1, (), _tile_danger__text1_trace, None, ()),
-)
-"""DANGER (Condition tiles: hazards).
-
-- derive danger_ag = 4
-- derive danger_damage = 2d6
-"""
-
 # condition tile_test
 
 _tile_test__derive1: Final = DeriveSpec(
@@ -5678,15 +4964,6 @@ _tile_test__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_tile_test: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_test__derive1, (), _tile_test__derive1_trace, lambda s: 4, ()),
-    Step('text', _tile_test__text1, (), _tile_test__text1_trace, None, ()),
-)
-"""TEST (Condition tiles: hazards).
-
-- derive trait_test = 4
-"""
 
 # condition tile_pit
 
@@ -5748,19 +5025,6 @@ _tile_pit__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_tile_pit: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_pit__derive1, (), _tile_pit__derive1_trace, lambda s: 4, ()),
-    Step('derive', _tile_pit__derive2, (), _tile_pit__derive2_trace, lambda s: 6, ()),
-    Step('derive', _tile_pit__derive3, (), _tile_pit__derive3_trace, lambda s: Dice(((3, 6),)), ()),
-    Step('text', _tile_pit__text1, (), _tile_pit__text1_trace, None, ()),
-)
-"""PIT (Condition tiles: hazards).
-
-- derive pit_notice = 4
-- derive pit_ag = 6
-- derive pit_damage = 3d6
-"""
 
 # condition tile_trap
 
@@ -5829,19 +5093,6 @@ _tile_trap__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_trap: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_trap__derive1, (), _tile_trap__derive1_trace, lambda s: 6, ()),
-    Step('derive', _tile_trap__derive2, (), _tile_trap__derive2_trace, lambda s: Dice(((3, 6),)), ()),
-    Step('mod', _tile_trap__mod1, (), _tile_trap__mod1_trace, 2, ()),
-    Step('text', _tile_trap__text1, (), _tile_trap__text1_trace, None, ()),
-)
-"""TRAP (Condition tiles: hazards).
-
-- derive trap_notice = 6
-- derive trap_damage = 3d6
-- noticed +2
-"""
-
 # condition tile_trip_wire
 
 _tile_trip_wire__derive1: Final = DeriveSpec(
@@ -5895,17 +5146,6 @@ _tile_trip_wire__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_trip_wire: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_trip_wire__derive1, (), _tile_trip_wire__derive1_trace, lambda s: 6, ()),
-    Step('mod', _tile_trip_wire__mod1, (), _tile_trip_wire__mod1_trace, 2, ()),
-    Step('text', _tile_trip_wire__text1, (), _tile_trip_wire__text1_trace, None, ()),
-)
-"""TRIP WIRE (Condition tiles: alarms).
-
-- derive trip_wire_notice = 6
-- noticed +2
-"""
-
 # condition tile_alarm
 
 _tile_alarm__derive1: Final = DeriveSpec(
@@ -5943,16 +5183,6 @@ _tile_alarm__mod1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_alarm: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_alarm__derive1, (), _tile_alarm__derive1_trace, lambda s: 6, ()),
-    Step('mod', _tile_alarm__mod1, (), _tile_alarm__mod1_trace, 4, ()),
-)
-"""ALARM (Condition tiles: alarms).
-
-- derive alarm_notice = 6
-- noticed +4
-"""
-
 # condition tile_hideyhole
 
 _tile_hideyhole__derive1: Final = DeriveSpec(
@@ -5986,15 +5216,6 @@ _tile_hideyhole__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_hideyhole: Final[tuple[Step, ...]] = (
-    Step('derive', _tile_hideyhole__derive1, (), _tile_hideyhole__derive1_trace, lambda s: True, ()),
-    Step('text', _tile_hideyhole__text1, (), _tile_hideyhole__text1_trace, None, ()),
-)
-"""HIDEYHOLE (Condition tiles: alarms).
-
-- derive surprise = yes
-"""
-
 # condition tile_advantage
 
 _tile_advantage__mod1: Final = ModSpec(
@@ -6017,14 +5238,6 @@ _tile_advantage__mod1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_tile_advantage: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_advantage__mod1, (), _tile_advantage__mod1_trace, 1, ()),
-)
-"""ADVANTAGE (Condition tiles: positions).
-
-- all_actions +1
-"""
 
 # condition tile_concealment
 
@@ -6109,20 +5322,6 @@ _tile_concealment__mod4_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_concealment: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_concealment__mod1, (), _tile_concealment__mod1_trace, 2, ()),
-    Step('mod', _tile_concealment__mod2, (), _tile_concealment__mod2_trace, 1, ()),
-    Step('mod', _tile_concealment__mod3, (), _tile_concealment__mod3_trace, 2, ()),
-    Step('mod', _tile_concealment__mod4, (), _tile_concealment__mod4_trace, 2, ()),
-)
-"""CONCEALMENT (Condition tiles: positions).
-
-- drag_resist +2
-- stealth +1
-- cover +2
-- tuff_aoe +2
-"""
-
 # condition tile_defensive
 
 _tile_defensive__mod1: Final = ModSpec(
@@ -6186,18 +5385,6 @@ _tile_defensive__mod3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_tile_defensive: Final[tuple[Step, ...]] = (
-    Step('mod', _tile_defensive__mod1, (), _tile_defensive__mod1_trace, 2, ()),
-    Step('mod', _tile_defensive__mod2, (), _tile_defensive__mod2_trace, 2, ()),
-    Step('mod', _tile_defensive__mod3, (), _tile_defensive__mod3_trace, 2, ()),
-)
-"""DEFENSIVE (Condition tiles: positions).
-
-- drag_resist +2
-- tuff_ranged +2
-- tuff_aoe +2
-"""
-
 # rule sporadic_encounter
 
 _sporadic_encounter__roll1: Final = RollSpec(
@@ -6217,6 +5404,11 @@ _sporadic_encounter__roll1: Final = RollSpec(
     ties=None,
     notes=(),
     condition='when moving',
+)
+_sporadic_encounter__roll1_step: Final = RollStep(
+    _sporadic_encounter__roll1,
+    lambda s: (1, 0, None, 0),
+    (),
 )
 _sporadic_encounter__roll1_trace: Final = TraceSpec(
     'sporadic_encounter',
@@ -6320,21 +5512,6 @@ _sporadic_encounter__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_sporadic_encounter: Final[tuple[Step, ...]] = (
-    Step('roll', _sporadic_encounter__roll1, (lambda s: s.v['moving'],), _sporadic_encounter__roll1_trace, (lambda s: (1, 0, None, 0), ()), (('moving', 0),)),
-    Step('derive', _sporadic_encounter__derive1, (), _sporadic_encounter__derive1_trace, lambda s: Fraction(1) / (s.v['target_groups'] + s.v['blank_options']), (('target_groups', 0), ('blank_options', 0))),
-    Step('text', _sporadic_encounter__text1, (), _sporadic_encounter__text1_trace, None, ()),
-    Step('text', _sporadic_encounter__text2, (), _sporadic_encounter__text2_trace, None, ()),
-    Step('text', _sporadic_encounter__text3, (), _sporadic_encounter__text3_trace, None, ()),
-    Step('text', _sporadic_encounter__text4, (), _sporadic_encounter__text4_trace, None, ()),
-    Step('text', _sporadic_encounter__text5, (), _sporadic_encounter__text5_trace, None, ()),
-)
-"""Sporadics (Sporadics).
-
-- roll sporadic: d6 <= 1 (when moving)
-- derive targeted_chance = 1 / (target_groups + blank_options)
-"""
-
 # terrain sporadic_pit
 
 _sporadic_pit__text1: Final = TextSpec(
@@ -6369,15 +5546,6 @@ _sporadic_pit__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_sporadic_pit: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_pit__text1, (lambda s: s.v['failed_ag'],), _sporadic_pit__text1_trace, None, (('failed_ag', 0),)),
-    Step('text', _sporadic_pit__text2, (), _sporadic_pit__text2_trace, None, ()),
-)
-"""Pit (sporadic) (List of sporadic).
-
-- cannot stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
-"""
 
 # terrain sporadic_walls
 
@@ -6434,17 +5602,6 @@ _sporadic_walls__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_sporadic_walls: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_walls__text1, (), _sporadic_walls__text1_trace, None, ()),
-    Step('mod', _sporadic_walls__mod1, (lambda s: s.v['adopted'],), _sporadic_walls__mod1_trace, 2, (('adopted', 0),)),
-    Step('text', _sporadic_walls__text2, (), _sporadic_walls__text2_trace, None, ()),
-)
-"""Walls (sporadic) (List of sporadic).
-
-- cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
-- stacking max 2 (when adopted)
-"""
-
 # terrain sporadic_doorway
 
 _sporadic_doorway__text1: Final = TextSpec(
@@ -6464,15 +5621,6 @@ _sporadic_doorway__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_sporadic_doorway: Final[tuple[Step, ...]] = (
-    Step('part', 'sporadic_walls', (lambda s: not s.v['door_open'],), TraceSpec('sporadic_doorway', 'List of sporadic', 'as sporadic_walls', ('unless door_open',), (('door_open',),))),
-    Step('text', _sporadic_doorway__text1, (), _sporadic_doorway__text1_trace, None, ()),
-)
-"""Doorway (sporadic) (List of sporadic).
-
-- as sporadic_walls (unless door_open)
-"""
-
 # terrain sporadic_window
 
 _sporadic_window__text1: Final = TextSpec(
@@ -6491,15 +5639,6 @@ _sporadic_window__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_sporadic_window: Final[tuple[Step, ...]] = (
-    Step('part', 'sporadic_doorway', (), TraceSpec('sporadic_window', 'List of sporadic', 'as sporadic_doorway', (), ())),
-    Step('text', _sporadic_window__text1, (), _sporadic_window__text1_trace, None, ()),
-)
-"""Window (sporadic) (List of sporadic).
-
-- as sporadic_doorway
-"""
 
 # terrain sporadic_furniture
 
@@ -6556,17 +5695,6 @@ _sporadic_furniture__text2_trace: Final = TraceSpec(
     (),
 )
 
-_rule_sporadic_furniture: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_furniture__mod1, (lambda s: s.v['adopted'],), _sporadic_furniture__mod1_trace, 2, (('adopted', 0),)),
-    Step('text', _sporadic_furniture__text1, (lambda s: s.v['failed_ag'],), _sporadic_furniture__text1_trace, None, (('failed_ag', 0),)),
-    Step('text', _sporadic_furniture__text2, (), _sporadic_furniture__text2_trace, None, ()),
-)
-"""Furniture (sporadic) (List of sporadic).
-
-- cover +2 (when adopted)
-- cannot move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
-"""
-
 # terrain sporadic_debris
 
 _sporadic_debris__mod1: Final = ModSpec(
@@ -6605,16 +5733,6 @@ _sporadic_debris__text1_trace: Final = TraceSpec(
     ('when failed_ag',),
     (('failed_ag',),),
 )
-
-_rule_sporadic_debris: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_debris__mod1, (), _sporadic_debris__mod1_trace, 1, ()),
-    Step('text', _sporadic_debris__text1, (lambda s: s.v['failed_ag'],), _sporadic_debris__text1_trace, None, (('failed_ag', 0),)),
-)
-"""Debris (sporadic) (List of sporadic).
-
-- cover +1
-- cannot act further: the turn ends (failed AG) (when failed_ag)
-"""
 
 # terrain sporadic_vegetation
 
@@ -6655,15 +5773,6 @@ _sporadic_vegetation__text1_trace: Final = TraceSpec(
     (),
 )
 
-_rule_sporadic_vegetation: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_vegetation__mod1, (), _sporadic_vegetation__mod1_trace, lambda s: s.v['vegetation_stealth'], (('vegetation_stealth', 0),)),
-    Step('text', _sporadic_vegetation__text1, (), _sporadic_vegetation__text1_trace, None, ()),
-)
-"""Vegetation (sporadic) (List of sporadic).
-
-- stealth +vegetation_stealth
-"""
-
 # terrain sporadic_traps
 
 _sporadic_traps__derive1: Final = DeriveSpec(
@@ -6696,15 +5805,6 @@ _sporadic_traps__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_sporadic_traps: Final[tuple[Step, ...]] = (
-    Step('derive', _sporadic_traps__derive1, (), _sporadic_traps__derive1_trace, lambda s: Dice(((2, 6),)).plus(1), ()),
-    Step('text', _sporadic_traps__text1, (), _sporadic_traps__text1_trace, None, ()),
-)
-"""Traps (sporadic) (List of sporadic).
-
-- derive traps_damage = 2d6 + 1
-"""
 
 # terrain sporadic_slippery
 
@@ -6740,15 +5840,6 @@ _sporadic_slippery__text2_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_sporadic_slippery: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_slippery__text1, (lambda s: s.v['failed_ag'],), _sporadic_slippery__text1_trace, None, (('failed_ag', 0),)),
-    Step('text', _sporadic_slippery__text2, (), _sporadic_slippery__text2_trace, None, ()),
-)
-"""Slippery (sporadic) (List of sporadic).
-
-- cannot keep moving: fallen PRONE and the turn ends (when failed_ag)
-"""
 
 # terrain sporadic_slowing
 
@@ -6788,15 +5879,6 @@ _sporadic_slowing__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_sporadic_slowing: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_slowing__mod1, (), _sporadic_slowing__mod1_trace, lambda s: -s.v['slowing_points'], (('slowing_points', 0),)),
-    Step('text', _sporadic_slowing__text1, (), _sporadic_slowing__text1_trace, None, ()),
-)
-"""Slowing (sporadic) (List of sporadic).
-
-- pace -slowing_points
-"""
 
 # terrain sporadic_fire
 
@@ -6848,16 +5930,6 @@ _sporadic_fire__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_sporadic_fire: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_fire__text1, (), _sporadic_fire__text1_trace, None, ()),
-    Step('text', _sporadic_fire__text2, (lambda s: s.v['failed_ag'],), _sporadic_fire__text2_trace, None, (('failed_ag', 0),)),
-    Step('text', _sporadic_fire__text3, (), _sporadic_fire__text3_trace, None, ()),
-)
-"""Fire (sporadic) (List of sporadic).
-
-- cannot stay put: you must MOVE next action or you DO catch fire
-"""
 
 # terrain sporadic_defensible
 
@@ -6930,19 +6002,6 @@ _sporadic_defensible__text3_trace: Final = TraceSpec(
     (),
 )
 
-_rule_sporadic_defensible: Final[tuple[Step, ...]] = (
-    Step('mod', _sporadic_defensible__mod1, (lambda s: s.v['adopted'],), _sporadic_defensible__mod1_trace, lambda s: s.v['defensible_limit'], (('adopted', 0), ('defensible_limit', 1))),
-    Step('text', _sporadic_defensible__text1, (lambda s: s.v['adopted'],), _sporadic_defensible__text1_trace, None, (('adopted', 0),)),
-    Step('text', _sporadic_defensible__text2, (lambda s: s.v['adopted'], lambda s: s.v['engaged']), _sporadic_defensible__text2_trace, None, (('adopted', 0), ('engaged', 1))),
-    Step('text', _sporadic_defensible__text3, (), _sporadic_defensible__text3_trace, None, ()),
-)
-"""Defensible (sporadic) (List of sporadic).
-
-- stacking max defensible_limit (when adopted)
-- cannot move without losing the Defensible spot (when adopted)
-- cannot move while engaged: they have trapped you in it (when adopted; when engaged)
-"""
-
 # terrain sporadic_animals
 
 _sporadic_animals__text1: Final = TextSpec(
@@ -6961,11 +6020,6 @@ _sporadic_animals__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_sporadic_animals: Final[tuple[Step, ...]] = (
-    Step('text', _sporadic_animals__text1, (), _sporadic_animals__text1_trace, None, ()),
-)
-"""Animals (sporadic) (List of sporadic)."""
 
 # terrain sporadic_falling_debris
 
@@ -6999,15 +6053,6 @@ _sporadic_falling_debris__text1_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_sporadic_falling_debris: Final[tuple[Step, ...]] = (
-    Step('derive', _sporadic_falling_debris__derive1, (), _sporadic_falling_debris__derive1_trace, lambda s: Dice(((3, 6),)), ()),
-    Step('text', _sporadic_falling_debris__text1, (), _sporadic_falling_debris__text1_trace, None, ()),
-)
-"""Falling debris (sporadic) (List of sporadic).
-
-- derive falling_damage = 3d6
-"""
 
 # rule card_draw
 
@@ -7232,31 +6277,6 @@ _card_draw__text7_trace: Final = TraceSpec(
     (),
 )
 
-_rule_card_draw: Final[tuple[Step, ...]] = (
-    Step('derive', _card_draw__derive1, (), _card_draw__derive1_trace, lambda s: s.lookup('suit_category', (s.v['suit'],), 'category'), (('suit', 0),)),
-    Step('mod', _card_draw__mod1, (lambda s: s.v['high_rank'] >= 6 and s.v['high_rank'] <= 10,), _card_draw__mod1_trace, 'moderate', (('high_rank', 0),)),
-    Step('mod', _card_draw__mod2, (lambda s: s.v['same_suit'] == 2,), _card_draw__mod2_trace, 'moderate', (('same_suit', 0),)),
-    Step('mod', _card_draw__mod3, (lambda s: s.v['same_suit'] == 3,), _card_draw__mod3_trace, 'heavy', (('same_suit', 0),)),
-    Step('mod', _card_draw__mod4, (lambda s: s.v['high_rank'] >= 11,), _card_draw__mod4_trace, lambda s: s.v['chosen_level'], (('high_rank', 0), ('chosen_level', 1))),
-    Step('derive', _card_draw__derive2, (lambda s: s.v['high_rank'] >= 11,), _card_draw__derive2_trace, lambda s: True, (('high_rank', 0),)),
-    Step('text', _card_draw__text1, (), _card_draw__text1_trace, None, ()),
-    Step('text', _card_draw__text2, (), _card_draw__text2_trace, None, ()),
-    Step('text', _card_draw__text3, (), _card_draw__text3_trace, None, ()),
-    Step('text', _card_draw__text4, (), _card_draw__text4_trace, None, ()),
-    Step('text', _card_draw__text5, (), _card_draw__text5_trace, None, ()),
-    Step('text', _card_draw__text6, (), _card_draw__text6_trace, None, ()),
-    Step('text', _card_draw__text7, (), _card_draw__text7_trace, None, ()),
-)
-"""Drawing the condition tiles (Step 2; Step 3).
-
-- derive tile_category = suit_category[suit].category
-- tile_level min moderate (when high_rank >= 6 and high_rank <= 10)
-- tile_level min moderate (when same_suit == 2)
-- tile_level min heavy (when same_suit == 3)
-- tile_level = chosen_level (when high_rank >= 11)
-- derive starts_with_benny = yes (when high_rank >= 11)
-"""
-
 # rule initiative
 
 _initiative__mod1: Final = ModSpec(
@@ -7460,29 +6480,6 @@ _initiative__text5_trace: Final = TraceSpec(
     (),
 )
 
-_rule_initiative: Final[tuple[Step, ...]] = (
-    Step('mod', _initiative__mod1, (lambda s: s.v['light_weapon'],), _initiative__mod1_trace, 1, (('light_weapon', 0),)),
-    Step('mod', _initiative__mod2, (lambda s: s.v['heavy_weapon'],), _initiative__mod2_trace, 1, (('heavy_weapon', 0),)),
-    Step('mod', _initiative__mod3, (lambda s: s.v['heavy_weapon'],), _initiative__mod3_trace, 1, (('heavy_weapon', 0),)),
-    Step('mod', _initiative__mod4, (lambda s: s.v['stunned'],), _initiative__mod4_trace, 1, (('stunned', 0),)),
-    Step('mod', _initiative__mod5, (lambda s: s.v['stunned'],), _initiative__mod5_trace, 1, (('stunned', 0),)),
-    Step('mod', _initiative__mod6, (lambda s: s.v['joker'],), _initiative__mod6_trace, 1, (('joker', 0),)),
-    Step('text', _initiative__text1, (), _initiative__text1_trace, None, ()),
-    Step('text', _initiative__text2, (), _initiative__text2_trace, None, ()),
-    Step('text', _initiative__text3, (), _initiative__text3_trace, None, ()),
-    Step('text', _initiative__text4, (), _initiative__text4_trace, None, ()),
-    Step('text', _initiative__text5, (), _initiative__text5_trace, None, ()),
-)
-"""Initiative deck (Initiative: cards).
-
-- initiative_cards +1 (when light_weapon)
-- initiative_cards +1 (when heavy_weapon)
-- initiative_discards +1 (when heavy_weapon)
-- initiative_cards +1 (when stunned)
-- initiative_discards +1 (when stunned)
-- bonus_actions +1 (when joker)
-"""
-
 # rule weapons
 
 _weapons__mod1: Final = ModSpec(
@@ -7609,25 +6606,6 @@ _weapons__text3_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_weapons: Final[tuple[Step, ...]] = (
-    Step('mod', _weapons__mod1, (lambda s: s.v['light_weapon'],), _weapons__mod1_trace, -1, (('light_weapon', 0),)),
-    Step('mod', _weapons__mod2, (lambda s: s.v['heavy_weapon'],), _weapons__mod2_trace, 1, (('heavy_weapon', 0),)),
-    Step('mod', _weapons__mod3, (lambda s: s.v['two_handed'],), _weapons__mod3_trace, 1, (('two_handed', 0),)),
-    Step('derive', _weapons__derive1, (), _weapons__derive1_trace, lambda s: s.e['weapon_die'].plus(s.v['brawn_die']).plus(s.v['bulk_tier']), (('brawn_die', 0), ('bulk_tier', 0))),
-    Step('derive', _weapons__derive2, (), _weapons__derive2_trace, lambda s: s.e['weapon_die'].plus(s.v['brawn_die']), (('brawn_die', 0),)),
-    Step('text', _weapons__text1, (), _weapons__text1_trace, None, ()),
-    Step('text', _weapons__text2, (), _weapons__text2_trace, None, ()),
-    Step('text', _weapons__text3, (), _weapons__text3_trace, None, ()),
-)
-"""Weapons and damage (Damage).
-
-- weapon_die -1 step (when light_weapon)
-- weapon_die +1 step (when heavy_weapon)
-- weapon_die +1 step (when two_handed)
-- derive strike_damage = weapon_die + brawn_die + bulk_tier
-- derive shooting_damage = weapon_die + brawn_die
-"""
 
 # rule armour_rules
 
@@ -7791,27 +6769,6 @@ _armour_rules__text5_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_armour_rules: Final[tuple[Step, ...]] = (
-    Step('mod', _armour_rules__mod1, (), _armour_rules__mod1_trace, lambda s: s.lookup('bulk_armour', (s.v['bulk'],), 'armour'), (('bulk', 0),)),
-    Step('mod', _armour_rules__mod2, (lambda s: s.v['shield_use'] == 'for_defence',), _armour_rules__mod2_trace, lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
-    Step('mod', _armour_rules__mod3, (lambda s: s.v['shield_use'] == 'for_armour',), _armour_rules__mod3_trace, lambda s: s.v['shield_bonus'], (('shield_use', 0), ('shield_bonus', 1))),
-    Step('mod', _armour_rules__mod4, (lambda s: s.v['large_shield'],), _armour_rules__mod4_trace, -1, (('large_shield', 0),)),
-    Step('text', _armour_rules__text1, (lambda s: s.v['worn_armours'] > 1,), _armour_rules__text1_trace, None, (('worn_armours', 0),)),
-    Step('text', _armour_rules__text2, (lambda s: s.v['damage_source'] != 'opponent',), _armour_rules__text2_trace, None, (('damage_source', 0),)),
-    Step('text', _armour_rules__text3, (), _armour_rules__text3_trace, None, ()),
-    Step('text', _armour_rules__text4, (), _armour_rules__text4_trace, None, ()),
-    Step('text', _armour_rules__text5, (), _armour_rules__text5_trace, None, ()),
-)
-"""Armour (Armour).
-
-- armour +bulk_armour[bulk].armour
-- defence +shield_bonus (when shield_use == for_defence)
-- armour +shield_bonus (when shield_use == for_armour)
-- missile_against -1 (when large_shield)
-- cannot layer worn armour on top of worn armour (when worn_armours > 1)
-- cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
-"""
 
 # rule aoe_targets
 
@@ -8014,32 +6971,6 @@ _aoe_targets__text6_trace: Final = TraceSpec(
     (),
 )
 
-_rule_aoe_targets: Final[tuple[Step, ...]] = (
-    Step('derive', _aoe_targets__derive1, (), _aoe_targets__derive1_trace, lambda s: s.lookup('aoe_templates', (s.v['aoe'],), 'targets'), (('aoe', 0),)),
-    Step('derive', _aoe_targets__derive2, (), _aoe_targets__derive2_trace, lambda s: round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') + s.v['aoe_raises'] + s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
-    Step('derive', _aoe_targets__derive3, (), _aoe_targets__derive3_trace, lambda s: round_value(Fraction(s.v['targets_final']) / 2, 'down') - s.v['aoe_raises'] - s.v['converted'], (('targets_final', 0), ('aoe_raises', 0), ('converted', 0))),
-    Step('mod', _aoe_targets__mod1, (), _aoe_targets__mod1_trace, lambda s: -2 * s.v['converted'], (('converted', 0),)),
-    Step('mod', _aoe_targets__mod2, (lambda s: s.v['targets_final'] < s.v['targets_rolled'],), _aoe_targets__mod2_trace, lambda s: -(2 * (round_value(Fraction(s.v['targets_rolled']) / 2, 'down') - round_value(Fraction(s.v['targets_final']) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
-    Step('mod', _aoe_targets__mod3, (lambda s: s.v['targets_final'] > s.v['targets_rolled'],), _aoe_targets__mod3_trace, lambda s: -(2 * (round_value(Fraction(s.v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(s.v['targets_rolled'] + 1) / 2, 'down'))), (('targets_final', 0), ('targets_rolled', 0))),
-    Step('text', _aoe_targets__text1, (lambda s: (s.v['aoe'] in ('small', 'cone') and s.v['targets_final'] > 5) or (s.v['aoe'] == 'medium_template' and s.v['targets_final'] > 7),), _aoe_targets__text1_trace, None, (('aoe', 0), ('targets_final', 0))),
-    Step('text', _aoe_targets__text2, (lambda s: s.v['aoe_raises'] + s.v['converted'] > round_value(Fraction(s.v['targets_final']) / 2, 'down'),), _aoe_targets__text2_trace, None, (('aoe_raises', 0), ('converted', 0), ('targets_final', 0))),
-    Step('text', _aoe_targets__text3, (), _aoe_targets__text3_trace, None, ()),
-    Step('text', _aoe_targets__text4, (), _aoe_targets__text4_trace, None, ()),
-    Step('text', _aoe_targets__text5, (), _aoe_targets__text5_trace, None, ()),
-    Step('text', _aoe_targets__text6, (), _aoe_targets__text6_trace, None, ()),
-)
-"""AoE targets: friends and enemies (AoE attacks).
-
-- derive template_targets = aoe_templates[aoe].targets
-- derive enemies = ((targets_final + 1) / 2 round down) + aoe_raises + converted
-- derive friends = (targets_final / 2 round down) - aoe_raises - converted
-- cast -2 per converted
-- cast -(2 * ((targets_rolled / 2 round down) - (targets_final / 2 round down))) (when targets_final < targets_rolled)
-- cast -(2 * (((targets_final + 1) / 2 round down) - ((targets_rolled + 1) / 2 round down))) (when targets_final > targets_rolled)
-- cannot add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
-- cannot convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
-"""
-
 # rule stun
 
 _stun__derive1: Final = DeriveSpec(
@@ -8154,23 +7085,6 @@ _stun__text6_trace: Final = TraceSpec(
     (),
     (),
 )
-
-_rule_stun: Final[tuple[Step, ...]] = (
-    Step('derive', _stun__derive1, (), _stun__derive1_trace, lambda s: round_value(Fraction(s.v['stun_damage']) / (s.v['body'] + s.v['bulk_tier']), 'down'), (('stun_damage', 0), ('body', 0), ('bulk_tier', 0))),
-    Step('derive', _stun__derive2, (), _stun__derive2_trace, lambda s: s.v['stun_levels'] + s.e['stuns'], (('stun_levels', 0),)),
-    Step('text', _stun__text1, (lambda s: s.v['stun_option'] and s.e['stun_total'] >= s.v['body'],), _stun__text1_trace, None, (('stun_option', 0), ('body', 0))),
-    Step('text', _stun__text2, (), _stun__text2_trace, None, ()),
-    Step('text', _stun__text3, (), _stun__text3_trace, None, ()),
-    Step('text', _stun__text4, (), _stun__text4_trace, None, ()),
-    Step('text', _stun__text5, (), _stun__text5_trace, None, ()),
-    Step('text', _stun__text6, (), _stun__text6_trace, None, ()),
-)
-"""Stun (Modifiers: Stun).
-
-- derive stuns = stun_damage / (body + bulk_tier) round down
-- derive stun_total = stun_levels + stuns
-- cannot act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
-"""
 
 # table pace_shift
 
@@ -8401,10 +7315,22 @@ _range_bands__said6: Final = note_of(_range_bands__text2)
 _range_bands__said7: Final = note_of(_range_bands__text3)
 _range_bands__said8: Final = note_of(_range_bands__text4)
 _range_bands__said9: Final = note_of(_range_bands__text5)
+_range_bands__unread1: Final = Note(
+    'range_bands',
+    'Range diagram; RANGE',
+    '`different_arm` had no effect: it is read only when different_arm',
+    kind='input',
+)
+_range_bands__unread2: Final = Note(
+    'range_bands',
+    'Range diagram; RANGE',
+    '`scope` had no effect: it is read only when scope',
+    kind='input',
+)
 
 
 def _resolve_range_bands(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Range bands: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Range bands: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8470,14 +7396,68 @@ def _resolve_range_bands(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _range_bands__stat_range0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['different_arm'] else 0
+    d2 = -1 if v['scope'] else 0
+    out.append(((at, 0), 'range_bands#2.1', d1, _range_bands__mod1_trace, _range_bands__mod1, 1))
+    out.append(((at, 1), 'range_bands#3.1', d2, _range_bands__mod2_trace, _range_bands__mod2, 'long'))
+
+
+def _range_bands__stat_shot0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    d3 = -1 if e['range'] == 'medium' else 0
+    d4 = -1 if e['range'] == 'long' else 0
+    out.append(((at, 2), 'range_bands#4.1', d3, _range_bands__mod3_trace, _range_bands__mod3, -2))
+    out.append(((at, 3), 'range_bands#5.1', d4, _range_bands__mod4_trace, _range_bands__mod4, -4))
+
+
+def _range_bands__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    e = s.e
+    d5 = -1 if e['range'] == 'beyond' else 0
+    out.append(((at, 4), 'range_bands#6.1', d5, _range_bands__text1_trace, _range_bands__text1, _range_bands__said5))
+    out.append(((at, 5), 'range_bands#7', -1, None, _range_bands__text2, _range_bands__said6))
+    out.append(((at, 6), 'range_bands#8', -1, None, _range_bands__text3, _range_bands__said7))
+    out.append(((at, 7), 'range_bands#9', -1, None, _range_bands__text4, _range_bands__said8))
+    out.append(((at, 8), 'range_bands#10', -1, None, _range_bands__text5, _range_bands__said9))
+
+
+_range_bands__code0: Final = RuleCode(
+    resolve=_resolve_range_bands,
+    nodes=MappingProxyType({
+        'stat range': _range_bands__stat_range0,
+        'stat shot': _range_bands__stat_shot0,
+    }),
+    rolls=None,
+    texts=_range_bands__texts0,
+    watches=(
+        ('different_arm', ((0, 0),), _range_bands__unread1),
+        ('scope', ((1, 0),), _range_bands__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule pace_class_rule, written out
 
 _pace_class_rule__said3: Final = note_of(_pace_class_rule__text1)
 _pace_class_rule__said4: Final = note_of(_pace_class_rule__text2)
+_pace_class_rule__unread1: Final = Note(
+    'pace_class_rule',
+    'MOVE: Pace',
+    '`pace_class` had no effect: it is read only ',
+    kind='input',
+)
+_pace_class_rule__unread2: Final = Note(
+    'pace_class_rule',
+    'MOVE: Pace',
+    '`bursting` had no effect: it is read only when pace_class == burst and not bursting',
+    kind='input',
+)
 
 
 def _resolve_pace_class_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Pace classes: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Pace classes: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8512,6 +7492,33 @@ def _resolve_pace_class_rule(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _pace_class_rule__stat_pace0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['pace_class'] == 'burst' and not v['bursting'] else 0
+    out.append(((at, 0), 'pace_class_rule#2', -1, _pace_class_rule__mod1_trace, _pace_class_rule__mod1, lambda: s.lookup('pace_shift', (v['pace_class'],), 'shift')))
+    out.append(((at, 1), 'pace_class_rule#3.1', d2, _pace_class_rule__mod2_trace, _pace_class_rule__mod2, -2))
+
+
+def _pace_class_rule__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'pace_class_rule#4', -1, None, _pace_class_rule__text1, _pace_class_rule__said3))
+    out.append(((at, 3), 'pace_class_rule#5', -1, None, _pace_class_rule__text2, _pace_class_rule__said4))
+
+
+_pace_class_rule__code0: Final = RuleCode(
+    resolve=_resolve_pace_class_rule,
+    nodes=MappingProxyType({
+        'stat pace': _pace_class_rule__stat_pace0,
+    }),
+    rolls=None,
+    texts=_pace_class_rule__texts0,
+    watches=(
+        ('pace_class', ((0, 0), (1, 0)), _pace_class_rule__unread1),
+        ('bursting', ((1, 0),), _pace_class_rule__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule zone_move, written out
 
 _zone_move__said4: Final = restriction_of(_zone_move__text1)
@@ -8520,10 +7527,34 @@ _zone_move__said6: Final = note_of(_zone_move__text3)
 _zone_move__said7: Final = note_of(_zone_move__text4)
 _zone_move__said8: Final = note_of(_zone_move__text5)
 _zone_move__said9: Final = note_of(_zone_move__text6)
+_zone_move__unread1: Final = Note(
+    'zone_move',
+    'MOVE',
+    '`running` had no effect: it is read only ',
+    kind='input',
+)
+_zone_move__unread2: Final = Note(
+    'zone_move',
+    'MOVE',
+    '`second_move` had no effect: it is read only ',
+    kind='input',
+)
+_zone_move__unread3: Final = Note(
+    'zone_move',
+    'MOVE',
+    '`zone` had no effect: it is read only when second_move and (zone in {long, flank} or destination in {long, flank})',
+    kind='input',
+)
+_zone_move__unread4: Final = Note(
+    'zone_move',
+    'MOVE',
+    '`destination` had no effect: it is read only when second_move and (zone in {long, flank} or destination in {long, flank})',
+    kind='input',
+)
 
 
 def _resolve_zone_move(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """MOVE: zone to zone: the plan of the rule alone (`_Plan.resolve`), written out.
+    """MOVE: zone to zone: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8552,7 +7583,7 @@ def _resolve_zone_move(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['missile_against'] = value if type(value) is int else added_total(value, 'int', d3 < 0)
     rolls: list[Roll] = []
     trace.append(TraceEntry(_zone_move__roll1_trace, -1, v, e))
-    rolls.append(roll_of(s, _rule_zone_move[0]))
+    rolls.append(roll_of(s, _zone_move__roll1_step))
     d4 = -1 if v['second_move'] and (v['zone'] in ('long', 'flank') or v['destination'] in ('long', 'flank')) else 0
     trace.append(TraceEntry(_zone_move__text1_trace, d4, v, e))
     restrictions: list[Restriction] = []
@@ -8587,6 +7618,51 @@ def _resolve_zone_move(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _zone_move__stat_all_actions0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['running'] else 0
+    out.append(((at, 1), 'zone_move#3.1', d2, _zone_move__mod1_trace, _zone_move__mod1, -2))
+
+
+def _zone_move__stat_missile_against0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['running'] else 0
+    out.append(((at, 2), 'zone_move#3.2', d3, _zone_move__mod2_trace, _zone_move__mod2, -1))
+
+
+def _zone_move__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'zone_move#2', -1, _zone_move__roll1_trace, _zone_move__roll1, _zone_move__roll1_step))
+
+
+def _zone_move__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['second_move'] and (v['zone'] in ('long', 'flank') or v['destination'] in ('long', 'flank')) else 0
+    out.append(((at, 3), 'zone_move#4.1', d4, _zone_move__text1_trace, _zone_move__text1, _zone_move__said4))
+    out.append(((at, 4), 'zone_move#5', -1, None, _zone_move__text2, _zone_move__said5))
+    out.append(((at, 5), 'zone_move#6', -1, None, _zone_move__text3, _zone_move__said6))
+    out.append(((at, 6), 'zone_move#7', -1, None, _zone_move__text4, _zone_move__said7))
+    out.append(((at, 7), 'zone_move#8', -1, None, _zone_move__text5, _zone_move__said8))
+    out.append(((at, 8), 'zone_move#9', -1, None, _zone_move__text6, _zone_move__said9))
+
+
+_zone_move__code0: Final = RuleCode(
+    resolve=_resolve_zone_move,
+    nodes=MappingProxyType({
+        'stat all_actions': _zone_move__stat_all_actions0,
+        'stat missile_against': _zone_move__stat_missile_against0,
+    }),
+    rolls=_zone_move__rolls0,
+    texts=_zone_move__texts0,
+    watches=(
+        ('running', ((0, 0), (1, 0), (2, 0)), _zone_move__unread1),
+        ('second_move', ((0, 0), (3, 0)), _zone_move__unread2),
+        ('zone', ((3, 0),), _zone_move__unread3),
+        ('destination', ((3, 0),), _zone_move__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule action_limits, written out
 
 _action_limits__said1: Final = restriction_of(_action_limits__text1)
@@ -8609,10 +7685,46 @@ _action_limits__said18: Final = note_of(_action_limits__text17)
 _action_limits__unread1: Final = Note(
     'action_limits',
     'When it comes to your action',
-    '`target_in_flank` had no effect: it is read only when action == drag',
+    '`action` had no effect: it is read only when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',
     kind='input',
 )
 _action_limits__unread2: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    '`zone` had no effect: it is read only when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',
+    kind='input',
+)
+_action_limits__unread3: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    '`same_flank` had no effect: it is read only when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',
+    kind='input',
+)
+_action_limits__unread4: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    '`width_melee` had no effect: it is read only when action == melee and zone != close and not (zone == flank and same_flank) and not (zone == short and width_melee)',
+    kind='input',
+)
+_action_limits__unread5: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    '`engaged` had no effect: it is read only when action == drag',
+    kind='input',
+)
+_action_limits__unread6: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    '`target_in_flank` had no effect: it is read only when action == drag',
+    kind='input',
+)
+_action_limits__unread7: Final = Note(
+    'action_limits',
+    'When it comes to your action',
+    '`guarded` had no effect: it is read only when action == melee and guarded',
+    kind='input',
+)
+_action_limits__unread8: Final = Note(
     'action_limits',
     'When it comes to your action',
     '`assist_successes` had no effect: it is read only when action == assist',
@@ -8621,7 +7733,7 @@ _action_limits__unread2: Final = Note(
 
 
 def _resolve_action_limits(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Actions and where they may be taken: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Actions and where they may be taken: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8696,9 +7808,9 @@ def _resolve_action_limits(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         restrictions.append(_action_limits__said10)
     notes: list[Note] = [_action_limits__said12, _action_limits__said13, _action_limits__said14, _action_limits__said15, _action_limits__said16, _action_limits__said17, _action_limits__said18]
     if 'target_in_flank' in given and d4 == 0:
-        notes.append(_action_limits__unread1)
+        notes.append(_action_limits__unread6)
     if 'assist_successes' in given and d11 == 0:
-        notes.append(_action_limits__unread2)
+        notes.append(_action_limits__unread8)
     return Resolution(
         rulebook='zone_combat',
         rules=('action_limits',),
@@ -8725,6 +7837,80 @@ def _resolve_action_limits(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _action_limits__stat_all_actions0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d11 = -1 if v['action'] == 'assist' else 0
+    out.append(((at, 10), 'action_limits#10.1', d11, _action_limits__mod1_trace, _action_limits__mod1, lambda: v['assist_successes']))
+
+
+def _action_limits__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d1 = -1 if v['action'] == 'melee' and v['zone'] != 'close' and not (v['zone'] == 'flank' and v['same_flank']) and not (v['zone'] == 'short' and v['width_melee']) else 0
+    if v['action'] != 'drag':
+        d2 = 0
+    elif v['zone'] == 'close':
+        d2 = 1
+    else:
+        d2 = -1
+    if v['action'] != 'drag':
+        d3 = 0
+    elif not v['engaged']:
+        d3 = 1
+    else:
+        d3 = -1
+    if v['action'] != 'drag':
+        d4 = 0
+    elif not v['target_in_flank']:
+        d4 = 1
+    else:
+        d4 = -1
+    d5 = -1 if v['action'] == 'flee' and v['zone'] != 'long' else 0
+    d6 = -1 if v['action'] == 'distract' and ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) > ('close', 'short', 'medium', 'long', 'beyond').index('short') else 0
+    d7 = -1 if v['action'] == 'stealth_action' and v['engaged'] else 0
+    d8 = -1 if v['action'] in ('assist', 'guard', 'take_cover', 'use') else 0
+    d9 = -1 if v['action'] == 'flank_move' and v['zone'] == 'close' else 0
+    d10 = -1 if v['action'] == 'melee' and v['guarded'] else 0
+    out.append(((at, 0), 'action_limits#2.1', d1, _action_limits__text1_trace, _action_limits__text1, _action_limits__said1))
+    out.append(((at, 1), 'action_limits#3.1.1', d2, _action_limits__text2_trace, _action_limits__text2, _action_limits__said2))
+    out.append(((at, 2), 'action_limits#3.2.1', d3, _action_limits__text3_trace, _action_limits__text3, _action_limits__said3))
+    out.append(((at, 3), 'action_limits#3.3.1', d4, _action_limits__text4_trace, _action_limits__text4, _action_limits__said4))
+    out.append(((at, 4), 'action_limits#4.1', d5, _action_limits__text5_trace, _action_limits__text5, _action_limits__said5))
+    out.append(((at, 5), 'action_limits#5.1', d6, _action_limits__text6_trace, _action_limits__text6, _action_limits__said6))
+    out.append(((at, 6), 'action_limits#6.1', d7, _action_limits__text7_trace, _action_limits__text7, _action_limits__said7))
+    out.append(((at, 7), 'action_limits#7.1', d8, _action_limits__text8_trace, _action_limits__text8, _action_limits__said8))
+    out.append(((at, 8), 'action_limits#8.1', d9, _action_limits__text9_trace, _action_limits__text9, _action_limits__said9))
+    out.append(((at, 9), 'action_limits#9.1', d10, _action_limits__text10_trace, _action_limits__text10, _action_limits__said10))
+    out.append(((at, 11), 'action_limits#11', -1, None, _action_limits__text11, _action_limits__said12))
+    out.append(((at, 12), 'action_limits#12', -1, None, _action_limits__text12, _action_limits__said13))
+    out.append(((at, 13), 'action_limits#13', -1, None, _action_limits__text13, _action_limits__said14))
+    out.append(((at, 14), 'action_limits#14', -1, None, _action_limits__text14, _action_limits__said15))
+    out.append(((at, 15), 'action_limits#15', -1, None, _action_limits__text15, _action_limits__said16))
+    out.append(((at, 16), 'action_limits#16', -1, None, _action_limits__text16, _action_limits__said17))
+    out.append(((at, 17), 'action_limits#17', -1, None, _action_limits__text17, _action_limits__said18))
+
+
+_action_limits__code0: Final = RuleCode(
+    resolve=_resolve_action_limits,
+    nodes=MappingProxyType({
+        'stat all_actions': _action_limits__stat_all_actions0,
+    }),
+    rolls=None,
+    texts=_action_limits__texts0,
+    watches=(
+        ('action', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0), (10, 0)), _action_limits__unread1),
+        ('zone', ((0, 0), (1, 1), (4, 0), (8, 0)), _action_limits__unread2),
+        ('same_flank', ((0, 0),), _action_limits__unread3),
+        ('width_melee', ((0, 0),), _action_limits__unread4),
+        ('engaged', ((2, 1), (6, 0)), _action_limits__unread5),
+        ('target_in_flank', ((3, 1),), _action_limits__unread6),
+        ('guarded', ((9, 0),), _action_limits__unread7),
+        ('assist_successes', ((10, 1),), _action_limits__unread8),
+    ),
+    chains=False,
+)
+
+
 # rule flank_zones, written out
 
 _flank_zones__said1: Final = restriction_of(_flank_zones__text1)
@@ -8732,10 +7918,28 @@ _flank_zones__said3: Final = restriction_of(_flank_zones__text2)
 _flank_zones__said4: Final = note_of(_flank_zones__text3)
 _flank_zones__said5: Final = note_of(_flank_zones__text4)
 _flank_zones__said6: Final = note_of(_flank_zones__text5)
+_flank_zones__unread1: Final = Note(
+    'flank_zones',
+    'Flank zones',
+    '`zones_away` had no effect: it is read only when zones_away > 0 and not same_flank',
+    kind='input',
+)
+_flank_zones__unread2: Final = Note(
+    'flank_zones',
+    'Flank zones',
+    '`same_flank` had no effect: it is read only when zones_away > 0 and not same_flank',
+    kind='input',
+)
+_flank_zones__unread3: Final = Note(
+    'flank_zones',
+    'Flank zones',
+    '`action` had no effect: it is read only when action == drag',
+    kind='input',
+)
 
 
 def _resolve_flank_zones(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Flank zones: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Flank zones: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8778,6 +7982,39 @@ def _resolve_flank_zones(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _flank_zones__stat_range0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['same_flank'] else 0
+    out.append(((at, 1), 'flank_zones#3.1', d2, _flank_zones__mod1_trace, _flank_zones__mod1, 'short'))
+
+
+def _flank_zones__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['zones_away'] > 0 and not v['same_flank'] else 0
+    d3 = -1 if v['action'] == 'drag' else 0
+    out.append(((at, 0), 'flank_zones#2.1', d1, _flank_zones__text1_trace, _flank_zones__text1, _flank_zones__said1))
+    out.append(((at, 2), 'flank_zones#4.1', d3, _flank_zones__text2_trace, _flank_zones__text2, _flank_zones__said3))
+    out.append(((at, 3), 'flank_zones#5', -1, None, _flank_zones__text3, _flank_zones__said4))
+    out.append(((at, 4), 'flank_zones#6', -1, None, _flank_zones__text4, _flank_zones__said5))
+    out.append(((at, 5), 'flank_zones#7', -1, None, _flank_zones__text5, _flank_zones__said6))
+
+
+_flank_zones__code0: Final = RuleCode(
+    resolve=_resolve_flank_zones,
+    nodes=MappingProxyType({
+        'stat range': _flank_zones__stat_range0,
+    }),
+    rolls=None,
+    texts=_flank_zones__texts0,
+    watches=(
+        ('zones_away', ((0, 0),), _flank_zones__unread1),
+        ('same_flank', ((0, 0), (1, 0)), _flank_zones__unread2),
+        ('action', ((2, 0),), _flank_zones__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule take_cover, written out
 
 _take_cover__said4: Final = restriction_of(_take_cover__text1)
@@ -8785,10 +8022,22 @@ _take_cover__said5: Final = note_of(_take_cover__text2)
 _take_cover__said6: Final = note_of(_take_cover__text3)
 _take_cover__said7: Final = note_of(_take_cover__text4)
 _take_cover__said8: Final = note_of(_take_cover__text5)
+_take_cover__unread1: Final = Note(
+    'take_cover',
+    'COVER',
+    '`target_cover` had no effect: it is read only ',
+    kind='input',
+)
+_take_cover__unread2: Final = Note(
+    'take_cover',
+    'COVER',
+    '`own_cover` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_take_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """COVER: the plan of the rule alone (`_Plan.resolve`), written out.
+    """COVER: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8857,10 +8106,56 @@ def _resolve_take_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _take_cover__stat_shot0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 2), 'take_cover#4', -1, _take_cover__mod3_trace, _take_cover__mod3, lambda: -round_value(Fraction(v['own_cover']) / 2, 'down')))
+
+
+def _take_cover__stat_defence0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d2 = -1 if e['default_cover'] > v['target_cover'] else 0
+    out.append(((at, 0), 'take_cover#2', -1, _take_cover__mod1_trace, _take_cover__mod1, lambda: v['target_cover']))
+    out.append(((at, 1), 'take_cover#3.1', d2, _take_cover__mod2_trace, _take_cover__mod2, lambda: e['default_cover'] - v['target_cover']))
+
+
+def _take_cover__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d4 = -1 if v['target_cover'] > e['cover'] else 0
+    out.append(((at, 3), 'take_cover#5.1', d4, _take_cover__text1_trace, _take_cover__text1, _take_cover__said4))
+    out.append(((at, 4), 'take_cover#6', -1, None, _take_cover__text2, _take_cover__said5))
+    out.append(((at, 5), 'take_cover#7', -1, None, _take_cover__text3, _take_cover__said6))
+    out.append(((at, 6), 'take_cover#8', -1, None, _take_cover__text4, _take_cover__said7))
+    out.append(((at, 7), 'take_cover#9', -1, None, _take_cover__text5, _take_cover__said8))
+
+
+_take_cover__code0: Final = RuleCode(
+    resolve=_resolve_take_cover,
+    nodes=MappingProxyType({
+        'stat shot': _take_cover__stat_shot0,
+        'stat defence': _take_cover__stat_defence0,
+    }),
+    rolls=None,
+    texts=_take_cover__texts0,
+    watches=(
+        ('target_cover', ((0, 0), (1, 0), (3, 0)), _take_cover__unread1),
+        ('own_cover', ((2, 0),), _take_cover__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule defend_dodge, written out
 
 _defend_dodge__said4: Final = note_of(_defend_dodge__text1)
 _defend_dodge__unread1: Final = Note(
+    'defend_dodge',
+    'DEFEND; DODGE',
+    '`action` had no effect: it is read only when action == defend; when defend_moved',
+    kind='input',
+)
+_defend_dodge__unread2: Final = Note(
     'defend_dodge',
     'DEFEND; DODGE',
     '`defend_moved` had no effect: it is read only when action == defend',
@@ -8869,7 +8164,7 @@ _defend_dodge__unread1: Final = Note(
 
 
 def _resolve_defend_dodge(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """DEFEND and DODGE: the plan of the rule alone (`_Plan.resolve`), written out.
+    """DEFEND and DODGE: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8908,7 +8203,7 @@ def _resolve_defend_dodge(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     e['melee_against'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
     notes: list[Note] = [_defend_dodge__said4]
     if 'defend_moved' in given and d1 == 0 and d2 == 0:
-        notes.append(_defend_dodge__unread1)
+        notes.append(_defend_dodge__unread2)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='zone_combat',
@@ -8930,6 +8225,50 @@ def _resolve_defend_dodge(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _defend_dodge__stat_missile_against0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['action'] == 'dodge' else 0
+    out.append(((at, 2), 'defend_dodge#3.1', d3, _defend_dodge__mod3_trace, _defend_dodge__mod3, -2))
+
+
+def _defend_dodge__stat_melee_against0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['action'] != 'defend':
+        d1 = 0
+    elif not v['defend_moved']:
+        d1 = 1
+    else:
+        d1 = -1
+    if v['action'] != 'defend':
+        d2 = 0
+    elif v['defend_moved']:
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 0), 'defend_dodge#2.1.1', d1, _defend_dodge__mod1_trace, _defend_dodge__mod1, -2))
+    out.append(((at, 1), 'defend_dodge#2.1else.1', d2, _defend_dodge__mod2_trace, _defend_dodge__mod2, -4))
+
+
+def _defend_dodge__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'defend_dodge#4', -1, None, _defend_dodge__text1, _defend_dodge__said4))
+
+
+_defend_dodge__code0: Final = RuleCode(
+    resolve=_resolve_defend_dodge,
+    nodes=MappingProxyType({
+        'stat missile_against': _defend_dodge__stat_missile_against0,
+        'stat melee_against': _defend_dodge__stat_melee_against0,
+    }),
+    rolls=None,
+    texts=_defend_dodge__texts0,
+    watches=(
+        ('action', ((0, 0), (1, 0), (2, 0)), _defend_dodge__unread1),
+        ('defend_moved', ((0, 1), (1, 1)), _defend_dodge__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule stealth_mode, written out
 
 _stealth_mode__said3: Final = restriction_of(_stealth_mode__text1)
@@ -8938,10 +8277,16 @@ _stealth_mode__said5: Final = note_of(_stealth_mode__text3)
 _stealth_mode__unread1: Final = Note(
     'stealth_mode',
     'STEALTH',
-    '`own_cover` had no effect: it is read only when stealthy',
+    '`stealthy` had no effect: it is read only when stealthy',
     kind='input',
 )
 _stealth_mode__unread2: Final = Note(
+    'stealth_mode',
+    'STEALTH',
+    '`own_cover` had no effect: it is read only when stealthy',
+    kind='input',
+)
+_stealth_mode__unread3: Final = Note(
     'stealth_mode',
     'STEALTH',
     '`engaged` had no effect: it is read only when stealthy',
@@ -8950,7 +8295,7 @@ _stealth_mode__unread2: Final = Note(
 
 
 def _resolve_stealth_mode(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """STEALTH: the plan of the rule alone (`_Plan.resolve`), written out.
+    """STEALTH: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -8985,9 +8330,9 @@ def _resolve_stealth_mode(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         restrictions.append(_stealth_mode__said3)
     notes: list[Note] = [_stealth_mode__said4, _stealth_mode__said5]
     if 'own_cover' in given and d2 == 0:
-        notes.append(_stealth_mode__unread1)
-    if 'engaged' in given and d3 == 0:
         notes.append(_stealth_mode__unread2)
+    if 'engaged' in given and d3 == 0:
+        notes.append(_stealth_mode__unread3)
     return Resolution(
         rulebook='zone_combat',
         rules=('stealth_mode',),
@@ -9009,13 +8354,61 @@ def _resolve_stealth_mode(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _stealth_mode__stat_pace0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['stealthy'] else 0
+    out.append(((at, 0), 'stealth_mode#2.1', d1, _stealth_mode__mod1_trace, _stealth_mode__mod1, -2))
+
+
+def _stealth_mode__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['stealthy'] else 0
+    out.append(((at, 1), 'stealth_mode#2.2', d2, _stealth_mode__mod2_trace, _stealth_mode__mod2, lambda: v['own_cover']))
+
+
+def _stealth_mode__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if not v['stealthy']:
+        d3 = 0
+    elif not v['engaged']:
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'stealth_mode#2.3.1', d3, _stealth_mode__text1_trace, _stealth_mode__text1, _stealth_mode__said3))
+    out.append(((at, 3), 'stealth_mode#3', -1, None, _stealth_mode__text2, _stealth_mode__said4))
+    out.append(((at, 4), 'stealth_mode#4', -1, None, _stealth_mode__text3, _stealth_mode__said5))
+
+
+_stealth_mode__code0: Final = RuleCode(
+    resolve=_resolve_stealth_mode,
+    nodes=MappingProxyType({
+        'stat pace': _stealth_mode__stat_pace0,
+        'stat stealth': _stealth_mode__stat_stealth0,
+    }),
+    rolls=None,
+    texts=_stealth_mode__texts0,
+    watches=(
+        ('stealthy', ((0, 0), (1, 0), (2, 0)), _stealth_mode__unread1),
+        ('own_cover', ((1, 1),), _stealth_mode__unread2),
+        ('engaged', ((2, 1),), _stealth_mode__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule drop_rule, written out
 
 _drop_rule__said3: Final = note_of(_drop_rule__text1)
+_drop_rule__unread1: Final = Note(
+    'drop_rule',
+    'DROP',
+    '`drop` had no effect: it is read only when drop',
+    kind='input',
+)
 
 
 def _resolve_drop_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """DROP: the plan of the rule alone (`_Plan.resolve`), written out.
+    """DROP: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9066,6 +8459,37 @@ def _resolve_drop_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _drop_rule__stat_shot0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['drop'] else 0
+    out.append(((at, 0), 'drop_rule#2.1', d1, _drop_rule__mod1_trace, _drop_rule__mod1, 4))
+
+
+def _drop_rule__stat_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['drop'] else 0
+    out.append(((at, 1), 'drop_rule#2.2', d2, _drop_rule__mod2_trace, _drop_rule__mod2, 4))
+
+
+def _drop_rule__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'drop_rule#3', -1, None, _drop_rule__text1, _drop_rule__said3))
+
+
+_drop_rule__code0: Final = RuleCode(
+    resolve=_resolve_drop_rule,
+    nodes=MappingProxyType({
+        'stat shot': _drop_rule__stat_shot0,
+        'stat damage': _drop_rule__stat_damage0,
+    }),
+    rolls=None,
+    texts=_drop_rule__texts0,
+    watches=(
+        ('drop', ((0, 0), (1, 0)), _drop_rule__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule targeting_rule, written out
 
 _targeting_rule__said3: Final = restriction_of(_targeting_rule__text1)
@@ -9075,10 +8499,16 @@ _targeting_rule__said6: Final = note_of(_targeting_rule__text4)
 _targeting_rule__unread1: Final = Note(
     'targeting_rule',
     'Targeting',
-    '`vulnerability` had no effect: it is read only when targeting == 3',
+    '`targeting` had no effect: it is read only ',
     kind='input',
 )
 _targeting_rule__unread2: Final = Note(
+    'targeting_rule',
+    'Targeting',
+    '`vulnerability` had no effect: it is read only when targeting == 3',
+    kind='input',
+)
+_targeting_rule__unread3: Final = Note(
     'targeting_rule',
     'Targeting',
     '`extra_die` had no effect: it is read only when targeting == 3; when vulnerability',
@@ -9087,7 +8517,7 @@ _targeting_rule__unread2: Final = Note(
 
 
 def _resolve_targeting_rule(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Targeting: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Targeting: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9124,9 +8554,9 @@ def _resolve_targeting_rule(v: dict[str, Any], given: frozenset[str]) -> Resolut
         restrictions.append(_targeting_rule__said3)
     notes: list[Note] = [_targeting_rule__said4, _targeting_rule__said5, _targeting_rule__said6]
     if 'vulnerability' in given and d2 == 0 and d3 == 0:
-        notes.append(_targeting_rule__unread1)
-    if 'extra_die' in given and 0 <= d2 < 2:
         notes.append(_targeting_rule__unread2)
+    if 'extra_die' in given and 0 <= d2 < 2:
+        notes.append(_targeting_rule__unread3)
     return Resolution(
         rulebook='zone_combat',
         rules=('targeting_rule',),
@@ -9148,10 +8578,69 @@ def _resolve_targeting_rule(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _targeting_rule__stat_defence0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'targeting_rule#2', -1, _targeting_rule__mod1_trace, _targeting_rule__mod1, lambda: 2 * v['targeting']))
+
+
+def _targeting_rule__stat_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['targeting'] != 3:
+        d2 = 0
+    elif not v['vulnerability']:
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 1), 'targeting_rule#3.1.1', d2, _targeting_rule__mod2_trace, _targeting_rule__mod2, lambda: v['extra_die']))
+
+
+def _targeting_rule__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['targeting'] != 3:
+        d3 = 0
+    elif v['vulnerability']:
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 2), 'targeting_rule#3.1else.1', d3, _targeting_rule__text1_trace, _targeting_rule__text1, _targeting_rule__said3))
+    out.append(((at, 3), 'targeting_rule#4', -1, None, _targeting_rule__text2, _targeting_rule__said4))
+    out.append(((at, 4), 'targeting_rule#5', -1, None, _targeting_rule__text3, _targeting_rule__said5))
+    out.append(((at, 5), 'targeting_rule#6', -1, None, _targeting_rule__text4, _targeting_rule__said6))
+
+
+_targeting_rule__code0: Final = RuleCode(
+    resolve=_resolve_targeting_rule,
+    nodes=MappingProxyType({
+        'stat defence': _targeting_rule__stat_defence0,
+        'stat damage': _targeting_rule__stat_damage0,
+    }),
+    rolls=None,
+    texts=_targeting_rule__texts0,
+    watches=(
+        ('targeting', ((0, 0), (1, 0), (2, 0)), _targeting_rule__unread1),
+        ('vulnerability', ((1, 1), (2, 1)), _targeting_rule__unread2),
+        ('extra_die', ((1, 2),), _targeting_rule__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule paralysed, written out
 
 _paralysed__said2: Final = restriction_of(_paralysed__text1)
 _paralysed__unread1: Final = Note(
+    'paralysed',
+    'Targeting: wound effects',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_paralysed__unread2: Final = Note(
+    'paralysed',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_paralysed__unread3: Final = Note(
     'paralysed',
     'Targeting: wound effects',
     '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9160,7 +8649,7 @@ _paralysed__unread1: Final = Note(
 
 
 def _resolve_paralysed(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Paralysed: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Paralysed: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9181,7 +8670,7 @@ def _resolve_paralysed(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         restrictions.append(_paralysed__said2)
     notes: list[Note] = []
     if 'dice_raises' in given and d1 == 0:
-        notes.append(_paralysed__unread1)
+        notes.append(_paralysed__unread3)
     return Resolution(
         rulebook='zone_combat',
         rules=('paralysed',),
@@ -9202,9 +8691,49 @@ def _resolve_paralysed(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _paralysed__stat_wound_duration0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'paralysed#2.1', d1, _paralysed__mod1_trace, _paralysed__mod1, lambda: v['dice_raises']))
+
+
+def _paralysed__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 1), 'paralysed#2.2', d2, _paralysed__text1_trace, _paralysed__text1, _paralysed__said2))
+
+
+_paralysed__code0: Final = RuleCode(
+    resolve=_resolve_paralysed,
+    nodes=MappingProxyType({
+        'stat wound_duration': _paralysed__stat_wound_duration0,
+    }),
+    rolls=None,
+    texts=_paralysed__texts0,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0)), _paralysed__unread1),
+        ('tuffness', ((0, 0), (1, 0)), _paralysed__unread2),
+        ('dice_raises', ((0, 1),), _paralysed__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule broken_arm, written out
 
 _broken_arm__unread1: Final = Note(
+    'broken_arm',
+    'Targeting: wound effects',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_broken_arm__unread2: Final = Note(
+    'broken_arm',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_broken_arm__unread3: Final = Note(
     'broken_arm',
     'Targeting: wound effects',
     '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9213,7 +8742,7 @@ _broken_arm__unread1: Final = Note(
 
 
 def _resolve_broken_arm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Broken Arm: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Broken Arm: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9236,7 +8765,7 @@ def _resolve_broken_arm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['wound_penalty'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
     notes: list[Note] = []
     if 'penalty_raises' in given and d2 == 0:
-        notes.append(_broken_arm__unread1)
+        notes.append(_broken_arm__unread3)
     return Resolution(
         rulebook='zone_combat',
         rules=('broken_arm',),
@@ -9257,6 +8786,30 @@ def _resolve_broken_arm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _broken_arm__stat_wound_penalty0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'broken_arm#2.1', d1, _broken_arm__mod1_trace, _broken_arm__mod1, 4))
+    out.append(((at, 1), 'broken_arm#2.2', d2, _broken_arm__mod2_trace, _broken_arm__mod2, lambda: 2 * v['penalty_raises']))
+
+
+_broken_arm__code0: Final = RuleCode(
+    resolve=_resolve_broken_arm,
+    nodes=MappingProxyType({
+        'stat wound_penalty': _broken_arm__stat_wound_penalty0,
+    }),
+    rolls=None,
+    texts=None,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0)), _broken_arm__unread1),
+        ('tuffness', ((0, 0), (1, 0)), _broken_arm__unread2),
+        ('penalty_raises', ((1, 1),), _broken_arm__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule bleeder, written out
 
 _bleeder__said4: Final = note_of(_bleeder__text1)
@@ -9264,16 +8817,28 @@ _bleeder__said5: Final = note_of(_bleeder__text2)
 _bleeder__unread1: Final = Note(
     'bleeder',
     'Targeting: wound effects',
-    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
     kind='input',
 )
 _bleeder__unread2: Final = Note(
     'bleeder',
     'Targeting: wound effects',
-    '`extra_bleeds` had no effect: it is read only when final_damage >= tuffness',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
     kind='input',
 )
 _bleeder__unread3: Final = Note(
+    'bleeder',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_bleeder__unread4: Final = Note(
+    'bleeder',
+    'Targeting: wound effects',
+    '`extra_bleeds` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_bleeder__unread5: Final = Note(
     'bleeder',
     'Targeting: wound effects',
     '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9282,7 +8847,7 @@ _bleeder__unread3: Final = Note(
 
 
 def _resolve_bleeder(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Bleeder: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Bleeder: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9312,11 +8877,11 @@ def _resolve_bleeder(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['wound_target'] = value if type(value) is int else added_total(value, 'int', d2 < 0 or d3 < 0)
     notes: list[Note] = [_bleeder__said4, _bleeder__said5]
     if 'dice_raises' in given and d1 == 0:
-        notes.append(_bleeder__unread1)
-    if 'extra_bleeds' in given and d2 == 0:
-        notes.append(_bleeder__unread2)
-    if 'penalty_raises' in given and d3 == 0:
         notes.append(_bleeder__unread3)
+    if 'extra_bleeds' in given and d2 == 0:
+        notes.append(_bleeder__unread4)
+    if 'penalty_raises' in given and d3 == 0:
+        notes.append(_bleeder__unread5)
     return Resolution(
         rulebook='zone_combat',
         rules=('bleeder',),
@@ -9340,11 +8905,61 @@ def _resolve_bleeder(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _bleeder__stat_wound_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'bleeder#2.1', d1, _bleeder__mod1_trace, _bleeder__mod1, lambda: v['dice_raises']))
+
+
+def _bleeder__stat_wound_target0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 1), 'bleeder#2.2', d2, _bleeder__mod2_trace, _bleeder__mod2, lambda: 2 * v['extra_bleeds']))
+    out.append(((at, 2), 'bleeder#2.3', d3, _bleeder__mod3_trace, _bleeder__mod3, lambda: v['penalty_raises']))
+
+
+def _bleeder__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'bleeder#3', -1, None, _bleeder__text1, _bleeder__said4))
+    out.append(((at, 4), 'bleeder#4', -1, None, _bleeder__text2, _bleeder__said5))
+
+
+_bleeder__code0: Final = RuleCode(
+    resolve=_resolve_bleeder,
+    nodes=MappingProxyType({
+        'stat wound_damage': _bleeder__stat_wound_damage0,
+        'stat wound_target': _bleeder__stat_wound_target0,
+    }),
+    rolls=None,
+    texts=_bleeder__texts0,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0), (2, 0)), _bleeder__unread1),
+        ('tuffness', ((0, 0), (1, 0), (2, 0)), _bleeder__unread2),
+        ('dice_raises', ((0, 1),), _bleeder__unread3),
+        ('extra_bleeds', ((1, 1),), _bleeder__unread4),
+        ('penalty_raises', ((2, 1),), _bleeder__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule knockdown, written out
 
 _knockdown__said5: Final = note_of(_knockdown__text1)
 _knockdown__said6: Final = note_of(_knockdown__text2)
 _knockdown__unread1: Final = Note(
+    'knockdown',
+    'Targeting: wound effects',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_knockdown__unread2: Final = Note(
+    'knockdown',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_knockdown__unread3: Final = Note(
     'knockdown',
     'Targeting: wound effects',
     '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9353,7 +8968,7 @@ _knockdown__unread1: Final = Note(
 
 
 def _resolve_knockdown(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Knockdown: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Knockdown: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9394,7 +9009,7 @@ def _resolve_knockdown(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         notes.append(_knockdown__said5)
     notes.append(_knockdown__said6)
     if 'penalty_raises' in given and d2 == 0 and d4 == 0:
-        notes.append(_knockdown__unread1)
+        notes.append(_knockdown__unread3)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='zone_combat',
@@ -9417,10 +9032,62 @@ def _resolve_knockdown(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _knockdown__stat_defence0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d4 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 2), 'knockdown#2.3', d3, _knockdown__mod3_trace, _knockdown__mod3, -2))
+    out.append(((at, 3), 'knockdown#2.4', d4, _knockdown__mod4_trace, _knockdown__mod4, lambda: -2 * v['penalty_raises']))
+
+
+def _knockdown__stat_wound_penalty0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'knockdown#2.1', d1, _knockdown__mod1_trace, _knockdown__mod1, 2))
+    out.append(((at, 1), 'knockdown#2.2', d2, _knockdown__mod2_trace, _knockdown__mod2, lambda: 2 * v['penalty_raises']))
+
+
+def _knockdown__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 4), 'knockdown#2.5', d5, _knockdown__text1_trace, _knockdown__text1, _knockdown__said5))
+    out.append(((at, 5), 'knockdown#3', -1, None, _knockdown__text2, _knockdown__said6))
+
+
+_knockdown__code0: Final = RuleCode(
+    resolve=_resolve_knockdown,
+    nodes=MappingProxyType({
+        'stat defence': _knockdown__stat_defence0,
+        'stat wound_penalty': _knockdown__stat_wound_penalty0,
+    }),
+    rolls=None,
+    texts=_knockdown__texts0,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)), _knockdown__unread1),
+        ('tuffness', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)), _knockdown__unread2),
+        ('penalty_raises', ((1, 1), (3, 1)), _knockdown__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule crippled, written out
 
 _crippled__said2: Final = restriction_of(_crippled__text1)
 _crippled__unread1: Final = Note(
+    'crippled',
+    'Targeting: wound effects',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_crippled__unread2: Final = Note(
+    'crippled',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_crippled__unread3: Final = Note(
     'crippled',
     'Targeting: wound effects',
     '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9429,7 +9096,7 @@ _crippled__unread1: Final = Note(
 
 
 def _resolve_crippled(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Crippled: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Crippled: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9450,7 +9117,7 @@ def _resolve_crippled(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         restrictions.append(_crippled__said2)
     notes: list[Note] = []
     if 'dice_raises' in given and d1 == 0:
-        notes.append(_crippled__unread1)
+        notes.append(_crippled__unread3)
     return Resolution(
         rulebook='zone_combat',
         rules=('crippled',),
@@ -9471,16 +9138,56 @@ def _resolve_crippled(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _crippled__stat_wound_duration0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'crippled#2.1', d1, _crippled__mod1_trace, _crippled__mod1, lambda: v['dice_raises']))
+
+
+def _crippled__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 1), 'crippled#2.2', d2, _crippled__text1_trace, _crippled__text1, _crippled__said2))
+
+
+_crippled__code0: Final = RuleCode(
+    resolve=_resolve_crippled,
+    nodes=MappingProxyType({
+        'stat wound_duration': _crippled__stat_wound_duration0,
+    }),
+    rolls=None,
+    texts=_crippled__texts0,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0)), _crippled__unread1),
+        ('tuffness', ((0, 0), (1, 0)), _crippled__unread2),
+        ('dice_raises', ((0, 1),), _crippled__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule broken_leg, written out
 
 _broken_leg__said4: Final = note_of(_broken_leg__text1)
 _broken_leg__unread1: Final = Note(
     'broken_leg',
     'Targeting: wound effects',
-    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
     kind='input',
 )
 _broken_leg__unread2: Final = Note(
+    'broken_leg',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_broken_leg__unread3: Final = Note(
+    'broken_leg',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_broken_leg__unread4: Final = Note(
     'broken_leg',
     'Targeting: wound effects',
     '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9489,7 +9196,7 @@ _broken_leg__unread2: Final = Note(
 
 
 def _resolve_broken_leg(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Broken Leg: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Broken Leg: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9518,9 +9225,9 @@ def _resolve_broken_leg(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
     notes: list[Note] = [_broken_leg__said4]
     if 'penalty_raises' in given and d2 == 0:
-        notes.append(_broken_leg__unread1)
+        notes.append(_broken_leg__unread3)
     if 'dice_raises' in given and d3 == 0:
-        notes.append(_broken_leg__unread2)
+        notes.append(_broken_leg__unread4)
     return Resolution(
         rulebook='zone_combat',
         rules=('broken_leg',),
@@ -9543,10 +9250,58 @@ def _resolve_broken_leg(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _broken_leg__stat_pace0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'broken_leg#2.1', d1, _broken_leg__mod1_trace, _broken_leg__mod1, -4))
+    out.append(((at, 1), 'broken_leg#2.2', d2, _broken_leg__mod2_trace, _broken_leg__mod2, lambda: -2 * v['penalty_raises']))
+
+
+def _broken_leg__stat_wound_duration0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 2), 'broken_leg#2.3', d3, _broken_leg__mod3_trace, _broken_leg__mod3, lambda: v['dice_raises']))
+
+
+def _broken_leg__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'broken_leg#3', -1, None, _broken_leg__text1, _broken_leg__said4))
+
+
+_broken_leg__code0: Final = RuleCode(
+    resolve=_resolve_broken_leg,
+    nodes=MappingProxyType({
+        'stat pace': _broken_leg__stat_pace0,
+        'stat wound_duration': _broken_leg__stat_wound_duration0,
+    }),
+    rolls=None,
+    texts=_broken_leg__texts0,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0), (2, 0)), _broken_leg__unread1),
+        ('tuffness', ((0, 0), (1, 0), (2, 0)), _broken_leg__unread2),
+        ('penalty_raises', ((1, 1),), _broken_leg__unread3),
+        ('dice_raises', ((2, 1),), _broken_leg__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule winded, written out
 
 _winded__said2: Final = note_of(_winded__text1)
 _winded__unread1: Final = Note(
+    'winded',
+    'Targeting: wound effects',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_winded__unread2: Final = Note(
+    'winded',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_winded__unread3: Final = Note(
     'winded',
     'Targeting: wound effects',
     '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9555,7 +9310,7 @@ _winded__unread1: Final = Note(
 
 
 def _resolve_winded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Winded: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Winded: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9575,7 +9330,7 @@ def _resolve_winded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     if d2 < 0:
         notes.append(_winded__said2)
     if 'dice_raises' in given and d1 == 0:
-        notes.append(_winded__unread1)
+        notes.append(_winded__unread3)
     return Resolution(
         rulebook='zone_combat',
         rules=('winded',),
@@ -9596,15 +9351,55 @@ def _resolve_winded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _winded__stat_wound_duration0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'winded#2.1', d1, _winded__mod1_trace, _winded__mod1, lambda: v['dice_raises']))
+
+
+def _winded__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 1), 'winded#2.2', d2, _winded__text1_trace, _winded__text1, _winded__said2))
+
+
+_winded__code0: Final = RuleCode(
+    resolve=_resolve_winded,
+    nodes=MappingProxyType({
+        'stat wound_duration': _winded__stat_wound_duration0,
+    }),
+    rolls=None,
+    texts=_winded__texts0,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0)), _winded__unread1),
+        ('tuffness', ((0, 0), (1, 0)), _winded__unread2),
+        ('dice_raises', ((0, 1),), _winded__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule pain, written out
 
 _pain__unread1: Final = Note(
     'pain',
     'Targeting: wound effects',
-    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
     kind='input',
 )
 _pain__unread2: Final = Note(
+    'pain',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_pain__unread3: Final = Note(
+    'pain',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_pain__unread4: Final = Note(
     'pain',
     'Targeting: wound effects',
     '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9613,7 +9408,7 @@ _pain__unread2: Final = Note(
 
 
 def _resolve_pain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Pain: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Pain: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9642,9 +9437,9 @@ def _resolve_pain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['wound_duration'] = settle_held(_BOOK, 'wound_duration', v['wound_duration'], held, modifiers)
     notes: list[Note] = []
     if 'penalty_raises' in given and d2 == 0:
-        notes.append(_pain__unread1)
+        notes.append(_pain__unread3)
     if 'dice_raises' in given and d3 == 0:
-        notes.append(_pain__unread2)
+        notes.append(_pain__unread4)
     return Resolution(
         rulebook='zone_combat',
         rules=('pain',),
@@ -9667,6 +9462,38 @@ def _resolve_pain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _pain__stat_all_actions0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'pain#2.1', d1, _pain__mod1_trace, _pain__mod1, -2))
+    out.append(((at, 1), 'pain#2.2', d2, _pain__mod2_trace, _pain__mod2, lambda: -2 * v['penalty_raises']))
+
+
+def _pain__stat_wound_duration0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 2), 'pain#2.3', d3, _pain__mod3_trace, _pain__mod3, lambda: v['dice_raises']))
+
+
+_pain__code0: Final = RuleCode(
+    resolve=_resolve_pain,
+    nodes=MappingProxyType({
+        'stat all_actions': _pain__stat_all_actions0,
+        'stat wound_duration': _pain__stat_wound_duration0,
+    }),
+    rolls=None,
+    texts=None,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0), (2, 0)), _pain__unread1),
+        ('tuffness', ((0, 0), (1, 0), (2, 0)), _pain__unread2),
+        ('penalty_raises', ((1, 1),), _pain__unread3),
+        ('dice_raises', ((2, 1),), _pain__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule guts, written out
 
 _guts__said3: Final = note_of(_guts__text1)
@@ -9674,10 +9501,22 @@ _guts__said4: Final = note_of(_guts__text2)
 _guts__unread1: Final = Note(
     'guts',
     'Targeting: wound effects',
-    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
     kind='input',
 )
 _guts__unread2: Final = Note(
+    'guts',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_guts__unread3: Final = Note(
+    'guts',
+    'Targeting: wound effects',
+    '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_guts__unread4: Final = Note(
     'guts',
     'Targeting: wound effects',
     '`duration_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9686,7 +9525,7 @@ _guts__unread2: Final = Note(
 
 
 def _resolve_guts(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Guts: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Guts: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9717,9 +9556,9 @@ def _resolve_guts(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         notes.append(_guts__said3)
     notes.append(_guts__said4)
     if 'dice_raises' in given and d1 == 0:
-        notes.append(_guts__unread1)
+        notes.append(_guts__unread3)
     if 'duration_raises' in given and d2 == 0:
-        notes.append(_guts__unread2)
+        notes.append(_guts__unread4)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='zone_combat',
@@ -9743,10 +9582,59 @@ def _resolve_guts(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _guts__stat_wound_duration0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 1), 'guts#2.2', d2, _guts__mod2_trace, _guts__mod2, lambda: v['duration_raises']))
+
+
+def _guts__stat_wound_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'guts#2.1', d1, _guts__mod1_trace, _guts__mod1, lambda: v['dice_raises']))
+
+
+def _guts__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 2), 'guts#2.3', d3, _guts__text1_trace, _guts__text1, _guts__said3))
+    out.append(((at, 3), 'guts#3', -1, None, _guts__text2, _guts__said4))
+
+
+_guts__code0: Final = RuleCode(
+    resolve=_resolve_guts,
+    nodes=MappingProxyType({
+        'stat wound_duration': _guts__stat_wound_duration0,
+        'stat wound_damage': _guts__stat_wound_damage0,
+    }),
+    rolls=None,
+    texts=_guts__texts0,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0), (2, 0)), _guts__unread1),
+        ('tuffness', ((0, 0), (1, 0), (2, 0)), _guts__unread2),
+        ('dice_raises', ((0, 1),), _guts__unread3),
+        ('duration_raises', ((1, 1),), _guts__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule scarred, written out
 
 _scarred__said3: Final = note_of(_scarred__text1)
 _scarred__unread1: Final = Note(
+    'scarred',
+    'Targeting: wound effects',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_scarred__unread2: Final = Note(
+    'scarred',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_scarred__unread3: Final = Note(
     'scarred',
     'Targeting: wound effects',
     '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9755,7 +9643,7 @@ _scarred__unread1: Final = Note(
 
 
 def _resolve_scarred(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Scarred: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Scarred: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9778,7 +9666,7 @@ def _resolve_scarred(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['wound_penalty'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0)
     notes: list[Note] = [_scarred__said3]
     if 'penalty_raises' in given and d2 == 0:
-        notes.append(_scarred__unread1)
+        notes.append(_scarred__unread3)
     return Resolution(
         rulebook='zone_combat',
         rules=('scarred',),
@@ -9799,16 +9687,56 @@ def _resolve_scarred(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _scarred__stat_wound_penalty0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'scarred#2.1', d1, _scarred__mod1_trace, _scarred__mod1, 1))
+    out.append(((at, 1), 'scarred#2.2', d2, _scarred__mod2_trace, _scarred__mod2, lambda: v['penalty_raises']))
+
+
+def _scarred__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'scarred#3', -1, None, _scarred__text1, _scarred__said3))
+
+
+_scarred__code0: Final = RuleCode(
+    resolve=_resolve_scarred,
+    nodes=MappingProxyType({
+        'stat wound_penalty': _scarred__stat_wound_penalty0,
+    }),
+    rolls=None,
+    texts=_scarred__texts0,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0)), _scarred__unread1),
+        ('tuffness', ((0, 0), (1, 0)), _scarred__unread2),
+        ('penalty_raises', ((1, 1),), _scarred__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule deafened, written out
 
 _deafened__said3: Final = restriction_of(_deafened__text1)
 _deafened__unread1: Final = Note(
     'deafened',
     'Targeting: wound effects',
-    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
     kind='input',
 )
 _deafened__unread2: Final = Note(
+    'deafened',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_deafened__unread3: Final = Note(
+    'deafened',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_deafened__unread4: Final = Note(
     'deafened',
     'Targeting: wound effects',
     '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9817,7 +9745,7 @@ _deafened__unread2: Final = Note(
 
 
 def _resolve_deafened(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Deafened: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Deafened: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9848,9 +9776,9 @@ def _resolve_deafened(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         restrictions.append(_deafened__said3)
     notes: list[Note] = []
     if 'penalty_raises' in given and d1 == 0:
-        notes.append(_deafened__unread1)
+        notes.append(_deafened__unread3)
     if 'dice_raises' in given and d2 == 0:
-        notes.append(_deafened__unread2)
+        notes.append(_deafened__unread4)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='zone_combat',
@@ -9874,6 +9802,42 @@ def _resolve_deafened(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _deafened__stat_wound_duration0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 1), 'deafened#2.2', d2, _deafened__mod2_trace, _deafened__mod2, lambda: v['dice_raises']))
+
+
+def _deafened__stat_wound_target0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'deafened#2.1', d1, _deafened__mod1_trace, _deafened__mod1, lambda: 2 * v['penalty_raises']))
+
+
+def _deafened__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 2), 'deafened#2.3', d3, _deafened__text1_trace, _deafened__text1, _deafened__said3))
+
+
+_deafened__code0: Final = RuleCode(
+    resolve=_resolve_deafened,
+    nodes=MappingProxyType({
+        'stat wound_duration': _deafened__stat_wound_duration0,
+        'stat wound_target': _deafened__stat_wound_target0,
+    }),
+    rolls=None,
+    texts=_deafened__texts0,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0), (2, 0)), _deafened__unread1),
+        ('tuffness', ((0, 0), (1, 0), (2, 0)), _deafened__unread2),
+        ('penalty_raises', ((0, 1),), _deafened__unread3),
+        ('dice_raises', ((1, 1),), _deafened__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule blinded, written out
 
 _blinded__said4: Final = restriction_of(_blinded__text1)
@@ -9882,10 +9846,22 @@ _blinded__said6: Final = note_of(_blinded__text3)
 _blinded__unread1: Final = Note(
     'blinded',
     'Targeting: wound effects',
-    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
     kind='input',
 )
 _blinded__unread2: Final = Note(
+    'blinded',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_blinded__unread3: Final = Note(
+    'blinded',
+    'Targeting: wound effects',
+    '`penalty_raises` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_blinded__unread4: Final = Note(
     'blinded',
     'Targeting: wound effects',
     '`dice_raises` had no effect: it is read only when final_damage >= tuffness',
@@ -9894,7 +9870,7 @@ _blinded__unread2: Final = Note(
 
 
 def _resolve_blinded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Blinded: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Blinded: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9928,9 +9904,9 @@ def _resolve_blinded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         restrictions.append(_blinded__said4)
     notes: list[Note] = [_blinded__said5, _blinded__said6]
     if 'penalty_raises' in given and d2 == 0:
-        notes.append(_blinded__unread1)
+        notes.append(_blinded__unread3)
     if 'dice_raises' in given and d3 == 0:
-        notes.append(_blinded__unread2)
+        notes.append(_blinded__unread4)
     return Resolution(
         rulebook='zone_combat',
         rules=('blinded',),
@@ -9953,13 +9929,65 @@ def _resolve_blinded(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _blinded__stat_visibility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'blinded#2.1', d1, _blinded__mod1_trace, _blinded__mod1, -2))
+    out.append(((at, 1), 'blinded#2.2', d2, _blinded__mod2_trace, _blinded__mod2, lambda: -2 * v['penalty_raises']))
+
+
+def _blinded__stat_wound_duration0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 2), 'blinded#2.3', d3, _blinded__mod3_trace, _blinded__mod3, lambda: v['dice_raises']))
+
+
+def _blinded__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 3), 'blinded#2.4', d4, _blinded__text1_trace, _blinded__text1, _blinded__said4))
+    out.append(((at, 4), 'blinded#3', -1, None, _blinded__text2, _blinded__said5))
+    out.append(((at, 5), 'blinded#4', -1, None, _blinded__text3, _blinded__said6))
+
+
+_blinded__code0: Final = RuleCode(
+    resolve=_resolve_blinded,
+    nodes=MappingProxyType({
+        'stat visibility': _blinded__stat_visibility0,
+        'stat wound_duration': _blinded__stat_wound_duration0,
+    }),
+    rolls=None,
+    texts=_blinded__texts0,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0), (2, 0), (3, 0)), _blinded__unread1),
+        ('tuffness', ((0, 0), (1, 0), (2, 0), (3, 0)), _blinded__unread2),
+        ('penalty_raises', ((1, 1),), _blinded__unread3),
+        ('dice_raises', ((2, 1),), _blinded__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule uncon, written out
 
 _uncon__said2: Final = note_of(_uncon__text1)
+_uncon__unread1: Final = Note(
+    'uncon',
+    'Targeting: wound effects',
+    '`final_damage` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
+_uncon__unread2: Final = Note(
+    'uncon',
+    'Targeting: wound effects',
+    '`tuffness` had no effect: it is read only when final_damage >= tuffness',
+    kind='input',
+)
 
 
 def _resolve_uncon(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Uncon: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Uncon: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -9998,13 +10026,47 @@ def _resolve_uncon(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _uncon__derive_uncon_target0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d1 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 0), 'uncon#2.1', d1, _uncon__derive1_trace, _uncon__derive1, lambda: e['wound_target']))
+
+
+def _uncon__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['final_damage'] >= v['tuffness'] else 0
+    out.append(((at, 1), 'uncon#2.2', d2, _uncon__text1_trace, _uncon__text1, _uncon__said2))
+
+
+_uncon__code0: Final = RuleCode(
+    resolve=_resolve_uncon,
+    nodes=MappingProxyType({
+        'derive uncon_target': _uncon__derive_uncon_target0,
+    }),
+    rolls=None,
+    texts=_uncon__texts0,
+    watches=(
+        ('final_damage', ((0, 0), (1, 0)), _uncon__unread1),
+        ('tuffness', ((0, 0), (1, 0)), _uncon__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule zone_cover, written out
 
 _zone_cover__said2: Final = note_of(_zone_cover__text1)
+_zone_cover__unread1: Final = Note(
+    'zone_cover',
+    'Zone Traits',
+    '`zone_cover_value` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_zone_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Zone trait: COVER: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Zone trait: COVER: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10031,13 +10093,42 @@ def _resolve_zone_cover(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _zone_cover__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'zone_cover#2', -1, _zone_cover__mod1_trace, _zone_cover__mod1, lambda: v['zone_cover_value']))
+
+
+def _zone_cover__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'zone_cover#3', -1, None, _zone_cover__text1, _zone_cover__said2))
+
+
+_zone_cover__code0: Final = RuleCode(
+    resolve=_resolve_zone_cover,
+    nodes=MappingProxyType({
+        'stat cover': _zone_cover__stat_cover0,
+    }),
+    rolls=None,
+    texts=_zone_cover__texts0,
+    watches=(
+        ('zone_cover_value', ((0, 0),), _zone_cover__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule zone_light, written out
 
 _zone_light__said2: Final = note_of(_zone_light__text1)
+_zone_light__unread1: Final = Note(
+    'zone_light',
+    'Zone Traits',
+    '`zone_light_mod` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_zone_light(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Zone trait: LIGHT: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Zone trait: LIGHT: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10066,13 +10157,42 @@ def _resolve_zone_light(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _zone_light__stat_visibility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'zone_light#2', -1, _zone_light__mod1_trace, _zone_light__mod1, lambda: v['zone_light_mod']))
+
+
+def _zone_light__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'zone_light#3', -1, None, _zone_light__text1, _zone_light__said2))
+
+
+_zone_light__code0: Final = RuleCode(
+    resolve=_resolve_zone_light,
+    nodes=MappingProxyType({
+        'stat visibility': _zone_light__stat_visibility0,
+    }),
+    rolls=None,
+    texts=_zone_light__texts0,
+    watches=(
+        ('zone_light_mod', ((0, 0),), _zone_light__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule zone_visibility, written out
 
 _zone_visibility__said2: Final = note_of(_zone_visibility__text1)
+_zone_visibility__unread1: Final = Note(
+    'zone_visibility',
+    'Zone Traits',
+    '`zone_visibility_mod` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_zone_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Zone trait: VISIBILITY: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Zone trait: VISIBILITY: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10101,14 +10221,49 @@ def _resolve_zone_visibility(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _zone_visibility__stat_visibility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'zone_visibility#2', -1, _zone_visibility__mod1_trace, _zone_visibility__mod1, lambda: v['zone_visibility_mod']))
+
+
+def _zone_visibility__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'zone_visibility#3', -1, None, _zone_visibility__text1, _zone_visibility__said2))
+
+
+_zone_visibility__code0: Final = RuleCode(
+    resolve=_resolve_zone_visibility,
+    nodes=MappingProxyType({
+        'stat visibility': _zone_visibility__stat_visibility0,
+    }),
+    rolls=None,
+    texts=_zone_visibility__texts0,
+    watches=(
+        ('zone_visibility_mod', ((0, 0),), _zone_visibility__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule zone_entry, written out
 
 _zone_entry__said1: Final = restriction_of(_zone_entry__text1)
 _zone_entry__said2: Final = note_of(_zone_entry__text2)
+_zone_entry__unread1: Final = Note(
+    'zone_entry',
+    'Zone Traits',
+    '`crossings` had no effect: it is read only when crossings >= zone_entry_max',
+    kind='input',
+)
+_zone_entry__unread2: Final = Note(
+    'zone_entry',
+    'Zone Traits',
+    '`zone_entry_max` had no effect: it is read only when crossings >= zone_entry_max',
+    kind='input',
+)
 
 
 def _resolve_zone_entry(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Zone trait: ENTRY: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Zone trait: ENTRY: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10135,14 +10290,46 @@ def _resolve_zone_entry(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _zone_entry__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['crossings'] >= v['zone_entry_max'] else 0
+    out.append(((at, 0), 'zone_entry#2.1', d1, _zone_entry__text1_trace, _zone_entry__text1, _zone_entry__said1))
+    out.append(((at, 1), 'zone_entry#3', -1, None, _zone_entry__text2, _zone_entry__said2))
+
+
+_zone_entry__code0: Final = RuleCode(
+    resolve=_resolve_zone_entry,
+    nodes=MappingProxyType({}),
+    rolls=None,
+    texts=_zone_entry__texts0,
+    watches=(
+        ('crossings', ((0, 0),), _zone_entry__unread1),
+        ('zone_entry_max', ((0, 0),), _zone_entry__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule zone_width, written out
 
 _zone_width__said1: Final = restriction_of(_zone_width__text1)
 _zone_width__said2: Final = note_of(_zone_width__text2)
+_zone_width__unread1: Final = Note(
+    'zone_width',
+    'Zone Traits',
+    '`close_occupants` had no effect: it is read only when close_occupants >= zone_width_max',
+    kind='input',
+)
+_zone_width__unread2: Final = Note(
+    'zone_width',
+    'Zone Traits',
+    '`zone_width_max` had no effect: it is read only when close_occupants >= zone_width_max',
+    kind='input',
+)
 
 
 def _resolve_zone_width(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Zone trait: WIDTH: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Zone trait: WIDTH: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10169,14 +10356,46 @@ def _resolve_zone_width(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _zone_width__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['close_occupants'] >= v['zone_width_max'] else 0
+    out.append(((at, 0), 'zone_width#2.1', d1, _zone_width__text1_trace, _zone_width__text1, _zone_width__said1))
+    out.append(((at, 1), 'zone_width#3', -1, None, _zone_width__text2, _zone_width__said2))
+
+
+_zone_width__code0: Final = RuleCode(
+    resolve=_resolve_zone_width,
+    nodes=MappingProxyType({}),
+    rolls=None,
+    texts=_zone_width__texts0,
+    watches=(
+        ('close_occupants', ((0, 0),), _zone_width__unread1),
+        ('zone_width_max', ((0, 0),), _zone_width__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule zone_terrain, written out
 
 _zone_terrain__said3: Final = note_of(_zone_terrain__text1)
 _zone_terrain__said4: Final = note_of(_zone_terrain__text2)
+_zone_terrain__unread1: Final = Note(
+    'zone_terrain',
+    'Zone Traits',
+    '`terrain_ma` had no effect: it is read only ',
+    kind='input',
+)
+_zone_terrain__unread2: Final = Note(
+    'zone_terrain',
+    'Zone Traits',
+    '`rough` had no effect: it is read only when rough',
+    kind='input',
+)
 
 
 def _resolve_zone_terrain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Zone trait: TERRAIN: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Zone trait: TERRAIN: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10218,6 +10437,38 @@ def _resolve_zone_terrain(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _zone_terrain__stat_pace0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'zone_terrain#2', -1, _zone_terrain__mod1_trace, _zone_terrain__mod1, lambda: v['terrain_ma']))
+
+
+def _zone_terrain__stat_move_target0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['rough'] else 0
+    out.append(((at, 1), 'zone_terrain#3.1', d2, _zone_terrain__mod2_trace, _zone_terrain__mod2, Fraction(3) / 4))
+
+
+def _zone_terrain__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'zone_terrain#4', -1, None, _zone_terrain__text1, _zone_terrain__said3))
+    out.append(((at, 3), 'zone_terrain#5', -1, None, _zone_terrain__text2, _zone_terrain__said4))
+
+
+_zone_terrain__code0: Final = RuleCode(
+    resolve=_resolve_zone_terrain,
+    nodes=MappingProxyType({
+        'stat pace': _zone_terrain__stat_pace0,
+        'stat move_target': _zone_terrain__stat_move_target0,
+    }),
+    rolls=None,
+    texts=_zone_terrain__texts0,
+    watches=(
+        ('terrain_ma', ((0, 0),), _zone_terrain__unread1),
+        ('rough', ((1, 0),), _zone_terrain__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule zone_debris, written out
 
 _zone_debris__said12: Final = note_of(_debris_tile__text1)
@@ -10226,13 +10477,19 @@ _zone_debris__said14: Final = note_of(_zone_debris__text1)
 _zone_debris__unread1: Final = Note(
     'debris_tile',
     'Condition tiles: DEBRIS',
+    '`debris_level` had no effect: it is read only when debris_level == light',
+    kind='input',
+)
+_zone_debris__unread2: Final = Note(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
     '`debris_choice` had no effect: it is read only when debris_level == light',
     kind='input',
 )
 
 
 def _resolve_zone_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Zone trait: DEBRIS: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Zone trait: DEBRIS: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10334,7 +10591,7 @@ def _resolve_zone_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution
         e.wait('debris_ag', lambda: whole(4))
     notes: list[Note] = [_zone_debris__said12, _zone_debris__said13, _zone_debris__said14]
     if 'debris_choice' in given and d2 == 0 and d3 == 0 and d6 == 0 and d7 == 0 and d10 == 0 and d11 == 0:
-        notes.append(_zone_debris__unread1)
+        notes.append(_zone_debris__unread2)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='zone_combat',
@@ -10357,14 +10614,118 @@ def _resolve_zone_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _zone_debris__stat_pace0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['debris_level'] != 'light':
+        d2 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d2 = 1
+    else:
+        d2 = -1
+    if v['debris_level'] != 'moderate':
+        d6 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d6 = 1
+    else:
+        d6 = -1
+    if v['debris_level'] != 'heavy':
+        d10 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d10 = 1
+    else:
+        d10 = -1
+    out.append(((at, 1), 'debris_tile#2.2.1', d2, _debris_tile__mod2_trace, _debris_tile__mod2, -1))
+    out.append(((at, 5), 'debris_tile#3.3.1', d6, _debris_tile__mod5_trace, _debris_tile__mod5, -2))
+    out.append(((at, 9), 'debris_tile#4.3.1', d10, _debris_tile__mod8_trace, _debris_tile__mod8, -3))
+
+
+def _zone_debris__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['debris_level'] == 'moderate' else 0
+    d9 = -1 if v['debris_level'] == 'heavy' else 0
+    out.append(((at, 4), 'debris_tile#3.2', d5, _debris_tile__mod4_trace, _debris_tile__mod4, 1))
+    out.append(((at, 8), 'debris_tile#4.2', d9, _debris_tile__mod7_trace, _debris_tile__mod7, 2))
+
+
+def _zone_debris__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['debris_level'] == 'light' else 0
+    d4 = -1 if v['debris_level'] == 'moderate' else 0
+    d8 = -1 if v['debris_level'] == 'heavy' else 0
+    out.append(((at, 0), 'debris_tile#2.1', d1, _debris_tile__mod1_trace, _debris_tile__mod1, 1))
+    out.append(((at, 3), 'debris_tile#3.1', d4, _debris_tile__mod3_trace, _debris_tile__mod3, 2))
+    out.append(((at, 7), 'debris_tile#4.1', d8, _debris_tile__mod6_trace, _debris_tile__mod6, 4))
+
+
+def _zone_debris__derive_debris_ag0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['debris_level'] != 'light':
+        d3 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d3 = 1
+    else:
+        d3 = -1
+    if v['debris_level'] != 'moderate':
+        d7 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d7 = 1
+    else:
+        d7 = -1
+    if v['debris_level'] != 'heavy':
+        d11 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d11 = 1
+    else:
+        d11 = -1
+    out.append(((at, 2), 'debris_tile#2.2else.1', d3, _debris_tile__derive1_trace, _debris_tile__derive1, lambda: 4))
+    out.append(((at, 6), 'debris_tile#3.3else.1', d7, _debris_tile__derive2_trace, _debris_tile__derive2, lambda: 6))
+    out.append(((at, 10), 'debris_tile#4.3else.1', d11, _debris_tile__derive3_trace, _debris_tile__derive3, lambda: 8))
+
+
+def _zone_debris__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 11), 'debris_tile#5', -1, None, _debris_tile__text1, _zone_debris__said12))
+    out.append(((at, 12), 'debris_tile#6', -1, None, _debris_tile__text2, _zone_debris__said13))
+    out.append(((at, 13), 'zone_debris#3', -1, None, _zone_debris__text1, _zone_debris__said14))
+
+
+_zone_debris__code0: Final = RuleCode(
+    resolve=_resolve_zone_debris,
+    nodes=MappingProxyType({
+        'stat pace': _zone_debris__stat_pace0,
+        'stat stealth': _zone_debris__stat_stealth0,
+        'stat cover': _zone_debris__stat_cover0,
+        'derive debris_ag': _zone_debris__derive_debris_ag0,
+    }),
+    rolls=None,
+    texts=_zone_debris__texts0,
+    watches=(
+        ('debris_level', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0), (10, 0)), _zone_debris__unread1),
+        ('debris_choice', ((1, 1), (2, 1), (5, 1), (6, 1), (9, 1), (10, 1)), _zone_debris__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule zone_stacking, written out
 
 _zone_stacking__said3: Final = note_of(_zone_stacking__text1)
 _zone_stacking__said4: Final = note_of(_zone_stacking__text2)
+_zone_stacking__unread1: Final = Note(
+    'zone_stacking',
+    'Zone Traits',
+    '`zone_stacking_max` had no effect: it is read only ',
+    kind='input',
+)
+_zone_stacking__unread2: Final = Note(
+    'zone_stacking',
+    'Zone Traits',
+    '`target_size` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_zone_stacking(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Zone trait: STACKING: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Zone trait: STACKING: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10401,15 +10762,47 @@ def _resolve_zone_stacking(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _zone_stacking__stat_stacking0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'zone_stacking#2', -1, _zone_stacking__mod1_trace, _zone_stacking__mod1, lambda: v['zone_stacking_max'] - 4))
+    out.append(((at, 1), 'zone_stacking#3', -1, _zone_stacking__mod2_trace, _zone_stacking__mod2, lambda: v['target_size']))
+
+
+def _zone_stacking__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'zone_stacking#4', -1, None, _zone_stacking__text1, _zone_stacking__said3))
+    out.append(((at, 3), 'zone_stacking#5', -1, None, _zone_stacking__text2, _zone_stacking__said4))
+
+
+_zone_stacking__code0: Final = RuleCode(
+    resolve=_resolve_zone_stacking,
+    nodes=MappingProxyType({
+        'stat stacking': _zone_stacking__stat_stacking0,
+    }),
+    rolls=None,
+    texts=_zone_stacking__texts0,
+    watches=(
+        ('zone_stacking_max', ((0, 0),), _zone_stacking__unread1),
+        ('target_size', ((1, 0),), _zone_stacking__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule rain, written out
 
 _rain__said16: Final = note_of(_rain__text1)
 _rain__said17: Final = note_of(_rain__text2)
 _rain__said18: Final = note_of(_rain__text3)
+_rain__unread1: Final = Note(
+    'rain',
+    'Condition tiles: RAIN',
+    '`rain_level` had no effect: it is read only when rain_level == light; when range >= medium',
+    kind='input',
+)
 
 
 def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """RAIN: the plan of the rule alone (`_Plan.resolve`), written out.
+    """RAIN: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10549,11 +10942,107 @@ def _resolve_rain(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _rain__stat_visibility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if v['rain_level'] != 'light':
+        d1 = 0
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['rain_level'] != 'moderate':
+        d5 = 0
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long'):
+        d5 = 1
+    else:
+        d5 = -1
+    if v['rain_level'] != 'moderate':
+        d6 = 0
+    elif ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('long'):
+        d6 = 1
+    else:
+        d6 = -1
+    d11 = -1 if v['rain_level'] == 'heavy' else 0
+    out.append(((at, 0), 'rain#2.1.1', d1, _rain__mod1_trace, _rain__mod1, -1))
+    out.append(((at, 4), 'rain#3.1.1', d5, _rain__mod5_trace, _rain__mod5, -2))
+    out.append(((at, 5), 'rain#3.1else.1', d6, _rain__mod6_trace, _rain__mod6, -1))
+    out.append(((at, 10), 'rain#4.1', d11, _rain__mod11_trace, _rain__mod11, -2))
+
+
+def _rain__stat_ag0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['rain_level'] == 'light' else 0
+    d7 = -1 if v['rain_level'] == 'moderate' else 0
+    d12 = -1 if v['rain_level'] == 'heavy' else 0
+    out.append(((at, 1), 'rain#2.2', d2, _rain__mod2_trace, _rain__mod2, -1))
+    out.append(((at, 6), 'rain#3.2', d7, _rain__mod7_trace, _rain__mod7, -2))
+    out.append(((at, 11), 'rain#4.2', d12, _rain__mod12_trace, _rain__mod12, -2))
+
+
+def _rain__stat_resist_fire0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['rain_level'] == 'light' else 0
+    d8 = -1 if v['rain_level'] == 'moderate' else 0
+    d13 = -1 if v['rain_level'] == 'heavy' else 0
+    out.append(((at, 2), 'rain#2.3', d3, _rain__mod3_trace, _rain__mod3, 1))
+    out.append(((at, 7), 'rain#3.3', d8, _rain__mod8_trace, _rain__mod8, 1))
+    out.append(((at, 12), 'rain#4.3', d13, _rain__mod13_trace, _rain__mod13, 2))
+
+
+def _rain__stat_hearing0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['rain_level'] == 'light' else 0
+    d9 = -1 if v['rain_level'] == 'moderate' else 0
+    d14 = -1 if v['rain_level'] == 'heavy' else 0
+    out.append(((at, 3), 'rain#2.4', d4, _rain__mod4_trace, _rain__mod4, -1))
+    out.append(((at, 8), 'rain#3.4', d9, _rain__mod9_trace, _rain__mod9, -2))
+    out.append(((at, 13), 'rain#4.4', d14, _rain__mod14_trace, _rain__mod14, -2))
+
+
+def _rain__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d10 = -1 if v['rain_level'] == 'moderate' else 0
+    d15 = -1 if v['rain_level'] == 'heavy' else 0
+    out.append(((at, 9), 'rain#3.5', d10, _rain__mod10_trace, _rain__mod10, 1))
+    out.append(((at, 14), 'rain#4.5', d15, _rain__mod15_trace, _rain__mod15, 2))
+
+
+def _rain__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 15), 'rain#5', -1, None, _rain__text1, _rain__said16))
+    out.append(((at, 16), 'rain#6', -1, None, _rain__text2, _rain__said17))
+    out.append(((at, 17), 'rain#7', -1, None, _rain__text3, _rain__said18))
+
+
+_rain__code0: Final = RuleCode(
+    resolve=_resolve_rain,
+    nodes=MappingProxyType({
+        'stat visibility': _rain__stat_visibility0,
+        'stat ag': _rain__stat_ag0,
+        'stat resist_fire': _rain__stat_resist_fire0,
+        'stat hearing': _rain__stat_hearing0,
+        'stat stealth': _rain__stat_stealth0,
+    }),
+    rolls=None,
+    texts=_rain__texts0,
+    watches=(
+        ('rain_level', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0), (10, 0), (11, 0), (12, 0), (13, 0), (14, 0)), _rain__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule fog, written out
 
 _fog__said5: Final = restriction_of(_fog__text1)
 _fog__said8: Final = restriction_of(_fog__text2)
 _fog__unread1: Final = Note(
+    'fog',
+    'Condition tiles: FOG',
+    '`fog_level` had no effect: it is read only when fog_level == light',
+    kind='input',
+)
+_fog__unread2: Final = Note(
     'fog',
     'Condition tiles: FOG',
     '`zones_away` had no effect: it is read only when fog_level == moderate',
@@ -10562,7 +11051,7 @@ _fog__unread1: Final = Note(
 
 
 def _resolve_fog(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """FOG: the plan of the rule alone (`_Plan.resolve`), written out.
+    """FOG: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10625,7 +11114,7 @@ def _resolve_fog(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         restrictions.append(_fog__said8)
     notes: list[Note] = []
     if 'zones_away' in given and d5 == 0 and d8 == 0:
-        notes.append(_fog__unread1)
+        notes.append(_fog__unread2)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='zone_combat',
@@ -10647,13 +11136,73 @@ def _resolve_fog(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _fog__stat_visibility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['fog_level'] == 'light' else 0
+    d3 = -1 if v['fog_level'] == 'moderate' else 0
+    d6 = -1 if v['fog_level'] == 'heavy' else 0
+    out.append(((at, 0), 'fog#2.1', d1, _fog__mod1_trace, _fog__mod1, -1))
+    out.append(((at, 2), 'fog#3.1', d3, _fog__mod3_trace, _fog__mod3, -2))
+    out.append(((at, 5), 'fog#4.1', d6, _fog__mod5_trace, _fog__mod5, -4))
+
+
+def _fog__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['fog_level'] == 'light' else 0
+    d4 = -1 if v['fog_level'] == 'moderate' else 0
+    d7 = -1 if v['fog_level'] == 'heavy' else 0
+    out.append(((at, 1), 'fog#2.2', d2, _fog__mod2_trace, _fog__mod2, 1))
+    out.append(((at, 3), 'fog#3.2', d4, _fog__mod4_trace, _fog__mod4, 2))
+    out.append(((at, 6), 'fog#4.2', d7, _fog__mod6_trace, _fog__mod6, 4))
+
+
+def _fog__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['fog_level'] != 'moderate':
+        d5 = 0
+    elif not v['zones_away'] > 2:
+        d5 = 1
+    else:
+        d5 = -1
+    if v['fog_level'] != 'heavy':
+        d8 = 0
+    elif not v['zones_away'] > 1:
+        d8 = 1
+    else:
+        d8 = -1
+    out.append(((at, 4), 'fog#3.3.1', d5, _fog__text1_trace, _fog__text1, _fog__said5))
+    out.append(((at, 7), 'fog#4.3.1', d8, _fog__text2_trace, _fog__text2, _fog__said8))
+
+
+_fog__code0: Final = RuleCode(
+    resolve=_resolve_fog,
+    nodes=MappingProxyType({
+        'stat visibility': _fog__stat_visibility0,
+        'stat stealth': _fog__stat_stealth0,
+    }),
+    rolls=None,
+    texts=_fog__texts0,
+    watches=(
+        ('fog_level', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0)), _fog__unread1),
+        ('zones_away', ((4, 1), (7, 1)), _fog__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule cover_tile, written out
 
 _cover_tile__said11: Final = note_of(_cover_tile__text1)
+_cover_tile__unread1: Final = Note(
+    'cover_tile',
+    'Condition tiles: COVER',
+    '`cover_level` had no effect: it is read only when cover_level == light',
+    kind='input',
+)
 
 
 def _resolve_cover_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """COVER: the plan of the rule alone (`_Plan.resolve`), written out.
+    """COVER: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10748,11 +11297,74 @@ def _resolve_cover_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _cover_tile__stat_default_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['cover_level'] == 'moderate' else 0
+    d8 = -1 if v['cover_level'] == 'heavy' else 0
+    out.append(((at, 3), 'cover_tile#3.2', d4, _cover_tile__mod4_trace, _cover_tile__mod4, 1))
+    out.append(((at, 7), 'cover_tile#4.2', d8, _cover_tile__mod8_trace, _cover_tile__mod8, 2))
+
+
+def _cover_tile__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['cover_level'] == 'moderate' else 0
+    d10 = -1 if v['cover_level'] == 'heavy' else 0
+    out.append(((at, 5), 'cover_tile#3.4', d6, _cover_tile__mod6_trace, _cover_tile__mod6, 1))
+    out.append(((at, 9), 'cover_tile#4.4', d10, _cover_tile__mod10_trace, _cover_tile__mod10, 2))
+
+
+def _cover_tile__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['cover_level'] == 'light' else 0
+    d3 = -1 if v['cover_level'] == 'moderate' else 0
+    d7 = -1 if v['cover_level'] == 'heavy' else 0
+    out.append(((at, 0), 'cover_tile#2.1', d1, _cover_tile__mod1_trace, _cover_tile__mod1, 1))
+    out.append(((at, 2), 'cover_tile#3.1', d3, _cover_tile__mod3_trace, _cover_tile__mod3, 2))
+    out.append(((at, 6), 'cover_tile#4.1', d7, _cover_tile__mod7_trace, _cover_tile__mod7, 4))
+
+
+def _cover_tile__stat_tuff_aoe0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['cover_level'] == 'light' else 0
+    d5 = -1 if v['cover_level'] == 'moderate' else 0
+    d9 = -1 if v['cover_level'] == 'heavy' else 0
+    out.append(((at, 1), 'cover_tile#2.2', d2, _cover_tile__mod2_trace, _cover_tile__mod2, 1))
+    out.append(((at, 4), 'cover_tile#3.3', d5, _cover_tile__mod5_trace, _cover_tile__mod5, 2))
+    out.append(((at, 8), 'cover_tile#4.3', d9, _cover_tile__mod9_trace, _cover_tile__mod9, 4))
+
+
+def _cover_tile__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 10), 'cover_tile#5', -1, None, _cover_tile__text1, _cover_tile__said11))
+
+
+_cover_tile__code0: Final = RuleCode(
+    resolve=_resolve_cover_tile,
+    nodes=MappingProxyType({
+        'stat default_cover': _cover_tile__stat_default_cover0,
+        'stat stealth': _cover_tile__stat_stealth0,
+        'stat cover': _cover_tile__stat_cover0,
+        'stat tuff_aoe': _cover_tile__stat_tuff_aoe0,
+    }),
+    rolls=None,
+    texts=_cover_tile__texts0,
+    watches=(
+        ('cover_level', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0)), _cover_tile__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule debris_tile, written out
 
 _debris_tile__said12: Final = note_of(_debris_tile__text1)
 _debris_tile__said13: Final = note_of(_debris_tile__text2)
 _debris_tile__unread1: Final = Note(
+    'debris_tile',
+    'Condition tiles: DEBRIS',
+    '`debris_level` had no effect: it is read only when debris_level == light',
+    kind='input',
+)
+_debris_tile__unread2: Final = Note(
     'debris_tile',
     'Condition tiles: DEBRIS',
     '`debris_choice` had no effect: it is read only when debris_level == light',
@@ -10761,7 +11373,7 @@ _debris_tile__unread1: Final = Note(
 
 
 def _resolve_debris_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """DEBRIS: the plan of the rule alone (`_Plan.resolve`), written out.
+    """DEBRIS: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10863,7 +11475,7 @@ def _resolve_debris_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution
         e.wait('debris_ag', lambda: whole(4))
     notes: list[Note] = [_debris_tile__said12, _debris_tile__said13]
     if 'debris_choice' in given and d2 == 0 and d3 == 0 and d6 == 0 and d7 == 0 and d10 == 0 and d11 == 0:
-        notes.append(_debris_tile__unread1)
+        notes.append(_debris_tile__unread2)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='zone_combat',
@@ -10886,13 +11498,110 @@ def _resolve_debris_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _debris_tile__stat_pace0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['debris_level'] != 'light':
+        d2 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d2 = 1
+    else:
+        d2 = -1
+    if v['debris_level'] != 'moderate':
+        d6 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d6 = 1
+    else:
+        d6 = -1
+    if v['debris_level'] != 'heavy':
+        d10 = 0
+    elif v['debris_choice'] != 'lose_ma':
+        d10 = 1
+    else:
+        d10 = -1
+    out.append(((at, 1), 'debris_tile#2.2.1', d2, _debris_tile__mod2_trace, _debris_tile__mod2, -1))
+    out.append(((at, 5), 'debris_tile#3.3.1', d6, _debris_tile__mod5_trace, _debris_tile__mod5, -2))
+    out.append(((at, 9), 'debris_tile#4.3.1', d10, _debris_tile__mod8_trace, _debris_tile__mod8, -3))
+
+
+def _debris_tile__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['debris_level'] == 'moderate' else 0
+    d9 = -1 if v['debris_level'] == 'heavy' else 0
+    out.append(((at, 4), 'debris_tile#3.2', d5, _debris_tile__mod4_trace, _debris_tile__mod4, 1))
+    out.append(((at, 8), 'debris_tile#4.2', d9, _debris_tile__mod7_trace, _debris_tile__mod7, 2))
+
+
+def _debris_tile__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['debris_level'] == 'light' else 0
+    d4 = -1 if v['debris_level'] == 'moderate' else 0
+    d8 = -1 if v['debris_level'] == 'heavy' else 0
+    out.append(((at, 0), 'debris_tile#2.1', d1, _debris_tile__mod1_trace, _debris_tile__mod1, 1))
+    out.append(((at, 3), 'debris_tile#3.1', d4, _debris_tile__mod3_trace, _debris_tile__mod3, 2))
+    out.append(((at, 7), 'debris_tile#4.1', d8, _debris_tile__mod6_trace, _debris_tile__mod6, 4))
+
+
+def _debris_tile__derive_debris_ag0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['debris_level'] != 'light':
+        d3 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d3 = 1
+    else:
+        d3 = -1
+    if v['debris_level'] != 'moderate':
+        d7 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d7 = 1
+    else:
+        d7 = -1
+    if v['debris_level'] != 'heavy':
+        d11 = 0
+    elif v['debris_choice'] == 'lose_ma':
+        d11 = 1
+    else:
+        d11 = -1
+    out.append(((at, 2), 'debris_tile#2.2else.1', d3, _debris_tile__derive1_trace, _debris_tile__derive1, lambda: 4))
+    out.append(((at, 6), 'debris_tile#3.3else.1', d7, _debris_tile__derive2_trace, _debris_tile__derive2, lambda: 6))
+    out.append(((at, 10), 'debris_tile#4.3else.1', d11, _debris_tile__derive3_trace, _debris_tile__derive3, lambda: 8))
+
+
+def _debris_tile__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 11), 'debris_tile#5', -1, None, _debris_tile__text1, _debris_tile__said12))
+    out.append(((at, 12), 'debris_tile#6', -1, None, _debris_tile__text2, _debris_tile__said13))
+
+
+_debris_tile__code0: Final = RuleCode(
+    resolve=_resolve_debris_tile,
+    nodes=MappingProxyType({
+        'stat pace': _debris_tile__stat_pace0,
+        'stat stealth': _debris_tile__stat_stealth0,
+        'stat cover': _debris_tile__stat_cover0,
+        'derive debris_ag': _debris_tile__derive_debris_ag0,
+    }),
+    rolls=None,
+    texts=_debris_tile__texts0,
+    watches=(
+        ('debris_level', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0), (10, 0)), _debris_tile__unread1),
+        ('debris_choice', ((1, 1), (2, 1), (5, 1), (6, 1), (9, 1), (10, 1)), _debris_tile__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule lighting, written out
 
 _lighting__said6: Final = note_of(_lighting__text1)
+_lighting__unread1: Final = Note(
+    'lighting',
+    'Condition tiles: LIGHT',
+    '`light_level` had no effect: it is read only when light_level == light',
+    kind='input',
+)
 
 
 def _resolve_lighting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """LIGHT: the plan of the rule alone (`_Plan.resolve`), written out.
+    """LIGHT: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -10949,13 +11658,56 @@ def _resolve_lighting(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _lighting__stat_visibility0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['light_level'] == 'light' else 0
+    d2 = -1 if v['light_level'] == 'moderate' else 0
+    d4 = -1 if v['light_level'] == 'heavy' else 0
+    out.append(((at, 0), 'lighting#2.1', d1, _lighting__mod1_trace, _lighting__mod1, -1))
+    out.append(((at, 1), 'lighting#3.1', d2, _lighting__mod2_trace, _lighting__mod2, -2))
+    out.append(((at, 3), 'lighting#4.1', d4, _lighting__mod4_trace, _lighting__mod4, -4))
+
+
+def _lighting__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['light_level'] == 'moderate' else 0
+    d5 = -1 if v['light_level'] == 'heavy' else 0
+    out.append(((at, 2), 'lighting#3.2', d3, _lighting__mod3_trace, _lighting__mod3, 1))
+    out.append(((at, 4), 'lighting#4.2', d5, _lighting__mod5_trace, _lighting__mod5, 2))
+
+
+def _lighting__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 5), 'lighting#5', -1, None, _lighting__text1, _lighting__said6))
+
+
+_lighting__code0: Final = RuleCode(
+    resolve=_resolve_lighting,
+    nodes=MappingProxyType({
+        'stat visibility': _lighting__stat_visibility0,
+        'stat stealth': _lighting__stat_stealth0,
+    }),
+    rolls=None,
+    texts=_lighting__texts0,
+    watches=(
+        ('light_level', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)), _lighting__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule noise, written out
 
 _noise__said6: Final = note_of(_noise__text1)
+_noise__unread1: Final = Note(
+    'noise',
+    'Condition tiles: NOISE',
+    '`noise_level` had no effect: it is read only when noise_level == light',
+    kind='input',
+)
 
 
 def _resolve_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """NOISE: the plan of the rule alone (`_Plan.resolve`), written out.
+    """NOISE: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11008,11 +11760,55 @@ def _resolve_noise(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _noise__stat_hearing0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['noise_level'] == 'light' else 0
+    d2 = -1 if v['noise_level'] == 'moderate' else 0
+    d4 = -1 if v['noise_level'] == 'heavy' else 0
+    out.append(((at, 0), 'noise#2.1', d1, _noise__mod1_trace, _noise__mod1, -1))
+    out.append(((at, 1), 'noise#3.1', d2, _noise__mod2_trace, _noise__mod2, -2))
+    out.append(((at, 3), 'noise#4.1', d4, _noise__mod4_trace, _noise__mod4, -4))
+
+
+def _noise__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['noise_level'] == 'moderate' else 0
+    d5 = -1 if v['noise_level'] == 'heavy' else 0
+    out.append(((at, 2), 'noise#3.2', d3, _noise__mod3_trace, _noise__mod3, 1))
+    out.append(((at, 4), 'noise#4.2', d5, _noise__mod5_trace, _noise__mod5, 1))
+
+
+def _noise__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 5), 'noise#5', -1, None, _noise__text1, _noise__said6))
+
+
+_noise__code0: Final = RuleCode(
+    resolve=_resolve_noise,
+    nodes=MappingProxyType({
+        'stat hearing': _noise__stat_hearing0,
+        'stat stealth': _noise__stat_stealth0,
+    }),
+    rolls=None,
+    texts=_noise__texts0,
+    watches=(
+        ('noise_level', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)), _noise__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule buzz, written out
+
+_buzz__unread1: Final = Note(
+    'buzz',
+    'Condition tiles: BUZZ',
+    '`buzz_level` had no effect: it is read only when buzz_level == light',
+    kind='input',
+)
 
 
 def _resolve_buzz(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """BUZZ: the plan of the rule alone (`_Plan.resolve`), written out.
+    """BUZZ: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11052,6 +11848,30 @@ def _resolve_buzz(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _buzz__stat_comms0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['buzz_level'] == 'light' else 0
+    d2 = -1 if v['buzz_level'] == 'moderate' else 0
+    d3 = -1 if v['buzz_level'] == 'heavy' else 0
+    out.append(((at, 0), 'buzz#2.1', d1, _buzz__mod1_trace, _buzz__mod1, -1))
+    out.append(((at, 1), 'buzz#3.1', d2, _buzz__mod2_trace, _buzz__mod2, -2))
+    out.append(((at, 2), 'buzz#4.1', d3, _buzz__mod3_trace, _buzz__mod3, -4))
+
+
+_buzz__code0: Final = RuleCode(
+    resolve=_resolve_buzz,
+    nodes=MappingProxyType({
+        'stat comms': _buzz__stat_comms0,
+    }),
+    rolls=None,
+    texts=None,
+    watches=(
+        ('buzz_level', ((0, 0), (1, 0), (2, 0)), _buzz__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule wind, written out
 
 _wind__said7: Final = note_of(_wind__text1)
@@ -11060,13 +11880,19 @@ _wind__said9: Final = note_of(_wind__text3)
 _wind__unread1: Final = Note(
     'wind',
     'Condition tiles: WIND',
+    '`wind_level` had no effect: it is read only when wind_level == light; unless heavy_weapon or range <= short',
+    kind='input',
+)
+_wind__unread2: Final = Note(
+    'wind',
+    'Condition tiles: WIND',
     '`heavy_weapon` had no effect: it is read only when wind_level == light',
     kind='input',
 )
 
 
 def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """WIND: the plan of the rule alone (`_Plan.resolve`), written out.
+    """WIND: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11157,7 +11983,7 @@ def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     e['shot'] = value if type(value) is int else added_total(value, 'int', d1 < 0 or d2 < 0 or d3 < 0 or d4 < 0 or d5 < 0 or d6 < 0)
     notes: list[Note] = [_wind__said7, _wind__said8, _wind__said9]
     if 'heavy_weapon' in given and d1 == 0 and d2 == 0 and d3 == 0 and 0 <= d4 < 2 and 0 <= d5 < 2 and 0 <= d6 < 2:
-        notes.append(_wind__unread1)
+        notes.append(_wind__unread2)
     return Resolution(
         rulebook='zone_combat',
         rules=('wind',),
@@ -11185,13 +12011,101 @@ def _resolve_wind(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _wind__stat_shot0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    if v['wind_level'] != 'light':
+        d1 = 0
+    elif v['heavy_weapon'] or ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) <= ('close', 'short', 'medium', 'long', 'beyond').index('short'):
+        d1 = 1
+    else:
+        d1 = -1
+    if v['wind_level'] != 'moderate':
+        d2 = 0
+    elif v['heavy_weapon'] or e['range'] == 'close':
+        d2 = 1
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d2 = 2
+    else:
+        d2 = -1
+    if v['wind_level'] != 'moderate':
+        d3 = 0
+    elif v['heavy_weapon'] or e['range'] == 'close':
+        d3 = 1
+    elif ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d3 = 2
+    else:
+        d3 = -1
+    if v['wind_level'] != 'heavy':
+        d4 = 0
+    elif e['range'] == 'close':
+        d4 = 1
+    elif not v['heavy_weapon']:
+        d4 = 2
+    else:
+        d4 = -1
+    if v['wind_level'] != 'heavy':
+        d5 = 0
+    elif e['range'] == 'close':
+        d5 = 1
+    elif v['heavy_weapon']:
+        d5 = 2
+    elif not ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d5 = 3
+    else:
+        d5 = -1
+    if v['wind_level'] != 'heavy':
+        d6 = 0
+    elif e['range'] == 'close':
+        d6 = 1
+    elif v['heavy_weapon']:
+        d6 = 2
+    elif ('close', 'short', 'medium', 'long', 'beyond').index(e['range']) >= ('close', 'short', 'medium', 'long', 'beyond').index('medium'):
+        d6 = 3
+    else:
+        d6 = -1
+    out.append(((at, 0), 'wind#2.1.1', d1, _wind__mod1_trace, _wind__mod1, -1))
+    out.append(((at, 1), 'wind#3.1.1.1', d2, _wind__mod2_trace, _wind__mod2, -2))
+    out.append(((at, 2), 'wind#3.1.1else.1', d3, _wind__mod3_trace, _wind__mod3, -1))
+    out.append(((at, 3), 'wind#4.1.1.1', d4, _wind__mod4_trace, _wind__mod4, -2))
+    out.append(((at, 4), 'wind#4.1.1else.1.1', d5, _wind__mod5_trace, _wind__mod5, -4))
+    out.append(((at, 5), 'wind#4.1.1else.1else.1', d6, _wind__mod6_trace, _wind__mod6, -2))
+
+
+def _wind__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 6), 'wind#5', -1, None, _wind__text1, _wind__said7))
+    out.append(((at, 7), 'wind#6', -1, None, _wind__text2, _wind__said8))
+    out.append(((at, 8), 'wind#7', -1, None, _wind__text3, _wind__said9))
+
+
+_wind__code0: Final = RuleCode(
+    resolve=_resolve_wind,
+    nodes=MappingProxyType({
+        'stat shot': _wind__stat_shot0,
+    }),
+    rolls=None,
+    texts=_wind__texts0,
+    watches=(
+        ('wind_level', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)), _wind__unread1),
+        ('heavy_weapon', ((0, 1), (1, 1), (2, 1), (3, 2), (4, 2), (5, 2)), _wind__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule wall_tile, written out
 
 _wall_tile__said6: Final = note_of(_wall_tile__text1)
+_wall_tile__unread1: Final = Note(
+    'wall_tile',
+    'Condition tiles: WALL',
+    '`wall_level` had no effect: it is read only when wall_level == light',
+    kind='input',
+)
 
 
 def _resolve_wall_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """WALL: the plan of the rule alone (`_Plan.resolve`), written out.
+    """WALL: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11245,14 +12159,57 @@ def _resolve_wall_tile(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _wall_tile__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['wall_level'] == 'moderate' else 0
+    d5 = -1 if v['wall_level'] == 'heavy' else 0
+    out.append(((at, 2), 'wall_tile#3.2', d3, _wall_tile__mod3_trace, _wall_tile__mod3, 1))
+    out.append(((at, 4), 'wall_tile#4.2', d5, _wall_tile__mod5_trace, _wall_tile__mod5, 2))
+
+
+def _wall_tile__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['wall_level'] == 'light' else 0
+    d2 = -1 if v['wall_level'] == 'moderate' else 0
+    d4 = -1 if v['wall_level'] == 'heavy' else 0
+    out.append(((at, 0), 'wall_tile#2.1', d1, _wall_tile__mod1_trace, _wall_tile__mod1, 1))
+    out.append(((at, 1), 'wall_tile#3.1', d2, _wall_tile__mod2_trace, _wall_tile__mod2, 2))
+    out.append(((at, 3), 'wall_tile#4.1', d4, _wall_tile__mod4_trace, _wall_tile__mod4, 4))
+
+
+def _wall_tile__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 5), 'wall_tile#5', -1, None, _wall_tile__text1, _wall_tile__said6))
+
+
+_wall_tile__code0: Final = RuleCode(
+    resolve=_resolve_wall_tile,
+    nodes=MappingProxyType({
+        'stat stealth': _wall_tile__stat_stealth0,
+        'stat cover': _wall_tile__stat_cover0,
+    }),
+    rolls=None,
+    texts=_wall_tile__texts0,
+    watches=(
+        ('wall_level', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)), _wall_tile__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule barrier, written out
 
 _barrier__said4: Final = note_of(_barrier__text1)
 _barrier__said5: Final = note_of(_barrier__text2)
+_barrier__unread1: Final = Note(
+    'barrier',
+    'Condition tiles: BARRIER',
+    '`barrier_level` had no effect: it is read only when barrier_level == light',
+    kind='input',
+)
 
 
 def _resolve_barrier(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """BARRIER: the plan of the rule alone (`_Plan.resolve`), written out.
+    """BARRIER: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11289,13 +12246,42 @@ def _resolve_barrier(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _barrier__derive_barrier_tuffness0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['barrier_level'] == 'light' else 0
+    d2 = -1 if v['barrier_level'] == 'moderate' else 0
+    d3 = -1 if v['barrier_level'] == 'heavy' else 0
+    out.append(((at, 0), 'barrier#2.1', d1, _barrier__derive1_trace, _barrier__derive1, lambda: 8))
+    out.append(((at, 1), 'barrier#3.1', d2, _barrier__derive2_trace, _barrier__derive2, lambda: 10))
+    out.append(((at, 2), 'barrier#4.1', d3, _barrier__derive3_trace, _barrier__derive3, lambda: 12))
+
+
+def _barrier__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'barrier#5', -1, None, _barrier__text1, _barrier__said4))
+    out.append(((at, 4), 'barrier#6', -1, None, _barrier__text2, _barrier__said5))
+
+
+_barrier__code0: Final = RuleCode(
+    resolve=_resolve_barrier,
+    nodes=MappingProxyType({
+        'derive barrier_tuffness': _barrier__derive_barrier_tuffness0,
+    }),
+    rolls=None,
+    texts=_barrier__texts0,
+    watches=(
+        ('barrier_level', ((0, 0), (1, 0), (2, 0)), _barrier__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule tile_slippery, written out
 
 _tile_slippery__said3: Final = note_of(_tile_slippery__text1)
 
 
 def _resolve_tile_slippery(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """SLIPPERY: the plan of the rule alone (`_Plan.resolve`), written out.
+    """SLIPPERY: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11326,13 +12312,37 @@ def _resolve_tile_slippery(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _tile_slippery__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_slippery#3', -1, _tile_slippery__mod1_trace, _tile_slippery__mod1, -1))
+
+
+def _tile_slippery__derive_slippery_ag0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_slippery#2', -1, _tile_slippery__derive1_trace, _tile_slippery__derive1, lambda: 4))
+
+
+def _tile_slippery__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'tile_slippery#4', -1, None, _tile_slippery__text1, _tile_slippery__said3))
+
+
+_tile_slippery__code0: Final = RuleCode(
+    resolve=_resolve_tile_slippery,
+    nodes=MappingProxyType({
+        'stat stealth': _tile_slippery__stat_stealth0,
+        'derive slippery_ag': _tile_slippery__derive_slippery_ag0,
+    }),
+    rolls=None,
+    texts=_tile_slippery__texts0,
+    chains=False,
+)
+
+
 # rule tile_slowing, written out
 
 _tile_slowing__said2: Final = note_of(_tile_slowing__text1)
 
 
 def _resolve_tile_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """SLOWING: the plan of the rule alone (`_Plan.resolve`), written out.
+    """SLOWING: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11362,13 +12372,32 @@ def _resolve_tile_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _tile_slowing__stat_move_target0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_slowing#2', -1, _tile_slowing__mod1_trace, _tile_slowing__mod1, 2))
+
+
+def _tile_slowing__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_slowing#3', -1, None, _tile_slowing__text1, _tile_slowing__said2))
+
+
+_tile_slowing__code0: Final = RuleCode(
+    resolve=_resolve_tile_slowing,
+    nodes=MappingProxyType({
+        'stat move_target': _tile_slowing__stat_move_target0,
+    }),
+    rolls=None,
+    texts=_tile_slowing__texts0,
+    chains=False,
+)
+
+
 # rule tile_obstacle, written out
 
 _tile_obstacle__said4: Final = note_of(_tile_obstacle__text1)
 
 
 def _resolve_tile_obstacle(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """OBSTACLE: the plan of the rule alone (`_Plan.resolve`), written out.
+    """OBSTACLE: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11406,11 +12435,41 @@ def _resolve_tile_obstacle(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _tile_obstacle__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'tile_obstacle#4', -1, _tile_obstacle__mod2_trace, _tile_obstacle__mod2, 1))
+
+
+def _tile_obstacle__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_obstacle#3', -1, _tile_obstacle__mod1_trace, _tile_obstacle__mod1, 2))
+
+
+def _tile_obstacle__derive_obstacle_ag0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_obstacle#2', -1, _tile_obstacle__derive1_trace, _tile_obstacle__derive1, lambda: 4))
+
+
+def _tile_obstacle__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'tile_obstacle#5', -1, None, _tile_obstacle__text1, _tile_obstacle__said4))
+
+
+_tile_obstacle__code0: Final = RuleCode(
+    resolve=_resolve_tile_obstacle,
+    nodes=MappingProxyType({
+        'stat stealth': _tile_obstacle__stat_stealth0,
+        'stat cover': _tile_obstacle__stat_cover0,
+        'derive obstacle_ag': _tile_obstacle__derive_obstacle_ag0,
+    }),
+    rolls=None,
+    texts=_tile_obstacle__texts0,
+    chains=False,
+)
+
+
 # rule tile_open_ground, written out
 
 
+
 def _resolve_tile_open_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """OPEN GROUND: the plan of the rule alone (`_Plan.resolve`), written out.
+    """OPEN GROUND: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11451,13 +12510,38 @@ def _resolve_tile_open_ground(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _tile_open_ground__stat_default_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'tile_open_ground#4', -1, _tile_open_ground__mod3_trace, _tile_open_ground__mod3, 0))
+
+
+def _tile_open_ground__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_open_ground#2', -1, _tile_open_ground__mod1_trace, _tile_open_ground__mod1, -2))
+
+
+def _tile_open_ground__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_open_ground#3', -1, _tile_open_ground__mod2_trace, _tile_open_ground__mod2, 0))
+
+
+_tile_open_ground__code0: Final = RuleCode(
+    resolve=_resolve_tile_open_ground,
+    nodes=MappingProxyType({
+        'stat default_cover': _tile_open_ground__stat_default_cover0,
+        'stat stealth': _tile_open_ground__stat_stealth0,
+        'stat cover': _tile_open_ground__stat_cover0,
+    }),
+    rolls=None,
+    texts=None,
+    chains=False,
+)
+
+
 # rule tile_exposed_ground, written out
 
 _tile_exposed_ground__said5: Final = note_of(_tile_exposed_ground__text1)
 
 
 def _resolve_tile_exposed_ground(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """EXPOSED GROUND: the plan of the rule alone (`_Plan.resolve`), written out.
+    """EXPOSED GROUND: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11513,11 +12597,46 @@ def _resolve_tile_exposed_ground(v: dict[str, Any], given: frozenset[str]) -> Re
     )
 
 
+def _tile_exposed_ground__stat_default_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'tile_exposed_ground#4', -1, _tile_exposed_ground__mod3_trace, _tile_exposed_ground__mod3, 0))
+
+
+def _tile_exposed_ground__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_exposed_ground#2', -1, _tile_exposed_ground__mod1_trace, _tile_exposed_ground__mod1, -2))
+
+
+def _tile_exposed_ground__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_exposed_ground#3', -1, _tile_exposed_ground__mod2_trace, _tile_exposed_ground__mod2, 0))
+
+
+def _tile_exposed_ground__stat_missile_against0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'tile_exposed_ground#5', -1, _tile_exposed_ground__mod4_trace, _tile_exposed_ground__mod4, 1))
+
+
+def _tile_exposed_ground__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 4), 'tile_exposed_ground#6', -1, None, _tile_exposed_ground__text1, _tile_exposed_ground__said5))
+
+
+_tile_exposed_ground__code0: Final = RuleCode(
+    resolve=_resolve_tile_exposed_ground,
+    nodes=MappingProxyType({
+        'stat default_cover': _tile_exposed_ground__stat_default_cover0,
+        'stat stealth': _tile_exposed_ground__stat_stealth0,
+        'stat cover': _tile_exposed_ground__stat_cover0,
+        'stat missile_against': _tile_exposed_ground__stat_missile_against0,
+    }),
+    rolls=None,
+    texts=_tile_exposed_ground__texts0,
+    chains=False,
+)
+
+
 # rule tile_clatter, written out
 
 
+
 def _resolve_tile_clatter(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """CLATTER: the plan of the rule alone (`_Plan.resolve`), written out.
+    """CLATTER: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11573,13 +12692,43 @@ def _resolve_tile_clatter(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _tile_clatter__stat_default_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'tile_clatter#5', -1, _tile_clatter__mod4_trace, _tile_clatter__mod4, 0))
+
+
+def _tile_clatter__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_clatter#2', -1, _tile_clatter__mod1_trace, _tile_clatter__mod1, -2))
+
+
+def _tile_clatter__stat_noticed0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_clatter#3', -1, _tile_clatter__mod2_trace, _tile_clatter__mod2, 1))
+
+
+def _tile_clatter__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'tile_clatter#4', -1, _tile_clatter__mod3_trace, _tile_clatter__mod3, 0))
+
+
+_tile_clatter__code0: Final = RuleCode(
+    resolve=_resolve_tile_clatter,
+    nodes=MappingProxyType({
+        'stat default_cover': _tile_clatter__stat_default_cover0,
+        'stat stealth': _tile_clatter__stat_stealth0,
+        'stat noticed': _tile_clatter__stat_noticed0,
+        'stat cover': _tile_clatter__stat_cover0,
+    }),
+    rolls=None,
+    texts=None,
+    chains=False,
+)
+
+
 # rule tile_shortcut, written out
 
 _tile_shortcut__said1: Final = note_of(_tile_shortcut__text1)
 
 
 def _resolve_tile_shortcut(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """SHORTCUT: the plan of the rule alone (`_Plan.resolve`), written out.
+    """SHORTCUT: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11604,13 +12753,32 @@ def _resolve_tile_shortcut(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _tile_shortcut__derive_free_zones0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_shortcut#3', -1, _tile_shortcut__derive1_trace, _tile_shortcut__derive1, lambda: 1))
+
+
+def _tile_shortcut__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_shortcut#2', -1, None, _tile_shortcut__text1, _tile_shortcut__said1))
+
+
+_tile_shortcut__code0: Final = RuleCode(
+    resolve=_resolve_tile_shortcut,
+    nodes=MappingProxyType({
+        'derive free_zones': _tile_shortcut__derive_free_zones0,
+    }),
+    rolls=None,
+    texts=_tile_shortcut__texts0,
+    chains=False,
+)
+
+
 # rule tile_fire, written out
 
 _tile_fire__said2: Final = note_of(_tile_fire__text1)
 
 
 def _resolve_tile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """FIRE: the plan of the rule alone (`_Plan.resolve`), written out.
+    """FIRE: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11635,13 +12803,32 @@ def _resolve_tile_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _tile_fire__derive_fire_ag0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_fire#2', -1, _tile_fire__derive1_trace, _tile_fire__derive1, lambda: 4))
+
+
+def _tile_fire__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_fire#3', -1, None, _tile_fire__text1, _tile_fire__said2))
+
+
+_tile_fire__code0: Final = RuleCode(
+    resolve=_resolve_tile_fire,
+    nodes=MappingProxyType({
+        'derive fire_ag': _tile_fire__derive_fire_ag0,
+    }),
+    rolls=None,
+    texts=_tile_fire__texts0,
+    chains=False,
+)
+
+
 # rule tile_danger, written out
 
 _tile_danger__said3: Final = note_of(_tile_danger__text1)
 
 
 def _resolve_tile_danger(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """DANGER: the plan of the rule alone (`_Plan.resolve`), written out.
+    """DANGER: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11668,13 +12855,37 @@ def _resolve_tile_danger(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _tile_danger__derive_danger_ag0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_danger#2', -1, _tile_danger__derive1_trace, _tile_danger__derive1, lambda: 4))
+
+
+def _tile_danger__derive_danger_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_danger#3', -1, _tile_danger__derive2_trace, _tile_danger__derive2, lambda: Dice(((2, 6),))))
+
+
+def _tile_danger__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'tile_danger#4', -1, None, _tile_danger__text1, _tile_danger__said3))
+
+
+_tile_danger__code0: Final = RuleCode(
+    resolve=_resolve_tile_danger,
+    nodes=MappingProxyType({
+        'derive danger_ag': _tile_danger__derive_danger_ag0,
+        'derive danger_damage': _tile_danger__derive_danger_damage0,
+    }),
+    rolls=None,
+    texts=_tile_danger__texts0,
+    chains=False,
+)
+
+
 # rule tile_test, written out
 
 _tile_test__said2: Final = note_of(_tile_test__text1)
 
 
 def _resolve_tile_test(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """TEST: the plan of the rule alone (`_Plan.resolve`), written out.
+    """TEST: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11699,13 +12910,32 @@ def _resolve_tile_test(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _tile_test__derive_trait_test0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_test#2', -1, _tile_test__derive1_trace, _tile_test__derive1, lambda: 4))
+
+
+def _tile_test__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_test#3', -1, None, _tile_test__text1, _tile_test__said2))
+
+
+_tile_test__code0: Final = RuleCode(
+    resolve=_resolve_tile_test,
+    nodes=MappingProxyType({
+        'derive trait_test': _tile_test__derive_trait_test0,
+    }),
+    rolls=None,
+    texts=_tile_test__texts0,
+    chains=False,
+)
+
+
 # rule tile_pit, written out
 
 _tile_pit__said4: Final = note_of(_tile_pit__text1)
 
 
 def _resolve_tile_pit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """PIT: the plan of the rule alone (`_Plan.resolve`), written out.
+    """PIT: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11734,13 +12964,42 @@ def _resolve_tile_pit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _tile_pit__derive_pit_notice0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_pit#2', -1, _tile_pit__derive1_trace, _tile_pit__derive1, lambda: 4))
+
+
+def _tile_pit__derive_pit_ag0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_pit#3', -1, _tile_pit__derive2_trace, _tile_pit__derive2, lambda: 6))
+
+
+def _tile_pit__derive_pit_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'tile_pit#4', -1, _tile_pit__derive3_trace, _tile_pit__derive3, lambda: Dice(((3, 6),))))
+
+
+def _tile_pit__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'tile_pit#5', -1, None, _tile_pit__text1, _tile_pit__said4))
+
+
+_tile_pit__code0: Final = RuleCode(
+    resolve=_resolve_tile_pit,
+    nodes=MappingProxyType({
+        'derive pit_notice': _tile_pit__derive_pit_notice0,
+        'derive pit_ag': _tile_pit__derive_pit_ag0,
+        'derive pit_damage': _tile_pit__derive_pit_damage0,
+    }),
+    rolls=None,
+    texts=_tile_pit__texts0,
+    chains=False,
+)
+
+
 # rule tile_trap, written out
 
 _tile_trap__said4: Final = note_of(_tile_trap__text1)
 
 
 def _resolve_tile_trap(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """TRAP: the plan of the rule alone (`_Plan.resolve`), written out.
+    """TRAP: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11773,13 +13032,42 @@ def _resolve_tile_trap(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _tile_trap__stat_noticed0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'tile_trap#4', -1, _tile_trap__mod1_trace, _tile_trap__mod1, 2))
+
+
+def _tile_trap__derive_trap_notice0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_trap#2', -1, _tile_trap__derive1_trace, _tile_trap__derive1, lambda: 6))
+
+
+def _tile_trap__derive_trap_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_trap#3', -1, _tile_trap__derive2_trace, _tile_trap__derive2, lambda: Dice(((3, 6),))))
+
+
+def _tile_trap__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'tile_trap#5', -1, None, _tile_trap__text1, _tile_trap__said4))
+
+
+_tile_trap__code0: Final = RuleCode(
+    resolve=_resolve_tile_trap,
+    nodes=MappingProxyType({
+        'stat noticed': _tile_trap__stat_noticed0,
+        'derive trap_notice': _tile_trap__derive_trap_notice0,
+        'derive trap_damage': _tile_trap__derive_trap_damage0,
+    }),
+    rolls=None,
+    texts=_tile_trap__texts0,
+    chains=False,
+)
+
+
 # rule tile_trip_wire, written out
 
 _tile_trip_wire__said3: Final = note_of(_tile_trip_wire__text1)
 
 
 def _resolve_tile_trip_wire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """TRIP WIRE: the plan of the rule alone (`_Plan.resolve`), written out.
+    """TRIP WIRE: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11810,11 +13098,36 @@ def _resolve_tile_trip_wire(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _tile_trip_wire__stat_noticed0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_trip_wire#3', -1, _tile_trip_wire__mod1_trace, _tile_trip_wire__mod1, 2))
+
+
+def _tile_trip_wire__derive_trip_wire_notice0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_trip_wire#2', -1, _tile_trip_wire__derive1_trace, _tile_trip_wire__derive1, lambda: 6))
+
+
+def _tile_trip_wire__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'tile_trip_wire#4', -1, None, _tile_trip_wire__text1, _tile_trip_wire__said3))
+
+
+_tile_trip_wire__code0: Final = RuleCode(
+    resolve=_resolve_tile_trip_wire,
+    nodes=MappingProxyType({
+        'stat noticed': _tile_trip_wire__stat_noticed0,
+        'derive trip_wire_notice': _tile_trip_wire__derive_trip_wire_notice0,
+    }),
+    rolls=None,
+    texts=_tile_trip_wire__texts0,
+    chains=False,
+)
+
+
 # rule tile_alarm, written out
 
 
+
 def _resolve_tile_alarm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """ALARM: the plan of the rule alone (`_Plan.resolve`), written out.
+    """ALARM: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11845,13 +13158,33 @@ def _resolve_tile_alarm(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _tile_alarm__stat_noticed0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_alarm#3', -1, _tile_alarm__mod1_trace, _tile_alarm__mod1, 4))
+
+
+def _tile_alarm__derive_alarm_notice0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_alarm#2', -1, _tile_alarm__derive1_trace, _tile_alarm__derive1, lambda: 6))
+
+
+_tile_alarm__code0: Final = RuleCode(
+    resolve=_resolve_tile_alarm,
+    nodes=MappingProxyType({
+        'stat noticed': _tile_alarm__stat_noticed0,
+        'derive alarm_notice': _tile_alarm__derive_alarm_notice0,
+    }),
+    rolls=None,
+    texts=None,
+    chains=False,
+)
+
+
 # rule tile_hideyhole, written out
 
 _tile_hideyhole__said2: Final = note_of(_tile_hideyhole__text1)
 
 
 def _resolve_tile_hideyhole(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """HIDEYHOLE: the plan of the rule alone (`_Plan.resolve`), written out.
+    """HIDEYHOLE: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11876,11 +13209,31 @@ def _resolve_tile_hideyhole(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _tile_hideyhole__derive_surprise0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_hideyhole#2', -1, _tile_hideyhole__derive1_trace, _tile_hideyhole__derive1, lambda: True))
+
+
+def _tile_hideyhole__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_hideyhole#3', -1, None, _tile_hideyhole__text1, _tile_hideyhole__said2))
+
+
+_tile_hideyhole__code0: Final = RuleCode(
+    resolve=_resolve_tile_hideyhole,
+    nodes=MappingProxyType({
+        'derive surprise': _tile_hideyhole__derive_surprise0,
+    }),
+    rolls=None,
+    texts=_tile_hideyhole__texts0,
+    chains=False,
+)
+
+
 # rule tile_advantage, written out
 
 
+
 def _resolve_tile_advantage(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """ADVANTAGE: the plan of the rule alone (`_Plan.resolve`), written out.
+    """ADVANTAGE: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11908,11 +13261,27 @@ def _resolve_tile_advantage(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _tile_advantage__stat_all_actions0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_advantage#2', -1, _tile_advantage__mod1_trace, _tile_advantage__mod1, 1))
+
+
+_tile_advantage__code0: Final = RuleCode(
+    resolve=_resolve_tile_advantage,
+    nodes=MappingProxyType({
+        'stat all_actions': _tile_advantage__stat_all_actions0,
+    }),
+    rolls=None,
+    texts=None,
+    chains=False,
+)
+
+
 # rule tile_concealment, written out
 
 
+
 def _resolve_tile_concealment(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """CONCEALMENT: the plan of the rule alone (`_Plan.resolve`), written out.
+    """CONCEALMENT: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -11967,11 +13336,42 @@ def _resolve_tile_concealment(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _tile_concealment__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_concealment#3', -1, _tile_concealment__mod2_trace, _tile_concealment__mod2, 1))
+
+
+def _tile_concealment__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'tile_concealment#4', -1, _tile_concealment__mod3_trace, _tile_concealment__mod3, 2))
+
+
+def _tile_concealment__stat_tuff_aoe0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 3), 'tile_concealment#5', -1, _tile_concealment__mod4_trace, _tile_concealment__mod4, 2))
+
+
+def _tile_concealment__stat_drag_resist0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_concealment#2', -1, _tile_concealment__mod1_trace, _tile_concealment__mod1, 2))
+
+
+_tile_concealment__code0: Final = RuleCode(
+    resolve=_resolve_tile_concealment,
+    nodes=MappingProxyType({
+        'stat stealth': _tile_concealment__stat_stealth0,
+        'stat cover': _tile_concealment__stat_cover0,
+        'stat tuff_aoe': _tile_concealment__stat_tuff_aoe0,
+        'stat drag_resist': _tile_concealment__stat_drag_resist0,
+    }),
+    rolls=None,
+    texts=None,
+    chains=False,
+)
+
+
 # rule tile_defensive, written out
 
 
+
 def _resolve_tile_defensive(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """DEFENSIVE: the plan of the rule alone (`_Plan.resolve`), written out.
+    """DEFENSIVE: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12018,6 +13418,31 @@ def _resolve_tile_defensive(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _tile_defensive__stat_tuff_aoe0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'tile_defensive#4', -1, _tile_defensive__mod3_trace, _tile_defensive__mod3, 2))
+
+
+def _tile_defensive__stat_tuff_ranged0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'tile_defensive#3', -1, _tile_defensive__mod2_trace, _tile_defensive__mod2, 2))
+
+
+def _tile_defensive__stat_drag_resist0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'tile_defensive#2', -1, _tile_defensive__mod1_trace, _tile_defensive__mod1, 2))
+
+
+_tile_defensive__code0: Final = RuleCode(
+    resolve=_resolve_tile_defensive,
+    nodes=MappingProxyType({
+        'stat tuff_aoe': _tile_defensive__stat_tuff_aoe0,
+        'stat tuff_ranged': _tile_defensive__stat_tuff_ranged0,
+        'stat drag_resist': _tile_defensive__stat_drag_resist0,
+    }),
+    rolls=None,
+    texts=None,
+    chains=False,
+)
+
+
 # rule sporadic_encounter, written out
 
 _sporadic_encounter__said3: Final = note_of(_sporadic_encounter__text1)
@@ -12025,10 +13450,28 @@ _sporadic_encounter__said4: Final = note_of(_sporadic_encounter__text2)
 _sporadic_encounter__said5: Final = note_of(_sporadic_encounter__text3)
 _sporadic_encounter__said6: Final = note_of(_sporadic_encounter__text4)
 _sporadic_encounter__said7: Final = note_of(_sporadic_encounter__text5)
+_sporadic_encounter__unread1: Final = Note(
+    'sporadic_encounter',
+    'Sporadics',
+    '`moving` had no effect: it is read only when moving',
+    kind='input',
+)
+_sporadic_encounter__unread2: Final = Note(
+    'sporadic_encounter',
+    'Sporadics',
+    '`target_groups` had no effect: it is read only ',
+    kind='input',
+)
+_sporadic_encounter__unread3: Final = Note(
+    'sporadic_encounter',
+    'Sporadics',
+    '`blank_options` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_sporadic_encounter(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Sporadics: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Sporadics: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12043,7 +13486,7 @@ def _resolve_sporadic_encounter(v: dict[str, Any], given: frozenset[str]) -> Res
     d1 = -1 if v['moving'] else 0
     trace.append(TraceEntry(_sporadic_encounter__roll1_trace, d1, v, e))
     if d1 < 0:
-        rolls.append(roll_of(s, _rule_sporadic_encounter[0]))
+        rolls.append(roll_of(s, _sporadic_encounter__roll1_step))
     return Resolution(
         rulebook='zone_combat',
         rules=('sporadic_encounter',),
@@ -12063,14 +13506,55 @@ def _resolve_sporadic_encounter(v: dict[str, Any], given: frozenset[str]) -> Res
     )
 
 
+def _sporadic_encounter__derive_targeted_chance0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 1), 'sporadic_encounter#3', -1, _sporadic_encounter__derive1_trace, _sporadic_encounter__derive1, lambda: Fraction(1) / (v['target_groups'] + v['blank_options'])))
+
+
+def _sporadic_encounter__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['moving'] else 0
+    out.append(((at, 0), 'sporadic_encounter#2.1', d1, _sporadic_encounter__roll1_trace, _sporadic_encounter__roll1, _sporadic_encounter__roll1_step))
+
+
+def _sporadic_encounter__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 2), 'sporadic_encounter#4', -1, None, _sporadic_encounter__text1, _sporadic_encounter__said3))
+    out.append(((at, 3), 'sporadic_encounter#5', -1, None, _sporadic_encounter__text2, _sporadic_encounter__said4))
+    out.append(((at, 4), 'sporadic_encounter#6', -1, None, _sporadic_encounter__text3, _sporadic_encounter__said5))
+    out.append(((at, 5), 'sporadic_encounter#7', -1, None, _sporadic_encounter__text4, _sporadic_encounter__said6))
+    out.append(((at, 6), 'sporadic_encounter#8', -1, None, _sporadic_encounter__text5, _sporadic_encounter__said7))
+
+
+_sporadic_encounter__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_encounter,
+    nodes=MappingProxyType({
+        'derive targeted_chance': _sporadic_encounter__derive_targeted_chance0,
+    }),
+    rolls=_sporadic_encounter__rolls0,
+    texts=_sporadic_encounter__texts0,
+    watches=(
+        ('moving', ((0, 0),), _sporadic_encounter__unread1),
+        ('target_groups', ((1, 0),), _sporadic_encounter__unread2),
+        ('blank_options', ((1, 0),), _sporadic_encounter__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule sporadic_pit, written out
 
 _sporadic_pit__said1: Final = restriction_of(_sporadic_pit__text1)
 _sporadic_pit__said2: Final = note_of(_sporadic_pit__text2)
+_sporadic_pit__unread1: Final = Note(
+    'sporadic_pit',
+    'List of sporadic',
+    '`failed_ag` had no effect: it is read only when failed_ag',
+    kind='input',
+)
 
 
 def _resolve_sporadic_pit(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Pit (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Pit (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12097,14 +13581,39 @@ def _resolve_sporadic_pit(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _sporadic_pit__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['failed_ag'] else 0
+    out.append(((at, 0), 'sporadic_pit#2.1', d1, _sporadic_pit__text1_trace, _sporadic_pit__text1, _sporadic_pit__said1))
+    out.append(((at, 1), 'sporadic_pit#3', -1, None, _sporadic_pit__text2, _sporadic_pit__said2))
+
+
+_sporadic_pit__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_pit,
+    nodes=MappingProxyType({}),
+    rolls=None,
+    texts=_sporadic_pit__texts0,
+    watches=(
+        ('failed_ag', ((0, 0),), _sporadic_pit__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule sporadic_walls, written out
 
 _sporadic_walls__said1: Final = restriction_of(_sporadic_walls__text1)
 _sporadic_walls__said3: Final = note_of(_sporadic_walls__text2)
+_sporadic_walls__unread1: Final = Note(
+    'sporadic_walls',
+    'List of sporadic',
+    '`adopted` had no effect: it is read only when adopted',
+    kind='input',
+)
 
 
 def _resolve_sporadic_walls(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Walls (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Walls (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12131,6 +13640,31 @@ def _resolve_sporadic_walls(v: dict[str, Any], given: frozenset[str]) -> Resolut
         tables=(),
         trace=tuple(trace),
     )
+
+
+def _sporadic_walls__stat_stacking0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['adopted'] else 0
+    out.append(((at, 1), 'sporadic_walls#3.1', d2, _sporadic_walls__mod1_trace, _sporadic_walls__mod1, 2))
+
+
+def _sporadic_walls__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'sporadic_walls#2', -1, None, _sporadic_walls__text1, _sporadic_walls__said1))
+    out.append(((at, 2), 'sporadic_walls#4', -1, None, _sporadic_walls__text2, _sporadic_walls__said3))
+
+
+_sporadic_walls__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_walls,
+    nodes=MappingProxyType({
+        'stat stacking': _sporadic_walls__stat_stacking0,
+    }),
+    rolls=None,
+    texts=_sporadic_walls__texts0,
+    watches=(
+        ('adopted', ((1, 0),), _sporadic_walls__unread1),
+    ),
+    chains=False,
+)
 
 
 # rule sporadic_doorway, written out
@@ -12162,7 +13696,7 @@ _sporadic_doorway__unread1: Final = Note(
 
 
 def _resolve_sporadic_doorway(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Doorway (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Doorway (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12209,6 +13743,40 @@ def _resolve_sporadic_doorway(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _sporadic_doorway__stat_stacking0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['door_open']:
+        d2 = 0
+    elif not v['adopted']:
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 1), 'sporadic_walls#3.1', d2, _sporadic_doorway__trace2, _sporadic_walls__mod1, 2))
+
+
+def _sporadic_doorway__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if not v['door_open'] else 0
+    d3 = -1 if not v['door_open'] else 0
+    out.append(((at, 0), 'sporadic_walls#2', d1, _sporadic_doorway__trace1, _sporadic_walls__text1, _sporadic_doorway__said1))
+    out.append(((at, 2), 'sporadic_walls#4', d3, _sporadic_doorway__trace3, _sporadic_walls__text2, _sporadic_doorway__said3))
+    out.append(((at, 3), 'sporadic_doorway#3', -1, None, _sporadic_doorway__text1, _sporadic_doorway__said4))
+
+
+_sporadic_doorway__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_doorway,
+    nodes=MappingProxyType({
+        'stat stacking': _sporadic_doorway__stat_stacking0,
+    }),
+    rolls=None,
+    texts=_sporadic_doorway__texts0,
+    watches=(
+        ('adopted', ((1, 1),), _sporadic_doorway__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule sporadic_window, written out
 
 _sporadic_window__trace1: Final = within(
@@ -12239,7 +13807,7 @@ _sporadic_window__unread1: Final = Note(
 
 
 def _resolve_sporadic_window(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Window (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Window (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12287,14 +13855,61 @@ def _resolve_sporadic_window(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _sporadic_window__stat_stacking0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    if v['door_open']:
+        d2 = 0
+    elif not v['adopted']:
+        d2 = 1
+    else:
+        d2 = -1
+    out.append(((at, 1), 'sporadic_walls#3.1', d2, _sporadic_window__trace2, _sporadic_walls__mod1, 2))
+
+
+def _sporadic_window__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if not v['door_open'] else 0
+    d3 = -1 if not v['door_open'] else 0
+    out.append(((at, 0), 'sporadic_walls#2', d1, _sporadic_window__trace1, _sporadic_walls__text1, _sporadic_window__said1))
+    out.append(((at, 2), 'sporadic_walls#4', d3, _sporadic_window__trace3, _sporadic_walls__text2, _sporadic_window__said3))
+    out.append(((at, 3), 'sporadic_doorway#3', -1, None, _sporadic_doorway__text1, _sporadic_window__said4))
+    out.append(((at, 4), 'sporadic_window#3', -1, None, _sporadic_window__text1, _sporadic_window__said5))
+
+
+_sporadic_window__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_window,
+    nodes=MappingProxyType({
+        'stat stacking': _sporadic_window__stat_stacking0,
+    }),
+    rolls=None,
+    texts=_sporadic_window__texts0,
+    watches=(
+        ('adopted', ((1, 1),), _sporadic_window__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule sporadic_furniture, written out
 
 _sporadic_furniture__said2: Final = restriction_of(_sporadic_furniture__text1)
 _sporadic_furniture__said3: Final = note_of(_sporadic_furniture__text2)
+_sporadic_furniture__unread1: Final = Note(
+    'sporadic_furniture',
+    'List of sporadic',
+    '`adopted` had no effect: it is read only when adopted',
+    kind='input',
+)
+_sporadic_furniture__unread2: Final = Note(
+    'sporadic_furniture',
+    'List of sporadic',
+    '`failed_ag` had no effect: it is read only when failed_ag',
+    kind='input',
+)
 
 
 def _resolve_sporadic_furniture(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Furniture (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Furniture (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12328,13 +13943,47 @@ def _resolve_sporadic_furniture(v: dict[str, Any], given: frozenset[str]) -> Res
     )
 
 
+def _sporadic_furniture__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['adopted'] else 0
+    out.append(((at, 0), 'sporadic_furniture#2.1', d1, _sporadic_furniture__mod1_trace, _sporadic_furniture__mod1, 2))
+
+
+def _sporadic_furniture__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['failed_ag'] else 0
+    out.append(((at, 1), 'sporadic_furniture#3.1', d2, _sporadic_furniture__text1_trace, _sporadic_furniture__text1, _sporadic_furniture__said2))
+    out.append(((at, 2), 'sporadic_furniture#4', -1, None, _sporadic_furniture__text2, _sporadic_furniture__said3))
+
+
+_sporadic_furniture__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_furniture,
+    nodes=MappingProxyType({
+        'stat cover': _sporadic_furniture__stat_cover0,
+    }),
+    rolls=None,
+    texts=_sporadic_furniture__texts0,
+    watches=(
+        ('adopted', ((0, 0),), _sporadic_furniture__unread1),
+        ('failed_ag', ((1, 0),), _sporadic_furniture__unread2),
+    ),
+    chains=False,
+)
+
+
 # rule sporadic_debris, written out
 
 _sporadic_debris__said2: Final = restriction_of(_sporadic_debris__text1)
+_sporadic_debris__unread1: Final = Note(
+    'sporadic_debris',
+    'List of sporadic',
+    '`failed_ag` had no effect: it is read only when failed_ag',
+    kind='input',
+)
 
 
 def _resolve_sporadic_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Debris (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Debris (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12366,13 +14015,43 @@ def _resolve_sporadic_debris(v: dict[str, Any], given: frozenset[str]) -> Resolu
     )
 
 
+def _sporadic_debris__stat_cover0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'sporadic_debris#2', -1, _sporadic_debris__mod1_trace, _sporadic_debris__mod1, 1))
+
+
+def _sporadic_debris__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['failed_ag'] else 0
+    out.append(((at, 1), 'sporadic_debris#3.1', d2, _sporadic_debris__text1_trace, _sporadic_debris__text1, _sporadic_debris__said2))
+
+
+_sporadic_debris__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_debris,
+    nodes=MappingProxyType({
+        'stat cover': _sporadic_debris__stat_cover0,
+    }),
+    rolls=None,
+    texts=_sporadic_debris__texts0,
+    watches=(
+        ('failed_ag', ((1, 0),), _sporadic_debris__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule sporadic_vegetation, written out
 
 _sporadic_vegetation__said2: Final = note_of(_sporadic_vegetation__text1)
+_sporadic_vegetation__unread1: Final = Note(
+    'sporadic_vegetation',
+    'List of sporadic',
+    '`vegetation_stealth` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_sporadic_vegetation(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Vegetation (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Vegetation (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12401,13 +14080,36 @@ def _resolve_sporadic_vegetation(v: dict[str, Any], given: frozenset[str]) -> Re
     )
 
 
+def _sporadic_vegetation__stat_stealth0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'sporadic_vegetation#2', -1, _sporadic_vegetation__mod1_trace, _sporadic_vegetation__mod1, lambda: v['vegetation_stealth']))
+
+
+def _sporadic_vegetation__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'sporadic_vegetation#3', -1, None, _sporadic_vegetation__text1, _sporadic_vegetation__said2))
+
+
+_sporadic_vegetation__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_vegetation,
+    nodes=MappingProxyType({
+        'stat stealth': _sporadic_vegetation__stat_stealth0,
+    }),
+    rolls=None,
+    texts=_sporadic_vegetation__texts0,
+    watches=(
+        ('vegetation_stealth', ((0, 0),), _sporadic_vegetation__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule sporadic_traps, written out
 
 _sporadic_traps__said2: Final = note_of(_sporadic_traps__text1)
 
 
 def _resolve_sporadic_traps(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Traps (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Traps (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12432,14 +14134,39 @@ def _resolve_sporadic_traps(v: dict[str, Any], given: frozenset[str]) -> Resolut
     )
 
 
+def _sporadic_traps__derive_traps_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'sporadic_traps#2', -1, _sporadic_traps__derive1_trace, _sporadic_traps__derive1, lambda: Dice(((2, 6),)).plus(1)))
+
+
+def _sporadic_traps__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'sporadic_traps#3', -1, None, _sporadic_traps__text1, _sporadic_traps__said2))
+
+
+_sporadic_traps__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_traps,
+    nodes=MappingProxyType({
+        'derive traps_damage': _sporadic_traps__derive_traps_damage0,
+    }),
+    rolls=None,
+    texts=_sporadic_traps__texts0,
+    chains=False,
+)
+
+
 # rule sporadic_slippery, written out
 
 _sporadic_slippery__said1: Final = restriction_of(_sporadic_slippery__text1)
 _sporadic_slippery__said2: Final = note_of(_sporadic_slippery__text2)
+_sporadic_slippery__unread1: Final = Note(
+    'sporadic_slippery',
+    'List of sporadic',
+    '`failed_ag` had no effect: it is read only when failed_ag',
+    kind='input',
+)
 
 
 def _resolve_sporadic_slippery(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Slippery (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Slippery (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12466,13 +14193,38 @@ def _resolve_sporadic_slippery(v: dict[str, Any], given: frozenset[str]) -> Reso
     )
 
 
+def _sporadic_slippery__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['failed_ag'] else 0
+    out.append(((at, 0), 'sporadic_slippery#2.1', d1, _sporadic_slippery__text1_trace, _sporadic_slippery__text1, _sporadic_slippery__said1))
+    out.append(((at, 1), 'sporadic_slippery#3', -1, None, _sporadic_slippery__text2, _sporadic_slippery__said2))
+
+
+_sporadic_slippery__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_slippery,
+    nodes=MappingProxyType({}),
+    rolls=None,
+    texts=_sporadic_slippery__texts0,
+    watches=(
+        ('failed_ag', ((0, 0),), _sporadic_slippery__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule sporadic_slowing, written out
 
 _sporadic_slowing__said2: Final = note_of(_sporadic_slowing__text1)
+_sporadic_slowing__unread1: Final = Note(
+    'sporadic_slowing',
+    'List of sporadic',
+    '`slowing_points` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_sporadic_slowing(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Slowing (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Slowing (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12501,15 +14253,44 @@ def _resolve_sporadic_slowing(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _sporadic_slowing__stat_pace0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'sporadic_slowing#2', -1, _sporadic_slowing__mod1_trace, _sporadic_slowing__mod1, lambda: -v['slowing_points']))
+
+
+def _sporadic_slowing__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'sporadic_slowing#3', -1, None, _sporadic_slowing__text1, _sporadic_slowing__said2))
+
+
+_sporadic_slowing__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_slowing,
+    nodes=MappingProxyType({
+        'stat pace': _sporadic_slowing__stat_pace0,
+    }),
+    rolls=None,
+    texts=_sporadic_slowing__texts0,
+    watches=(
+        ('slowing_points', ((0, 0),), _sporadic_slowing__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule sporadic_fire, written out
 
 _sporadic_fire__said1: Final = restriction_of(_sporadic_fire__text1)
 _sporadic_fire__said2: Final = note_of(_sporadic_fire__text2)
 _sporadic_fire__said3: Final = note_of(_sporadic_fire__text3)
+_sporadic_fire__unread1: Final = Note(
+    'sporadic_fire',
+    'List of sporadic',
+    '`failed_ag` had no effect: it is read only when failed_ag',
+    kind='input',
+)
 
 
 def _resolve_sporadic_fire(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Fire (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Fire (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12537,6 +14318,26 @@ def _resolve_sporadic_fire(v: dict[str, Any], given: frozenset[str]) -> Resoluti
     )
 
 
+def _sporadic_fire__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['failed_ag'] else 0
+    out.append(((at, 0), 'sporadic_fire#2', -1, None, _sporadic_fire__text1, _sporadic_fire__said1))
+    out.append(((at, 1), 'sporadic_fire#3.1', d2, _sporadic_fire__text2_trace, _sporadic_fire__text2, _sporadic_fire__said2))
+    out.append(((at, 2), 'sporadic_fire#4', -1, None, _sporadic_fire__text3, _sporadic_fire__said3))
+
+
+_sporadic_fire__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_fire,
+    nodes=MappingProxyType({}),
+    rolls=None,
+    texts=_sporadic_fire__texts0,
+    watches=(
+        ('failed_ag', ((1, 0),), _sporadic_fire__unread1),
+    ),
+    chains=False,
+)
+
+
 # rule sporadic_defensible, written out
 
 _sporadic_defensible__said2: Final = restriction_of(_sporadic_defensible__text1)
@@ -12545,10 +14346,16 @@ _sporadic_defensible__said4: Final = note_of(_sporadic_defensible__text3)
 _sporadic_defensible__unread1: Final = Note(
     'sporadic_defensible',
     'List of sporadic',
-    '`defensible_limit` had no effect: it is read only when adopted',
+    '`adopted` had no effect: it is read only when adopted',
     kind='input',
 )
 _sporadic_defensible__unread2: Final = Note(
+    'sporadic_defensible',
+    'List of sporadic',
+    '`defensible_limit` had no effect: it is read only when adopted',
+    kind='input',
+)
+_sporadic_defensible__unread3: Final = Note(
     'sporadic_defensible',
     'List of sporadic',
     '`engaged` had no effect: it is read only when adopted',
@@ -12557,7 +14364,7 @@ _sporadic_defensible__unread2: Final = Note(
 
 
 def _resolve_sporadic_defensible(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Defensible (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Defensible (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12587,9 +14394,9 @@ def _resolve_sporadic_defensible(v: dict[str, Any], given: frozenset[str]) -> Re
         restrictions.append(_sporadic_defensible__said3)
     notes: list[Note] = [_sporadic_defensible__said4]
     if 'defensible_limit' in given and d1 == 0:
-        notes.append(_sporadic_defensible__unread1)
-    if 'engaged' in given and d3 == 0:
         notes.append(_sporadic_defensible__unread2)
+    if 'engaged' in given and d3 == 0:
+        notes.append(_sporadic_defensible__unread3)
     return Resolution(
         rulebook='zone_combat',
         rules=('sporadic_defensible',),
@@ -12610,13 +14417,49 @@ def _resolve_sporadic_defensible(v: dict[str, Any], given: frozenset[str]) -> Re
     )
 
 
+def _sporadic_defensible__stat_stacking0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['adopted'] else 0
+    out.append(((at, 0), 'sporadic_defensible#2.1', d1, _sporadic_defensible__mod1_trace, _sporadic_defensible__mod1, lambda: v['defensible_limit']))
+
+
+def _sporadic_defensible__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['adopted'] else 0
+    if not v['adopted']:
+        d3 = 0
+    elif not v['engaged']:
+        d3 = 1
+    else:
+        d3 = -1
+    out.append(((at, 1), 'sporadic_defensible#2.2', d2, _sporadic_defensible__text1_trace, _sporadic_defensible__text1, _sporadic_defensible__said2))
+    out.append(((at, 2), 'sporadic_defensible#2.3.1', d3, _sporadic_defensible__text2_trace, _sporadic_defensible__text2, _sporadic_defensible__said3))
+    out.append(((at, 3), 'sporadic_defensible#3', -1, None, _sporadic_defensible__text3, _sporadic_defensible__said4))
+
+
+_sporadic_defensible__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_defensible,
+    nodes=MappingProxyType({
+        'stat stacking': _sporadic_defensible__stat_stacking0,
+    }),
+    rolls=None,
+    texts=_sporadic_defensible__texts0,
+    watches=(
+        ('adopted', ((0, 0), (1, 0), (2, 0)), _sporadic_defensible__unread1),
+        ('defensible_limit', ((0, 1),), _sporadic_defensible__unread2),
+        ('engaged', ((2, 1),), _sporadic_defensible__unread3),
+    ),
+    chains=False,
+)
+
+
 # rule sporadic_animals, written out
 
 _sporadic_animals__said1: Final = note_of(_sporadic_animals__text1)
 
 
 def _resolve_sporadic_animals(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Animals (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Animals (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12636,13 +14479,26 @@ def _resolve_sporadic_animals(v: dict[str, Any], given: frozenset[str]) -> Resol
     )
 
 
+def _sporadic_animals__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'sporadic_animals#2', -1, None, _sporadic_animals__text1, _sporadic_animals__said1))
+
+
+_sporadic_animals__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_animals,
+    nodes=MappingProxyType({}),
+    rolls=None,
+    texts=_sporadic_animals__texts0,
+    chains=False,
+)
+
+
 # rule sporadic_falling_debris, written out
 
 _sporadic_falling_debris__said2: Final = note_of(_sporadic_falling_debris__text1)
 
 
 def _resolve_sporadic_falling_debris(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Falling debris (sporadic): the plan of the rule alone (`_Plan.resolve`), written out.
+    """Falling debris (sporadic): the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12667,6 +14523,25 @@ def _resolve_sporadic_falling_debris(v: dict[str, Any], given: frozenset[str]) -
     )
 
 
+def _sporadic_falling_debris__derive_falling_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 0), 'sporadic_falling_debris#2', -1, _sporadic_falling_debris__derive1_trace, _sporadic_falling_debris__derive1, lambda: Dice(((3, 6),))))
+
+
+def _sporadic_falling_debris__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 1), 'sporadic_falling_debris#3', -1, None, _sporadic_falling_debris__text1, _sporadic_falling_debris__said2))
+
+
+_sporadic_falling_debris__code0: Final = RuleCode(
+    resolve=_resolve_sporadic_falling_debris,
+    nodes=MappingProxyType({
+        'derive falling_damage': _sporadic_falling_debris__derive_falling_damage0,
+    }),
+    rolls=None,
+    texts=_sporadic_falling_debris__texts0,
+    chains=False,
+)
+
+
 # rule card_draw, written out
 
 _card_draw__said7: Final = note_of(_card_draw__text1)
@@ -12679,13 +14554,31 @@ _card_draw__said13: Final = note_of(_card_draw__text7)
 _card_draw__unread1: Final = Note(
     'card_draw',
     'Step 2; Step 3',
+    '`suit` had no effect: it is read only ',
+    kind='input',
+)
+_card_draw__unread2: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
+    '`high_rank` had no effect: it is read only when high_rank >= 6 and high_rank <= 10',
+    kind='input',
+)
+_card_draw__unread3: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
+    '`same_suit` had no effect: it is read only when same_suit == 2',
+    kind='input',
+)
+_card_draw__unread4: Final = Note(
+    'card_draw',
+    'Step 2; Step 3',
     '`chosen_level` had no effect: it is read only when high_rank >= 11',
     kind='input',
 )
 
 
 def _resolve_card_draw(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Drawing the condition tiles: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Drawing the condition tiles: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12723,7 +14616,7 @@ def _resolve_card_draw(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         e.wait('starts_with_benny', lambda: whole(True))
     notes: list[Note] = [_card_draw__said7, _card_draw__said8, _card_draw__said9, _card_draw__said10, _card_draw__said11, _card_draw__said12, _card_draw__said13]
     if 'chosen_level' in given and d5 == 0:
-        notes.append(_card_draw__unread1)
+        notes.append(_card_draw__unread4)
     return Resolution(
         rulebook='zone_combat',
         rules=('card_draw',),
@@ -12745,6 +14638,58 @@ def _resolve_card_draw(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _card_draw__stat_tile_level0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['high_rank'] >= 6 and v['high_rank'] <= 10 else 0
+    d3 = -1 if v['same_suit'] == 2 else 0
+    d4 = -1 if v['same_suit'] == 3 else 0
+    d5 = -1 if v['high_rank'] >= 11 else 0
+    out.append(((at, 1), 'card_draw#3.1', d2, _card_draw__mod1_trace, _card_draw__mod1, 'moderate'))
+    out.append(((at, 2), 'card_draw#4.1', d3, _card_draw__mod2_trace, _card_draw__mod2, 'moderate'))
+    out.append(((at, 3), 'card_draw#5.1', d4, _card_draw__mod3_trace, _card_draw__mod3, 'heavy'))
+    out.append(((at, 4), 'card_draw#6.1', d5, _card_draw__mod4_trace, _card_draw__mod4, lambda: v['chosen_level']))
+
+
+def _card_draw__derive_tile_category0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'card_draw#2', -1, _card_draw__derive1_trace, _card_draw__derive1, lambda: s.lookup('suit_category', (v['suit'],), 'category')))
+
+
+def _card_draw__derive_starts_with_benny0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['high_rank'] >= 11 else 0
+    out.append(((at, 5), 'card_draw#6.2', d6, _card_draw__derive2_trace, _card_draw__derive2, lambda: True))
+
+
+def _card_draw__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 6), 'card_draw#7', -1, None, _card_draw__text1, _card_draw__said7))
+    out.append(((at, 7), 'card_draw#8', -1, None, _card_draw__text2, _card_draw__said8))
+    out.append(((at, 8), 'card_draw#9', -1, None, _card_draw__text3, _card_draw__said9))
+    out.append(((at, 9), 'card_draw#10', -1, None, _card_draw__text4, _card_draw__said10))
+    out.append(((at, 10), 'card_draw#11', -1, None, _card_draw__text5, _card_draw__said11))
+    out.append(((at, 11), 'card_draw#12', -1, None, _card_draw__text6, _card_draw__said12))
+    out.append(((at, 12), 'card_draw#13', -1, None, _card_draw__text7, _card_draw__said13))
+
+
+_card_draw__code0: Final = RuleCode(
+    resolve=_resolve_card_draw,
+    nodes=MappingProxyType({
+        'stat tile_level': _card_draw__stat_tile_level0,
+        'derive tile_category': _card_draw__derive_tile_category0,
+        'derive starts_with_benny': _card_draw__derive_starts_with_benny0,
+    }),
+    rolls=None,
+    texts=_card_draw__texts0,
+    watches=(
+        ('suit', ((0, 0),), _card_draw__unread1),
+        ('high_rank', ((1, 0), (4, 0), (5, 0)), _card_draw__unread2),
+        ('same_suit', ((2, 0), (3, 0)), _card_draw__unread3),
+        ('chosen_level', ((4, 1),), _card_draw__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule initiative, written out
 
 _initiative__said7: Final = note_of(_initiative__text1)
@@ -12752,10 +14697,34 @@ _initiative__said8: Final = note_of(_initiative__text2)
 _initiative__said9: Final = note_of(_initiative__text3)
 _initiative__said10: Final = note_of(_initiative__text4)
 _initiative__said11: Final = note_of(_initiative__text5)
+_initiative__unread1: Final = Note(
+    'initiative',
+    'Initiative: cards',
+    '`light_weapon` had no effect: it is read only when light_weapon',
+    kind='input',
+)
+_initiative__unread2: Final = Note(
+    'initiative',
+    'Initiative: cards',
+    '`heavy_weapon` had no effect: it is read only when heavy_weapon',
+    kind='input',
+)
+_initiative__unread3: Final = Note(
+    'initiative',
+    'Initiative: cards',
+    '`stunned` had no effect: it is read only when stunned',
+    kind='input',
+)
+_initiative__unread4: Final = Note(
+    'initiative',
+    'Initiative: cards',
+    '`joker` had no effect: it is read only when joker',
+    kind='input',
+)
 
 
 def _resolve_initiative(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Initiative deck: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Initiative deck: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12827,15 +14796,96 @@ def _resolve_initiative(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _initiative__stat_initiative_cards0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['light_weapon'] else 0
+    d2 = -1 if v['heavy_weapon'] else 0
+    d4 = -1 if v['stunned'] else 0
+    out.append(((at, 0), 'initiative#2.1', d1, _initiative__mod1_trace, _initiative__mod1, 1))
+    out.append(((at, 1), 'initiative#3.1', d2, _initiative__mod2_trace, _initiative__mod2, 1))
+    out.append(((at, 3), 'initiative#4.1', d4, _initiative__mod4_trace, _initiative__mod4, 1))
+
+
+def _initiative__stat_initiative_discards0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['heavy_weapon'] else 0
+    d5 = -1 if v['stunned'] else 0
+    out.append(((at, 2), 'initiative#3.2', d3, _initiative__mod3_trace, _initiative__mod3, 1))
+    out.append(((at, 4), 'initiative#4.2', d5, _initiative__mod5_trace, _initiative__mod5, 1))
+
+
+def _initiative__stat_bonus_actions0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d6 = -1 if v['joker'] else 0
+    out.append(((at, 5), 'initiative#5.1', d6, _initiative__mod6_trace, _initiative__mod6, 1))
+
+
+def _initiative__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 6), 'initiative#6', -1, None, _initiative__text1, _initiative__said7))
+    out.append(((at, 7), 'initiative#7', -1, None, _initiative__text2, _initiative__said8))
+    out.append(((at, 8), 'initiative#8', -1, None, _initiative__text3, _initiative__said9))
+    out.append(((at, 9), 'initiative#9', -1, None, _initiative__text4, _initiative__said10))
+    out.append(((at, 10), 'initiative#10', -1, None, _initiative__text5, _initiative__said11))
+
+
+_initiative__code0: Final = RuleCode(
+    resolve=_resolve_initiative,
+    nodes=MappingProxyType({
+        'stat initiative_cards': _initiative__stat_initiative_cards0,
+        'stat initiative_discards': _initiative__stat_initiative_discards0,
+        'stat bonus_actions': _initiative__stat_bonus_actions0,
+    }),
+    rolls=None,
+    texts=_initiative__texts0,
+    watches=(
+        ('light_weapon', ((0, 0),), _initiative__unread1),
+        ('heavy_weapon', ((1, 0), (2, 0)), _initiative__unread2),
+        ('stunned', ((3, 0), (4, 0)), _initiative__unread3),
+        ('joker', ((5, 0),), _initiative__unread4),
+    ),
+    chains=False,
+)
+
+
 # rule weapons, written out
 
 _weapons__said6: Final = note_of(_weapons__text1)
 _weapons__said7: Final = note_of(_weapons__text2)
 _weapons__said8: Final = note_of(_weapons__text3)
+_weapons__unread1: Final = Note(
+    'weapons',
+    'Damage',
+    '`light_weapon` had no effect: it is read only when light_weapon',
+    kind='input',
+)
+_weapons__unread2: Final = Note(
+    'weapons',
+    'Damage',
+    '`heavy_weapon` had no effect: it is read only when heavy_weapon',
+    kind='input',
+)
+_weapons__unread3: Final = Note(
+    'weapons',
+    'Damage',
+    '`two_handed` had no effect: it is read only when two_handed',
+    kind='input',
+)
+_weapons__unread4: Final = Note(
+    'weapons',
+    'Damage',
+    '`brawn_die` had no effect: it is read only ',
+    kind='input',
+)
+_weapons__unread5: Final = Note(
+    'weapons',
+    'Damage',
+    '`bulk_tier` had no effect: it is read only ',
+    kind='input',
+)
 
 
 def _resolve_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Weapons and damage: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Weapons and damage: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12884,6 +14934,54 @@ def _resolve_weapons(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _weapons__stat_weapon_die0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d1 = -1 if v['light_weapon'] else 0
+    d2 = -1 if v['heavy_weapon'] else 0
+    d3 = -1 if v['two_handed'] else 0
+    out.append(((at, 0), 'weapons#2.1', d1, _weapons__mod1_trace, _weapons__mod1, -1))
+    out.append(((at, 1), 'weapons#3.1', d2, _weapons__mod2_trace, _weapons__mod2, 1))
+    out.append(((at, 2), 'weapons#4.1', d3, _weapons__mod3_trace, _weapons__mod3, 1))
+
+
+def _weapons__derive_strike_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    out.append(((at, 3), 'weapons#5', -1, _weapons__derive1_trace, _weapons__derive1, lambda: e['weapon_die'].plus(v['brawn_die']).plus(v['bulk_tier'])))
+
+
+def _weapons__derive_shooting_damage0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    out.append(((at, 4), 'weapons#6', -1, _weapons__derive2_trace, _weapons__derive2, lambda: e['weapon_die'].plus(v['brawn_die'])))
+
+
+def _weapons__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    out.append(((at, 5), 'weapons#7', -1, None, _weapons__text1, _weapons__said6))
+    out.append(((at, 6), 'weapons#8', -1, None, _weapons__text2, _weapons__said7))
+    out.append(((at, 7), 'weapons#9', -1, None, _weapons__text3, _weapons__said8))
+
+
+_weapons__code0: Final = RuleCode(
+    resolve=_resolve_weapons,
+    nodes=MappingProxyType({
+        'stat weapon_die': _weapons__stat_weapon_die0,
+        'derive strike_damage': _weapons__derive_strike_damage0,
+        'derive shooting_damage': _weapons__derive_shooting_damage0,
+    }),
+    rolls=None,
+    texts=_weapons__texts0,
+    watches=(
+        ('light_weapon', ((0, 0),), _weapons__unread1),
+        ('heavy_weapon', ((1, 0),), _weapons__unread2),
+        ('two_handed', ((2, 0),), _weapons__unread3),
+        ('brawn_die', ((3, 0), (4, 0)), _weapons__unread4),
+        ('bulk_tier', ((3, 0),), _weapons__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule armour_rules, written out
 
 _armour_rules__said5: Final = restriction_of(_armour_rules__text1)
@@ -12894,13 +14992,43 @@ _armour_rules__said9: Final = note_of(_armour_rules__text5)
 _armour_rules__unread1: Final = Note(
     'armour_rules',
     'Armour',
+    '`bulk` had no effect: it is read only ',
+    kind='input',
+)
+_armour_rules__unread2: Final = Note(
+    'armour_rules',
+    'Armour',
+    '`shield_use` had no effect: it is read only when shield_use == for_defence',
+    kind='input',
+)
+_armour_rules__unread3: Final = Note(
+    'armour_rules',
+    'Armour',
     '`shield_bonus` had no effect: it is read only when shield_use == for_defence',
+    kind='input',
+)
+_armour_rules__unread4: Final = Note(
+    'armour_rules',
+    'Armour',
+    '`large_shield` had no effect: it is read only when large_shield',
+    kind='input',
+)
+_armour_rules__unread5: Final = Note(
+    'armour_rules',
+    'Armour',
+    '`worn_armours` had no effect: it is read only when worn_armours > 1',
+    kind='input',
+)
+_armour_rules__unread6: Final = Note(
+    'armour_rules',
+    'Armour',
+    '`damage_source` had no effect: it is read only when damage_source != opponent',
     kind='input',
 )
 
 
 def _resolve_armour_rules(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Armour: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Armour: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -12947,7 +15075,7 @@ def _resolve_armour_rules(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         restrictions.append(_armour_rules__said6)
     notes: list[Note] = [_armour_rules__said7, _armour_rules__said8, _armour_rules__said9]
     if 'shield_bonus' in given and d2 == 0 and d3 == 0:
-        notes.append(_armour_rules__unread1)
+        notes.append(_armour_rules__unread3)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='zone_combat',
@@ -12978,6 +15106,57 @@ def _resolve_armour_rules(v: dict[str, Any], given: frozenset[str]) -> Resolutio
     )
 
 
+def _armour_rules__stat_defence0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d2 = -1 if v['shield_use'] == 'for_defence' else 0
+    out.append(((at, 1), 'armour_rules#3.1', d2, _armour_rules__mod2_trace, _armour_rules__mod2, lambda: v['shield_bonus']))
+
+
+def _armour_rules__stat_missile_against0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d4 = -1 if v['large_shield'] else 0
+    out.append(((at, 3), 'armour_rules#5.1', d4, _armour_rules__mod4_trace, _armour_rules__mod4, -1))
+
+
+def _armour_rules__stat_armour0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d3 = -1 if v['shield_use'] == 'for_armour' else 0
+    out.append(((at, 0), 'armour_rules#2', -1, _armour_rules__mod1_trace, _armour_rules__mod1, lambda: s.lookup('bulk_armour', (v['bulk'],), 'armour')))
+    out.append(((at, 2), 'armour_rules#4.1', d3, _armour_rules__mod3_trace, _armour_rules__mod3, lambda: v['shield_bonus']))
+
+
+def _armour_rules__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['worn_armours'] > 1 else 0
+    d6 = -1 if v['damage_source'] != 'opponent' else 0
+    out.append(((at, 4), 'armour_rules#6.1', d5, _armour_rules__text1_trace, _armour_rules__text1, _armour_rules__said5))
+    out.append(((at, 5), 'armour_rules#7.1', d6, _armour_rules__text2_trace, _armour_rules__text2, _armour_rules__said6))
+    out.append(((at, 6), 'armour_rules#8', -1, None, _armour_rules__text3, _armour_rules__said7))
+    out.append(((at, 7), 'armour_rules#9', -1, None, _armour_rules__text4, _armour_rules__said8))
+    out.append(((at, 8), 'armour_rules#10', -1, None, _armour_rules__text5, _armour_rules__said9))
+
+
+_armour_rules__code0: Final = RuleCode(
+    resolve=_resolve_armour_rules,
+    nodes=MappingProxyType({
+        'stat defence': _armour_rules__stat_defence0,
+        'stat missile_against': _armour_rules__stat_missile_against0,
+        'stat armour': _armour_rules__stat_armour0,
+    }),
+    rolls=None,
+    texts=_armour_rules__texts0,
+    watches=(
+        ('bulk', ((0, 0),), _armour_rules__unread1),
+        ('shield_use', ((1, 0), (2, 0)), _armour_rules__unread2),
+        ('shield_bonus', ((1, 1), (2, 1)), _armour_rules__unread3),
+        ('large_shield', ((3, 0),), _armour_rules__unread4),
+        ('worn_armours', ((4, 0),), _armour_rules__unread5),
+        ('damage_source', ((5, 0),), _armour_rules__unread6),
+    ),
+    chains=False,
+)
+
+
 # rule aoe_targets, written out
 
 _aoe_targets__said7: Final = restriction_of(_aoe_targets__text1)
@@ -12986,10 +15165,40 @@ _aoe_targets__said9: Final = note_of(_aoe_targets__text3)
 _aoe_targets__said10: Final = note_of(_aoe_targets__text4)
 _aoe_targets__said11: Final = note_of(_aoe_targets__text5)
 _aoe_targets__said12: Final = note_of(_aoe_targets__text6)
+_aoe_targets__unread1: Final = Note(
+    'aoe_targets',
+    'AoE attacks',
+    '`aoe` had no effect: it is read only ',
+    kind='input',
+)
+_aoe_targets__unread2: Final = Note(
+    'aoe_targets',
+    'AoE attacks',
+    '`targets_final` had no effect: it is read only ',
+    kind='input',
+)
+_aoe_targets__unread3: Final = Note(
+    'aoe_targets',
+    'AoE attacks',
+    '`aoe_raises` had no effect: it is read only ',
+    kind='input',
+)
+_aoe_targets__unread4: Final = Note(
+    'aoe_targets',
+    'AoE attacks',
+    '`converted` had no effect: it is read only ',
+    kind='input',
+)
+_aoe_targets__unread5: Final = Note(
+    'aoe_targets',
+    'AoE attacks',
+    '`targets_rolled` had no effect: it is read only when targets_final < targets_rolled',
+    kind='input',
+)
 
 
 def _resolve_aoe_targets(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """AoE targets: friends and enemies: the plan of the rule alone (`_Plan.resolve`), written out.
+    """AoE targets: friends and enemies: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -13054,6 +15263,63 @@ def _resolve_aoe_targets(v: dict[str, Any], given: frozenset[str]) -> Resolution
     )
 
 
+def _aoe_targets__stat_cast0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d5 = -1 if v['targets_final'] < v['targets_rolled'] else 0
+    d6 = -1 if v['targets_final'] > v['targets_rolled'] else 0
+    out.append(((at, 3), 'aoe_targets#5', -1, _aoe_targets__mod1_trace, _aoe_targets__mod1, lambda: -2 * v['converted']))
+    out.append(((at, 4), 'aoe_targets#6.1', d5, _aoe_targets__mod2_trace, _aoe_targets__mod2, lambda: -(2 * (round_value(Fraction(v['targets_rolled']) / 2, 'down') - round_value(Fraction(v['targets_final']) / 2, 'down')))))
+    out.append(((at, 5), 'aoe_targets#7.1', d6, _aoe_targets__mod3_trace, _aoe_targets__mod3, lambda: -(2 * (round_value(Fraction(v['targets_final'] + 1) / 2, 'down') - round_value(Fraction(v['targets_rolled'] + 1) / 2, 'down')))))
+
+
+def _aoe_targets__derive_template_targets0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'aoe_targets#2', -1, _aoe_targets__derive1_trace, _aoe_targets__derive1, lambda: s.lookup('aoe_templates', (v['aoe'],), 'targets')))
+
+
+def _aoe_targets__derive_enemies0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 1), 'aoe_targets#3', -1, _aoe_targets__derive2_trace, _aoe_targets__derive2, lambda: round_value(Fraction(v['targets_final'] + 1) / 2, 'down') + v['aoe_raises'] + v['converted']))
+
+
+def _aoe_targets__derive_friends0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 2), 'aoe_targets#4', -1, _aoe_targets__derive3_trace, _aoe_targets__derive3, lambda: round_value(Fraction(v['targets_final']) / 2, 'down') - v['aoe_raises'] - v['converted']))
+
+
+def _aoe_targets__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    d7 = -1 if (v['aoe'] in ('small', 'cone') and v['targets_final'] > 5) or (v['aoe'] == 'medium_template' and v['targets_final'] > 7) else 0
+    d8 = -1 if v['aoe_raises'] + v['converted'] > round_value(Fraction(v['targets_final']) / 2, 'down') else 0
+    out.append(((at, 6), 'aoe_targets#8.1', d7, _aoe_targets__text1_trace, _aoe_targets__text1, _aoe_targets__said7))
+    out.append(((at, 7), 'aoe_targets#9.1', d8, _aoe_targets__text2_trace, _aoe_targets__text2, _aoe_targets__said8))
+    out.append(((at, 8), 'aoe_targets#10', -1, None, _aoe_targets__text3, _aoe_targets__said9))
+    out.append(((at, 9), 'aoe_targets#11', -1, None, _aoe_targets__text4, _aoe_targets__said10))
+    out.append(((at, 10), 'aoe_targets#12', -1, None, _aoe_targets__text5, _aoe_targets__said11))
+    out.append(((at, 11), 'aoe_targets#13', -1, None, _aoe_targets__text6, _aoe_targets__said12))
+
+
+_aoe_targets__code0: Final = RuleCode(
+    resolve=_resolve_aoe_targets,
+    nodes=MappingProxyType({
+        'stat cast': _aoe_targets__stat_cast0,
+        'derive template_targets': _aoe_targets__derive_template_targets0,
+        'derive enemies': _aoe_targets__derive_enemies0,
+        'derive friends': _aoe_targets__derive_friends0,
+    }),
+    rolls=None,
+    texts=_aoe_targets__texts0,
+    watches=(
+        ('aoe', ((0, 0), (6, 0)), _aoe_targets__unread1),
+        ('targets_final', ((1, 0), (2, 0), (4, 0), (5, 0), (6, 0), (7, 0)), _aoe_targets__unread2),
+        ('aoe_raises', ((1, 0), (2, 0), (7, 0)), _aoe_targets__unread3),
+        ('converted', ((1, 0), (2, 0), (3, 0), (7, 0)), _aoe_targets__unread4),
+        ('targets_rolled', ((4, 0), (5, 0)), _aoe_targets__unread5),
+    ),
+    chains=False,
+)
+
+
 # rule stun, written out
 
 _stun__said3: Final = restriction_of(_stun__text1)
@@ -13062,10 +15328,40 @@ _stun__said5: Final = note_of(_stun__text3)
 _stun__said6: Final = note_of(_stun__text4)
 _stun__said7: Final = note_of(_stun__text5)
 _stun__said8: Final = note_of(_stun__text6)
+_stun__unread1: Final = Note(
+    'stun',
+    'Modifiers: Stun',
+    '`stun_damage` had no effect: it is read only ',
+    kind='input',
+)
+_stun__unread2: Final = Note(
+    'stun',
+    'Modifiers: Stun',
+    '`body` had no effect: it is read only ',
+    kind='input',
+)
+_stun__unread3: Final = Note(
+    'stun',
+    'Modifiers: Stun',
+    '`bulk_tier` had no effect: it is read only ',
+    kind='input',
+)
+_stun__unread4: Final = Note(
+    'stun',
+    'Modifiers: Stun',
+    '`stun_levels` had no effect: it is read only ',
+    kind='input',
+)
+_stun__unread5: Final = Note(
+    'stun',
+    'Modifiers: Stun',
+    '`stun_option` had no effect: it is read only when stun_option and stun_total >= body',
+    kind='input',
+)
 
 
 def _resolve_stun(v: dict[str, Any], given: frozenset[str]) -> Resolution:
-    """Stun: the plan of the rule alone (`_Plan.resolve`), written out.
+    """Stun: the rule alone, written out.
 
     `v`: every input's value, defaults filled in; `given`: the inputs told, of those a note
     may say had no effect.  `dN`: the clause of step N that did not hold, -1 when all held.
@@ -13103,91 +15399,133 @@ def _resolve_stun(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     )
 
 
+def _stun__derive_stuns0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    out.append(((at, 0), 'stun#2', -1, _stun__derive1_trace, _stun__derive1, lambda: round_value(Fraction(v['stun_damage']) / (v['body'] + v['bulk_tier']), 'down')))
+
+
+def _stun__derive_stun_total0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    out.append(((at, 1), 'stun#3', -1, _stun__derive2_trace, _stun__derive2, lambda: v['stun_levels'] + e['stuns']))
+
+
+def _stun__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
+    v = s.v
+    e = s.e
+    d3 = -1 if v['stun_option'] and e['stun_total'] >= v['body'] else 0
+    out.append(((at, 2), 'stun#4.1', d3, _stun__text1_trace, _stun__text1, _stun__said3))
+    out.append(((at, 3), 'stun#5', -1, None, _stun__text2, _stun__said4))
+    out.append(((at, 4), 'stun#6', -1, None, _stun__text3, _stun__said5))
+    out.append(((at, 5), 'stun#7', -1, None, _stun__text4, _stun__said6))
+    out.append(((at, 6), 'stun#8', -1, None, _stun__text5, _stun__said7))
+    out.append(((at, 7), 'stun#9', -1, None, _stun__text6, _stun__said8))
+
+
+_stun__code0: Final = RuleCode(
+    resolve=_resolve_stun,
+    nodes=MappingProxyType({
+        'derive stuns': _stun__derive_stuns0,
+        'derive stun_total': _stun__derive_stun_total0,
+    }),
+    rolls=None,
+    texts=_stun__texts0,
+    watches=(
+        ('stun_damage', ((0, 0),), _stun__unread1),
+        ('body', ((0, 0), (2, 0)), _stun__unread2),
+        ('bulk_tier', ((0, 0),), _stun__unread3),
+        ('stun_levels', ((1, 0),), _stun__unread4),
+        ('stun_option', ((2, 0),), _stun__unread5),
+    ),
+    chains=False,
+)
+
+
 _BOOK: Final = Book(
     info=RULEBOOK,
     inputs=INPUTS,
     rules=RULES,
-    parts={
-        'range_bands': _rule_range_bands,
-        'pace_class_rule': _rule_pace_class_rule,
-        'zone_move': _rule_zone_move,
-        'action_limits': _rule_action_limits,
-        'flank_zones': _rule_flank_zones,
-        'take_cover': _rule_take_cover,
-        'defend_dodge': _rule_defend_dodge,
-        'stealth_mode': _rule_stealth_mode,
-        'drop_rule': _rule_drop_rule,
-        'targeting_rule': _rule_targeting_rule,
-        'paralysed': _rule_paralysed,
-        'broken_arm': _rule_broken_arm,
-        'bleeder': _rule_bleeder,
-        'knockdown': _rule_knockdown,
-        'crippled': _rule_crippled,
-        'broken_leg': _rule_broken_leg,
-        'winded': _rule_winded,
-        'pain': _rule_pain,
-        'guts': _rule_guts,
-        'scarred': _rule_scarred,
-        'deafened': _rule_deafened,
-        'blinded': _rule_blinded,
-        'uncon': _rule_uncon,
-        'zone_cover': _rule_zone_cover,
-        'zone_light': _rule_zone_light,
-        'zone_visibility': _rule_zone_visibility,
-        'zone_entry': _rule_zone_entry,
-        'zone_width': _rule_zone_width,
-        'zone_terrain': _rule_zone_terrain,
-        'debris_tile': _rule_debris_tile,
-        'zone_debris': _rule_zone_debris,
-        'zone_stacking': _rule_zone_stacking,
-        'rain': _rule_rain,
-        'fog': _rule_fog,
-        'cover_tile': _rule_cover_tile,
-        'lighting': _rule_lighting,
-        'noise': _rule_noise,
-        'buzz': _rule_buzz,
-        'wind': _rule_wind,
-        'wall_tile': _rule_wall_tile,
-        'barrier': _rule_barrier,
-        'tile_slippery': _rule_tile_slippery,
-        'tile_slowing': _rule_tile_slowing,
-        'tile_obstacle': _rule_tile_obstacle,
-        'tile_open_ground': _rule_tile_open_ground,
-        'tile_exposed_ground': _rule_tile_exposed_ground,
-        'tile_clatter': _rule_tile_clatter,
-        'tile_shortcut': _rule_tile_shortcut,
-        'tile_fire': _rule_tile_fire,
-        'tile_danger': _rule_tile_danger,
-        'tile_test': _rule_tile_test,
-        'tile_pit': _rule_tile_pit,
-        'tile_trap': _rule_tile_trap,
-        'tile_trip_wire': _rule_tile_trip_wire,
-        'tile_alarm': _rule_tile_alarm,
-        'tile_hideyhole': _rule_tile_hideyhole,
-        'tile_advantage': _rule_tile_advantage,
-        'tile_concealment': _rule_tile_concealment,
-        'tile_defensive': _rule_tile_defensive,
-        'sporadic_encounter': _rule_sporadic_encounter,
-        'sporadic_pit': _rule_sporadic_pit,
-        'sporadic_walls': _rule_sporadic_walls,
-        'sporadic_doorway': _rule_sporadic_doorway,
-        'sporadic_window': _rule_sporadic_window,
-        'sporadic_furniture': _rule_sporadic_furniture,
-        'sporadic_debris': _rule_sporadic_debris,
-        'sporadic_vegetation': _rule_sporadic_vegetation,
-        'sporadic_traps': _rule_sporadic_traps,
-        'sporadic_slippery': _rule_sporadic_slippery,
-        'sporadic_slowing': _rule_sporadic_slowing,
-        'sporadic_fire': _rule_sporadic_fire,
-        'sporadic_defensible': _rule_sporadic_defensible,
-        'sporadic_animals': _rule_sporadic_animals,
-        'sporadic_falling_debris': _rule_sporadic_falling_debris,
-        'card_draw': _rule_card_draw,
-        'initiative': _rule_initiative,
-        'weapons': _rule_weapons,
-        'armour_rules': _rule_armour_rules,
-        'aoe_targets': _rule_aoe_targets,
-        'stun': _rule_stun,
+    code={
+        'range_bands': _range_bands__code0,
+        'pace_class_rule': _pace_class_rule__code0,
+        'zone_move': _zone_move__code0,
+        'action_limits': _action_limits__code0,
+        'flank_zones': _flank_zones__code0,
+        'take_cover': _take_cover__code0,
+        'defend_dodge': _defend_dodge__code0,
+        'stealth_mode': _stealth_mode__code0,
+        'drop_rule': _drop_rule__code0,
+        'targeting_rule': _targeting_rule__code0,
+        'paralysed': _paralysed__code0,
+        'broken_arm': _broken_arm__code0,
+        'bleeder': _bleeder__code0,
+        'knockdown': _knockdown__code0,
+        'crippled': _crippled__code0,
+        'broken_leg': _broken_leg__code0,
+        'winded': _winded__code0,
+        'pain': _pain__code0,
+        'guts': _guts__code0,
+        'scarred': _scarred__code0,
+        'deafened': _deafened__code0,
+        'blinded': _blinded__code0,
+        'uncon': _uncon__code0,
+        'zone_cover': _zone_cover__code0,
+        'zone_light': _zone_light__code0,
+        'zone_visibility': _zone_visibility__code0,
+        'zone_entry': _zone_entry__code0,
+        'zone_width': _zone_width__code0,
+        'zone_terrain': _zone_terrain__code0,
+        'zone_debris': _zone_debris__code0,
+        'zone_stacking': _zone_stacking__code0,
+        'rain': _rain__code0,
+        'fog': _fog__code0,
+        'cover_tile': _cover_tile__code0,
+        'debris_tile': _debris_tile__code0,
+        'lighting': _lighting__code0,
+        'noise': _noise__code0,
+        'buzz': _buzz__code0,
+        'wind': _wind__code0,
+        'wall_tile': _wall_tile__code0,
+        'barrier': _barrier__code0,
+        'tile_slippery': _tile_slippery__code0,
+        'tile_slowing': _tile_slowing__code0,
+        'tile_obstacle': _tile_obstacle__code0,
+        'tile_open_ground': _tile_open_ground__code0,
+        'tile_exposed_ground': _tile_exposed_ground__code0,
+        'tile_clatter': _tile_clatter__code0,
+        'tile_shortcut': _tile_shortcut__code0,
+        'tile_fire': _tile_fire__code0,
+        'tile_danger': _tile_danger__code0,
+        'tile_test': _tile_test__code0,
+        'tile_pit': _tile_pit__code0,
+        'tile_trap': _tile_trap__code0,
+        'tile_trip_wire': _tile_trip_wire__code0,
+        'tile_alarm': _tile_alarm__code0,
+        'tile_hideyhole': _tile_hideyhole__code0,
+        'tile_advantage': _tile_advantage__code0,
+        'tile_concealment': _tile_concealment__code0,
+        'tile_defensive': _tile_defensive__code0,
+        'sporadic_encounter': _sporadic_encounter__code0,
+        'sporadic_pit': _sporadic_pit__code0,
+        'sporadic_walls': _sporadic_walls__code0,
+        'sporadic_doorway': _sporadic_doorway__code0,
+        'sporadic_window': _sporadic_window__code0,
+        'sporadic_furniture': _sporadic_furniture__code0,
+        'sporadic_debris': _sporadic_debris__code0,
+        'sporadic_vegetation': _sporadic_vegetation__code0,
+        'sporadic_traps': _sporadic_traps__code0,
+        'sporadic_slippery': _sporadic_slippery__code0,
+        'sporadic_slowing': _sporadic_slowing__code0,
+        'sporadic_fire': _sporadic_fire__code0,
+        'sporadic_defensible': _sporadic_defensible__code0,
+        'sporadic_animals': _sporadic_animals__code0,
+        'sporadic_falling_debris': _sporadic_falling_debris__code0,
+        'card_draw': _card_draw__code0,
+        'initiative': _initiative__code0,
+        'weapons': _weapons__code0,
+        'armour_rules': _armour_rules__code0,
+        'aoe_targets': _aoe_targets__code0,
+        'stun': _stun__code0,
     },
     tables={'pace_shift': _table_pace_shift, 'suit_category': _table_suit_category, 'bulk_armour': _table_bulk_armour, 'aoe_templates': _table_aoe_templates, },
     grades=(),
@@ -13264,88 +15602,6 @@ _BOOK: Final = Book(
     resistance=None,
     resistance_pool=None,
     resistance_op=None,
-    straight={
-        'range_bands': _resolve_range_bands,
-        'pace_class_rule': _resolve_pace_class_rule,
-        'zone_move': _resolve_zone_move,
-        'action_limits': _resolve_action_limits,
-        'flank_zones': _resolve_flank_zones,
-        'take_cover': _resolve_take_cover,
-        'defend_dodge': _resolve_defend_dodge,
-        'stealth_mode': _resolve_stealth_mode,
-        'drop_rule': _resolve_drop_rule,
-        'targeting_rule': _resolve_targeting_rule,
-        'paralysed': _resolve_paralysed,
-        'broken_arm': _resolve_broken_arm,
-        'bleeder': _resolve_bleeder,
-        'knockdown': _resolve_knockdown,
-        'crippled': _resolve_crippled,
-        'broken_leg': _resolve_broken_leg,
-        'winded': _resolve_winded,
-        'pain': _resolve_pain,
-        'guts': _resolve_guts,
-        'scarred': _resolve_scarred,
-        'deafened': _resolve_deafened,
-        'blinded': _resolve_blinded,
-        'uncon': _resolve_uncon,
-        'zone_cover': _resolve_zone_cover,
-        'zone_light': _resolve_zone_light,
-        'zone_visibility': _resolve_zone_visibility,
-        'zone_entry': _resolve_zone_entry,
-        'zone_width': _resolve_zone_width,
-        'zone_terrain': _resolve_zone_terrain,
-        'zone_debris': _resolve_zone_debris,
-        'zone_stacking': _resolve_zone_stacking,
-        'rain': _resolve_rain,
-        'fog': _resolve_fog,
-        'cover_tile': _resolve_cover_tile,
-        'debris_tile': _resolve_debris_tile,
-        'lighting': _resolve_lighting,
-        'noise': _resolve_noise,
-        'buzz': _resolve_buzz,
-        'wind': _resolve_wind,
-        'wall_tile': _resolve_wall_tile,
-        'barrier': _resolve_barrier,
-        'tile_slippery': _resolve_tile_slippery,
-        'tile_slowing': _resolve_tile_slowing,
-        'tile_obstacle': _resolve_tile_obstacle,
-        'tile_open_ground': _resolve_tile_open_ground,
-        'tile_exposed_ground': _resolve_tile_exposed_ground,
-        'tile_clatter': _resolve_tile_clatter,
-        'tile_shortcut': _resolve_tile_shortcut,
-        'tile_fire': _resolve_tile_fire,
-        'tile_danger': _resolve_tile_danger,
-        'tile_test': _resolve_tile_test,
-        'tile_pit': _resolve_tile_pit,
-        'tile_trap': _resolve_tile_trap,
-        'tile_trip_wire': _resolve_tile_trip_wire,
-        'tile_alarm': _resolve_tile_alarm,
-        'tile_hideyhole': _resolve_tile_hideyhole,
-        'tile_advantage': _resolve_tile_advantage,
-        'tile_concealment': _resolve_tile_concealment,
-        'tile_defensive': _resolve_tile_defensive,
-        'sporadic_encounter': _resolve_sporadic_encounter,
-        'sporadic_pit': _resolve_sporadic_pit,
-        'sporadic_walls': _resolve_sporadic_walls,
-        'sporadic_doorway': _resolve_sporadic_doorway,
-        'sporadic_window': _resolve_sporadic_window,
-        'sporadic_furniture': _resolve_sporadic_furniture,
-        'sporadic_debris': _resolve_sporadic_debris,
-        'sporadic_vegetation': _resolve_sporadic_vegetation,
-        'sporadic_traps': _resolve_sporadic_traps,
-        'sporadic_slippery': _resolve_sporadic_slippery,
-        'sporadic_slowing': _resolve_sporadic_slowing,
-        'sporadic_fire': _resolve_sporadic_fire,
-        'sporadic_defensible': _resolve_sporadic_defensible,
-        'sporadic_animals': _resolve_sporadic_animals,
-        'sporadic_falling_debris': _resolve_sporadic_falling_debris,
-        'card_draw': _resolve_card_draw,
-        'initiative': _resolve_initiative,
-        'weapons': _resolve_weapons,
-        'armour_rules': _resolve_armour_rules,
-        'aoe_targets': _resolve_aoe_targets,
-        'stun': _resolve_stun,
-    },
 )
 
 _SEQUENCES: Final[Mapping[str, SequenceSpec]] = MappingProxyType({
@@ -14670,10 +16926,8 @@ def tile_shortcut() -> Resolution:
 
     - derive free_zones = 1
     """
-    if (
-    ):  # every value as it is told: the rule written out, at once
-        values = {**_BOOK.defaults}
-        return _resolve_tile_shortcut(values, NOTHING)
+    values = {**_BOOK.defaults}
+    return _resolve_tile_shortcut(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_shortcut', ())
 
 @inputs_by_name
@@ -14682,10 +16936,8 @@ def tile_fire() -> Resolution:
 
     - derive fire_ag = 4
     """
-    if (
-    ):  # every value as it is told: the rule written out, at once
-        values = {**_BOOK.defaults}
-        return _resolve_tile_fire(values, NOTHING)
+    values = {**_BOOK.defaults}
+    return _resolve_tile_fire(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_fire', ())
 
 @inputs_by_name
@@ -14695,10 +16947,8 @@ def tile_danger() -> Resolution:
     - derive danger_ag = 4
     - derive danger_damage = 2d6
     """
-    if (
-    ):  # every value as it is told: the rule written out, at once
-        values = {**_BOOK.defaults}
-        return _resolve_tile_danger(values, NOTHING)
+    values = {**_BOOK.defaults}
+    return _resolve_tile_danger(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_danger', ())
 
 @inputs_by_name
@@ -14707,10 +16957,8 @@ def tile_test() -> Resolution:
 
     - derive trait_test = 4
     """
-    if (
-    ):  # every value as it is told: the rule written out, at once
-        values = {**_BOOK.defaults}
-        return _resolve_tile_test(values, NOTHING)
+    values = {**_BOOK.defaults}
+    return _resolve_tile_test(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_test', ())
 
 @inputs_by_name
@@ -14721,10 +16969,8 @@ def tile_pit() -> Resolution:
     - derive pit_ag = 6
     - derive pit_damage = 3d6
     """
-    if (
-    ):  # every value as it is told: the rule written out, at once
-        values = {**_BOOK.defaults}
-        return _resolve_tile_pit(values, NOTHING)
+    values = {**_BOOK.defaults}
+    return _resolve_tile_pit(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_pit', ())
 
 @inputs_by_name
@@ -14776,10 +17022,8 @@ def tile_hideyhole() -> Resolution:
 
     - derive surprise = yes
     """
-    if (
-    ):  # every value as it is told: the rule written out, at once
-        values = {**_BOOK.defaults}
-        return _resolve_tile_hideyhole(values, NOTHING)
+    values = {**_BOOK.defaults}
+    return _resolve_tile_hideyhole(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_hideyhole', ())
 
 @inputs_by_name
@@ -15008,10 +17252,8 @@ def sporadic_traps() -> Resolution:
 
     - derive traps_damage = 2d6 + 1
     """
-    if (
-    ):  # every value as it is told: the rule written out, at once
-        values = {**_BOOK.defaults}
-        return _resolve_sporadic_traps(values, NOTHING)
+    values = {**_BOOK.defaults}
+    return _resolve_sporadic_traps(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_traps', ())
 
 @inputs_by_name
@@ -15091,10 +17333,8 @@ def sporadic_defensible(
 @inputs_by_name
 def sporadic_animals() -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
-    if (
-    ):  # every value as it is told: the rule written out, at once
-        values = {**_BOOK.defaults}
-        return _resolve_sporadic_animals(values, NOTHING)
+    values = {**_BOOK.defaults}
+    return _resolve_sporadic_animals(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_animals', ())
 
 @inputs_by_name
@@ -15103,10 +17343,8 @@ def sporadic_falling_debris() -> Resolution:
 
     - derive falling_damage = 3d6
     """
-    if (
-    ):  # every value as it is told: the rule written out, at once
-        values = {**_BOOK.defaults}
-        return _resolve_sporadic_falling_debris(values, NOTHING)
+    values = {**_BOOK.defaults}
+    return _resolve_sporadic_falling_debris(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_falling_debris', ())
 
 @inputs_by_name
@@ -15372,7 +17610,8 @@ def pace_shift(
 
     Looked up by pace_class.
     """
-    return resolve_rule(_BOOK, 'pace_shift', (pace_class,))
+    given: dict[str, object] = {'pace_class': pace_class}
+    return resolve_with(_BOOK, ('pace_shift',), given, signature=True)
 
 @inputs_by_name
 def suit_category(
@@ -15383,7 +17622,8 @@ def suit_category(
 
     Looked up by suit.
     """
-    return resolve_rule(_BOOK, 'suit_category', (suit,))
+    given: dict[str, object] = {'suit': suit}
+    return resolve_with(_BOOK, ('suit_category',), given, signature=True)
 
 @inputs_by_name
 def bulk_armour(*, bulk: int = 4) -> Resolution:
@@ -15391,7 +17631,8 @@ def bulk_armour(*, bulk: int = 4) -> Resolution:
 
     Looked up by bulk.
     """
-    return resolve_rule(_BOOK, 'bulk_armour', (bulk,))
+    given: dict[str, object] = {'bulk': bulk}
+    return resolve_with(_BOOK, ('bulk_armour',), given, signature=True)
 
 @inputs_by_name
 def aoe_templates(
@@ -15402,7 +17643,8 @@ def aoe_templates(
 
     Looked up by aoe.
     """
-    return resolve_rule(_BOOK, 'aoe_templates', (aoe,))
+    given: dict[str, object] = {'aoe': aoe}
+    return resolve_with(_BOOK, ('aoe_templates',), given, signature=True)
 
 __all__ = [
     'IMPASSABLE',

@@ -43,7 +43,7 @@ def test_cached_output_is_that_of_a_fresh_compile(book: str, fresh_cache: Path) 
     first = run_cli("list", book, "--json")  # compiles, and keeps the entry
     assert first.exit_code == 0, first.output
     assert len(_entries(fresh_cache)) == 1
-    assert cache.find(path) is not None
+    assert cache.find(path, path.read_bytes()) is not None
     assert _json(run_cli("list", book, "--json").output) == _json(json_text(list_data(fresh.book)))
     assert run_cli("list", book).output == first_text(book)
     for name, info in module.RULES.items():

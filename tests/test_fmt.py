@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 import stat
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -253,3 +255,62 @@ def test_fmt_bad_usage(
     result = run_cli("fmt", *(a.format(empty=tmp_path / "empty") for a in args))
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_texts_read_at_once_in_several_threads_read_as_they_do_alone() -> None:
+    """fmt_deep.sh: the language server held formatting and compiling to one at a time, because
+    lark's indenter kept the state of the text being read on the one shared parser.  Each text
+    now has an indenter of its own: formatting a book while another compiles (the language
+    server's threads) gives what each gives alone."""
+    import threading
+
+    from dsl.compiler import compile_text
+
+    books = dict(BOOKS)
+    names = ["skirmish_terrain.rules", "terrain_cards.rules"]
+    formatted_alone = {name: format_text(books[name]) for name in names}
+    checked_alone = {name: compile_text(books[name], name).diagnostics for name in names}
+    found: list[str] = []
+
+    def repeat(work: Callable[[str], bool], name: str) -> None:
+        for _ in range(2):
+            try:
+                if not work(name):
+                    found.append(f"{name} read otherwise")
+            except Exception as error:
+                found.append(f"{name}: {type(error).__name__}: {error}")
+
+    def formats(name: str) -> bool:
+        return format_text(books[name]) == formatted_alone[name]
+
+    def checks(name: str) -> bool:
+        return compile_text(books[name], name).diagnostics == checked_alone[name]
+
+    threads = [threading.Thread(target=repeat, args=(work, name)) for work in (formats, checks) for name in names]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # threads take turns often, in the middle of texts
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert found == []
+
+
+def test_formatting_deep_brackets_takes_time_in_proportion_to_the_text() -> None:
+    """fmt_deep.sh: `check` read 50,000 nested brackets in seconds, but `fmt` scanned every gap
+    inside each pair of brackets (2,000 levels 1.4 s, 4,000 levels 3.5 s, 10,000 levels 100 s).
+    Linear, 10,000 levels take about a second; the bound is generous for a loaded machine.
+    bench/benchmark.py measures the per-bracket cost at 2,000 and 20,000 levels."""
+    import threading
+
+    depth = 10_000
+    text = f'rulebook deep "Deep":\n    source "s"\n\nrule r "R" cites "c":\n    derive z = {"(" * depth}1{")" * depth}\n'
+    formatted: list[str] = []
+    worker = threading.Thread(target=lambda: formatted.append(format_text(text)), daemon=True)
+    worker.start()
+    worker.join(30)
+    assert formatted, "formatting 10,000 nested brackets took more than 30 s"
+    assert formatted == [text]  # in its canonical layout already

@@ -9,9 +9,9 @@ from collections.abc import Container
 
 import pytest
 
-import dsl.emitter as emitter
+import dsl.backends.python.module as emitter
+from dsl.backends.python.module import PrivateNames
 from dsl.compiler import compile_text, generate
-from dsl.emitter import PrivateNames
 from tests.conftest import module_from_text
 
 HEAD = 'rulebook names "Names":\n    source "s"\n\nstat DEX: int 0..99 = 50\ninput k: int 1..2 = 1\n\n'
@@ -132,8 +132,8 @@ def test_public_names_are_chosen_in_one_pass(monkeypatch: pytest.MonkeyPatch) ->
         return real(name, taken)
 
     monkeypatch.setattr(emitter, "python_name", counted)
-    emitter.Emitter(compiled.book, "many.rules", "0").emit()
-    reserved = len(emitter.Emitter(compiled.book, "many.rules", "0").reserved)
+    emitter.ModuleWriter(compiled.book, "many.rules", "0").emit()
+    reserved = len(emitter.ModuleWriter(compiled.book, "many.rules", "0").reserved)
     assert sum(seen.values()) <= (reserved + 10) * (rules + 1)
 
 

@@ -5,6 +5,7 @@ reliability review (the reproducer's file is named in its docstring)."""
 from __future__ import annotations
 
 import inspect
+import os
 import subprocess
 import sys
 from decimal import Decimal
@@ -144,3 +145,103 @@ def test_roll_is_refused_for_a_table_looked_up_by_an_input(mecha: ModuleType) ->
         mecha.resolve(by_input, roll=99)
     with pytest.raises(mecha.RuleInputError, match=f"{by_input}\\(\\) has no input `roll`"):
         getattr(mecha, by_input)(roll=99)
+
+
+# ---------------------------------------------------------------------------- text that is no character
+
+SURROGATE_BOOK = r'''rulebook sur "T":
+    source "s \ud800"
+
+rule r "R" cites "c":
+    note "x \udfff y"
+'''
+
+TEXTY = r'''rulebook texty "Texty":
+    source "s"
+
+stat DEX "Dexterity": int 0..30 = 10
+input word "Word": text = "mud"
+input footing "Footing": one of {firm, soft} = firm
+
+rule mire "Mire" cites "1":
+    when word == "bog \ud83d\udc1b": DEX -2
+    when word == "\udb40\udc01": DEX -3
+    when footing == soft: DEX -1
+    note "a \ud83d\udc0a here"
+'''
+
+
+@pytest.fixture(scope="module")
+def texty() -> ModuleType:
+    from tests.conftest import module_from_text
+
+    return module_from_text(TEXTY, "texty.rules")
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["check BOOK", "test BOOK", "build BOOK -o OUT", "resolve BOOK r", "describe BOOK r", "export BOOK",
+     "cards BOOK --format html -o OUT"],
+)  # fmt: skip
+def test_a_lone_surrogate_escape_is_an_error_of_every_command(tmp_path: Path, command: str) -> None:
+    """surrogate.sh: `"\\ud800"` in a string passed check and test, then build, resolve, describe,
+    export and cards ended in `internal error: UnicodeEncodeError`."""
+    book = tmp_path / "surrogate.rules"
+    book.write_text(SURROGATE_BOOK, encoding="utf-8")
+    places = {"BOOK": str(book), "OUT": str(tmp_path / "out")}
+    args = [places.get(word, word) for word in command.split()]
+    run = subprocess.run([sys.executable, "-m", "dsl.cli", *args], capture_output=True, text=True, check=False)
+    assert run.returncode == 1, run.stderr
+    assert "internal error" not in run.stderr and "Traceback" not in run.stderr
+    assert f"{book}:2:15: error[E006]: `\\ud800` is half of a UTF-16 surrogate pair, not a character" in run.stderr
+    assert f"{book}:5:13: error[E006]: `\\udfff` is half of a UTF-16 surrogate pair" in run.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_surrogate_pair_escape_is_one_character(texty: ModuleType) -> None:
+    """The two halves of a pair, as JSON writes a character beyond U+FFFF, read as that character;
+    an unprintable one is written back the same way where the resolver quotes its condition."""
+    resolution = texty.resolve("mire", word="bog \U0001f41b")
+    assert resolution.stats["DEX"] == 8
+    assert [note.text for note in resolution.notes] == ["a \U0001f40a here"]
+    clause = next(entry.clause for entry in texty.resolve("mire").trace if entry.clause and "\\u" in entry.clause)
+    assert clause == 'when word == "\\udb40\\udc01"'
+    assert texty.resolve("mire", word="\U000e0001").stats["DEX"] == 7
+
+
+@pytest.mark.parametrize("value", ["b\ud800", "\udfff", "ok \udcff", "\ud83d"])
+def test_a_text_input_holding_a_lone_surrogate_is_a_rule_input_error(texty: ModuleType, value: str) -> None:
+    """surrogate.sh: a text value no UTF-8 output can hold is refused where it comes in (the
+    resolver, a rule's function, `--set` reading), with a message that itself prints."""
+    for attempt in (
+        lambda: texty.resolve("mire", word=value),
+        lambda: texty.mire(word=value),
+        lambda: texty.INPUTS["word"].parse(value),
+    ):
+        with pytest.raises(texty.RuleInputError, match=r"input `word` must be text, not .* is no character") as caught:
+            attempt()
+        str(caught.value).encode("utf-8")
+    for attempt in (
+        lambda: texty.resolve("mire", footing=value),
+        lambda: texty.resolve(value),
+        lambda: texty.resolve("mire", **{value: 1}),
+        lambda: texty.resolve("mire").roll(value),
+    ):
+        with pytest.raises(texty.RuleInputError) as caught:
+            attempt()
+        assert "\\u" in str(caught.value)
+        str(caught.value).encode("utf-8")
+
+
+def test_set_bytes_that_are_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
+    """surrogate.sh: `--set word=<byte 0xff>` reached the resolver as a lone surrogate (Python's
+    reading of a command line that is not UTF-8), and its output could not be written."""
+    book = tmp_path / "texty.rules"
+    book.write_text(TEXTY, encoding="utf-8")
+    base = [sys.executable, "-m", "dsl.cli", "resolve", str(book).encode()]
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    for extra in ([b"mire", b"--set", b"word=ab\xffcd"], [b"mire", b"--set", b"\xed\xa0\x80=1"], [b"\xff"]):
+        run = subprocess.run([*base, *extra], capture_output=True, check=False, env=env)
+        stderr = run.stderr.decode("utf-8")
+        assert run.returncode == 2, stderr
+        assert "\\udc" in stderr and "Traceback" not in stderr and "internal error" not in stderr

@@ -7,6 +7,7 @@ go to definition, find references, complete, outline.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import re
 import shutil
@@ -289,3 +290,25 @@ async def test_formatting_is_rulecraft_fmt(client: LanguageClient) -> None:
         )
     )
     assert edits is not None and list(edits) == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_formatting_a_large_document_does_not_hold_up_the_diagnostics_of_another(client: LanguageClient) -> None:
+    """fmt_deep.sh: a formatting request held the one parse lock while it ran, so the diagnostics
+    of every other document waited for it; formatting now runs beside the analyses."""
+    depth = 10_000
+    deep = f'rulebook deep "Deep":\n    source "s"\n\nrule r "R" cites "c":\n    derive z = {"(" * depth}1{")" * depth}\n'
+    uri, _ = await _open(client, deep)
+    formatting = asyncio.ensure_future(
+        client.text_document_formatting_async(
+            lsp.DocumentFormattingParams(
+                text_document=lsp.TextDocumentIdentifier(uri),
+                options=lsp.FormattingOptions(tab_size=4, insert_spaces=True),
+            )
+        )
+    )
+    tiny = 'rulebook tiny "Tiny":\n    source "s"\n\nstat DEX: int 0..20 = 10\n\nrule mud "Mud" cites "1":\n    DXE -2\n'
+    _, published = await _open(client, tiny)
+    assert not formatting.done(), "the other document's diagnostics waited for the formatting"
+    assert [d.code for d in published.diagnostics] == ["E101"]
+    assert list(await formatting or []) == []  # the deep text is in its canonical layout already

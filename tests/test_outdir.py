@@ -198,6 +198,38 @@ def test_the_manifest_cannot_send_a_removal_outside_output(tmp_path: Path) -> No
     assert victim.read_bytes() == b"precious\n"
 
 
+def test_a_manifest_that_lists_itself_does_not_own_itself(tmp_path: Path) -> None:
+    """A manifest edited to list `.rulecraft.manifest.json` among the outputs made the next build
+    note "kept `.rulecraft.manifest.json`: ... it changed since rulecraft wrote it": rulecraft's
+    own records are never outputs, whatever a manifest lists."""
+    v1 = _books(tmp_path, "v1")
+    out = tmp_path / "out"
+    assert _run("build", str(v1), "-o", str(out)).exit_code == 0
+    listed = outdir.read_manifest(out)
+    assert listed is not None and outdir.MANIFEST not in listed
+    forged = {**listed, outdir.MANIFEST: "0" * 64, outdir.JOURNAL: "0" * 64, "cards/.rulecraft-staging/x": "0" * 64}
+    (out / outdir.MANIFEST).write_bytes(outdir.manifest_bytes(forged))
+    assert outdir.read_manifest(out) == listed
+    result = _run("build", str(v1), "-o", str(out))
+    assert result.exit_code == 0
+    assert "kept" not in result.stderr + result.stdout and outdir.MANIFEST not in result.stderr
+    assert outdir.read_manifest(out) == listed
+    assert (out / outdir.MANIFEST).read_bytes() == outdir.manifest_bytes(listed)
+
+
+def test_a_file_where_the_cards_folder_goes_is_named_as_not_a_directory(tmp_path: Path) -> None:
+    """`build -o b2` with `b2/cards` an empty regular file said "`b2/cards` is not a regular file"."""
+    v1 = _books(tmp_path, "v1")
+    out = tmp_path / "b2"
+    out.mkdir()
+    (out / "cards").write_bytes(b"")
+    result = _run("build", str(v1), "-o", str(out))
+    assert result.exit_code == 2
+    assert f"`{out / 'cards'}` is a file, not a directory: rulecraft writes `{out / 'cards'}/" in result.stderr
+    assert "not a regular file" not in result.stderr
+    assert sorted(os.listdir(out)) == ["cards"]
+
+
 # ---------------------------------------------------------------------------- all or nothing
 
 

@@ -187,3 +187,37 @@ def with_starts(book: m.Book, names: Iterable[str]) -> tuple[str, ...]:
 
 def stats_read(expr: n.Expr, book: m.Book) -> set[str]:
     return {r.name for node in walk(expr) if (r := book.refs.get(id(node))) is not None and r.kind == "stat"}
+
+
+def trace_names(book: m.Book, expr: n.Expr) -> list[str]:
+    """The values a clause reads, by the names a trace shows them under (`base DEX` for a stat's
+    value before its modifiers), in the order they are met."""
+    found: dict[str, None] = {}
+    for node in walk(expr):
+        ref = book.refs.get(id(node))
+        if ref is None or ref.kind in ("member", "special", "function", "table"):
+            continue
+        found[f"base {ref.name}" if ref.kind == "base" else ref.name] = None
+    return list(found)
+
+
+def input_places(book: m.Book, effect: m.Effect) -> dict[str, int]:
+    """The inputs an effect reads, each with the clause of its guard that reads it first (the
+    number of clauses for the values read once they all hold): what makes an input given to a
+    situation have no effect, when no clause before it held."""
+    amounts: list[n.Expr] = []
+    if isinstance(effect, m.ModEffect):
+        amounts = [x for x in (effect.value, effect.per) if x is not None]
+    elif isinstance(effect, m.RollEffect):
+        amounts = list(effect_exprs(dataclasses.replace(effect, guard=())))
+    elif isinstance(effect, m.DeriveEffect):
+        amounts = [effect.value]
+    guard = effect.guard
+    found: dict[str, int] = {}
+    places = [(index, c.expr) for index, c in enumerate(guard)] + [(len(guard), x) for x in amounts]
+    for index, expr in places:
+        for node in walk(expr):
+            ref = book.refs.get(id(node))
+            if ref is not None and ref.kind == "input" and ref.name not in found:
+                found[ref.name] = index
+    return found

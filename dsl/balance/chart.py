@@ -176,14 +176,15 @@ def gather(
     if y_axis is not None and series_axes:
         names = ", ".join(a.name for a in series_axes)
         raise BalanceError(f"a heatmap shows two varied inputs; --set the others ({names}) to one value")
-    series = _product(series_axes)
-    if len(series) > MAX_SERIES:
+    lines = math.prod(len(a.values) for a in series_axes)  # counted, not listed: the axes may be long
+    if lines > MAX_SERIES:
         raise BalanceError(
-            f"{len(series)} lines ({' x '.join(str(len(a.values)) for a in series_axes)}) are more than a chart can "
+            f"{lines:,} lines ({' x '.join(str(len(a.values)) for a in series_axes)}) are more than a chart can "
             f"tell apart ({MAX_SERIES}); --set some of the varied inputs, or draw a heatmap with --y"
         )
     if sweep.total * len(sweep.editions) > MAX_POINTS:
         raise BalanceError(f"{sweep.total:,} situations are more than a chart shows ({MAX_POINTS:,}); narrow a --vary")
+    series = _product(series_axes)
     kind = "heatmap" if y_axis is not None else ("line" if x_axis.numeric else "bar")
     index = {column.name: i for i, column in enumerate(sweep.columns)}
     positions = {axis.name: i for i, axis in enumerate(axes)}

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from dsl.balance.books import BalanceError, RulebookErrors, load_edition
-from dsl.balance.limits import DEFAULT_LIMIT, PARALLEL_FROM, PROGRESS_FROM, cores
+from dsl.balance.limits import DEFAULT_LIMIT, PARALLEL_FROM, PROGRESS_EVERY, PROGRESS_FROM
 from dsl.balance.spec import split_assignment
 
 if TYPE_CHECKING:
@@ -95,27 +96,21 @@ def sweep(
     chance) and roll.NAME.p (float), roll.NAME[TIER] for outcome tiers; table cells and row
     chances; restrictions.  With --against: the same prefixed `against.`, and `diff.` (BOOK - OTHER).
     """
-    from dsl.balance.writers import format_for, write_csv, write_jsonl, write_parquet
+    from dsl.balance.output import stopped_by_signals
+    from dsl.balance.writers import format_for, write_csv, write_file, write_jsonl
 
-    with _usage():
+    with _usage(), stopped_by_signals():
         chosen = format_for(output, fmt)
         if chosen == "parquet" and output is None:
             raise BalanceError("Parquet is written to a file: add -o FILE.parquet")
         planned = _plan(book, rules, vary, settings, against, limit)
-        with _progress(planned, progress, jobs) as step:
-            chunks = planned.chunks(jobs, step)
-            writer = write_csv if chosen == "csv" else write_jsonl
+        # closing: a sweep stopped early stops its worker processes before the command returns
+        with _progress(planned, progress, jobs) as step, closing(planned.chunks(jobs, step)) as chunks:
             if output is None:
+                writer = write_csv if chosen == "csv" else write_jsonl
                 _to_stdout(lambda: writer(sys.stdout, planned.columns, chunks))
                 return
-            try:
-                if chosen == "parquet":
-                    count = write_parquet(output, planned.columns, chunks)
-                else:
-                    with output.open("w", encoding="utf-8", newline="") as stream:
-                        count = writer(stream, planned.columns, chunks)
-            except OSError as error:
-                raise BalanceError(f"cannot write to `{output}`: {error.strerror or error}") from None
+            count = write_file(output, chosen, planned.columns, chunks)
     click.echo(f"wrote {count:,} rows to {output}", err=True)
 
 
@@ -241,34 +236,47 @@ def _usage() -> Iterator[None]:
 
 @contextmanager
 def _progress(planned: Sweep, wanted: bool | None, jobs: int | None) -> Iterator[Callable[[int], None] | None]:
+    """The size of the sweep on stderr before it starts; then, if wanted, its progress: a bar on a
+    terminal, lines in a log."""
     total = planned.total
+    processes = planned.processes(jobs)
+    label = f"sweeping {total:,} situations ({processes} process{'es' if processes != 1 else ''})"
     terminal = sys.stderr.isatty()
     if wanted is False or (wanted is None and (not terminal or total < PROGRESS_FROM)):
+        click.echo(label, err=True)
         yield None
         return
-    label = f"sweeping {total:,} situations ({_processes(total, jobs)})"
     if terminal:
-        with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
-            yield bar.update
+        with click.progressbar(length=total, label=label, file=sys.stderr, item_show_func=_rate_text) as bar:
+            started = time.monotonic()
+            yield lambda count: bar.update(count, _rate(bar.pos + count, started))
         return
     yield _lines(total, label)
 
 
-def _processes(total: int, jobs: int | None) -> str:
-    count = jobs or (cores() if total >= PARALLEL_FROM else 1)
-    return f"{count} process{'es' if count != 1 else ''}"
+def _rate(done: int, started: float) -> float:
+    return done / max(time.monotonic() - started, 1e-6)
+
+
+def _rate_text(rate: float | None) -> str | None:
+    return None if rate is None else f"{rate:,.0f} a second"
 
 
 def _lines(total: int, label: str) -> Callable[[int], None]:
-    """Progress as plain lines, for a log: one at each tenth of the sweep."""
+    """Progress as plain lines, for a log: one at each tenth of the sweep, and one at least every
+    PROGRESS_EVERY seconds (a tenth of a long sweep can take hours)."""
     click.echo(label, err=True)
-    done = [0, 0]
+    started = time.monotonic()
+    done = tenths = 0
+    shown = started
 
     def step(count: int) -> None:
-        done[0] += count
-        tenth = done[0] * 10 // max(total, 1)
-        if tenth > done[1]:
-            done[1] = tenth
-            click.echo(f"  {done[0]:,} of {total:,} situations", err=True)
+        nonlocal done, tenths, shown
+        done += count
+        now = time.monotonic()
+        tenth = done * 10 // max(total, 1)
+        if tenth > tenths or now - shown >= PROGRESS_EVERY:
+            tenths, shown = tenth, now
+            click.echo(f"  {done:,} of {total:,} situations ({_rate_text(_rate(done, started))})", err=True)
 
     return step

@@ -17,6 +17,8 @@ from fractions import Fraction
 from typing import Any
 
 from dsl.balance.books import BalanceError, Edition
+from dsl.balance.limits import DEDUPLICATED
+from dsl.balance.progressions import Gathered, Joined, Progression, Steps
 
 RULE_AXIS = "rule"
 """The name `--vary` gives the rules applied: `--vary rule=broken_ground,mud` or `rule=terrains`."""
@@ -32,20 +34,32 @@ _RANGE = re.compile(rf"^\s*({_NUMBER})\s*\.\.\s*({_NUMBER})\s*(?:/\s*({_NUMBER})
 
 @dataclass(frozen=True)
 class Axis:
-    """One varied input (or the rules): its values in sweep order and how each reads."""
+    """One varied input (or the rules): its values in sweep order and how each reads.
+
+    `values` are plain values a resolver accepts (int, Fraction, bool, str), read by position:
+    a run of numbers is a `range` or `Steps` (progressions.py), made value by value, so an axis
+    of a million numbers costs no more memory than one of three.
+    """
 
     name: str
     label: str
     kind: str  # an InputSpec kind, or "rule"
-    values: tuple[Any, ...]  # plain values a resolver accepts: int, Fraction, bool, str
-    shown: tuple[str, ...]  # each value as the book would print it
+    values: Sequence[Any]
+    titles: tuple[str, ...] = ()  # a rule axis: each rule's title, in the order of `values`
 
     @property
     def numeric(self) -> bool:
         return self.kind in NUMERIC_KINDS
 
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """Every value as the book would print it (a chart's few)."""
+        return tuple(self.text(value) for value in self.values)
+
     def text(self, value: Any) -> str:
-        return self.shown[self.values.index(value)]
+        if self.titles:
+            return self.titles[self.values.index(value)]
+        return shown_value(value)
 
 
 def split_assignment(text: str, option: str) -> tuple[str, str]:
@@ -77,31 +91,41 @@ def rule_axis(editions: Sequence[Edition], raw: str | Iterable[str]) -> Axis:
         for name in names:
             if name not in edition.module.RULES:
                 raise BalanceError(f"--vary rule: {no_rule(edition, name)} ({edition.path})")
-    shown = tuple(first.module.RULES[name].title for name in names)
+    titles = tuple(first.module.RULES[name].title for name in names)
     kinds = {first.module.RULES[name].kind for name in names}
     label = kinds.pop().capitalize() if len(kinds) == 1 else "Rule"
-    return Axis(RULE_AXIS, label, "rule", tuple(names), shown)
+    return Axis(RULE_AXIS, label, "rule", tuple(names), titles)
 
 
 def input_axis(editions: Sequence[Edition], name: str, raw: str | Iterable[Any], limit: int) -> Axis:
     """The values of one input to sweep, checked against every edition."""
     spec = _spec(editions, name, "--vary")
-    values: list[Any] = []
-    seen: set[Any] = set()
-    for item in _items(raw) if isinstance(raw, str) else list(raw):
-        for value in _expand(spec, item, limit, name, raw):
-            if value not in seen:
-                seen.add(value)
-                values.append(value)
-        if len(values) > limit:
+    where = f"--vary {name}={_text(raw)}"
+    gathered = Gathered(DEDUPLICATED)
+    for item in _items(raw):
+        found = _expand(spec, item, limit, where)
+        if not isinstance(found, (range, Steps)):
+            for value in found:
+                gathered.add(value)
+        elif not gathered.add_run(found):
+            raise BalanceError(
+                f"{where}: {_text(item)} repeats values given before it; a range of more than "
+                f"{DEDUPLICATED:,} values must not overlap the others (split it)"
+            )
+        if gathered.count > limit:
             raise BalanceError(f"--vary {name}: more than {limit:,} values (raise the bound with --limit)")
-    if not values:
-        raise BalanceError(f"--vary {name}={_text(raw)} gives no value")
+    if not gathered.count:
+        raise BalanceError(f"{where} gives no value")
+    values = gathered.values()
     for edition in editions[1:]:
         other = _spec([edition], name, "--vary")
-        for value in values:
-            _coerce(other, value, f"--vary {name} ({edition.path})")
-    return Axis(name, input_label(editions[0], name), spec.kind, tuple(values), tuple(shown_value(v) for v in values))
+        for piece in values.pieces if isinstance(values, Joined) else (values,):
+            if isinstance(piece, (range, Steps)):
+                _checked_run(other, piece, f"--vary {name} ({edition.path})")
+            else:
+                for value in piece:
+                    _coerce(other, value, f"--vary {name} ({edition.path})")
+    return Axis(name, input_label(editions[0], name), spec.kind, values)
 
 
 def setting(editions: Sequence[Edition], name: str, raw: object) -> Any:
@@ -164,12 +188,18 @@ def _fraction_text(value: Fraction) -> str:
 def _items(raw: str | Iterable[Any]) -> list[Any]:
     if isinstance(raw, str):
         return [part.strip() for part in raw.split(",") if part.strip()]
+    if isinstance(raw, range):
+        return [raw]  # one run, not its numbers one by one
     return list(raw)
 
 
 def _text(raw: str | Iterable[Any]) -> str:
     """A --vary value as the user wrote it (or, from Python, the values listed)."""
-    return raw if isinstance(raw, str) else ",".join(str(item) for item in raw)
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, range):
+        return repr(raw)
+    return ",".join(str(item) for item in raw)
 
 
 def no_rule(edition: Edition, name: str) -> str:
@@ -194,8 +224,11 @@ def _spec(editions: Sequence[Edition], name: str, option: str) -> Any:
     return spec
 
 
-def _expand(spec: Any, item: Any, limit: int, name: str, raw: str | Iterable[Any]) -> list[Any]:
-    where = f"--vary {name}={_text(raw)}"
+def _expand(spec: Any, item: Any, limit: int, where: str) -> Progression | list[Any]:
+    """The values of one item of a --vary: a run of numbers stays a progression, checked without
+    being written out."""
+    if isinstance(item, range):
+        return _checked_run(spec, item, where)
     if not isinstance(item, str):
         return [_coerce(spec, item, where)]
     if item == "all":
@@ -204,7 +237,9 @@ def _expand(spec: Any, item: Any, limit: int, name: str, raw: str | Iterable[Any
     if match is None:
         return [_parse(spec, item, where)]
     if spec.kind not in NUMERIC_KINDS:
-        raise BalanceError(f"{where}: `{name}` is {spec.describe()}, not a number; a range such as {item} needs one")
+        raise BalanceError(
+            f"{where}: `{spec.name}` is {spec.describe()}, not a number; a range such as {item} needs one"
+        )
     low, high = Fraction(match.group(1)), Fraction(match.group(2))
     step = Fraction(match.group(3)) if match.group(3) else Fraction(1)
     if step <= 0:
@@ -214,11 +249,44 @@ def _expand(spec: Any, item: Any, limit: int, name: str, raw: str | Iterable[Any
     count = (high - low) // step + 1
     if count > limit:
         raise BalanceError(f"{where}: {count:,} values, more than {limit:,} (raise the bound with --limit)")
-    values = [_plain(low + i * step) for i in range(int(count))]
-    return [_coerce(spec, value, where) for value in values]
+    if low.denominator == step.denominator == 1:
+        run: Progression = range(int(low), int(low + count * step), int(step))
+    else:
+        run = Steps(low, step, int(count))
+    return _checked_run(spec, run, where)
 
 
-def _all(spec: Any, where: str, limit: int) -> list[Any]:
+def _checked_run(spec: Any, run: Progression, where: str) -> Progression:
+    """RUN, once the input accepts every number of it; else the error for the first it refuses.
+
+    A numeric input accepts the numbers between its bounds (and of at most so many digits) and,
+    if it is whole, only whole numbers: so check the first number, the second (whole if the step
+    is) and the last; if the last is refused, the first refused is found by halving."""
+    for value in run[:2]:
+        _coerce(spec, value, where)
+    error = _refusal(spec, run[-1], where)
+    if error is None:
+        return run
+    accepted, refused = 1, len(run) - 1
+    while refused - accepted > 1:
+        middle = (accepted + refused) // 2
+        found = _refusal(spec, run[middle], where)
+        if found is None:
+            accepted = middle
+        else:
+            refused, error = middle, found
+    raise error
+
+
+def _refusal(spec: Any, value: Any, where: str) -> BalanceError | None:
+    try:
+        _coerce(spec, value, where)
+    except BalanceError as error:
+        return error
+    return None
+
+
+def _all(spec: Any, where: str, limit: int) -> Progression | list[Any]:
     if spec.kind == "flag":
         return [False, True]
     if spec.members:
@@ -227,12 +295,8 @@ def _all(spec: Any, where: str, limit: int) -> list[Any]:
         count = int(spec.high) - int(spec.low) + 1
         if count > limit:
             raise BalanceError(f"{where}: {count:,} values, more than {limit:,} (raise the bound with --limit)")
-        return list(range(int(spec.low), int(spec.high) + 1))
+        return range(int(spec.low), int(spec.high) + 1)
     raise BalanceError(f"{where}: `all` needs a flag, a choice, or a bounded whole number; this is {spec.describe()}")
-
-
-def _plain(value: Fraction) -> int | Fraction:
-    return value.numerator if value.denominator == 1 else value
 
 
 def _parse(spec: Any, text: str, where: str) -> Any:

@@ -3,23 +3,27 @@ compiled resolver, as a tidy table (one row per situation).
 
 Large products run in worker processes, each loading the same generated module from its source;
 the situations are cut into chunks of consecutive indices and gathered in order, so the rows
-are the same, in the same order, whatever the number of processes.
+are the same, in the same order, whatever the number of processes.  Nothing grows with the size
+of the sweep: the axes are ranges read by position, the chunks are made as they are asked for,
+and only a few are handed to the processes at a time, so a sweep of a billion situations holds
+what one of a thousand does while its rows stream out.
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dsl.balance.books import BalanceError, Edition, load_edition
 from dsl.balance.layout import Column, build_layout, columns, combinations
-from dsl.balance.limits import CHUNKS_PER_JOB, DEFAULT_LIMIT, PARALLEL_FROM, cores
+from dsl.balance.limits import CHUNK_MOST, CHUNKS_PER_JOB, DEFAULT_LIMIT, PARALLEL_FROM, cores
 from dsl.balance.rows import Plan, Row, compute, plain
 from dsl.balance.spec import RULE_AXIS, Axis, check_read, input_axis, no_rule, rule_axis, setting
+from dsl.balance.workers import resolved
 
 Vary = Mapping[str, Any] | Sequence[tuple[str, Any]]
 """Inputs to vary, in order: NAME to a text (`"3..18"`, `"3..18/3"`, `"all"`, `"a,b,c"`) or to
@@ -42,25 +46,36 @@ class Sweep:
     def axes(self) -> tuple[Axis, ...]:
         return self.plan.axes
 
-    def chunks(self, jobs: int | None = None, progress: Callable[[int], None] | None = None) -> Iterator[list[Row]]:
-        """The rows, chunk by chunk, in situation order.  JOBS processes (None: every core, for
-        products of PARALLEL_FROM situations or more; 1: this process only)."""
+    def processes(self, jobs: int | None = None) -> int:
+        """The processes that resolve the sweep for JOBS (see `chunks`)."""
+        return _workers(jobs, self.total)
+
+    def spans(self, jobs: int | None = None) -> Iterator[range]:
+        """The situations cut into chunks, each a range of consecutive indices into the product
+        (rows.compute resolves one anywhere), made as they are asked for: never a list of them."""
         total = self.total
-        workers = _workers(jobs, total)
-        size = max(1, min(5_000, math.ceil(total / (workers * CHUNKS_PER_JOB))))
-        ranges = [(start, min(start + size, total)) for start in range(0, total, size)]
+        size = max(1, min(CHUNK_MOST, math.ceil(total / (_workers(jobs, total) * CHUNKS_PER_JOB))))
+        return (range(start, min(start + size, total)) for start in range(0, total, size))
+
+    def chunks(
+        self, jobs: int | None = None, progress: Callable[[int], None] | None = None
+    ) -> Generator[list[Row], None, None]:
+        """The rows, chunk by chunk, in situation order.  JOBS processes (None: every core, for
+        products of PARALLEL_FROM situations or more; 1: this process only).  Each process has
+        at most IN_FLIGHT_PER_JOB chunks handed to it at a time, and the next is handed out only
+        as a finished one is taken: the memory held is the same whatever the size of the sweep."""
+        workers = _workers(jobs, self.total)
+        spans = self.spans(jobs)
         if workers == 1:
             modules = [edition.module for edition in self.editions]
-            for start, stop in ranges:
-                rows = compute(self.plan, modules, start, stop)
-                if progress is not None:
-                    progress(len(rows))
-                yield rows
-            return
-        sources = tuple((edition.source, edition.name) for edition in self.editions)
-        context = multiprocessing.get_context()
-        with context.Pool(workers, initializer=_start_worker, initargs=(self.plan, sources)) as pool:
-            for rows in pool.imap(_work, ranges):
+            found: Generator[list[Row], None, None] = (
+                compute(self.plan, modules, span.start, span.stop) for span in spans
+            )
+        else:
+            sources = tuple((edition.source, edition.name) for edition in self.editions)
+            found = resolved(self.plan, sources, spans, workers)
+        with closing(found):  # stopped early: the workers are stopped too
+            for rows in found:
                 if progress is not None:
                     progress(len(rows))
                 yield rows
@@ -218,19 +233,4 @@ def _portable(value: Any) -> Any:
 def _portable_axis(axis: Axis) -> Axis:
     if axis.kind != "dice":
         return axis
-    return Axis(axis.name, axis.label, axis.kind, tuple(str(v) for v in axis.values), axis.shown)
-
-
-_STATE: list[Any] = []
-"""A worker's plan and resolver modules, loaded once by `_start_worker`."""
-
-
-def _start_worker(plan: Plan, sources: Iterable[tuple[str, str]]) -> None:
-    from dsl.compiler import load_module
-
-    _STATE[:] = [plan, [load_module(source, name) for source, name in sources]]
-
-
-def _work(bounds: tuple[int, int]) -> list[Row]:
-    plan, modules = _STATE
-    return compute(plan, modules, *bounds)
+    return Axis(axis.name, axis.label, axis.kind, tuple(str(v) for v in axis.values))

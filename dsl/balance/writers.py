@@ -1,5 +1,7 @@
 """A sweep's rows as files: CSV and JSON lines (streamed while the sweep runs), Parquet (pyarrow,
-from the `balance` extra).
+from the `balance` extra).  Each writer takes the rows chunk by chunk, in order, and holds no
+more than a chunk (Parquet: a row group) at a time; `write_file` writes a file whole or not at
+all (output.py).
 
 Exact chances are written as fractions ("145/432"), the way `resolve --json` writes them, next
 to their float column; other values as the resolver's JSON does (whole numbers as numbers, exact
@@ -10,13 +12,17 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Sequence
+import pickle
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import IO, Any
 
 from dsl.balance.books import BalanceError
 from dsl.balance.layout import Column
+from dsl.balance.limits import ROW_GROUP
+from dsl.balance.output import replacing
 from dsl.balance.rows import Row
 from dsl.runtime.base import show
 
@@ -83,33 +89,84 @@ def write_jsonl(stream: IO[str], columns: Sequence[Column], chunks: Iterable[lis
     return count
 
 
+def write_file(path: Path, fmt: str, columns: Sequence[Column], chunks: Iterable[list[Row]]) -> int:
+    """Write the rows to PATH in FMT: PATH is replaced once every row is written, and keeps what
+    it held if the sweep fails or is stopped.  The number of rows written."""
+    try:
+        with replacing(path) as temporary:
+            if fmt == "parquet":
+                return write_parquet(temporary, columns, chunks)
+            writer = write_csv if fmt == "csv" else write_jsonl
+            with temporary.open("w", encoding="utf-8", newline="") as stream:
+                return writer(stream, columns, chunks)
+    except OSError as error:
+        raise BalanceError(f"cannot write to `{path}`: {error.strerror or error}") from None
+
+
 def write_parquet(path: Path, columns: Sequence[Column], chunks: Iterable[list[Row]]) -> int:
     """A Parquet file: each column typed by what it holds (whole numbers, floats, flags, text;
-    exact chances as fraction text, restrictions as a list of texts)."""
+    exact chances as fraction text, restrictions as a list of texts).
+
+    A column's type depends on every row (one fraction among whole numbers makes it text), so
+    the rows are spooled to an unnamed temporary file beside PATH (the system's temporary folder
+    for a device) as they come, the types noted, then read back a row group at a time."""
     try:
         import pyarrow
         import pyarrow.parquet
     except ImportError:
         raise BalanceError("Parquet needs pyarrow: pip install 'rulecraft[balance]'") from None
-    rows = [row for chunk in chunks for row in chunk]
-    arrays = []
-    for index, column in enumerate(columns):
-        values = [row[index] for row in rows]
-        arrays.append(_array(pyarrow, column, values))
-    table = pyarrow.table(dict(zip([c.name for c in columns], arrays, strict=True)))
-    pyarrow.parquet.write_table(table, str(path))
-    return len(rows)
+    held: list[set[type]] = [set() for _ in columns]
+    count = 0
+    with tempfile.TemporaryFile(dir=path.parent if path.is_file() else None) as spool:
+        for chunk in chunks:
+            for seen, values in zip(held, zip(*chunk, strict=True), strict=True):
+                seen.update(map(type, values))
+            pickle.dump(chunk, spool, protocol=pickle.HIGHEST_PROTOCOL)
+            count += len(chunk)
+        types = [_arrow_type(pyarrow, column, seen - {type(None)}) for column, seen in zip(columns, held, strict=True)]
+        schema = pyarrow.schema([(column.name, kind) for column, kind in zip(columns, types, strict=True)])
+        spool.seek(0)
+        with pyarrow.parquet.ParquetWriter(str(path), schema) as parquet:
+            for rows in _row_groups(spool, count):
+                arrays = [
+                    _array(pyarrow, column, kind, [row[index] for row in rows])
+                    for index, (column, kind) in enumerate(zip(columns, types, strict=True))
+                ]
+                parquet.write_table(pyarrow.Table.from_arrays(arrays, schema=schema))
+    return count
 
 
-def _array(pyarrow: Any, column: Column, values: list[Any]) -> Any:
+def _row_groups(spool: IO[bytes], count: int) -> Iterator[list[Row]]:
+    """The spooled rows again, ROW_GROUP at a time (the chunks whole)."""
+    rows: list[Row] = []
+    read = 0
+    while read < count:
+        chunk = pickle.load(spool)
+        rows.extend(chunk)
+        read += len(chunk)
+        if len(rows) >= ROW_GROUP:
+            yield rows
+            rows = []
+    if rows:
+        yield rows
+
+
+def _arrow_type(pyarrow: Any, column: Column, held: set[type]) -> Any:
+    """The type of a column from the types of the values it holds (None aside)."""
     if column.kind == "restrictions":
-        return pyarrow.array([list(v) if v is not None else None for v in values], type=pyarrow.list_(pyarrow.string()))
-    present = [v for v in values if v is not None]
-    if column.kind == "float" or (present and all(isinstance(v, float) for v in present)):
-        return pyarrow.array(values, type=pyarrow.float64())
-    if present and all(isinstance(v, bool) for v in present):
-        return pyarrow.array(values, type=pyarrow.bool_())
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-        return pyarrow.array(values, type=pyarrow.int64())
-    texts = [None if v is None else text_value(column, v) for v in values]
-    return pyarrow.array(texts, type=pyarrow.string())
+        return pyarrow.list_(pyarrow.string())
+    if column.kind == "float" or (held and held <= {float}):
+        return pyarrow.float64()
+    if held and held <= {bool}:
+        return pyarrow.bool_()
+    if held <= {int}:
+        return pyarrow.int64()
+    return pyarrow.string()
+
+
+def _array(pyarrow: Any, column: Column, kind: Any, values: list[Any]) -> Any:
+    if column.kind == "restrictions":
+        return pyarrow.array([list(v) if v is not None else None for v in values], type=kind)
+    if kind == pyarrow.string():
+        return pyarrow.array([None if v is None else text_value(column, v) for v in values], type=kind)
+    return pyarrow.array(values, type=kind)

@@ -19,9 +19,9 @@ from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
 from dsl.compiler import Compiled
-from dsl.emitter import effect_summary
 from dsl.lsp.index import Index, Symbol
 from dsl.parser import keywords
+from dsl.printer import effect_summary
 from dsl.report import chance
 from dsl.runtime.base import show
 

@@ -10,8 +10,15 @@ they were made on, so an answer never points into an older version of the docume
 Formatting is `rulecraft fmt`'s (dsl/fmt.py): the whole document, replaced by its canonical
 layout; a text with syntax errors is left as it is (its diagnostics are already shown).
 
-Compiling and formatting run one at a time, whatever the document: lark's indenter keeps its
-state on the shared parser.
+Analyses run one at a time, whatever the document (each takes the CPU and memory a compile
+takes).  Formatting runs beside them, not after them: the parser reads several texts at once
+(dsl.parser.RulecraftIndenter), so formatting a large document does not hold up the diagnostics
+of the others.
+
+Every request is answered.  One about a document that is not open gets the empty answer (no
+hover, no edits, no completions), never a read of the file on disk; a bug met while answering is
+an internal error (-32603) with a one-line message.  Malformed input (headers, JSON, params) is
+dsl/lsp/stdio.py's to refuse.
 
 Positions: spans count characters from 1; LSP counts UTF-16 code units (or what the client
 chose) from 0.  pygls' position codec converts between the two on the document's own lines.
@@ -20,13 +27,16 @@ chose) from 0.  pygls' position codec converts between the two on the document's
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import TypeVar
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace.position_codec import PositionCodec
@@ -38,6 +48,7 @@ from dsl.diagnostics import Diagnostic, Span
 from dsl.fmt import FormatError, format_text
 from dsl.lsp.index import Index, Symbol, build_index
 from dsl.lsp.info import completions, hover_text
+from dsl.lsp.stdio import serve
 
 SOURCE = "rulecraft"
 
@@ -133,8 +144,8 @@ class Documents:
     def __init__(self, finished: Callable[[str, Analysis], None]) -> None:
         self._docs: dict[str, _Tracked] = {}
         self._finished = finished
-        self.parsing = asyncio.Lock()
-        """Held while a text is parsed (compiled or formatted), in a worker thread."""
+        self.analyzing = asyncio.Lock()
+        """Held while a text is analyzed, in a worker thread: one analysis at a time."""
 
     def update(self, uri: str, version: int, text: str) -> None:
         doc = self._docs.setdefault(uri, _Tracked(path=_path_of(uri)))
@@ -146,6 +157,11 @@ class Documents:
 
     def close(self, uri: str) -> None:
         self._docs.pop(uri, None)
+
+    def text(self, uri: str) -> tuple[str, str] | None:
+        """The latest text of an open document, with its path; None if it is not open."""
+        doc = self._docs.get(uri)
+        return None if doc is None else (doc.text, doc.path)
 
     async def current(self, uri: str) -> Analysis | None:
         doc = self._docs.get(uri)
@@ -165,7 +181,7 @@ class Documents:
         while doc.done < doc.wanted:
             wanted, text, version = doc.wanted, doc.text, doc.version
             try:
-                async with self.parsing:
+                async with self.analyzing:
                     analysis = await asyncio.to_thread(analyze, text, doc.path, version)
             except Exception:  # a bug in rulecraft: say so in the editor's log, keep serving
                 logger.exception("rulecraft could not analyze %s", uri)
@@ -245,6 +261,27 @@ def _trimmed(span: Span, lines: list[str]) -> Span:
 
 # ---------------------------------------------------------------------------- the server
 
+_P = TypeVar("_P")
+_R = TypeVar("_R")
+
+
+def _answering(handler: Callable[[_P], Awaitable[_R]]) -> Callable[[_P], Awaitable[_R]]:
+    """A request handler whose failure (a bug in rulecraft) is answered as an internal error with
+    a one-line message, and logged as one line: pygls would send its traceback as the error's data."""
+
+    @functools.wraps(handler)
+    async def answer(params: _P) -> _R:
+        try:
+            return await handler(params)
+        except JsonRpcException:
+            raise
+        except Exception as error:
+            what = f"{type(error).__name__}: {error}"[:200]
+            logger.error("internal error in %s: %s", handler.__name__, what)
+            raise JsonRpcInternalError(f"internal error: {what} (this is a bug in rulecraft; please report it)") from None
+
+    return answer
+
 
 def create_server() -> LanguageServer:
     server = LanguageServer("rulecraft", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
@@ -263,7 +300,7 @@ def create_server() -> LanguageServer:
     documents = Documents(publish)
 
     def changed(uri: str) -> None:
-        document = server.workspace.get_text_document(uri)
+        document = server.workspace.get_text_document(uri)  # pygls has just stored the open document's text
         documents.update(uri, document.version or 0, document.source)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -272,6 +309,9 @@ def create_server() -> LanguageServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
+        if documents.text(params.text_document.uri) is None:  # never opened: no text to change
+            logger.warning("a change to %s, which is not open", params.text_document.uri)
+            return
         changed(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
@@ -295,6 +335,7 @@ def create_server() -> LanguageServer:
         return lsp.Location(uri=uri, range=to_range(span, analysis.lines, server.workspace.position_codec))
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @_answering
     async def hover(params: lsp.HoverParams) -> lsp.Hover | None:
         found = await at(params.text_document.uri, params.position)
         if found is None:
@@ -307,6 +348,7 @@ def create_server() -> LanguageServer:
         )
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    @_answering
     async def definition(params: lsp.DefinitionParams) -> lsp.Location | None:
         found = await at(params.text_document.uri, params.position)
         if found is None:
@@ -315,6 +357,7 @@ def create_server() -> LanguageServer:
         return location(params.text_document.uri, symbol.span, analysis)
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    @_answering
     async def references(params: lsp.ReferenceParams) -> list[lsp.Location]:
         found = await at(params.text_document.uri, params.position)
         if found is None:
@@ -327,10 +370,13 @@ def create_server() -> LanguageServer:
         lsp.TEXT_DOCUMENT_COMPLETION,
         lsp.CompletionOptions(trigger_characters=["{", "=", " ", "["]),
     )
+    @_answering
     async def completion(params: lsp.CompletionParams) -> lsp.CompletionList:
+        opened = documents.text(params.text_document.uri)
+        if opened is None:
+            return lsp.CompletionList(is_incomplete=False, items=[])
         analysis = await documents.indexed(params.text_document.uri)
-        document = server.workspace.get_text_document(params.text_document.uri)
-        lines = document.source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        lines = opened[0].replace("\r\n", "\n").replace("\r", "\n").split("\n")
         line, column = from_position(params.position, lines, server.workspace.position_codec)
         before = lines[line - 1][: column - 1] if line <= len(lines) else ""
         index = analysis.index if analysis is not None else Index()
@@ -346,12 +392,14 @@ def create_server() -> LanguageServer:
         return lsp.CompletionList(is_incomplete=False, items=items)
 
     @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+    @_answering
     async def formatting(params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit]:
-        document = server.workspace.get_text_document(params.text_document.uri)
-        text = document.source
+        opened = documents.text(params.text_document.uri)
+        if opened is None:
+            return []
+        text, path = opened
         try:
-            async with documents.parsing:
-                formatted = await asyncio.to_thread(format_text, text, _path_of(params.text_document.uri))
+            formatted = await asyncio.to_thread(format_text, text, path)
         except FormatError:
             return []
         if formatted == text:
@@ -359,6 +407,7 @@ def create_server() -> LanguageServer:
         return [lsp.TextEdit(range=whole_range(text, server.workspace.position_codec), new_text=formatted)]
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @_answering
     async def document_symbols(params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
         analysis = await documents.current(params.text_document.uri)
         if analysis is None:
@@ -417,4 +466,4 @@ def _outline_detail(symbol: Symbol) -> str:
 
 
 def serve_stdio() -> None:
-    create_server().start_io()
+    serve(create_server())

@@ -98,8 +98,8 @@ def shown(value: object) -> str:
     of 5,000 digits cannot even be written out by `repr`)."""
     if isinstance(value, str):
         if len(value) > 60:
-            return f'"{value[:40]}\u2026{value[-8:]}" ({len(value)} characters)'
-        return f'"{value}"'
+            return f'"{printable(value[:40])}\u2026{printable(value[-8:])}" ({len(value)} characters)'
+        return f'"{printable(value)}"'
     if isinstance(value, int) and value.bit_length() > 200:
         return f"a number of {math.floor(value.bit_length() * math.log10(2)) + 1} digits or so"
     if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 200:
@@ -179,4 +179,23 @@ def probability_json(value: Fraction | int) -> dict[str, object]:
 
 def clip(text: str, limit: int = 60) -> str:
     """A name or text quoted in a message, cut short if it is long."""
-    return text if len(text) <= limit else text[: limit - 20] + "\u2026"
+    return printable(text if len(text) <= limit else text[: limit - 20] + "\u2026")
+
+
+def surrogate(text: str) -> int | None:
+    """The first half of a UTF-16 surrogate pair standing alone in `text`, if any: Python text can
+    hold one (decoded with `surrogateescape` from bytes that are not UTF-8, say, or written as
+    "\\ud800"), but no UTF-8 output can, so it is refused where it comes in, not where it is printed."""
+    if text.isascii():
+        return None
+    found = _SURROGATE.search(text)
+    return None if found is None else ord(found.group())
+
+
+def printable(text: str) -> str:
+    """`text` with each lone surrogate written as its escape, so that a message quoting it can be
+    printed and written as UTF-8."""
+    return text if text.isascii() else _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")

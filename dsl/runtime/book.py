@@ -1,4 +1,4 @@
-"""A generated module's rulebook as the runtime holds it (`Book`): its inputs, rules, parts, tables,
+"""A generated module's rulebook as the runtime holds it (`Book`): its inputs, rules, their code, tables,
 grades, the order its values settle in, and the caches of what resolving has worked out (each
 distribution, roll and table cell once); and `Scope`, the values expressions read.
 """
@@ -6,7 +6,7 @@ distribution, roll and table cell once); and `Scope`, the values expressions rea
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -25,11 +25,11 @@ from .dice import (
     listed_reach,
 )
 from .inputs import InputSpec
-from .results import Modifier, Resolution, Roll, RulebookInfo, RuleInfo, TraceEntry
-from .specs import Amount, Clause, Grade, StatOrder, Step, TableSpec, TraceSpec
+from .results import Modifier, Roll, RulebookInfo, RuleInfo, TraceEntry
+from .specs import Amount, Grade, RuleCode, StatOrder, TableSpec, TraceSpec
 
 if TYPE_CHECKING:
-    from .resolve import _Plan
+    from .resolve import Schedule
     from .rolls import _Chances
 
 
@@ -73,7 +73,8 @@ class Book:
     info: RulebookInfo
     inputs: Mapping[str, InputSpec]
     rules: Mapping[str, RuleInfo]
-    parts: Mapping[str, tuple[Step, ...]]
+    code: Mapping[str, RuleCode]
+    """Each rule as its module writes it out (a table has none: it is looked up)."""
     tables: Mapping[str, TableSpec]
     grades: tuple[Grade, ...]
     resistance: Callable[[Fraction | int, Fraction | int], Fraction | int] | None
@@ -94,24 +95,17 @@ class Book:
     )
     values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
     """The distributions rolled so far, each computed once (`pool`, `pool_difference`, `dice`)."""
-    steps: dict[
-        tuple[str, ...], list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]
-    ] = field(init=False, default_factory=dict)
-    """The steps of each set of rules resolved together, with the `as` clauses around each (kept:
-    an app resolves the same rules again and again)."""
-    nodes: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, default_factory=dict)
-    """The values each set of rules settles, in order (kept, as `steps`)."""
     chains: dict[Any, Any] = field(init=False, default_factory=dict)
     """The rows of each roll a chain makes (`chain_draws`), worked out once."""
-    plans: dict[tuple[str, ...], _Plan] = field(init=False, default_factory=dict)
-    """How each set of rules resolved together is worked out (kept, as `steps`)."""
+    schedules: dict[tuple[str, ...], Schedule] = field(init=False, default_factory=dict)
+    """How each set of rules resolved together settles (`schedule_of`), found once: an app
+    resolves the same rules again and again."""
+    told: dict[str, Any] = field(init=False, default_factory=dict)
+    """Each rule's inputs as its function tells them (`resolve_rule`), found once."""
     chances: dict[tuple[Any, ...], _Chances] = field(init=False, default_factory=dict)
     """The chances of the rolls worked out so far, by what decides them (`_chances_of`)."""
     cells: dict[tuple[Any, ...], tuple[Amount, TraceSpec]] = field(init=False, default_factory=dict)
     """The table cells looked up so far, each with its trace (`CachedScope.lookup`)."""
-    straight: Mapping[str, Callable[[dict[str, Any], frozenset[str]], Resolution]] = field(default_factory=dict)
-    """The rules written out as straight-line functions (dsl/emit_rules.py), each doing what the
-    plan of the rule alone does: `resolve_rule` and `resolve_with` call it instead."""
     rolled: dict[tuple[Any, ...], Roll] = field(init=False, default_factory=dict)
     """The rolls made so far (by `roll_of`: plans and straight-line functions), by what decides them."""
     held: dict[tuple[Any, ...], tuple[Value, tuple[Modifier, ...]]] = field(init=False, default_factory=dict)
@@ -153,56 +147,6 @@ class Book:
         if found is None:
             found = self.differences[(first, second)] = difference(self.pool(first), self.pool(second))
         return found
-
-    def steps_of(
-        self, rules: tuple[str, ...]
-    ) -> list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]]:
-        """Every step of the rules, composed rules in place, with the clauses (functions, texts
-        and the names they read) of the `as` statements around it."""
-        found = self.steps.get(rules)
-        if found is not None:
-            return found
-        out: list[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
-        # an explicit stack: composition may nest thousands deep
-        stack: list[tuple[Iterator[Step], tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]] = [
-            (iter(self.parts[name]), (), (), ()) for name in reversed(rules) if name in self.parts
-        ]
-        while stack:
-            steps, clauses, texts, names = stack[-1]
-            step = next(steps, None)
-            if step is None:
-                stack.pop()
-                continue
-            if step.kind == "part":
-                trace = step.trace
-                assert trace is not None
-                stack.append(
-                    (iter(self.parts[step.spec]), clauses + step.clauses, texts + trace.clauses, names + trace.names)
-                )
-            else:
-                out.append((step, clauses, texts, names))
-        self.steps[rules] = out
-        return out
-
-    def nodes_of(self, rules: tuple[str, ...]) -> tuple[str, ...]:
-        """The values a set of rules settles, in the order of `settle`: the stats they read or
-        change, the values that start from a formula among what they read, what they derive."""
-        found = self.nodes.get(rules)
-        if found is None:
-            wanted: set[str] = set()
-            for name in rules:
-                for key in self.rules[name].reads:
-                    spec = self.inputs[key]
-                    if spec.is_stat:
-                        wanted.add("stat " + key)
-                    if spec.derived is not None:
-                        wanted.add("base " + key)
-            wanted.update("derive " + step.spec.name for step, _, _, _ in self.steps_of(rules) if step.kind == "derive")
-            found = self.nodes[rules] = tuple(node for node in self.settle if node in wanted)
-            assert len(found) == len(wanted), f"not in the settle order: {sorted(wanted - set(found))}"
-        return found
-
-
 
 
 class Settled(dict[str, Any]):

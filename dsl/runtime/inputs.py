@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from .base import MAX_BITS, MAX_DIGITS, HugeNumber, RuleInputError, as_number, clip, close_match, show, shown
+from .base import MAX_BITS, MAX_DIGITS, HugeNumber, RuleInputError, as_number, clip, close_match, show, shown, surrogate
 from .dice import Dice, Value
 
 if TYPE_CHECKING:
@@ -67,7 +67,11 @@ class InputSpec:
             raise self._error(value, "one of " + ", ".join(self.members), hint)
         if kind == "text":
             if isinstance(value, str):
-                return value
+                half = surrogate(value)
+                if half is None:
+                    return value
+                why = f"`\\u{half:04x}` is no character: half of a UTF-16 surrogate pair, or a byte that is not UTF-8"
+                raise self._error(value, "text", why)
             raise self._error(value, "text")
         if kind == "dice":
             if isinstance(value, Dice):

@@ -1,586 +1,73 @@
-"""The entry points of a generated module: `resolve_with` (rules resolved together) and
-`resolve_rule` (a rule's own function), and how a situation settles.
+"""The entry points of a generated module: `resolve_with` (rules and tables resolved together) and
+`resolve_rule` (a rule's own function).
+
+A module writes each rule out twice over the same code: as one function, `_resolve_RULE`, that
+works the rule alone out top to bottom; and as one function per value it settles (a stat, a
+derived value; its rolls, its texts), each deciding that rule's steps of the value and handing
+them on as `Candidate`s.  A situation of several rules settles its values in the book's order
+(`Book.settle`), each from the candidates of every rule in the order the rules are named; the
+helpers here count them (a part two rules compose counts once), trace them and settle them, as
+the written-out function of one rule does in place.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from fractions import Fraction
+from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Final, TypeVar, cast
 
 from .base import HugeNumber, RuleInputError, as_number, clip, close_match, shown, whole
-from .book import MAX_CACHED, Book, CachedScope, Scope, Settled
+from .book import Book, CachedScope, Scope, Settled
 from .chains import chains_of
 from .dice import Value, pool_text
 from .inputs import accepted
-from .results import Modifier, Note, Resolution, Restriction, TraceEntry
-from .rolls import merge_rolls, roll_of, roll_result
-from .settle import settle_stat, settled_stat
-from .specs import Amount, Clause, ModSpec, Step, TextSpec, TraceSpec
+from .results import Modifier, Note, Resolution, Restriction, Roll, TraceEntry
+from .rolls import merge_rolls, roll_of
+from .settle import settle_held
+from .specs import Candidate, NodeFunction, TextSpec, TraceSpec
 from .tables import sends_on, table_result
-
-
-class _Situation:
-    """One resolution: the steps of the rules, and their values as they settle."""
-
-    def __init__(self, book: Book, rules: tuple[str, ...], v: dict[str, Any], given: frozenset[str]) -> None:
-        self.book = book
-        self.rules = rules
-        self.v = v
-        self.given = given
-        self.e: Settled = Settled()
-        self.trace: list[TraceEntry] = []
-        self.scope = Scope(book, v, self.e, self.trace)
-        self.modifiers: list[tuple[int, Modifier]] = []  # with the step each comes from
-        self.steps = book.steps_of(rules)
-        self.decided: list[int] = [0] * len(self.steps)  # per step: the clause that failed, -1 all held
-        self.counted: dict[str, int] = {}  # step key -> the step that counts
-
-    def decide(self, index: int) -> int:
-        """Evaluate a step's clauses (those of the `as` around it first); record and return the one
-        that failed, or -1."""
-        step, outer, _, _ = self.steps[index]
-        scope = self.scope
-        decided = -1
-        for position, clause in enumerate(outer + step.clauses):
-            if not clause(scope):
-                decided = position
-                break
-        self.decided[index] = decided
-        return decided
-
-    def count(self, indexes: list[int]) -> list[tuple[int, bool]]:
-        """The steps of one kind, each key once: the first whose conditions hold counts (where it
-        is met); a key none of whose steps hold appears once, not applied, where first met."""
-        where: dict[str, int] = {}
-        out: list[tuple[int, bool] | None] = []
-        for index in indexes:
-            key = self.steps[index][0].spec.key
-            earlier = where.get(key)
-            previous = out[earlier] if earlier is not None else None
-            if previous is not None and previous[1]:
-                continue
-            holds = self.decide(index) < 0
-            if previous is not None:
-                if not holds:
-                    continue
-                out[where[key]] = None
-            where[key] = len(out)
-            out.append((index, holds))
-        return [x for x in out if x is not None]
-
-    def trace_step(self, index: int) -> None:
-        step, _, texts, names = self.steps[index]
-        trace = step.trace
-        assert trace is not None
-        if texts:
-            trace = TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
-        self.trace.append(TraceEntry(trace, self.decided[index], self.v, self.e))
-
-    def amount(self, value: Amount) -> Any:
-        return value(self.scope) if callable(value) else value
-
-    # -- settling
-
-    def settle(self) -> dict[str, Value]:
-        """Every value the rules touch, in the order they depend on each other; returns the
-        derived values (the stats and derived values settle into `e`)."""
-        book = self.book
-        by_node: dict[str, list[int]] = {}
-        for index, (step, _, _, _) in enumerate(self.steps):
-            if step.kind == "mod":
-                by_node.setdefault("stat " + step.spec.target, []).append(index)
-            elif step.kind == "derive":
-                by_node.setdefault("derive " + step.spec.name, []).append(index)
-        v, e = self.v, self.e
-        derived: dict[str, Value] = {}
-        for node in book.nodes_of(self.rules):
-            kind, _, name = node.partition(" ")
-            if kind == "base":
-                if v.get(name) is None:
-                    formula = book.inputs[name].derived
-                    assert formula is not None
-                    v[name] = whole(formula(self.scope))
-            elif kind == "stat":
-                e[name] = whole(self._stat(name, by_node.get(node, [])))
-            elif node in by_node:
-                self._derive(name, by_node[node], derived)
-        return derived
-
-    def _stat(self, name: str, indexes: list[int]) -> Value:
-        base = self.v[name]
-        held: list[tuple[ModSpec, Any]] = []
-        where: list[int] = []
-        for index, holds in self.count(indexes):
-            self.trace_step(index)
-            if holds:
-                step = self.steps[index][0]
-                held.append((step.spec, self.amount(step.payload)))
-                where.append(index)
-        if not held:
-            return base  # type: ignore[no-any-return]
-        value, statuses = settle_stat(self.book, name, base, held)
-        self.modifiers += [
-            (index, Modifier(spec, whole(amount), status, reason))
-            for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
-        ]
-        return value
-
-    def _derive(self, name: str, indexes: list[int], derived: dict[str, Value]) -> None:
-        """A derived value: of the first `derive` whose conditions hold.  When none holds, the
-        first written is the value only if something reads it, and is worked out then (it may
-        divide by what its own conditions rule out, as the reference evaluator reads it)."""
-        counted = self.count(indexes)
-        for index, _ in counted:
-            self.trace_step(index)
-        chosen = next((index for index, holds in counted if holds), None)
-        if chosen is None:
-            payload = self.steps[counted[0][0]][0].payload
-            self.e.wait(name, lambda: whole(self.amount(payload)))
-            return
-        self.e[name] = derived[name] = whole(self.amount(self.steps[chosen][0].payload))
-
-    # -- the rest
-
-    def finish(self) -> Resolution:
-        book = self.book
-        derived = self.settle()
-        rolls = []
-        texts: list[int] = []
-        roll_steps: list[int] = []
-        for index, (step, _, _, _) in enumerate(self.steps):
-            if step.kind == "roll":
-                roll_steps.append(index)
-            elif step.kind == "text":
-                texts.append(index)
-        for index, holds in self.count(roll_steps):
-            self.trace_step(index)
-            if holds:
-                step = self.steps[index][0]
-                rolls.append(roll_result(self.scope, step.spec, *step.payload))
-        restrictions: list[Restriction] = []
-        notes: list[Note] = []
-        for index, holds in self.count(texts):
-            step, outer, _, _ = self.steps[index]
-            spec = step.spec
-            if step.clauses or outer:
-                self.trace_step(index)
-            if not holds:
-                continue
-            if spec.kind == "cannot":
-                restrictions.append(Restriction(spec.rule, spec.source, spec.text))
-            else:
-                notes.append(Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind))
-        notes += self._unread()
-        for name in self.rules:
-            table = book.tables.get(name)
-            if table is not None:
-                notes.extend(table.notes)
-        reads = {key for name in self.rules for key in book.rules[name].reads}
-        order = book.order
-        inputs = {key: self.v[key] for key in sorted(reads | self.given, key=lambda k: order.get(k, len(order)))}
-        stats_read: dict[str, Value] = {
-            key: self.e[key] if key in self.e else self.v[key]
-            for key in inputs
-            if key in book.inputs and book.inputs[key].is_stat
-        }
-        tables = tuple(table_result(self.scope, book.tables[name]) for name in self.rules if name in book.tables)
-        return Resolution(
-            rulebook=book.info.name,
-            rules=self.rules,
-            inputs=inputs,
-            stats=stats_read,
-            derived=derived,
-            modifiers=tuple(modifier for _, modifier in sorted(self.modifiers, key=lambda x: x[0])),
-            rolls=merge_rolls(self.scope, rolls),
-            restrictions=tuple(restrictions),
-            notes=tuple(notes),
-            tables=tables,
-            trace=tuple(self.trace),
-            chains=chains_of(self.scope, rolls, tables),
-        )
-
-    def _unread(self) -> list[Note]:
-        """An input given that no evaluated clause or value read: it had no effect, because the
-        conditions that lead to it did not hold.  Say which."""
-        gated: dict[str, list[int]] = {}
-        for index, (step, _, _, _) in enumerate(self.steps):
-            for name, _ in step.reads:
-                if name in self.given:
-                    gated.setdefault(name, []).append(index)
-        notes = []
-        for name, indexes in gated.items():
-            read = False
-            for index in indexes:
-                step, outer, _, _ = self.steps[index]
-                decided = self.decided[index]
-                for input_name, clause in step.reads:
-                    if input_name == name and (decided < 0 or decided >= len(outer) + clause):
-                        read = True
-            if not read:
-                step, outer, texts, _ = self.steps[indexes[0]]
-                clause = min(c for n, c in step.reads if n == name)
-                trace = step.trace
-                conditions = texts + (trace.clauses if trace is not None else ())
-                needed = "; ".join(conditions[: len(outer) + clause] or conditions)
-                notes.append(
-                    Note(
-                        step.spec.rule,
-                        None if trace is None else trace.source,
-                        f"`{name}` had no effect: it is read only {needed}",
-                        kind="input",
-                    )
-                )
-        return notes
-
 
 FIRST: Final = itemgetter(0)
 SECOND: Final = itemgetter(1)
 
-
-_Group = tuple[tuple[int, ...], bool]
-"""Steps of one kind, by index, and whether each has a key of its own (no composed rule met
-twice), so that each counts without looking for another of the same key."""
+NOTHING: Final[frozenset[str]] = frozenset()
 
 
-class _Plan:
-    """A set of rules resolved together, as `_Situation` works it out, with everything that does
-    not depend on the situation found once."""
-
-    __slots__ = (
-        "book",
-        "chains",
-        "clauses",
-        "fixed_texts",
-        "gated",
-        "inputs_order",
-        "keys",
-        "nodes",
-        "reads",
-        "roll_group",
-        "rules",
-        "settled",
-        "stat_keys",
-        "steps",
-        "table_notes",
-        "tables",
-        "text_group",
-        "text_steps",
-        "texts",
-        "told",
-        "traced",
-        "traces",
-        "watched",
-    )
-
-    def __init__(self, book: Book, rules: tuple[str, ...]) -> None:
-        steps = book.steps_of(rules)
-        self.book = book
-        self.rules = rules
-        self.steps = tuple(step for step, _, _, _ in steps)
-        self.clauses = tuple(tuple(enumerate(outer + step.clauses)) for step, outer, _, _ in steps)
-        """Each step's clauses (those of the `as` around it first), numbered: met in a loop on
-        every call, numbered once here rather than by `enumerate` there."""
-        self.keys = tuple(step.spec.key for step, _, _, _ in steps)
-        self.traces = tuple(_merged_trace(step, texts, names) for step, _, texts, names in steps)
-        by_node: dict[str, list[int]] = {}
-        rolls: list[int] = []
-        texts_at: list[int] = []
-        for index, (step, _, _, _) in enumerate(steps):
-            if step.kind == "mod":
-                by_node.setdefault("stat " + step.spec.target, []).append(index)
-            elif step.kind == "derive":
-                by_node.setdefault("derive " + step.spec.name, []).append(index)
-            elif step.kind == "roll":
-                rolls.append(index)
-            elif step.kind == "text":
-                texts_at.append(index)
-        self.nodes: tuple[tuple[str, str, Any], ...] = tuple(
-            (
-                "unmodified" if kind == "stat" and node not in by_node else kind,
-                name,
-                book.inputs[name].derived if kind == "base" else self._group(by_node.get(node, [])),
-            )
-            for node in book.nodes_of(rules)
-            for kind, _, name in (node.partition(" "),)
-            if kind != "derive" or node in by_node
-        )
-        """What settles, in order: `base X` (a default worked out, with its formula), `stat X`,
-        `unmodified X` (a stat no modifier of these rules changes), `derive X`; with the steps of
-        each (a `_Group`)."""
-        self.roll_group = self._group(rolls)
-        self.text_group = self._group(texts_at)
-        self.traced = frozenset(i for i in texts_at if steps[i][0].clauses or steps[i][1])
-        self.texts: dict[int, Restriction | Note] = {i: _text_result(self.steps[i].spec) for i in texts_at}
-        self.text_steps = tuple(
-            (i, self.clauses[i], self.traces[i], self.texts[i], isinstance(self.texts[i], Restriction))
-            for i in texts_at
-        )
-        """Each text, with its clauses (none when untraced), trace spec and what it says."""
-        self.fixed_texts: tuple[tuple[Restriction, ...], tuple[Note, ...]] | None = None
-        """The restrictions and notes when no text has a condition (and none is met twice)."""
-        if self.text_group[1] and not self.traced:
-            found = [self.texts[i] for i in texts_at]
-            self.fixed_texts = (
-                tuple(x for x in found if isinstance(x, Restriction)),
-                tuple(x for x in found if isinstance(x, Note)),
-            )
-        self.gated = _gated(steps)
-        self.table_notes = tuple(note for name in rules if name in book.tables for note in book.tables[name].notes)
-        order = book.order
-        self.reads = frozenset(key for name in rules for key in book.rules[name].reads)
-        self.inputs_order = tuple(sorted(self.reads, key=lambda k: order.get(k, len(order))))
-        self.stat_keys = tuple(k for k in self.inputs_order if k in book.inputs and book.inputs[k].is_stat)
-        told = book.rules[rules[0]].reads if len(rules) == 1 and rules[0] in book.rules else ()
-        """The inputs of a rule alone, in the order its function tells them (`resolve_rule`)."""
-        self.told = tuple((key, *accepted(book.inputs[key])) for key in told)
-        """Each with the values taken as they are (`accepted`: a type and the values of that type)."""
-        watched = {name for name, _, _ in self.gated}
-        self.watched = tuple((key, book.defaults[key]) for key in told if key in watched)
-        """Those of them a "had no effect" note may name, with their defaults: whether they are
-        given is all the resolution reads of what was given (every other input is read)."""
-        self.tables = tuple(book.tables[name] for name in rules if name in book.tables)
-        self.chains = any(sends_on(table) for table in self.tables) or any(self.steps[i].spec.steps for i in rolls)
-        """A table or a roll outcome may send on: the resolution has chains (`chains_of`)."""
-        self.settled: dict[tuple[Any, ...], tuple[Value, tuple[tuple[int, Modifier], ...]]] = {}
-        """The stats settled so far, by base and the modifiers that held, with the Modifiers."""
-
-    def _group(self, indexes: list[int]) -> _Group:
-        return tuple(indexes), len({self.keys[i] for i in indexes}) == len(indexes)
-
-    def _count(self, group: _Group, scope: Scope, decided: list[int]) -> list[tuple[int, bool]]:
-        """`_Situation.count`: each step of a key of its own counts; of several steps of one key,
-        the first whose conditions hold, or the first met when none holds."""
-        indexes, unique = group
-        if unique:
-            self._decided(indexes, scope, decided)
-            return [(index, decided[index] < 0) for index in indexes]
-        out: list[tuple[int, bool] | None] = []
-        where: dict[str, int] = {}
-        for index in indexes:
-            key = self.keys[index]
-            earlier = where.get(key)
-            previous = out[earlier] if earlier is not None else None
-            if previous is not None and previous[1]:
-                continue
-            holds = self._decide(index, scope, decided) < 0
-            if previous is not None:
-                if not holds:
-                    continue
-                out[where[key]] = None
-            where[key] = len(out)
-            out.append((index, holds))
-        return [x for x in out if x is not None]
-
-    def _decide(self, index: int, scope: Scope, decided: list[int]) -> int:
-        """The first clause of a step (those of the `as` around it first) that does not hold, or
-        -1; recorded in `decided`."""
-        position = -1
-        for at, clause in self.clauses[index]:
-            if not clause(scope):
-                position = at
-                break
-        decided[index] = position
-        return position
-
-    def _decided(self, indexes: Iterable[int], scope: Scope, decided: list[int]) -> None:
-        """`_decide` for each step of a group, all of them before any is traced or acted on, as
-        `_Situation.count` decides them (a condition that looks a row up is traced as it does)."""
-        clauses = self.clauses
-        for index in indexes:
-            position = -1
-            for at, clause in clauses[index]:
-                if not clause(scope):
-                    position = at
-                    break
-            decided[index] = position
-
-    def resolve(self, v: dict[str, Any], given: frozenset[str]) -> Resolution:
-        """The Resolution `_Situation(book, rules, v, given).finish()` returns."""
-        book = self.book
-        e = Settled()
-        trace: list[TraceEntry] = []
-        scope = CachedScope(book, v, e, trace)
-        decided = [0] * len(self.steps)
-        steps = self.steps
-        traces = self.traces
-        modifiers: list[tuple[int, Modifier]] = []
-        derived: dict[str, Value] = {}
-        for kind, name, group in self.nodes:
-            # (`whole` is called only for a Fraction: every other value it returns as it is)
-            if kind == "unmodified":
-                value = v[name]
-                e[name] = whole(value) if type(value) is Fraction else value
-                continue
-            if kind == "base":
-                if v.get(name) is None:
-                    value = group(scope)  # a `base` node's formula
-                    v[name] = whole(value) if type(value) is Fraction else value
-                continue
-            indexes, unique = group
-            if kind == "stat" and unique:  # `_count` and the loop below in one: the common case
-                held: list[tuple[ModSpec, Any]] = []
-                where: list[int] = []
-                self._decided(indexes, scope, decided)
-                for index in indexes:
-                    position = decided[index]
-                    trace.append(TraceEntry(traces[index], position, v, e))
-                    if position < 0:
-                        step = steps[index]
-                        payload = step.payload
-                        held.append((step.spec, payload(scope) if callable(payload) else payload))
-                        where.append(index)
-                value = self._stat(name, v[name], held, where, modifiers) if held else v[name]
-                e[name] = whole(value) if type(value) is Fraction else value
-                continue
-            counted = self._count(group, scope, decided)
-            if kind == "stat":
-                held = []
-                where = []
-                for index, holds in counted:
-                    trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-                    if holds:
-                        step = steps[index]
-                        payload = step.payload
-                        held.append((step.spec, payload(scope) if callable(payload) else payload))
-                        where.append(index)
-                e[name] = whole(self._stat(name, v[name], held, where, modifiers) if held else v[name])
-                continue
-            chosen = None
-            for index, holds in counted:
-                trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-                if holds and chosen is None:
-                    chosen = index
-            if chosen is None:
-                first = steps[counted[0][0]].payload
-                e.wait(name, lambda first=first: whole(first(scope) if callable(first) else first))  # type: ignore[misc]
-                continue
-            payload = steps[chosen].payload
-            e[name] = derived[name] = whole(payload(scope) if callable(payload) else payload)
-        rolls = []
-        if self.roll_group[1]:  # as a stat's modifiers above
-            self._decided(self.roll_group[0], scope, decided)
-            for index in self.roll_group[0]:
-                position = decided[index]
-                trace.append(TraceEntry(traces[index], position, v, e))  # type: ignore[arg-type]
-                if position < 0:
-                    rolls.append(roll_of(scope, steps[index]))
-        else:
-            for index, holds in self._count(self.roll_group, scope, decided):
-                trace.append(TraceEntry(traces[index], decided[index], v, e))  # type: ignore[arg-type]
-                if holds:
-                    rolls.append(roll_of(scope, steps[index]))
-        restrictions: Sequence[Restriction]
-        if self.fixed_texts is not None:  # no text has a condition: the same every time
-            restrictions, fixed = self.fixed_texts
-            notes = list(fixed)
-        else:
-            restrictions, notes = self._texts(scope, decided, trace)
-        for name, reads, note in self.gated:
-            if name in given and not any(decided[i] < 0 or decided[i] >= at for i, at in reads):
-                notes.append(note)
-        notes += self.table_notes
-        if given <= self.reads:
-            inputs = {key: v[key] for key in self.inputs_order}
-            stats: dict[str, Value] = {key: e[key] for key in self.stat_keys}  # each settled above
-        else:
-            order = book.order
-            inputs = {key: v[key] for key in sorted(self.reads | given, key=lambda k: order.get(k, len(order)))}
-            specs = book.inputs
-            stats = {key: e[key] if key in e else v[key] for key in inputs if key in specs and specs[key].is_stat}
-        if len(modifiers) > 1:
-            modifiers.sort(key=FIRST)
-        tables = tuple([table_result(scope, table) for table in self.tables]) if self.tables else ()
-        return Resolution(
-            rulebook=book.info.name,
-            rules=self.rules,
-            inputs=inputs,
-            stats=stats,
-            derived=derived,
-            modifiers=tuple(map(SECOND, modifiers)),
-            rolls=merge_rolls(scope, rolls) if len(rolls) > 1 else tuple(rolls),
-            restrictions=tuple(restrictions),
-            notes=tuple(notes),
-            tables=tables,
-            trace=tuple(trace),
-            chains=chains_of(scope, rolls, tables) if self.chains else (),
-        )
-
-    def _texts(self, scope: Scope, decided: list[int], trace: list[TraceEntry]) -> tuple[list[Restriction], list[Note]]:
-        """The restrictions and notes whose conditions hold, the conditional ones traced."""
-        restrictions: list[Restriction] = []
-        notes: list[Note] = []
-        traced = self.traced
-        v, e = scope.v, scope.e
-        if self.text_group[1]:  # `_count` and the loop below in one: each text of a key of its own
-            self._decided(self.text_group[0], scope, decided)
-            for index, clauses, spec, text, restricts in self.text_steps:
-                position = decided[index]
-                if clauses:
-                    trace.append(TraceEntry(spec, position, v, e))  # type: ignore[arg-type]
-                if position < 0:
-                    if restricts:
-                        restrictions.append(text)  # type: ignore[arg-type]
-                    else:
-                        notes.append(text)  # type: ignore[arg-type]
-            return restrictions, notes
-        for index, holds in self._count(self.text_group, scope, decided):
-            if index in traced:
-                trace.append(TraceEntry(self.traces[index], decided[index], v, e))  # type: ignore[arg-type]
-            if holds:
-                text = self.texts[index]
-                if isinstance(text, Restriction):
-                    restrictions.append(text)
-                else:
-                    notes.append(text)
-        return restrictions, notes
-
-    def _stat(
-        self, name: str, base: Any, held: list[tuple[ModSpec, Any]], where: list[int], out: list[tuple[int, Modifier]]
-    ) -> Value:
-        """A stat's value from the modifiers that hold; each becomes a Modifier in `out`.  Both are
-        kept for the base and the modifiers' amounts (equal values settle alike: a resolver's
-        numbers are ints where whole, Fractions where not)."""
-        key = (name, base, tuple(where), tuple(map(SECOND, held)))
-        found = self.settled.get(key)
-        if found is None:
-            value, statuses = settled_stat(self.book, name, base, held)
-            made = tuple(
-                (index, Modifier(spec, whole(amount), status, reason))
-                for index, (spec, amount), (status, reason) in zip(where, held, statuses, strict=True)
-            )
-            if len(self.settled) >= MAX_CACHED:
-                self.settled.clear()
-            found = self.settled[key] = (value, made)
-        out += found[1]
-        return found[0]
+# ---------------------------------------------------------------------------- a rule alone
 
 
 def resolve_rule(book: Book, name: str, told: tuple[object, ...]) -> Resolution:
     """What a rule's own function returns: `resolve_with(book, (name,), given, signature=True)`,
     `given` the inputs the rule reads (its `RuleInfo.reads`, in that order) with the values `told`
     (None for a default worked out from others)."""
-    plan = plan_of(book, (name,))
+    checks, watched = _told(book, name)
     values: dict[str, Any] = dict(book.defaults)
-    for raw, (key, kind, plain) in zip(told, plan.told, strict=True):
+    for raw, (key, kind, plain) in zip(told, checks, strict=True):
         if type(raw) is kind and raw in plain:
             values[key] = raw  # what `coerce` returns for it, found without the call
         elif raw is None and key in book.derived_inputs:
             continue  # None asks for the computed default
         else:
             values[key] = book.inputs[key].coerce(raw)
-    # given, as `resolve_with` counts it: only whether a gated input was given changes the result
-    watched = plan.watched
+    # given, as `resolve_with` counts it: only whether a watched input was given changes the result
     given = frozenset([key for key, default in watched if values[key] != default]) if watched else NOTHING
-    straight = book.straight.get(name)
-    if straight is not None:
-        return straight(values, given)
-    return plan.resolve(values, given)
+    return book.code[name].resolve(values, given)
 
 
-NOTHING: Final[frozenset[str]] = frozenset()
+def _told(
+    book: Book, name: str
+) -> tuple[tuple[tuple[str, type, Any], ...], tuple[tuple[str, object], ...]]:
+    """A rule's inputs in the order its function tells them, each with the values `coerce` takes
+    as they are (`accepted`); and those a "had no effect" note may name, with their defaults."""
+    found = book.told.get(name)
+    if found is None:
+        reads = book.rules[name].reads
+        checks = tuple((key, *accepted(book.inputs[key])) for key in reads)
+        watched = {input_name for input_name, _, _ in book.code[name].watches}
+        found = book.told[name] = (checks, tuple((key, book.defaults[key]) for key in reads if key in watched))
+    return found
 
 
 def changed(*told: tuple[str, object, object]) -> frozenset[str]:
@@ -589,22 +76,10 @@ def changed(*told: tuple[str, object, object]) -> frozenset[str]:
     return frozenset([name for name, value, default in told if value != default]) or NOTHING
 
 
-def _merged_trace(step: Step, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec | None:
-    """A step's trace spec with the clauses of the `as` statements around it first."""
-    trace = step.trace
-    if trace is None or not texts:
-        return trace
-    return within(trace, texts, names)
-
-
 def within(trace: TraceSpec, texts: tuple[str, ...], names: tuple[tuple[str, ...], ...]) -> TraceSpec:
     """A trace spec with the clauses (as written, and the names each reads) of the `as`
     statements around its step first."""
     return TraceSpec(trace.rule, trace.source, trace.item, texts + trace.clauses, names + trace.names)
-
-
-def _text_result(spec: TextSpec) -> Restriction | Note:
-    return restriction_of(spec) if spec.kind == "cannot" else note_of(spec)
 
 
 def restriction_of(spec: TextSpec) -> Restriction:
@@ -617,38 +92,245 @@ def note_of(spec: TextSpec) -> Note:
     return Note(spec.rule, spec.source, spec.text, spec.quote, spec.kind)
 
 
-def _gated(
-    steps: Sequence[tuple[Step, tuple[Clause, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]],
-) -> tuple[tuple[str, tuple[tuple[int, int], ...], Note], ...]:
-    """`_Situation._unread` for every input a step reads: the steps that read it, each with the
-    first clause from which on it is read (it is, when that clause is reached or all hold), and
-    the note saying it had no effect."""
-    gated: dict[str, list[int]] = {}
-    for index, (step, _, _, _) in enumerate(steps):
-        for name, _ in step.reads:
-            gated.setdefault(name, []).append(index)
-    out = []
-    for name, indexes in gated.items():
-        reads = tuple(
-            (index, len(steps[index][1]) + min(c for n, c in steps[index][0].reads if n == name))
-            for index in dict.fromkeys(indexes)
-        )
-        step, outer, texts, _ = steps[indexes[0]]
-        clause = min(c for n, c in step.reads if n == name)
-        trace = step.trace
-        conditions = texts + (trace.clauses if trace is not None else ())
-        needed = "; ".join(conditions[: len(outer) + clause] or conditions)
-        note = Note(
-            step.spec.rule,
-            None if trace is None else trace.source,
-            f"`{name}` had no effect: it is read only {needed}",
-            kind="input",
-        )
-        if all(at > 0 for _, at in reads):  # read from the first clause on, it is always read
-            out.append((name, reads, note))
-    return tuple(out)
+# ---------------------------------------------------------------------------- candidates
+#
+# A candidate is a step of a rule as its rule's code decided it: (its place, its key, the clause
+# that did not hold or -1, its trace spec (None for a text without conditions), its spec, what
+# it gives: a modifier's amount when it holds, a derived value's function, a roll's recipe, a
+# text's note or restriction).
 
 
+def counted(candidates: list[Candidate]) -> list[tuple[Candidate, bool]]:
+    """The candidates of one value (or of the rolls, or the texts), each key once: the first
+    whose clauses hold counts, where it is met; a key none of whose steps holds appears once,
+    not applied, where it is first met (a part composed by two rules is one part)."""
+    where: dict[str, int] = {}
+    out: list[tuple[Candidate, bool] | None] = []
+    for candidate in candidates:
+        key = candidate[1]
+        holds = candidate[2] < 0
+        earlier = where.get(key)
+        if earlier is not None:
+            previous = out[earlier]
+            if previous is not None and previous[1]:
+                continue
+            if not holds:
+                continue
+            out[earlier] = None
+        where[key] = len(out)
+        out.append((candidate, holds))
+    return [x for x in out if x is not None]
+
+
+def settle_counted(scope: Scope, name: str, candidates: list[Candidate], modifiers: list[Any]) -> Value:
+    """A stat from its modifiers' candidates: counted, traced, and those that hold settled on its
+    base (`settle_held`); each Modifier goes to `modifiers` with its place."""
+    trace, v, e = scope.trace, scope.v, scope.e
+    held: list[tuple[Any, Any]] = []
+    where: list[Any] = []
+    for candidate, holds in counted(candidates):
+        trace.append(TraceEntry(candidate[3], candidate[2], v, e))  # type: ignore[arg-type]
+        if holds:
+            amount = candidate[5]
+            held.append((candidate[4], amount() if callable(amount) else amount))
+            where.append(candidate[0])
+    return settle_held(scope.book, name, v[name], held, modifiers, where)
+
+
+def derive_counted(scope: Scope, name: str, candidates: list[Candidate], derived: dict[str, Value]) -> None:
+    """A derived value: that of the first candidate whose clauses hold.  When none holds, the first
+    written is the value only if something reads it, and is worked out then (it may divide by
+    what its own clauses rule out)."""
+    trace, v, e = scope.trace, scope.v, cast(Settled, scope.e)
+    chosen: Candidate | None = None
+    first: Candidate | None = None
+    for candidate, holds in counted(candidates):
+        trace.append(TraceEntry(candidate[3], candidate[2], v, e))  # type: ignore[arg-type]
+        first = first or candidate
+        if holds and chosen is None:
+            chosen = candidate
+    if chosen is None:
+        assert first is not None
+        compute = first[5]
+        e.wait(name, lambda: whole(compute()))
+        return
+    e[name] = derived[name] = whole(chosen[5]())
+
+
+def rolls_counted(scope: Scope, candidates: list[Candidate]) -> list[Roll]:
+    """The rolls whose clauses hold, counted and traced, each made with its changes."""
+    trace, v, e = scope.trace, scope.v, scope.e
+    rolls = []
+    for candidate, holds in counted(candidates):
+        trace.append(TraceEntry(candidate[3], candidate[2], v, e))  # type: ignore[arg-type]
+        if holds:
+            rolls.append(roll_of(scope, candidate[5]))
+    return rolls
+
+
+def texts_counted(
+    scope: Scope, candidates: list[Candidate], restrictions: list[Restriction], notes: list[Note]
+) -> None:
+    """The restrictions and notes whose clauses hold, counted; those with clauses traced."""
+    trace, v, e = scope.trace, scope.v, scope.e
+    for candidate, holds in counted(candidates):
+        if candidate[3] is not None:
+            trace.append(TraceEntry(candidate[3], candidate[2], v, e))
+        if holds:
+            said = candidate[5]
+            if isinstance(said, Restriction):
+                restrictions.append(said)
+            else:
+                notes.append(said)
+
+
+# ---------------------------------------------------------------------------- rules together
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """How a set of rules resolved together settles, found once: its values in the book's order,
+    each with the functions of the rules that decide its steps (and the rule's place); its rolls'
+    and texts' functions; the inputs a note may say had no effect; what the resolution reports."""
+
+    nodes: tuple[tuple[str, str, Any], ...]
+    rolls: tuple[tuple[int, NodeFunction], ...]
+    texts: tuple[tuple[int, NodeFunction], ...]
+    watches: tuple[tuple[str, tuple[tuple[tuple[int, int], int], ...], Note], ...]
+    reads: frozenset[str]
+    order: tuple[str, ...]
+    tables: tuple[str, ...]
+    chains: bool
+
+
+def schedule_of(book: Book, rules: tuple[str, ...]) -> Schedule:
+    found = book.schedules.get(rules)
+    if found is None:
+        found = book.schedules[rules] = _schedule(book, rules)
+    return found
+
+
+def _schedule(book: Book, rules: tuple[str, ...]) -> Schedule:
+    codes = [(at, book.code[name]) for at, name in enumerate(rules) if name in book.code]
+    wanted: set[str] = set()
+    for name in rules:
+        for key in book.rules[name].reads:
+            spec = book.inputs[key]
+            if spec.is_stat:
+                wanted.add("stat " + key)
+            if spec.derived is not None:
+                wanted.add("base " + key)
+    for _, code in codes:
+        wanted.update(node for node in code.nodes if node.startswith("derive "))
+    nodes: list[tuple[str, str, Any]] = []
+    for node in book.settle:
+        if node not in wanted:
+            continue
+        kind, _, name = node.partition(" ")
+        deciding = tuple((at, code.nodes[node]) for at, code in codes if node in code.nodes)
+        if kind == "base":
+            nodes.append(("base", name, book.inputs[name].derived))
+        elif kind == "stat" and not deciding:
+            nodes.append(("unmodified", name, None))
+        else:
+            nodes.append((kind, name, deciding))
+    assert len(nodes) == len(wanted), f"not in the settle order: {sorted(wanted - set(book.settle))}"
+    watches: dict[str, tuple[list[tuple[tuple[int, int], int]], Note]] = {}
+    for at, code in codes:
+        for name, steps, note in code.watches:
+            places = [((at, step), clause) for step, clause in steps]
+            if name in watches:
+                watches[name][0].extend(places)
+            else:
+                watches[name] = (places, note)
+    gated = tuple(
+        (name, tuple(places), note)
+        for name, (places, note) in watches.items()
+        if all(clause > 0 for _, clause in places)  # read from the first clause on, it is always read
+    )
+    reads = frozenset(key for name in rules for key in book.rules[name].reads)
+    tables = tuple(name for name in rules if name in book.tables)
+    return Schedule(
+        nodes=tuple(nodes),
+        rolls=tuple((at, code.rolls) for at, code in codes if code.rolls is not None),
+        texts=tuple((at, code.texts) for at, code in codes if code.texts is not None),
+        watches=gated,
+        reads=reads,
+        order=tuple(sorted(reads, key=lambda k: book.order.get(k, len(book.order)))),
+        tables=tables,
+        chains=any(code.chains for _, code in codes) or any(sends_on(book.tables[t]) for t in tables),
+    )
+
+
+def resolve_together(book: Book, rules: tuple[str, ...], v: dict[str, Any], given: frozenset[str]) -> Resolution:
+    """The situation of several rules and tables: each value settled from the candidates of every
+    rule, in the book's order; then the rolls, the texts, the tables and the chains."""
+    plan = schedule_of(book, rules)
+    e = Settled()
+    trace: list[TraceEntry] = []
+    scope = CachedScope(book, v, e, trace)
+    modifiers: list[tuple[Any, Modifier]] = []
+    derived: dict[str, Value] = {}
+    decided: dict[tuple[int, int], int] = {}
+    for kind, name, deciding in plan.nodes:
+        if kind == "unmodified":
+            e[name] = whole(v[name])
+        elif kind == "base":
+            if v.get(name) is None:
+                v[name] = whole(deciding(scope))
+        else:
+            candidates = _candidates(scope, deciding, decided)
+            if kind == "stat":
+                e[name] = settle_counted(scope, name, candidates, modifiers)
+            else:
+                derive_counted(scope, name, candidates, derived)
+    rolls = rolls_counted(scope, _candidates(scope, plan.rolls, decided)) if plan.rolls else []
+    restrictions: list[Restriction] = []
+    notes: list[Note] = []
+    if plan.texts:
+        texts_counted(scope, _candidates(scope, plan.texts, decided), restrictions, notes)
+    for name, places, note in plan.watches:
+        if name in given and not any(decided[step] < 0 or decided[step] >= clause for step, clause in places):
+            notes.append(note)
+    for name in plan.tables:
+        notes.extend(book.tables[name].notes)
+    if given <= plan.reads:
+        inputs = {key: v[key] for key in plan.order}
+    else:
+        inputs = {key: v[key] for key in sorted(plan.reads | given, key=lambda k: book.order.get(k, len(book.order)))}
+    stats = {key: e[key] if key in e else v[key] for key in inputs if key in book.inputs and book.inputs[key].is_stat}
+    modifiers.sort(key=FIRST)
+    tables = tuple(table_result(scope, book.tables[name]) for name in plan.tables)
+    return Resolution(
+        rulebook=book.info.name,
+        rules=rules,
+        inputs=inputs,
+        stats=stats,
+        derived=derived,
+        modifiers=tuple(map(SECOND, modifiers)),
+        rolls=merge_rolls(scope, rolls) if len(rolls) > 1 else tuple(rolls),
+        restrictions=tuple(restrictions),
+        notes=tuple(notes),
+        tables=tables,
+        trace=tuple(trace),
+        chains=chains_of(scope, rolls, tables) if plan.chains else (),
+    )
+
+
+def _candidates(
+    scope: Scope, deciding: tuple[tuple[int, NodeFunction], ...], decided: dict[tuple[int, int], int]
+) -> list[Candidate]:
+    """The candidates of each rule, in the order the rules are named, their clauses decided (all of
+    them before any is traced, as a rule alone decides them)."""
+    candidates: list[Candidate] = []
+    for at, function in deciding:
+        function(scope, at, candidates)
+    for candidate in candidates:
+        decided[candidate[0]] = candidate[2]
+    return candidates
+
+
+# ---------------------------------------------------------------------------- the entry point
 
 
 def resolve_with(
@@ -656,14 +338,11 @@ def resolve_with(
     names: str | Sequence[str],
     given: Mapping[str, object],
     signature: bool = False,
-    reference: bool = False,
 ) -> Resolution:
     """Resolve a situation in which the named rules and tables apply together.
 
     `signature`: `given` comes from a per-rule function, whose parameters all have a value; one
-    at its default counts as not given (no "had no effect" note for what the caller never said).
-    `reference`: work it out step by step from the rules as written (`_Situation`), not by the
-    rules' plan; the two give the same Resolution, and the tests hold them to it."""
+    at its default counts as not given (no "had no effect" note for what the caller never said)."""
     if isinstance(names, str):
         names = (names,)
     elif isinstance(names, (bytes, bytearray)) or not isinstance(names, Iterable):
@@ -682,8 +361,8 @@ def resolve_with(
     if not chosen:
         raise RuleInputError("name at least one rule or table to resolve")
     values: dict[str, Any] = dict(book.defaults)
-    plan = plan_of(book, tuple(chosen))
-    read = plan.reads
+    rules = tuple(chosen)
+    plan = schedule_of(book, rules)
     supplied: set[str] = set()
     for key, raw in given.items():
         spec = book.inputs.get(key)
@@ -701,7 +380,7 @@ def resolve_with(
                 )
             hint = close_match(key, list(book.inputs)) if len(key) <= 100 else ""
             raise RuleInputError(f"no input `{clip(key)}` in {book.info.name}" + (f"; {hint}" if hint else ""))
-        if key not in read:
+        if key not in plan.reads:
             # a value no rule of the situation reads would be silently ignored: say where it belongs
             readers = [info.name for info in book.rules.values() if key in info.reads]
             where = (
@@ -713,12 +392,10 @@ def resolve_with(
         values[key] = value = spec.coerce(raw)
         if not signature or value != book.defaults.get(key):
             supplied.add(key)
-    if reference:
-        return _Situation(book, tuple(chosen), values, frozenset(supplied)).finish()
-    straight = book.straight.get(chosen[0]) if len(chosen) == 1 else None
-    if straight is not None:
-        return straight(values, frozenset(supplied))
-    return plan.resolve(values, frozenset(supplied))
+    code = book.code.get(rules[0]) if len(rules) == 1 else None
+    if code is not None:
+        return code.resolve(values, frozenset(supplied))
+    return resolve_together(book, rules, values, frozenset(supplied))
 
 
 def _roll_input(raw: object, book: Book, chosen: list[str]) -> int:
@@ -770,11 +447,3 @@ def _call_error(title: str, names: list[str], args: tuple[object, ...], inputs: 
     hint = close_match(unknown, names) if len(unknown) <= 100 else ""
     reads = f"it reads {', '.join(names)}" if names else "it reads no input"
     return RuleInputError(f"{title}() has no input `{clip(unknown)}`; " + (hint or reads))
-
-
-def plan_of(book: Book, rules: tuple[str, ...]) -> _Plan:
-    """How a set of rules resolved together is worked out, found once."""
-    found = book.plans.get(rules)
-    if found is None:
-        found = book.plans[rules] = _Plan(book, rules)
-    return found

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .base import RuleInputError, Status, number_json, probability_json, show
+from .base import RuleInputError, Status, clip, number_json, probability_json, show
 from .dice import Chances, Value, value_json
 from .specs import ModSpec, RollSpec, TraceSpec
 
@@ -341,9 +341,9 @@ class Resolution:
             return found[0]
         if found:
             rules = ", ".join(r.spec.rule for r in found)
-            raise RuleInputError(f"several rules call for a roll `{name}` ({rules}): say which with rule=")
+            raise RuleInputError(f"several rules call for a roll `{clip(name)}` ({rules}): say which with rule=")
         called = ", ".join(f"{r.spec.name} ({r.spec.rule})" for r in self.rolls) or "none"
-        raise RuleInputError(f"no roll `{name}` in this situation (rolls: {called})")
+        raise RuleInputError(f"no roll `{clip(name)}` in this situation (rolls: {called})")
 
     def __repr__(self) -> str:
         parts = [f"{name} {show(value)}" for name, value in self.stats.items() if self.inputs.get(name) != value]

@@ -22,16 +22,15 @@ from .book import MAX_CACHED, Book, Scope
 from .dice import Dice, Distribution, Value, pool_text
 from .results import Consequence, Roll, TraceEntry
 from .settle import apply_one
-from .specs import Amount, ChangeSpec, Clause, RollSpec, Step, TierSpec, TraceSpec
+from .specs import Amount, ChangeSpec, Clause, RollSpec, RollStep, TierSpec, TraceSpec
 
 
-def roll_of(scope: Scope, step: Step) -> Roll:
+def roll_of(scope: Scope, step: RollStep) -> Roll:
     """The roll of a step whose conditions hold: its changes traced, its chances kept by what
     decides them (when no consequence reads the scope)."""
     spec = step.spec
-    payload = step.payload
-    values = payload[0]
-    changed = roll_changes(scope, spec, payload[1] if len(payload) > 1 else ())
+    changed = roll_changes(scope, spec, step.changes)
+    values = step.values
     found = values(scope) if callable(values) else values
     if spec.consequences:
         return rolled(scope, spec, found, *changed, cached=True)
@@ -43,20 +42,6 @@ def roll_of(scope: Scope, step: Step) -> Roll:
             rolls.clear()
         roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
     return roll
-
-
-def roll_result(
-    scope: Scope,
-    spec: RollSpec,
-    values: Amount,
-    changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...] = (),
-    cached: bool = False,
-) -> Roll:
-    """A roll the situation calls for: its changes that hold (each traced), then its exact chances
-    (`cached`: looked up, when a roll of the same dice and target was worked out before)."""
-    changed = roll_changes(scope, spec, changes)
-    found = values(scope) if callable(values) else values
-    return rolled(scope, spec, found, *changed, cached=cached)
 
 
 _Changed = tuple[tuple[int, int, str | None] | None, int, int | Fraction, str | None]

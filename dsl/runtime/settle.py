@@ -35,10 +35,9 @@ def settle_held(
     out: list[Any],
     where: list[int] | None = None,
 ) -> Value:
-    """A stat's value from the modifiers that hold, in the order of their steps, as `_Plan._stat`
-    settles it; each becomes a Modifier in `out` (with its step from `where`, when given: the
-    Modifiers are put in the order of the steps at the end).  Kept for the base and the
-    modifiers' amounts."""
+    """A stat's value from the modifiers that hold, in the order of their steps; each becomes a
+    Modifier in `out` (with its step from `where`, when given: the Modifiers are put in the order
+    of the steps at the end).  Kept for the base and the modifiers' amounts."""
     if not held:
         return cast(Value, whole(base))
     key = (name, base, tuple([id(spec) for spec, _ in held]), tuple([amount for _, amount in held]))

@@ -15,7 +15,7 @@ from .dice import Value
 
 if TYPE_CHECKING:
     from .book import Scope
-    from .results import Note
+    from .results import Note, Resolution
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,17 +184,43 @@ class Grade:
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
-    """One part of a rule as a resolver meets it: a modifier, roll, text, derived value, or the
-    rule it composes (`as OTHER`), with the clauses of its condition and the inputs each reads
-    (`reads`: name and clause number; the number of clauses for what it reads once they hold)."""
+class RollStep:
+    """A roll of a rule as its code makes it (`roll_of`): its spec, its values (a function of the
+    scope: target, what is added, dice worked out, dice needed; or the active and passive values
+    of a resistance roll, or an opposed roll's bonuses), and its changes, each with the clauses of
+    its condition, its amount and its trace spec."""
 
-    kind: str  # mod | roll | text | derive | part
-    spec: Any  # ModSpec | RollSpec | TextSpec | DeriveSpec | the composed rule's name
-    clauses: tuple[Clause, ...]
-    trace: TraceSpec | None
-    payload: Any = None  # a modifier's amount; a roll's values and changes; a derived value
-    reads: tuple[tuple[str, int], ...] = ()
+    spec: RollSpec
+    values: Amount
+    changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...] = ()
+
+
+Candidate = tuple[Any, str, int, "TraceSpec | None", Any, Any]
+"""A step of a rule as its code decided it (dsl/runtime/resolve.py): its place (an index in its
+rule, or the rule's place and that index), its key, the clause that did not hold (-1: all held),
+its trace spec (None for a text without conditions), its spec, and what it gives: a modifier's
+amount (or the function working it out, once it is traced), a function giving a derived value, a
+roll's `RollStep`, a text's note or restriction."""
+
+NodeFunction = Callable[["Scope", int, list[Candidate]], None]
+"""A rule's code for one value it settles (or for its rolls, or its texts): decides the rule's
+steps of it in the scope and adds them as candidates, placed at the rule's place (`int`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleCode:
+    """A rule as its module writes it out: the function that resolves it alone, and the functions
+    that decide its steps of each value (`stat X`, `derive X`), of its rolls and of its texts for
+    a situation of several rules; the inputs its steps read (each with the steps reading it and
+    the clause from which on they do, and the note saying it had no effect); whether its rolls
+    send on to a table (a chain)."""
+
+    resolve: Callable[[dict[str, Any], frozenset[str]], Resolution]
+    nodes: Mapping[str, NodeFunction]
+    rolls: NodeFunction | None = None
+    texts: NodeFunction | None = None
+    watches: tuple[tuple[str, tuple[tuple[int, int], ...], Note], ...] = ()
+    chains: bool = False
 
 
 @dataclass(frozen=True, slots=True)

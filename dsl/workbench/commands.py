@@ -15,7 +15,7 @@ from dsl.workbench import MissingExtra, require
 
 WATCH_MODULES = ("watchfiles",)
 SERVE_MODULES = ("starlette", "uvicorn")
-LSP_MODULES = ("pygls", "lsprotocol")
+LSP_MODULES = ("pygls", "lsprotocol", "cattrs")
 
 
 def _require(command: str, modules: tuple[str, ...]) -> None:

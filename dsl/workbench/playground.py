@@ -15,6 +15,7 @@ from typing import Any
 from dsl.cards.html import cards_html
 from dsl.cards.text import clean
 from dsl.diagnostics import render
+from dsl.report import visible
 from dsl.runtime.dice import value_json
 from dsl.workbench.session import Good, Round, Session
 
@@ -134,7 +135,7 @@ def resolve(good: Good, payload: Any) -> dict[str, Any]:
     given: dict[str, object] = {}
     for name, text in raw.items():
         if not isinstance(text, str):
-            raise RequestError(f"the value of `{name}` must be sent as text")
+            raise RequestError(f"the value of `{_quoted(name)}` must be sent as text")
         spec = module.INPUTS.get(name)
         try:
             given[name] = spec.parse(text) if spec is not None else _roll(name, text)
@@ -146,6 +147,12 @@ def resolve(good: Good, payload: Any) -> dict[str, Any]:
         raise RequestError(str(error)) from None
     result: dict[str, Any] = resolution.to_dict()
     return result
+
+
+def _quoted(name: str) -> str:
+    """A name from a request as a message quotes it: short, and with what cannot be shown or
+    written as UTF-8 escaped (an answer never echoes a request's text at length)."""
+    return visible(name if len(name) <= 60 else name[:40] + "\u2026")
 
 
 def _roll(name: str, text: str) -> object:

@@ -7,7 +7,9 @@ server-sent event stream that says "the state changed" after each rebuild, so th
 The page's script puts rulebook text into the page only as text nodes, and the cards are the
 build's own escaped HTML; the headers add a content security policy (no inline or foreign
 scripts) as a second line of defence.  A request naming any host but the loopback's is refused,
-so another web site cannot reach the server by pointing a name of its own at 127.0.0.1.
+so another web site cannot reach the server by pointing a name of its own at 127.0.0.1; one from
+a page of another origin, one with a body larger than 1 MB or one whose body is not JSON is
+refused before its body is read (dsl/workbench/guard.py).
 """
 
 from __future__ import annotations
@@ -28,18 +30,17 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from dsl.workbench.guard import HEADERS, LOOPBACK_NAMES, RequestGuard
 from dsl.workbench.playground import RequestError, cards_page, page_state, resolve
 from dsl.workbench.session import Round, Session
 
 STATIC = Path(__file__).resolve().parent / "static"
-LOOPBACK_NAMES = ("127.0.0.1", "localhost")
 
 _PAGE_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; frame-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'none'"
 )
 _CARDS_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
-_COMMON = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 
 
 class Hub:
@@ -82,31 +83,31 @@ class Hub:
 
 def create_app(hub: Hub) -> Starlette:
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={**_COMMON, "Content-Security-Policy": _PAGE_POLICY})
+        return FileResponse(STATIC / "index.html", headers={**HEADERS, "Content-Security-Policy": _PAGE_POLICY})
 
     async def state(request: Request) -> Response:
-        return JSONResponse(hub.state(), headers=_COMMON)
+        return JSONResponse(hub.state(), headers=HEADERS)
 
     async def resolution(request: Request) -> Response:
         good = hub.session.good
         if good is None:
-            return JSONResponse({"error": "the rulebook has not built yet: fix its errors"}, 409, headers=_COMMON)
+            return JSONResponse({"error": "the rulebook has not built yet: fix its errors"}, 409, headers=HEADERS)
         try:
-            payload = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return JSONResponse({"error": "send JSON"}, 400, headers=_COMMON)
+            payload = json.loads(await request.body())
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past reading
+            return JSONResponse({"error": "send JSON"}, 400, headers=HEADERS)
         try:
             answer = resolve(good, payload)
         except RequestError as error:
-            return JSONResponse({"error": str(error)}, 400, headers=_COMMON)
-        return JSONResponse({"version": hub.version, "resolution": answer}, headers=_COMMON)
+            return JSONResponse({"error": str(error)}, 400, headers=HEADERS)
+        return JSONResponse({"version": hub.version, "resolution": answer}, headers=HEADERS)
 
     async def cards(request: Request) -> Response:
         good = hub.session.good
         if good is None:
-            return Response("no good build yet", 409, media_type="text/plain", headers=_COMMON)
+            return Response("no good build yet", 409, media_type="text/plain", headers=HEADERS)
         page = cards_page(good, request.query_params.getlist("rule"))
-        headers = {**_COMMON, "Content-Security-Policy": _CARDS_POLICY}
+        headers = {**HEADERS, "Content-Security-Policy": _CARDS_POLICY}
         return Response(page, media_type="text/html; charset=utf-8", headers=headers)
 
     async def events(request: Request) -> Response:
@@ -115,7 +116,7 @@ def create_app(hub: Hub) -> Starlette:
             async for version in hub.versions():
                 yield f"event: state\ndata: {version}\n\n"
 
-        headers = {**_COMMON, "X-Accel-Buffering": "no"}
+        headers = {**HEADERS, "X-Accel-Buffering": "no"}
         return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
     routes = [
@@ -126,7 +127,7 @@ def create_app(hub: Hub) -> Starlette:
         Route("/events", events),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_NAMES))]
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_NAMES)), Middleware(RequestGuard)]
     return Starlette(routes=routes, middleware=middleware)
 
 

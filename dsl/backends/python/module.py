@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import dataclasses
 import keyword
 import re
 from collections.abc import Container
@@ -30,9 +29,11 @@ from dsl import nodes as n
 from dsl import printer
 from dsl import runtime as _runtime_package
 from dsl import types as t
-from dsl.analysis import effect_exprs, walk
+from dsl.analysis.exprs import trace_names
 from dsl.analysis.order import settle_order
-from dsl.emit_rules import StraightLine, text_kind, trace_item, tuple_code
+from dsl.backends.python.expressions import ADD, Expressions, Frame, fraction_literal, is_constant, tuple_code, wrap
+from dsl.backends.python.rules import RuleWriter
+from dsl.printer import text_kind, trace_item
 from dsl.runtime import API as RUNTIME_API
 from dsl.runtime.dice import Dice
 from dsl.semantics import constant_value
@@ -171,6 +172,10 @@ class PrivateNames:
         wanted = f"_resolve_{rule}" if what == "resolve" else f"_{rule}__{what}{number}"
         return self._name(("written", rule, what, str(number)), wanted)
 
+    def roll_step(self, effect: str) -> str:
+        """The constant of a roll's `RollStep`."""
+        return self._name(("roll step", effect), f"{effect}_step")
+
     def change(self, effect: str, number: int) -> str:
         return self._name(("change", effect, str(number)), f"{effect}_change{number}")
 
@@ -185,7 +190,9 @@ class PrivateNames:
         return found
 
 
-class Emitter:
+class ModuleWriter:
+    """Writes the Python module of one book (see the module docstring for its layout)."""
+
     def __init__(self, book: m.Book, source_name: str, version: str, runtime: str = RUNTIME_PACKAGE) -> None:
         self.book = book
         self.source_name = source_name
@@ -202,14 +209,12 @@ class Emitter:
         for index, key in enumerate(book.parts, start=1):
             self.private.part(key, book.parts[key].rule, index)
         self.lazy_tables: dict[str, bool] = {}
-        self.scope = "s."
-        """How expressions reach the scope's values: `s.v[...]` in the functions of the specs; `v[...]`
-        in a straight-line resolver, whose values are its locals (dsl/emit_rules.py)."""
-        self.read: set[str] = set()
-        """What the code written so far reads besides the inputs: `s` (the scope, to look a row
-        up), `e` (the settled values); a straight-line resolver makes only what it reads."""
-        self.straight = StraightLine(self)
-        """The rules written out (`_book` fills it in)."""
+        self.exprs = Expressions(book)
+        """Writes every expression of the module's code (dsl/backends/python/expressions.py)."""
+        self.rules = RuleWriter(self)
+        """Writes each rule's code (`_book` has it write them)."""
+        self.roll_steps: dict[str, str] = {}
+        """The constant of each roll's `RollStep`, by the constant of its spec."""
         self.consts: dict[str, list[str | None]] = {}
         """Each part's effects by the name of their spec constant (None for an `as`)."""
         # the parameter that asks for a sequence over rounds; `rounds_` in a book with an input `rounds`
@@ -336,71 +341,59 @@ class Emitter:
             literal(var.name),
             literal(var.label),
             literal(kind),
-            _fraction_literal(low),
-            _fraction_literal(high),
+            fraction_literal(low),
+            fraction_literal(high),
             literal(unit),
             tuple_code([literal(x) for x in members]),
             _constant_literal(var.default),
             literal(var.is_stat),
         ]
         if var.default_expr is not None:
-            args.append(f"lambda s: {self.expression(var.default_expr)}")
+            args.append(f"lambda s: {self._spec_code(var.default_expr)}")
             args.append(literal(printer.expr_text(var.default_expr)))
         return f"InputSpec({', '.join(args)})"
 
     # ------------------------------------------------------------------ rules
 
     def _part(self, part: m.Part) -> None:
-        """A rule (or a rule with the bindings of an `as ... with`): what it does, as data: the
-        specs of its effects, then its steps, each with the clauses of its condition."""
+        """A rule (or a rule with the bindings of an `as ... with`): the specs of its effects,
+        what every resolution says of them (the code that decides them is each rule's)."""
         w = self.w
         rule = self.book.rules.get(part.rule)
         w.blank()
         w.line(f"# {rule.kind if rule else 'rule'} {part.key}")
         w.blank()
         specs: list[Spec] = []
-        steps: list[str] = []
         counters = {"mod": 0, "roll": 0, "text": 0, "derive": 0}
         consts: list[str | None] = self.consts.setdefault(part.key, [])
         for effect in part.effects:
             if isinstance(effect, m.PartEffect):
-                trace = self._trace(effect, f"as {effect.rule}")
-                clauses = self._clauses(effect.guard)
-                steps.append(f"Step('part', {literal(effect.part)}, {clauses}, {trace})")
                 consts.append(None)
                 continue
             kind = _effect_kind(effect)
             counters[kind] += 1
             const = self.private.effect(part.key, kind, counters[kind])
             consts.append(const)
-            steps.append(self._effect(effect, const, specs))
+            self._effect(effect, const, specs)
         for const, cls, fields in specs:
             w.call(f"{const}: Final = {cls}", [f"{k}={v}" if k else v for k, v in fields])
-        w.blank()
-        w.line(f"{self.private.function(part.key)}: Final[tuple[Step, ...]] = (")
-        w.indent()
-        for step in steps:
-            w.line(step + ",")
-        w.dedent()
-        w.line(")")
-        doc = _rule_doc(rule) if rule is not None and part.key == rule.name else _part_doc(part)
-        w.docstring(doc)
-        w.blank()
+        if not specs:
+            w.line("# it only composes other rules")
 
-    def _effect(self, effect: m.Effect, const: str, specs: list[Spec]) -> str:
-        """The spec of an effect (a module constant) and its step (returned)."""
+    def _effect(self, effect: m.Effect, const: str, specs: list[Spec]) -> None:
+        """The spec of an effect and of its trace (module constants); a roll's `RollStep` too."""
         condition = printer.guard_text(effect.guard)
         base = [("key", literal(effect.key)), ("rule", literal(effect.origin)), ("source", literal(effect.cites))]
-        clauses = self._clauses(effect.guard)
         if isinstance(effect, m.ModEffect):
-            payload = self._modifier(effect, const, base, condition, specs)
+            self._modifier(effect, const, base, condition, specs)
         elif isinstance(effect, m.RollEffect):
-            payload = self._roll(effect, const, base, condition, specs)
+            values, changes = self._roll(effect, const, base, condition, specs)
+            step = self.roll_steps[const] = self.private.roll_step(const)
+            specs.append((step, "RollStep", [("", const), ("", values), ("", changes)]))
         elif isinstance(effect, m.DeriveEffect):
             specs.append(
                 (const, "DeriveSpec", [*base, ("name", literal(effect.name)), ("condition", literal(condition))])
             )
-            payload = f"lambda s: {self.expression(effect.value)}"
         else:
             assert isinstance(effect, (m.CannotEffect, m.NoteEffect))
             fields = [
@@ -411,13 +404,13 @@ class Emitter:
                 ("condition", literal(condition)),
             ]
             specs.append((const, "TextSpec", fields))
-            payload = "None"
-        kind = _effect_kind(effect)
-        reads = tuple_code([f"({literal(name)}, {index})" for name, index in self.read_places(effect).items()])
         trace = self.private.trace(const)
         fields = [("", code) for _, code in self._trace_fields(effect, trace_item(effect), effect.guard)]
         specs.append((trace, "TraceSpec", fields))  # positional: it is said in the spec above
-        return f"Step({literal(kind)}, {const}, {clauses}, {trace}, {payload}, {reads})"
+
+    def _spec_code(self, expr: n.Expr) -> str:
+        """An expression in a small function of a constant (`lambda s: ...`): read through the scope."""
+        return self.exprs.expression(expr, Frame())
 
     def _trace(self, effect: m.Effect, item: str) -> str:
         return self._trace_of(effect, item, effect.guard)
@@ -430,7 +423,7 @@ class Emitter:
     def _trace_fields(self, effect: m.Effect, item: str, guard: tuple[m.Condition, ...]) -> list[tuple[str, str]]:
         """The fields of a TraceSpec, by name, as code."""
         clauses = [printer.condition_text(c) for c in guard]
-        names = [tuple_code([literal(x) for x in self.names_read(c.expr)]) for c in guard]
+        names = [tuple_code([literal(x) for x in trace_names(self.book, c.expr)]) for c in guard]
         return [
             ("rule", literal(effect.origin)),
             ("source", literal(effect.cites)),
@@ -438,45 +431,6 @@ class Emitter:
             ("clauses", tuple_code([literal(x) for x in clauses])),
             ("names", tuple_code(names)),
         ]
-
-    def names_read(self, expr: n.Expr) -> list[str]:
-        """The values a clause reads, by the names the trace shows them under (`base DEX` for a
-        stat's value before modifiers)."""
-        found: dict[str, None] = {}
-        for node in walk(expr):
-            ref = self.book.refs.get(id(node))
-            if ref is None or ref.kind in ("member", "special", "function", "table"):
-                continue
-            found[f"base {ref.name}" if ref.kind == "base" else ref.name] = None
-        return list(found)
-
-    def read_places(self, effect: m.Effect) -> dict[str, int]:
-        """The inputs a step reads, each with the clause that reads it first (the number of clauses
-        for the values read once the clauses hold): what makes an input given to no effect."""
-        amounts: list[n.Expr] = []
-        if isinstance(effect, m.ModEffect):
-            amounts = [x for x in (effect.value, effect.per) if x is not None]
-        elif isinstance(effect, m.RollEffect):
-            amounts = list(effect_exprs(dataclasses.replace(effect, guard=())))
-        elif isinstance(effect, m.DeriveEffect):
-            amounts = [effect.value]
-        guard = effect.guard
-        found: dict[str, int] = {}
-        places = [(index, c.expr) for index, c in enumerate(guard)] + [(len(guard), x) for x in amounts]
-        for index, expr in places:
-            for node in walk(expr):
-                ref = self.book.refs.get(id(node))
-                if ref is not None and ref.kind == "input" and ref.name not in found:
-                    found[ref.name] = index
-        return found
-
-    def _clauses(self, guard: tuple[m.Condition, ...]) -> str:
-        """The clauses of a guard, each a function of the scope (`unless` already negated)."""
-        return tuple_code([f"lambda s: {self.holds(condition)}" for condition in guard])
-
-    def holds(self, condition: m.Condition) -> str:
-        """A clause as the condition that holds (`unless` negated)."""
-        return self.negation(condition.expr)[0] if condition.negated else self.code(condition.expr)[0]
 
     def _modifier(
         self,
@@ -488,7 +442,7 @@ class Emitter:
     ) -> str:
         """The spec of a modifier; returns its amount: a literal, or a function of the scope."""
         group = self.book.groups.get(effect.group) if effect.group else None
-        code, constant = self.amount(effect)
+        code, constant = self.exprs.amount(effect, Frame())
         amount_code = code if constant else f"lambda s: {code}"
         fields = [
             *base,
@@ -504,27 +458,6 @@ class Emitter:
         specs.append((const, "ModSpec", fields))
         return amount_code
 
-    def amount(self, effect: m.ModEffect) -> tuple[str, bool]:
-        """A modifier's amount: its code, and whether that is a constant (else an expression of
-        the scope)."""
-        var = self.book.vars[effect.target]
-        if effect.op in ("add", "mul", "div", "set", "min", "max"):
-            assert effect.value is not None
-            amount = effect.value
-            if effect.op in ("set", "min", "max") and isinstance(var.type, t.Enum) and _is_constant(amount, self.book):
-                return literal(printer.expr_text(amount)), True
-            if _is_constant(amount, self.book) and effect.per is None:
-                return self.expression(amount), True
-            code = self.code(amount)
-            if effect.per is not None:
-                code = (f"{_wrap(code, _MUL)} * {_wrap(self.code(effect.per), _MUL + 1)}", _MUL)
-            return code[0], False
-        if effect.op == "grade":
-            return literal(effect.grade), True
-        if effect.value is None:
-            return str(effect.delta), True
-        return self.expression(effect.value), False
-
     def _roll(
         self,
         effect: m.RollEffect,
@@ -532,7 +465,7 @@ class Emitter:
         base: list[tuple[str, str]],
         condition: str,
         specs: list[Spec],
-    ) -> str:
+    ) -> tuple[str, str]:
         """The spec of a roll; returns its values (a function of the scope) and its changes."""
         outcomes = "{" + ", ".join(f"{literal(o.name)}: {literal(_outcome_text(o))}" for o in effect.outcomes) + "}"
         margin_outcomes = tuple(o.name for o in effect.outcomes if o.by_margin)
@@ -540,7 +473,7 @@ class Emitter:
         if effect.tiers:
             parts = []
             for tier in self.book.tiers[effect.tiers].tiers:
-                bound = "None" if tier.bound is None else f"lambda target: {self.expression(tier.bound)}"
+                bound = "None" if tier.bound is None else f"lambda target: {self._spec_code(tier.bound)}"
                 extra = ""
                 if tier.natural is not None or tier.always is not None:
                     extra = f", {tier.natural!r}, {literal(tier.always)}"
@@ -573,17 +506,17 @@ class Emitter:
         specs.append((const, "RollSpec", fields))
         values = "None"
         if effect.kind in ("check", "total", "count"):
-            goal = self.expression(effect.target) if effect.target is not None else "None"
-            added = " + ".join(_wrap(self.code(x), _ADD) for x in effect.adds) if effect.adds else "0"
-            dice = self.expression(effect.dice) if effect.dice is not None else "None"
-            needed = self.expression(effect.needed) if effect.needed is not None else "0"
+            goal = self._spec_code(effect.target) if effect.target is not None else "None"
+            added = " + ".join(wrap(self.exprs.code(x, Frame()), ADD) for x in effect.adds) if effect.adds else "0"
+            dice = self._spec_code(effect.dice) if effect.dice is not None else "None"
+            needed = self._spec_code(effect.needed) if effect.needed is not None else "0"
             values = f"lambda s: ({goal}, {added}, {dice}, {needed})"
         elif effect.kind == "resist":
             assert effect.active is not None and effect.passive is not None
-            values = f"lambda s: ({self.expression(effect.active)}, {self.expression(effect.passive)})"
+            values = f"lambda s: ({self._spec_code(effect.active)}, {self._spec_code(effect.passive)})"
         elif effect.kind == "opposed":
-            first = self.expression(effect.bonus) if effect.bonus is not None else "0"
-            second = self.expression(effect.against_bonus) if effect.against_bonus is not None else "0"
+            first = self._spec_code(effect.bonus) if effect.bonus is not None else "0"
+            second = self._spec_code(effect.against_bonus) if effect.against_bonus is not None else "0"
             values = f"lambda s: ({first}, {second})"
         changes = []
         for index, change in enumerate(effect.changes, start=1):
@@ -598,10 +531,11 @@ class Emitter:
             specs.append((name, "ChangeSpec", change_fields))
             amount = "None"
             if change.value is not None:
-                amount = f"lambda s: {self.expression(change.value)}"
+                amount = f"lambda s: {self._spec_code(change.value)}"
             trace = self._trace_of(effect, f"roll {effect.name}: {printer.change_text(change)}", change.guard)
-            changes.append(f"({name}, {self._clauses(change.guard)}, {amount}, {trace})")
-        return f"({values}, {tuple_code(changes)})"
+            clauses = tuple_code([f"lambda s: {self.exprs.holds(c, Frame())}" for c in change.guard])
+            changes.append(f"({name}, {clauses}, {amount}, {trace})")
+        return values, tuple_code(changes)
 
     def _consequences(self, effect: m.RollEffect) -> list[str]:
         """What each outcome changes or brings into play, as ConsequenceSpec literals."""
@@ -612,7 +546,7 @@ class Emitter:
                 if change.op == "grade":
                     value = literal(change.grade)
                 elif change.value is not None:
-                    value = f"lambda s: {self.expression(change.value)}"
+                    value = f"lambda s: {self._spec_code(change.value)}"
                 else:
                     value = str(change.delta)
                 found.append(
@@ -622,151 +556,6 @@ class Emitter:
             for rule in outcome.applies:
                 found.append(f"ConsequenceSpec({literal(outcome.name)}, {literal('as ' + rule)})")
         return found
-
-    # ------------------------------------------------------------------ guards and expressions
-
-    def expression(self, expr: n.Expr) -> str:
-        """Python source for an expression of the scope `s`: exact arithmetic with Fraction,
-        minimal parentheses."""
-        return self.code(expr)[0]
-
-    def code(self, expr: n.Expr) -> tuple[str, int]:
-        """`expression`'s text with the precedence of its outermost operator (the parentheses a
-        caller must add are decided on it)."""
-        book = self.book
-        if isinstance(expr, n.Number):
-            return _fraction_literal(expr.value), (_UNARY if expr.value < 0 else _ATOM)
-        if isinstance(expr, n.DiceLiteral):
-            return f"Dice((({expr.count}, {expr.sides}),))", _ATOM
-        if isinstance(expr, n.TextLiteral):
-            return literal(expr.value), _ATOM
-        if isinstance(expr, n.Boolean):
-            return ("True" if expr.value else "False"), _ATOM
-        if isinstance(expr, n.SpecialLiteral):
-            return ("IMPASSABLE" if expr.text == "X" else "NOT_APPLICABLE"), _ATOM
-        if isinstance(expr, (n.NameRef, n.BaseRef)):
-            ref = book.refs[id(expr)]
-            if ref.kind == "member":
-                return literal(ref.name), _ATOM
-            if ref.kind == "special":
-                return ref.name, _ATOM
-            if ref.kind in ("stat", "derive"):
-                self.read.add("e")
-                return f"{self.scope}e[{literal(ref.name)}]", _ATOM  # after its modifiers / once derived
-            return f"{self.scope}v[{literal(ref.name)}]", _ATOM  # an input, or a stat's base value
-        if isinstance(expr, n.Call):
-            if isinstance(book.types.get(id(expr)), t.Dice):  # max(damage - armour, 0)
-                args = ", ".join(self.expression(a) for a in expr.args)
-                return f"clamp_dice({literal(expr.function.text)}, {args})", _ATOM
-            return f"{expr.function.text}({', '.join(self.expression(a) for a in expr.args)})", _ATOM
-        if isinstance(expr, n.Lookup):
-            keys = tuple_code([self.expression(k) for k in expr.keys])
-            column = expr.column.text if expr.column else self.book.tables[expr.table.text].columns[0][0]
-            self.read.add("s")
-            return f"s.lookup({literal(expr.table.text)}, {keys}, {literal(column)})", _ATOM
-        if isinstance(expr, n.Negate):
-            return "-" + _wrap(self.code(expr.operand), _UNARY), _UNARY
-        if isinstance(expr, n.Binary):
-            return self._binary(expr)
-        if isinstance(expr, n.Rounded):
-            operand = expr.operand
-            if isinstance(operand, n.Binary) and isinstance(book.types.get(id(operand)), t.Dice):
-                return self._scaled(operand, expr.mode), _ATOM
-            return f"round_value({self.expression(expr.operand)}, {literal(expr.mode)})", _ATOM
-        if isinstance(expr, n.DiceCount):
-            if isinstance(expr.count, n.Number) and expr.count.value.denominator == 1:
-                return f"Dice.pool({int(expr.count.value)}, {expr.sides})", _ATOM  # `1 d6`
-            return f"Dice.pool(int({self.expression(expr.count)}), {expr.sides})", _ATOM
-        if isinstance(expr, n.Compare):
-            return self._compare(expr)
-        if isinstance(expr, n.Member):
-            return self._member(expr, negate=False)
-        if isinstance(expr, n.Not):
-            return self.negation(expr.operand)
-        if isinstance(expr, n.BoolOp):
-            return self._bool(expr.op, self.code(expr.left), self.code(expr.right))
-        raise TypeError(f"cannot emit {type(expr).__name__}")
-
-    def _compare(self, expr: n.Compare) -> tuple[str, int]:
-        """`a OP b`: levels compared by their order; a side divided by a whole number `k`
-        compared multiplied out (`moved > MOV / 2` as `moved * 2 > MOV`): the same answer for
-        every rational, as `k` is positive, without making a Fraction on every call."""
-        left, right = expr.left, expr.right
-        left_type = self.book.types.get(id(left))
-        if isinstance(left_type, t.Enum) and expr.op not in ("==", "!="):
-            members = tuple_code([literal(x) for x in left_type.members])
-            order = f"{members}.index({_wrap(self.code(left), _ADD)})"
-            return f"{order} {expr.op} {members}.index({_wrap(self.code(right), _ADD)})", _COMPARE
-        numeric = isinstance(left_type, t.Numeric) and isinstance(self.book.types.get(id(right)), t.Numeric)
-        if numeric and _divided_by_whole(right):
-            assert isinstance(right, n.Binary)
-            return f"{self._times(left, right.right)} {expr.op} {_wrap(self.code(right.left), _ADD)}", _COMPARE
-        if numeric and _divided_by_whole(left):
-            assert isinstance(left, n.Binary)
-            return f"{_wrap(self.code(left.left), _ADD)} {expr.op} {self._times(right, left.right)}", _COMPARE
-        return f"{_wrap(self.code(left), _ADD)} {expr.op} {_wrap(self.code(right), _ADD)}", _COMPARE
-
-    def _times(self, value: n.Expr, factor: n.Expr) -> str:
-        """`value * factor`, each side bracketed as a product needs."""
-        return f"{_wrap(self.code(value), _MUL)} * {_wrap(self.code(factor), _MUL + 1)}"
-
-    def _binary(self, expr: n.Binary) -> tuple[str, int]:
-        left = self.code(expr.left)
-        right = self.code(expr.right)
-        result_type = self.book.types.get(id(expr))
-        if isinstance(result_type, t.Dice):
-            left_dice = isinstance(self.book.types.get(id(expr.left)), t.Dice)
-            if expr.op in "*/":
-                return self._scaled(expr, None), _ATOM
-            if left_dice:
-                other = right[0] if expr.op == "+" else "-" + _wrap(right, _UNARY)
-                return f"{_wrap(left, _ATOM)}.plus({other})", _ATOM
-            return f"{_wrap(right, _ATOM)}.plus({left[0]})", _ATOM
-        if isinstance(result_type, t.Cell):
-            other = right[0] if expr.op == "+" else "-" + _wrap(right, _UNARY)
-            return f"cell_add({left[0]}, {other})", _ATOM
-        if expr.op == "+":
-            return f"{_wrap(left, _ADD)} + {_wrap(right, _ADD)}", _ADD
-        if expr.op == "-":
-            return f"{_wrap(left, _ADD)} - {_wrap(right, _ADD + 1)}", _ADD
-        if expr.op == "*":
-            return f"{_wrap(left, _MUL)} * {_wrap(right, _MUL + 1)}", _MUL
-        if expr.op == "/":
-            return f"Fraction({left[0]}) / {_wrap(right, _MUL + 1)}", _MUL
-        return f"Fraction({left[0]}) ** {_wrap(right, _UNARY)}", _POWER
-
-    def _scaled(self, expr: n.Binary, rounding: str | None) -> str:
-        """Dice scaled by a number, after rolling: `3d10 * 10`, `1d6 / 2 round up`."""
-        left_dice = isinstance(self.book.types.get(id(expr.left)), t.Dice)
-        dice, factor = (expr.left, expr.right) if left_dice else (expr.right, expr.left)
-        amount = f"Fraction({self.expression(factor)})"
-        if expr.op == "/":
-            amount = f"1 / {amount}"
-        return f"{_wrap(self.code(dice), _ATOM)}.scaled({amount}, {literal(rounding)})"
-
-    def _member(self, expr: n.Member, *, negate: bool) -> tuple[str, int]:
-        members = tuple_code([literal(x.text) for x in expr.members])
-        word = "not in" if expr.negated != negate else "in"
-        return f"{_wrap(self.code(expr.operand), _ADD)} {word} {members}", _COMPARE
-
-    def negation(self, expr: n.Expr) -> tuple[str, int]:
-        """`not expr`, written the way a reader expects: `x not in (...)`, `x != y`."""
-        if isinstance(expr, n.Member):
-            return self._member(expr, negate=True)
-        if isinstance(expr, n.Compare) and expr.op in ("==", "!="):
-            flipped = n.Compare(span=expr.span, op="!=" if expr.op == "==" else "==", left=expr.left, right=expr.right)
-            self.book.types[id(flipped)] = t.FLAG
-            self.book.keep_alive.append(flipped)
-            return self.code(flipped)
-        return "not " + _wrap(self.code(expr), _NOT), _NOT
-
-    @staticmethod
-    def _bool(op: str, left: tuple[str, int], right: tuple[str, int]) -> tuple[str, int]:
-        level = _OR if op == "or" else _AND
-        # `a and b` inside `or` is parenthesized, so precedence never has to be remembered
-        left_code = left[0] if left[1] == level or left[1] >= _NOT else f"({left[0]})"
-        right_code = right[0] if right[1] >= _NOT else f"({right[0]})"
-        return f"{left_code} {op} {right_code}", level
 
     # ------------------------------------------------------------------ tables
 
@@ -834,8 +623,8 @@ class Emitter:
                 cells.append(literal(""))
             else:
                 assert cell.value is not None
-                code = self.expression(cell.value)
-                cells.append(code if _is_constant(cell.value, self.book) else f"lambda s: {code}")
+                code = self._spec_code(cell.value)
+                cells.append(code if is_constant(cell.value, self.book) else f"lambda s: {code}")
             if cell.step is not None:
                 steps.append(printer.step_text(cell.step))
         cell_code = "(" + "".join(c + ", " for c in cells) + ")"
@@ -879,22 +668,21 @@ class Emitter:
             w.blank()
             w.line("def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:")
             w.indent()
-            w.line(f"return {self.expression(resistance.target)}")
+            w.line(f"return {self._spec_code(resistance.target)}")
             w.dedent()
             w.blank()
         settle = [node for node in settle_order(book) if not node.startswith("as ")]  # values only
-        straight = self.straight
-        straight.emit(settle)
+        self.rules.emit(settle)
         w.blank(2)
         w.line("_BOOK: Final = Book(")
         w.indent()
         w.line("info=RULEBOOK,")
         w.line("inputs=INPUTS,")
         w.line("rules=RULES,")
-        w.line("parts={")
+        w.line("code={")
         w.indent()
-        for key in book.parts:
-            w.line(f"{literal(key)}: {self.private.function(key)},")
+        for name, code in self.rules.codes.items():
+            w.line(f"{literal(name)}: {code},")
         w.dedent()
         w.line("},")
         w.line("tables={" + "".join(f"{literal(x)}: {self.private.table(x)}, " for x in book.tables) + "},")
@@ -919,13 +707,6 @@ class Emitter:
             w.line("resistance=None,")
             w.line("resistance_pool=None,")
             w.line("resistance_op=None,")
-        if straight.written:
-            w.line("straight={")
-            w.indent()
-            for name, function in straight.written.items():
-                w.line(f"{literal(name)}: {function},")
-            w.dedent()
-            w.line("},")
         w.dedent()
         w.line(")")
         w.blank()
@@ -1028,9 +809,8 @@ class Emitter:
         w.call(f"def {self.public[name]}", ["*", *params] if params else [], " -> Resolution:")
         w.indent()
         w.docstring(doc)
-        if not (table or sequence):  # the values in the order of the rule's reads, as the runtime takes them
-            if name in self.straight.written:
-                self.straight.told(name, reads, told)
+        if name in self.book.rules and not sequence:  # the values in the order of the rule's reads
+            self.rules.told(name, reads, told)
             self._resolve_rule(name, told)
             w.dedent()
             return
@@ -1096,28 +876,10 @@ def _rule_doc(rule: m.Rule) -> str:
     head = rule.title + (f" ({rule.cites})" if rule.cites else "") + "."
     lines = [head, ""]
     for effect in rule.effects:
-        line = effect_summary(effect)
+        line = printer.effect_summary(effect)
         if line:
             lines.append("- " + line)
     return "\n".join(lines)
-
-
-def effect_summary(effect: m.Effect) -> str:
-    """One line describing an effect and its condition, as a rulebook would write it."""
-    if isinstance(effect, m.ModEffect):
-        what = printer.modifier_text(effect)
-    elif isinstance(effect, m.RollEffect):
-        what = f"roll {effect.name}: {printer.roll_text(effect)}"
-    elif isinstance(effect, m.DeriveEffect):
-        what = f"derive {effect.name} = {printer.expr_text(effect.value)}"
-    elif isinstance(effect, m.CannotEffect):
-        what = f"cannot {effect.text}"
-    elif isinstance(effect, m.PartEffect):
-        what = f"as {effect.rule}" + (f" with {effect.part.split('[', 1)[1][:-1]}" if "[" in effect.part else "")
-    else:
-        return ""
-    condition = printer.guard_text(effect.guard)
-    return f"{what} ({condition})" if condition else what
 
 
 def _part_doc(part: m.Part) -> str:
@@ -1167,15 +929,6 @@ def _annotation(type_: t.Type) -> str:
     return "str"
 
 
-def _fraction_literal(value: Fraction | int | None) -> str:
-    if value is None:
-        return "None"
-    value = Fraction(value)
-    if value.denominator == 1:
-        return str(value.numerator)
-    return f"Fraction({value.numerator}, {value.denominator})"
-
-
 def _grade_value_literal(value: Fraction | int) -> str:
     """A grade's value is typed `Fraction` in the runtime, even when it is whole."""
     value = Fraction(value)
@@ -1189,7 +942,7 @@ def _constant_literal(value: m.Constant | None, annotation: bool = False) -> str
         return literal(str(value)) if annotation else f"Dice.parse({literal(str(value))})"
     if isinstance(value, (bool, str)):
         return literal(value)
-    return _fraction_literal(value)
+    return fraction_literal(value)
 
 
 def _pool_key(pool: n.Pool | None) -> PoolKey | None:
@@ -1204,42 +957,6 @@ def _pool_literal(key: PoolKey | None) -> str:
     return f"({key[0]}, {key[1]}, {literal(key[2])})"
 
 
-def _is_constant(expr: n.Expr, book: m.Book) -> bool:
-    for node in walk(expr):
-        if isinstance(node, (n.NameRef, n.BaseRef)):
-            ref = book.refs.get(id(node))
-            if ref is None or ref.kind != "member":
-                return False
-        if isinstance(node, (n.Lookup, n.Call)):
-            return False
-    return True
-
-
-# Python operator precedence, loosest first, for parenthesizing generated expressions.
-_OR, _AND, _NOT, _COMPARE, _ADD, _MUL, _UNARY, _POWER, _ATOM = 1, 2, 3, 4, 6, 7, 8, 9, 10
-
-
-def _export_order(name: str) -> tuple[int, str]:
-    """Constants, then classes, then functions: the order linters expect of `__all__`."""
-    return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
-
-
-def _divided_by_whole(expr: n.Expr) -> bool:
-    """`x / k` for a whole number k > 0 (a literal)."""
-    return (
-        isinstance(expr, n.Binary)
-        and expr.op == "/"
-        and isinstance(expr.right, n.Number)
-        and expr.right.value > 0
-        and expr.right.value.denominator == 1
-    )
-
-
-def _wrap(code: tuple[str, int], minimum: int) -> str:
-    """Code as an operand that needs at least `minimum` precedence."""
-    return code[0] if code[1] >= minimum else f"({code[0]})"
-
-
 def _import(w: CodeWriter, module: str, names: list[str]) -> None:
     """`from MODULE import (...)`, a name a line (sorted as linters sort them), after the runtime's
     version check (hence `noqa: E402`, module level import not at top of file)."""
@@ -1248,6 +965,11 @@ def _import(w: CodeWriter, module: str, names: list[str]) -> None:
     w.lines([f"{name}," for name in sorted(names, key=_import_order)])
     w.dedent()
     w.line(")")
+
+
+def _export_order(name: str) -> tuple[int, str]:
+    """Constants, then classes, then functions: the order linters expect of `__all__`."""
+    return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
 
 
 def _names_used(body: str) -> set[str]:
@@ -1271,4 +993,4 @@ def book_module(book: m.Book) -> str:
 
 
 def emit(book: m.Book, source_name: str, version: str, runtime: str = RUNTIME_PACKAGE) -> str:
-    return Emitter(book, source_name, version, runtime).emit()
+    return ModuleWriter(book, source_name, version, runtime).emit()
