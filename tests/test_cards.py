@@ -17,12 +17,12 @@ from dsl import outdir
 from dsl.cards import card_files, render_cards
 from dsl.cards.blocks import Card, Chances, Condition, Detail, Entry, Grid, Heading, Note, RollHead
 from dsl.cards.chances import roll_chances
-from dsl.cards.deck import build_deck
+from dsl.cards.deck import build_deck, deck_of
 from dsl.cards.flow import MIN_SIZE, NOTE, Item, RollHeading, prose
 from dsl.cards.notation import Notation
 from dsl.cards.paginate import Placed, paginate
 from dsl.cards.pdfcards import BODY_WIDTH as BODY
-from dsl.cards.pdfcards import face_count, faces_of
+from dsl.cards.pdfcards import faces_of, fitted_faces
 from dsl.cards.pdfsheet import sheet_columns
 from dsl.cards.sheet import build_sheet
 from dsl.compiler import compile_text
@@ -224,9 +224,10 @@ LONG_NOTE = " ".join(f"gravel{i:03}" for i in range(1, 111))
 def test_a_long_note_goes_to_the_appendix_so_that_the_rule_reads_on_one_card(tmp_path: Path) -> None:
     text = BOOK + f'\nrule quarry "Quarry" cites "17.12":\n    DEX -1\n    note "{LONG_NOTE}"\n'
     book = compile_book(text)
-    deck = build_deck(book, faces=face_count)
+    faces = fitted_faces(deck_of(book))
+    deck = list(dict.fromkeys(face.card for face in faces))
     quarry = next(c for c in deck if c.key == "quarry")
-    assert face_count(quarry) == 1
+    assert len([f for f in faces if f.card == quarry]) == 1
     assert f"Notes: in the appendix, under No.{NB}{quarry.number}." in entries(quarry)
     appendix = deck[-1]
     assert appendix.kind == "Appendix" and appendix.number == len(deck)
@@ -698,13 +699,13 @@ def plain(placed: Placed) -> str:
 
 def test_a_note_moves_whole_rather_than_split() -> None:
     note, room = note_item()
-    frames = paginate([box(room * 0.6), note], lambda _: room, BODY)
+    frames = paginate([box(room * 0.6), note], (room,), BODY)
     assert len(frames) == 2 and frames[1][0].flowable is note.flowable
 
 
 def test_a_note_splits_after_a_sentence_rather_than_leave_a_card_mostly_empty() -> None:
     note, room = note_item()
-    frames = paginate([box(room * 0.3), note], lambda _: room, BODY)
+    frames = paginate([box(room * 0.3), note], (room,), BODY)
     assert len(frames) == 2 and len(frames[0]) == 2
     first, rest = plain(frames[0][1]), plain(frames[1][0])
     assert first.endswith("line.") and rest.startswith("Sentence")
@@ -713,7 +714,7 @@ def test_a_note_splits_after_a_sentence_rather_than_leave_a_card_mostly_empty() 
 
 def test_a_sentence_taller_than_a_card_is_split_between_lines_where_it_stands() -> None:
     long = Item(prose([" ".join(["gravel"] * 200) + "."], NOTE), whole=True)
-    frames = paginate([box(20), long], lambda _: 100, BODY)
+    frames = paginate([box(20), long], (100,), BODY)
     assert len(frames[0]) == 2  # not moved to an empty card first
     assert drawn(frames).split() == ["gravel"] * 199 + ["gravel."]
 
@@ -736,19 +737,19 @@ def drawn(frames: list[list[Placed]]) -> str:
 
 def test_a_nearly_empty_last_card_is_balanced_with_the_one_before() -> None:
     items = [box(50), box(45), box(10)]
-    assert heights(paginate(items, lambda _: 100, BODY)) == [[50, 45], [10]]
-    assert heights(paginate(items, lambda _: 100, BODY, balance=True)) == [[50], [45, 10]]
+    assert heights(paginate(items, (100,), BODY)) == [[50, 45], [10]]
+    assert heights(paginate(items, (100,), BODY, balance=True)) == [[50], [45, 10]]
 
 
 def test_a_trial_stops_once_the_items_take_more_frames_than_asked() -> None:
     """Five boxes of 40 in frames of 100: [40, 40], [40, 40], [40] in full; a trial asking
     whether they fit on one frame stops when the second starts (it holds no box yet)."""
     items = [box(40) for _ in range(5)]
-    whole = paginate(items, lambda _: 100, BODY)
+    whole = paginate(items, (100,), BODY)
     assert heights(whole) == [[40, 40], [40, 40], [40]]
-    trial = paginate(items, lambda _: 100, BODY, most=1)
+    trial = paginate(items, (100,), BODY, most=1)
     assert heights(trial) == [[40, 40], []]
-    assert heights(paginate(items[:2], lambda _: 100, BODY, most=1)) == [[40, 40]]
+    assert heights(paginate(items[:2], (100,), BODY, most=1)) == [[40, 40]]
 
 
 def test_a_trial_takes_only_the_items_it_places() -> None:
@@ -761,7 +762,7 @@ def test_a_trial_takes_only_the_items_it_places() -> None:
             taken.append(index)
             yield box(40)
 
-    assert heights(paginate(boxes(), lambda _: 100, BODY, most=1)) == [[40, 40], []]
+    assert heights(paginate(boxes(), (100,), BODY, most=1)) == [[40, 40], []]
     assert taken == [0, 1, 2]
 
 
@@ -868,110 +869,3 @@ def test_the_odds_grid_reaches_exploding_dice_beside_plain_ones(tmp_path: Path) 
     rows = {row[0]: row[1:] for row in grid.rows}
     assert rows["9"] == ("28%", "38%")
     assert rows["13"] == (DASH, "17%")  # past the plain dice: only the exploding ones get there
-
-
-# ---------------------------------------------------------------- paragraph markup
-
-
-def _same_fragments(ours: list[object], theirs: list[object]) -> bool:
-    return len(ours) == len(theirs) and all(
-        type(a) is type(b) and vars(a) == vars(b) for a, b in zip(ours, theirs, strict=True)
-    )
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "plain words",
-        "Trap &amp; <i>Snare</i> &lt;1&gt;",
-        "<b>Roll</b> · Keep footing: <b>3d6\u00a0\u2264\u00a0DEX</b>",
-        '<b>skill</b> <font size="7" color="#5c5c5c">chance %</font>',
-        'A\u2002<font name="RulecraftSans" color="#5c5c5c">No. 5 · 17.1</font>',
-        "<i>\u201cquoted\u201d</i> \u2014 <b><i>both</i></b>",
-        "  several   spaces\nand a newline  ",
-    ],
-)
-def test_markup_is_read_into_reportlabs_own_fragments(text: str) -> None:
-    from reportlab.platypus import Paragraph
-
-    from dsl.cards.flow import DETAIL, HEADING
-    from dsl.cards.fonts import register_fonts
-    from dsl.cards.fragments import fragments
-
-    register_fonts()
-    for style in (DETAIL, HEADING):  # HEADING is set in capitals
-        ours = fragments(text, style)
-        assert ours is not None
-        assert _same_fragments(ours, Paragraph(text, style).frags)
-
-
-@pytest.mark.parametrize("text", ["a<br/>b", "<para>x</para>", "&#60;", "a & b", "<font size=2>x</font>", "<b>open"])
-def test_markup_outside_what_cards_write_is_left_to_reportlab(text: str) -> None:
-    from dsl.cards.flow import DETAIL
-    from dsl.cards.fragments import fragments
-
-    assert fragments(text, DETAIL) is None
-
-
-def test_every_paragraph_of_a_deck_holds_reportlabs_own_fragments(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every paragraph of a bundled book's cards and sheet, and of the hostile book, read here
-    and by reportlab: the same fragments."""
-    from reportlab.lib.styles import ParagraphStyle
-    from reportlab.platypus import Paragraph
-
-    from dsl.cards import pdfcards
-    from dsl.cards.fragments import fragments
-    from dsl.compiler import compile_file
-
-    checked: list[bool] = []
-
-    def compared(text: str, style: ParagraphStyle) -> list[object] | None:
-        ours = fragments(text, style)
-        assert ours is not None, text
-        checked.append(_same_fragments(ours, Paragraph(text, style).frags))
-        return ours
-
-    monkeypatch.setattr("dsl.cards.flow.fragments", compared)
-    monkeypatch.setattr("dsl.cards.flow._PARSED", {})
-    monkeypatch.setattr(pdfcards, "_LAYOUTS", {})
-    monkeypatch.setattr("dsl.cards.pdfsheet._COLUMNS", {})
-    compiled = compile_file(bundled_rulebooks_dir() / "skirmish_terrain.rules")
-    assert compiled.book is not None
-    card_files(compiled.book)
-    card_files(compile_book(HOSTILE))
-    assert len(checked) > 400 and all(checked)
-
-
-def test_remembered_number_formatting_writes_what_reportlab_writes() -> None:
-    """PDF operators' numbers are formatted once per arguments (dsl/cards/canvas.py); the text
-    must be reportlab's own, whatever was formatted before: 1, 1.0 and True are one key and
-    reportlab writes all three as "1"; a list argument is read as reportlab reads it."""
-    import reportlab.pdfgen.textobject
-    from reportlab.lib import rl_accel
-
-    from dsl.cards import canvas
-
-    if getattr(rl_accel.fp_str, "__module__", "") != rl_accel.__name__:
-        pytest.skip("reportlab's C accelerator formats the numbers: nothing is remembered")
-    remembered = reportlab.pdfgen.textobject.fp_str
-    assert remembered is canvas._remembered_fp_str
-    cases: list[tuple[object, ...]] = [
-        (1,),
-        (1.0,),
-        (True,),
-        (0.0,),
-        (-0.0,),
-        (1e-8,),
-        (-2.5,),
-        (0.333333333,),
-        (123.456789,),
-        (72.0, 841.8897637795277),
-        (8.5, 10.0, -3.25),
-        ([1.5, 2.25],),
-        ((0.1, 0.2),),
-        (1e9,),
-    ]
-    for numbers in cases + cases:  # the second time from memory
-        assert remembered(*numbers) == rl_accel._py_fp_str(*numbers), numbers
-    # Reportlab drops a leading zero and trailing zeros: 0.5 -> ".5", 2 -> "2", 8.50 -> "8.5".
-    assert remembered(0.5, 2, 8.50) == ".5 2 8.5"

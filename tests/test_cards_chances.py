@@ -10,18 +10,15 @@ from fractions import Fraction
 import pytest
 
 from dsl import model as m
-from dsl.cards import chances
 from dsl.cards.chances import (
     _NICE_STEPS,
     MAX_COLUMNS,
-    ChanceTable,
     _resistance_columns,
     _successes,
     distribution,
     pick_targets,
     roll_chances,
 )
-from dsl.cards.deck import build_deck
 from dsl.cards.notation import Notation
 from dsl.compiler import compile_file
 from dsl.resources import bundled_rulebooks_dir
@@ -149,26 +146,3 @@ def test_every_resistance_roll_shows_its_book_s_table_worked_out_afresh() -> Non
             assert table.columns == tuple(f"+{d}" if d > 0 else str(d).replace("-", "\u2212") for d in differences)
             rolls += 1
     assert rolls >= 10  # the resistance rolls of the bundled books
-
-
-def test_every_roll_s_remembered_table_is_the_one_worked_out_afresh() -> None:
-    # Chance tables are remembered per roll, a book's resistance table and its outcome tiers per
-    # book: each deck of the six books asks for them first, then every roll is worked out again
-    # with nothing remembered.
-    books = bundled_books()
-    for book in books:
-        build_deck(book)
-    remembered: dict[int, tuple[m.Book, m.RollEffect, ChanceTable | None]] = {}
-    for book in books:
-        notation = Notation(book)
-        for part in book.parts.values():
-            for effect in part.effects:
-                if isinstance(effect, m.RollEffect):
-                    remembered[id(effect)] = (book, effect, roll_chances(effect, notation))
-    for memo in (chances._KNOWN, chances._RESISTANCES, chances._TIERED):
-        memo.clear()
-    tiered = 0
-    for book, effect, table in remembered.values():
-        assert roll_chances(effect, Notation(book)) == table, effect
-        tiered += bool(effect.tiers) and table is not None
-    assert len(remembered) >= 100 and tiered >= 10  # 14 tiered tables share 3 computations

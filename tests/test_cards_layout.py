@@ -1,5 +1,6 @@
-"""Counting a card's faces lays it out no further than the count needs, and what it keeps for the
-layout gives the layout a fresh start would: the same deck, the same faces."""
+"""Fitting a deck (what a long card leaves to the appendix) counts a card's faces no further than
+the count needs, and what it keeps for the layout gives the layout a fresh start would: the same
+cards, the same faces."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import pytest
 from dsl import model as m
 from dsl.cards import pdfcards
 from dsl.cards.blocks import Card
-from dsl.cards.deck import build_deck
+from dsl.cards.deck import build_deck, deck_of
 from dsl.cards.flow import Item
-from dsl.cards.pdfcards import Face, face_count, faces_of, layout
+from dsl.cards.pdfcards import Face, Layouts, fitted_faces, layout
 from dsl.compiler import compile_file
 from dsl.resources import bundled_rulebooks_dir
 
@@ -25,12 +26,6 @@ def books() -> list[m.Book]:
         assert book is not None
         found.append(book)
     return found
-
-
-def counted_whole(card: Card, most: int | None = None) -> int:
-    """A card's faces counted by laying it out whole, every time."""
-    count = len(layout(card))
-    return count if most is None else min(count, most + 1)
 
 
 def described(faces: list[Face]) -> list[tuple[object, ...]]:
@@ -49,15 +44,34 @@ def described(faces: list[Face]) -> list[tuple[object, ...]]:
     ]
 
 
-def test_the_deck_is_the_one_counted_by_whole_layouts(books: list[m.Book]) -> None:
+def fitted_whole(book: m.Book) -> list[Card]:
+    """The printed deck, each card's faces counted by laying it out whole, every time."""
+    deck = deck_of(book)
+    movable = dict(deck.movable)
+    cards: list[Card] = []
+    moved = {}
+    for card in deck.cards:
+        found = movable.get(card.number)
+        if found is not None and len(layout(found.trimmed)) < len(layout(card)):
+            card = found.trimmed
+            moved[card.number] = found.blocks
+        cards.append(card)
+    appendix = deck.appendix.card(moved)
+    return cards if appendix is None else [*cards, appendix]
+
+
+def cards_of(faces: list[Face]) -> list[Card]:
+    return list(dict.fromkeys(face.card for face in faces))
+
+
+def test_the_deck_is_the_one_fitted_by_whole_layouts(books: list[m.Book]) -> None:
     # Cards whose notes go to the appendix when that saves a face: a count that stops at the
     # trials must choose exactly as whole layouts do.
     trimmed = 0
     for book in books:
-        pdfcards._TRIALS.clear()
-        deck = build_deck(book, faces=face_count)
-        assert deck == build_deck(book, faces=counted_whole), book.name
-        whole = {card.key: card for card in build_deck(book) if card.key}  # faces not counted: nothing moves
+        deck = cards_of(fitted_faces(deck_of(book)))
+        assert deck == fitted_whole(book), book.name
+        whole = {card.key: card for card in build_deck(book) if card.key}  # the deck as it reads whole
         for card in deck:
             if card.key and card != whole[card.key]:
                 assert len(layout(card)) < len(layout(whole[card.key])), card.title  # it saves a face
@@ -67,23 +81,22 @@ def test_the_deck_is_the_one_counted_by_whole_layouts(books: list[m.Book]) -> No
 
 def test_a_card_counted_first_is_laid_out_as_a_fresh_one(books: list[m.Book]) -> None:
     for book in books:
-        deck = build_deck(book, faces=face_count)
-        kept = described(faces_of(deck))  # from the trials the counts kept, where they did
-        assert kept == described([face for card in deck for face in layout(card)]), book.name
+        faces = fitted_faces(deck_of(book))  # from the trials the counts kept, where they did
+        fresh = [face for card in cards_of(faces) for face in layout(card)]
+        assert described(faces) == described(fresh), book.name
 
 
 def test_a_count_of_at_most_one_makes_only_the_trials(books: list[m.Book]) -> None:
     cards = [card for book in books for card in build_deck(book) if not card.pages]
     long = 0
     for card in cards:
-        pdfcards._LAYOUTS.pop(card, None)
-        pdfcards._TRIALS.pop(card, None)
+        layouts = Layouts()
         whole = len(layout(card))
-        assert face_count(card, 1) == min(whole, 2), card.title
-        assert (card in pdfcards._LAYOUTS) is False
+        assert layouts.count(card, 1) == min(whole, 2), card.title
+        assert card not in layouts.laid
         long += whole > 1
-        assert face_count(card, 3) == min(whole, 4) and face_count(card) == whole
-        assert card not in pdfcards._TRIALS  # laid out whole: the trials are let go
+        assert layouts.count(card, 3) == min(whole, 4) and layouts.count(card) == whole
+        assert card not in layouts.trials  # laid out whole: the trials are let go
     assert long >= 40
 
 
@@ -94,7 +107,7 @@ def test_a_remembered_header_is_the_one_made_afresh(books: list[m.Book]) -> None
         texts = tuple(item.flowable.getPlainText() for item in extra)
         return made.title.getPlainText(), made.height, made.title_height, cites, made.cites_height, texts
 
-    cards = [card for book in books for card in build_deck(book, faces=face_count)]
+    cards = [card for book in books for card in cards_of(fitted_faces(deck_of(book)))]
     long = " ".join(f"Overlong{i:02}" for i in range(30))  # too long for three lines, and for two
     cards += [replace(cards[-1], title=long), replace(cards[-1], cites=long), replace(cards[-1], title=long, cites=long)]
     for card in cards:

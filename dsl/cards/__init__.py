@@ -3,9 +3,10 @@
 `card_files` renders everything a build ships (generated/cards/); `card_set` what `rulecraft
 cards` asks for, which `write_cards` writes.  Output is deterministic: the same book gives the same bytes.
 
-The package reads a checked `dsl.model.Book` in three steps: deck.py / sheet.py decide what to
-say (blocks.py), flow.py / paginate.py / pdfcards.py / pdfsheet.py lay it out as PDF, html.py
-as HTML.
+The package reads a checked `dsl.model.Book` one way, each step handing plain data to the next
+and never called back by it: deck.py / sheet.py decide once what each card and the sheet say
+(blocks.py: a `Deck`, a `Sheet`); flow.py / paginate.py / pdfcards.py / pdfsheet.py lay that
+out (and decide what a long card leaves to the appendix) and draw it as PDF, html.py as HTML.
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ from pathlib import Path
 
 from dsl import model as m
 from dsl import outdir
-from dsl.cards.canvas import Recording
-from dsl.cards.deck import build_deck
+from dsl.cards.deck import deck_of
 from dsl.cards.html import cards_html, sheet_html
-from dsl.cards.pdfcards import PAPERS, face_count, faces_of, imposed_pdf, press_pdf
+from dsl.cards.pdfcards import PAPERS, fitted_faces, imposed_pdf, press_pdf
 from dsl.cards.pdfsheet import sheet_pdf
 from dsl.cards.sheet import build_sheet
 from dsl.cards.text import clean
@@ -32,7 +32,7 @@ LAYOUTS = ("cards", "sheet")
 ERRATA = ("appendix", "card", "none")
 
 
-# Cards make hundreds of thousands of short-lived objects (fragments, lines, PDF operators) and
+# Cards make hundreds of thousands of short-lived objects (words, lines, PDF operators) and
 # keep few: the collector scanning the compiled books again and again was a fifth of the time,
 # so both entry points run with it tuned.
 
@@ -44,18 +44,16 @@ def card_files(book: m.Book, *, errata: str = "appendix") -> dict[str, bytes]:
     both as HTML.  `errata`: where the deck puts them (see `ERRATA`)."""
     name = _file_stem(book)
     title = clean(book.title)
-    deck = build_deck(book, errata=errata, faces=face_count)
-    faces = faces_of(deck)
+    deck = deck_of(book, errata=errata)
+    faces = fitted_faces(deck)
     sheet = build_sheet(book)
-    drawn, columns = Recording(), Recording()
-    press = press_pdf(faces, title, record=drawn)
     files = {
-        f"{name}-cards-a4.pdf": imposed_pdf(faces, "a4", title, drawn=drawn),
-        f"{name}-cards-letter.pdf": imposed_pdf(faces, "letter", title, drawn=drawn),
-        f"{name}-cards-press.pdf": press,
-        f"{name}-sheet-a4.pdf": sheet_pdf(sheet, "a4", record=columns),
-        f"{name}-sheet-letter.pdf": sheet_pdf(sheet, "letter", drawn=columns),
-        f"{name}.html": cards_html(build_deck(book, screen=True, errata=errata), title),
+        f"{name}-cards-a4.pdf": imposed_pdf(faces, "a4", title),
+        f"{name}-cards-letter.pdf": imposed_pdf(faces, "letter", title),
+        f"{name}-cards-press.pdf": press_pdf(faces, title),
+        f"{name}-sheet-a4.pdf": sheet_pdf(sheet, "a4"),
+        f"{name}-sheet-letter.pdf": sheet_pdf(sheet, "letter"),
+        f"{name}.html": cards_html(deck.whole(screen=True), title),
         f"{name}-sheet.html": sheet_html(sheet),
     }
     return dict(sorted(files.items()))
@@ -81,15 +79,13 @@ def card_set(
     title = clean(book.title)
     files: dict[str, bytes] = {}
     if layout == "cards":
-        deck = build_deck(book, screen=fmt == "html", errata=errata, faces=face_count if fmt == "pdf" else None)
+        deck = deck_of(book, errata=errata)
         if fmt == "pdf":
-            faces = faces_of(deck)
-            drawn = Recording()
-            press = press_pdf(faces, title, record=drawn)
-            files[f"{name}-cards-{paper}.pdf"] = imposed_pdf(faces, paper, title, gutters=gutters, drawn=drawn)
-            files[f"{name}-cards-press.pdf"] = press
+            faces = fitted_faces(deck)
+            files[f"{name}-cards-{paper}.pdf"] = imposed_pdf(faces, paper, title, gutters=gutters)
+            files[f"{name}-cards-press.pdf"] = press_pdf(faces, title)
         else:
-            files[f"{name}.html"] = cards_html(deck, title)
+            files[f"{name}.html"] = cards_html(deck.whole(screen=True), title)
     else:
         sheet = build_sheet(book)
         if fmt == "pdf":

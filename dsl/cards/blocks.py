@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Literal
 
-from dsl.cards.chances import ChanceTable
+from dsl.cards.text import percent
 from dsl.categories import Category
 
 Style = Literal["plain", "strong", "em", "muted"]
@@ -64,6 +65,37 @@ class Detail:
 class RollHead:
     title: str  # "Avoid falling"
     notation: str  # "3d6 ≤ DEX"
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceRow:
+    dice: str  # what is rolled, or the outcome tier: "3d6", "critical"
+    note: str  # when this row applies: "when acrobatics"; empty for the plain roll
+    chances: tuple[Fraction, ...]
+    cells: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """The chances as printed: `50%`, `<1%`, `100%`.  Written once: every trial layout of a card
+    makes its chance tables again from them."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cells", tuple(percent(p) for p in self.chances))
+
+    @property
+    def numbers(self) -> tuple[str, ...]:
+        """The same without the percent sign, for a table whose header says "chance %"."""
+        return tuple(c.removesuffix("%") for c in self.cells)
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceTable:
+    """Chances of success (one row per pool or outcome) against each target value (columns)."""
+
+    against: str  # what the columns are values of: "DEX", "(STR + DEX) / 2", "POW \u2212 aura"
+    columns: tuple[str, ...]
+    rows: tuple[ChanceRow, ...]
+
+    def chance(self, column: str, row: int = 0) -> str:
+        return self.rows[row].cells[self.columns.index(column)]
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,3 +186,71 @@ class Sheet:
     subtitle: str
     intro: tuple[Block, ...]
     sections: tuple[SheetSection, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Movable:
+    """What a card may leave to the deck's appendix when that puts it on fewer faces: the card
+    without it (a pointer to the appendix in its place), and the blocks the appendix then holds
+    under the card's part (a rule's notes; the rulebook's introduction)."""
+
+    trimmed: Card
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AppendixPart:
+    """A part of the appendix: under its heading, the blocks a card left to it (the card
+    numbered `number`; 0 for none) and the errata it always holds."""
+
+    number: int
+    heading: tuple[Block, ...]
+    errata: tuple[Block, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Appendix:
+    """The deck's last card, read away from the table (its faces are pages): the errata, with
+    `errata`, and whatever cards leave to it, each under the rule or table it belongs to."""
+
+    parts: tuple[AppendixPart, ...]
+    errata: bool
+    kind: str
+    category: Category
+    footer: str
+    number: int
+
+    def card(self, moved: dict[int, tuple[Block, ...]] | None = None) -> Card | None:
+        """The appendix holding what the cards numbered in `moved` left to it; None when it
+        holds nothing at all."""
+        moved = moved or {}
+        blocks: list[Block] = []
+        for part in self.parts:
+            held = (*moved.get(part.number, ()), *part.errata)
+            if held:
+                blocks += [*part.heading, *held]
+        if not blocks:
+            return None
+        notes = any(moved.values())
+        title = "Notes and errata" if notes and self.errata else "Notes" if notes else "Errata"
+        return Card("", self.kind, title, "", self.category, tuple(blocks), self.footer, self.number, pages=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Deck:
+    """What every card of a rulebook says, decided once, for print and for screens alike: the
+    cards in order (the rulebook's, the legend, the index, one per rule and table), what each
+    may leave to the appendix (by card number), and the appendix.  Whether a card does is a
+    matter of layout (dsl/cards/pdfcards.py decides it by the faces it takes); on a screen every
+    card is whole (`whole`)."""
+
+    cards: tuple[Card, ...]
+    screen_legend: Card
+    movable: tuple[tuple[int, Movable], ...]
+    appendix: Appendix
+
+    def whole(self, *, screen: bool = False) -> list[Card]:
+        """The cards with nothing left to the appendix; `screen`: with the legend for screens."""
+        cards = [self.screen_legend if screen and c.number == self.screen_legend.number else c for c in self.cards]
+        last = self.appendix.card()
+        return cards if last is None else [*cards, last]

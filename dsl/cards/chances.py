@@ -10,16 +10,16 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.exprs import walk
-from dsl.cards.memo import by_ids
+from dsl.cards.blocks import ChanceRow, ChanceTable
+from dsl.cards.memo import Identity
 from dsl.cards.notation import Notation, literal_fraction, phrase_of_member, pool_text, var_label
-from dsl.cards.text import DASH, MINUS, NBSP, display_name, number, percent, signed
+from dsl.cards.text import DASH, MINUS, NBSP, display_name, number, signed
 from dsl.runtime import dice
 from dsl.runtime.base import round_value
 from dsl.runtime.dice import Distribution, Value, difference
@@ -34,39 +34,38 @@ MAX_COLUMNS = 7
 _NICE_STEPS = (1, 2, 3, 4, 5, 10, 20, 25, 50, 100)
 
 
-@dataclass(frozen=True, slots=True)
-class ChanceRow:
-    dice: str  # what is rolled, or the outcome tier: "3d6", "critical"
-    note: str  # when this row applies: "when acrobatics"; empty for the plain roll
-    chances: tuple[Fraction, ...]
-    cells: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    """The chances as printed: `50%`, `<1%`, `100%`.  Written once: every trial layout of a card
-    makes its chance tables again from them."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "cells", tuple(percent(p) for p in self.chances))
-
-    @property
-    def numbers(self) -> tuple[str, ...]:
-        """The same without the percent sign, for a table whose header says "chance %"."""
-        return tuple(c.removesuffix("%") for c in self.cells)
-
-
-@dataclass(frozen=True, slots=True)
-class ChanceTable:
-    """Chances of success (one row per pool or outcome) against each target value (columns)."""
-
-    against: str  # what the columns are values of: "DEX", "(STR + DEX) / 2", "POW \u2212 aura"
-    columns: tuple[str, ...]
-    rows: tuple[ChanceRow, ...]
-
-    def chance(self, column: str, row: int = 0) -> str:
-        return self.rows[row].cells[self.columns.index(column)]
-
-
 Variant = tuple[str, str, Fraction, "n.Rounding | None"]
 """A modifier a card makes to a roll's target under a condition of its own: the condition in
 words ("if the task is Difficult"), the operation (add, mul, div, set), its value and rounding."""
+
+
+class ChanceTables:
+    """The chance tables of one book's rolls, each worked out once for a deck: a roll is printed
+    on its rule's card and named on the card of every rule built on it, and the book's skill
+    rolls share their outcome tiers' rows (`d100 \u2264 skill` at 20, 40, 60, 80)."""
+
+    def __init__(self, notation: Notation) -> None:
+        self.notation = notation
+        self.tables: Identity[m.RollEffect, dict[_TableKey, ChanceTable | None]] = Identity()
+        self.tiers: dict[_TierKey, list[ChanceRow]] = {}
+
+    def of(
+        self,
+        effect: m.RollEffect,
+        fixed: Fraction | None = None,
+        shift: tuple[Fraction, str] | None = None,
+        variants: tuple[Variant, ...] = (),
+    ) -> ChanceTable | None:
+        """`roll_chances` of the roll, remembered."""
+        known = self.tables.remembered(effect, dict)
+        key = (fixed, shift, variants)
+        if key not in known:
+            known[key] = roll_chances(effect, self.notation, fixed, shift, variants, tiers=self.tiers)
+        return known[key]
+
+
+_TableKey = tuple[Fraction | None, tuple[Fraction, str] | None, tuple[Variant, ...]]
+_TierKey = tuple[str, Distribution, str, tuple[Fraction | int, ...], Fraction]
 
 
 def roll_chances(
@@ -75,6 +74,8 @@ def roll_chances(
     fixed: Fraction | None = None,
     shift: tuple[Fraction, str] | None = None,
     variants: tuple[Variant, ...] = (),
+    *,
+    tiers: dict[_TierKey, list[ChanceRow]] | None = None,
 ) -> ChanceTable | None:
     """The chance table of a roll, or None when there is nothing uncertain to show or the table
     would only repeat the target (`d100 \u2264 skill` succeeds skill% of the time).  `fixed`: the one
@@ -83,33 +84,11 @@ def roll_chances(
     (`\u22122`): the columns are then the value the player knows, before those modifiers.
     `variants`: the card's modifiers of the target under conditions of their own, a row each,
     for a roll whose plain row would only repeat its target (`d100 \u2264 skill`): the columns
-    are then the value on the player's sheet.
-
-    Remembered per roll: a roll is printed on its rule's card, on the card of every rule built on
-    it, in the deck for print and the one for screens; its table is worked out once."""
-    key = (id(effect), id(notation.book), fixed, shift, variants)
-    return by_ids(
-        _KNOWN, key, (effect, notation.book), lambda: _roll_chances(effect, notation, fixed, shift, variants), _KNOWN_KEPT
-    )
-
-
-_KNOWN: dict[
-    tuple[int, int, Fraction | None, tuple[Fraction, str] | None, tuple[Variant, ...]],
-    tuple[object, ChanceTable | None],
-] = {}
-_KNOWN_KEPT = 4096
-
-
-def _roll_chances(
-    effect: m.RollEffect,
-    notation: Notation,
-    fixed: Fraction | None,
-    shift: tuple[Fraction, str] | None,
-    variants: tuple[Variant, ...],
-) -> ChanceTable | None:
+    are then the value on the player's sheet.  `tiers`: outcome tiers' rows worked out before,
+    by their system, dice, comparison, targets and bonus (see `ChanceTables`)."""
     try:
         if effect.kind == "check" and effect.pool is not None and effect.pool.keep != "exploding":
-            return _check(effect, notation, fixed, shift, variants)
+            return _check(effect, notation, fixed, shift, variants, {} if tiers is None else tiers)
         if effect.kind == "count" and effect.pool is not None:
             return _count(effect, notation)
         if effect.kind == "opposed":
@@ -146,7 +125,8 @@ def _check(
     notation: Notation,
     fixed: Fraction | None,
     shift: tuple[Fraction, str] | None,
-    variants: tuple[Variant, ...] = (),
+    variants: tuple[Variant, ...],
+    tiers: dict[_TierKey, list[ChanceRow]],
 ) -> ChanceTable | None:
     assert effect.pool is not None and effect.target is not None and effect.op is not None
     pool, op = effect.pool, effect.op
@@ -223,7 +203,10 @@ def _check(
     rows: list[ChanceRow] = []
     system = book.tiers.get(effect.tiers) if effect.tiers else None
     if system is not None:
-        rows += _tier_rows(book, system, dist, op, goals, bonus)
+        key = (system.name, dist, op, tuple(goals), bonus)
+        if key not in tiers:
+            tiers[key] = _tier_rows(book, system, dist, op, goals, bonus)
+        rows += tiers[key]
     else:
         rows.append(ChanceRow(pool_text(pool), "", tuple(dist.compare_p(op, g - bonus) for g in goals)))
     for change in effect.changes:
@@ -356,30 +339,7 @@ def _tier_rows(
     bonus: Fraction = Fraction(0),
 ) -> list[ChanceRow]:
     """The chance of any success, then one row per outcome tier, computed as the resolver does
-    (the first matching tier wins, so a tier called `success` is a plain success).
-
-    Remembered per book, tier system, dice, comparison, targets and bonus: a book's skill rolls
-    share them (`d100 ≤ skill`, at 20, 40, 60, 80), and each works through every total of
-    the dice, once per target."""
-    key = (id(book), system.name, dist, op, tuple(targets), bonus)
-    rows: list[ChanceRow] = by_ids(_TIERED, key, book, lambda: _tier_rows_of(book, system, dist, op, targets, bonus), _KNOWN_KEPT)
-    return list(rows)
-
-
-_TIERED: dict[
-    tuple[int, str, Distribution, str, tuple[Fraction | int, ...], Fraction],
-    tuple[object, list[ChanceRow]],
-] = {}
-
-
-def _tier_rows_of(
-    book: m.Book,
-    system: m.TierSystem,
-    dist: Distribution,
-    op: str,
-    targets: list[Fraction | int],
-    bonus: Fraction,
-) -> list[ChanceRow]:
+    (the first matching tier wins, so a tier called `success` is a plain success)."""
     specs = []
     for tier in system.tiers:
         bound = tier.bound
@@ -448,7 +408,7 @@ def _resist(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
     resistance = notation.book.resistance
     if resistance is None or effect.active is None or effect.passive is None:
         return None
-    found = _resistance(notation.book, resistance)
+    found = _resistance_columns(notation.book, resistance)
     if found is None:
         return None
     differences, row = found
@@ -456,18 +416,9 @@ def _resist(effect: m.RollEffect, notation: Notation) -> ChanceTable | None:
     return ChanceTable(against, tuple(signed(d) if d else "0" for d in differences), (row,))
 
 
-def _resistance(book: m.Book, resistance: m.Resistance) -> tuple[list[int], ChanceRow] | None:
-    """The differences a resistance roll's table shows and the chance at each: the book's formula,
-    the same for each of its resistance rolls, so worked out once per book (a hundred and twenty
-    differences evaluated, each through the formula)."""
-    key = (id(resistance), id(book))
-    return by_ids(_RESISTANCES, key, (resistance, book), lambda: _resistance_columns(book, resistance), _KNOWN_KEPT)
-
-
-_RESISTANCES: dict[tuple[int, int], tuple[object, tuple[list[int], ChanceRow] | None]] = {}
-
-
 def _resistance_columns(book: m.Book, resistance: m.Resistance) -> tuple[list[int], ChanceRow] | None:
+    """The differences a resistance roll's table shows and the chance at each, from the book's
+    formula."""
     @functools.cache  # each difference is asked for twice: choosing the columns, then filling them
     def goal(active: int, passive: int) -> Fraction | None:
         value = special_value(resistance.target, book, {"active": active, "passive": passive})

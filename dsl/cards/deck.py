@@ -3,17 +3,28 @@ table, in the order the rulebook declares them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
-from typing import Protocol
 
 from dsl import model as m
-from dsl.cards.blocks import Block, Card, Detail, Entry, Grid, Heading, Note, Run, Text
+from dsl.cards.blocks import (
+    Appendix,
+    AppendixPart,
+    Block,
+    Card,
+    Deck,
+    Detail,
+    Entry,
+    Grid,
+    Heading,
+    Movable,
+    Note,
+    Run,
+    Text,
+)
 from dsl.cards.chain import chain_blocks
 from dsl.cards.chances import distribution
 from dsl.cards.effects import CANNOT, EffectWriter
-from dsl.cards.memo import by_ids
 from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text
 from dsl.cards.text import DASH, MINUS, NBSP, clean, display_name, percent, signed, title_case_first
 from dsl.categories import CATEGORIES, DEFAULT_CATEGORY, Category
@@ -28,44 +39,26 @@ def category(name: str | None) -> Category:
     return CATEGORIES.get(name or DEFAULT_CATEGORY, CATEGORIES[DEFAULT_CATEGORY])
 
 
-class FaceCount(Protocol):
-    """How many faces a card takes when printed; with `most`, a card that takes more than `most`
-    is counted as `most + 1` (see pdfcards.face_count)."""
-
-    def __call__(self, card: Card, most: int | None = None, /) -> int: ...
-
-
-def build_deck(
-    book: m.Book,
-    *,
-    screen: bool = False,
-    errata: str = "appendix",
-    faces: FaceCount | None = None,
-) -> list[Card]:
-    """The cards of a book, numbered: the rulebook's card, the legend, the index, one card per
-    rule and table in the order the book declares them, then the appendix (errata, by default,
-    and notes that do not fit on their card).  `screen` for HTML, where a card is never split
-    (the legend says so); `errata`: "appendix", "card" (on each rule's card) or "none" (left out;
-    the citation stays on the card).  `faces` counts the faces a card takes when printed: a card
-    that takes more than one prints its notes in the appendix when that saves a face, so that the
-    rule itself reads on one card."""
+def deck_of(book: m.Book, *, errata: str = "appendix") -> Deck:
+    """What every card of a book says, decided once per rule and table (see `Deck`): the
+    rulebook's card, the legend, the index, one card per rule and table in the order the book
+    declares them, numbered, then the appendix.  `errata`: "appendix", "card" (on each rule's
+    card) or "none" (left out; the citation stays on the card).  A rule's notes, and the
+    rulebook's introduction, may go to the appendix when that saves a face (`Deck.movable`):
+    the rule itself then reads on one card."""
     notation = Notation(book)
     items: list[m.Rule | m.Table] = [*book.rules.values(), *book.tables.values()]
     items.sort(key=lambda item: (item.span.line, item.span.column))
     first = 4  # after the rulebook's card, the legend and the index
     numbers = {item.name: first + index for index, item in enumerate(items)}
+    last = first + len(items)
     writer = EffectWriter(book, notation, full=True, errata=errata == "card", numbers=numbers)
     footer = clean(book.title)
     first_card = replace(book_card(book, notation, errata=errata == "card"), number=1)
-    introduction: list[Block] = []
-    if faces is not None:
-        first_card, introduction = _fit_book(first_card, faces, first + len(items))
-    cards = [
-        first_card,
-        replace(legend_card(book, footer, screen=screen, samples=legend_samples(book, notation)), number=2),
-    ]
+    samples = legend_samples(book, notation)
+    legend = replace(legend_card(book, footer, samples=samples), number=2)
+    screen_legend = replace(legend_card(book, footer, screen=True, samples=samples), number=2)
     body: list[Card] = []
-    moved: dict[str, list[Block]] = {}
     for item in items:
         if isinstance(item, m.Rule):
             made = Card(
@@ -74,78 +67,46 @@ def build_deck(
                 title=clean(item.title),
                 cites=clean(item.cites or ""),
                 category=category(item.category),
-                blocks=_rule_blocks(book, writer, item, errata == "card"),
+                blocks=tuple(writer.rule(item)),
                 footer=footer,
                 number=numbers[item.name],
             )
         else:
-            blocks = _table_blocks(book, item, notation, errata == "card")
+            blocks = _table_card_blocks(item, notation, errata == "card")
             made = replace(table_card(item, footer, blocks), number=numbers[item.name])
-        if faces is not None:
-            made, notes = _fit(made, faces)
-            if notes:
-                moved[item.name] = notes
         body.append(made)
-    cards.append(index_card(body, footer))
-    cards += body
-    appendix = appendix_card(book, writer, numbers, footer, moved, errata=errata == "appendix", introduction=introduction)
-    if appendix is not None:
-        cards.append(replace(appendix, number=first + len(items)))
-    return cards
+    movable = [(1, found)] if (found := _introduction(first_card, last)) is not None else []
+    movable += [(card.number, found) for card in body if (found := _notes(card)) is not None]
+    appendix = appendix_of(book, writer, numbers, footer, last, errata=errata == "appendix")
+    return Deck((first_card, legend, index_card(body, footer), *body), screen_legend, tuple(movable), appendix)
 
 
-def _fit_book(card: Card, faces: FaceCount, appendix: int) -> tuple[Card, list[Block]]:
-    """The rulebook's card, and the introduction it leaves to the appendix (the book's notes:
-    reading matter, not a rule) when that saves a face."""
+def build_deck(book: m.Book, *, screen: bool = False, errata: str = "appendix") -> list[Card]:
+    """The cards of a book as they read whole (see `deck_of`), nothing left to the appendix:
+    `screen` for HTML, where a card is never split (the legend says so)."""
+    return deck_of(book, errata=errata).whole(screen=screen)
+
+
+def _introduction(card: Card, appendix: int) -> Movable | None:
+    """The rulebook's card without its introduction (the book's notes: reading matter, not a
+    rule), a pointer to the appendix numbered `appendix` in its place."""
     notes: list[Block] = [b for b in card.blocks if isinstance(b, Text)]
-    if not notes or faces(card, 1) == 1:
-        return card, []
+    if not notes:
+        return None
     pointer = Detail((Run(f"Introduction: in the appendix, No.{NBSP}{appendix}.", "muted"),))
     kept = [b for b in card.blocks if b not in notes]
     at = next((i for i, b in enumerate(kept) if not isinstance(b, Detail)), len(kept))
-    trimmed = replace(card, blocks=(*kept[:at], pointer, *kept[at:]))
-    return _fewer(card, trimmed, notes, faces)
+    return Movable(replace(card, blocks=(*kept[:at], pointer, *kept[at:])), tuple(notes))
 
 
-def _fewer(card: Card, trimmed: Card, notes: list[Block], faces: FaceCount) -> tuple[Card, list[Block]]:
-    """`trimmed` and the `notes` it leaves out when it takes fewer faces than `card` (which takes
-    more than one), else `card`.  Counted trimmed card first: when that takes one face, `card` is
-    not laid out at all."""
-    fewer = faces(trimmed)
-    if faces(card, fewer) > fewer:
-        return trimmed, notes
-    return card, []
-
-
-def _rule_blocks(book: m.Book, writer: EffectWriter, rule: m.Rule, errata: bool) -> tuple[Block, ...]:
-    """What a rule's card says, worked out once per book: the deck for print and the one for
-    screens say the same of every rule."""
-    return _said(book, ("rule", rule.name, errata), lambda: tuple(writer.rule(rule)))
-
-
-def _table_blocks(book: m.Book, table: m.Table, notation: Notation, errata: bool) -> tuple[Block, ...]:
-    """What a table's card says, worked out once per book, as a rule's is (a chained table's
-    flow is worked out exactly, which takes time)."""
-    return _said(book, ("table", table.name, errata), lambda: _table_card_blocks(table, notation, errata))
-
-
-def _said(book: m.Book, what: tuple[str, str, bool], make: Callable[[], tuple[Block, ...]]) -> tuple[Block, ...]:
-    """`make()`, remembered for the book and `what` (a card's kind, name and errata placement)."""
-    return by_ids(_SAID, (id(book), *what), book, make, _SAID_KEPT)
-
-
-_SAID: dict[tuple[int, str, str, bool], tuple[object, tuple[Block, ...]]] = {}
-_SAID_KEPT = 4096
-
-
-def _fit(card: Card, faces: FaceCount) -> tuple[Card, list[Block]]:
-    """The card, and the notes it leaves to the appendix: all of them when that saves a face."""
+def _notes(card: Card) -> Movable | None:
+    """A rule's or table's card without its notes, a pointer to the appendix in their place."""
     notes: list[Block] = [b for b in card.blocks if isinstance(b, Note) and b.quote is None]
-    if not notes or faces(card, 1) == 1:
-        return card, []
+    if not notes:
+        return None
     kept = [b for b in card.blocks if b not in notes and not (isinstance(b, Heading) and b.text == "Notes")]
     pointer = Detail((Run(f"Notes: in the appendix, under No.{NBSP}{card.number}.", "muted"),))
-    return _fewer(card, replace(card, blocks=(*kept, pointer)), notes, faces)
+    return Movable(replace(card, blocks=(*kept, pointer)), tuple(notes))
 
 
 def index_card(cards: list[Card], footer: str) -> Card:
@@ -168,43 +129,28 @@ def _sort_key(title: str) -> str:
     return text
 
 
-def appendix_card(
-    book: m.Book,
-    writer: EffectWriter,
-    numbers: dict[str, int],
-    footer: str,
-    moved: dict[str, list[Block]],
-    *,
-    errata: bool,
-    introduction: list[Block] | None = None,
-) -> Card | None:
-    """The notes that did not fit on their card (`moved`) and, with `errata`, every erratum of the
-    book (how the rulebook reads its source where the source is unclear), under the rule or table
-    they belong to, named with its card number and citation.  Read away from the table: its faces
-    are pages, not continuations of a rule."""
-    blocks: list[Block] = []
-    if introduction:
-        blocks += [Heading("Introduction"), *introduction]
-    header = [Note(clean(text), clean(quote or "")) for text, quote in book.notes if quote is not None]
-    if header and errata:
-        blocks += [Heading("The whole rulebook"), *header]
+def appendix_of(
+    book: m.Book, writer: EffectWriter, numbers: dict[str, int], footer: str, number: int, *, errata: bool
+) -> Appendix:
+    """The appendix: with `errata`, every erratum of the book (how the rulebook reads its source
+    where the source is unclear), under the rule or table it belongs to, named with its card
+    number and citation; and room, under the same headings, for what cards leave to it (the
+    introduction first).  Read away from the table: its faces are pages, not continuations."""
+    parts = [AppendixPart(1, (Heading("Introduction"),))]
+    header = tuple(Note(clean(text), clean(quote or "")) for text, quote in book.notes if quote is not None)
+    parts.append(AppendixPart(0, (Heading("The whole rulebook"),), header if errata else ()))
     items: list[m.Rule | m.Table] = [*book.rules.values(), *book.tables.values()]
     items.sort(key=lambda item: (item.span.line, item.span.column))
     for item in items:
-        notes: list[Block] = list(moved.get(item.name, []))
+        found: list[Block] = []
         if errata:
             if isinstance(item, m.Rule):
-                notes += writer.errata_of(item)
+                found += writer.errata_of(item)
             else:
-                notes += [Note(clean(text), clean(quote or "")) for text, quote in item.notes if quote is not None]
-        if notes:
-            detail = " \u00b7 ".join(x for x in (f"No.{NBSP}{numbers[item.name]}", clean(item.cites or "")) if x)
-            blocks += [Heading(clean(item.title), detail), *notes]
-    if not blocks:
-        return None
-    has_notes = bool(moved or introduction)
-    title = "Notes and errata" if has_notes and errata else "Notes" if has_notes else "Errata"
-    return Card("", APPENDIX_KIND, title, "", category(None), tuple(blocks), footer, pages=True)
+                found += [Note(clean(text), clean(quote or "")) for text, quote in item.notes if quote is not None]
+        detail = " \u00b7 ".join(x for x in (f"No.{NBSP}{numbers[item.name]}", clean(item.cites or "")) if x)
+        parts.append(AppendixPart(numbers[item.name], (Heading(clean(item.title), detail),), tuple(found)))
+    return Appendix(tuple(parts), errata, APPENDIX_KIND, category(None), footer, number)
 
 
 # ---------------------------------------------------------------- the rulebook's own card

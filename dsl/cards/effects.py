@@ -7,7 +7,6 @@ Used by both the cards (`full`: everything, chance tables, notes) and the quick-
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -16,14 +15,25 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis import flat_effects
-from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run
-from dsl.cards.chances import ChanceTable, Variant, roll_chances, total_range
-from dsl.cards.memo import by_ids
+from dsl.cards.blocks import (
+    Block,
+    Chances,
+    ChanceTable,
+    Condition,
+    Detail,
+    Entry,
+    Grid,
+    Heading,
+    Inline,
+    Note,
+    RollHead,
+    Run,
+)
+from dsl.cards.chances import ChanceTables, Variant, total_range
+from dsl.cards.implication import implies
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
 from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
 from dsl.cards.text import number as number_text
-from dsl.runtime.dice import Value
-from dsl.semantics.values import Constants, NotConstant, NoValue, evaluate
 
 CANNOT = "✕"
 
@@ -52,6 +62,7 @@ class EffectWriter:
         self.errata = errata  # whether errata print on the rule's card (else in an appendix, or nowhere)
         self.numbers = numbers or {}  # the card number of each rule and table, for cross-references
         self._stacking_said: set[str] = set()  # groups whose stacking this rule has explained
+        self.chances = ChanceTables(notation)
 
     def card_of(self, name: str) -> str:
         """How a card names another rule's card: `card 12`, or `the Broken Ground card`."""
@@ -84,22 +95,22 @@ class EffectWriter:
         grid, shown = self.statblock(rule, own)
         if grid is not None:
             blocks.append(grid)
-        blocks += self.effects([e for e in own if id(e) not in shown])
+        blocks += self.effects([e for e in own if e not in shown])
         blocks += self.inherited(rule, {name for name in shown.values() if name})
         if self.full:
             blocks += self.notes([e for e in own if isinstance(e, m.NoteEffect)])
         return blocks
 
-    def statblock(self, rule: m.Rule, own: Sequence[m.Effect]) -> tuple[Grid | None, dict[int, str]]:
+    def statblock(self, rule: m.Rule, own: Sequence[m.Effect]) -> tuple[Grid | None, dict[m.Effect, str]]:
         """The rule's stat block (the book's `statblock` for its kind): a row for each line of the
         block, showing the trait the rule composes there, with that trait's effect, and the
         changes it makes to the row's stats; a row the rule leaves alone shows a dash.  Also what
-        the grid shows, so that the card does not say it twice: modifiers (by id, value "") and
-        composed traits (by id of the `as`, value the trait's name)."""
+        the grid shows, so that the card does not say it twice: modifiers (value "") and composed
+        traits (the `as`, value the trait's name)."""
         block = next((b for b in self.book.statblocks if rule.kind in b.kinds), None)
         if block is None:
             return None, {}
-        shown: dict[int, str] = {}
+        shown: dict[m.Effect, str] = {}
         rows = []
         for label, names in block.rows:
             cells = []
@@ -107,10 +118,10 @@ class EffectWriter:
                 for effect in rule.effects:
                     if isinstance(effect, m.PartEffect) and effect.rule == name and not effect.via:
                         cells.append(self._trait_cell(label, name, effect))
-                        shown[id(effect)] = name
+                        shown[effect] = name
                     elif isinstance(effect, m.ModEffect) and effect.target == name and not effect.guard:
                         cells.append(self._stat_cell(label, effect))
-                        shown[id(effect)] = ""
+                        shown[effect] = ""
             rows.append((label, title_case_first("; ".join(cells)) if cells else DASH))
         if not shown:
             return None, {}
@@ -134,7 +145,7 @@ class EffectWriter:
                 if literal_fraction(inner.value) is not None:
                     said.append(self.notation.modifier(inner))
             elif isinstance(inner, m.RollEffect) and inner.kind == "check":
-                chances = roll_chances(inner, self.notation)
+                chances = self.chances.of(inner)
                 text = self.notation.roll(inner)
                 if chances is not None and len(chances.columns) == 1:
                     text += f": {chances.rows[0].cells[0]}"
@@ -266,7 +277,7 @@ class EffectWriter:
             value = literal_fraction(effect.value)
             if value is None:
                 return None
-            if self._within(effect.guard, roll.guard) or implied(self.book, effect.guard, roll.guard):
+            if self._within(effect.guard, roll.guard) or implies(self.book, effect.guard, roll.guard):
                 total += value
         return (total, signed(total)) if total else None
 
@@ -385,10 +396,10 @@ class EffectWriter:
         for outcome in effect.outcomes:
             blocks.append(Detail(self._outcome(outcome)))
         if self.full and elsewhere is not None:
-            if effect.notes or roll_chances(effect, notation, fixed) is not None:
+            if effect.notes or self.chances.of(effect, fixed) is not None:
                 blocks.append(Detail((Run(f"Chances and notes: see {elsewhere}.", "muted"),)))
         elif self.full:
-            chances = roll_chances(effect, notation, fixed, shift, variants)
+            chances = self.chances.of(effect, fixed, shift, variants)
             if chances is not None:
                 blocks.append(Chances(chances) if len(chances.columns) > 1 else _chance_line(chances))
             spread = total_range(effect)
@@ -593,104 +604,6 @@ def _choice_subject(expr: n.Expr) -> str | None:
         return None
     left, right = expr.left, expr.right
     return left.name if isinstance(left, n.NameRef) and isinstance(right, n.NameRef) else None
-
-
-_SAMPLES = 400
-
-
-def implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition, ...]) -> bool:
-    """Whether `guard` holds in every situation where `by` holds, as far as a fixed sample of
-    situations shows (`moved > 0` holds whenever `moved > MOV / 2` does).  The same sample every
-    time, so cards do not change between builds; a guard that reads what a sample cannot give
-    (a derived value, a table) is not implied.  Remembered: a roll's card, and each card built
-    `as` it, ask the same again."""
-    key = (id(book), tuple(map(id, guard)), tuple(map(id, by)))
-    return by_ids(_IMPLIED, key, (book, guard, by), lambda: _implied(book, guard, by))
-
-
-_IMPLIED: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[object, bool]] = {}
-
-
-def _implied(book: m.Book, guard: tuple[m.Condition, ...], by: tuple[m.Condition, ...]) -> bool:
-    seen = 0
-    for env in _situations(book):
-        try:
-            if not all(_holds(c, book, env) for c in by):
-                continue
-            seen += 1
-            if not all(_holds(c, book, env) for c in guard):
-                return False
-        except (NotConstant, NoValue, ValueError, TypeError, ArithmeticError, KeyError):
-            return False
-    return seen > 0
-
-
-def _situations(book: m.Book) -> list[_Situation]:
-    """The fixed sample of situations of a book, drawn once per book (every roll of every card
-    asks about the same sample)."""
-    return by_ids(_DRAWN, id(book), book, lambda: _drawn(book), 16)
-
-
-def _drawn(book: m.Book) -> list[_Situation]:
-    rng = random.Random(0)
-    # One draw a name, in the order of the names, situation after situation; a name that is not
-    # sampled (text, dice) draws nothing.
-    draws = [(name, how) for name in sorted(book.vars) if (how := _sampler(book.vars[name].type)) is not None]
-    return [_Situation(_draw(draws, rng)) for _ in range(_SAMPLES)]
-
-
-_DRAWN: dict[int, tuple[object, list[_Situation]]] = {}
-
-
-def _holds(condition: m.Condition, book: m.Book, env: _Situation) -> bool:
-    return bool(evaluate(condition.expr, book, env)) != condition.negated
-
-
-Sampler = tuple[tuple[Value, ...] | None, int, int]
-"""How a value of a type is drawn: `(members, low, count)`, one of `count` equally likely values,
-the member of that index or `low` plus it; `count` 0 for a flag, a coin toss."""
-
-
-def _sampler(kind: t.Type) -> Sampler | None:
-    """How a value of `kind` is drawn: a flag, a member, a number in range."""
-    if isinstance(kind, t.Flag):
-        return None, 0, 0
-    if isinstance(kind, t.Enum):
-        return tuple(kind.members), 0, len(kind.members)
-    if isinstance(kind, t.Numeric):
-        low = int(kind.low) if kind.low is not None else 0
-        high = int(kind.high) if kind.high is not None else low + 30
-        return None, low, max(low, high) - low + 1
-    return None  # text and dice: a guard that reads one is not judged
-
-
-def _draw(draws: list[tuple[str, Sampler]], rng: random.Random) -> dict[str, Value]:
-    """A value for each name: a toss `rng.random() < 0.5`, else one of `count` values drawn as
-    `rng.choice` and `rng.randint` draw it, from the generator's bits (`getrandbits`, with as many
-    bits as `count` needs, again while the number is too big); a book's sample is 400 situations
-    of every input, and this is one loop, not three calls into `random` per value."""
-    bits, toss = rng.getrandbits, rng.random
-    values: dict[str, Value] = {}
-    for name, (members, low, count) in draws:
-        if not count:
-            values[name] = toss() < 0.5
-            continue
-        width = count.bit_length()
-        index = bits(width)
-        while index >= count:
-            index = bits(width)
-        values[name] = members[index] if members is not None else low + index
-    return values
-
-
-class _Situation(Constants):
-    def __init__(self, values: dict[str, Value]) -> None:
-        self.values = values
-
-    def value(self, ref: m.Ref) -> Value:
-        if ref.kind in ("input", "stat", "base") and ref.name in self.values:
-            return self.values[ref.name]
-        raise NotConstant(ref.name)
 
 
 MAX_VARIANTS = 6

@@ -1,33 +1,31 @@
 """Blocks as reportlab flowables, in the one type scale cards and sheets share.
 
-Every string reaches reportlab through `markup`, which escapes `&`, `<` and `>`: rulebook text is
-drawn as text, never read as paragraph markup.  No style is smaller than 7 pt (`MIN_SIZE`).
+Every string becomes paragraph markup through `markup`, which escapes `&`, `<` and `>`: rulebook
+text is drawn as text, never read as markup, whether typeset.py sets the paragraph or reportlab's
+`Paragraph` does.  No style is smaller than 7 pt (`MIN_SIZE`).
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import re
-import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
 from reportlab.lib import colors
-from reportlab.lib.abag import ABag
 from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
+from dsl.cards import typeset
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run, Text
-from dsl.cards.breaking import break_lines
-from dsl.cards.drawing import draw_lines
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
-from dsl.cards.fragments import fragments
-from dsl.cards.memo import keep, kept_for
-from dsl.cards.tables import CardTable, styled
+from dsl.cards.memo import keep
 from dsl.cards.text import NBSP, WORD, sentences, words
+from dsl.cards.typeset import Line, Word
 
 MIN_SIZE = 7.0
 
@@ -43,117 +41,156 @@ def tint(colour: colors.Color, amount: float) -> colors.Color:
     return colors.Color(1 - (1 - colour.red) * amount, 1 - (1 - colour.green) * amount, 1 - (1 - colour.blue) * amount)
 
 
-class Para(Paragraph):  # type: ignore[misc]
-    """A paragraph that remembers how its lines broke.  Laying out a card asks a paragraph its
-    height many times at the same width (each card it is tried on, the compact step, the parts,
-    then drawing), and a deck makes the same paragraph again and again (a card tried without its
-    notes, a title tried in each size, the sheet): reportlab parses the markup and breaks the
-    lines every time, and that is most of the work of a deck.
+class Para(Flowable):  # type: ignore[misc]
+    """A paragraph of card markup: set into lines by typeset.py when it is in the markup cards
+    write (nearly all), else laid out and drawn by reportlab's `Paragraph`.
 
-    A paragraph made from markup is parsed once per text and style, and broken once per text,
-    style and width: the broken lines are shared by every such paragraph, which reportlab only
-    reads when it splits or draws one.  The parsed fragments are shared too until a paragraph is
-    broken afresh (breaking changes them): then it takes its own copies."""
+    Laying out a card asks a paragraph its height many times at the same width (each trial of a
+    card, the compact step, the parts, then drawing), and a deck sets the same text again and
+    again (a chance, a label, a heading on card after card, a title in each size): a `Para`
+    holds only its text and style, and takes its words (`words_of`, once per text and style)
+    and its lines (`lines_of`, once per text, style and width), or its `Paragraph`
+    (`laid_out`), from what was made before."""
 
-    _wrapped: tuple[float, float, float, Any, Any] | None = None
-    _source: tuple[str, ParagraphStyle, str | None] | None = None  # made from markup, not yet broken
-    _shared = False  # its fragments are the remembered ones, to be copied before it is broken
-
-    def __init__(
-        self, text: str, style: ParagraphStyle, bulletText: str | None = None, frags: Any = None, **options: Any
-    ) -> None:
-        if frags is not None or options:  # reportlab's own copies (a split paragraph's parts)
-            super().__init__(text, style, bulletText, frags, **options)
-            return
-        self._source = (text, style, bulletText)
-        key = (text, id(style), bulletText)
-        known = _PARSED.get(key)
-        if known is not None and known[0] is style:
-            super().__init__(text, style, bulletText=bulletText, frags=known[1])
-            self._shared = True
-            return
-        frags = fragments(text, style)
-        if frags is not None:
-            super().__init__(text, style, bulletText=bulletText, frags=frags)
-        else:  # markup cards do not write: reportlab reads it
-            super().__init__(text, style, bulletText=bulletText)
-        if self.style is style and all(isinstance(frag, ABag) for frag in self.frags):
-            keep(_PARSED, key, (style, [frag.clone() for frag in self.frags]), _PARSED_KEPT)
-        else:
-            self._source = None
+    def __init__(self, text: str, style: ParagraphStyle, bulletText: str | None = None) -> None:
+        super().__init__()
+        self.text = text
+        self.style = style
+        self.bullet = bulletText
+        self.words = words_of(text, style) if bulletText is None else None
+        self.lines: tuple[Line, ...] | None = None  # as set at `width`
+        self.laid: Paragraph | None = None  # reportlab's, at `width`, when it is not set here
 
     def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
-        known = self._wrapped
-        if known is not None and known[0] == availWidth:
-            _, self.width, self.height, self.blPara, self._wrapWidths = known
-            return self.width, self.height
-        source, self._source = self._source, None
-        key = None if source is None else (source[0], id(source[1]), source[2], availWidth)
-        if key is not None:
-            broken = _BROKEN.get(key)
-            if broken is not None and broken[0] is self.style:
-                _, self.width, self.height, self.blPara, self._wrapWidths, self.frags = broken
-                self._wrapped = (availWidth, self.width, self.height, self.blPara, self._wrapWidths)
-                self._shared = False
-                return self.width, self.height
-        if self._shared:
-            self.frags = [frag.clone() for frag in self.frags]
-            self._shared = False
-        width, height = super().wrap(availWidth, availHeight)
-        if hasattr(self, "blPara"):
-            self._wrapped = (availWidth, self.width, self.height, self.blPara, self._wrapWidths)
-            if key is not None:
-                broken = (self.style, self.width, self.height, self.blPara, self._wrapWidths, self.frags)
-                keep(_BROKEN, key, broken, _BROKEN_KEPT)
-        return float(width), float(height)
+        self.width = availWidth
+        self.lines = lines_of(self.text, self.style, self.words, availWidth) if self.words is not None else None
+        if self.lines is not None:
+            self.laid, self.height = None, len(self.lines) * float(self.style.leading)
+        else:
+            self.laid, self.height = laid_out(self.text, self.style, self.bullet, availWidth)
+        return self.width, self.height
 
-    def drawPara(self, debug: int = 0) -> None:
-        """reportlab's drawing of the paragraph (by `draw_lines` when it draws it), or the
-        operators its twin drew earlier in the same document: a deck draws the same chance numbers, labels and headings on card after
-        card, from the same remembered lines.  Drawing reads only the lines, the style, the size
-        and the bullet, and leaves the canvas as it found it (between `q` and `Q`); the document
-        keeps the codes its fonts gave the characters, so the operators are the same again."""
-        canvas = self.canv
-        lines = getattr(self, "blPara", None)
-        bullet = self.bulletText
-        if debug or lines is None or "_offsets" in self.__dict__ or self.style.wordWrap or not _hashable(bullet):
-            super().drawPara(debug)
+    def split(self, availWidth: float, availHeight: float) -> list[Flowable]:
+        self.wrap(availWidth, availHeight)
+        if self.lines is not None:
+            return split_lines(self, self.lines, self.style, availHeight)
+        parts: list[Flowable] = Paragraph(self.text, self.style, bulletText=self.bullet).split(availWidth, availHeight)
+        return parts
+
+    def draw(self) -> None:
+        if self.lines is not None:
+            typeset.draw(self.canv, self.lines, self.style, self.width, self.height)
             return
-        drawn = kept_for(_DRAWN, canvas._doc)
-        key = (id(lines), id(self.style), self.width, self.height, bullet, getattr(self, "_JustifyLast", False))
-        found = drawn.get(key)
-        if found is not None and found[0] is lines and found[1] is self.style:
-            canvas._code.extend(found[2])
-            return
-        code = canvas._code
-        start = len(code)
-        if not draw_lines(self):
-            super().drawPara(debug)
-        keep(drawn, key, (lines, self.style, code[start:]), _DRAWN_KEPT)
+        laid = self.laid if self.laid is not None else laid_out(self.text, self.style, self.bullet, self.width)[0]
+        # The paragraph draws at this flowable's origin, on its canvas, as a flowable draws
+        # (`canv` is set for the call), without a second translation and graphics state.
+        laid.canv = self.canv
+        try:
+            laid.draw()
+        finally:
+            del laid.canv
 
-    def breakLines(self, width: Any) -> Any:
-        """reportlab's lines, from `break_lines` when it breaks this paragraph."""
-        if isinstance(width, list):
-            lines = break_lines(self, width)
-            if lines is not None:
-                return lines
-        return super().breakLines(width)
+    def getPlainText(self) -> str:
+        """The text without its markup, as reportlab's paragraph gives it."""
+        text: str = Paragraph(self.text, self.style, bulletText=self.bullet).getPlainText()
+        return text
 
+    def getSpaceBefore(self) -> float:
+        return float(self.style.spaceBefore)
 
-def _hashable(bullet: Any) -> bool:
-    return bullet is None or isinstance(bullet, str)
+    def getSpaceAfter(self) -> float:
+        return float(self.style.spaceAfter)
 
 
-_DRAWN: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], tuple[Any, ParagraphStyle, list[str]]]] = (
-    weakref.WeakKeyDictionary()
-)
-"""Per document: what paragraphs drew, by their lines, style, size and bullet (`Para.drawPara`)."""
-_DRAWN_KEPT = 1 << 13
+class SetLines(Flowable):  # type: ignore[misc]
+    """Lines of a paragraph set by typeset.py: a part of one split between two frames."""
 
-_PARSED: dict[tuple[str, int, str | None], tuple[ParagraphStyle, list[ABag]]] = {}
-_PARSED_KEPT = 1 << 14
-_BROKEN: dict[tuple[str, int, str | None, float], tuple[ParagraphStyle, float, float, Any, Any, Any]] = {}
-_BROKEN_KEPT = 1 << 15
+    def __init__(self, lines: tuple[Line, ...], style: ParagraphStyle, text: str) -> None:
+        super().__init__()
+        self.lines = lines
+        self.style = style
+        self.text = text
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        self.width, self.height = availWidth, len(self.lines) * float(self.style.leading)
+        return self.width, self.height
+
+    def split(self, availWidth: float, availHeight: float) -> list[Flowable]:
+        return split_lines(self, self.lines, self.style, availHeight)
+
+    def draw(self) -> None:
+        typeset.draw(self.canv, self.lines, self.style, self.width, self.height)
+
+    def getPlainText(self) -> str:
+        return " ".join("".join(p.text for p in word.pieces) for line in self.lines for word in line.words)
+
+    def getSpaceBefore(self) -> float:
+        return float(self.style.spaceBefore)
+
+    def getSpaceAfter(self) -> float:
+        return float(self.style.spaceAfter)
+
+
+def split_lines(whole: Flowable, lines: tuple[Line, ...], style: ParagraphStyle, height: float) -> list[Flowable]:
+    """`lines` split after the most that fit `height`, as a paragraph splits: none when a first
+    line would be left alone at the foot (orphans not allowed) or a last alone at the top
+    (widows not allowed) and no line can move to keep it company; `[whole]` when all fit."""
+    fit = int(height / float(style.leading))
+    if (not style.allowOrphans and fit <= 1) or fit == 0:
+        return []
+    count = len(lines)
+    if count <= fit:
+        return [whole]
+    if not style.allowWidows and count == fit + 1:
+        if (style.allowOrphans and count == 3) or count > 3:
+            fit -= 1
+        else:
+            return []
+    text = getattr(whole, "text", "")
+    return [SetLines(lines[:fit], style, text), SetLines(lines[fit:], style, text)]
+
+
+def words_of(text: str, style: ParagraphStyle) -> tuple[Word, ...] | None:
+    """The words of markup in `style` as typeset.py sets them, or None when it is left to
+    reportlab; made once per text and style (and remembered, within a bound)."""
+    key = (text, style)
+    if key in _WORDS:
+        return _WORDS[key]
+    found = typeset.pieces(text, style)
+    return keep(_WORDS, key, None if found is None else typeset.words(found), _WORDS_KEPT)
+
+
+def lines_of(text: str, style: ParagraphStyle, words: tuple[Word, ...], width: float) -> tuple[Line, ...] | None:
+    """`words` (of `text` in `style`) set into lines `width` wide, or None when a word does not
+    fit a line; made once per text, style and width."""
+    key = (text, style, width)
+    if key in _LINES:
+        return _LINES[key]
+    first = width - style.leftIndent - style.firstLineIndent - style.rightIndent
+    rest = width - style.leftIndent - style.rightIndent
+    return keep(_LINES, key, typeset.lines(words, first, rest), _LINES_KEPT)
+
+
+_WORDS: dict[tuple[str, ParagraphStyle], tuple[Word, ...] | None] = {}
+_WORDS_KEPT = 1 << 15
+_LINES: dict[tuple[str, ParagraphStyle, float], tuple[Line, ...] | None] = {}
+_LINES_KEPT = 1 << 15
+
+
+def laid_out(text: str, style: ParagraphStyle, bullet: str | None, width: float) -> tuple[Paragraph, float]:
+    """reportlab's paragraph of `text` in `style` wrapped at `width`, and its height; made once
+    per text, style, bullet and width (and remembered, within a bound)."""
+    key = (text, style, bullet, width)
+    found = _LAID_OUT.get(key)
+    if found is None:
+        paragraph = Paragraph(text, style, bulletText=bullet)
+        _, height = paragraph.wrap(width, 1e9)
+        found = keep(_LAID_OUT, key, (paragraph, float(height)), _LAID_OUT_KEPT)
+    return found
+
+
+_LAID_OUT: dict[tuple[str, ParagraphStyle, str | None, float], tuple[Paragraph, float]] = {}
+_LAID_OUT_KEPT = 1 << 15
 
 
 def _style(name: str, **values: Any) -> ParagraphStyle:
@@ -220,9 +257,10 @@ INDENT = 7.0
 CELL_PAD = 2.0
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Item:
-    """A flowable, and how the paginator (paginate.py) may place it."""
+    """A flowable, and how the paginator (paginate.py) may place it.  Items are told apart by
+    identity (a heading repeated above a card is a copy of the item it repeats, not that item)."""
 
     flowable: Flowable
     keep: bool = False  # stays on the same card (or sheet column) as the item after it
@@ -283,15 +321,15 @@ def _indented(style: ParagraphStyle, indent: bool) -> ParagraphStyle:
 
 def derived(parent: ParagraphStyle, suffix: str, **values: Any) -> ParagraphStyle:
     """A style made from another, the same object every time it is asked for (a paragraph's
-    parsed markup is remembered by its style, see `Para`)."""
-    key = (id(parent), suffix, tuple(sorted((k, repr(v)) for k, v in values.items())))
+    layout is remembered by its style, see `laid_out`)."""
+    key = (parent, suffix, tuple(sorted((k, repr(v)) for k, v in values.items())))
     known = _DERIVED.get(key)
-    if known is None or known[0] is not parent:
-        known = _DERIVED[key] = (parent, ParagraphStyle(parent.name + suffix, parent=parent, **values))
-    return known[1]
+    if known is None:
+        known = _DERIVED[key] = ParagraphStyle(parent.name + suffix, parent=parent, **values)
+    return known
 
 
-_DERIVED: dict[tuple[int, str, tuple[tuple[str, str], ...]], tuple[ParagraphStyle, ParagraphStyle]] = {}
+_DERIVED: dict[tuple[ParagraphStyle, str, tuple[tuple[str, str], ...]], ParagraphStyle] = {}
 
 
 class RuledHeading(Para):
@@ -311,18 +349,26 @@ class Prose(Para):
     """Running text (a note, an erratum) that breaks between sentences rather than inside one.
 
     `split` (what the paginator asks first) only breaks after a whole sentence; `split_lines` is
-    the ordinary line break, for a sentence taller than a whole card.  Parts made by a line break
-    are plain paragraphs of this class without sentences."""
+    the ordinary line break, for a sentence taller than a whole card, whose parts are reportlab's
+    own paragraphs."""
 
     sentences: tuple[str, ...] = ()
 
     def split(self, availWidth: float, availHeight: float) -> list[Flowable]:
-        for count in range(len(self.sentences) - 1, 0, -1):
-            head = Para(" ".join(self.sentences[:count]), self.style)
-            _, height = head.wrap(availWidth, availHeight)
+        """The most whole sentences that fit, and the rest.  The height of the first `count`
+        sentences grows with `count`: the count is found by bisection, a few layouts however long
+        the note."""
+        low, high = 0, len(self.sentences) - 1  # `low` sentences fit (none, to begin with)
+        while low < high:
+            middle = (low + high + 1) // 2
+            _, height = Para(" ".join(self.sentences[:middle]), self.style).wrap(availWidth, availHeight)
             if height <= availHeight + 0.01:
-                return [head, prose(self.sentences[count:], self.style)]
-        return []
+                low = middle
+            else:
+                high = middle - 1
+        if low == 0:
+            return []
+        return [Para(" ".join(self.sentences[:low]), self.style), prose(self.sentences[low:], self.style)]
 
     def first_sentence_height(self, availWidth: float) -> float:
         """The height of the first sentence alone; a part made by a line break is all one."""
@@ -470,7 +516,7 @@ def _note(note: Note) -> list[str]:
     return [lead + parts[0], *parts[1:]]
 
 
-class RollHeading(CardTable):
+class RollHeading(Table):  # type: ignore[misc]
     """The band that starts a roll: its title, and its notation on the right."""
 
 
@@ -488,21 +534,22 @@ def _roll_head(
     whole = None
     if short_title is not None or short_notation is not None:
         whole = Para(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", detail)
-    table = styled(
-        RollHeading,
+    table = RollHeading(
         [[title, notation]],
-        _roll_head_style,
-        (accent,),
         colWidths=[width - notation_width, notation_width],
         hAlign="LEFT",
+        style=_roll_head_style(accent),
     )
     table.spaceBefore = 5.0
     table.spaceAfter = 0.6
     return table, whole
 
 
-def _roll_head_style(accent: colors.Color) -> list[tuple[Any, ...]]:
-    return [
+@functools.lru_cache(maxsize=256)
+def _roll_head_style(accent: colors.Color) -> TableStyle:
+    """The style of a roll's band, made once per colour (a table reads its style when made, and
+    a deck makes hundreds of bands of a few colours)."""
+    return TableStyle([
         ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
         ("BACKGROUND", (0, 0), (-1, -1), tint(accent, 0.14)),
         ("LINEABOVE", (0, 0), (-1, 0), 0.8, accent),
@@ -511,7 +558,7 @@ def _roll_head_style(accent: colors.Color) -> list[tuple[Any, ...]]:
         ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
         ("TOPPADDING", (0, 0), (-1, -1), 1.6),
         ("BOTTOMPADDING", (0, 0), (-1, -1), 2.0),
-    ]
+    ])
 
 
 TALLEST_HEAD = 30 * MM
@@ -584,36 +631,51 @@ def _chances(block: Chances, width: float, accent: colors.Color) -> Table:
     cell_least = numbers + 2 * pad + 0.5
     label_width = max(min(max(needed, width * 0.42), width - cell_least * count), 12 * MM)
     cell_width = min((width - label_width) / count, max(CHANCE_CELL_MAX, cell_least))
-    header = [
+    header: list[str | Para] = [
         Para(
             f'<b>{markup(loosen(chances.against, label_width - pad, size))}</b> <font size="7" color="#5c5c5c">'
             "chance %</font>",
             CHANCE_LABEL,
         )
     ]
-    header += [Para(markup(c), CHANCE_HEAD) for c in chances.columns]
+    room = cell_width - 2 * pad
+    header += [_chance_cell(c, CHANCE_HEAD, room) for c in chances.columns]
     rows: list[list[Any]] = [header]
     for row in chances.rows:
         label = f"<b>{markup(row.dice)}</b>"
         if row.note:
             label += f' <font color="#5c5c5c">{markup(row.note)}</font>'
-        rows.append([Para(label, CHANCE_LABEL), *(Para(markup(c), CHANCE) for c in row.numbers)])
-    table = styled(
-        CardTable,
+        rows.append([Para(label, CHANCE_LABEL), *(_chance_cell(c, CHANCE, room) for c in row.numbers)])
+    table = Table(
         rows,
-        _chances_style,
-        (accent, pad),
         colWidths=[label_width] + [cell_width] * len(chances.columns),
         hAlign="LEFT",
         repeatRows=1,
+        style=_chances_style(accent, pad),
     )
     table.spaceBefore = 3.0
     return table
 
 
-def _chances_style(accent: colors.Color, pad: float) -> list[tuple[Any, ...]]:
-    return [
+def _chance_cell(text: str, style: ParagraphStyle, room: float) -> str | Para:
+    """A number or column label of a chance table: a plain string, which the table draws in its
+    cell's font, when it fits on one line (a paragraph is laid out and drawn at many times the
+    cost, and a deck draws thousands of these); else a paragraph, which wraps."""
+    if text_width(text, style.fontName, style.fontSize) <= room and text == text.strip() and "  " not in text:
+        return text
+    return Para(markup(text), style)
+
+
+@functools.lru_cache(maxsize=256)
+def _chances_style(accent: colors.Color, pad: float) -> TableStyle:
+    """The style of a chance table, made once per colour and padding."""
+    return TableStyle([
         ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
+        ("FONTSIZE", (0, 0), (-1, -1), CHANCE.fontSize),
+        ("LEADING", (0, 0), (-1, -1), CHANCE.leading),
+        ("TEXTCOLOR", (0, 0), (-1, -1), INK),
+        ("ALIGN", (1, 0), (-1, -1), "CENTER"),
+        ("FONTNAME", (1, 0), (-1, 0), CHANCE_HEAD.fontName),
         ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
         ("LINEBELOW", (0, 1), (-1, -1), 0.25, RULE),
         ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
@@ -622,7 +684,7 @@ def _chances_style(accent: colors.Color, pad: float) -> list[tuple[Any, ...]]:
         ("LEFTPADDING", (0, 0), (0, -1), 0),
         ("TOPPADDING", (0, 0), (-1, -1), 1.0),
         ("BOTTOMPADDING", (0, 0), (-1, -1), 1.4),
-    ]
+    ])
 
 
 # ---------------------------------------------------------------- rulebook tables
@@ -776,16 +838,14 @@ class _GridData:
             "splitInRow": 1,
         }
         params = (header, self.keys, tuple(self.centred), self.top, self.bottom, self.accent)
-        if not measured:  # reportlab may split it inside a row, restyling its parts: styles of its own
-            table = CardTable(data, **options)
-            table.setStyle(TableStyle(_grid_style(*params)))
-            return table
-        return styled(CardTable, data, _grid_style, params, **options)
+        return Table([list(row) for row in data], style=_grid_style(*params), **options)
 
 
+@functools.lru_cache(maxsize=256)
 def _grid_style(
     header: bool, keys: int, centred: tuple[bool, ...], top: float, bottom: float, accent: colors.Color
-) -> list[tuple[Any, ...]]:
+) -> TableStyle:
+    """The style of a rulebook table's rows, made once per shape and colour."""
     first = 1 if header else 0
     commands: list[tuple[Any, ...]] = [
         ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
@@ -811,7 +871,7 @@ def _grid_style(
             ("LINEABOVE", (0, 0), (-1, 0), 0.8, accent),
             ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
         ]
-    return commands
+    return TableStyle(commands)
 
 
 class GridTable(Flowable):  # type: ignore[misc]

@@ -1,10 +1,11 @@
-"""What card making remembers between calls, kept bounded."""
+"""What card making remembers: bounded caches by content (`keep`), and facts about the model's
+nodes by their identity (`Identity`), the one place where an id() keys anything on the cards
+floor."""
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -19,19 +20,21 @@ def keep(cache: dict[K, V], key: K, value: V, most: int) -> V:
     return value
 
 
-def kept_for(tables: weakref.WeakKeyDictionary[Any, dict[K, V]], owner: Any) -> dict[K, V]:
-    """What is remembered for `owner` (a document: gone with it), an empty dict when first asked."""
-    found = tables.get(owner)
-    if found is None:
-        found = tables[owner] = {}
-    return found
+class Identity(Generic[K, V]):
+    """What is worked out for an object, remembered by the object's identity: for facts about
+    nodes of the checked model, whose equality is structural (two rolls written alike in two
+    rules are equal, yet a name in each may stand for another rule's derived value).  It holds
+    its keys, so an id in it is never another object's while it lasts: made for one deck, it
+    goes with it."""
 
+    __slots__ = ("found",)
 
-def by_ids(cache: dict[K, tuple[object, V]], key: K, held: object, make: Callable[[], V], most: int = 4096) -> V:
-    """`make()`, remembered in `cache` under `key`, a key made of objects' ids (a compiled book, a
-    roll): `held`, the objects the ids are of, is stored with the value, so none of those ids can
-    be given to a new object while the entry lasts."""
-    found = cache.get(key)
-    if found is None:
-        found = keep(cache, key, (held, make()), most)
-    return found[1]
+    def __init__(self) -> None:
+        self.found: dict[int, tuple[K, V]] = {}
+
+    def remembered(self, key: K, make: Callable[[], V]) -> V:
+        """What `make()` gives for `key`, made the first time it is asked for."""
+        known = self.found.get(id(key))
+        if known is None:
+            known = self.found[id(key)] = (key, make())
+        return known[1]

@@ -23,7 +23,7 @@ Everything is measured on a throwaway canvas: the same items give the same frame
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from reportlab.platypus import Flowable
@@ -89,14 +89,15 @@ class Shrunk(Flowable):  # type: ignore[misc]
 
 def paginate(
     items: Iterable[Item],
-    rooms: Callable[[int], float],
+    rooms: Sequence[float],
     width: float,
     *,
     space_after: bool = False,
     balance: bool = False,
     most: int | None = None,
 ) -> list[list[Placed]]:
-    """The frames that `items` fill, in order; frame `i` is `rooms(i)` high and `width` wide.
+    """The frames that `items` fill, in order, each `width` wide: the first `rooms[0]` high, the
+    second `rooms[1]`, and so on, the last of `rooms` for every frame after it.
 
     `space_after`: the space between two items is the larger of the first's space after and the
     second's space before (as in reportlab's frames); otherwise only the space before counts.
@@ -127,39 +128,39 @@ class _Infeasible(Exception):
 class _Paginator:
     def __init__(
         self,
-        rooms: Callable[[int], float],
+        rooms: Sequence[float],
         width: float,
         space_after: bool,
         cap: float | None = None,
         record: bool = False,
         most: int | None = None,
     ) -> None:
-        self.rooms = rooms
+        self.rooms = tuple(rooms)
         self.width = width
         self.space_after = space_after
         self.cap = cap  # the first frame takes only whole items up to this height (balancing)
         self.canvas = measuring_canvas()
         self.frames: list[list[Placed]] = [[]]
-        self.room = rooms(0) if cap is None else cap  # what is left on the current frame
+        self.room = self.height(0) if cap is None else cap  # what is left on the current frame
         self.after = 0.0  # the space after the last item placed
-        self.resumed: set[int] = set()  # the items repeated at the top of the current frame
+        self.resumed: set[Item] = set()  # the items repeated at the top of the current frame
         self.queue: deque[Item] = deque()
         self.source: Iterator[Item] | None = None  # items not yet taken into the queue
         self.record = record  # whether to keep `starts`, for balancing
-        self.starts: list[tuple[list[Item], set[int]]] = []  # what is left as each frame starts
+        self.starts: list[tuple[list[Item], set[Item]]] = []  # what is left as each frame starts
         self.most = most  # stop once there are more frames than this
 
     def balanced(self) -> list[list[Placed]]:
         """The frames, with the last two filled as evenly as whole items allow."""
         frames = self.frames
         last = len(frames) - 1
-        if used(frames[last]) >= BALANCE * self.rooms(last):
+        if used(frames[last]) >= BALANCE * self.height(last):
             return frames
         start, resumed = self.starts[last - 1]
         best = frames[last - 1 :]
         cap = used(best[0]) - 1.0
         while cap > 0:
-            trial = _Paginator(lambda i: self.rooms(last - 1 + i), self.width, self.space_after, cap)
+            trial = _Paginator((self.height(last - 1), self.height(last)), self.width, self.space_after, cap)
             trial.resumed = set(resumed)
             try:
                 pair = trial.run(start)
@@ -173,6 +174,10 @@ class _Paginator:
                 break
             cap = used(pair[0]) - 1.0  # one item fewer at least
         return frames[: last - 1] + best
+
+    def height(self, index: int) -> float:
+        """How high frame `index` is."""
+        return self.rooms[min(index, len(self.rooms) - 1)]
 
     @property
     def capped(self) -> bool:
@@ -203,10 +208,10 @@ class _Paginator:
                 if started:
                     queue.extendleft(reversed(group))
                     self.new_frame()
-                elif any(id(item) in self.resumed for item in group):
+                elif any(item in self.resumed for item in group):
                     # What it continues and the group itself do not fit together: the group
                     # gets the whole frame.
-                    queue.extendleft(reversed([item for item in group if id(item) not in self.resumed]))
+                    queue.extendleft(reversed([item for item in group if item not in self.resumed]))
                     self.resumed = set()
                 elif len(group) > 1:
                     # Taller than a whole frame: let the group break between any of its items.
@@ -248,12 +253,12 @@ class _Paginator:
 
     def new_frame(self) -> None:
         self.frames.append([])
-        self.room = self.rooms(len(self.frames) - 1)
+        self.room = self.height(len(self.frames) - 1)
         self.after = 0.0
         self.resumed = set()
         if self.more():
             resume = self.queue[0].resume
-            self.resumed = {id(item) for item in resume}
+            self.resumed = set(resume)
             self.queue.extendleft(reversed(resume))
         if self.record:
             self.starts.append((list(self.queue), set(self.resumed)))
@@ -264,7 +269,7 @@ class _Paginator:
         placed: list[Placed] = []
         left = self.room
         after = self.after
-        full = self.rooms(len(self.frames) - 1)
+        full = self.height(len(self.frames) - 1)
         for index, item in enumerate(group):
             flowable = item.flowable
             space = max(flowable.getSpaceBefore(), after) if (started or placed) else 0.0
@@ -281,14 +286,14 @@ class _Paginator:
                 # Running text moves whole, unless this frame would be left mostly empty or the
                 # text is taller than a whole frame anyway.
                 filled = full - left
-                if filled >= MOSTLY_EMPTY * full and height <= self.rooms(len(self.frames)) + _FUZZ:
+                if filled >= MOSTLY_EMPTY * full and height <= self.height(len(self.frames)) + _FUZZ:
                     return None
             parts = flowable.splitOn(self.canvas, self.width, left - space)
             # Between lines: on an empty frame, or when one sentence is taller than a frame.
             if (
                 len(parts) < 2
                 and isinstance(flowable, Prose)
-                and (not started or flowable.first_sentence_height(self.width) > self.rooms(len(self.frames)))
+                and (not started or flowable.first_sentence_height(self.width) > self.height(len(self.frames)))
             ):
                 parts = flowable.split_lines(self.width, left - space)
             if len(parts) < 2:

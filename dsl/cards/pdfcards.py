@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import io
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from reportlab.lib import colors
@@ -20,9 +21,9 @@ from reportlab.lib.pagesizes import A4, LETTER
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
 
-from dsl.cards.blocks import Card, Detail, Text
+from dsl.cards.blocks import Block, Card, Deck, Detail, Text
 from dsl.cards.blocks import Run as TextRun
-from dsl.cards.canvas import Recording, measuring_canvas, new_canvas, save
+from dsl.cards.canvas import measuring_canvas, new_canvas
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, Para, flowables, flowables_of, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.memo import keep
@@ -100,11 +101,12 @@ def _header(card: Card, continued: bool) -> tuple[Header, list[Item]]:
     key = (card.title, card.cites, card.kind, card.category, continued)
     known = _HEADERS.get(key)
     if known is None:
-        known = keep(_HEADERS, key, _new_header(card, continued), _LAYOUTS_KEPT)
+        known = keep(_HEADERS, key, _new_header(card, continued), _HEADERS_KEPT)
     return known[0], list(known[1])
 
 
 _HEADERS: dict[tuple[str, str, str, Category, bool], tuple[Header, list[Item]]] = {}
+_HEADERS_KEPT = 4096
 
 
 def _new_header(card: Card, continued: bool) -> tuple[Header, list[Item]]:
@@ -162,7 +164,7 @@ def body_height(header: Header) -> float:
     return CARD_HEIGHT - header.height - SAFE - FOOTER - GAP
 
 
-def layout(card: Card) -> list[Face]:
+def layout(card: Card, trial: _Trial | None = None) -> list[Face]:
     """The faces a card needs: its content over as many cards as it takes (see paginate.py),
     keeping headings with what follows them.
 
@@ -170,20 +172,21 @@ def layout(card: Card) -> list[Face]:
     keeps it on one.  A card longer than that is laid out by its parts (its rolls and sections):
     a part that fits on one face starts on a fresh face rather than breaking across two, and a
     face that starts a part is titled by it ("Microgravity: Keep footing"), not "(cont.)": a
-    player finds the part by its title and reads it whole."""
+    player finds the part by its title and reads it whole.  `trial`: the card's trial, when a
+    count made it first (see `Layouts`)."""
     if card.pages:
         # every face of a card of pages has the first face's header (its title, not "(cont.)")
         header, extra = _header(card, continued=False)
         accent = colors.HexColor(card.category.colour)
         items = extra + flowables(card.blocks, BODY_WIDTH, accent)
         room = body_height(header)
-        pages = paginate(items, lambda _: room, BODY_WIDTH, balance=True)
+        pages = paginate(items, (room,), BODY_WIDTH, balance=True)
         return [Face(card, i + 1, len(pages), header, page) for i, page in enumerate(pages)]
-    trial = _TRIALS.pop(card, None) or _Trial(card)  # laid out whole now: not asked for again
+    trial = trial or _Trial(card)
     first, following, items = trial.first, trial.following, trial.items
     if trial.one is not None:
         return [Face(card, 1, 1, first, trial.one)]
-    titled = {id(item.flowable): item.part for item in items if item.part}
+    titled = {item.flowable: item.part for item in items if item.part}
     part_headers = {
         part: _header(replace(card, title=f"{card.title}: {part}"), continued=False)[0] for part in titled.values()
     }
@@ -191,16 +194,16 @@ def layout(card: Card) -> list[Face]:
     following = max([following, *part_headers.values()], key=lambda h: h.height)
     headers = [first, following]
     _parts_whole(items, body_height(following))
-    pages = paginate(items, lambda i: body_height(headers[min(i, 1)]), BODY_WIDTH, balance=True)
-    repeated = {id(again.flowable) for item in items for again in item.resume}
+    pages = paginate(items, [body_height(header) for header in headers], BODY_WIDTH, balance=True)
+    repeated = {again.flowable for item in items for again in item.resume}
     continued = trial.following  # a face that starts no part: "(cont.)"
     faces = []
     for index, page in enumerate(pages):
         header = first
         if index:
             # The part a face starts, after the headings repeated above it (the section it is in).
-            lead = next((p.flowable for p in page if id(p.flowable) not in repeated), None)
-            part = titled.get(id(lead)) if lead is not None else None
+            lead = next((p.flowable for p in page if p.flowable not in repeated), None)
+            part = titled.get(lead) if lead is not None else None
             header = part_headers[part] if part is not None else continued
         faces.append(Face(card, index + 1, len(pages), header, page))
     return faces
@@ -211,32 +214,25 @@ class _Trial:
     regular or the compact step; or None, and its `items` in the compact step, to be laid out by
     its parts.  The trials only ask whether the card takes one face (and are not balanced): they
     make and place the card's items until one does not fit.  Kept for `layout` when a count
-    asked for it first (see `face_count`)."""
+    asked for it first (see `Layouts`)."""
 
     def __init__(self, card: Card) -> None:
         self.first, first_extra = _header(card, continued=False)
         self.following, _ = _header(card, continued=True)
+        self.rooms = (body_height(self.first), body_height(self.following))
         accent = colors.HexColor(card.category.colour)
         trial = itertools.chain(first_extra, flowables_of(card.blocks, BODY_WIDTH, accent))
         self.items: list[Item] = []
         self.one: list[Placed] | None = None
-        pages = paginate(trial, self.room, BODY_WIDTH, most=1)
+        pages = paginate(trial, self.rooms, BODY_WIDTH, most=1)
         if len(pages) == 1:
             self.one = pages[0]
             return
         # The compact step: a little too long for a face, set a little tighter.
         self.items = first_extra + flowables(card.blocks, BODY_WIDTH, accent, compact=True)
-        pages = paginate(self.items, self.room, BODY_WIDTH, most=1)
+        pages = paginate(self.items, self.rooms, BODY_WIDTH, most=1)
         if len(pages) == 1:
             self.one = pages[0]
-
-    def room(self, index: int) -> float:
-        return body_height(self.first if index == 0 else self.following)
-
-
-_TRIALS: dict[Card, _Trial] = {}
-"""Cards whose trials a count made but that are not laid out whole (yet): mostly cards that
-build_deck then leaves aside (see `face_count`)."""
 
 
 def _parts_whole(items: list[Item], room: float) -> None:
@@ -339,38 +335,60 @@ def document(title: str, subject: str) -> tuple[Canvas, io.BytesIO]:
     return canvas, buffer
 
 
-def faces_of(cards: list[Card]) -> list[Face]:
-    """Every printed face of a deck, in order: the same for every paper and for the press file."""
-    register_fonts()
-    return [face for card in cards for face in _laid_out(card)]
+def faces_of(cards: Sequence[Card]) -> list[Face]:
+    """Every printed face of cards as they are, in order: the same for every paper and for the
+    press file."""
+    layouts = Layouts()
+    return [face for card in cards for face in layouts.faces(card)]
 
 
-def face_count(card: Card, most: int | None = None) -> int:
-    """How many faces a card takes (build_deck asks, to keep a rule on one card).  With `most`, a
-    card that takes more is counted as `most + 1`; asked whether a card takes more than one, only
-    its trials are made: a card build_deck then leaves aside is not laid out whole."""
-    register_fonts()
-    if most == 1 and card not in _LAYOUTS and not card.pages:
-        trial = _TRIALS.get(card)
-        if trial is None:
-            trial = keep(_TRIALS, card, _Trial(card), _LAYOUTS_KEPT)
-        return 1 if trial.one is not None else 2
-    count = len(_laid_out(card))
-    return count if most is None else min(count, most + 1)
+def fitted_faces(deck: Deck) -> list[Face]:
+    """Every printed face of a deck, each card on as few faces as it can take: a card that
+    takes more than one leaves what it may to the appendix (`Deck.movable`: a rule's notes, the
+    rulebook's introduction) when that saves a face, so that the rule itself reads on one card."""
+    layouts = Layouts()
+    movable = dict(deck.movable)
+    cards: list[Card] = []
+    moved: dict[int, tuple[Block, ...]] = {}
+    for card in deck.cards:
+        found = movable.get(card.number)
+        if found is not None and layouts.count(card, 1) > 1:
+            fewer = layouts.count(found.trimmed)
+            if layouts.count(card, fewer) > fewer:
+                card = found.trimmed
+                moved[card.number] = found.blocks
+        cards.append(card)
+    appendix = deck.appendix.card(moved)
+    if appendix is not None:
+        cards.append(appendix)
+    return [face for card in cards for face in layouts.faces(card)]
 
 
-_LAYOUTS: dict[Card, list[Face]] = {}
-_LAYOUTS_KEPT = 4096
-"""Cards whose layout is remembered: build_deck asks how many faces a card takes, and the faces
-are then drawn; a card is laid out once however often it is asked for (a layout depends on the
-card alone)."""
+class Layouts:
+    """The layouts of a deck's cards, each made once: fitting a deck asks how many faces a card
+    takes (only whether it takes more than one, for most cards), then its faces are drawn."""
 
+    def __init__(self) -> None:
+        register_fonts()
+        self.trials: dict[Card, _Trial] = {}
+        self.laid: dict[Card, list[Face]] = {}
 
-def _laid_out(card: Card) -> list[Face]:
-    faces = _LAYOUTS.get(card)
-    if faces is None:
-        faces = keep(_LAYOUTS, card, layout(card), _LAYOUTS_KEPT)
-    return faces
+    def count(self, card: Card, most: int | None = None) -> int:
+        """How many faces `card` takes; with `most`, a card that takes more is counted as
+        `most + 1`.  Asked whether it takes more than one, only its trials are made."""
+        if most == 1 and card not in self.laid and not card.pages:
+            trial = self.trials.get(card)
+            if trial is None:
+                trial = self.trials[card] = _Trial(card)
+            return 1 if trial.one is not None else 2
+        count = len(self.faces(card))
+        return count if most is None else min(count, most + 1)
+
+    def faces(self, card: Card) -> list[Face]:
+        found = self.laid.get(card)
+        if found is None:
+            found = self.laid[card] = layout(card, self.trials.pop(card, None))
+        return found
 
 
 EDGE = 5 * MM
@@ -449,17 +467,12 @@ def _outer_bleed(margin: float) -> float:
     return max(0.0, min(BLEED, margin - EDGE - MARK_LEAST - MARK_GAP))
 
 
-def imposed_pdf(
-    faces: list[Face], paper: str, title: str, *, gutters: bool = False, drawn: Recording | None = None
-) -> bytes:
+def imposed_pdf(faces: list[Face], paper: str, title: str, *, gutters: bool = False) -> bytes:
     """The cards on pages of `paper` (see `imposition`), bleed around the block (around every card
-    with `gutters`), crop marks outside it.  `drawn`: the same faces as another document drew them
-    (see `Recording`), copied rather than drawn again."""
+    with `gutters`), crop marks outside it."""
     layout = imposition(paper, gutters=gutters)
     how = "with gutters" if gutters else "9 per page"
     canvas, buffer = document(f"{title} — reference cards", f"Reference cards, {paper.upper()}, {how}")
-    if drawn is not None and not drawn.adopt(canvas, list(faces)):
-        drawn = None
     canvas.setPageSize(layout.size)
     per_page = layout.per_page
     sheets = -(-len(faces) // per_page)
@@ -469,15 +482,12 @@ def imposed_pdf(
             canvas.saveState()
             canvas.translate(x, y)
             _clip_bleed(canvas, layout, slot)
-            if drawn is not None:
-                drawn.replay(canvas, start + slot)
-            else:
-                draw_face(canvas, face)
+            draw_face(canvas, face)
             canvas.restoreState()
         _crop_marks(canvas, layout)
         _slug(canvas, layout, (title, f"Sheet {start // per_page + 1} of {sheets} · {paper.upper()}"))
         canvas.showPage()
-    save(canvas)
+    canvas.save()
     return buffer.getvalue()
 
 
@@ -552,9 +562,8 @@ def _slug(canvas: Canvas, layout: Imposition, lines: tuple[str, str]) -> None:
     canvas.restoreState()
 
 
-def press_pdf(faces: list[Face], title: str, *, record: Recording | None = None) -> bytes:
-    """One card per page for a print shop: MediaBox and BleedBox 69 by 94 mm, TrimBox 63 by 88 mm.
-    `record`: keeps what each face drew, for the imposed files to copy."""
+def press_pdf(faces: list[Face], title: str) -> bytes:
+    """One card per page for a print shop: MediaBox and BleedBox 69 by 94 mm, TrimBox 63 by 88 mm."""
     canvas, buffer = document(f"{title} — reference cards (press)", "Reference cards, one per page, 3 mm bleed")
     full = (CARD_WIDTH + 2 * BLEED, CARD_HEIGHT + 2 * BLEED)
     canvas.setPageSize(full)
@@ -563,13 +572,8 @@ def press_pdf(faces: list[Face], title: str, *, record: Recording | None = None)
     for face in faces:
         canvas.saveState()
         canvas.translate(BLEED, BLEED)
-        if record is not None:
-            record.draw(canvas, face, functools.partial(draw_face, face=face))
-        else:
-            draw_face(canvas, face)
+        draw_face(canvas, face)
         canvas.restoreState()
         canvas.showPage()
-    if record is not None:
-        record.finish(canvas)
-    save(canvas)
+    canvas.save()
     return buffer.getvalue()

@@ -6,15 +6,13 @@ on either paper (centred): the same columns, and the same page breaks, on A4 and
 
 from __future__ import annotations
 
-import functools
-
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import landscape
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
 
 from dsl.cards.blocks import Sheet, SheetEntry, SheetSection
-from dsl.cards.canvas import Recording, measuring_canvas, save
+from dsl.cards.canvas import measuring_canvas
 from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, Para, derived, flowables, markup
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.paginate import Placed, paginate
@@ -44,10 +42,8 @@ ENTRY_TITLE = ParagraphStyle(
 )
 
 
-def sheet_pdf(sheet: Sheet, paper: str, *, record: Recording | None = None, drawn: Recording | None = None) -> bytes:
-    """Laid out into columns first (see paginate.py), so that every page can say "of N".
-    `record`: keeps what each column drew; `drawn`: the columns as another paper's sheet drew
-    them, copied rather than drawn again (see `Recording`)."""
+def sheet_pdf(sheet: Sheet, paper: str) -> bytes:
+    """Laid out into columns first (see paginate.py), so that every page can say "of N"."""
     size = landscape(PAPERS[paper])
     frame_width, frame_height = _frame()
     left = (size[0] - COLUMNS * frame_width - (COLUMNS - 1) * GUTTER) / 2
@@ -55,26 +51,16 @@ def sheet_pdf(sheet: Sheet, paper: str, *, record: Recording | None = None, draw
     columns = sheet_columns(sheet)
     pages = max(1, -(-len(columns) // COLUMNS))
     canvas, buffer = document(f"{sheet.title} — quick reference", f"Quick-reference sheet, {paper.upper()} landscape")
-    if drawn is not None and not drawn.adopt(canvas, columns):
-        drawn = None
     canvas.setPageSize(size)
     for page in range(pages):
         _page_frame(canvas, sheet, size, page + 1, pages)
         for column, placed in enumerate(columns[page * COLUMNS : (page + 1) * COLUMNS]):
             canvas.saveState()
             canvas.translate(left + column * (frame_width + GUTTER), bottom + FOOT)
-            index = page * COLUMNS + column
-            if drawn is not None:
-                drawn.replay(canvas, index)
-            elif record is not None:
-                record.draw(canvas, placed, functools.partial(_column, placed=placed, height=frame_height))
-            else:
-                _column(canvas, placed, frame_height)
+            _column(canvas, placed, frame_height)
             canvas.restoreState()
         canvas.showPage()
-    if record is not None:
-        record.finish(canvas)
-    save(canvas)
+    canvas.save()
     return buffer.getvalue()
 
 
@@ -92,7 +78,7 @@ def sheet_columns(sheet: Sheet) -> list[list[Placed]]:
     if columns is None:
         register_fonts()
         frame_width, frame_height = _frame()
-        columns = paginate(_items(sheet, frame_width), lambda _: frame_height, frame_width, space_after=True)
+        columns = paginate(_items(sheet, frame_width), (frame_height,), frame_width, space_after=True)
         _COLUMNS.clear()  # the sheet just laid out is the one drawn next, on each paper
         _COLUMNS[sheet] = columns
     return columns
