@@ -39,46 +39,37 @@ their diagnostics are always printed.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import os
-import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, ModuleType
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dsl.files import UnreadableFile, read_regular_file
+from dsl.store import (
+    Identity,
+    identity,
+    read_own,
+    refused,
+    sync_directory,
+    trusted_root,
+    write_new,
+)
 
 if TYPE_CHECKING:
     from dsl.compiler import Compiled
-
-CACHE_VARIABLE = "RULECRAFT_CACHE_DIR"
 
 _FORMAT = "rulecraft cache 2"
 """Changes whenever the layout of an entry does; part of the key, and written in each file."""
 
 _FACTS = "facts.json"
 _CODE = "module.code"  # (format, name, source size, bytecode), marshalled; the key includes the Python version
-_POSIX = os.name == "posix"
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_BINARY = getattr(os, "O_BINARY", 0)
 
 T = TypeVar("T")
-
-
-def cache_dir() -> Path | None:
-    """Where entries are kept; None when the cache is turned off."""
-    configured = os.environ.get(CACHE_VARIABLE)
-    if configured is not None:
-        return Path(configured) if configured else None
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "rulecraft"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "rulecraft"
 
 
 @functools.cache
@@ -189,7 +180,7 @@ def entry(path: Path, compile_bytes: Callable[[bytes | None], Compiled]) -> Entr
     data = read(path)
     if data is None:
         return _built(path, None, compile_bytes(None), None)
-    root = _root(create=False)
+    root = trusted_root(create=False)
     found, there = _look(root / entry_key(path, data)) if root is not None else (None, None)
     if found is None:
         return _built(path, data, compile_bytes(data), there)
@@ -200,15 +191,14 @@ def entry(path: Path, compile_bytes: Callable[[bytes | None], Compiled]) -> Entr
 def find(path: Path, data: bytes) -> Entry | None:
     """The entry for the rulebook whose bytes are `data`; None when there is none the user may
     load.  Its parts are loaded when asked for (and raise if they cannot be)."""
-    root = _root(create=False)
+    root = trusted_root(create=False)
     return _look(root / entry_key(path, data))[0] if root is not None else None
 
 
-_Identity = tuple[int, int]
 """A directory entry's device and inode: which entry a process looked at."""
 
 
-def _look(folder: Path) -> tuple[Entry | None, _Identity | None]:
+def _look(folder: Path) -> tuple[Entry | None, Identity | None]:
     """The entry in `folder`, if the user may load it, and what is there (to be replaced if it
     cannot be loaded)."""
     try:
@@ -216,7 +206,7 @@ def _look(folder: Path) -> tuple[Entry | None, _Identity | None]:
     except OSError:
         return None, None
     there = (info.st_dev, info.st_ino)
-    if _refused(folder, info, directory=True):
+    if refused(folder, info, directory=True):
         return None, there
     return Entry(lambda: _load_module(folder), lambda: _load_facts(folder)), there
 
@@ -226,7 +216,7 @@ def _load_module(folder: Path) -> ModuleType:
     left in sys.modules); a traceback through it quotes NAME.py."""
     import marshal
 
-    kept = marshal.loads(_read_own(folder / _CODE))
+    kept = marshal.loads(read_own(folder / _CODE))
     if not (isinstance(kept, tuple) and len(kept) == 4 and kept[0] == _FORMAT):
         raise ValueError(f"{folder / _CODE}: not rulecraft's bytecode")
     _, name, size, code = kept
@@ -249,7 +239,7 @@ def _load_module(folder: Path) -> ModuleType:
 def _load_facts(folder: Path) -> Facts:
     import json
 
-    return Facts.from_data(json.loads(_read_own(folder / _FACTS)))
+    return Facts.from_data(json.loads(read_own(folder / _FACTS)))
 
 
 def facts_of(compiled: Compiled, module: ModuleType) -> Facts:
@@ -265,7 +255,7 @@ def facts_of(compiled: Compiled, module: ModuleType) -> Facts:
     return Facts(book.name, list_data(book), described)
 
 
-def _built(path: Path, data: bytes | None, compiled: Compiled, there: _Identity | None) -> Entry:
+def _built(path: Path, data: bytes | None, compiled: Compiled, there: Identity | None) -> Entry:
     """The entry of a rulebook just compiled (without errors) from `data`, kept for the next run
     when the cache can be written; `there` is the entry looked at before compiling, which this
     one replaces (None: one put there meanwhile by another process is kept)."""
@@ -276,14 +266,14 @@ def _built(path: Path, data: bytes | None, compiled: Compiled, there: _Identity 
     source = generate(compiled)
     module = load_module(source, book.name)
     facts = facts_of(compiled, module)
-    root = _root(create=True) if data is not None else None
+    root = trusted_root(create=True) if data is not None else None
     if root is not None:
         assert data is not None
         _keep(root / entry_key(path, data), book.name, source, facts, there)
     return Entry(lambda: module, lambda: facts, None, module, facts)
 
 
-def _keep(folder: Path, name: str, source: str, facts: Facts, there: _Identity | None) -> None:
+def _keep(folder: Path, name: str, source: str, facts: Facts, there: Identity | None) -> None:
     import json
     import marshal
     import shutil
@@ -302,19 +292,19 @@ def _keep(folder: Path, name: str, source: str, facts: Facts, there: _Identity |
             return  # JSON would not give them back as they are (a tuple, a number as a key): not kept
         encoded = source.encode("utf-8")
         code = compile(source, str(folder / f"{name}.py"), "exec", dont_inherit=True)
-        _write_new(temporary / f"{name}.py", encoded)
-        _write_new(temporary / _CODE, marshal.dumps((_FORMAT, name, len(encoded), code)))
-        _write_new(temporary / _FACTS, facts_text.encode("utf-8"))
-        _sync_directory(temporary)
+        write_new(temporary / f"{name}.py", encoded)
+        write_new(temporary / _CODE, marshal.dumps((_FORMAT, name, len(encoded), code)))
+        write_new(temporary / _FACTS, facts_text.encode("utf-8"))
+        sync_directory(temporary)
         try:
             os.rename(temporary, folder)  # refused when an entry is there
         except OSError:
-            if there is None or _identity(folder) != there:
+            if there is None or identity(folder) != there:
                 return  # another process kept it first
             aside = Path(tempfile.mkdtemp(dir=root, prefix=f".{folder.name[:16]}.", suffix=".old"))
             os.rename(folder, aside / "entry")  # the one that could not be loaded, out of the way
             os.rename(temporary, folder)
-        _sync_directory(root)
+        sync_directory(root)
     except (OSError, TypeError, ValueError, RecursionError, MemoryError):
         pass  # kept or not, the command goes on with what it compiled
     finally:
@@ -323,147 +313,3 @@ def _keep(folder: Path, name: str, source: str, facts: Facts, there: _Identity |
             shutil.rmtree(aside, ignore_errors=True)
 
 
-def load_saved(name: str) -> bytes | None:
-    """The bytes of the file `name` kept in the cache's root (lark's parser tables) when the
-    user may load it; None when there is none, or it is refused (said on stderr)."""
-    root = _root(create=False)
-    if root is None:
-        return None
-    try:
-        return _read_own(root / name)
-    except (OSError, _Refused):
-        return None
-
-
-def save(name: str, write: Callable[[IO[bytes]], None]) -> None:
-    """Keep the file `name` in the cache's root, as `write` writes it: whole or not at all."""
-    import tempfile
-
-    root = _root(create=True)
-    if root is None:
-        return
-    try:
-        fd, temporary = tempfile.mkstemp(dir=root, prefix=f".{name}.", suffix=".tmp")  # mode 0600
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, root / name)
-        _sync_directory(root)
-    except Exception:  # the parser was built; keeping it is only for the next run
-        pass
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)  # left only when it was not renamed into place
-
-
-# ---------------------------------------------------------------------------- what may be loaded
-
-
-class _Refused(Exception):
-    """A file of the cache the user may not load (said on stderr)."""
-
-
-def _root(create: bool) -> Path | None:
-    """The cache's root when the user may use it (created 0700 when `create`); None otherwise,
-    said on stderr when it is refused."""
-    root = cache_dir()
-    if root is None:
-        return None
-    try:
-        info = os.lstat(root)
-    except FileNotFoundError:
-        if not create:
-            return None
-        try:
-            root.parent.mkdir(parents=True, exist_ok=True)
-            os.mkdir(root, 0o700)
-        except FileExistsError:
-            pass  # another process made it: checked below
-        except OSError:
-            return None
-        try:
-            info = os.lstat(root)
-        except OSError:
-            return None
-    except OSError:
-        return None
-    return None if _refused(root, info, directory=True) else root
-
-
-def _read_own(file: Path) -> bytes:
-    """The bytes of a regular file the user may load: opened without following a link, checked on
-    the open descriptor.  _Refused (said on stderr) or OSError otherwise."""
-    fd = os.open(file, os.O_RDONLY | _NOFOLLOW | _BINARY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{file} is not a regular file")
-        if _refused(file, info, directory=False):
-            raise _Refused(str(file))
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read()
-    finally:
-        os.close(fd)
-
-
-def _refused(where: Path, info: os.stat_result, directory: bool) -> bool:
-    """Whether the cache's directory or file `where` (as `info` found it) must not be used: a
-    symbolic link or something else where a directory is expected, or anything another user owns
-    or may write.  Said on stderr, once a process."""
-    why = None
-    if directory and stat.S_ISLNK(info.st_mode):
-        why = "it is a symbolic link"
-    elif directory and not stat.S_ISDIR(info.st_mode):
-        why = "it is not a directory"
-    elif _POSIX and info.st_uid != os.geteuid():
-        why = "it belongs to another user"
-    elif _POSIX and info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        why = "it is writable by other users"
-    if why is None:
-        return False
-    _say_once(f"rulecraft: not using the cache at {where}: {why}")
-    return True
-
-
-_SAID: set[str] = set()
-
-
-def _say_once(message: str) -> None:
-    if message not in _SAID:
-        _SAID.add(message)
-        print(message, file=sys.stderr)
-
-
-def _identity(folder: Path) -> _Identity | None:
-    try:
-        info = os.lstat(folder)
-    except OSError:
-        return None
-    return (info.st_dev, info.st_ino)
-
-
-def _write_new(file: Path, data: bytes) -> None:
-    """A new file holding `data`, mode 0600, synced to disk."""
-    fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _sync_directory(folder: Path) -> None:
-    """Make the names in `folder` durable (on POSIX: Windows cannot open a directory)."""
-    if not _POSIX:
-        return
-    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

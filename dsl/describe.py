@@ -8,7 +8,7 @@ nested.  A part composed twice (a trait reached directly and through another rul
 once, where it is first met, and referred to after that: a resolver counts it once, so a reader
 must not see its roll twice.  The tables a rule reads are listed with their keys and columns; a
 table described on its own also shows its rows.  Values take the forms of the data contract
-(dsl/runtime.py, "JSON forms"); texts come from dsl/printer.py, so `describe` reads as the trace
+(dsl/runtime/base.py, dsl/runtime/dice.py); texts come from dsl/printer.py, so `describe` reads as the trace
 and the cards do.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
-from dsl.analysis.exprs import effect_exprs, walk
+from dsl.model.exprs import effect_exprs, walk
 from dsl.report import chain_lines
 from dsl.runtime.base import show
 from dsl.runtime.dice import value_json

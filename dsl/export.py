@@ -1,12 +1,12 @@
 """A checked rulebook as JSON data (`rulecraft export`): everything the compiler knows of it, so an
 app in any language can use a rulebook without Python.
 
-The export is the checked model (dsl/model.py) written out field by field, not a second
+The export is the checked model (dsl/model/) written out field by field, not a second
 description of it: a field added to the model appears here without a change to this file, and
 nothing is summarised away.  Each object says what it is in `node` (the model's class name); an
 expression keeps its tree (`Binary`, `Compare`, `NameRef` ... as in dsl/nodes.py) with its text as
 the rulebook prints it, and each name it reads says what the name stands for (`ref`).  Numbers,
-dice and special cells take the forms of the resolution's data contract (dsl/runtime.py,
+dice and special cells take the forms of the resolution's data contract (dsl/runtime/,
 "JSON forms"); a roll of dice known when writing carries its exact distribution.  The JSON Schema
 is `rulecraft schema rulebook`.
 """
@@ -21,8 +21,8 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
-from dsl.analysis.order import settle_order
 from dsl.diagnostics import Span
+from dsl.model.order import settle_order
 from dsl.runtime.base import number_json, probability_json
 from dsl.runtime.dice import distribution, pool_text
 
@@ -108,7 +108,7 @@ class _Writer:
     def expr(self, expr: n.Expr, in_expr: bool) -> dict[str, Any]:
         """An expression's tree; its root also has its text, and each name what it stands for."""
         found = self.record(expr, in_expr=True)
-        ref = self.book.refs.get(id(expr))
+        ref = self.book.refs.get(expr)
         if ref is not None:
             found["ref"] = ref.kind
         if not in_expr:

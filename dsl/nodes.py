@@ -510,7 +510,7 @@ class SequenceBlock(Statement):
 class Pool(Node):
     """Dice known when writing: `3d6`, `highest of 2d20`, `highest 3 of 5d10`, `4dF`, `exploding d6`.
 
-    `keep` says what of the dice counts (dsl/runtime.py `distribution`): None (the sum),
+    `keep` says what of the dice counts (dsl/runtime/dice.py `distribution`): None (the sum),
     `highest` / `lowest` (one die), `highest N` / `lowest N` (the sum of N), `fate`, `exploding`."""
 
     count: int

@@ -85,23 +85,23 @@ class _Parser(Lark):
 
 @functools.cache
 def _lark() -> Lark:
-    """The parser, built once per process.  With a cache directory (dsl/cache.py) its tables are
+    """The parser, built once per process.  With a store (dsl/store.py) its tables are
     kept there: a run after the first loads them instead of building them, several times faster.
     The file's name is a hash of the grammar, the options and the versions of lark and Python;
     one that cannot be loaded (cut short, another format) is built anew and replaced.  The
-    tables are a pickle, so dsl/cache.py hands over only a file the user may load."""
-    from dsl import cache
+    tables are a pickle, so dsl/store.py hands over only a file the user may load."""
+    from dsl import store
 
     grammar = grammar_text()
     name = _saved_parser_name(grammar)
-    saved = cache.load_saved(name)
+    saved = store.load_saved(name)
     if saved is not None:
         try:
             return _Parser.load(io.BytesIO(saved))
         except Exception:  # anything wrong with the saved tables means building them
             pass
     parser = _Parser(grammar, postlex=RulecraftIndenter(), **_LARK_OPTIONS)
-    cache.save(name, parser.save)
+    store.save(name, parser.save)
     return parser
 
 

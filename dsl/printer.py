@@ -237,6 +237,13 @@ def step_text(step: m.Step) -> str:
     return f"roll again{offset}"
 
 
+def cell_text(cell: m.TableCell) -> str:
+    """A table cell as the rulebook writes it."""
+    if cell.value is not None:
+        return expr_text(cell.value)
+    return {"impassable": "X", "na": "N/A"}.get(cell.kind, "")
+
+
 def text_kind(effect: m.CannotEffect | m.NoteEffect) -> str:
     """`cannot`, `note` or `erratum` (a note that quotes its source)."""
     if isinstance(effect, m.CannotEffect):

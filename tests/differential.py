@@ -16,7 +16,7 @@ from typing import Any
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
-from dsl.analysis import walk
+from dsl.model.exprs import walk
 from dsl.runtime.dice import DIE_LADDER, Dice
 from dsl.semantics import NoValue
 from dsl.semantics.reference import resolve as reference_resolve

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from dsl.balance import Edition, Sweep, load_edition, prepare
-from dsl.balance.chart import gather, measure_for, render, rules_calling
+from dsl.balance.chart import gather, measure_for, rules_calling
+from dsl.balance.plots import render
 from dsl.balance.page import page
 from tests.conftest import ROOT, run_cli
 

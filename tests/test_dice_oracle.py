@@ -2,7 +2,7 @@
 bundled rulebooks and the mechanics gallery (the pool of every roll and table, with every number
 of dice its changes reach, the difference of every opposed roll), and a few hundred random
 pools (sums, kept dice, exploding and Fate dice, counted successes, dice arithmetic), compared
-with icepool's as exact fractions.  icepool shares no code with dsl/runtime.py: it computes by
+with icepool's as exact fractions.  icepool shares no code with dsl/runtime/: it computes by
 its own algorithms, so an agreement is evidence, not a tautology."""
 
 from __future__ import annotations

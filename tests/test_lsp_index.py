@@ -134,8 +134,8 @@ def test_every_name_in_a_bundled_rulebook_is_indexed_where_it_stands(path: Path)
         assert occurrence is not None and occurrence.symbol is symbol and occurrence.declaration
     refs = compiled.book.refs
     for node in _walk(compiled.tree):
-        if isinstance(node, (n.NameRef, n.BaseRef)) and id(node) in refs:
-            ref = refs[id(node)]
+        if isinstance(node, (n.NameRef, n.BaseRef)) and node in refs:
+            ref = refs[node]
             if ref.kind in ("special", "function"):
                 continue
             span = name_span(node) if isinstance(node, n.BaseRef) else node.span

@@ -2,7 +2,7 @@
 
 The analysis declares every name, resolves types, flattens rule bodies into guarded effects,
 keeps `as OTHER` compositions as references to analysed parts, and types every expression
-(through dsl/infer.py).  It reports what breaks the language's rules of names and types; the
+(through dsl/analysis/infer.py).  It reports what breaks the language's rules of names and types; the
 checks in dsl/checks/ then look at the finished model for logical problems (gaps,
 contradictions, dead conditions, cycles).
 
@@ -22,8 +22,6 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context, Unparsed, note_pair
 from dsl.analysis.examples import analyze_example
-from dsl.analysis.exprs import effect_exprs, names_read, substitute, table_reads, walk, with_starts
-from dsl.analysis.parts import PartFilter, flat_effects, part_closure
 from dsl.analysis.precedence import analyze_order, settle_orders
 from dsl.analysis.rules import analyze_rule
 from dsl.analysis.tables import analyze_table, analyze_table_shape
@@ -38,6 +36,8 @@ from dsl.analysis.vocabulary import (
     analyze_var,
 )
 from dsl.diagnostics import Reporter
+from dsl.model.exprs import effect_exprs, names_read, substitute, table_reads, walk, with_starts
+from dsl.model.parts import PartFilter, flat_effects, part_closure
 from dsl.printer import expr_text
 
 __all__ = ["PartFilter", "analyze", "effect_exprs", "flat_effects", "names_read", "part_closure", "substitute", "walk"]

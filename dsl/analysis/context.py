@@ -10,9 +10,9 @@ from fractions import Fraction
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
+from dsl.analysis.infer import ExprTyper, Scope, TableShape
 from dsl.categories import CATEGORIES
 from dsl.diagnostics import Reporter, Span, did_you_mean
-from dsl.infer import ExprTyper, Scope, TableShape
 from dsl.parser import reserved_words
 from dsl.semantics import constant_value
 

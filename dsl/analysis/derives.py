@@ -10,9 +10,9 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context, text
-from dsl.analysis.exprs import substitute
+from dsl.analysis.infer import Scope, describe
 from dsl.diagnostics import did_you_mean
-from dsl.infer import Scope, describe
+from dsl.model.exprs import substitute
 
 
 def analyze_derive(

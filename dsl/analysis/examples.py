@@ -9,8 +9,8 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context
+from dsl.analysis.infer import Scope
 from dsl.diagnostics import Span, did_you_mean
-from dsl.infer import Scope
 
 
 def analyze_example(cx: Context, decl: n.ExampleDecl, owner: m.Rule | None) -> m.Example | None:

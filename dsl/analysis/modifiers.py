@@ -10,10 +10,10 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context, num, signed, text, through
-from dsl.analysis.exprs import substitute
+from dsl.analysis.infer import Scope, describe
 from dsl.analysis.vocabulary import loose
 from dsl.diagnostics import did_you_mean
-from dsl.infer import Scope, describe
+from dsl.model.exprs import substitute
 from dsl.printer import expr_text
 from dsl.semantics import constant_value, is_number
 

@@ -11,10 +11,10 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context, note_pair, text
-from dsl.analysis.exprs import substitute
+from dsl.analysis.infer import MAX_EXPLODING, MAX_EXPLODING_DICE, Scope, check_dice, describe
 from dsl.analysis.modifiers import analyze_modifier
 from dsl.diagnostics import did_you_mean
-from dsl.infer import MAX_EXPLODING, MAX_EXPLODING_DICE, Scope, check_dice, describe
+from dsl.model.exprs import substitute
 from dsl.printer import expr_text, pool_text
 
 OUTCOMES = ("success", "failure")
@@ -306,7 +306,7 @@ def _exploding_bounded(
 
 def _bound(cx: Context, expr: n.Expr, end: str) -> Fraction | None:
     """The highest or lowest value a number may take, from the ranges it reads (None: unbounded)."""
-    found = cx.book.types.get(id(expr))
+    found = cx.book.types.get(expr)
     if not isinstance(found, t.Numeric):
         return None
     return found.high if end == "high" else found.low
@@ -379,7 +379,7 @@ def _dice(
         )
         return None
     if isinstance(value, n.DiceCount):
-        counted = cx.book.types.get(id(value.count))
+        counted = cx.book.types.get(value.count)
         high = counted.high if isinstance(counted, t.Numeric) else None
         if high is None or high > MAX_POOL:
             reach = "has no upper bound" if high is None else f"can reach {high}"

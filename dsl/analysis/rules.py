@@ -16,12 +16,12 @@ from dsl import nodes as n
 from dsl.analysis.context import Context
 from dsl.analysis.derives import analyze_derive
 from dsl.analysis.examples import analyze_example
-from dsl.analysis.exprs import effect_exprs, names_in, names_read, substitute, with_starts
+from dsl.analysis.infer import Scope
 from dsl.analysis.modifiers import analyze_modifier
 from dsl.analysis.rolls import analyze_roll
 from dsl.analysis.sequences import analyze_sequence
 from dsl.diagnostics import did_you_mean
-from dsl.infer import Scope
+from dsl.model.exprs import effect_exprs, names_in, names_read, substitute, with_starts
 from dsl.printer import expr_text
 
 

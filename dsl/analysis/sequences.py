@@ -15,8 +15,8 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context
-from dsl.analysis.parts import flat_effects
 from dsl.diagnostics import did_you_mean
+from dsl.model.parts import flat_effects
 
 OUTCOME_WORDS = {"fails": "failure", "succeeds": "success", "failure": "failure", "success": "success"}
 """How a sequence names the outcome that ends it (`until hold_breath fails`), as a resolution names

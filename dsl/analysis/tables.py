@@ -13,8 +13,8 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context, guess_high, note_pair, text
+from dsl.analysis.infer import Scope, TableShape, check_dice, choices, describe, not_a_member
 from dsl.diagnostics import did_you_mean
-from dsl.infer import Scope, TableShape, check_dice, choices, describe, not_a_member
 
 
 def analyze_table_shape(cx: Context, decl: n.TableDecl) -> None:

@@ -10,9 +10,9 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context, guess_high, num, text
-from dsl.analysis.exprs import names_read, stats_read, walk
+from dsl.analysis.infer import Scope, check_dice
 from dsl.diagnostics import did_you_mean
-from dsl.infer import Scope, check_dice
+from dsl.model.exprs import names_read, stats_read, walk
 
 
 def analyze_type(cx: Context, node: n.TypeExpr) -> t.Type | None:

@@ -10,7 +10,6 @@ rule titles, roll labels.
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -209,55 +208,6 @@ def gather(
         _edition_names(sweep),
     )
     return data
-
-
-def draw(data: ChartData) -> Any:
-    """The matplotlib Figure of a chart (Agg canvas; no window, no global state)."""
-    from matplotlib.figure import Figure
-
-    from dsl.balance import plots
-
-    two = len(data.editions) == 2
-    data.hover.clear()
-    if data.kind == "heatmap":
-        assert data.y is not None
-        width = min(16.0, max(8.0, 2.5 + 0.55 * len(data.x.values) * (3 if two else 1)))
-        height = min(12.0, max(4.5, 2.2 + 0.42 * len(data.y.values)))
-        figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
-        plots.heatmap(figure, data)
-    else:
-        figure = Figure(figsize=(9.0, 7.4 if two else 5.4), dpi=100, layout="constrained")
-        if data.kind == "line":
-            plots.lines(figure, data)
-        else:
-            plots.bars(figure, data)
-    figure.suptitle(data.title, x=0.01, ha="left", fontsize=13, fontweight="bold")
-    return figure
-
-
-def render(data: ChartData, fmt: str) -> bytes:
-    """PNG or SVG bytes, the same for the same chart: fixed metadata, fixed SVG ids."""
-    import matplotlib
-
-    with matplotlib.rc_context({"svg.hashsalt": "rulecraft", "svg.fonttype": "path", "font.family": "DejaVu Sans"}):
-        figure = draw(data)
-        buffer = io.BytesIO()
-        if fmt == "png":
-            figure.savefig(buffer, format="png", dpi=100, metadata={"Software": "rulecraft"})
-        else:
-            figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "rulecraft"})
-    return buffer.getvalue()
-
-
-def inline_svg(data: ChartData) -> str:
-    """The chart as SVG text for a web page: text kept as text, each point a hoverable group."""
-    import matplotlib
-
-    with matplotlib.rc_context({"svg.hashsalt": "rulecraft", "svg.fonttype": "none", "font.family": "DejaVu Sans"}):
-        figure = draw(data)
-        buffer = io.StringIO()
-        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "rulecraft"})
-    return buffer.getvalue()
 
 
 def exact_text(measure: Measure, value: Any) -> str:

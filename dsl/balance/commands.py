@@ -154,8 +154,9 @@ def chart(
     with --y, a heatmap of two.  Over `--vary rule=...`, only the rules that can call for the
     roll are drawn.  PNG, SVG, or an HTML page with every exact value on hover.
     """
-    from dsl.balance.chart import gather, measure_for, render
+    from dsl.balance.chart import gather, measure_for
     from dsl.balance.page import page
+    from dsl.balance.plots import render
 
     with _usage():
         chosen = fmt or CHART_FORMATS.get(output.suffix.lower())

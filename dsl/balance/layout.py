@@ -15,9 +15,9 @@ from typing import Literal
 
 from dsl import model as m
 from dsl import types as t
-from dsl.analysis.parts import PartFilter, flat_effects
 from dsl.balance.books import Edition
 from dsl.balance.spec import Axis
+from dsl.model.parts import PartFilter, flat_effects
 
 ColumnKind = Literal["input", "stat", "chance", "float", "value", "restrictions"]
 

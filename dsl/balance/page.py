@@ -9,7 +9,8 @@ from __future__ import annotations
 import html
 import re
 
-from dsl.balance.chart import ChartData, difference_text, exact_text, inline_svg
+from dsl.balance.chart import ChartData, difference_text, exact_text
+from dsl.balance.plots import inline_svg
 
 _POINT = re.compile(r'<g id="rc-pt-(\d+)">')
 _PROLOGUE = re.compile(r"\A.*?(?=<svg)", re.DOTALL)

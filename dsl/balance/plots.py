@@ -7,6 +7,7 @@ two charts of the same roll compare at a glance.
 
 from __future__ import annotations
 
+import io
 import math
 import textwrap
 from typing import Any
@@ -366,3 +367,50 @@ def _luminance(colour: Any) -> float:
 def _mark(artist: Any, data: ChartData, key: tuple[Any, ...], cell: Cell | None) -> None:
     artist.set_gid(f"rc-pt-{len(data.hover)}")
     data.hover.append(hover_text(data, key, cell))
+
+
+def draw(data: ChartData) -> Any:
+    """The matplotlib Figure of a chart (Agg canvas; no window, no global state)."""
+
+
+    two = len(data.editions) == 2
+    data.hover.clear()
+    if data.kind == "heatmap":
+        assert data.y is not None
+        width = min(16.0, max(8.0, 2.5 + 0.55 * len(data.x.values) * (3 if two else 1)))
+        height = min(12.0, max(4.5, 2.2 + 0.42 * len(data.y.values)))
+        figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
+        heatmap(figure, data)
+    else:
+        figure = Figure(figsize=(9.0, 7.4 if two else 5.4), dpi=100, layout="constrained")
+        if data.kind == "line":
+            lines(figure, data)
+        else:
+            bars(figure, data)
+    figure.suptitle(data.title, x=0.01, ha="left", fontsize=13, fontweight="bold")
+    return figure
+
+
+def render(data: ChartData, fmt: str) -> bytes:
+    """PNG or SVG bytes, the same for the same chart: fixed metadata, fixed SVG ids."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": "rulecraft", "svg.fonttype": "path", "font.family": "DejaVu Sans"}):
+        figure = draw(data)
+        buffer = io.BytesIO()
+        if fmt == "png":
+            figure.savefig(buffer, format="png", dpi=100, metadata={"Software": "rulecraft"})
+        else:
+            figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "rulecraft"})
+    return buffer.getvalue()
+
+
+def inline_svg(data: ChartData) -> str:
+    """The chart as SVG text for a web page: text kept as text, each point a hoverable group."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": "rulecraft", "svg.fonttype": "none", "font.family": "DejaVu Sans"}):
+        figure = draw(data)
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "rulecraft"})
+    return buffer.getvalue()

@@ -1,9 +1,9 @@
 """A table's chain on its card: where its rows send on to other rolls, the whole procedure as a
 compact flow, each roll on one line with the chance of reaching each of its rows.
 
-The chances are the runtime's own (dsl/runtime.py, "chains"): the book's rolled tables are given
-to it as the specs a generated module holds, each cell as the card writes it, so the card and a
-resolver cannot disagree.  A table's modifier input counts at its default, as `describe` shows.
+The chances are the reference resolver's (dsl/semantics/chains.py), which every resolver is held
+to, each cell as the card writes it.  A table's modifier input counts at its default, as
+`describe` shows.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from dsl import model as m
-from dsl.analysis.chains import runtime_tables
 from dsl.cards.blocks import Block, Detail, Heading, Run
 from dsl.cards.notation import Notation
 from dsl.cards.text import MINUS, clean
-from dsl.runtime.book import Scope
-from dsl.runtime.chains import chain_from, parse_step
-from dsl.runtime.specs import TableSpec
+from dsl.runtime.dice import Value
+from dsl.semantics.chains import Chains
+from dsl.semantics.values import constant_value
 
 _ARROW = "\u2192"
 _LEVEL = "\u203a"  # one mark per level of the flow
@@ -31,11 +30,14 @@ def chain_blocks(table: m.Table, notation: Notation) -> list[Block]:
     if table.pool is None or not _sends_on(table):
         return []
     book = notation.book
-    runtime_book = runtime_tables(book, lambda cell: clean(notation.cell(cell)))
-    specs = runtime_book.tables
-    scope = Scope(runtime_book, {}, {}, [])
+
+    def cell(cell: m.TableCell) -> Value:
+        value = constant_value(cell.value, book) if cell.value is not None else None
+        return value if isinstance(value, (int, Fraction, str)) else clean(notation.cell(cell))
+
+    specs = book.tables
     offset = table.modifier_sign * _default(book, table.modifier)
-    chain = chain_from(scope, table.name, table.name, Fraction(1), (table.name, offset, False))
+    chain = Chains(book, cell).chain(table.name, table.name, Fraction(1), (table.name, offset, False))
     lines: list[Block] = [Heading("Chain", "chance of reaching each row")]
     heading: tuple[object, ...] | None = None
     parts: list[str] = []
@@ -65,9 +67,13 @@ def chain_blocks(table: m.Table, notation: Notation) -> list[Block]:
     return lines
 
 
-def _step(text: str, table: str, own: str, specs: Mapping[str, TableSpec]) -> str:
-    """A step as a card says it: the table by its title."""
-    target, modifier, twice = parse_step(text, table)
+def _step(text: str, table: str, own: str, specs: Mapping[str, m.Table]) -> str:
+    """A step as a card says it (`roll on TABLE +N`, `roll twice on this table`, `roll again +N`):
+    the table by its title."""
+    words = text.split()
+    twice = words[1] == "twice"
+    target = words[2] if words[1] == "on" and not twice else table
+    modifier = int(words[-1]) if words[-1][0] in "+-" else 0
     shift = f" {'+' if modifier > 0 else MINUS}{abs(modifier)}" if modifier else ""
     if twice:
         return "roll twice"
@@ -76,7 +82,7 @@ def _step(text: str, table: str, own: str, specs: Mapping[str, TableSpec]) -> st
     return f"roll on {_title(target, own, specs)}{shift}"
 
 
-def _title(name: str, own: str, specs: Mapping[str, TableSpec]) -> str:
+def _title(name: str, own: str, specs: Mapping[str, m.Table]) -> str:
     """"this table" for the card's own, else the short title ("Sub-table A" of "Sub-table A: ...")."""
     return "this table" if name == own else clean(specs[name].title).split(":")[0]
 

@@ -15,11 +15,11 @@ from fractions import Fraction
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
-from dsl.analysis.exprs import walk
 from dsl.cards.blocks import ChanceRow, ChanceTable
 from dsl.cards.memo import Identity
 from dsl.cards.notation import Notation, literal_fraction, phrase_of_member, pool_text, var_label
 from dsl.cards.text import DASH, MINUS, NBSP, display_name, number, signed
+from dsl.model.exprs import walk
 from dsl.runtime import dice
 from dsl.runtime.base import round_value
 from dsl.runtime.dice import Distribution, Value, difference
@@ -164,7 +164,7 @@ def _check(
             goals = keys
             against = "target"
         elif fixed is not None:
-            low, high = _interval(book.types.get(id(effect.target)))
+            low, high = _interval(book.types.get(effect.target))
             keys = [min(max(fixed, low if low is not None else fixed), high if high is not None else fixed)]
             labels = [number(k) for k in keys]
             goals = keys
@@ -175,7 +175,7 @@ def _check(
             goals = [goal for _, goal in members[1]]
             keys = goals
         else:
-            low, high = _interval(book.types.get(id(effect.target)))
+            low, high = _interval(book.types.get(effect.target))
             shift_by = _whole(offset - bonus)
             keys = list(
                 pick_targets(
@@ -263,7 +263,7 @@ def _repeats(row: ChanceRow, goals: list[Fraction | int], pool: n.Pool, op: str)
 def _by_member(expr: n.Expr, book: m.Book) -> tuple[str, list[tuple[str, Fraction]]] | None:
     """The values a target takes, one per choice of the one input it reads (`d100 \u2264
     rain_chance[clouds]`: heavy 25, severe 50 ...), labelled by the choice; None otherwise."""
-    read = {x.name for x in walk(expr) if isinstance(x, n.NameRef) and book.refs.get(id(x)) is not None and book.refs[id(x)].kind in ("input", "stat")}
+    read = {x.name for x in walk(expr) if isinstance(x, n.NameRef) and book.refs.get(x) is not None and book.refs[x].kind in ("input", "stat")}
     if len(read) != 1:
         return None
     name = read.pop()

@@ -14,7 +14,6 @@ from fractions import Fraction
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
-from dsl.analysis import flat_effects
 from dsl.cards.blocks import (
     Block,
     Chances,
@@ -34,6 +33,7 @@ from dsl.cards.implication import implies
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
 from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
 from dsl.cards.text import number as number_text
+from dsl.model.parts import flat_effects
 
 CANNOT = "✕"
 

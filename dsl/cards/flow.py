@@ -20,12 +20,14 @@ from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
-from dsl.cards import typeset
 from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run, Text
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.memo import keep
 from dsl.cards.text import NBSP, WORD, sentences, words
-from dsl.cards.typeset import Line, Word
+from dsl.cards.typeset import Line, Word, pieces
+from dsl.cards.typeset import draw as typeset_draw
+from dsl.cards.typeset import lines as set_lines
+from dsl.cards.typeset import words as set_words
 
 MIN_SIZE = 7.0
 
@@ -79,7 +81,7 @@ class Para(Flowable):  # type: ignore[misc]
 
     def draw(self) -> None:
         if self.lines is not None:
-            typeset.draw(self.canv, self.lines, self.style, self.width, self.height)
+            typeset_draw(self.canv, self.lines, self.style, self.width, self.height)
             return
         laid = self.laid if self.laid is not None else laid_out(self.text, self.style, self.bullet, self.width)[0]
         # The paragraph draws at this flowable's origin, on its canvas, as a flowable draws
@@ -119,7 +121,7 @@ class SetLines(Flowable):  # type: ignore[misc]
         return split_lines(self, self.lines, self.style, availHeight)
 
     def draw(self) -> None:
-        typeset.draw(self.canv, self.lines, self.style, self.width, self.height)
+        typeset_draw(self.canv, self.lines, self.style, self.width, self.height)
 
     def getPlainText(self) -> str:
         return " ".join("".join(p.text for p in word.pieces) for line in self.lines for word in line.words)
@@ -156,8 +158,8 @@ def words_of(text: str, style: ParagraphStyle) -> tuple[Word, ...] | None:
     key = (text, style)
     if key in _WORDS:
         return _WORDS[key]
-    found = typeset.pieces(text, style)
-    return keep(_WORDS, key, None if found is None else typeset.words(found), _WORDS_KEPT)
+    found = pieces(text, style)
+    return keep(_WORDS, key, None if found is None else set_words(found), _WORDS_KEPT)
 
 
 def lines_of(text: str, style: ParagraphStyle, words: tuple[Word, ...], width: float) -> tuple[Line, ...] | None:
@@ -168,7 +170,7 @@ def lines_of(text: str, style: ParagraphStyle, words: tuple[Word, ...], width: f
         return _LINES[key]
     first = width - style.leftIndent - style.firstLineIndent - style.rightIndent
     rest = width - style.leftIndent - style.rightIndent
-    return keep(_LINES, key, typeset.lines(words, first, rest), _LINES_KEPT)
+    return keep(_LINES, key, set_lines(words, first, rest), _LINES_KEPT)
 
 
 _WORDS: dict[tuple[str, ParagraphStyle], tuple[Word, ...] | None] = {}

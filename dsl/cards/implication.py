@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
-from dsl.analysis.exprs import walk
+from dsl.model.exprs import walk
 from dsl.runtime import Value
 from dsl.semantics.values import Constants, NotConstant, NoValue, evaluate
 
@@ -96,7 +96,7 @@ def _read(book: m.Book, conditions: Sequence[m.Condition]) -> tuple[str, ...] | 
         for node in walk(condition.expr):
             if not isinstance(node, (n.NameRef, n.BaseRef)):
                 continue
-            ref = book.refs.get(id(node))
+            ref = book.refs.get(node)
             if ref is None:
                 return None
             if ref.kind in _FREE:

@@ -228,10 +228,10 @@ class Notation:
         return clean(label) if label else display_name(unit)
 
     def _type(self, expr: n.Expr) -> t.Type | None:
-        return self.book.types.get(id(expr))
+        return self.book.types.get(expr)
 
     def _ref(self, expr: n.Expr) -> m.Ref | None:
-        return self.book.refs.get(id(expr))
+        return self.book.refs.get(expr)
 
     # ------------------------------------------------------------------ notation
 

@@ -16,9 +16,9 @@ from collections.abc import Hashable, Iterator
 from fractions import Fraction
 
 from dsl import model as m
-from dsl.analysis import PartFilter, flat_effects
 from dsl.checks.domain import DNF, TRUE, conjoin, dnf, satisfiable
 from dsl.diagnostics import Reporter
+from dsl.model.parts import PartFilter, flat_effects
 from dsl.printer import modifier_text
 from dsl.semantics import constant_value
 

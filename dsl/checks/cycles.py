@@ -1,15 +1,15 @@
 """E601: stats and derived values that depend on themselves.
 
 A modifier of MOV whose condition reads DEX makes MOV depend on DEX; if a modifier of DEX reads
-MOV, neither can settle.  The dependencies are those of dsl/analysis/order.py, whose order the
+MOV, neither can settle.  The dependencies are those of dsl/model/order.py, whose order the
 resolver settles values in; this check rules circles out.
 """
 
 from __future__ import annotations
 
 from dsl import model as m
-from dsl.analysis.order import dependencies
 from dsl.diagnostics import Reporter, Span
+from dsl.model.order import dependencies
 
 
 def check_cycles(book: m.Book, reporter: Reporter) -> None:

@@ -2,18 +2,18 @@
 opposed roll, and a check's pool once every change that adds dice applies.  E304 for a dice
 value, written with dice and numbers, whose distribution is past a resolver's bounds.
 
-A resolver computes each of these exactly (dsl/runtime.py), so each is held to the bound of a
+A resolver computes each of these exactly (dsl/runtime/), so each is held to the bound of a
 single pool: at most MAX_TOTALS possible totals.  The written pools are checked where they are
-read (dsl/infer.py `check_dice`), and the count of dice a check's changes reach in analysis.
+read (dsl/analysis/infer.py `check_dice`), and the count of dice a check's changes reach in analysis.
 """
 
 from __future__ import annotations
 
 from dsl import model as m
 from dsl import nodes as n
-from dsl.analysis.exprs import walk
+from dsl.analysis.infer import MAX_TOTALS
 from dsl.diagnostics import Reporter, Span
-from dsl.infer import MAX_TOTALS
+from dsl.model.exprs import walk
 from dsl.printer import pool_text
 from dsl.runtime.dice import MAX_COMBINATIONS, MAX_DICE_WORK, Dice
 from dsl.semantics.values import constant_value
@@ -37,7 +37,7 @@ def check_dice_sizes(book: m.Book, reporter: Reporter) -> None:
 
 
 def _totals(count: int, sides: int, keep: str | None) -> int:
-    """How many totals a pool can show, counted as dsl/infer.py `check_dice` counts them."""
+    """How many totals a pool can show, counted as dsl/analysis/infer.py `check_dice` counts them."""
     kept = keep.partition(" ")[2] if keep else ""
     if keep in ("highest", "lowest"):
         return sides
@@ -90,7 +90,7 @@ _VALUE_HINT = (
 
 def _dice_values(book: m.Book, reporter: Reporter) -> None:
     """E304 for a dice value written with dice and numbers only (`derive blast = 10d6 * 3 + 2d6`)
-    whose distribution a resolver could not work out: the resolver's own bounds (dsl/runtime.py
+    whose distribution a resolver could not work out: the resolver's own bounds (dsl/runtime/
     `Dice.totals`), tried on the value itself, and reported where it is written.  Only the
     expressions that write dice are evaluated; each constant part is tried once, at its top."""
     expressions = [x for part in book.parts.values() for effect in part.effects for x in _valued(effect)]

@@ -173,7 +173,7 @@ def _hint(divisor: n.Expr, book: m.Book) -> str:
 
 def _input(expr: n.Expr, book: m.Book) -> str | None:
     if isinstance(expr, (n.NameRef, n.BaseRef)):
-        ref = book.refs.get(id(expr))
+        ref = book.refs.get(expr)
         if ref is not None and ref.kind in ("input", "base"):
             return ref.name
     return None
@@ -187,7 +187,7 @@ def bounds(expr: n.Expr, book: m.Book) -> Bounds:
     if isinstance(expr, n.Number):
         return (expr.value, expr.value)
     if isinstance(expr, (n.NameRef, n.BaseRef)):
-        ref = book.refs.get(id(expr))
+        ref = book.refs.get(expr)
         if ref is not None and ref.kind in ("input", "base"):
             kind = book.vars[ref.name].type
             if isinstance(kind, t.Numeric):

@@ -132,7 +132,7 @@ _EPSILON = Fraction(1, 10**9)
 def _input(expr: n.Expr, book: m.Book) -> str | None:
     """The input an expression reads directly (an input, or a stat's base value), or None."""
     if isinstance(expr, (n.NameRef, n.BaseRef)):
-        ref = book.refs.get(id(expr))
+        ref = book.refs.get(expr)
         if ref is not None and ref.kind in ("input", "base"):
             return ref.name
     return None

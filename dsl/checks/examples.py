@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dsl import model as m
 from dsl import nodes as n
-from dsl.analysis import flat_effects
 from dsl.diagnostics import Reporter, did_you_mean
+from dsl.model.parts import flat_effects
 
 
 def check_examples(book: m.Book, reporter: Reporter) -> None:

@@ -45,11 +45,11 @@ from fractions import Fraction
 
 from dsl import model as m
 from dsl import types as t
-from dsl.analysis import PartFilter, flat_effects, walk
-from dsl.analysis.exprs import table_reads
 from dsl.analysis.precedence import family, modifier_kind
 from dsl.checks.domain import TRUE, Allowed, Clause, Interval, allowed, conjoin, dnf
 from dsl.diagnostics import Reporter
+from dsl.model.exprs import table_reads, walk
+from dsl.model.parts import PartFilter, flat_effects
 from dsl.printer import modifier_text, number_text
 from dsl.runtime.base import show
 from dsl.runtime.dice import Dice, Value
@@ -244,7 +244,7 @@ def _amount_reads(book: m.Book, stat: str, effects: Sequence[m.ModEffect]) -> li
             if expr is None:
                 continue
             for node in walk(expr):
-                ref = book.refs.get(id(node))
+                ref = book.refs.get(node)
                 if ref is None:
                     continue
                 if ref.kind in ("stat", "derive"):

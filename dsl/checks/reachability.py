@@ -10,9 +10,9 @@ import dataclasses
 
 from dsl import model as m
 from dsl import nodes as n
-from dsl.analysis import walk
 from dsl.checks.domain import DNF, TRUE, conjoin, dnf, readable, satisfiable
 from dsl.diagnostics import Reporter
+from dsl.model.exprs import walk
 from dsl.printer import expr_text
 
 
@@ -73,7 +73,7 @@ def _never(condition: m.Condition, outer: list[m.Condition], alone: bool, book: 
 def _ranges(condition: m.Condition, book: m.Book) -> str | None:
     parts = []
     for node in walk(condition.expr):
-        ref = book.refs.get(id(node))
+        ref = book.refs.get(node)
         if ref is not None and ref.kind in ("input", "base") and ref.name in book.vars:
             described = f"`{ref.name}` is {book.vars[ref.name].type.describe()}"
             if described not in parts:

@@ -12,20 +12,13 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from dsl import model as m
+from dsl import printer
 from dsl import types as t
-from dsl.analysis.chains import runtime_tables
 from dsl.diagnostics import Reporter, Span
-from dsl.runtime.book import Scope
-from dsl.runtime.chains import (
-    CHAIN_DEPTH,
-    CHAIN_PATHS,
-    CHAIN_ROLLS,
-    chain_draws,
-    chain_states,
-    listed_depth,
-    listing_size,
-    stated_depth,
-)
+from dsl.runtime.chains import CHAIN_DEPTH, CHAIN_PATHS, CHAIN_ROLLS
+from dsl.runtime.dice import Value
+from dsl.semantics.chains import Chains
+from dsl.semantics.values import constant_value
 
 
 def check_tables(book: m.Book, reporter: Reporter) -> None:
@@ -53,7 +46,7 @@ def check_chain_depths(book: m.Book, reporter: Reporter) -> None:
     - W508: a chain listed to fewer rolls in a row than its own (every way, or CHAIN_DEPTH)."""
     if reporter.has_errors:
         return
-    scope = Scope(runtime_tables(book), {}, {}, [])
+    chains = Chains(book, _constant_cell(book))
     offsets = _offsets(book)
     reported: set[str] = set()
     for table in book.tables.values():
@@ -62,7 +55,8 @@ def check_chain_depths(book: m.Book, reporter: Reporter) -> None:
                 _no_cycle(table, reporter)
             continue
         starts = [(table.name, offset, False) for offset in sorted(offsets.get(table.name, {0}) | _own(table, book))]
-        order, cyclic = chain_states(scope, starts)
+        order = chains.rolls_from(starts)
+        cyclic = chains.cyclic(order)
         if table.chain_depth is not None and not cyclic:
             _no_cycle(table, reporter)
         where = table.chain_depth_span or table.span
@@ -78,15 +72,15 @@ def check_chain_depths(book: m.Book, reporter: Reporter) -> None:
         for start in starts:
             if table.name in reported:
                 break
-            order, cyclic = chain_states(scope, [start])
-            stated = stated_depth(scope, order) if cyclic else None
-            draws = _children(scope)
-            listed = listed_depth(draws, [start], 0, cyclic, stated)
-            own = stated if cyclic else None
-            if listed == (own or CHAIN_DEPTH if cyclic else None):
+            order = chains.rolls_from([start])
+            cyclic = chains.cyclic(order)
+            stated = chains.stated(order) if cyclic else None
+            listed = chains.listed_depth([start], 0, order, cyclic)
+            own = (stated or CHAIN_DEPTH) if cyclic else None
+            if listed == own:
                 continue
             reported.add(table.name)
-            wanted = listing_size(draws, [start], 0, own or (CHAIN_DEPTH if cyclic else None))
+            wanted = chains.paths([start], 0, own)
             if stated is not None and table.chain_depth is not None:
                 reporter.report(
                     "E507",
@@ -117,6 +111,16 @@ def _no_cycle(table: m.Table, reporter: Reporter) -> None:
     )
 
 
+def _constant_cell(book: m.Book) -> Callable[[m.TableCell], Value]:
+    """A cell as a chain reads it when checking: its value if it is a constant, else its text."""
+
+    def cell(cell: m.TableCell) -> Value:
+        value = constant_value(cell.value, book) if cell.value is not None else None
+        return value if isinstance(value, (int, Fraction, str)) else printer.cell_text(cell)
+
+    return cell
+
+
 def _own(table: m.Table, book: m.Book) -> set[int]:
     """The offsets of the table's own roll: its modifier input at each end of its range."""
     if table.modifier is None:
@@ -125,10 +129,6 @@ def _own(table: m.Table, book: m.Book) -> set[int]:
     if not isinstance(var_type, t.Numeric) or var_type.low is None or var_type.high is None:
         return {0}
     return {int(table.modifier_sign * var_type.low), int(table.modifier_sign * var_type.high)}
-
-
-def _children(scope: Scope) -> Callable[[tuple[str, int, bool]], list[tuple[tuple[str, int, bool], ...]]]:
-    return lambda state: [draw.children for draw in chain_draws(scope, state)]
 
 
 def _offsets(book: m.Book) -> dict[str, set[int]]:

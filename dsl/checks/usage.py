@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dsl import model as m
-from dsl.analysis import names_read
 from dsl.diagnostics import Reporter
+from dsl.model.exprs import names_read
 
 
 def check_usage(book: m.Book, reporter: Reporter) -> None:

@@ -252,7 +252,7 @@ class _Walker:
     def _NameRef(self, node: n.NameRef, ctx: _Context) -> None:
         if id(node) in self.handled:
             return
-        ref = self.book.refs.get(id(node)) if self.book is not None else None
+        ref = self.book.refs.get(node) if self.book is not None else None
         kind = ref.kind if ref is not None else None
         if kind in ("special", "function"):
             return
@@ -261,7 +261,7 @@ class _Walker:
         elif kind == "derive":
             self.refer(node.span, self.find(("derive",), node.name, ctx.rule))
         elif kind == "member":
-            found = self.book.types.get(id(node)) if self.book is not None else None
+            found = self.book.types.get(node) if self.book is not None else None
             members = found.members if isinstance(found, t.Enum) else None
             self.member(node.span, node.name, None, members)
         else:

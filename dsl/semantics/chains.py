@@ -170,6 +170,10 @@ class Chains:
             flow=tuple(flow),
         )
 
+    def stated(self, rolls: Sequence[State]) -> int | None:
+        """The deepest `chain depth` the tables of these rolls state."""
+        return max((d for d in (self.book.tables[s[0]].chain_depth for s in rolls) if d is not None), default=None)
+
     def rolls_from(self, starts: Sequence[State]) -> list[State]:
         """Every roll the chain can come to."""
         found: list[State] = []
@@ -199,8 +203,7 @@ class Chains:
                 return None
             deepest = depth + self.longest(starts)
         else:
-            stated = [t for t in (self.book.tables[s[0]].chain_depth for s in rolls) if t is not None]
-            deepest = max(stated) if stated else CHAIN_DEPTH
+            deepest = self.stated(rolls) or CHAIN_DEPTH
         for limit in range(deepest, depth + 1, -1):  # the deepest that fits
             if self.paths(starts, depth, limit) <= CHAIN_PATHS:
                 return limit

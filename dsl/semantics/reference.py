@@ -2,13 +2,16 @@
 
 This is the language's meaning written as plainly as it can be (docs/language.md sections 8-11):
 it reads the model (rules, parts, effects, tables) directly, evaluates expressions with
-dsl/semantics/values.py, and settles each stat by the documented order of modifiers.  It is not
-what apps run: they import the generated module, whose code is written for speed.  The tests
-resolve random situations of every rule of every bundled rulebook both ways and require the
-same stats, modifiers, rolls, restrictions, notes and tables (tests/test_semantics.py).
+dsl/semantics/values.py, settles each stat by the documented order of modifiers, each value when
+first needed, and works the trace, the chains and the sequences out on its own
+(dsl/semantics/trace.py, chains.py, sequences.py).  It is not what apps run: they import the
+generated module, whose code is written for speed.  The tests resolve random situations of every
+rule of every bundled rulebook both ways and require the same Resolution, field for field
+(tests/test_semantics.py).
 
-Shared with the generated code are only the value types and the dice distributions of
-dsl/runtime.py (checked against an exhaustive enumeration of their own).
+Shared with the generated code are only the value and result types of the runtime
+(dsl/runtime/), the notation of dice, and the dice distributions (checked against an exhaustive
+enumeration of their own and against icepool).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from dsl.semantics.chains import chains_of
 from dsl.semantics.sequences import over_rounds
 from dsl.semantics.trace import Step, trace_of
 from dsl.semantics.trace import counted as counted_steps
-from dsl.semantics.values import NoValue, Specials, evaluate, number
+from dsl.semantics.values import NoValue, Specials, evaluate, number, row_for
 
 Pool = tuple[int, int, str | None]
 
@@ -714,16 +717,6 @@ def _reads(book: m.Book, name: str) -> tuple[str, ...]:
 
 def _by(effect: m.ModEffect) -> str:
     return f"{effect.origin}: {printer.modifier_text(effect)}"
-
-
-def row_for(table: m.Table, key: Value) -> m.TableRow | None:
-    numeric = isinstance(key, (int, Fraction)) and not isinstance(key, bool)
-    for row in table.rows:
-        if row.member is not None and row.member == key:
-            return row
-        if numeric and row.low is not None and row.low <= key and (row.high is None or key <= row.high):  # type: ignore[operator]
-            return row
-    return next((row for row in table.rows if row.is_else), None)
 
 
 @overload

@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING
 from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
-from dsl.analysis.exprs import input_places, trace_names
-from dsl.analysis.order import settle_order
+from dsl.model.exprs import input_places, trace_names
+from dsl.model.order import settle_order
 from dsl.runtime.base import show
 from dsl.runtime.dice import Value, pool_text
 from dsl.runtime.results import Note, TraceEntry
 from dsl.runtime.specs import TraceSpec
-from dsl.semantics.values import evaluate
+from dsl.semantics.values import evaluate, row_for
 
 if TYPE_CHECKING:
     from dsl.semantics.reference import Situation
@@ -110,8 +110,6 @@ class Tracer:
         return self.situation.value(ref)
 
     def lookup(self, table: str, keys: tuple[Value, ...], column: str) -> Value:
-        from dsl.semantics.reference import row_for
-
         spec = self.book.tables[table]
         row = row_for(spec, keys[0])
         value = self.situation.lookup(table, keys, column)
@@ -245,8 +243,6 @@ def _table_spec(table: m.Table, values: dict[str, Value]) -> TraceSpec:
     """What the trace says of a table named in the situation: the row its inputs select; for a
     rolled table, the row of the roll given (its modifier added, a total past `above N` read as
     its row), or that every row is given with its chance."""
-    from dsl.semantics.reference import row_for
-
     def said(item: str, clause: str, names: tuple[str, ...], verdict: str) -> TraceSpec:
         return TraceSpec(table.name, table.cites, item, (clause,), (names,), verdict)
 

@@ -5,7 +5,7 @@ Constant folding in the analysis, the cards' chance tables and the reference res
 meaning as Python, and the tests compare the two on every rule of every bundled rulebook.  Clear
 before fast: one function per kind of node, no shortcuts.
 
-Values are those of a resolver (dsl/runtime.py): `int` for whole numbers, `Fraction` otherwise,
+Values are those of a resolver (dsl/runtime/): `int` for whole numbers, `Fraction` otherwise,
 `bool` for flags, `str` for members of a choice and for text, `Dice`, and the table cells X and
 N/A (`Special`).  What a name stands for comes from an `Env`: the values of a situation, or
 nothing at all when folding constants.
@@ -13,7 +13,7 @@ nothing at all when folding constants.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Protocol
 
@@ -73,8 +73,42 @@ class Specials(Constants):
 
 def evaluate(expr: n.Expr, book: m.Book, env: Env) -> Value:
     """The value of `expr` where names take their values from `env`."""
-    method: Callable[[n.Expr, m.Book, Env], Value] = _METHODS[type(expr)]
-    return method(expr, book, env)
+    match expr:
+        case n.NameRef():
+            return _name(expr, book, env)
+        case n.Number():
+            return _number(expr, book, env)
+        case n.Compare():
+            return _compare(expr, book, env)
+        case n.BoolOp():
+            return _bool_op(expr, book, env)
+        case n.Member():
+            return _member(expr, book, env)
+        case n.Binary():
+            return _binary(expr, book, env)
+        case n.Lookup():
+            return _lookup(expr, book, env)
+        case n.BaseRef():
+            return _name(expr, book, env)
+        case n.Not():
+            return _not(expr, book, env)
+        case n.Call():
+            return _call(expr, book, env)
+        case n.Rounded():
+            return _rounded(expr, book, env)
+        case n.Negate():
+            return _negate(expr, book, env)
+        case n.TextLiteral():
+            return _text(expr, book, env)
+        case n.Boolean():
+            return _boolean(expr, book, env)
+        case n.DiceLiteral():
+            return _dice(expr, book, env)
+        case n.DiceCount():
+            return _dice_count(expr, book, env)
+        case n.SpecialLiteral():
+            return _special(expr, book, env)
+    raise TypeError(f"cannot evaluate {type(expr).__name__}")
 
 
 def constant_value(expr: n.Expr, book: m.Book) -> m.Constant | None:
@@ -129,7 +163,7 @@ def _special(expr: n.SpecialLiteral, book: m.Book, env: Env) -> Value:
 
 
 def _name(expr: n.NameRef | n.BaseRef, book: m.Book, env: Env) -> Value:
-    ref = book.refs.get(id(expr))
+    ref = book.refs.get(expr)
     if ref is None:
         # A name the compiler could not resolve (its declaration lost to a syntax error): the
         # error is reported; a check that folds the expression learns only that it has no value.
@@ -220,7 +254,7 @@ def _dice_arithmetic(expr: n.Binary, left: Value, right: Value, rounding: str | 
 
 def _rounded(expr: n.Rounded, book: m.Book, env: Env) -> Value:
     operand = expr.operand
-    if isinstance(operand, n.Binary) and isinstance(book.types.get(id(operand)), t.Dice):
+    if isinstance(operand, n.Binary) and isinstance(book.types.get(operand), t.Dice):
         # dice scaled, then rounded: the rounding is part of the scaling
         left = evaluate(operand.left, book, env)
         right = evaluate(operand.right, book, env)
@@ -236,7 +270,7 @@ def _dice_count(expr: n.DiceCount, book: m.Book, env: Env) -> Value:
 def _compare(expr: n.Compare, book: m.Book, env: Env) -> Value:
     left = evaluate(expr.left, book, env)
     right = evaluate(expr.right, book, env)
-    kind = book.types.get(id(expr.left))
+    kind = book.types.get(expr.left)
     if isinstance(kind, t.Enum) and expr.op not in ("==", "!="):
         left, right = kind.members.index(str(left)), kind.members.index(str(right))
     if expr.op == "==":
@@ -276,25 +310,6 @@ def _bool_op(expr: n.BoolOp, book: m.Book, env: Env) -> Value:
     return left or _flag(evaluate(expr.right, book, env), expr)
 
 
-_METHODS: dict[type, Callable[..., Value]] = {
-    n.Number: _number,
-    n.DiceLiteral: _dice,
-    n.TextLiteral: _text,
-    n.Boolean: _boolean,
-    n.SpecialLiteral: _special,
-    n.NameRef: _name,
-    n.BaseRef: _name,
-    n.Call: _call,
-    n.Lookup: _lookup,
-    n.Negate: _negate,
-    n.Binary: _binary,
-    n.Rounded: _rounded,
-    n.DiceCount: _dice_count,
-    n.Compare: _compare,
-    n.Member: _member,
-    n.Not: _not,
-    n.BoolOp: _bool_op,
-}
 
 
 # ---------------------------------------------------------------------- helpers
@@ -314,3 +329,14 @@ def _flag(value: Value, where: n.Expr) -> bool:
 
 def _shown(expr: n.Expr) -> str:
     return expr_text(expr)
+
+
+def row_for(table: m.Table, key: Value) -> m.TableRow | None:
+    """The row a key selects: a member's row, the row whose range holds a number, else the `else` row."""
+    numeric = isinstance(key, (int, Fraction)) and not isinstance(key, bool)
+    for row in table.rows:
+        if row.member is not None and row.member == key:
+            return row
+        if numeric and row.low is not None and row.low <= key and (row.high is None or key <= row.high):  # type: ignore[operator]
+            return row
+    return next((row for row in table.rows if row.is_else), None)

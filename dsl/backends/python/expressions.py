@@ -20,7 +20,7 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
-from dsl.analysis.exprs import walk
+from dsl.model.exprs import walk
 from dsl.writer import literal
 
 # Python operator precedence, loosest first, for parenthesizing generated expressions.
@@ -66,7 +66,7 @@ def is_constant(expr: n.Expr, book: m.Book) -> bool:
     """The expression reads nothing of a situation (numbers, members, text)."""
     for node in walk(expr):
         if isinstance(node, (n.NameRef, n.BaseRef)):
-            ref = book.refs.get(id(node))
+            ref = book.refs.get(node)
             if ref is None or ref.kind != "member":
                 return False
         if isinstance(node, (n.Lookup, n.Call)):
@@ -98,7 +98,7 @@ class Expressions:
             case n.SpecialLiteral(text=text):
                 return ("IMPASSABLE" if text == "X" else "NOT_APPLICABLE"), ATOM
             case n.NameRef() | n.BaseRef():
-                ref = book.refs[id(expr)]
+                ref = book.refs[expr]
                 if ref.kind == "member":
                     return literal(ref.name), ATOM
                 if ref.kind == "special":
@@ -110,7 +110,7 @@ class Expressions:
                 return f"{frame.scope}v[{literal(ref.name)}]", ATOM  # an input, or a stat's base value
             case n.Call(function=function, args=args):
                 arguments = ", ".join(self.expression(a, frame) for a in args)
-                if isinstance(book.types.get(id(expr)), t.Dice):  # max(damage - armour, 0)
+                if isinstance(book.types.get(expr), t.Dice):  # max(damage - armour, 0)
                     return f"clamp_dice({literal(function.text)}, {arguments})", ATOM
                 return f"{function.text}({arguments})", ATOM
             case n.Lookup(table=table, keys=keys, column=column):
@@ -123,7 +123,7 @@ class Expressions:
             case n.Binary():
                 return self._binary(expr, frame)
             case n.Rounded(operand=operand, mode=mode):
-                if isinstance(operand, n.Binary) and isinstance(book.types.get(id(operand)), t.Dice):
+                if isinstance(operand, n.Binary) and isinstance(book.types.get(operand), t.Dice):
                     return self._scaled(operand, mode, frame), ATOM
                 return f"round_value({self.expression(operand, frame)}, {literal(mode)})", ATOM
             case n.DiceCount(count=count, sides=sides):
@@ -186,12 +186,12 @@ class Expressions:
         compared multiplied out (`moved > MOV / 2` as `moved * 2 > MOV`): the same answer for
         every rational, as `k` is positive, without making a Fraction on every call."""
         left, right = expr.left, expr.right
-        left_type = self.book.types.get(id(left))
+        left_type = self.book.types.get(left)
         if isinstance(left_type, t.Enum) and op not in ("==", "!="):
             members = tuple_code([literal(x) for x in left_type.members])
             order = f"{members}.index({wrap(self.code(left, frame), ADD)})"
             return f"{order} {op} {members}.index({wrap(self.code(right, frame), ADD)})", COMPARE
-        numeric = isinstance(left_type, t.Numeric) and isinstance(self.book.types.get(id(right)), t.Numeric)
+        numeric = isinstance(left_type, t.Numeric) and isinstance(self.book.types.get(right), t.Numeric)
         if numeric and _divided_by_whole(right):
             assert isinstance(right, n.Binary)
             return f"{self._times(left, right.right, frame)} {op} {wrap(self.code(right.left, frame), ADD)}", COMPARE
@@ -207,11 +207,11 @@ class Expressions:
     def _binary(self, expr: n.Binary, frame: Frame) -> Code:
         left = self.code(expr.left, frame)
         right = self.code(expr.right, frame)
-        result_type = self.book.types.get(id(expr))
+        result_type = self.book.types.get(expr)
         if isinstance(result_type, t.Dice):
             if expr.op in "*/":
                 return self._scaled(expr, None, frame), ATOM
-            if isinstance(self.book.types.get(id(expr.left)), t.Dice):
+            if isinstance(self.book.types.get(expr.left), t.Dice):
                 other = right[0] if expr.op == "+" else "-" + wrap(right, UNARY)
                 return f"{wrap(left, ATOM)}.plus({other})", ATOM
             return f"{wrap(right, ATOM)}.plus({left[0]})", ATOM
@@ -231,7 +231,7 @@ class Expressions:
 
     def _scaled(self, expr: n.Binary, rounding: str | None, frame: Frame) -> str:
         """Dice scaled by a number, after rolling: `3d10 * 10`, `1d6 / 2 round up`."""
-        left_dice = isinstance(self.book.types.get(id(expr.left)), t.Dice)
+        left_dice = isinstance(self.book.types.get(expr.left), t.Dice)
         dice, factor = (expr.left, expr.right) if left_dice else (expr.right, expr.left)
         amount = f"Fraction({self.expression(factor, frame)})"
         if expr.op == "/":

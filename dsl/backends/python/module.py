@@ -4,7 +4,7 @@ Layout of a generated module: a header docstring naming its source; the imports,
 that the runtime offers the API the module was built for (`require`); the rulebook's inputs; one
 private `_rule_NAME(run)` per rule registering what the rule does under which condition; the
 tables; the rules of a simple shape written out as straight-line functions `_resolve_NAME`
-(dsl/emit_rules.py); and the public API: `RULEBOOK`, `INPUTS`, `RULES`, `resolve(names,
+(dsl/backends/python/rules.py); and the public API: `RULEBOOK`, `INPUTS`, `RULES`, `resolve(names,
 **inputs)`, one typed function per rule and table, and the runtime's names an app uses
 (`Dice`, `RuleInputError`, ...), the same objects in every module.
 
@@ -29,10 +29,10 @@ from dsl import nodes as n
 from dsl import printer
 from dsl import runtime as _runtime_package
 from dsl import types as t
-from dsl.analysis.exprs import trace_names
-from dsl.analysis.order import settle_order
 from dsl.backends.python.expressions import ADD, Expressions, Frame, fraction_literal, is_constant, tuple_code, wrap
 from dsl.backends.python.rules import RuleWriter
+from dsl.model.exprs import trace_names
+from dsl.model.order import settle_order
 from dsl.printer import text_kind, trace_item
 from dsl.runtime import API as RUNTIME_API
 from dsl.runtime.dice import Dice
@@ -167,7 +167,7 @@ class PrivateNames:
         return self._name(("trace", effect), f"{effect}_trace")
 
     def written(self, rule: str, what: str, number: int) -> str:
-        """A name of a rule written out (dsl/emit_rules.py): its function `_resolve_RULE` (`what`
+        """A name of a rule written out (dsl/backends/python/rules.py): its function `_resolve_RULE` (`what`
         "resolve"), or one of its constants `_RULE__WHATn`."""
         wanted = f"_resolve_{rule}" if what == "resolve" else f"_{rule}__{what}{number}"
         return self._name(("written", rule, what, str(number)), wanted)

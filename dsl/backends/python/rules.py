@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 from dsl import model as m
 from dsl import printer
 from dsl import types as t
-from dsl.analysis.exprs import input_places, trace_names
 from dsl.backends.python.expressions import Expressions, Frame, tuple_code
+from dsl.model.exprs import input_places, trace_names
 from dsl.runtime.base import MAX_BITS
 from dsl.writer import CodeWriter, literal
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dsl import model as m
 from dsl import nodes as n
-from dsl.analysis.exprs import effect_exprs, walk
 from dsl.diagnostics import Span
+from dsl.model.exprs import effect_exprs, walk
 
 Node = str
 """`stat NAME`, `base NAME` or `derive NAME`; and `as PART`, the conditions under which a composed
@@ -96,7 +96,7 @@ class _Reads:
         the hashing of strings)."""
         found: dict[Node, None] = {}
         for node in walk(expr):
-            ref = self.book.refs.get(id(node))
+            ref = self.book.refs.get(node)
             if ref is None:
                 continue
             if ref.kind in ("stat", "derive"):

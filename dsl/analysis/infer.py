@@ -53,8 +53,7 @@ class ExprTyper:
     def infer(self, expr: n.Expr, scope: Scope, expected: t.Type | None = None) -> t.Type | None:
         result = self._infer(expr, scope, expected)
         if result is not None:
-            self.book.types[id(expr)] = result
-        self.book.keep_alive.append(expr)
+            self.book.types[expr] = result
         return result
 
     def condition(self, expr: n.Expr, scope: Scope) -> None:
@@ -88,11 +87,44 @@ class ExprTyper:
     # ------------------------------------------------------------------ dispatch
 
     def _infer(self, expr: n.Expr, scope: Scope, expected: t.Type | None) -> t.Type | None:
-        method = getattr(self, "_" + type(expr).__name__)
-        result: t.Type | None = method(expr, scope, expected)
-        return result
+        match expr:
+            case n.NameRef():
+                return self._name_ref(expr, scope, expected)
+            case n.Number():
+                return self._number(expr, scope, expected)
+            case n.Compare():
+                return self._compare(expr, scope, expected)
+            case n.BoolOp():
+                return self._bool_op(expr, scope, expected)
+            case n.Member():
+                return self._member(expr, scope, expected)
+            case n.Binary():
+                return self._binary(expr, scope, expected)
+            case n.Lookup():
+                return self._lookup(expr, scope, expected)
+            case n.BaseRef():
+                return self._base_ref(expr, scope, expected)
+            case n.Not():
+                return self._not(expr, scope, expected)
+            case n.Call():
+                return self._call(expr, scope, expected)
+            case n.Rounded():
+                return self._rounded(expr, scope, expected)
+            case n.Negate():
+                return self._negate(expr, scope, expected)
+            case n.TextLiteral():
+                return self._text_literal(expr, scope, expected)
+            case n.Boolean():
+                return self._boolean(expr, scope, expected)
+            case n.DiceLiteral():
+                return self._dice_literal(expr, scope, expected)
+            case n.DiceCount():
+                return self._dice_count(expr, scope, expected)
+            case n.SpecialLiteral():
+                return self._special_literal(expr, scope, expected)
+        raise TypeError(f"cannot type {type(expr).__name__}")
 
-    def _Number(self, expr: n.Number, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _number(self, expr: n.Number, scope: Scope, expected: t.Type | None) -> t.Type | None:
         kind = "int" if expr.value.denominator == 1 else "number"
         if expr.unit is not None:
             if expr.unit.text not in self.book.units:
@@ -108,21 +140,21 @@ class ExprTyper:
         unit = expected.unit if isinstance(expected, t.Numeric) else None
         return t.Numeric(kind, expr.value, expr.value, unit)
 
-    def _DiceLiteral(self, expr: n.DiceLiteral, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _dice_literal(self, expr: n.DiceLiteral, scope: Scope, expected: t.Type | None) -> t.Type | None:
         if not check_dice(expr.count, expr.sides, expr, self.reporter):
             return None
         return t.DICE
 
-    def _TextLiteral(self, expr: n.TextLiteral, scope: Scope, expected: t.Type | None) -> t.Type:
+    def _text_literal(self, expr: n.TextLiteral, scope: Scope, expected: t.Type | None) -> t.Type:
         return t.TEXT
 
-    def _Boolean(self, expr: n.Boolean, scope: Scope, expected: t.Type | None) -> t.Type:
+    def _boolean(self, expr: n.Boolean, scope: Scope, expected: t.Type | None) -> t.Type:
         return t.FLAG
 
-    def _SpecialLiteral(self, expr: n.SpecialLiteral, scope: Scope, expected: t.Type | None) -> t.Type:
+    def _special_literal(self, expr: n.SpecialLiteral, scope: Scope, expected: t.Type | None) -> t.Type:
         return t.Cell(t.Numeric("int", None, None))
 
-    def _NameRef(self, expr: n.NameRef, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _name_ref(self, expr: n.NameRef, scope: Scope, expected: t.Type | None) -> t.Type | None:
         name = expr.name
         if isinstance(expected, t.Enum) and name in expected.members:
             self._ref(expr, "member", name)
@@ -158,7 +190,7 @@ class ExprTyper:
         self.reporter.report("E101", f"unknown name `{name}`", expr.span, did_you_mean(name, candidates))
         return None
 
-    def _BaseRef(self, expr: n.BaseRef, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _base_ref(self, expr: n.BaseRef, scope: Scope, expected: t.Type | None) -> t.Type | None:
         var = self.book.vars.get(expr.name)
         if var is None:
             self.reporter.report(
@@ -176,7 +208,7 @@ class ExprTyper:
         self._ref(expr, "base", expr.name)
         return var.type
 
-    def _Call(self, expr: n.Call, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _call(self, expr: n.Call, scope: Scope, expected: t.Type | None) -> t.Type | None:
         name = expr.function.text
         if name not in FUNCTIONS:
             self.reporter.report(
@@ -241,7 +273,7 @@ class ExprTyper:
             return None
         return t.Dice()
 
-    def _Lookup(self, expr: n.Lookup, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _lookup(self, expr: n.Lookup, scope: Scope, expected: t.Type | None) -> t.Type | None:
         shape = self.tables.get(expr.table.text)
         if shape is None:
             self.reporter.report(
@@ -282,7 +314,7 @@ class ExprTyper:
             return None
         return column
 
-    def _Negate(self, expr: n.Negate, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _negate(self, expr: n.Negate, scope: Scope, expected: t.Type | None) -> t.Type | None:
         found = self.infer(expr.operand, scope, expected)
         if found is None:
             return None
@@ -292,7 +324,7 @@ class ExprTyper:
         low, high = t.interval_neg(found)
         return t.Numeric(found.kind, low, high, found.unit)
 
-    def _Binary(self, expr: n.Binary, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _binary(self, expr: n.Binary, scope: Scope, expected: t.Type | None) -> t.Type | None:
         # a bare number takes the unit of what it is added to, never of what it scales
         inner = expected if expr.op in "+-" else None
         left = self.infer(expr.left, scope, inner)
@@ -383,7 +415,7 @@ class ExprTyper:
         )
         return None
 
-    def _Rounded(self, expr: n.Rounded, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _rounded(self, expr: n.Rounded, scope: Scope, expected: t.Type | None) -> t.Type | None:
         found = self.infer(expr.operand, scope, expected)
         if found is None:
             return None
@@ -404,7 +436,7 @@ class ExprTyper:
         low, high = t.interval_round(found, expr.mode)
         return t.Numeric("percent" if found.kind == "percent" else "int", low, high, found.unit)
 
-    def _DiceCount(self, expr: n.DiceCount, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _dice_count(self, expr: n.DiceCount, scope: Scope, expected: t.Type | None) -> t.Type | None:
         found = self.infer(expr.count, scope)
         if found is None:
             return None
@@ -428,7 +460,7 @@ class ExprTyper:
             return None
         return t.DICE
 
-    def _Compare(self, expr: n.Compare, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _compare(self, expr: n.Compare, scope: Scope, expected: t.Type | None) -> t.Type | None:
         left = self.infer(expr.left, scope)
         right = self.infer(expr.right, scope, left)
         if left is None or right is None:
@@ -468,7 +500,7 @@ class ExprTyper:
         self.reporter.report("E201", f"cannot compare {_a(left)} with {_a(right)} using `{expr.op}`", expr.span, hint)
         return None
 
-    def _Member(self, expr: n.Member, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _member(self, expr: n.Member, scope: Scope, expected: t.Type | None) -> t.Type | None:
         found = self.infer(expr.operand, scope)
         if found is None:
             return None
@@ -487,11 +519,11 @@ class ExprTyper:
                 )
         return t.FLAG
 
-    def _Not(self, expr: n.Not, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _not(self, expr: n.Not, scope: Scope, expected: t.Type | None) -> t.Type | None:
         self.condition(expr.operand, scope)
         return t.FLAG
 
-    def _BoolOp(self, expr: n.BoolOp, scope: Scope, expected: t.Type | None) -> t.Type | None:
+    def _bool_op(self, expr: n.BoolOp, scope: Scope, expected: t.Type | None) -> t.Type | None:
         self.condition(expr.left, scope)
         self.condition(expr.right, scope)
         return t.FLAG
@@ -499,7 +531,7 @@ class ExprTyper:
     # ------------------------------------------------------------------ helpers
 
     def _ref(self, expr: n.Expr, kind: str, name: str) -> None:
-        self.book.refs[id(expr)] = Ref(kind, name)  # type: ignore[arg-type]
+        self.book.refs[expr] = Ref(kind, name)  # type: ignore[arg-type]
 
     def _check_units(self, want: str | None, got: str | None, expr: n.Node, what: str) -> None:
         if want is not None and got is not None and want != got:

@@ -9,11 +9,11 @@ few rules without a change here.  The rules (docs/language.md, section 19, says 
 - one statement a line, indented 4 spaces a level; a line break the author made inside
   brackets or with `\\` is kept, the next line indented one level past the line of the open
   bracket, or two levels past the statement after a `\\`;
-- spacing by token (dsl/fmt_spacing.py): one space between tokens, none inside brackets, before
+- spacing by token (dsl/fmt/spacing.py): one space between tokens, none inside brackets, before
   `,` `:` `%` or around `.` `..`; a sign sticks to its number (`DEX -2`, `then roll again +1`);
   fractions of numbers and sums of dice are tight (`1/2`, `1d6+1`);
 - a free text (`note`, `cannot`, `erratum`, an outcome) is one string while its line fits in
-  WIDTH columns, else cut at spaces into `("..." "...")` (dsl/fmt_text.py);
+  WIDTH columns, else cut at spaces into `("..." "...")` (dsl/fmt/text.py);
 - a bracket that holds a comment, or whose list ends with a comma, is laid out one item a line;
 - comments stay where they are: at the end of their line, or on their own line at the depth of
   the deepest block their column reaches;
@@ -35,8 +35,8 @@ from lark import Lark, Token, Tree
 from dsl.codes import Level
 from dsl.compiler import deep, normalize_newlines
 from dsl.diagnostics import Diagnostic, Reporter, Span, render
-from dsl.fmt_spacing import Leaf, Spacing
-from dsl.fmt_text import TextRun, joined_text, wrap
+from dsl.fmt.spacing import Leaf, Spacing
+from dsl.fmt.text import TextRun, joined_text, wrap
 from dsl.parser import RulecraftIndenter, parse
 from dsl.resources import grammar_text
 

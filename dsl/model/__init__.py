@@ -4,17 +4,18 @@ Rules are flattened: nested `when`/`unless`/`else` blocks become one guard per e
 end sees a list of effects per rule, each with the condition under which it applies.  `as OTHER`
 is kept as a reference: a `PartEffect` naming a `Part` of `Book.parts`, the effects of OTHER with
 the bindings of `as ... with` substituted, analysed once however many rules compose it (a chain
-or a lattice of traits stays linear in size).  `flat_effects` (dsl/analysis/parts.py) expands
+or a lattice of traits stays linear in size).  `flat_effects` (dsl/model/parts.py) expands
 the references where a back end needs every effect in one list.  Expressions stay AST nodes;
 what each name in them refers to is recorded in `Book.refs` (keyed by node identity) and each
-node's type in `Book.types`.
+node's type in `Book.types` (each a `NodeFacts`, by node identity).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from dsl import nodes as n
 from dsl import types as t
@@ -384,17 +385,52 @@ class Book:
     examples: list[Example] = field(default_factory=list)
     orders: list[Order] = field(default_factory=list)
     stat_orders: dict[str, StatOrder] = field(default_factory=dict)
-    refs: dict[int, Ref] = field(default_factory=dict)
-    types: dict[int, t.Type] = field(default_factory=dict)
-    keep_alive: list[object] = field(default_factory=list)
+    refs: NodeFacts[Ref] = field(default_factory=lambda: NodeFacts[Ref]())
+    """What each name in an expression stands for, by the name's node."""
+    types: NodeFacts[t.Type] = field(default_factory=lambda: NodeFacts[t.Type]())
+    """The type of each expression node."""
     table_reads: dict[str, frozenset[str]] = field(default_factory=dict)
-    """What a lookup of each table reads, filled in on first use (dsl/analysis/exprs.py)."""
+    """What a lookup of each table reads: worked out by the analysis for every table."""
 
     def ref(self, expr: n.Expr) -> Ref:
-        return self.refs[id(expr)]
+        return self.refs[expr]
 
     def type_of(self, expr: n.Expr) -> t.Type:
-        return self.types[id(expr)]
+        return self.types[expr]
+
+
+V = TypeVar("V")
+
+
+class NodeFacts(Generic[V]):
+    """Facts about the nodes of a syntax tree, by node identity: the same text at two places is two
+    nodes, with facts of its own (the nodes compare equal, so a dict would mix them).  It holds
+    each node it has a fact about, so no node's identity is reused while the facts live."""
+
+    __slots__ = ("_facts",)
+
+    def __init__(self) -> None:
+        self._facts: dict[int, tuple[n.Node, V]] = {}
+
+    def __setitem__(self, node: n.Node, fact: V) -> None:
+        self._facts[id(node)] = (node, fact)
+
+    def __getitem__(self, node: n.Node) -> V:
+        return self._facts[id(node)][1]
+
+    def __contains__(self, node: object) -> bool:
+        found = self._facts.get(id(node))
+        return found is not None and found[0] is node
+
+    def __len__(self) -> int:
+        return len(self._facts)
+
+    def get(self, node: n.Node, default: V | None = None) -> V | None:
+        found = self._facts.get(id(node))
+        return default if found is None else found[1]
+
+    def items(self) -> Iterator[tuple[n.Node, V]]:
+        return iter(self._facts.values())
 
 
 RefKind = Literal["input", "stat", "base", "derive", "member", "special", "function", "table"]

@@ -140,7 +140,7 @@ def names_read(expr: n.Expr, book: m.Book) -> set[str]:
     """The inputs and stats an expression reads, following table lookups into their keys."""
     found: set[str] = set()
     for node in walk(expr):
-        ref = book.refs.get(id(node))
+        ref = book.refs.get(node)
         if ref is None:
             continue
         if ref.kind in ("input", "stat", "base"):
@@ -186,7 +186,7 @@ def with_starts(book: m.Book, names: Iterable[str]) -> tuple[str, ...]:
 
 
 def stats_read(expr: n.Expr, book: m.Book) -> set[str]:
-    return {r.name for node in walk(expr) if (r := book.refs.get(id(node))) is not None and r.kind == "stat"}
+    return {r.name for node in walk(expr) if (r := book.refs.get(node)) is not None and r.kind == "stat"}
 
 
 def trace_names(book: m.Book, expr: n.Expr) -> list[str]:
@@ -194,7 +194,7 @@ def trace_names(book: m.Book, expr: n.Expr) -> list[str]:
     value before its modifiers), in the order they are met."""
     found: dict[str, None] = {}
     for node in walk(expr):
-        ref = book.refs.get(id(node))
+        ref = book.refs.get(node)
         if ref is None or ref.kind in ("member", "special", "function", "table"):
             continue
         found[f"base {ref.name}" if ref.kind == "base" else ref.name] = None
@@ -217,7 +217,7 @@ def input_places(book: m.Book, effect: m.Effect) -> dict[str, int]:
     places = [(index, c.expr) for index, c in enumerate(guard)] + [(len(guard), x) for x in amounts]
     for index, expr in places:
         for node in walk(expr):
-            ref = book.refs.get(id(node))
+            ref = book.refs.get(node)
             if ref is not None and ref.kind == "input" and ref.name not in found:
                 found[ref.name] = index
     return found
