@@ -14,8 +14,8 @@ import pytest
 
 from dsl.balance import Edition, Sweep, load_edition, prepare
 from dsl.balance.chart import gather, measure_for, rules_calling
-from dsl.balance.plots import render
 from dsl.balance.page import page
+from dsl.balance.plots import render
 from tests.conftest import ROOT, run_cli
 
 pytest.importorskip("matplotlib")
