@@ -7,7 +7,7 @@ first needed, and works the trace, the chains and the sequences out on its own
 (dsl/semantics/trace.py, chains.py, sequences.py).  It is not what apps run: they import the
 generated module, whose code is written for speed.  The tests resolve random situations of every
 rule of every bundled rulebook both ways and require the same Resolution, field for field
-(tests/test_semantics.py).
+(tests/semantics/test_semantics.py).
 
 Shared with the generated code are only the value and result types of the runtime
 (dsl/runtime/), the notation of dice, and the dice distributions (checked against an exhaustive

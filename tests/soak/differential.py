@@ -13,7 +13,7 @@ import sys
 import time
 
 from tests.conftest import FEATURES, RULEBOOKS
-from tests.test_semantics import situations
+from tests.semantics.test_semantics import situations
 
 
 def main() -> int:

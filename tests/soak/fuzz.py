@@ -1,4 +1,4 @@
-"""Soak: the fuzzing of tests/test_fuzz.py at any count (default 100,000 programs).
+"""Soak: the fuzzing of tests/fuzz/test_fuzz.py at any count (default 100,000 programs).
 
     python -m tests.soak.fuzz [--mutants 80000] [--grammar 20000] [--seed N]
 

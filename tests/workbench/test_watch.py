@@ -2,7 +2,7 @@
 
 The watcher process runs on a copy of tests/fixtures/workbench/marsh.rules; each test edits the
 copy on disk and reads what the command prints.  `--serve` is driven here through its HTTP
-interface; tests/test_preview.py drives the page in a real browser.
+interface; tests/workbench/test_preview.py drives the page in a real browser.
 """
 
 from __future__ import annotations

@@ -858,7 +858,7 @@ def test_the_odds_grid_reaches_exploding_dice_beside_plain_ones(tmp_path: Path) 
     from dsl.cards.text import DASH
     from dsl.compiler import compile_file
 
-    fixture = Path(__file__).parent / "fixtures" / "valid" / "E203_exploding_change_on_a_roll_without_target.rules"
+    fixture = Path(__file__).parent.parent / "fixtures" / "valid" / "E203_exploding_change_on_a_roll_without_target.rules"
     compiled = compile_file(fixture)
     assert compiled.book is not None
     sheet = build_sheet(compiled.book)

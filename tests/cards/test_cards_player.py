@@ -22,7 +22,7 @@ from dsl.cards.sheet import build_sheet
 from dsl.compiler import compile_file, compile_text
 from dsl.resources import bundled_rulebooks_dir
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "generated" / "cards"
 BUNDLED = sorted(bundled_rulebooks_dir().glob("*.rules"))
 FIXTURES = sorted((ROOT / "tests" / "fixtures" / "features").glob("*.rules")) + sorted(

@@ -14,7 +14,7 @@ from dsl.cards.blocks import Chances, Detail
 from dsl.cards.deck import build_deck
 from dsl.cards.implication import MOST_SITUATIONS, implies
 from dsl.semantics.values import Constants, NotConstant, evaluate
-from tests.test_cards import compile_book
+from tests.cards.test_cards import compile_book
 
 HEAD = """\
 rulebook implication "Implication":

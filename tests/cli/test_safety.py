@@ -119,7 +119,7 @@ def test_keyword_and_builtin_names_are_mangled_not_shadowed(generated: str) -> N
 def test_generated_module_lints_and_type_checks(generated: str, tmp_path: Path) -> None:
     path = tmp_path / "hostile.py"
     path.write_text(generated, encoding="utf-8")
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     ruff = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--config", str(root / "pyproject.toml"), str(path)],
         capture_output=True,

@@ -453,7 +453,7 @@ def test_build_and_check_agree_on_two_rulebooks_of_one_name(twins: tuple[Path, P
 # ---------------------------------------------------------------------- fixtures an editor could spoil
 
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def test_the_utf16_fixture_is_still_utf16() -> None:

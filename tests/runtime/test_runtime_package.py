@@ -100,7 +100,7 @@ def test_a_standalone_build_runs_with_the_standard_library_alone(tmp_path: Path)
     rulecraft installed (`-I -S`: no site-packages) imports them and resolves."""
     out = tmp_path / "out"
     book = tmp_path / "swamp.rules"
-    book.write_text((Path(__file__).parent / "soak" / "swamp.rules").read_text(encoding="utf-8"), encoding="utf-8")
+    book.write_text((Path(__file__).parent.parent / "soak" / "swamp.rules").read_text(encoding="utf-8"), encoding="utf-8")
     result = run_cli("build", str(book), "-o", str(out), "--standalone", "--no-cards")
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [

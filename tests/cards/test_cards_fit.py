@@ -121,7 +121,7 @@ def test_pdfs_do_not_depend_on_source_date_epoch(monkeypatch: pytest.MonkeyPatch
     """source_date_epoch_check.sh: reportlab dated PDFs (and seeded their /ID) from
     SOURCE_DATE_EPOCH, so `build --check` called generated/ stale wherever it was set (and
     failed where it was not a number).  The whole `build --check` runs with it set in
-    tests/test_build.py."""
+    tests/backends/test_build.py."""
     book = compile_text(SWAMP.read_text(encoding="utf-8"), "swamp.rules").book
     assert book is not None
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
