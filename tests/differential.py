@@ -1,7 +1,7 @@
 """Random situations, resolved by a generated module and by the reference resolver, compared
 whole: every field of the Resolution, the trace, chains and sequences included.
 
-Shared by tests/test_semantics.py (a few thousand situations per rulebook in CI) and
+Shared by tests/semantics/test_semantics.py (a few thousand situations per rulebook in CI) and
 tests/soak/differential.py (a million, with figures printed)."""
 
 from __future__ import annotations
@@ -117,6 +117,9 @@ def compare(
         else:
             generated = module.resolve(list(names), rounds=rounds, **as_module)
     except module.RuleInputError as error:
+        if "more than a resolver works out exactly" in str(error):
+            tally.bounded += 1  # past a resolver's stated budget: the reference has none to compare
+            return
         generated = error
     try:
         if rounds is None:
@@ -128,9 +131,6 @@ def compare(
     if isinstance(generated, Exception) or isinstance(reference, Exception):
         if isinstance(generated, Exception) and isinstance(reference, Exception):
             tally.refused += 1
-            return
-        if isinstance(generated, Exception) and "more than a resolver works out exactly" in str(generated):
-            tally.bounded += 1
             return
         over = f" over {rounds} rounds" if rounds else ""
         tally.mismatches.append(f"{book.name} {list(names)}{over} {given}: generated {generated!r}, reference {reference!r}")

@@ -12,6 +12,7 @@ Plain fractions throughout: a resolver's bound on the work (SEQUENCE_WORK) is a 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 
@@ -101,13 +102,25 @@ def _until(resolution: Resolution, sequence: m.Sequence) -> Fraction:
 
 
 def _plus(weights: Weights, value: Weights) -> Weights:
-    out: Weights = {}
-    for a, pa in weights.items():
-        for b, pb in value.items():
+    """The chances of a total plus an independent value: every pair of values, its chance the
+    product of theirs.  Worked out over whole numbers (each side's chances over its common
+    denominator), since a round adds as many pairs as its totals have values times the value's."""
+    low, ways = _over_whole_numbers(weights)
+    high, adds = _over_whole_numbers(value)
+    out: dict[int | Fraction, int] = {}
+    for a, wa in ways:
+        for b, wb in adds:
             total = a + b
             key = total.numerator if isinstance(total, Fraction) and total.denominator == 1 else total
-            out[key] = out.get(key, Fraction(0)) + pa * pb
-    return out
+            out[key] = out.get(key, 0) + wa * wb
+    denominator = low * high
+    return {key: Fraction(count, denominator) for key, count in out.items()}
+
+
+def _over_whole_numbers(weights: Weights) -> tuple[int, list[tuple[int | Fraction, int]]]:
+    """Chances as whole numbers over one denominator: (the denominator, each value's count)."""
+    denominator = math.lcm(*(p.denominator for p in weights.values())) if weights else 1
+    return denominator, [(v, p.numerator * (denominator // p.denominator)) for v, p in weights.items()]
 
 
 def _times(totals: dict[str, Weights], factor: Fraction) -> dict[str, Weights]:
