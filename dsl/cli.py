@@ -62,6 +62,7 @@ class _Main(click.Group):
         "new": ("dsl.editing", "new"),
         "sweep": ("dsl.balance.commands", "sweep"),
         "chart": ("dsl.balance.commands", "chart"),
+        "tune": ("dsl.balance.commands", "tune"),
     }
     """Commands defined elsewhere, imported only when one of them is run (or --help lists them)."""
 

@@ -23,6 +23,7 @@ from dsl.balance.spec import split_assignment
 
 if TYPE_CHECKING:
     from dsl.balance.sweeps import Sweep
+    from dsl.balance.tune import Trial
 
 CHART_FORMATS = {".png": "png", ".svg": "svg", ".html": "html", ".htm": "html"}
 
@@ -281,3 +282,90 @@ def _lines(total: int, label: str) -> Callable[[int], None]:
             click.echo(f"  {done:,} of {total:,} situations ({_rate_text(_rate(done, started))})", err=True)
 
     return step
+
+
+@click.command()
+@click.argument("book")
+@click.option(
+    "--vary",
+    "vary",
+    multiple=True,
+    required=True,
+    metavar="CONSTANT=VALUES",
+    help='A constant to try (repeatable: every combination is tried): a modifier\'s label ("bad footing"), '
+    "RULE.STAT (that rule's modifiers of STAT) or an input's or stat's default; VALUES: -4..0, 0..2/0.5 or 1,2,5.",
+)
+@click.option("--jobs", type=int, default=None, help="Processes that check each balance space (default: as sweep).")
+def tune(book: str, vary: tuple[str, ...], jobs: int | None) -> None:
+    """Find the values of a rulebook's constants that make every balance claim hold.
+
+    Each combination is written into the book, compiled and checked, and every balance block is
+    checked over its whole space, exactly.  Prints one row per combination; then the values
+    that satisfy every claim, or the closest miss (fewest claims failing, then the smallest
+    largest shortfall, then the fewest failing situations) with its failures.  Exit 0 when some
+    combination satisfies every claim, 1 when none does.
+    """
+    from dsl.balance.books import find_rulebook
+    from dsl.balance.claims import diagnostics
+    from dsl.balance.tune import closest, knobs, run_trials, value_text
+    from dsl.compiler import compile_file
+    from dsl.diagnostics import render
+
+    with _usage():
+        compiled = compile_file(find_rulebook(book))
+        if not compiled.ok or compiled.book is None:
+            raise RulebookErrors(compiled)
+        if not compiled.book.balances:
+            raise BalanceError(f"{compiled.path} states no balance block: nothing to tune for")
+        varied = knobs(compiled, [split_assignment(text, "--vary") for text in vary])
+        claims = sum(len(balance.claims) for balance in compiled.book.balances)
+        combinations = 1
+        for knob in varied:
+            combinations *= len(knob.values)
+        click.echo(
+            f"tuning {', '.join(knob.name for knob in varied)}: {combinations:,} combination"
+            f"{'s' if combinations != 1 else ''} against {claims} balance claim{'s' if claims != 1 else ''}",
+            err=True,
+        )
+        headers = [*(knob.name for knob in varied), "claims held", "failing situations", "largest shortfall"]
+        widths = [max(len(header), 6) for header in headers]
+        click.echo("  ".join(header.ljust(width) for header, width in zip(headers, widths, strict=True)).rstrip())
+
+        def row(trial: Trial) -> None:
+            cells = [value_text(value) for value in trial.values]
+            if trial.refused is not None:
+                cells.append(f"refused: {trial.refused}")
+            else:
+                cells += [
+                    f"{trial.claims - trial.failing} of {trial.claims}",
+                    f"{trial.situations:,}",
+                    trial.shortfall_text(),
+                ]
+            click.echo("  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=False)).rstrip())
+
+        trials = run_trials(compiled, varied, jobs, tried=row)
+    names = [knob.name for knob in varied]
+    good = [trial for trial in trials if trial.holds]
+    if good:
+        shown = "; ".join(_assignment(names, trial) for trial in good)
+        click.echo(f"every claim holds with: {shown}")
+        return
+    best = closest(trials)
+    if best.refused is not None:
+        click.echo("no combination makes the book check; the first refusal is shown above")
+        sys.exit(1)
+    click.echo(
+        f"no combination makes every claim hold; closest miss: {_assignment(names, best)} "
+        f"({best.claims - best.failing} of {best.claims} claims held)"
+    )
+    source = compiled.text.split("\n")
+    for result in best.results:
+        for diagnostic in diagnostics(result):
+            click.echo(render(diagnostic, source))
+    sys.exit(1)
+
+
+def _assignment(names: list[str], trial: Trial) -> str:
+    from dsl.balance.tune import value_text
+
+    return ", ".join(f"{name} = {value_text(value)}" for name, value in zip(names, trial.values, strict=True))
