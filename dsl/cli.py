@@ -402,10 +402,11 @@ def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_jso
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("-v", "--verbose", is_flag=True, help="List every example, not only failures.")
 @click.option("--jobs", type=int, default=None, help="Processes that check balance claims (default: every core, for large spaces).")
-def test_(paths: tuple[Path, ...], verbose: bool, jobs: int | None) -> None:
+@click.option("--scheduler", metavar="ADDRESS|FILE", help="Check balance claims on a Dask cluster (see `sweep --help`).")
+def test_(paths: tuple[Path, ...], verbose: bool, jobs: int | None, scheduler: str | None) -> None:
     """Run the worked examples of rulebooks (default: ./rulebooks), and check their balance
     claims over every situation of their spaces."""
-    from dsl.balance.books import edition_of
+    from dsl.balance.books import BalanceError, edition_of
     from dsl.balance.claims import check_balance, lines
     from dsl.compiler import generate, load_module
     from dsl.runner import run_examples
@@ -428,7 +429,10 @@ def test_(paths: tuple[Path, ...], verbose: bool, jobs: int | None) -> None:
             edition = edition_of(item, module)
             source = item.text.split("\n")
             for balance in item.book.balances:
-                result = check_balance(edition, balance, jobs)
+                try:
+                    result = check_balance(edition, balance, jobs, scheduler=scheduler)
+                except BalanceError as error:
+                    raise Usage(str(error)) from None
                 for line in lines(result, item.path, source, verbose):
                     click.echo(line)
                 held += sum(claim.passed for claim in result.claims)

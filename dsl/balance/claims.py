@@ -83,8 +83,10 @@ def check_balance(
     balance: m.Balance,
     jobs: int | None = None,
     progress: Progress | None = None,
+    scheduler: str | None = None,
 ) -> BalanceResult:
-    """Every claim of BALANCE over its whole space, resolved by EDITION's resolver module."""
+    """Every claim of BALANCE over its whole space, resolved by EDITION's resolver module (in
+    JOBS processes, or on the Dask cluster of SCHEDULER, as a sweep is)."""
     axes = tuple(_axis(edition, axis) for axis in balance.space)
     given = tuple((name, plain(value)) for name, value in balance.givens)
     variants = balance.variants()
@@ -96,7 +98,7 @@ def check_balance(
         for claim in balance.claims
     ]
     index = 0
-    streams = [sweep.chunks(jobs, progress if number == 0 else None) for number, sweep in enumerate(sweeps)]
+    streams = [sweep.chunks(jobs, progress if number == 0 else None, scheduler) for number, sweep in enumerate(sweeps)]
     for chunks in zip(*streams, strict=True):
         for rows in zip(*chunks, strict=True):
             values = rows[0][: len(axes)]

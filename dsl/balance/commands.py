@@ -63,6 +63,12 @@ def _options(function: Callable[..., Any]) -> Callable[..., Any]:
             help=f"Processes to use (default: every core, for {PARALLEL_FROM:,} situations or more).",
         ),
         click.option(
+            "--scheduler",
+            metavar="ADDRESS|FILE",
+            help="Resolve on a Dask cluster: its scheduler's address (tcp://host:8786) or scheduler file "
+            "(needs the `cluster` extra).",
+        ),
+        click.option(
             "--progress/--no-progress",
             default=None,
             help=f"A progress bar on stderr (default: on a terminal, for {PROGRESS_FROM:,} situations or more).",
@@ -87,6 +93,7 @@ def sweep(
     against: str | None,
     limit: int,
     jobs: int | None,
+    scheduler: str | None,
     progress: bool | None,
     output: Path | None,
     fmt: str | None,
@@ -98,7 +105,7 @@ def sweep(
     chances; restrictions.  With --against: the same prefixed `against.`, and `diff.` (BOOK - OTHER).
     """
     from dsl.balance.output import stopped_by_signals
-    from dsl.balance.writers import format_for, write_csv, write_file, write_jsonl
+    from dsl.balance.writers import format_for, partitioned, write_csv, write_dataset, write_file, write_jsonl
 
     with _usage(), stopped_by_signals():
         chosen = format_for(output, fmt)
@@ -106,12 +113,18 @@ def sweep(
             raise BalanceError("Parquet is written to a file: add -o FILE.parquet")
         planned = _plan(book, rules, vary, settings, against, limit)
         # closing: a sweep stopped early stops its worker processes before the command returns
-        with _progress(planned, progress, jobs) as step, closing(planned.chunks(jobs, step)) as chunks:
+        with (
+            _progress(planned, progress, jobs, scheduler) as step,
+            closing(planned.chunks(jobs, step, scheduler)) as chunks,
+        ):
             if output is None:
                 writer = write_csv if chosen == "csv" else write_jsonl
                 _to_stdout(lambda: writer(sys.stdout, planned.columns, chunks))
                 return
-            count = write_file(output, chosen, planned.columns, chunks)
+            if partitioned(output, chosen):
+                count = write_dataset(output, planned.columns, chunks)
+            else:
+                count = write_file(output, chosen, planned.columns, chunks)
     click.echo(f"wrote {count:,} rows to {output}", err=True)
 
 
@@ -141,6 +154,7 @@ def chart(
     against: str | None,
     limit: int,
     jobs: int | None,
+    scheduler: str | None,
     progress: bool | None,
     output: Path,
     fmt: str | None,
@@ -168,8 +182,8 @@ def chart(
         if measure.roll is not None and any(axis.kind == "rule" for axis in planned.axes):
             planned = _only_calling(planned, measure.roll, rules, vary, settings, limit)
             measure = measure_for(planned, measure.roll, outcome, None)
-        with _progress(planned, progress, jobs) as step:
-            data = gather(planned, measure, x, y, jobs, step, title)
+        with _progress(planned, progress, jobs, scheduler) as step:
+            data = gather(planned, measure, x, y, jobs, step, title, scheduler)
         content = page(data).encode("utf-8") if chosen == "html" else render(data, chosen)
         try:
             output.write_bytes(content)
@@ -237,12 +251,15 @@ def _usage() -> Iterator[None]:
 
 
 @contextmanager
-def _progress(planned: Sweep, wanted: bool | None, jobs: int | None) -> Iterator[Callable[[int], None] | None]:
+def _progress(
+    planned: Sweep, wanted: bool | None, jobs: int | None, scheduler: str | None = None
+) -> Iterator[Callable[[int], None] | None]:
     """The size of the sweep on stderr before it starts; then, if wanted, its progress: a bar on a
     terminal, lines in a log."""
     total = planned.total
     processes = planned.processes(jobs)
-    label = f"sweeping {total:,} situations ({processes} process{'es' if processes != 1 else ''})"
+    where = f"on the Dask cluster at {scheduler}" if scheduler else f"{processes} process{'es' if processes != 1 else ''}"
+    label = f"sweeping {total:,} situations ({where})"
     terminal = sys.stderr.isatty()
     if wanted is False or (wanted is None and (not terminal or total < PROGRESS_FROM)):
         click.echo(label, err=True)
