@@ -15,6 +15,7 @@ what one of a thousand does, here as on one machine; a chunk is handed out as on
 from __future__ import annotations
 
 import functools
+import pickle
 from collections import deque
 from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
@@ -70,18 +71,24 @@ def on_cluster(
 
 def _rows(future: Any) -> list[Row]:
     try:
-        rows: list[Row] = future.result()
+        packed: bytes = future.result()
     except BalanceError:
         raise
     except Exception as error:  # a worker lost, a task cancelled: the scheduler's words
         raise BalanceError(f"a task of the sweep failed on the cluster: {error}") from None
+    rows: list[Row] = pickle.loads(packed)
     return rows
 
 
-def _resolve(shared: tuple[Plan, tuple[tuple[str, str], ...]], start: int, stop: int) -> list[Row]:
-    """A task: the rows of situations START..STOP-1 (run on a worker)."""
+def _resolve(shared: tuple[Plan, tuple[tuple[str, str], ...]], start: int, stop: int) -> bytes:
+    """A task: the rows of situations START..STOP-1 (run on a worker), pickled in one piece.
+
+    Dask serializes a list by walking its items (looking for arrays to send apart): for the
+    thousands of small tuples of a chunk that costs several times resolving them, where one
+    pickle of the whole list costs a few milliseconds.  Dask pickles between its own machines
+    anyway, so this trusts no one new."""
     plan, sources = shared
-    return compute(plan, _modules(sources), start, stop)
+    return pickle.dumps(compute(plan, _modules(sources), start, stop), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 @functools.lru_cache(maxsize=4)
