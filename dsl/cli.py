@@ -62,6 +62,7 @@ class _Main(click.Group):
         "new": ("dsl.editing", "new"),
         "sweep": ("dsl.balance.commands", "sweep"),
         "chart": ("dsl.balance.commands", "chart"),
+        "tune": ("dsl.balance.commands", "tune"),
     }
     """Commands defined elsewhere, imported only when one of them is run (or --help lists them)."""
 
@@ -400,8 +401,14 @@ def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_jso
 @main.command(name="test")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("-v", "--verbose", is_flag=True, help="List every example, not only failures.")
-def test_(paths: tuple[Path, ...], verbose: bool) -> None:
-    """Run the worked examples of rulebooks (default: ./rulebooks)."""
+@click.option("--jobs", type=int, default=None, help="Processes that check balance claims (default: every core, for large spaces).")
+@click.option("--scheduler", metavar="ADDRESS|FILE", help="Check balance claims on a Dask cluster (see `sweep --help`).")
+def test_(paths: tuple[Path, ...], verbose: bool, jobs: int | None, scheduler: str | None) -> None:
+    """Run the worked examples of rulebooks (default: ./rulebooks), and check their balance
+    claims over every situation of their spaces."""
+    from dsl.balance.books import BalanceError, edition_of
+    from dsl.balance.claims import check_balance, lines
+    from dsl.compiler import generate, load_module
     from dsl.runner import run_examples
 
     files = _paths(paths)
@@ -409,15 +416,31 @@ def test_(paths: tuple[Path, ...], verbose: bool) -> None:
     errors, _ = _report(compiled)
     if errors:
         _fail("fix the errors above before running examples")
-    passed = failed = 0
+    passed = failed = held = broken = 0
     for item in compiled:
-        outcome = run_examples(item)
+        assert item.book is not None
+        module = load_module(generate(item), item.book.name)
+        outcome = run_examples(item, module)
         for line in outcome.lines(verbose):
             click.echo(line)
         passed += outcome.passed
         failed += outcome.failed
+        if item.book.balances:
+            edition = edition_of(item, module)
+            source = item.text.split("\n")
+            for balance in item.book.balances:
+                try:
+                    result = check_balance(edition, balance, jobs, scheduler=scheduler)
+                except BalanceError as error:
+                    raise Usage(str(error)) from None
+                for line in lines(result, item.path, source, verbose):
+                    click.echo(line)
+                held += sum(claim.passed for claim in result.claims)
+                broken += sum(not claim.passed for claim in result.claims)
     click.echo(f"{passed} example{'s' if passed != 1 else ''} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    if held or broken:
+        click.echo(f"{held} balance claim{'s' if held != 1 else ''} held, {broken} failed")
+    sys.exit(1 if failed or broken else 0)
 
 
 @main.command()

@@ -2,8 +2,8 @@
 
 A code never changes meaning once released: tools and users match on it.  Each code is
 documented in docs/language.md and has an invalid fixture with its expected output in
-tests/fixtures/invalid/ (E790, a failing worked example, in tests/fixtures/failing_examples/);
-the test suite fails if either is missing.
+tests/fixtures/invalid/ (E790, a failing worked example, and E990, a failing balance claim, in
+tests/fixtures/failing_examples/); the test suite fails if either is missing.
 """
 
 from __future__ import annotations
@@ -78,6 +78,10 @@ _ALL = [
     Code("E790", "worked example failed"),
     # sequences
     Code("E801", "a sequence that cannot run"),
+    # balance
+    Code("E901", "balance claim about something its rules never give"),
+    Code("E902", "balance space that cannot be swept"),
+    Code("E990", "balance claim failed"),
     # hygiene
     Code("W101", "declared but never used"),
     Code("W102", "rule cites no source"),

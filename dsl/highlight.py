@@ -48,7 +48,7 @@ DECLARATIONS = {
 }
 """Keywords followed by the name they declare, and the kind of name that is."""
 
-OTHER_DECLARATIONS = ("grades", "resistance", "example")
+OTHER_DECLARATIONS = ("grades", "resistance", "example", "balance")
 """Keywords that open a declaration without a name."""
 
 TYPES = ("int", "number", "percent", "flag", "dice", "text", "one", "of", "levels")
@@ -61,6 +61,7 @@ KEYWORDS = (
     "nearest", "die", "step", "steps", "level", "highest", "lowest", "strongest", "cumulative",
     "otherwise", "natural", "always", "succeeds", "fails", "at", "least", "exploding", "phrase", "before",
     "each", "from", "until", "total", "over", "chance", "lasting", "separate", "chain", "depth",
+    "between", "average",
 )  # fmt: skip
 
 WORD_OPERATORS = ("and", "or", "not", "in")

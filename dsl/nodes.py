@@ -871,6 +871,109 @@ class ExampleDecl(Declaration):
     rounds: int | None = None  # `over 3 rounds`: the rules resolved as a sequence of 3 rounds
 
 
+# ------------------------------------------------------------------ balance
+
+
+@dataclass(frozen=True, slots=True)
+class Amount(Node):
+    """A fixed number in a balance claim or space: `5`, `-2`, `1.5`, `1/20`, `5%` (`percent`:
+    written as a percentage, and read as a chance)."""
+
+    value: Fraction
+    percent: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OverAxis(Node):
+    """One input of a balance space: `NAME = LOW..HIGH [by STEP]`, `NAME in {a, b}`, or `NAME`
+    alone (every value it can take)."""
+
+    name: Name
+
+
+@dataclass(frozen=True, slots=True)
+class OverRange(OverAxis):
+    low: Amount
+    high: Amount
+    step: Amount | None
+
+
+@dataclass(frozen=True, slots=True)
+class OverMembers(OverAxis):
+    members: tuple[Name, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OverEvery(OverAxis):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Measure(Node):
+    """What a claim measures in each situation; `variant`: the rules applied instead of the
+    block's own (`chance fall in deep_mud`), to compare variants."""
+
+    name: Name
+    variant: tuple[Name, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceMeasure(Measure):
+    """`chance ROLL` (of success, of winning) or `chance ROLL.TIER` (of one outcome)."""
+
+    tier: Name | None
+
+
+@dataclass(frozen=True, slots=True)
+class AverageMeasure(Measure):
+    """`average NAME`: the expected value of a dice (or number) value the rules give."""
+
+
+@dataclass(frozen=True, slots=True)
+class ValueMeasure(Measure):
+    """`NAME`: a number the rules give (a stat, a derived value)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Claim(Node):
+    measure: Measure
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimBetween(Claim):
+    """`MEASURE between LOW and HIGH`, both included."""
+
+    low: Amount
+    high: Amount
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimBound(Claim):
+    """`MEASURE <= AMOUNT` (any comparison)."""
+
+    op: str
+    bound: Amount
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimVersus(Claim):
+    """`MEASURE <= OTHER + AMOUNT` (any comparison): one measure against another, in the same
+    situation; `offset` is added to OTHER (None: nothing)."""
+
+    op: str
+    other: Measure
+    offset: Amount | None
+
+
+@dataclass(frozen=True, slots=True)
+class BalanceDecl(Declaration):
+    title: Text
+    rules: tuple[Name, ...]
+    space: tuple[OverAxis, ...]
+    givens: tuple[Binding, ...]
+    claims: tuple[Claim, ...]
+
+
 # ------------------------------------------------------------------ rules and the book
 
 

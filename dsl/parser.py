@@ -162,7 +162,7 @@ _HEADER = re.compile(r"[ \t]*rulebook\b")
 
 _DECLARATION_LINE = re.compile(
     r"(?:rulebook|unit|type|input|stat|group|tiers|rule|terrain|condition|trait|table|order)[ \t]+[A-Za-z_]"
-    r"|(?:grades|resistance|example)[ \t]*[\":]"
+    r"|(?:grades|resistance|example|balance)[ \t]*[\":]"
 )
 """A line that starts a declaration.  No valid text continues a line in this form (a name never
 follows a name or a keyword of this list inside an expression), so it ends an unclosed bracket."""
@@ -1462,6 +1462,91 @@ class Builder(Transformer[Token, Any]):
 
     def over_rounds(self, meta: Any, count: Token, unit: Token) -> tuple[str, int]:
         return ("over", self._int(count))
+
+    # -- balance
+
+    def balance_decl(self, meta: Any, title: Token, *children: Any) -> n.BalanceDecl:
+        rules = next((c for c in children if isinstance(c, tuple) and c and c[0] == "for"), ("for",))
+        space: list[n.OverAxis] = []
+        givens: list[n.Binding] = []
+        claims: list[n.Claim] = []
+        for child in children:
+            if isinstance(child, list):
+                for item in child:
+                    (space if isinstance(item, n.OverAxis) else givens).append(item)
+            elif isinstance(child, n.Claim):
+                claims.append(child)
+        return self._placed(meta, n.BalanceDecl(
+            span=self.here,
+            title=self._text(title),
+            rules=tuple(rules[1:]),
+            space=tuple(space),
+            givens=tuple(givens),
+            claims=tuple(claims),
+        ))
+
+    def balance_over(self, meta: Any, *axes: n.OverAxis) -> list[n.OverAxis]:
+        return list(axes)
+
+    def balance_expect(self, meta: Any, claim: n.Claim) -> n.Claim:
+        return claim
+
+    def over_range(self, meta: Any, name: Token, low: n.Amount, high: n.Amount, step: n.Amount | None = None) -> n.OverRange:
+        return self._placed(meta, n.OverRange(span=self.here, name=self._name(name), low=low, high=high, step=step))
+
+    def over_step(self, meta: Any, step: n.Amount) -> n.Amount:
+        return step
+
+    def over_members(self, meta: Any, name: Token, members: tuple[n.Name, ...]) -> n.OverMembers:
+        return self._placed(meta, n.OverMembers(span=self.here, name=self._name(name), members=members))
+
+    def over_every(self, meta: Any, name: Token) -> n.OverEvery:
+        return self._placed(meta, n.OverEvery(span=self.here, name=self._name(name)))
+
+    def claim_between(self, meta: Any, measure: n.Measure, low: n.Amount, high: n.Amount) -> n.ClaimBetween:
+        return self._placed(meta, n.ClaimBetween(span=self.here, measure=measure, low=low, high=high))
+
+    def claim_bound(self, meta: Any, measure: n.Measure, op: str, bound: n.Amount) -> n.ClaimBound:
+        return self._placed(meta, n.ClaimBound(span=self.here, measure=measure, op=op, bound=bound))
+
+    def claim_versus(
+        self, meta: Any, measure: n.Measure, op: str, other: n.Measure, offset: n.Amount | None = None
+    ) -> n.ClaimVersus:
+        return self._placed(meta, n.ClaimVersus(span=self.here, measure=measure, op=op, other=other, offset=offset))
+
+    def claim_versus_less(self, meta: Any, measure: n.Measure, op: str, other: n.Measure, offset: n.Amount) -> n.ClaimVersus:
+        less = dataclasses.replace(offset, value=-offset.value)
+        return self._placed(meta, n.ClaimVersus(span=self.here, measure=measure, op=op, other=other, offset=less))
+
+    def chance_measure(self, meta: Any, name: Token, *rest: Any) -> n.ChanceMeasure:
+        tier = next((self._name(r) for r in rest if isinstance(r, Token)), None)
+        variant = next((r for r in rest if isinstance(r, tuple)), ())
+        return self._placed(meta, n.ChanceMeasure(span=self.here, name=self._name(name), variant=variant, tier=tier))
+
+    def average_measure(self, meta: Any, name: Token, variant: tuple[n.Name, ...] = ()) -> n.AverageMeasure:
+        return self._placed(meta, n.AverageMeasure(span=self.here, name=self._name(name), variant=variant))
+
+    def value_measure(self, meta: Any, name: Token, variant: tuple[n.Name, ...] = ()) -> n.ValueMeasure:
+        return self._placed(meta, n.ValueMeasure(span=self.here, name=self._name(name), variant=variant))
+
+    def variant(self, meta: Any, *names: Token) -> tuple[n.Name, ...]:
+        return tuple(self._name(name) for name in names)
+
+    def percent_amount(self, meta: Any, number: Token) -> n.Amount:
+        value = _fraction(str(number)) / 100
+        return self._placed(meta, n.Amount(span=self.here, value=value, percent=True))
+
+    def ratio_amount(self, meta: Any, numerator: Token, denominator: Token) -> n.Amount:
+        below = _fraction(str(denominator))
+        if below == 0:
+            raise _BuildError("a ratio cannot divide by 0", self._token_span(denominator), "E301")
+        return self._placed(meta, n.Amount(span=self.here, value=_fraction(str(numerator)) / below))
+
+    def plain_amount(self, meta: Any, number: Token) -> n.Amount:
+        return self._placed(meta, n.Amount(span=self.here, value=_fraction(str(number))))
+
+    def negative_amount(self, meta: Any, number: Token) -> n.Amount:
+        return self._placed(meta, n.Amount(span=self.here, value=-_fraction(str(number))))
 
     # -- sequences
 

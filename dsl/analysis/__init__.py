@@ -8,7 +8,7 @@ contradictions, dead conditions, cycles).
 
 One module per construct, each a set of `analyze_<construct>` functions over a shared Context:
 vocabulary (types, inputs, stats, groups, grades, tiers, resistance), tables, rules (and
-composition), modifiers, derives, rolls, examples.  This module runs them in order.
+composition), modifiers, derives, rolls, examples, balance.  This module runs them in order.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import TypeVar
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
+from dsl.analysis.balance import analyze_balance
 from dsl.analysis.context import Context, Unparsed, note_pair
 from dsl.analysis.examples import analyze_example
 from dsl.analysis.precedence import analyze_order, settle_orders
@@ -112,6 +113,10 @@ def analyze(tree: n.Rulebook, reporter: Reporter) -> m.Book:
         checked = analyze_example(cx, example, None)
         if checked is not None:
             book.examples.append(checked)
+    for balance in _of(decls, n.BalanceDecl):
+        stated = analyze_balance(cx, balance)
+        if stated is not None:
+            book.balances.append(stated)
     for scaled in cx.typer.unrounded.values():
         cx.reporter.report(
             "E204",

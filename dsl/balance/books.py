@@ -89,3 +89,14 @@ def _load(path: Path, digest: str) -> Edition:
         raise RulebookErrors(compiled)
     source = generate(compiled)
     return Edition(compiled.path, compiled.book, load_module(source, compiled.book.name), source)
+
+
+def edition_of(compiled: Compiled, module: ModuleType | None = None) -> Edition:
+    """The Edition of a rulebook compiled already (`rulecraft test` compiles it to check it);
+    MODULE, its resolver, if loaded already."""
+    if not compiled.ok or compiled.book is None:
+        raise RulebookErrors(compiled)
+    source = generate(compiled)
+    if module is None:
+        module = load_module(source, compiled.book.name)
+    return Edition(compiled.path, compiled.book, module, source)

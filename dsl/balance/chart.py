@@ -162,6 +162,7 @@ def gather(
     jobs: int | None = None,
     progress: Callable[[int], None] | None = None,
     title: str | None = None,
+    scheduler: str | None = None,
 ) -> ChartData:
     """Run the sweep and keep what the chart shows."""
     axes = list(sweep.axes)
@@ -189,7 +190,7 @@ def gather(
     positions = {axis.name: i for i, axis in enumerate(axes)}
     two = len(sweep.editions) == 2
     cells: dict[tuple[Any, ...], Cell] = {}
-    for chunk in sweep.chunks(jobs, progress):
+    for chunk in sweep.chunks(jobs, progress, scheduler):
         for row in chunk:
             key = (*(row[positions[a.name]] for a in series_axes), row[positions[x_axis.name]])
             if y_axis is not None:

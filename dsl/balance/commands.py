@@ -23,6 +23,7 @@ from dsl.balance.spec import split_assignment
 
 if TYPE_CHECKING:
     from dsl.balance.sweeps import Sweep
+    from dsl.balance.tune import Trial
 
 CHART_FORMATS = {".png": "png", ".svg": "svg", ".html": "html", ".htm": "html"}
 
@@ -62,6 +63,12 @@ def _options(function: Callable[..., Any]) -> Callable[..., Any]:
             help=f"Processes to use (default: every core, for {PARALLEL_FROM:,} situations or more).",
         ),
         click.option(
+            "--scheduler",
+            metavar="ADDRESS|FILE",
+            help="Resolve on a Dask cluster: its scheduler's address (tcp://host:8786) or scheduler file "
+            "(needs the `cluster` extra).",
+        ),
+        click.option(
             "--progress/--no-progress",
             default=None,
             help=f"A progress bar on stderr (default: on a terminal, for {PROGRESS_FROM:,} situations or more).",
@@ -86,6 +93,7 @@ def sweep(
     against: str | None,
     limit: int,
     jobs: int | None,
+    scheduler: str | None,
     progress: bool | None,
     output: Path | None,
     fmt: str | None,
@@ -97,7 +105,7 @@ def sweep(
     chances; restrictions.  With --against: the same prefixed `against.`, and `diff.` (BOOK - OTHER).
     """
     from dsl.balance.output import stopped_by_signals
-    from dsl.balance.writers import format_for, write_csv, write_file, write_jsonl
+    from dsl.balance.writers import format_for, partitioned, write_csv, write_dataset, write_file, write_jsonl
 
     with _usage(), stopped_by_signals():
         chosen = format_for(output, fmt)
@@ -105,12 +113,18 @@ def sweep(
             raise BalanceError("Parquet is written to a file: add -o FILE.parquet")
         planned = _plan(book, rules, vary, settings, against, limit)
         # closing: a sweep stopped early stops its worker processes before the command returns
-        with _progress(planned, progress, jobs) as step, closing(planned.chunks(jobs, step)) as chunks:
+        with (
+            _progress(planned, progress, jobs, scheduler) as step,
+            closing(planned.chunks(jobs, step, scheduler)) as chunks,
+        ):
             if output is None:
                 writer = write_csv if chosen == "csv" else write_jsonl
                 _to_stdout(lambda: writer(sys.stdout, planned.columns, chunks))
                 return
-            count = write_file(output, chosen, planned.columns, chunks)
+            if partitioned(output, chosen):
+                count = write_dataset(output, planned.columns, chunks)
+            else:
+                count = write_file(output, chosen, planned.columns, chunks)
     click.echo(f"wrote {count:,} rows to {output}", err=True)
 
 
@@ -140,6 +154,7 @@ def chart(
     against: str | None,
     limit: int,
     jobs: int | None,
+    scheduler: str | None,
     progress: bool | None,
     output: Path,
     fmt: str | None,
@@ -167,8 +182,8 @@ def chart(
         if measure.roll is not None and any(axis.kind == "rule" for axis in planned.axes):
             planned = _only_calling(planned, measure.roll, rules, vary, settings, limit)
             measure = measure_for(planned, measure.roll, outcome, None)
-        with _progress(planned, progress, jobs) as step:
-            data = gather(planned, measure, x, y, jobs, step, title)
+        with _progress(planned, progress, jobs, scheduler) as step:
+            data = gather(planned, measure, x, y, jobs, step, title, scheduler)
         content = page(data).encode("utf-8") if chosen == "html" else render(data, chosen)
         try:
             output.write_bytes(content)
@@ -236,12 +251,15 @@ def _usage() -> Iterator[None]:
 
 
 @contextmanager
-def _progress(planned: Sweep, wanted: bool | None, jobs: int | None) -> Iterator[Callable[[int], None] | None]:
+def _progress(
+    planned: Sweep, wanted: bool | None, jobs: int | None, scheduler: str | None = None
+) -> Iterator[Callable[[int], None] | None]:
     """The size of the sweep on stderr before it starts; then, if wanted, its progress: a bar on a
     terminal, lines in a log."""
     total = planned.total
     processes = planned.processes(jobs)
-    label = f"sweeping {total:,} situations ({processes} process{'es' if processes != 1 else ''})"
+    where = f"on the Dask cluster at {scheduler}" if scheduler else f"{processes} process{'es' if processes != 1 else ''}"
+    label = f"sweeping {total:,} situations ({where})"
     terminal = sys.stderr.isatty()
     if wanted is False or (wanted is None and (not terminal or total < PROGRESS_FROM)):
         click.echo(label, err=True)
@@ -281,3 +299,90 @@ def _lines(total: int, label: str) -> Callable[[int], None]:
             click.echo(f"  {done:,} of {total:,} situations ({_rate_text(_rate(done, started))})", err=True)
 
     return step
+
+
+@click.command()
+@click.argument("book")
+@click.option(
+    "--vary",
+    "vary",
+    multiple=True,
+    required=True,
+    metavar="CONSTANT=VALUES",
+    help='A constant to try (repeatable: every combination is tried): a modifier\'s label ("bad footing"), '
+    "RULE.STAT (that rule's modifiers of STAT) or an input's or stat's default; VALUES: -4..0, 0..2/0.5 or 1,2,5.",
+)
+@click.option("--jobs", type=int, default=None, help="Processes that check each balance space (default: as sweep).")
+def tune(book: str, vary: tuple[str, ...], jobs: int | None) -> None:
+    """Find the values of a rulebook's constants that make every balance claim hold.
+
+    Each combination is written into the book, compiled and checked, and every balance block is
+    checked over its whole space, exactly.  Prints one row per combination; then the values
+    that satisfy every claim, or the closest miss (fewest claims failing, then the smallest
+    largest shortfall, then the fewest failing situations) with its failures.  Exit 0 when some
+    combination satisfies every claim, 1 when none does.
+    """
+    from dsl.balance.books import find_rulebook
+    from dsl.balance.claims import diagnostics
+    from dsl.balance.tune import closest, knobs, run_trials, value_text
+    from dsl.compiler import compile_file
+    from dsl.diagnostics import render
+
+    with _usage():
+        compiled = compile_file(find_rulebook(book))
+        if not compiled.ok or compiled.book is None:
+            raise RulebookErrors(compiled)
+        if not compiled.book.balances:
+            raise BalanceError(f"{compiled.path} states no balance block: nothing to tune for")
+        varied = knobs(compiled, [split_assignment(text, "--vary") for text in vary])
+        claims = sum(len(balance.claims) for balance in compiled.book.balances)
+        combinations = 1
+        for knob in varied:
+            combinations *= len(knob.values)
+        click.echo(
+            f"tuning {', '.join(knob.name for knob in varied)}: {combinations:,} combination"
+            f"{'s' if combinations != 1 else ''} against {claims} balance claim{'s' if claims != 1 else ''}",
+            err=True,
+        )
+        headers = [*(knob.name for knob in varied), "claims held", "failing situations", "largest shortfall"]
+        widths = [max(len(header), 6) for header in headers]
+        click.echo("  ".join(header.ljust(width) for header, width in zip(headers, widths, strict=True)).rstrip())
+
+        def row(trial: Trial) -> None:
+            cells = [value_text(value) for value in trial.values]
+            if trial.refused is not None:
+                cells.append(f"refused: {trial.refused}")
+            else:
+                cells += [
+                    f"{trial.claims - trial.failing} of {trial.claims}",
+                    f"{trial.situations:,}",
+                    trial.shortfall_text(),
+                ]
+            click.echo("  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=False)).rstrip())
+
+        trials = run_trials(compiled, varied, jobs, tried=row)
+    names = [knob.name for knob in varied]
+    good = [trial for trial in trials if trial.holds]
+    if good:
+        shown = "; ".join(_assignment(names, trial) for trial in good)
+        click.echo(f"every claim holds with: {shown}")
+        return
+    best = closest(trials)
+    if best.refused is not None:
+        click.echo("no combination makes the book check; the first refusal is shown above")
+        sys.exit(1)
+    click.echo(
+        f"no combination makes every claim hold; closest miss: {_assignment(names, best)} "
+        f"({best.claims - best.failing} of {best.claims} claims held)"
+    )
+    source = compiled.text.split("\n")
+    for result in best.results:
+        for diagnostic in diagnostics(result):
+            click.echo(render(diagnostic, source))
+    sys.exit(1)
+
+
+def _assignment(names: list[str], trial: Trial) -> str:
+    from dsl.balance.tune import value_text
+
+    return ", ".join(f"{name} = {value_text(value)}" for name, value in zip(names, trial.values, strict=True))

@@ -53,17 +53,23 @@ class Sweep:
     def spans(self, jobs: int | None = None) -> Iterator[range]:
         """The situations cut into chunks, each a range of consecutive indices into the product
         (rows.compute resolves one anywhere), made as they are asked for: never a list of them."""
-        total = self.total
-        size = max(1, min(CHUNK_MOST, math.ceil(total / (_workers(jobs, total) * CHUNKS_PER_JOB))))
-        return (range(start, min(start + size, total)) for start in range(0, total, size))
+        return _cut(self.total, _workers(jobs, self.total))
 
     def chunks(
-        self, jobs: int | None = None, progress: Callable[[int], None] | None = None
+        self,
+        jobs: int | None = None,
+        progress: Callable[[int], None] | None = None,
+        scheduler: str | None = None,
     ) -> Generator[list[Row], None, None]:
         """The rows, chunk by chunk, in situation order.  JOBS processes (None: every core, for
-        products of PARALLEL_FROM situations or more; 1: this process only).  Each process has
-        at most IN_FLIGHT_PER_JOB chunks handed to it at a time, and the next is handed out only
-        as a finished one is taken: the memory held is the same whatever the size of the sweep."""
+        products of PARALLEL_FROM situations or more; 1: this process only), or the workers of
+        the Dask cluster whose scheduler is SCHEDULER (an address or a scheduler file: see
+        cluster.py).  Each process (worker thread) has at most IN_FLIGHT_PER_JOB chunks handed
+        to it at a time, and the next is handed out only as a finished one is taken: the memory
+        held is the same whatever the size of the sweep."""
+        if scheduler is not None:
+            yield from self._on_cluster(scheduler, progress)
+            return
         workers = _workers(jobs, self.total)
         spans = self.spans(jobs)
         if workers == 1:
@@ -79,6 +85,21 @@ class Sweep:
                 if progress is not None:
                     progress(len(rows))
                 yield rows
+
+    def _on_cluster(self, scheduler: str, progress: Callable[[int], None] | None) -> Generator[list[Row], None, None]:
+        from dsl.balance.cluster import connect, on_cluster, threads
+
+        client = connect(scheduler)
+        try:
+            sources = tuple((edition.source, edition.name) for edition in self.editions)
+            found = on_cluster(client, self.plan, sources, _cut(self.total, threads(client)))
+            with closing(found):
+                for rows in found:
+                    if progress is not None:
+                        progress(len(rows))
+                    yield rows
+        finally:
+            client.close()
 
     def rows(self, jobs: int | None = None) -> list[dict[str, Any]]:
         """Every row as a dict keyed by column name (exact chances as Fractions)."""
@@ -198,6 +219,13 @@ def sweep_frame(
 ) -> Any:
     """The same rows as a pandas DataFrame."""
     return prepare(book, rules, vary=vary, given=given, against=against, limit=limit).frame(jobs)
+
+
+def _cut(total: int, workers: int) -> Iterator[range]:
+    """TOTAL situations in chunks of consecutive indices, about CHUNKS_PER_JOB for each of
+    WORKERS (at most CHUNK_MOST situations each)."""
+    size = max(1, min(CHUNK_MOST, math.ceil(total / (workers * CHUNKS_PER_JOB))))
+    return (range(start, min(start + size, total)) for start in range(0, total, size))
 
 
 def _workers(jobs: int | None, total: int) -> int:

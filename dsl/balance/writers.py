@@ -1,5 +1,5 @@
 """A sweep's rows as files: CSV and JSON lines (streamed while the sweep runs), Parquet (pyarrow,
-from the `balance` extra).  Each writer takes the rows chunk by chunk, in order, and holds no
+from the `balance` extra), one file or a folder of parts.  Each writer takes the rows chunk by chunk, in order, and holds no
 more than a chunk (Parquet: a row group) at a time; `write_file` writes a file whole or not at
 all (output.py).
 
@@ -11,10 +11,11 @@ decimals as text, flags as yes/no in CSV and true/false in JSON).
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import pickle
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import IO, Any
@@ -103,13 +104,49 @@ def write_file(path: Path, fmt: str, columns: Sequence[Column], chunks: Iterable
         raise BalanceError(f"cannot write to `{path}`: {error.strerror or error}") from None
 
 
+def partitioned(path: Path, fmt: str) -> bool:
+    """Parquet to a name without a suffix (or to a folder) is a folder of parts: a dataset that
+    Spark, DuckDB, pandas and pyarrow read as one table."""
+    return fmt == "parquet" and (path.is_dir() or not path.suffix)
+
+
+def write_dataset(path: Path, columns: Sequence[Column], chunks: Iterable[list[Row]]) -> int:
+    """A folder of Parquet files, `part-00000.parquet` ..., each of at most ROW_GROUP rows, in
+    situation order, all of one schema.  Written beside PATH and renamed over it once whole: a
+    folder there from an earlier sweep stays as it was if this one fails or is stopped."""
+    target = path.resolve()
+    if target.exists() and not target.is_dir():
+        raise BalanceError(f"`{path}` is a file: a partitioned sweep is written as a folder (or name a .parquet file)")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".{target.name}.") as work:
+            building = Path(work) / "parts"
+            building.mkdir()
+            count = _parquet(columns, chunks, lambda number: building / f"part-{number:05d}.parquet")
+            old = Path(work) / "old"
+            if target.exists():
+                target.rename(old)
+            building.rename(target)
+    except OSError as error:
+        raise BalanceError(f"cannot write to `{path}`: {error.strerror or error}") from None
+    return count
+
+
 def write_parquet(path: Path, columns: Sequence[Column], chunks: Iterable[list[Row]]) -> int:
+    """One Parquet file (see _parquet)."""
+    return _parquet(columns, chunks, lambda number: path, one_file=True)
+
+
+def _parquet(
+    columns: Sequence[Column], chunks: Iterable[list[Row]], part: Callable[[int], Path], one_file: bool = False
+) -> int:
     """A Parquet file: each column typed by what it holds (whole numbers, floats, flags, text;
     exact chances as fraction text, restrictions as a list of texts).
 
     A column's type depends on every row (one fraction among whole numbers makes it text), so
-    the rows are spooled to an unnamed temporary file beside PATH (the system's temporary folder
-    for a device) as they come, the types noted, then read back a row group at a time."""
+    the rows are spooled to an unnamed temporary file beside the output (the system's temporary
+    folder for a device) as they come, the types noted, then read back a row group at a time:
+    into one file (ONE_FILE), or each row group into a part of its own, `part(number)`."""
     try:
         import pyarrow
         import pyarrow.parquet
@@ -117,7 +154,9 @@ def write_parquet(path: Path, columns: Sequence[Column], chunks: Iterable[list[R
         raise BalanceError("Parquet needs pyarrow: pip install 'rulecraft[balance]'") from None
     held: list[set[type]] = [set() for _ in columns]
     count = 0
-    with tempfile.TemporaryFile(dir=path.parent if path.is_file() else None) as spool:
+    first = part(0)
+    beside = first.is_file() or not one_file  # a device (`-o /dev/null`) spools to the system's folder
+    with tempfile.TemporaryFile(dir=first.parent if beside else None) as spool:
         for chunk in chunks:
             for seen, values in zip(held, zip(*chunk, strict=True), strict=True):
                 seen.update(map(type, values))
@@ -126,13 +165,22 @@ def write_parquet(path: Path, columns: Sequence[Column], chunks: Iterable[list[R
         types = [_arrow_type(pyarrow, column, seen - {type(None)}) for column, seen in zip(columns, held, strict=True)]
         schema = pyarrow.schema([(column.name, kind) for column, kind in zip(columns, types, strict=True)])
         spool.seek(0)
-        with pyarrow.parquet.ParquetWriter(str(path), schema) as parquet:
-            for rows in _row_groups(spool, count):
-                arrays = [
-                    _array(pyarrow, column, kind, [row[index] for row in rows])
-                    for index, (column, kind) in enumerate(zip(columns, types, strict=True))
-                ]
-                parquet.write_table(pyarrow.Table.from_arrays(arrays, schema=schema))
+
+        def table(rows: list[Row]) -> Any:
+            arrays = [
+                _array(pyarrow, column, kind, [row[index] for row in rows])
+                for index, (column, kind) in enumerate(zip(columns, types, strict=True))
+            ]
+            return pyarrow.Table.from_arrays(arrays, schema=schema)
+
+        if one_file:
+            with pyarrow.parquet.ParquetWriter(str(first), schema) as parquet:
+                for rows in _row_groups(spool, count):
+                    parquet.write_table(table(rows))
+            return count
+        groups = itertools.chain(_row_groups(spool, count), [[]] if not count else [])  # none: one empty part
+        for number, rows in enumerate(groups):
+            pyarrow.parquet.write_table(table(rows), str(part(number)))
     return count
 
 

@@ -7,6 +7,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable
 
 from dsl import model as m
+from dsl.checks.balance import check_balances
 from dsl.checks.contradictions import check_contradictions
 from dsl.checks.cycles import check_cycles
 from dsl.checks.dice import check_dice_sizes
@@ -31,6 +32,7 @@ CHECKS: tuple[Check, ...] = (
     check_cycles,
     check_order,
     check_examples,
+    check_balances,
     check_usage,
 )
 

@@ -405,6 +405,32 @@ class _Walker:
     def _ExpectSuppressed(self, node: n.ExpectSuppressed, ctx: _Context) -> None:
         self.refer_name(node.rule, _RULES_AND_TABLES)
 
+    def _BalanceDecl(self, node: n.BalanceDecl, ctx: _Context) -> _Context:
+        for name in node.rules:
+            self.refer_name(name, _RULES_AND_TABLES)
+        return dataclasses.replace(ctx, example_rules=tuple(name.text for name in node.rules))
+
+    def _OverAxis(self, node: n.OverAxis, ctx: _Context) -> None:
+        self.refer(node.name.span, self.find(VARIABLES, node.name.text))
+        if isinstance(node, n.OverMembers):
+            owner = self.enum_owner(node.name.text)
+            for member in node.members:
+                self.member(member.span, member.text, owner)
+
+    _OverRange = _OverMembers = _OverEvery = _OverAxis
+
+    def _Measure(self, node: n.Measure, ctx: _Context) -> None:
+        for name in node.variant:
+            self.refer_name(name, _RULES_AND_TABLES)
+        rules = tuple(name.text for name in node.variant) or ctx.example_rules
+        prefer = rules[0] if rules else None
+        if isinstance(node, n.ChanceMeasure):
+            self.refer(node.name.span, self.find(("roll",), node.name.text, prefer))
+            return
+        self.refer(node.name.span, self.find(VARIABLES, node.name.text) or self.find(("derive",), node.name.text, prefer))
+
+    _ChanceMeasure = _AverageMeasure = _ValueMeasure = _Measure
+
 
 def _two_way(table: n.TableDecl) -> str | None:
     """The input across the top of a two-way table (its columns are that input's choices)."""

@@ -12,6 +12,7 @@ node's type in `Book.types` (each a `NodeFacts`, by node identity).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -239,6 +240,57 @@ class Example:
 
 
 @dataclass(frozen=True, slots=True)
+class SpaceAxis:
+    """One input of a balance space and every value it takes there, in order: a `range` for
+    whole numbers (a space of a million values costs no more than one of ten), else the values."""
+
+    name: str
+    values: range | tuple[Constant, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Balance:
+    """`balance "..." for RULES:` what the designer wants of the rules in every situation of a
+    space (the product of its axes, the givens held fixed): claims checked exactly, never printed."""
+
+    title: str
+    rules: tuple[str, ...]
+    space: tuple[SpaceAxis, ...]
+    givens: tuple[tuple[str, Constant], ...]
+    claims: tuple[n.Claim, ...]
+    span: Span
+    given_at: tuple[Span, ...] = ()  # where each given value is named
+
+    @property
+    def size(self) -> int:
+        """The situations of the space."""
+        return math.prod(len(axis.values) for axis in self.space)
+
+    def variants(self) -> tuple[tuple[str, ...], ...]:
+        """The sets of rules the claims resolve: the block's own first, then each `in ...` named."""
+        found = [self.rules]
+        for claim in self.claims:
+            for measure in claim_measures(claim):
+                rules = rules_of(measure, self.rules)
+                if rules not in found:
+                    found.append(rules)
+        return tuple(found)
+
+
+def claim_measures(claim: n.Claim) -> tuple[n.Measure, ...]:
+    """What a claim measures: one measure, or two compared."""
+    if isinstance(claim, n.ClaimVersus):
+        return (claim.measure, claim.other)
+    return (claim.measure,)
+
+
+def rules_of(measure: n.Measure, rules: tuple[str, ...]) -> tuple[str, ...]:
+    """The rules a measure is taken under: its `in ...` variant, else the block's RULES."""
+    return tuple(name.text for name in measure.variant) if measure.variant else rules
+
+
+@dataclass(frozen=True, slots=True)
 class Sequence:
     """`each round COUNTER: ...`: what changes from round to round when the rule is resolved over
     rounds (`rounds=N`).  `until` is (roll, outcome) with the outcome as a resolution names it
@@ -383,6 +435,7 @@ class Book:
     parts: dict[str, Part] = field(default_factory=dict)
     tables: dict[str, Table] = field(default_factory=dict)
     examples: list[Example] = field(default_factory=list)
+    balances: list[Balance] = field(default_factory=list)
     orders: list[Order] = field(default_factory=list)
     stat_orders: dict[str, StatOrder] = field(default_factory=dict)
     refs: NodeFacts[Ref] = field(default_factory=lambda: NodeFacts[Ref]())

@@ -5,8 +5,8 @@ tests/fixtures/ holds readable input/expected pairs, named by code and intent:
 - invalid/<CODE>_<intent>.rules: a designer's mistake; <same name>.out is the exact stderr of
   `rulecraft check` run from the repository root (exit 1 with errors, 0 with warnings only);
 - valid/<same name>.rules: the same intent written right: it checks clean and its examples pass;
-- failing_examples/E790_<intent>.rules: worked examples that fail; .out is what `rulecraft test`
-  prints (on stdout);
+- failing_examples/E790_<intent>.rules (E990_<intent>.rules): worked examples (balance claims)
+  that fail; .out is what `rulecraft test` prints (on stdout);
 - mixed/: a first draft with several mistakes, all reported at once and sorted by position.
 
 Run with RULECRAFT_UPDATE_FIXTURES=1 to rewrite the .out files from the current output; then read
@@ -34,8 +34,9 @@ VALID = FIXTURES / "valid"
 FAILING = FIXTURES / "failing_examples"
 MIXED = FIXTURES / "mixed"
 UPDATE = os.environ.get("RULECRAFT_UPDATE_FIXTURES") == "1"
-RUNTIME_ONLY = {"E790"}
-"""Codes that `rulecraft test` reports when an example runs, never `rulecraft check`."""
+RUNTIME_ONLY = {"E790", "E990"}
+"""Codes that `rulecraft test` reports when an example runs or a balance claim is checked, never
+`rulecraft check`."""
 
 CLEAN = "checked 1 rulebook: 0 errors, 0 warnings\n"
 _HEADER = re.compile(
@@ -114,7 +115,7 @@ def test_failing_example_fixture(path: Path) -> None:
     assert _golden(path, result.stdout) == result.stdout
     assert result.stderr == ""
     assert result.exit_code == 1
-    assert "error[E790]" in result.stdout
+    assert f"error[{_code(path)}]" in result.stdout
 
 
 # ---------------------------------------------------------------------- the set of fixtures
