@@ -31,7 +31,7 @@ from .base import (
     shown,
     whole,
 )
-from .pools import Group, Pooled, convolve
+from .pools import UNBOUNDED, Group, Pooled, convolve_weights
 
 DIE_LADDER: Final = (2, 3, 4, 6, 8, 10, 12, 20)
 """Die sizes from smallest to largest, for stepping a die up or down."""
@@ -183,7 +183,7 @@ class Dice:
             piece, scale = part_weights(part, reach, condition, limit)
             if len(result) * len(piece) > limit:
                 raise ValueError(f"{self} has too many totals to work out exactly")
-            result = convolve(result, piece)
+            result = convolve_weights(result, piece)
             denominator *= scale
         return result, denominator
 
@@ -971,9 +971,62 @@ def at_least_chances(totals: Mapping[Any, Fraction]) -> dict[Any, Fraction]:
 def clamp_dice(op: Literal["max", "min"], first: Dice | Fraction | int, second: Dice | Fraction | int) -> Dice:
     """`max(damage - armour, 0)`, `min(targets, 5)`: a dice value kept at or above (or at or below)
     a whole number, still an exact distribution."""
+    if isinstance(first, Dice) and isinstance(second, Dice):
+        return Dice((), 0, (Extreme(op, first, second),))
     dice, bound = (first, second) if isinstance(first, Dice) else (second, first)
     if not isinstance(dice, Dice) or isinstance(bound, Dice):
         raise RuleInputError(f"{op}() keeps one dice value within one number")
     if Fraction(bound).denominator != 1:
         raise RuleInputError(f"{op}() keeps dice within a whole number, not {show(Fraction(bound))}")
     return dice.clamped(op, int(bound))
+
+
+def pool_dice(count: int, sides: int, keep: str | None) -> Dice:
+    """A pool written as a rulebook writes it (`3d6`, `highest 3 of 5d10`, `4dF`, `exploding d6`)
+    as the dice value it is."""
+    if keep is None:
+        return Dice.pool(count, sides)
+    if keep == "fate":
+        return Dice((), 0, (Pooled((Group(count, 3, fate=True),)),))
+    if keep == "exploding":
+        return Dice((), 0, (Pooled((Group(count, sides, explode=UNBOUNDED),)),))
+    side, _, kept = keep.partition(" ")
+    return Dice((), 0, (Pooled((Group(count, sides),), "highest" if side == "highest" else "lowest", int(kept or 1)),))
+
+
+def exploding_dice(dice: Dice, times: int | Fraction | None = None) -> Dice:
+    """`exploding 3d6`, `exploding (skill) d10 at most 4 times`: every die of `dice` rolled again
+    and added on its highest face, `times` times at most (None: without end)."""
+    if dice.bonus or dice.parts:
+        raise RuleInputError(f"only dice explode, not {dice}")
+    if times is not None and (Fraction(times).denominator != 1 or times < 1):
+        raise RuleInputError(f"dice explode a whole number of times, at least once, not {show(Fraction(times))}")
+    explode = UNBOUNDED if times is None else int(times)
+    return Dice((), 0, tuple(Pooled((Group(count, sides, explode=explode),)) for count, sides in dice.terms))
+
+
+def kept_dice(dice: Dice, side: Literal["highest", "lowest"], kept: int | Fraction | None = None) -> Dice:
+    """`highest 3 of (ring + skill) d10`, `highest 2 of (2d6 + exploding d6 as wild)`: the sum of
+    the `kept` highest (or lowest) dice of a pool (fewer when the pool has fewer)."""
+    groups = [Group(count, sides) for count, sides in dice.terms]
+    for part in dice.parts:
+        if not isinstance(part, Pooled) or part.reading != "sum":
+            raise RuleInputError(f"the {side} dice are kept from dice added together, not from {dice}")
+        groups += part.groups
+    if dice.bonus or not groups:
+        raise RuleInputError(f"the {side} dice are kept from dice added together, not from {dice}")
+    if kept is not None and (Fraction(kept).denominator != 1 or kept < 1):
+        raise RuleInputError(f"at least one whole die is kept, not {show(Fraction(kept))}")
+    size = sum(group.count for group in groups)
+    return Dice((), 0, (Pooled(tuple(groups), side, min(int(kept or 1), size)),))
+
+
+def named_die(dice: Dice, name: str) -> Dice:
+    """`exploding d6 as wild`: one die with a name, whose first face `natural N on wild` reads."""
+    if len(dice.terms) == 1 and dice.terms[0][0] == 1 and not dice.bonus and not dice.parts:
+        return Dice((), 0, (Pooled((Group(1, dice.terms[0][1], name=name),)),))
+    if not dice.terms and not dice.bonus and len(dice.parts) == 1:
+        part = dice.parts[0]
+        if isinstance(part, Pooled) and part.reading == "sum" and part.groups[0].count == 1:
+            return Dice((), 0, (Pooled((replace(part.groups[0], name=name),)),))
+    raise RuleInputError(f"a name belongs to one die, not to {dice}")

@@ -172,7 +172,7 @@ def _die(group: Group, cap: int | None, first: int | None) -> tuple[Weights, int
         for value, weight in chain.items():
             following[sides + value] = following.get(sides + value, 0) + weight
         chain = following
-    chain_denominator = sides ** depth if depth else 1
+    chain_denominator = sides**depth if depth else 1
     found: Weights = {}
     for face, weight in shown.items():
         if face == sides and depth:
@@ -187,7 +187,7 @@ def _total(weights: Mapping[int, int]) -> int:
     return sum(weights.values())
 
 
-def convolve(first: Mapping[int, int], second: Mapping[int, int]) -> Weights:
+def convolve_weights(first: Mapping[int, int], second: Mapping[int, int]) -> Weights:
     found: Weights = {}
     for a, wa in first.items():
         for b, wb in second.items():
@@ -195,7 +195,7 @@ def convolve(first: Mapping[int, int], second: Mapping[int, int]) -> Weights:
     return found
 
 
-def power(weights: Mapping[int, int], count: int) -> Weights:
+def weights_power(weights: Mapping[int, int], count: int) -> Weights:
     """The weights of the sum of `count` dice each with `weights`."""
     values = sorted(weights)
     low, high = values[0], values[-1]
@@ -209,10 +209,10 @@ def power(weights: Mapping[int, int], count: int) -> Weights:
     base = dict(weights)
     while count:
         if count & 1:
-            found = convolve(found, base)
+            found = convolve_weights(found, base)
         count >>= 1
         if count:
-            base = convolve(base, base)
+            base = convolve_weights(base, base)
     return found
 
 
@@ -340,7 +340,7 @@ class Pooled:
             denominator *= each**group.count
         if self.reading == "sum":
             count, weights = dice[0]
-            return power(weights, count), denominator
+            return weights_power(weights, count), denominator
         if self.reading == "count":
             return _counted(dice, self.within), denominator
         return _ordered(dice, self.reading, self.kept), denominator
@@ -377,7 +377,7 @@ def _counted(dice: list[tuple[int, Weights]], within: tuple[int | None, int | No
         meeting = sum(w for v, w in weights.items() if (low is None or v >= low) and (high is None or v <= high))
         missing = sum(weights.values()) - meeting
         one = {k: math.comb(count, k) * meeting**k * missing ** (count - k) for k in range(count + 1)}
-        found = convolve(found, {k: w for k, w in one.items() if w})
+        found = convolve_weights(found, {k: w for k, w in one.items() if w})
     return {k: w for k, w in found.items() if w}
 
 
@@ -406,9 +406,7 @@ def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weight
     finished: Weights = {}
     # (dice left per group, kept so far, their sum) -> weight; for matches (left, most, 0)
     states: dict[tuple[tuple[int, ...], int, int], int] = {(counts, 0, 0): 1}
-    choices = [
-        [(k, math.comb(left, k)) for k in range(left + 1)] for left in range(max(counts) + 1)
-    ]
+    choices = [[(k, math.comb(left, k)) for k in range(left + 1)] for left in range(max(counts) + 1)]
     for index, value in enumerate(outcomes):
         powers = [[weights.get(value, 0) ** k for k in range(count + 1)] for count, weights in dice]
         following: dict[tuple[tuple[int, ...], int, int], int] = {}
