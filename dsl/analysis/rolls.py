@@ -248,14 +248,12 @@ def analyze_roll(
             return None
         if tiers is not None and tiers_ref is not None and fields["dice"] is None:
             _naturals_shown(cx, cx.book.tiers[tiers], tiers_ref, pools, changes)
-    if tiers is not None and tiers_ref is not None and fields["dice"] is not None:
-        if _explodes_without_end(fields["dice"]) and not _exploding_bounded(cx, statement, [], 0, changes, fields):
-            return None
+    dice = fields["dice"]
+    unbounded = dice is not None and kind == "check" and _explodes_without_end(dice)
+    if unbounded and not _exploding_bounded(cx, statement, [], 0, changes, fields):
+        return None
     if tiers is not None and tiers_ref is not None:
-        _natural_dice(cx, cx.book.tiers[tiers], tiers_ref, fields["dice"])
-    elif fields["dice"] is not None and kind == "check" and _explodes_without_end(fields["dice"]):
-        if not _exploding_bounded(cx, statement, [], 0, changes, fields):
-            return None
+        _natural_dice(cx, cx.book.tiers[tiers], tiers_ref, dice)
     return m.RollEffect(
         **base,
         **fields,
