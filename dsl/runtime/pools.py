@@ -326,7 +326,9 @@ class Pooled:
             return horizon - (self.low - group.low) + 1
         if self.reading == "count":
             return self.within[0] if self.within[0] is not None else 1
-        return horizon + 1
+        # kept, the die adds to the other kept dice, each at least the lowest face (Fate: -1)
+        lowest = min(g.low for g in self.groups)
+        return horizon + 1 - (self.kept - 1) * min(lowest, 0)
 
     def weights(self, horizon: int | None, condition: Mapping[str, int]) -> tuple[Weights, int]:
         """The weight of each value the pool reads, over its denominator (values past `horizon`
