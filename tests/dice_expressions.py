@@ -51,7 +51,8 @@ def _icepool_die(group: Group) -> Any:
     shown = base if group.reroll is None else base.reroll(list(range(group.reroll[0], group.reroll[1] + 1)), depth=1)
     if not group.explode:
         return shown
-    depth = 60 // group.sides + 3 if group.explode == UNBOUNDED else group.explode
+    # deep enough for any horizon the expressions ask (up to 25 past the lowest, scaled by 1/3 twice)
+    depth = 300 // group.sides + 3 if group.explode == UNBOUNDED else group.explode
     if depth == 0:
         return shown
     chain = icepool.d(group.sides).explode(depth=depth - 1) if depth > 1 else icepool.d(group.sides)

@@ -406,44 +406,48 @@ def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weight
             f" within: {steps:,} steps of faces, dice placed and dice kept, at most {MAX_POOL_STATES:,}"
         )
     finished: Weights = {}
-    # (dice left per group, kept so far, their sum) -> weight; for matches (left, most, 0)
-    states: dict[tuple[tuple[int, ...], int, int], int] = {(counts, 0, 0): 1}
+    # (dice left per group, kept so far; for matches the most that matched) -> {sum kept: weight}
+    states: dict[tuple[tuple[int, ...], int], dict[int, int]] = {(counts, 0): {0: 1}}
     choices = [[(k, math.comb(left, k)) for k in range(left + 1)] for left in range(max(counts) + 1)]
     for index, value in enumerate(outcomes):
         powers = [[weights.get(value, 0) ** k for k in range(count + 1)] for count, weights in dice]
-        following: dict[tuple[tuple[int, ...], int, int], int] = {}
-        for (left, taken, total), weight in states.items():
+        following: dict[tuple[tuple[int, ...], int], dict[int, int]] = {}
+        for (left, taken), sums in states.items():
             options = [
                 [(k, ways * powers[g][k]) for k, ways in choices[left[g]] if k == 0 or powers[g][1]]
                 for g in range(len(dice))
             ]
             for chosen in product(*options):
                 shown = 0
-                way = weight
+                way = 1
                 for k, w in chosen:
                     shown += k
                     way *= w
-                if not way:
-                    continue
                 rest = tuple(left[g] - chosen[g][0] for g in range(len(dice)))
                 if reading == "matches":
-                    key = (rest, max(taken, shown), 0)
+                    key = (rest, max(taken, shown))
+                    shift = 0
                 else:
                     more = min(shown, kept - taken)
-                    key = (rest, taken + more, total + more * value)
+                    key = (rest, taken + more)
+                    shift = more * value
                     if key[1] == kept:
                         # every die still to place shows a face after this one, kept or not
                         placed = way
                         for g, left_over in enumerate(rest):
                             placed *= after[g][index] ** left_over
                         if placed:
-                            finished[key[2]] = finished.get(key[2], 0) + placed
+                            for total, weight in sums.items():
+                                finished[total + shift] = finished.get(total + shift, 0) + weight * placed
                         continue
-                following[key] = following.get(key, 0) + way
+                bucket = following.setdefault(key, {})
+                for total, weight in sums.items():
+                    bucket[total + shift] = bucket.get(total + shift, 0) + weight * way
         states = following
-    for (left, taken, total), weight in states.items():
+    for (left, taken), sums in states.items():
         if any(left):
             continue
-        value = taken if reading == "matches" else total
-        finished[value] = finished.get(value, 0) + weight
+        for total, weight in sums.items():
+            result = taken if reading == "matches" else total
+            finished[result] = finished.get(result, 0) + weight
     return {v: w for v, w in finished.items() if w}
