@@ -330,6 +330,8 @@ def _tier_text(tier: m.Tier) -> str:
     if tier.natural is not None:
         low, high = tier.natural
         text = f"natural {low}" if low == high else f"natural {low}..{high}"
+        if tier.die is not None:
+            text += f" on {tier.die}"
     elif tier.op is not None and tier.bound is not None:
         text = f"roll {tier.op} {printer.expr_text(tier.bound)}"
     else:

@@ -146,6 +146,27 @@ class DiceCount(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class PoolDice(Expr):
+    """Dice of one pool with a reading, written where a value is: `exploding d6`, `highest 3 of
+    5d10`, `exploding (skill) d10 at most 4 times`, `highest 2 of (2d6 + exploding d6)`.  `op` is
+    `exploding` (`amount`: how many times at most; None: without end), `highest` or `lowest`
+    (`amount`: how many are kept; None: one)."""
+
+    op: Literal["exploding", "highest", "lowest"]
+    operand: Expr
+    amount: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class NamedDie(Expr):
+    """`exploding d6 as wild`: a die given a name, whose natural face tiers read (`natural 1 on
+    wild`)."""
+
+    operand: Expr
+    name: Name
+
+
+@dataclass(frozen=True, slots=True)
 class Compare(Expr):
     op: Literal["<", "<=", ">", ">=", "==", "!="]
     left: Expr
@@ -332,6 +353,7 @@ class TierItem(Node):
     bound: Expr | None
     natural: tuple[int, int] | None = None
     always: Literal["success", "failure"] | None = None
+    die: Name | None = None  # `natural 1 on wild`: the face the die named `wild` shows first
 
 
 @dataclass(frozen=True, slots=True)
@@ -567,9 +589,9 @@ class ResistSpec(RollSpec):
 
 @dataclass(frozen=True, slots=True)
 class OpposedSpec(RollSpec):
-    pool: Pool
+    pool: Pool | DicePool
     bonus: Expr | None
-    against: Pool
+    against: Pool | DicePool
     against_bonus: Expr | None
 
 

@@ -952,6 +952,7 @@ class Builder(Transformer[Token, Any]):
     def tier_natural(self, meta: Any, name: Token, *rest: Any) -> n.TierItem:
         numbers = [x for x in rest if isinstance(x, int)]
         always = next((x for x in rest if isinstance(x, str)), None)
+        die = next((x for x in rest if isinstance(x, n.Name)), None)
         return self._placed(meta, n.TierItem(
             span=self.here,
             name=self._name(name),
@@ -959,7 +960,11 @@ class Builder(Transformer[Token, Any]):
             bound=None,
             natural=(numbers[0], numbers[-1]),
             always=always,  # type: ignore[arg-type]
+            die=die,
         ))
+
+    def natural_die(self, meta: Any, name: Token) -> n.Name:
+        return self._name(name)
 
     def tier_otherwise(self, meta: Any, name: Token, *always: str) -> n.TierItem:
         return self._placed(meta, n.TierItem(
@@ -1193,13 +1198,19 @@ class Builder(Transformer[Token, Any]):
         return self._placed(meta, n.ResistSpec(span=self.here, active=active, passive=passive))
 
     def opposed_spec(self, meta: Any, *children: Any) -> n.OpposedSpec:
-        pools: list[n.Pool] = []
+        pools: list[n.Pool | n.DicePool] = []
         bonuses: list[n.Expr | None] = [None, None]
         for child in children:
-            if isinstance(child, n.Pool):
+            if isinstance(child, (n.Pool, n.DicePool)):
                 pools.append(child)
-            else:
+                continue
+            before = bonuses[len(pools) - 1]
+            if before is None:
                 bonuses[len(pools) - 1] = child
+            elif isinstance(child, n.Negate):  # `+ a - b`: one bonus, as written
+                bonuses[len(pools) - 1] = self._binary(meta, "-", before, child.operand)
+            else:
+                bonuses[len(pools) - 1] = self._binary(meta, "+", before, child)
         return self._placed(meta, n.OpposedSpec(
             span=self.here,
             pool=pools[0],
@@ -1226,20 +1237,63 @@ class Builder(Transformer[Token, Any]):
     def sum_pool(self, meta: Any, token: Token) -> n.Pool:
         return self._pool(meta, token, None)
 
-    def keep_pool(self, meta: Any, keep: str, *rest: Token) -> n.Pool:
-        if len(rest) == 2:
-            kept = self._int(rest[0])
-            if kept < 1:
-                raise _BuildError("keep at least one die", self._token_span(rest[0]), "E303")
-            return self._pool(meta, rest[1], f"{keep} {kept}")
-        return self._pool(meta, rest[0], keep)
+    def keep_pool(self, meta: Any, keep: str, *rest: n.Expr) -> n.Pool | n.DicePool:
+        """`highest 3 of 5d10`: a pool known when writing; `highest trait of (ring + skill) d10`,
+        `highest 2 of (2d6 + exploding d6)`: dice worked out when resolving."""
+        amount, operand = (rest[0], rest[1]) if len(rest) == 2 else (None, rest[0])
+        if amount is not None and isinstance(amount, n.Number) and amount.value < 1:
+            raise _BuildError("keep at least one die", amount.span, "E303")
+        literal = amount is None or (isinstance(amount, n.Number) and amount.value.denominator == 1)
+        if literal and isinstance(operand, n.DiceLiteral):
+            kept = f"{keep} {int(amount.value)}" if isinstance(amount, n.Number) else keep
+            return self._placed(meta, n.Pool(span=self.here, count=operand.count, sides=operand.sides, keep=kept))
+        value = self.kept_dice(meta, keep, *rest)
+        return self._placed(meta, n.DicePool(span=self.here, value=value))
+
+    def kept_dice(self, meta: Any, keep: str, *rest: n.Expr) -> n.PoolDice:
+        amount, operand = (rest[0], rest[1]) if len(rest) == 2 else (None, rest[0])
+        if amount is not None and isinstance(amount, n.Number) and amount.value < 1:
+            raise _BuildError("keep at least one die", amount.span, "E303")
+        return self._placed(meta, n.PoolDice(span=self.here, op=keep, operand=operand, amount=amount))  # type: ignore[arg-type]
+
+    def exploding_dice(self, meta: Any, operand: n.Expr, times: n.Expr | None = None) -> n.PoolDice:
+        return self._placed(meta, n.PoolDice(span=self.here, op="exploding", operand=operand, amount=times))
+
+    def explosions(self, meta: Any, times: n.Expr, *word: Token) -> n.Expr:
+        return times
+
+    def named_die(self, meta: Any, operand: n.Expr, name: Token) -> n.NamedDie:
+        return self._placed(meta, n.NamedDie(span=self.here, operand=operand, name=self._name(name)))
+
+    def named_pool(self, meta: Any, pool: n.Pool | n.DicePool, name: Token) -> n.DicePool:
+        operand = pool.value if isinstance(pool, n.DicePool) else self._pool_expr(meta, pool)
+        value = self._placed(meta, n.NamedDie(span=self.here, operand=operand, name=self._name(name)))
+        return self._placed(meta, n.DicePool(span=self.here, value=value))
+
+    def _pool_expr(self, meta: Any, pool: n.Pool) -> n.Expr:
+        """A pool known when writing as the dice value it is (to name a die of it)."""
+        dice = self._placed(meta, n.DiceLiteral(span=self.here, count=pool.count, sides=pool.sides))
+        if pool.keep is None or pool.keep == "fate":
+            if pool.keep == "fate":
+                raise _BuildError("a Fate die has no name to read a natural face by", self._span(meta), "E203")
+            return dice
+        op, _, kept = pool.keep.partition(" ")
+        amount = None
+        if kept:
+            amount = self._placed(meta, n.Number(span=self.here, value=Fraction(int(kept)), literal=kept))
+        return self._placed(meta, n.PoolDice(span=self.here, op=op, operand=dice, amount=amount))  # type: ignore[arg-type]
 
     def fate_pool(self, meta: Any, token: Token) -> n.Pool:
         count_text = str(token)[:-2]
         return self._placed(meta, n.Pool(span=self.here, count=int(count_text) if count_text else 1, sides=3, keep="fate"))
 
-    def exploding_pool(self, meta: Any, token: Token) -> n.Pool:
-        return self._pool(meta, token, "exploding")
+    def exploding_pool(self, meta: Any, operand: n.Expr, times: n.Expr | None = None) -> n.Pool | n.DicePool:
+        """`exploding d6`: a pool known when writing; `exploding (skill) d10`, `exploding d10 at
+        most 4 times`: dice worked out when resolving."""
+        if times is None and isinstance(operand, n.DiceLiteral):
+            return self._placed(meta, n.Pool(span=self.here, count=operand.count, sides=operand.sides, keep="exploding"))
+        value = self.exploding_dice(meta, operand, times)
+        return self._placed(meta, n.DicePool(span=self.here, value=value))
 
     def keep(self, meta: Any, word: Token) -> str:
         return str(word)

@@ -6,6 +6,7 @@ MOV / 2: holds"), docstrings of generated functions, `describe`, and reference c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 from dsl import model as m
@@ -85,6 +86,11 @@ def _text(expr: n.Expr) -> tuple[str, int]:
     if isinstance(expr, n.DiceCount):
         inner, level = _text(expr.count)
         return f"{_wrap(inner, level, _PRECEDENCE['atom'])} d{expr.sides}", _PRECEDENCE["atom"] - 1
+    if isinstance(expr, n.PoolDice):
+        return pool_dice_text(expr, expr_text), _PRECEDENCE["atom"] - 1
+    if isinstance(expr, n.NamedDie):
+        inner, level = _text(expr.operand)
+        return f"{_wrap(inner, level, _PRECEDENCE['atom'] - 1)} as {expr.name.text}", _PRECEDENCE["atom"] - 1
     if isinstance(expr, n.Compare):
         level = _PRECEDENCE["compare"]
         left, left_level = _text(expr.left)
@@ -105,6 +111,23 @@ def _text(expr: n.Expr) -> tuple[str, int]:
         right, right_level = _text(expr.right)
         return f"{_wrap(left, left_level, level)} {expr.op} {_wrap(right, right_level, level + 1)}", level
     raise TypeError(f"no text for {type(expr).__name__}")
+
+
+def pool_dice_text(expr: n.PoolDice, text: Callable[[n.Expr], str]) -> str:
+    """`exploding d6`, `exploding (skill) d10 at most 4 times`, `highest 3 of (2d6 + d8)`: the
+    operand in brackets unless it is dice written alone."""
+    operand = text(expr.operand)
+    if not isinstance(expr.operand, (n.DiceLiteral, n.DiceCount)) and not (
+        isinstance(expr.operand, n.PoolDice) and expr.op != "exploding"
+    ):
+        operand = f"({operand})"
+    amount = None if expr.amount is None else text(expr.amount)
+    if expr.amount is not None and not isinstance(expr.amount, (n.Number, n.NameRef)):
+        amount = f"({amount})"
+    if expr.op == "exploding":
+        times = "" if amount is None else f" at most {amount} time" + ("" if amount == "1" else "s")
+        return f"exploding {operand}{times}"
+    return f"{expr.op}{'' if amount is None else ' ' + amount} of {operand}"
 
 
 def _quote(text: str) -> str:
@@ -208,11 +231,19 @@ def roll_text(effect: m.RollEffect) -> str:
         assert effect.active is not None and effect.passive is not None
         return f"resist {expr_text(effect.active)} vs {expr_text(effect.passive)}"
     if effect.kind == "opposed":
-        assert effect.pool is not None and effect.against is not None
-        first = pool_text(effect.pool) + (_added(effect.bonus) if effect.bonus else "")
-        second = pool_text(effect.against) + (_added(effect.against_bonus) if effect.against_bonus else "")
+        first = _side_text(effect.pool, effect.dice) + (_added(effect.bonus) if effect.bonus else "")
+        second = _side_text(effect.against, effect.against_dice) + (_added(effect.against_bonus) if effect.against_bonus else "")
         return f"opposed {first} vs {second}"
     return f"automatic {'success' if effect.success else 'failure'}"
+
+
+def _side_text(pool: n.Pool | None, dice: n.Expr | None) -> str:
+    """One side of an opposed roll: a pool known when writing, or dice worked out when resolving."""
+    if pool is not None:
+        return pool_text(pool)
+    assert dice is not None
+    text, level = _text(dice)
+    return _wrap(text, level, _PRECEDENCE["+"])
 
 
 def change_text(change: m.RollChange) -> str:

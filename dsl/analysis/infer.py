@@ -122,6 +122,10 @@ class ExprTyper:
                 return self._dice_count(expr, scope, expected)
             case n.SpecialLiteral():
                 return self._special_literal(expr, scope, expected)
+            case n.PoolDice():
+                return self._pool_dice(expr, scope, expected)
+            case n.NamedDie():
+                return self._named_die(expr, scope, expected)
         raise TypeError(f"cannot type {type(expr).__name__}")
 
     def _number(self, expr: n.Number, scope: Scope, expected: t.Type | None) -> t.Type | None:
@@ -255,9 +259,12 @@ class ExprTyper:
         return t.Numeric(kind, low, high, unit)
 
     def _clamped_dice(self, expr: n.Call, types: list[t.Type | None]) -> t.Type | None:
-        """`max(damage - armour, 0)`: one dice value kept within one whole number, still dice."""
+        """`max(damage - armour, 0)`: one dice value kept within one whole number, still dice;
+        `max(exploding d8, exploding d6)`: the better (or worse) of two dice values."""
         name = expr.function.text
         dice = [arg for arg, found in zip(expr.args, types, strict=True) if isinstance(found, t.Dice)]
+        if len(expr.args) == 2 and len(dice) == 2:
+            return t.DICE
         if len(expr.args) != 2 or len(dice) != 1:
             self.reporter.report(
                 "E205", f"`{name}` keeps one dice value within one number: {name}(DICE, NUMBER)", expr.span
@@ -457,6 +464,69 @@ class ExprTyper:
             )
             return None
         if not check_dice(1, expr.sides, expr, self.reporter):
+            return None
+        return t.DICE
+
+    def _pool_dice(self, expr: n.PoolDice, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        """`exploding d6`, `exploding (skill) d10 at most 4 times`: dice that explode; `highest 3 of
+        (ring + skill) d10`, `highest 2 of (2d6 + exploding d6)`: the sum of the highest few."""
+        found = self.infer(expr.operand, scope)
+        if found is None:
+            return None
+        if not isinstance(found, t.Dice):
+            self.reporter.report("E201", f"`{expr.op}` applies to dice, and this is {_a(found)}", expr.operand.span)
+            return None
+        if expr.op == "exploding" and not isinstance(expr.operand, (n.DiceLiteral, n.DiceCount)):
+            self.reporter.report(
+                "E203",
+                "dice explode as they are rolled: write `exploding` before dice, e.g. `exploding d6`,"
+                " `exploding (skill) d10`",
+                expr.operand.span,
+            )
+            return None
+        if expr.op != "exploding" and not pooled_dice(expr.operand):
+            self.reporter.report(
+                "E203",
+                f"`{expr.op}` keeps dice of a pool: dice added together (`2d6 + exploding d6`), not numbers"
+                " or dice already read another way",
+                expr.operand.span,
+                f"keep from dice alone, e.g. `{expr.op} 2 of (2d6 + exploding d6)`",
+            )
+            return None
+        if expr.amount is not None:
+            what = "how many times the dice explode" if expr.op == "exploding" else "how many dice are kept"
+            amount = self.infer(expr.amount, scope)
+            if amount is None:
+                return None
+            if not isinstance(amount, t.Numeric) or not amount.integral or amount.unit is not None:
+                self.reporter.report("E201", f"{what} is a whole number, but this is {_a(amount)}", expr.amount.span)
+                return None
+            if amount.low is not None and amount.low < 1 and amount.high is not None and amount.high < 1:
+                self.reporter.report("E301", f"{what} is at least 1", expr.amount.span)
+                return None
+            if amount.high is None or amount.high > MAX_DICE:
+                reach = "has no upper bound" if amount.high is None else f"can reach {amount.high}"
+                self.reporter.report(
+                    "E303",
+                    f"{what} `{expr_text(expr.amount)}` {reach}: chances are worked out for at most {MAX_DICE}",
+                    expr.amount.span,
+                    f"bound it, e.g. `min({expr_text(expr.amount)}, 10)`, or give what it reads a range",
+                )
+                return None
+        return t.DICE
+
+    def _named_die(self, expr: n.NamedDie, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        """`exploding d6 as wild`: one die with a name (its natural face: `natural 1 on wild`)."""
+        found = self.infer(expr.operand, scope)
+        if found is None:
+            return None
+        if not isinstance(found, t.Dice) or die_sides(expr.operand) is None:
+            self.reporter.report(
+                "E203",
+                "a name belongs to one die: `d6 as wild`, `exploding d6 as wild`",
+                expr.operand.span,
+                "name one die and add the others: `2d6 + exploding d6 as wild`",
+            )
             return None
         return t.DICE
 
@@ -695,6 +765,29 @@ call quick."""
 MAX_EXPLODING_DICE = 20
 """Exploding dice in one pool: a resolver works their totals out to twice their dice times sides
 at least, within MAX_EXPLODING."""
+
+
+def pooled_dice(expr: n.Expr) -> bool:
+    """Dice that can be kept from as one pool: dice added together, each plain, exploding or
+    named (`2d6 + exploding d6 as wild`, `(ring + skill) d10`)."""
+    if isinstance(expr, (n.DiceLiteral, n.DiceCount)):
+        return True
+    if isinstance(expr, n.PoolDice):
+        return expr.op == "exploding"
+    if isinstance(expr, n.NamedDie):
+        return pooled_dice(expr.operand)
+    if isinstance(expr, n.Binary) and expr.op == "+":
+        return pooled_dice(expr.left) and pooled_dice(expr.right)
+    return False
+
+
+def die_sides(expr: n.Expr) -> int | None:
+    """The sides of one die written alone (`d6`, `exploding d6`), else None."""
+    if isinstance(expr, n.DiceLiteral) and expr.count == 1:
+        return expr.sides
+    if isinstance(expr, n.PoolDice) and expr.op == "exploding":
+        return die_sides(expr.operand)
+    return None
 
 
 def check_dice(count: int, sides: int, node: n.Node, reporter: Reporter) -> bool:

@@ -3,6 +3,7 @@ conditions, outcomes (with margins and table steps), tiers and ties."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 from typing import Any
@@ -11,10 +12,10 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.context import Context, note_pair, text
-from dsl.analysis.infer import MAX_EXPLODING, MAX_EXPLODING_DICE, Scope, check_dice, describe
+from dsl.analysis.infer import MAX_EXPLODING, MAX_EXPLODING_DICE, Scope, check_dice, describe, die_sides
 from dsl.analysis.modifiers import analyze_modifier
 from dsl.diagnostics import did_you_mean
-from dsl.model.exprs import substitute
+from dsl.model.exprs import substitute, walk
 from dsl.printer import expr_text, pool_text
 
 OUTCOMES = ("success", "failure")
@@ -63,6 +64,20 @@ def analyze_roll(
             )
             return None
         fields.update(pool=dice[0], dice=dice[1])
+        if not isinstance(spec, n.CountSpec):
+            joined = _joined(cx, dice, tuple(substitute(x, bindings) for x in spec.bonus), scope)
+            if joined is None:
+                return None
+            fields.update(pool=joined[0], dice=joined[1])
+            spec = dataclasses.replace(spec, bonus=joined[2])
+            if isinstance(spec, n.TotalSpec) and joined[1] is not None and _explodes_without_end(joined[1]):
+                cx.reporter.report(
+                    "E203",
+                    "exploding dice have no highest total: a roll of them needs a target",
+                    spec.pool.span,
+                    "roll them against a target, e.g. `exploding d6 >= 8`, or bound them: `exploding d6 at most 3 times`",
+                )
+                return None
         if isinstance(spec, n.CountSpec):
             if not _counted_dice(cx, spec.pool, dice[0]):
                 return None
@@ -70,7 +85,7 @@ def analyze_roll(
             cx.typer.expect(needed, scope, t.Numeric("int"), "the number of dice needed")
             fields.update(kind="count", needed=needed)
         else:
-            adds = tuple(substitute(x, bindings) for x in spec.bonus)
+            adds = spec.bonus
             for added in adds:
                 cx.typer.expect(added, scope, number, "what is added to the dice")
             fields.update(kind="check" if isinstance(spec, n.CheckSpec) else "total", adds=adds)
@@ -93,18 +108,47 @@ def analyze_roll(
         cx.typer.expect(passive, scope, number, "the passive side")
         fields.update(kind="resist", active=active, passive=passive)
     elif isinstance(spec, n.OpposedSpec):
-        for pool in (spec.pool, spec.against):
-            if not check_dice(pool.count, pool.sides, pool, cx.reporter):
+        sides = []
+        for written, side_bonus in ((spec.pool, spec.bonus), (spec.against, spec.against_bonus)):
+            side = _dice(cx, written, bindings, scope)
+            if side is None:
                 return None
-            if pool.keep == "exploding":
-                cx.reporter.report("E203", "exploding dice have no highest total to oppose", pool.span)
+            joined = _joined(cx, side, () if side_bonus is None else (substitute(side_bonus, bindings),), scope)
+            if joined is None:
                 return None
-        bonus = substitute(spec.bonus, bindings) if spec.bonus else None
-        against_bonus = substitute(spec.against_bonus, bindings) if spec.against_bonus else None
+            sides.append(joined)
+        (first_pool, first, first_adds), (against, second, second_adds) = sides
+        bonus = first_adds[0] if first_adds else None
+        against_bonus = second_adds[0] if second_adds else None
         for value in (bonus, against_bonus):
             if value is not None:
                 cx.typer.expect(value, scope, number, "a bonus")
-        fields.update(kind="opposed", pool=spec.pool, against=spec.against, bonus=bonus, against_bonus=against_bonus)
+        plain = first_pool is not None and against is not None and "exploding" not in (first_pool.keep, against.keep)
+        if not plain:
+            # the general form: each side a dice value (`exploding d6 + pips vs (ndice - 1) d6`)
+            first = first if first is not None else _as_dice(cx, first_pool, scope)
+            second = second if second is not None else _as_dice(cx, against, scope)
+            if first is None or second is None:
+                return None
+            if _explodes_without_end(first) and _explodes_without_end(second):
+                cx.reporter.report(
+                    "E303",
+                    "both sides of this opposed roll explode without end: the chance of one beating the other"
+                    " is not worked out exactly",
+                    spec.span,
+                    "bound the explosions of one side, e.g. `exploding d6 at most 10 times`",
+                )
+                return None
+            first_pool = against = None
+        fields.update(
+            kind="opposed",
+            pool=first_pool,
+            against=against,
+            dice=None if plain else first,
+            against_dice=None if plain else second,
+            bonus=bonus,
+            against_bonus=against_bonus,
+        )
     else:
         assert isinstance(spec, n.AutomaticSpec)
         fields.update(kind="automatic", success=spec.success)
@@ -204,6 +248,12 @@ def analyze_roll(
             return None
         if tiers is not None and tiers_ref is not None and fields["dice"] is None:
             _naturals_shown(cx, cx.book.tiers[tiers], tiers_ref, pools, changes)
+    dice = fields["dice"]
+    unbounded = dice is not None and kind == "check" and _explodes_without_end(dice)
+    if unbounded and not _exploding_bounded(cx, statement, [], 0, changes, fields):
+        return None
+    if tiers is not None and tiers_ref is not None:
+        _natural_dice(cx, cx.book.tiers[tiers], tiers_ref, dice)
     return m.RollEffect(
         **base,
         **fields,
@@ -214,6 +264,127 @@ def analyze_roll(
         notes=tuple(notes),
         separate=separate,
     )
+
+
+def _joined(
+    cx: Context, dice: tuple[n.Pool | None, n.Expr | None], adds: tuple[n.Expr, ...], scope: Scope
+) -> tuple[n.Pool | None, n.Expr | None, tuple[n.Expr, ...]] | None:
+    """The dice of a roll with the dice added to them (`(ndice - 1) d6 + exploding d6 + pips`:
+    one dice value, the wild die among the others), and the numbers added to them."""
+    pool, value = dice
+    dice_adds = [x for x in adds if isinstance(cx.typer.infer(x, scope), t.Dice)]
+    numbers = tuple(x for x in adds if not any(x is d for d in dice_adds))
+    if not dice_adds:
+        return pool, value, numbers
+    base = value if value is not None else _as_dice(cx, pool, scope)
+    if base is None:
+        return None
+    for added in dice_adds:
+        if isinstance(added, n.Negate):
+            cx.reporter.report(
+                "E201",
+                "dice cannot be subtracted from a roll's dice",
+                added.span,
+                "raise the target instead, or oppose the two: `opposed 3d6 vs 2d6`",
+            )
+            return None
+        base = n.Binary(span=added.span, op="+", left=base, right=added)
+    if cx.typer.infer(base, scope) is None:
+        return None
+    _bounded_counts(cx, base)
+    return None, base, numbers
+
+
+def _as_dice(cx: Context, pool: n.Pool | None, scope: Scope) -> n.Expr | None:
+    """A pool known when writing as the dice value it is: `exploding d6`, `highest 3 of 5d10`."""
+    assert pool is not None
+    if pool.keep == "fate":
+        cx.reporter.report(
+            "E201", "Fate dice are rolled alone: nothing but numbers is added to them", pool.span
+        )
+        return None
+    dice: n.Expr = n.DiceLiteral(span=pool.span, count=pool.count, sides=pool.sides)
+    if pool.keep is not None:
+        op, _, kept = pool.keep.partition(" ")
+        amount = n.Number(span=pool.span, value=Fraction(int(kept)), literal=kept) if kept else None
+        dice = n.PoolDice(span=pool.span, op=op, operand=dice, amount=amount)  # type: ignore[arg-type]
+    cx.typer.infer(dice, scope)
+    return dice
+
+
+def _explodes_without_end(expr: n.Expr) -> bool:
+    return any(isinstance(x, n.PoolDice) and x.op == "exploding" and x.amount is None for x in walk(expr))
+
+
+def _bounded_counts(cx: Context, value: n.Expr) -> bool:
+    """Every number of dice worked out when resolving has a bound (E303)."""
+    for found in walk(value):
+        if not isinstance(found, n.DiceCount):
+            continue
+        counted = cx.book.types.get(found.count)
+        high = counted.high if isinstance(counted, t.Numeric) else None
+        if high is None or high > MAX_POOL:
+            reach = "has no upper bound" if high is None else f"can reach {high}"
+            cx.reporter.report(
+                "E303",
+                f"the number of dice `{expr_text(found.count)}` {reach}: the chances are worked out for "
+                f"at most {MAX_POOL} dice",
+                found.count.span,
+                f"bound it, e.g. `min({expr_text(found.count)}, {min(MAX_POOL, 20)})`, or give what it reads a range",
+            )
+            return False
+    return True
+
+
+def _natural_dice(cx: Context, system: m.TierSystem, ref: n.TiersRef, dice: n.Expr | None) -> None:
+    """A natural tier on a named die reads a die the roll names, on a face it has (E101, E301);
+    the natural of dice that change after they are rolled and are then kept or compared is
+    defined only for a named die (E203)."""
+    named = {x.name.text: x for x in walk(dice) if isinstance(x, n.NamedDie)} if dice is not None else {}
+    for tier in system.tiers:
+        if tier.natural is None:
+            continue
+        first, last = tier.natural
+        if tier.die is None:
+            if dice is not None and _changed_then_read(dice):
+                cx.reporter.report(
+                    "E203",
+                    f"tier `{tier.name}` of `{system.name}` reads the natural result of `{expr_text(dice)}`, whose"
+                    " dice explode and are then kept or compared: which faces are natural is not defined",
+                    ref.span,
+                    "name the die the tier reads, e.g. `exploding d6 as wild`, and write `natural 6 on wild`",
+                )
+            continue
+        die = named.get(tier.die)
+        if die is None:
+            cx.reporter.report(
+                "E101",
+                f"tier `{tier.name}` of `{system.name}` reads the die `{tier.die}`, which this roll does not name",
+                ref.span,
+                did_you_mean(tier.die, named) or "name a die of the roll: `2d6 + exploding d6 as wild`",
+            )
+            continue
+        sides = die_sides(die.operand)
+        if sides is not None and (last < 1 or first > sides):
+            faces = str(first) if first == last else f"{first}..{last}"
+            cx.reporter.report(
+                "E301",
+                f"tier `{tier.name}` of `{system.name}` is a natural {faces} on `{tier.die}`, a d{sides}, which never"
+                " shows it",
+                ref.span,
+                f"the die shows 1 to {sides}",
+            )
+
+
+def _changed_then_read(expr: n.Expr) -> bool:
+    """Dice that explode inside a keep or a better-of (their natural result is not defined)."""
+    for found in walk(expr):
+        readers = (isinstance(found, n.PoolDice) and found.op != "exploding") or (
+            isinstance(found, n.Call) and found.function.text in ("min", "max")
+        )
+        if readers and any(isinstance(x, n.PoolDice) and x.op == "exploding" for x in walk(found)):
+            return True
+    return False
 
 
 def _faces(pool: n.Pool, count: int) -> tuple[int, int | None]:
@@ -378,19 +549,8 @@ def _dice(
             "roll dice such as `3d6`, a number of dice such as `skill d6`, or a dice stat",
         )
         return None
-    if isinstance(value, n.DiceCount):
-        counted = cx.book.types.get(value.count)
-        high = counted.high if isinstance(counted, t.Numeric) else None
-        if high is None or high > MAX_POOL:
-            reach = "has no upper bound" if high is None else f"can reach {high}"
-            cx.reporter.report(
-                "E303",
-                f"the number of dice `{expr_text(value.count)}` {reach}: the chances are worked out for "
-                f"at most {MAX_POOL} dice",
-                value.count.span,
-                f"bound it, e.g. `min({expr_text(value.count)}, {min(MAX_POOL, 20)})`, or give what it reads a range",
-            )
-            return None
+    if not _bounded_counts(cx, value):
+        return None
     return (None, value)
 
 

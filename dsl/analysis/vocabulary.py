@@ -201,7 +201,8 @@ def analyze_tiers(cx: Context, decl: n.TiersDecl) -> None:
                 f"did you mean {high}..{low}?",
             )
             continue
-        tiers.append(m.Tier(item.name.text, item.op, item.bound, item.span, item.natural, item.always))
+        die = item.die.text if item.die is not None else None
+        tiers.append(m.Tier(item.name.text, item.op, item.bound, item.span, item.natural, item.always, die))
     cx.book.tiers[decl.name.text] = m.TierSystem(decl.name.text, text(decl.label), tuple(tiers), decl.span)
 
 

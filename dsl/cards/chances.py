@@ -91,7 +91,7 @@ def roll_chances(
             return _check(effect, notation, fixed, shift, variants, {} if tiers is None else tiers)
         if effect.kind == "count" and effect.pool is not None:
             return _count(effect, notation)
-        if effect.kind == "opposed":
+        if effect.kind == "opposed" and effect.pool is not None and effect.against is not None:
             return _opposed(effect, notation)
         if effect.kind == "resist":
             return _resist(effect, notation)

@@ -296,10 +296,17 @@ def shared_definitions(book: m.Book, notation: Notation) -> list[Block]:
     for system in book.tiers.values():
         blocks.append(Heading(clean(system.label) if system.label else display_name(system.name)))
         for tier in system.tiers:
-            if tier.bound is None or tier.op is None:
+            if tier.natural is not None:
+                low, high = tier.natural
+                rule = f"natural{NBSP}{low}" if low == high else f"natural{NBSP}{low}\u2013{high}"
+                if tier.die is not None:
+                    rule += f" on the {display_name(tier.die)} die"
+            elif tier.bound is None or tier.op is None:
                 rule = "otherwise"
             else:
                 rule = f"roll{NBSP}{COMPARISON[tier.op]}{NBSP}{notation.expr(tier.bound)}"
+            if tier.always is not None:
+                rule += ", always " + ("succeeds" if tier.always == "success" else "fails")
             blocks.append(Detail((Run(title_case_first(display_name(tier.name)), "strong"), Run(": " + rule))))
     if book.resistance is not None:
         resistance = book.resistance

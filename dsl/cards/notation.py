@@ -297,6 +297,11 @@ class Notation:
                 return f"{count.numerator}d{expr.sides}", _ATOM
             inner, _ = self._note(expr.count, words)
             return f"({inner})d{expr.sides}", _ATOM
+        if isinstance(expr, n.PoolDice):
+            return printer.pool_dice_text(expr, lambda inner: self._note(inner, words)[0]), _ATOM
+        if isinstance(expr, n.NamedDie):
+            inner, _ = self._note(expr.operand, words)
+            return f"{inner} ({display_name(expr.name.text)})", _ATOM
         if isinstance(expr, n.Compare):
             return self._compare(expr, words)
         if isinstance(expr, n.Member):
@@ -612,11 +617,17 @@ class Notation:
             assert effect.active is not None and effect.passive is not None
             return f"{self.expr(effect.active)} vs {self.expr(effect.passive)}"
         if effect.kind == "opposed":
-            assert effect.pool is not None and effect.against is not None
-            first = pool_text(effect.pool) + (self._bonus(effect.bonus))
-            second = pool_text(effect.against) + (self._bonus(effect.against_bonus))
+            first = self._side(effect.pool, effect.dice) + self._bonus(effect.bonus)
+            second = self._side(effect.against, effect.against_dice) + self._bonus(effect.against_bonus)
             return f"{first} vs {second}"
         return f"automatic {'success' if effect.success else 'failure'}"
+
+    def _side(self, pool: n.Pool | None, dice: n.Expr | None) -> str:
+        """One side of an opposed roll: a pool known when writing, or dice worked out when resolving."""
+        if pool is not None:
+            return pool_text(pool)
+        assert dice is not None
+        return self.expr(dice)
 
     def _bonus(self, bonus: n.Expr | None) -> str:
         if bonus is None:

@@ -93,13 +93,21 @@ def _dice_values(book: m.Book, reporter: Reporter) -> None:
     whose distribution a resolver could not work out: the resolver's own bounds (dsl/runtime/
     `Dice.totals`), tried on the value itself, and reported where it is written.  Only the
     expressions that write dice are evaluated; each constant part is tried once, at its top."""
+    rolled = {
+        id(x)
+        for part in book.parts.values()
+        for effect in part.effects
+        if isinstance(effect, m.RollEffect)
+        for x in (effect.dice, effect.against_dice)
+        if x is not None
+    }
     expressions = [x for part in book.parts.values() for effect in part.effects for x in _valued(effect)]
     expressions += [
         cell.value for table in book.tables.values() for row in table.rows for cell in row.cells if cell.value
     ]
     for expr in expressions:
         if any(isinstance(node, n.DiceLiteral) for node in walk(expr)):
-            _try_dice(expr, book, reporter)
+            _try_dice(expr, book, reporter, id(expr) in rolled)
 
 
 def _valued(effect: m.Effect) -> list[n.Expr]:
@@ -109,11 +117,13 @@ def _valued(effect: m.Effect) -> list[n.Expr]:
     if isinstance(effect, m.DeriveEffect):
         return [effect.value]
     if isinstance(effect, m.RollEffect):
-        return [x for x in (effect.dice, effect.target, *effect.adds) if x is not None]
+        return [x for x in (effect.dice, effect.against_dice, effect.target, *effect.adds) if x is not None]
     return []
 
 
-def _try_dice(expr: n.Expr, book: m.Book, reporter: Reporter) -> None:
+def _try_dice(expr: n.Expr, book: m.Book, reporter: Reporter, rolled: bool) -> None:
+    """`rolled`: the dice of a roll, where dice that explode without end are worked out up to
+    the total the roll needs; elsewhere such a value has no distribution (E304)."""
     stack = [expr]
     while stack:
         node = stack.pop()
@@ -122,6 +132,16 @@ def _try_dice(expr: n.Expr, book: m.Book, reporter: Reporter) -> None:
             stack.extend(child for child in _children(node) if any(isinstance(x, n.DiceLiteral) for x in walk(child)))
             continue
         if not isinstance(value, Dice):
+            continue
+        if not value.bounded:
+            if not rolled:
+                reporter.report(
+                    "E304",
+                    f"the dice value `{value}` has no highest total: its dice explode without end",
+                    node.span,
+                    "say how many times they may explode, e.g. `exploding d6 at most 5 times`, or roll them"
+                    " against a target",
+                )
             continue
         try:
             value.totals(limit=MAX_COMBINATIONS)

@@ -57,7 +57,7 @@ def _expressions(book: m.Book) -> Iterator[tuple[n.Expr, DNF]]:
                 yield effect.value, context
             elif isinstance(effect, m.RollEffect):
                 values = (effect.target, effect.dice, effect.needed, effect.active, effect.passive, effect.bonus)
-                for value in (*values, effect.against_bonus, *effect.adds):
+                for value in (*values, effect.against_bonus, effect.against_dice, *effect.adds):
                     if value is not None:
                         yield value, context
                 for outcome in effect.outcomes:

@@ -69,6 +69,7 @@ class Tier:
     span: Span
     natural: tuple[int, int] | None = None  # the dice alone show low..high
     always: Literal["success", "failure"] | None = None  # decides the roll whatever the target
+    die: str | None = None  # `natural 1 on wild`: the first face of the die named `wild`
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +183,7 @@ class RollEffect(Effect):
     ties: str | None
     notes: tuple[tuple[str, str | None], ...]  # (text, quoted source for an erratum)
     separate: bool = False  # `separate`: never merged with the same roll of another rule
+    against_dice: n.Expr | None = None  # an opposed roll's second side, as dice worked out when resolving
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,6 +122,7 @@ def effect_exprs(effect: m.Effect) -> Iterator[n.Expr]:
                 effect.passive,
                 effect.bonus,
                 effect.against_bonus,
+                effect.against_dice,
             )
             if x is not None
         )

@@ -26,7 +26,7 @@ from .dice import (
 )
 from .inputs import InputSpec
 from .results import Modifier, Roll, RulebookInfo, RuleInfo, TraceEntry
-from .specs import Amount, Grade, RuleCode, StatOrder, TableSpec, TraceSpec
+from .specs import Amount, Grade, RuleCode, StatOrder, TableSpec, TierSpec, TraceSpec
 
 if TYPE_CHECKING:
     from .resolve import Schedule
@@ -93,8 +93,12 @@ class Book:
     differences: dict[tuple[tuple[int, int, str | None], tuple[int, int, str | None]], Distribution] = field(
         init=False, default_factory=dict
     )
-    values: dict[Dice, Distribution] = field(init=False, default_factory=dict)
+    values: dict[Dice | tuple[Dice, int | None], Distribution] = field(init=False, default_factory=dict)
     """The distributions rolled so far, each computed once (`pool`, `pool_difference`, `dice`)."""
+    naturals_found: dict[tuple[Any, ...], dict[tuple[tuple[int, ...], int], Fraction]] = field(
+        init=False, default_factory=dict
+    )
+    """The naturals and totals of the dice values that natural tiers read (`naturals`)."""
     chains: dict[Any, Any] = field(init=False, default_factory=dict)
     """The rows of each roll a chain makes (`chain_draws`), worked out once."""
     schedules: dict[tuple[str, ...], Schedule] = field(init=False, default_factory=dict)
@@ -128,18 +132,42 @@ class Book:
             found = self.pools[key] = distribution(*key, horizon=max(horizon or 0, listed_reach(*key)))
         return found
 
-    def dice(self, value: Dice) -> Distribution:
-        """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value."""
-        found = self.values.get(value)
+    def dice(self, value: Dice, horizon: int | None = None) -> Distribution:
+        """The distribution of a dice value (`skill d10`, a dice stat), worked out once per value;
+        of dice that explode without end, up to `horizon` (every higher total gathered above it)."""
+        key = value if value.bounded else (value, horizon)
+        found = self.values.get(key)
         if found is None:
+            if horizon is not None and horizon > MAX_HORIZON:
+                raise RuleInputError(f"the chance of a total above {MAX_HORIZON:,} on exploding dice is not worked out")
             try:
-                chances = value.totals(limit=MAX_COMBINATIONS)
+                chances = value.totals(limit=MAX_COMBINATIONS, horizon=horizon)
             except ValueError as error:
                 raise RuleInputError(str(error)) from None
             denominator = math.lcm(*(p.denominator for p in chances.values()))
             low, high = min(chances), max(chances)
             ways = [int(chances.get(t, 0) * denominator) for t in range(low, high + 1)]
-            found = self.values[value] = from_ways(low, denominator, ways)
+            found = from_ways(low, denominator, ways)
+            if not value.bounded and horizon is not None:
+                found = Distribution(found.low, found.denominator, found.at_most[: horizon - low + 1], limit=horizon)
+            self.values[key] = found
+        return found
+
+    def naturals(
+        self, value: Dice, tiers: tuple[TierSpec, ...], horizon: int | None
+    ) -> dict[tuple[tuple[int, ...], int], Fraction]:
+        """The chance of each (naturals its natural tiers read, total of the dice), worked out once."""
+        names = tuple(dict.fromkeys(tier.die for tier in tiers if tier.natural is not None))
+        key = (value, names, horizon)
+        found = self.naturals_found.get(key)
+        if found is None:
+            try:
+                found = value.naturals(names, None if value.bounded else horizon, MAX_COMBINATIONS)
+            except ValueError as error:
+                raise RuleInputError(str(error)) from None
+            if len(self.naturals_found) >= MAX_CACHED:
+                self.naturals_found.clear()
+            self.naturals_found[key] = found
         return found
 
     def pool_difference(self, first: tuple[int, int, str | None], second: tuple[int, int, str | None]) -> Distribution:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from itertools import accumulate
+from itertools import accumulate, product
 from operator import add, sub
 from typing import Any, Final, Literal
 
@@ -31,6 +31,7 @@ from .base import (
     shown,
     whole,
 )
+from .pools import UNBOUNDED, Group, Pooled, convolve_weights
 
 DIE_LADDER: Final = (2, 3, 4, 6, 8, 10, 12, 20)
 """Die sizes from smallest to largest, for stepping a die up or down."""
@@ -48,7 +49,7 @@ class Dice:
 
     terms: tuple[tuple[int, int], ...] = ()
     bonus: int = 0
-    parts: tuple[Scaled | Clamped, ...] = ()
+    parts: tuple[Part, ...] = ()
 
     def __post_init__(self) -> None:
         """Refuse, when they are made, dice no one can roll (`3d-6`, `0d6`, `1.5d6`): RuleInputError,
@@ -67,8 +68,10 @@ class Dice:
             raise RuleInputError(
                 f"a dice bonus is a whole number of at most {MAX_DIGITS} digits, not {shown(self.bonus)}"
             )
-        if not isinstance(self.parts, tuple) or not all(isinstance(part, (Scaled, Clamped)) for part in self.parts):
-            raise RuleInputError(f"the parts of dice are a tuple of Scaled or Clamped, not {shown(self.parts)}")
+        if not isinstance(self.parts, tuple) or not all(
+            isinstance(part, (Scaled, Clamped, Pooled, Extreme)) for part in self.parts
+        ):
+            raise RuleInputError(f"the parts of dice are a tuple of Scaled, Clamped, Pooled or Extreme, not {shown(self.parts)}")
 
     @classmethod
     def pool(cls, count: int, sides: int) -> Dice:
@@ -107,22 +110,26 @@ class Dice:
             count, sides = self.terms[0]
             return Dice(((max(count + delta, 1), sides), *self.terms[1:]), self.bonus, self.parts)
         if self.parts:
-            first = self.parts[0]
-            return Dice(self.terms, self.bonus, (first.rebuilt(first.dice.with_dice(delta)), *self.parts[1:]))
+            return Dice(self.terms, self.bonus, (part_rebuilt(self.parts[0], lambda d: d.with_dice(delta), delta, 0), *self.parts[1:]))
         return self
 
     def first_count(self) -> int:
         """How many dice of the first kind the expression has (0 for a number)."""
         if self.terms:
             return self.terms[0][0]
-        return self.parts[0].dice.first_count() if self.parts else 0
+        if not self.parts:
+            return 0
+        first = self.parts[0]
+        if isinstance(first, Pooled):
+            return first.groups[0].count
+        return (first.first if isinstance(first, Extreme) else first.dice).first_count()
 
     def stepped(self, steps: int) -> Dice:
         """Move every die up or down the ladder d2 < d3 < d4 < d6 < d8 < d10 < d12 < d20."""
         return Dice(
             tuple((count, step_die(sides, steps)) for count, sides in self.terms),
             self.bonus,
-            tuple(p.rebuilt(p.dice.stepped(steps)) for p in self.parts),
+            tuple(part_rebuilt(p, lambda d: d.stepped(steps), 0, steps) for p in self.parts),
         )
 
     def scaled(self, factor: Fraction | int, rounding: str | None) -> Dice:
@@ -145,15 +152,24 @@ class Dice:
             return Dice((), max(self.bonus, bound) if op == "max" else min(self.bonus, bound))
         return Dice((), 0, (Clamped(self, op, bound),))
 
-    def totals(self, limit: int = 1_000_000) -> dict[int, Fraction]:
+    def totals(self, limit: int = 1_000_000, horizon: int | None = None) -> dict[int, Fraction]:
         """The exact chance of every total.  ValueError, before any work, past the bounds: a pool
         of more than 100 dice or 1000 sides, dice times totals past 2,000,000, or more than `limit`
         pairs of totals combined with a scaled part (`3d6 * 10`).
 
         The dice are added one by one with running sums (`_add_dice`): 50d100 + 50d100 costs what
         100d100 costs, never the product of the two pools' totals; counts are whole numbers over
-        one denominator until the end."""
+        one denominator until the end.  Dice that explode without end are worked out up to
+        `horizon` (ValueError without one): every higher total is gathered at `horizon + 1`."""
         self.check_size()
+        weights, denominator = self.weights(horizon, {}, limit)
+        if horizon is not None and not self.bounded:
+            weights = _gathered(weights, horizon)
+        return {total: Fraction(weights[total], denominator) for total in sorted(weights) if weights[total]}
+
+    def weights(self, horizon: int | None, condition: Mapping[str, int], limit: int) -> tuple[dict[int, int], int]:
+        """The whole weight of each total over one denominator (see `totals`); `condition` keeps
+        only the rolls in which each named die shows the face given for it first."""
         ways = [1]
         low, denominator = self.bonus, 1
         for count, sides in self.terms:
@@ -161,22 +177,102 @@ class Dice:
             low += count
             denominator *= sides**count
         result = {low + index: way for index, way in enumerate(ways) if way}
+        lowest = self.lowest
         for part in self.parts:
-            chances = part.dice.totals(limit)
-            scale = math.lcm(*(p.denominator for p in chances.values()))
-            piece: dict[int, int] = {}
-            for total, chance in chances.items():
-                key = part.value(total)
-                piece[key] = piece.get(key, 0) + chance.numerator * (scale // chance.denominator)
+            reach = None if horizon is None else horizon - (lowest - part_low(part))
+            piece, scale = part_weights(part, reach, condition, limit)
             if len(result) * len(piece) > limit:
                 raise ValueError(f"{self} has too many totals to work out exactly")
-            combined: dict[int, int] = {}
-            for a, wa in result.items():
-                for b, wb in piece.items():
-                    combined[a + b] = combined.get(a + b, 0) + wa * wb
-            result = combined
+            result = convolve_weights(result, piece)
             denominator *= scale
-        return {total: Fraction(result[total], denominator) for total in sorted(result)}
+        return result, denominator
+
+    def naturals(
+        self, names: tuple[str | None, ...], horizon: int | None = None, limit: int = 1_000_000
+    ) -> dict[tuple[tuple[int, ...], int], Fraction]:
+        """The chance of each (naturals, total): for each of `names`, the face that named die shows
+        first, before it explodes or is re-rolled; for None, what the dice alone show (the
+        expression's faces before explosions and re-rolls, without the numbers added to them).
+        Totals past `horizon` are gathered at `horizon + 1`, as in `totals`."""
+        self.check_size()
+        named = tuple(dict.fromkeys(name for name in names if name is not None))
+        groups = {group.name: group for group in self.groups() if group.name is not None}
+        missing = [name for name in named if name not in groups]
+        if missing:
+            raise ValueError(f"{self} has no die named {missing[0]}")
+        found: dict[tuple[tuple[int, ...], int], int] = {}
+        denominator = 1
+        for faces in product(*(groups[name].faces for name in named)):
+            condition = dict(zip(named, faces, strict=True))
+            if None in names:
+                joint, denominator = self.joint_weights(horizon, condition, limit)
+            else:
+                weights, denominator = self.weights(horizon, condition, limit)
+                joint = {(0, total): weight for total, weight in weights.items()}
+            for (natural, total), weight in joint.items():
+                if horizon is not None and not self.bounded and total > horizon:
+                    total = horizon + 1
+                key = (tuple(natural if name is None else condition[name] for name in names), total)
+                found[key] = found.get(key, 0) + weight
+        return {key: Fraction(weight, denominator) for key, weight in sorted(found.items()) if weight}
+
+    def joint_weights(
+        self, horizon: int | None, condition: Mapping[str, int], limit: int
+    ) -> tuple[dict[tuple[int, int], int], int]:
+        """The weight of each (dice alone, total) pair: the dice alone leave out the bonus and
+        show the faces before explosions and re-rolls."""
+        ways = [1]
+        low, denominator = 0, 1
+        for count, sides in self.terms:
+            ways = _add_dice(ways, count, sides)
+            low += count
+            denominator *= sides**count
+        result = {(low + index, low + index + self.bonus): way for index, way in enumerate(ways) if way}
+        lowest = self.lowest
+        for part in self.parts:
+            reach = None if horizon is None else horizon - (lowest - part_low(part))
+            if isinstance(part, Pooled) and not condition:
+                piece, scale = part.joint(reach)
+            elif part_plain(part):
+                weights, scale = part_weights(part, reach, condition, limit)
+                piece = {(value, value): weight for value, weight in weights.items()}
+            else:
+                raise ValueError(
+                    f"the natural result of `{part.text()}` is not defined: its dice change after they are rolled;"
+                    " name the die and read `natural N on NAME`"
+                )
+            if len(result) * len(piece) > limit:
+                raise ValueError(f"{self} has too many totals to work out exactly")
+            following: dict[tuple[int, int], int] = {}
+            for (n1, t1), w1 in result.items():
+                for (n2, t2), w2 in piece.items():
+                    key = (n1 + n2, t1 + t2)
+                    following[key] = following.get(key, 0) + w1 * w2
+            result = following
+            denominator *= scale
+        return result, denominator
+
+    def groups(self) -> tuple[Group, ...]:
+        """The groups of dice of every pool in the expression (plain terms are not among them)."""
+        found: list[Group] = []
+        for part in self.parts:
+            if isinstance(part, Pooled):
+                found += part.groups
+            elif isinstance(part, Extreme):
+                found += part.first.groups() + part.second.groups()
+            else:
+                found += part.dice.groups()
+        return tuple(found)
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the expression has a highest total (no die in it explodes without end)."""
+        return all(group.bounded for group in self.groups())
+
+    @property
+    def lowest(self) -> int:
+        """The lowest total the expression can show."""
+        return self.bonus + sum(count for count, _ in self.terms) + sum(part_low(p) for p in self.parts)
 
     def check_size(self) -> None:
         """ValueError when the distribution is past the bounds `totals` works within."""
@@ -194,7 +290,18 @@ class Dice:
                 f" (dice times totals at most {MAX_DICE_WORK:,})"
             )
         for part in self.parts:
-            part.dice.check_size()
+            if isinstance(part, Pooled):
+                for group in part.groups:
+                    if group.count > MAX_POOL_DICE or group.sides > MAX_POOL_SIDES:
+                        raise ValueError(
+                            f"{self} has too many totals to work out exactly: at most {MAX_POOL_DICE} dice of at"
+                            f" most {MAX_POOL_SIDES} sides in a pool"
+                        )
+            elif isinstance(part, Extreme):
+                part.first.check_size()
+                part.second.check_size()
+            else:
+                part.dice.check_size()
 
     def chances(self) -> Chances:
         """The exact distribution of the total, to ask questions of: `.mean`, `.at_least(6)`."""
@@ -267,6 +374,141 @@ class Clamped:
 
     def rebuilt(self, dice: Dice) -> Clamped:
         return Clamped(dice, self.op, self.bound)
+
+
+@dataclass(frozen=True, slots=True)
+class Extreme:
+    """The better (`max`) or worse (`min`) of two dice values rolled apart: a trait die beside a
+    wild die, taking the better, `max(exploding d8, exploding d6)`."""
+
+    op: Literal["max", "min"]
+    first: Dice
+    second: Dice
+
+    def text(self) -> str:
+        return f"{self.op}({self.first}, {self.second})"
+
+
+Part = Scaled | Clamped | Pooled | Extreme
+"""A part of a dice expression that is not a plain pool or a number."""
+
+
+def part_rebuilt(part: Part, change: Callable[[Dice], Dice], delta: int, steps: int) -> Part:
+    """A part with its dice changed: `change` applied to the dice inside it; of a pool, `delta`
+    dice more or fewer in its first group (never fewer than one) and every die `steps` along
+    the ladder."""
+    if isinstance(part, Extreme):
+        second = part.second if delta else change(part.second)
+        return Extreme(part.op, change(part.first), second)
+    if isinstance(part, Pooled):
+        groups = list(part.groups)
+        if delta:
+            first = groups[0]
+            groups[0] = replace(first, count=max(first.count + delta, 1))
+        if steps:
+            groups = [g if g.fate else replace(g, sides=step_die(g.sides, steps), reroll=None) for g in groups]
+        size = sum(g.count for g in groups)
+        return replace(part, groups=tuple(groups), kept=min(part.kept, size))
+    return part.rebuilt(change(part.dice))
+
+
+def part_low(part: Part) -> int:
+    """The lowest value a part can show."""
+    if isinstance(part, Pooled):
+        return part.low
+    if isinstance(part, Extreme):
+        first, second = part.first.lowest, part.second.lowest
+        return max(first, second) if part.op == "max" else min(first, second)
+    if isinstance(part, Scaled) and part.factor < 0:
+        high = dice_high(part.dice)
+        if high is None:
+            raise ValueError(f"{part.text()}: dice without a highest total cannot be subtracted")
+        return part.value(high)
+    return part.value(part.dice.lowest)
+
+
+def dice_high(dice: Dice) -> int | None:
+    """The highest total of a dice expression (None when a die in it explodes without end)."""
+    if not dice.bounded:
+        return None
+    total = dice.bonus + sum(count * sides for count, sides in dice.terms)
+    for part in dice.parts:
+        if isinstance(part, Pooled):
+            high = part.high
+        elif isinstance(part, Extreme):
+            first, second = dice_high(part.first), dice_high(part.second)
+            assert first is not None and second is not None
+            high = max(first, second) if part.op == "max" else min(first, second)
+        elif isinstance(part, Scaled) and part.factor < 0:
+            high = part.value(part.dice.lowest)
+        else:
+            inner = dice_high(part.dice)
+            assert inner is not None
+            high = part.value(inner)
+        assert high is not None
+        total += high
+    return total
+
+
+def part_plain(part: Part) -> bool:
+    """A part whose dice show what they first rolled (nothing explodes or is re-rolled)."""
+    if isinstance(part, Pooled):
+        return part.plain
+    if isinstance(part, Extreme):
+        return all(g.plain for g in (*part.first.groups(), *part.second.groups()))
+    return all(g.plain for g in part.dice.groups())
+
+
+def part_weights(
+    part: Part, horizon: int | None, condition: Mapping[str, int], limit: int
+) -> tuple[dict[int, int], int]:
+    """The whole weight of each value of a part, over its denominator; values past `horizon`
+    (for dice that explode without end) may stand for higher ones."""
+    if isinstance(part, Pooled):
+        return part.weights(horizon, condition)
+    if isinstance(part, Extreme):
+        first, a = part.first.weights(horizon, condition, limit)
+        second, b = part.second.weights(horizon, condition, limit)
+        return _extreme(first, second, part.op), a * b
+    inner_horizon = horizon
+    if isinstance(part, Scaled):
+        if part.factor < 0:
+            if not part.dice.bounded:
+                raise ValueError(f"{part.text()}: dice without a highest total cannot be subtracted")
+            inner_horizon = None
+        elif horizon is not None:
+            inner_horizon = math.ceil((horizon + 1) / part.factor)
+    weights, denominator = part.dice.weights(inner_horizon, condition, limit)
+    piece: dict[int, int] = {}
+    for total, weight in weights.items():
+        key = part.value(total)
+        piece[key] = piece.get(key, 0) + weight
+    return piece, denominator
+
+
+def _extreme(first: dict[int, int], second: dict[int, int], op: str) -> dict[int, int]:
+    """The higher (or lower) of two values rolled apart, from the running sums of each."""
+    values = sorted(set(first) | set(second), reverse=op == "min")
+    found: dict[int, int] = {}
+    below_first = below_second = 0  # weight of values before this one (lower for max)
+    for value in values:
+        a, b = first.get(value, 0), second.get(value, 0)
+        # the extreme is this value: one shows it and the other shows it or something before
+        weight = a * below_second + b * below_first + a * b
+        if weight:
+            found[value] = weight
+        below_first += a
+        below_second += b
+    return found
+
+
+def _gathered(weights: dict[int, int], horizon: int) -> dict[int, int]:
+    """Every total past `horizon` gathered at `horizon + 1` (they meet the same tests)."""
+    found: dict[int, int] = {}
+    for total, weight in weights.items():
+        key = min(total, horizon + 1)
+        found[key] = found.get(key, 0) + weight
+    return found
 
 
 class _DiceReader:
@@ -729,9 +971,62 @@ def at_least_chances(totals: Mapping[Any, Fraction]) -> dict[Any, Fraction]:
 def clamp_dice(op: Literal["max", "min"], first: Dice | Fraction | int, second: Dice | Fraction | int) -> Dice:
     """`max(damage - armour, 0)`, `min(targets, 5)`: a dice value kept at or above (or at or below)
     a whole number, still an exact distribution."""
+    if isinstance(first, Dice) and isinstance(second, Dice):
+        return Dice((), 0, (Extreme(op, first, second),))
     dice, bound = (first, second) if isinstance(first, Dice) else (second, first)
     if not isinstance(dice, Dice) or isinstance(bound, Dice):
         raise RuleInputError(f"{op}() keeps one dice value within one number")
     if Fraction(bound).denominator != 1:
         raise RuleInputError(f"{op}() keeps dice within a whole number, not {show(Fraction(bound))}")
     return dice.clamped(op, int(bound))
+
+
+def pool_dice(count: int, sides: int, keep: str | None) -> Dice:
+    """A pool written as a rulebook writes it (`3d6`, `highest 3 of 5d10`, `4dF`, `exploding d6`)
+    as the dice value it is."""
+    if keep is None:
+        return Dice.pool(count, sides)
+    if keep == "fate":
+        return Dice((), 0, (Pooled((Group(count, 3, fate=True),)),))
+    if keep == "exploding":
+        return Dice((), 0, (Pooled((Group(count, sides, explode=UNBOUNDED),)),))
+    side, _, kept = keep.partition(" ")
+    return Dice((), 0, (Pooled((Group(count, sides),), "highest" if side == "highest" else "lowest", int(kept or 1)),))
+
+
+def exploding_dice(dice: Dice, times: int | Fraction | None = None) -> Dice:
+    """`exploding 3d6`, `exploding (skill) d10 at most 4 times`: every die of `dice` rolled again
+    and added on its highest face, `times` times at most (None: without end)."""
+    if dice.bonus or dice.parts:
+        raise RuleInputError(f"only dice explode, not {dice}")
+    if times is not None and (Fraction(times).denominator != 1 or times < 1):
+        raise RuleInputError(f"dice explode a whole number of times, at least once, not {show(Fraction(times))}")
+    explode = UNBOUNDED if times is None else int(times)
+    return Dice((), 0, tuple(Pooled((Group(count, sides, explode=explode),)) for count, sides in dice.terms))
+
+
+def kept_dice(dice: Dice, side: Literal["highest", "lowest"], kept: int | Fraction | None = None) -> Dice:
+    """`highest 3 of (ring + skill) d10`, `highest 2 of (2d6 + exploding d6 as wild)`: the sum of
+    the `kept` highest (or lowest) dice of a pool (fewer when the pool has fewer)."""
+    groups = [Group(count, sides) for count, sides in dice.terms]
+    for part in dice.parts:
+        if not isinstance(part, Pooled) or part.reading != "sum":
+            raise RuleInputError(f"the {side} dice are kept from dice added together, not from {dice}")
+        groups += part.groups
+    if dice.bonus or not groups:
+        raise RuleInputError(f"the {side} dice are kept from dice added together, not from {dice}")
+    if kept is not None and (Fraction(kept).denominator != 1 or kept < 1):
+        raise RuleInputError(f"at least one whole die is kept, not {show(Fraction(kept))}")
+    size = sum(group.count for group in groups)
+    return Dice((), 0, (Pooled(tuple(groups), side, min(int(kept or 1), size)),))
+
+
+def named_die(dice: Dice, name: str) -> Dice:
+    """`exploding d6 as wild`: one die with a name, whose first face `natural N on wild` reads."""
+    if len(dice.terms) == 1 and dice.terms[0][0] == 1 and not dice.bonus and not dice.parts:
+        return Dice((), 0, (Pooled((Group(1, dice.terms[0][1], name=name),)),))
+    if not dice.terms and not dice.bonus and len(dice.parts) == 1:
+        part = dice.parts[0]
+        if isinstance(part, Pooled) and part.reading == "sum" and part.groups[0].count == 1:
+            return Dice((), 0, (Pooled((replace(part.groups[0], name=name),)),))
+    raise RuleInputError(f"a name belongs to one die, not to {dice}")

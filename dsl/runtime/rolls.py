@@ -13,13 +13,15 @@ roll's, the others' stay with it (`merged`).  A roll marked `separate` is never 
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from itertools import accumulate
 from typing import Any
 
-from .base import whole
+from .base import RuleInputError, whole
 from .book import MAX_CACHED, Book, Scope
-from .dice import Dice, Distribution, Value, pool_text
+from .dice import Dice, Distribution, Value, pool_dice, pool_text
 from .results import Consequence, Roll, TraceEntry
 from .settle import apply_one
 from .specs import Amount, ChangeSpec, Clause, RollSpec, RollStep, TierSpec, TraceSpec
@@ -115,8 +117,10 @@ def rolled(
     if automatic is not None:
         dice = dice or "none"
     elif spec.kind == "opposed":
-        assert spec.pool is not None and spec.against is not None
-        dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
+        if spec.pool is not None and spec.against is not None:
+            dice = f"{pool_text(spec.pool)} vs {pool_text(spec.against)}"
+        else:
+            dice = f"{found[2]} vs {found[3]}"
         op = "vs"
     pair = found if spec.kind == "opposed" and automatic is None else None
     chances = _chances_of(book, spec, automatic, pool, value, goal, bonus, op, needed, pair, cached)
@@ -223,12 +227,14 @@ def _roll_chances(
     if automatic is not None:
         probability = Fraction(1 if automatic == "success" else 0)
     elif spec.kind == "opposed":
-        assert spec.pool is not None and spec.against is not None
-        first, second = pair
-        diff = book.pool_difference(spec.pool, spec.against)
+        first, second = pair[0], pair[1]
         edge = Fraction(second) - Fraction(first)
-        win = 1 - diff.at_most_p(edge)
-        tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
+        if spec.pool is not None and spec.against is not None:
+            diff = book.pool_difference(spec.pool, spec.against)
+            win = 1 - diff.at_most_p(edge)
+            tie = diff.between_p(edge, edge) if edge.denominator == 1 else Fraction(0)
+        else:
+            win, tie = beats(pair[2], pair[3], edge)
         outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
         probability = win + (tie if spec.ties == "win" else 0)
     elif spec.kind == "count":
@@ -242,16 +248,20 @@ def _roll_chances(
         probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
         outcomes = {"success": probability, "failure": 1 - probability}
     else:
-        horizon = _horizon(goal, bonus, spec.tiers) if pool is not None and pool[2] == "exploding" else None
-        dist = book.dice(value) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
+        exploding = (pool is not None and pool[2] == "exploding") or (value is not None and not value.bounded)
+        horizon = _horizon(goal, bonus, spec.tiers) if exploding else None
+        dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
+        rows = None
+        if any(tier.natural is not None for tier in spec.tiers) and (value is not None or exploding):
+            rows = book.naturals(value if value is not None else pool_dice(*pool), spec.tiers, horizon)  # type: ignore[misc]
         if spec.kind == "total":
             totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
             probability = None
-            outcomes = tier_chances(dist, spec.tiers, Fraction(0), bonus, None) if spec.tiers else {}
+            outcomes = tier_chances(dist, spec.tiers, Fraction(0), bonus, None, rows) if spec.tiers else {}
         else:
             assert goal is not None and op is not None
             if spec.tiers:
-                outcomes = tier_chances(dist, spec.tiers, goal, bonus, op)
+                outcomes = tier_chances(dist, spec.tiers, goal, bonus, op, rows)
                 chance = outcomes.pop(" success")
                 named = {tier.name for tier in spec.tiers}
                 # a tier called success or failure reports its own chance (a plain success:
@@ -267,22 +277,36 @@ def _roll_chances(
 
 
 def tier_chances(
-    dist: Distribution, tiers: tuple[TierSpec, ...], goal: int | Fraction, bonus: int | Fraction, op: str | None
+    dist: Distribution,
+    tiers: tuple[TierSpec, ...],
+    goal: int | Fraction,
+    bonus: int | Fraction,
+    op: str | None,
+    rows: Mapping[tuple[tuple[int, ...], int], Fraction] | None = None,
 ) -> dict[str, Fraction]:
     """Outcome tiers, first match wins, total by total: `roll` tests the total (dice and what is
-    added to them), `natural` the dice alone.  With a comparison, the key " success" holds the
-    chance of success, where a tier that `always` succeeds or fails decides whatever the target."""
+    added to them), `natural` the dice alone (or the first face of a named die).  `rows`: the
+    chance of each (naturals, total of the dice), when the naturals are not the totals
+    themselves (`Dice.naturals`: exploding or named dice, numbers inside a dice value).  With a
+    comparison, the key " success" holds the chance of success, where a tier that `always`
+    succeeds or fails decides whatever the target."""
     bounds = {tier.name: Fraction(tier.bound(goal)) for tier in tiers if tier.bound is not None}
+    names = tuple(dict.fromkeys(tier.die for tier in tiers if tier.natural is not None))
     found = {tier.name: Fraction(0) for tier in tiers}
     success = Fraction(0)
-    chances = list(dist.chances().items())
-    if dist.limit is not None:  # exploding: every total above the limit falls in the same tiers
-        chances.append((dist.limit + 1, 1 - dist.at_most_p(dist.limit)))
-    for natural, chance in chances:
-        total = natural + bonus
+    if rows is None:
+        chances = [((total,) * len(names), total, chance) for total, chance in dist.chances().items()]
+        if dist.limit is not None:  # exploding: every total above the limit falls in the same tiers
+            above = dist.limit + 1
+            chances.append(((above,) * len(names), above, 1 - dist.at_most_p(dist.limit)))
+    else:
+        chances = [(naturals, total, chance) for (naturals, total), chance in rows.items()]
+    for naturals, dice_total, chance in chances:
+        total = dice_total + bonus
         chosen = None
         for tier in tiers:
             if tier.natural is not None:
+                natural = naturals[names.index(tier.die)]
                 holds = tier.natural[0] <= natural <= tier.natural[1]
             elif tier.op == "<=":
                 holds = total <= bounds[tier.name]
@@ -308,7 +332,7 @@ def _horizon(goal: int | Fraction | None, bonus: int | Fraction, tiers: tuple[Ti
     highest total): past the target and every tier's bound."""
     edges = [Fraction(goal) - bonus] if goal is not None else []
     edges += [Fraction(tier.bound(goal if goal is not None else 0)) - bonus for tier in tiers if tier.bound is not None]
-    edges += [Fraction(tier.natural[1]) for tier in tiers if tier.natural is not None]
+    edges += [Fraction(tier.natural[1]) for tier in tiers if tier.natural is not None and tier.die is None]
     return max((math.ceil(edge) for edge in edges), default=0) + 1
 
 
@@ -324,6 +348,32 @@ def _meets(total: int | Fraction, op: str, goal: int | Fraction) -> bool:
     if op == "==":
         return total == goal
     return total != goal
+
+
+def beats(first: Dice, second: Dice, edge: Fraction) -> tuple[Fraction, Fraction]:
+    """P(first - second > edge) and P(first - second == edge), the two rolled apart, for dice
+    of any form (a side that explodes without end is worked out as far as the other side
+    reaches): each total of one side against the running sums of the other."""
+    try:
+        if second.bounded:
+            theirs = second.totals()
+            mine = first.totals(horizon=max(theirs) + math.ceil(edge) + 1)
+        else:
+            mine = first.totals()
+            theirs = second.totals(horizon=max(mine) - math.floor(edge) + 1)
+    except ValueError as error:
+        raise RuleInputError(str(error)) from None
+    values = sorted(mine)
+    above = list(accumulate(mine[v] for v in reversed(values)))[::-1]  # P(first >= values[i])
+    win = tie = Fraction(0)
+    for value, chance in theirs.items():
+        needed = value + edge  # first must be above it
+        index = bisect_right(values, needed)
+        if index < len(values):
+            win += chance * above[index]
+        if needed.denominator == 1:
+            tie += chance * mine.get(int(needed), Fraction(0))
+    return win, tie
 
 
 def successes_of(count: int, sides: int, op: str, goal: int | Fraction) -> dict[int, Fraction]:

@@ -69,6 +69,7 @@ class TierSpec:
     bound: Callable[[int | Fraction], Fraction | int] | None
     natural: tuple[int, int] | None = None  # the dice alone show low..high
     always: str | None = None  # "success" | "failure": decides the roll whatever the target
+    die: str | None = None  # `natural 1 on wild`: the first face of the die named `wild`
 
 
 @dataclass(frozen=True, slots=True)

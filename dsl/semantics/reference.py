@@ -29,7 +29,7 @@ from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
 from dsl.runtime.base import Special, Status, round_value, show
-from dsl.runtime.dice import Dice, Distribution, Value, distribution, pool_text
+from dsl.runtime.dice import Dice, Distribution, Value, distribution, pool_dice, pool_text
 from dsl.runtime.results import (
     Consequence,
     Modifier,
@@ -434,13 +434,19 @@ class Situation:
             probability = Fraction(1 if automatic == "success" else 0)
             dice = dice or "none"
         elif effect.kind == "opposed":
-            assert effect.pool is not None and effect.against is not None
             first = _fraction(self.eval(effect.bonus)) if effect.bonus is not None else Fraction(0)
             second = _fraction(self.eval(effect.against_bonus)) if effect.against_bonus is not None else Fraction(0)
-            win, tie = _opposed(_dist(_pool(effect.pool)), _dist(_pool(effect.against)), first, second)
+            if effect.pool is not None and effect.against is not None:
+                win, tie = _opposed(_dist(_pool(effect.pool)), _dist(_pool(effect.against)), first, second)
+                dice = f"{pool_text(_pool(effect.pool))} vs {pool_text(_pool(effect.against))}"
+            else:
+                assert effect.dice is not None and effect.against_dice is not None
+                one, other = self.eval(effect.dice), self.eval(effect.against_dice)
+                assert isinstance(one, Dice) and isinstance(other, Dice)
+                win, tie = _opposed_dice(one, other, first, second)
+                dice = f"{one} vs {other}"
             outcomes = {"win": win, "tie": tie, "lose": 1 - win - tie}
             probability = win + (tie if effect.ties == "win" else 0)
-            dice = f"{pool_text(_pool(effect.pool))} vs {pool_text(_pool(effect.against))}"
             op = "vs"
         elif effect.kind == "count":
             assert goal is not None and op is not None and needed is not None
@@ -453,15 +459,18 @@ class Situation:
             probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
             outcomes = {"success": probability, "failure": 1 - probability}
         else:
-            chances = _totals(pool, value, goal, bonus, self.book.tiers.get(effect.tiers or ""), self.book)
             system = self.book.tiers.get(effect.tiers) if effect.tiers else None
+            rows = _rows(pool, value, goal, bonus, system, self.book)
+            chances: dict[int, Fraction] = {}
+            for (_, total), chance in rows.items():
+                chances[total] = chances.get(total, Fraction(0)) + chance
             if effect.kind == "total":
                 totals = {natural + _whole(bonus): chance for natural, chance in chances.items()}
                 probability = Fraction(1)
-                outcomes = _tiers(self.book, system, chances, Fraction(0), bonus, None)[0] if system else {}
+                outcomes = _tiers(self.book, system, rows, Fraction(0), bonus, None)[0] if system else {}
             else:
                 assert goal is not None and op is not None
-                tiers, probability = _tiers(self.book, system, chances, goal, bonus, op)
+                tiers, probability = _tiers(self.book, system, rows, goal, bonus, op)
                 named = {t.name for t in system.tiers} if system else set()
                 outcomes = {
                     **tiers,
@@ -762,33 +771,76 @@ def _opposed(
     return win, tie
 
 
-def _totals(
+def _rows(
     pool: Pool | None,
     value: Dice | None,
     goal: Fraction | None,
     bonus: Fraction,
     system: m.TierSystem | None,
     book: m.Book,
-) -> dict[int, Fraction]:
-    """The chance of each total the dice alone show.  Exploding dice show totals without end: they
-    are listed up to a total past the target and every tier's bound, and every higher total is
-    gathered at the one above (they meet the same tests)."""
-    if value is not None:
-        return value.totals()
-    assert pool is not None
-    if pool[2] != "exploding":
-        dist = _dist(pool)
-        return {x: dist.between_p(x, x) for x in range(dist.low, dist.high + 1) if dist.between_p(x, x)}
+) -> dict[tuple[tuple[int, ...], int], Fraction]:
+    """The chance of each (naturals, total of the dice): the naturals are what the tiers of
+    `system` read (`_natural_names`: the dice alone, or the first face of a named die), the
+    total what the dice show with the numbers inside a dice value.  Exploding dice show totals
+    without end: they are listed up to a total past the target and every tier's bound, and every
+    higher total is gathered at the one above (they meet the same tests)."""
+    names = _natural_names(system)
+    if value is None:
+        assert pool is not None
+        if pool[2] != "exploding":
+            dist = _dist(pool)
+            return {((x,) * len(names), x): dist.between_p(x, x) for x in range(dist.low, dist.high + 1) if dist.between_p(x, x)}
+        if not names:
+            horizon = _horizon(goal, bonus, system, book)
+            chances = _exploding(pool[0], pool[1], horizon)
+            chances[horizon + 1] = 1 - sum(chances.values(), Fraction(0))
+            return {((), total): chance for total, chance in chances.items()}
+        value = pool_dice(*pool)
+    reach = None if value.bounded else _horizon(goal, bonus, system, book)
+    try:
+        if names:
+            return value.naturals(names, reach)
+        return {((), total): chance for total, chance in value.totals(horizon=reach).items()}
+    except ValueError as error:
+        raise NoValue(str(error)) from None
+
+
+def _natural_names(system: m.TierSystem | None) -> tuple[str | None, ...]:
+    """The naturals a tier system reads: None for the dice alone, a name for a named die."""
+    return tuple(dict.fromkeys(tier.die for tier in system.tiers if tier.natural is not None)) if system else ()
+
+
+def _horizon(goal: Fraction | None, bonus: Fraction, system: m.TierSystem | None, book: m.Book) -> int:
+    """The highest total of the dice a roll needs: past the target and every tier's bound."""
     edges = [goal - bonus] if goal is not None else []
     for tier in system.tiers if system else ():
         if tier.bound is not None:
             edges.append(_fraction(_special(tier.bound, book, {"target": number(goal or Fraction(0))})) - bonus)
-        if tier.natural is not None:
+        if tier.natural is not None and tier.die is None:
             edges.append(Fraction(tier.natural[1]))
-    horizon = max((math.ceil(edge) for edge in edges), default=0) + 1
-    chances = _exploding(pool[0], pool[1], horizon)
-    chances[horizon + 1] = 1 - sum(chances.values(), Fraction(0))
-    return chances
+    return max((math.ceil(edge) for edge in edges), default=0) + 1
+
+
+def _opposed_dice(first: Dice, second: Dice, bonus: Fraction, against: Fraction) -> tuple[Fraction, Fraction]:
+    """P(first + bonus > second + against) and P(equal), for dice values of any form: the two
+    sides' totals (an exploding side up to what the other side can reach), pair by pair."""
+    try:
+        if second.bounded:
+            other = second.totals()
+            one = first.totals(horizon=max(other) + math.ceil(against - bonus) + 1)
+        else:
+            one = first.totals()
+            other = second.totals(horizon=max(one) + math.ceil(bonus - against) + 1)
+    except ValueError as error:
+        raise NoValue(str(error)) from None
+    win = tie = Fraction(0)
+    for a, pa in one.items():
+        for b, pb in other.items():
+            if a + bonus > b + against:
+                win += pa * pb
+            elif a + bonus == b + against:
+                tie += pa * pb
+    return win, tie
 
 
 def _exploding(count: int, sides: int, horizon: int) -> dict[int, Fraction]:
@@ -820,7 +872,7 @@ def _binomial(count: int, sides: int, op: str, goal: Fraction) -> dict[int, Frac
 def _tiers(
     book: m.Book,
     system: m.TierSystem | None,
-    chances: Mapping[int, Fraction],
+    chances: Mapping[tuple[tuple[int, ...], int], Fraction],
     goal: Fraction,
     bonus: Fraction,
     op: str | None,
@@ -835,11 +887,13 @@ def _tiers(
         if tier.bound is not None
     }
     success = Fraction(0)
-    for natural, chance in chances.items():
-        total = natural + bonus
+    names = _natural_names(system)
+    for (naturals, dice_total), chance in chances.items():
+        total = dice_total + bonus
         chosen = None
         for tier in system.tiers if system else ():
             if tier.natural is not None:
+                natural = naturals[names.index(tier.die)]
                 meets = tier.natural[0] <= natural <= tier.natural[1]
             elif tier.op is not None:
                 meets = total <= bounds[tier.name] if tier.op == "<=" else total >= bounds[tier.name]

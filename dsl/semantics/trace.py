@@ -291,7 +291,7 @@ def _roll(tracer: Tracer, step: Step) -> None:
     elif effect.kind == "resist":
         reads = [x for x in (effect.active, effect.passive) if x is not None]
     elif effect.kind == "opposed":
-        reads = [x for x in (effect.bonus, effect.against_bonus) if x is not None]
+        reads = [x for x in (effect.bonus, effect.against_bonus, effect.dice, effect.against_dice) if x is not None]
     for expr in reads:
         tracer.eval(expr)
 

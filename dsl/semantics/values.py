@@ -21,8 +21,8 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.printer import expr_text
-from dsl.runtime.base import IMPASSABLE, NOT_APPLICABLE, Special, round_value
-from dsl.runtime.dice import Dice, Value
+from dsl.runtime.base import IMPASSABLE, NOT_APPLICABLE, RuleInputError, Special, round_value
+from dsl.runtime.dice import Dice, Value, clamp_dice, exploding_dice, kept_dice, named_die
 
 MAX_EXPONENT = 1000
 """The largest exponent worked out (`10 ^ 10 ^ 10` would never finish)."""
@@ -108,6 +108,10 @@ def evaluate(expr: n.Expr, book: m.Book, env: Env) -> Value:
             return _dice_count(expr, book, env)
         case n.SpecialLiteral():
             return _special(expr, book, env)
+        case n.PoolDice():
+            return _pool_dice(expr, book, env)
+        case n.NamedDie():
+            return _named_die(expr, book, env)
     raise TypeError(f"cannot evaluate {type(expr).__name__}")
 
 
@@ -176,6 +180,8 @@ def _name(expr: n.NameRef | n.BaseRef, book: m.Book, env: Env) -> Value:
 def _call(expr: n.Call, book: m.Book, env: Env) -> Value:
     name = expr.function.text
     values = [evaluate(a, book, env) for a in expr.args]
+    if name in ("min", "max") and all(isinstance(v, Dice) for v in values) and len(values) == 2:
+        return clamp_dice("max" if name == "max" else "min", values[0], values[1])  # type: ignore[arg-type]
     if name in ("min", "max") and any(isinstance(v, Dice) for v in values):
         dice, bound = (values[0], values[1]) if isinstance(values[0], Dice) else (values[1], values[0])
         if isinstance(dice, Dice) and is_number(bound) and Fraction(bound).denominator == 1:  # type: ignore[arg-type]
@@ -265,6 +271,30 @@ def _rounded(expr: n.Rounded, book: m.Book, env: Env) -> Value:
 def _dice_count(expr: n.DiceCount, book: m.Book, env: Env) -> Value:
     count = _numeric(evaluate(expr.count, book, env), expr)
     return Dice.pool(int(count), expr.sides)
+
+
+def _pool_dice(expr: n.PoolDice, book: m.Book, env: Env) -> Value:
+    """Dice that explode, or the highest or lowest few of a pool (dsl/runtime/pools.py)."""
+    dice = evaluate(expr.operand, book, env)
+    amount = None if expr.amount is None else _numeric(evaluate(expr.amount, book, env), expr)
+    if not isinstance(dice, Dice):
+        raise NoValue(f"`{expr_text(expr)}`: {expr.op} applies to dice")
+    try:
+        if expr.op == "exploding":
+            return exploding_dice(dice, amount)
+        return kept_dice(dice, expr.op, amount)
+    except RuleInputError as error:
+        raise NoValue(str(error)) from None
+
+
+def _named_die(expr: n.NamedDie, book: m.Book, env: Env) -> Value:
+    dice = evaluate(expr.operand, book, env)
+    if not isinstance(dice, Dice):
+        raise NoValue(f"`{expr_text(expr)}`: a name belongs to a die")
+    try:
+        return named_die(dice, expr.name.text)
+    except RuleInputError as error:
+        raise NoValue(str(error)) from None
 
 
 def _compare(expr: n.Compare, book: m.Book, env: Env) -> Value:

@@ -130,6 +130,14 @@ class Expressions:
                 if isinstance(count, n.Number) and count.value.denominator == 1:
                     return f"Dice.pool({int(count.value)}, {sides})", ATOM  # `1 d6`
                 return f"Dice.pool(int({self.expression(count, frame)}), {sides})", ATOM
+            case n.PoolDice(op=op, operand=operand, amount=amount):
+                dice = self.expression(operand, frame)
+                times = "None" if amount is None else self.expression(amount, frame)
+                if op == "exploding":
+                    return f"exploding_dice({dice}, {times})", ATOM
+                return f"kept_dice({dice}, {literal(op)}, {times})", ATOM
+            case n.NamedDie(operand=operand, name=name):
+                return f"named_die({self.expression(operand, frame)}, {literal(name.text)})", ATOM
             case n.Compare():
                 return self._compare(expr, expr.op, frame)
             case n.Member():

@@ -477,6 +477,8 @@ class ModuleWriter:
                 extra = ""
                 if tier.natural is not None or tier.always is not None:
                     extra = f", {tier.natural!r}, {literal(tier.always)}"
+                if tier.die is not None:
+                    extra += f", {literal(tier.die)}"
                 parts.append(f"TierSpec({literal(tier.name)}, {literal(tier.op)}, {bound}{extra})")
             tiers = tuple_code(parts)
         fields = [
@@ -518,6 +520,9 @@ class ModuleWriter:
             first = self._spec_code(effect.bonus) if effect.bonus is not None else "0"
             second = self._spec_code(effect.against_bonus) if effect.against_bonus is not None else "0"
             values = f"lambda s: ({first}, {second})"
+            if effect.dice is not None and effect.against_dice is not None:
+                sides = f"{self._spec_code(effect.dice)}, {self._spec_code(effect.against_dice)}"
+                values = f"lambda s: ({first}, {second}, {sides})"
         changes = []
         for index, change in enumerate(effect.changes, start=1):
             name = self.private.change(const, index)

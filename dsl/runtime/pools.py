@@ -1,0 +1,453 @@
+"""Pools of dice that keep their identity, and what is read from them.
+
+A `Group` is some dice of one kind: plain, Fate, exploding (once, up to N times, or without
+end), re-rolled once on some faces (a push), and possibly named (`the wild die`).  A `Pooled`
+reads one number from groups rolled together: their sum, the sum of the highest or lowest N,
+how many show a face in a range (successes, "two 6s", "any 1"), or the most that match
+("doubles").  `Extreme` is the better or worse of two dice values.  They are parts of a `Dice`
+(dsl/runtime/dice.py), so they add, scale and clamp like every other dice value: one algebra.
+
+How it is worked out, exactly: each die is a distribution of whole weights over one
+denominator; a sum convolves them; the other readings walk the faces in order, highest first
+(lowest first for `lowest`), placing how many dice of each group show each face (binomials),
+with a small state per reading: icepool's "multiset evaluator" idea (Ross, AIIDE 2022), whose
+work grows with faces x dice x states, never with the faces to the power of the dice.
+
+Dice that explode without end have no highest total.  They are worked out up to a `horizon`,
+the highest total whose chance a roll needs: each such die is followed through as many
+explosions as take it past what the horizon can ask of it, and what lies beyond is gathered at
+one value above the horizon.  That is exact for every total up to the horizon because each
+reading here is monotone in a die's value (a die past its cap is kept, counted or summed the
+same way as at the cap); readings that are not (matching faces, a count with an upper face,
+dice subtracted) refuse such dice, with the reason.
+
+`natural` is read here too: the face a named die shows first (`first`), before it explodes or is
+re-rolled, and the dice alone of a pool (`joint`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import accumulate, product
+from operator import sub
+from typing import Final, Literal
+
+UNBOUNDED: Final = -1
+"""`Group.explode` for a die that explodes without end."""
+
+MAX_POOL_STATES: Final = 2_000_000
+"""The most steps (faces x ways to have placed the dice of each group x dice kept) a reading
+of a pool may take: past it, the pool is refused before the work starts (ValueError naming the
+bound)."""
+
+Weights = dict[int, int]
+"""Whole weights of each value, over a denominator given beside them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """`count` dice of `sides` sides (Fate dice: -1, 0, +1), rolled together.
+
+    `explode`: how many times a die showing its highest face is rolled again and added (0: never,
+    UNBOUNDED: without end); `reroll`: the faces low..high re-rolled once, the second roll
+    standing; `name`: the die's name, to read its natural face (`natural 1 on wild`)."""
+
+    count: int
+    sides: int
+    fate: bool = False
+    explode: int = 0
+    reroll: tuple[int, int] | None = None
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        if type(self.count) is not int or type(self.sides) is not int or self.count < 1 or self.sides < 2:
+            raise ValueError(f"{self.count}d{self.sides} is not a pool anyone can roll")
+        if self.fate and self.sides != 3:
+            raise ValueError("Fate dice have three faces")
+        if self.fate and self.explode:
+            raise ValueError("Fate dice do not explode")
+        if type(self.explode) is not int or self.explode < UNBOUNDED:
+            raise ValueError(f"a die explodes a whole number of times, not {self.explode!r}")
+        if self.reroll is not None:
+            low, high = self.reroll
+            if low > high or low < self.faces[0] or high > self.faces[-1]:
+                raise ValueError(f"faces {low}..{high} of {self.dice_text()} cannot be re-rolled")
+            if (low, high) == (self.faces[0], self.faces[-1]):
+                raise ValueError(f"re-rolling every face of {self.dice_text()} changes nothing")
+
+    @property
+    def faces(self) -> tuple[int, ...]:
+        return (-1, 0, 1) if self.fate else tuple(range(1, self.sides + 1))
+
+    @property
+    def plain(self) -> bool:
+        """Dice whose value is the face they show (no explosion, no re-roll)."""
+        return not self.explode and self.reroll is None
+
+    @property
+    def bounded(self) -> bool:
+        return self.explode != UNBOUNDED
+
+    @property
+    def low(self) -> int:
+        return self.faces[0]
+
+    @property
+    def high(self) -> int | None:
+        if self.explode == UNBOUNDED:
+            return None
+        return self.sides * (self.explode + 1) if self.explode else self.faces[-1]
+
+    def dice_text(self) -> str:
+        return f"{self.count}dF" if self.fate else f"{self.count}d{self.sides}"
+
+    def text(self) -> str:
+        text = self.dice_text()
+        if self.explode:
+            text = "exploding " + text
+            if self.explode != UNBOUNDED:
+                text += f" at most {self.explode} time" + ("s" if self.explode != 1 else "")
+        if self.reroll is not None:
+            low, high = self.reroll
+            text += f" rerolling {low}" if low == high else f" rerolling {low}..{high}"
+        if self.name is not None:
+            text += f" as {self.name}"
+        return text
+
+    def die(self, cap: int | None, first: int | None = None) -> tuple[Weights, int]:
+        """One die: the weight of each value it shows, over a denominator.  `cap`: for a die that
+        explodes without end, the value from which on it need not be told apart (it is followed
+        until it reaches it); `first`: only the rolls whose first face is `first` (the weights
+        keep the denominator of the whole die, so they add up to that face's chance)."""
+        return _die(self, cap, first)
+
+    def joint(self, cap: int | None) -> tuple[dict[tuple[int, int], int], int]:
+        """One die: the weight of each (first face, value) pair, over a denominator."""
+        found: dict[tuple[int, int], int] = {}
+        denominator = 1
+        for face in self.faces:
+            weights, denominator = _die(self, cap, face)
+            for value, weight in weights.items():
+                found[(face, value)] = weight
+        return found, denominator
+
+
+def _die(group: Group, cap: int | None, first: int | None) -> tuple[Weights, int]:
+    faces = group.faces
+    size = len(faces)
+    # after the first roll and its re-roll: the face that stands, over size (or size^2)
+    shown: Weights = {}
+    denominator = size
+    if group.reroll is None:
+        for face in faces:
+            if first is None or face == first:
+                shown[face] = 1
+    else:
+        low, high = group.reroll
+        denominator = size * size
+        for face in faces:
+            if first is not None and face != first:
+                continue
+            if low <= face <= high:
+                for again in faces:
+                    shown[again] = shown.get(again, 0) + 1
+            else:
+                shown[face] = shown.get(face, 0) + size
+    if not group.explode:
+        return shown, denominator
+    sides = group.sides
+    depth = group.explode
+    if depth == UNBOUNDED:
+        if cap is None:
+            raise ValueError(f"{group.text()} has no highest total: say how many times it may explode")
+        # past `depth` explosions the die shows sides * (depth + 1) or more, at least the cap
+        depth = max(0, -(-cap // sides) - 1)
+    # a chain of further rolls with `depth` explosions left: its weights over sides^(depth + 1)
+    chain: Weights = {face: 1 for face in range(1, sides + 1)}
+    for _ in range(depth - 1 if depth else 0):
+        scale = _total(chain)
+        following = {face: scale for face in range(1, sides)}
+        for value, weight in chain.items():
+            following[sides + value] = following.get(sides + value, 0) + weight
+        chain = following
+    chain_denominator = sides**depth if depth else 1
+    found: Weights = {}
+    for face, weight in shown.items():
+        if face == sides and depth:
+            for value, more in chain.items():
+                found[sides + value] = found.get(sides + value, 0) + weight * more
+        else:
+            found[face] = found.get(face, 0) + weight * chain_denominator
+    return found, denominator * chain_denominator
+
+
+def _total(weights: Mapping[int, int]) -> int:
+    return sum(weights.values())
+
+
+def convolve_weights(first: Mapping[int, int], second: Mapping[int, int]) -> Weights:
+    found: Weights = {}
+    for a, wa in first.items():
+        for b, wb in second.items():
+            found[a + b] = found.get(a + b, 0) + wa * wb
+    return found
+
+
+def weights_power(weights: Mapping[int, int], count: int) -> Weights:
+    """The weights of the sum of `count` dice each with `weights`."""
+    values = sorted(weights)
+    low, high = values[0], values[-1]
+    if high - low + 1 == len(values) and len({weights[v] for v in values}) == 1:
+        # equal weights on consecutive values: running sums (dsl/runtime/dice.py)
+        weight = weights[low]
+        ways = add_uniform([1], count, high - low + 1)
+        scale = weight**count
+        return {count * low + index: way * scale for index, way in enumerate(ways) if way}
+    found: Weights = {0: 1}
+    base = dict(weights)
+    while count:
+        if count & 1:
+            found = convolve_weights(found, base)
+        count >>= 1
+        if count:
+            base = convolve_weights(base, base)
+    return found
+
+
+def add_uniform(ways: list[int], count: int, sides: int) -> list[int]:
+    """`ways` (ways to roll each total, lowest first) with `count` dice of `sides` equal faces
+    added: each new total sums a window of `sides` old ones, the difference of two running sums."""
+    for _ in range(count):
+        running = list(accumulate(ways, initial=0))
+        padded = [0] * (sides - 1) + running + [running[-1]] * (sides - 1)
+        size = len(ways) + sides - 1
+        ways = list(map(sub, padded[sides : sides + size], padded[:size]))
+    return ways
+
+
+Reading = Literal["sum", "highest", "lowest", "count", "matches"]
+
+
+@dataclass(frozen=True, slots=True)
+class Pooled:
+    """A number read from groups of dice rolled together: `sum`; the sum of the `highest` or
+    `lowest` `kept`; `count`, how many show a value in `within` (low, high; None: no bound);
+    `matches`, the most dice showing one value (2: doubles)."""
+
+    groups: tuple[Group, ...]
+    reading: Reading = "sum"
+    kept: int = 1
+    within: tuple[int | None, int | None] = (None, None)
+
+    def __post_init__(self) -> None:
+        if not self.groups or not all(isinstance(g, Group) for g in self.groups):
+            raise ValueError("a pool has at least one group of dice")
+        if self.reading == "sum" and len(self.groups) != 1:
+            raise ValueError("a sum of several groups is the sum of each")
+        if self.reading in ("highest", "lowest") and not 1 <= self.kept <= self.size:
+            raise ValueError(f"{self.reading} {self.kept} of {self.size} dice keeps more dice than it rolls")
+        unbounded = [g for g in self.groups if not g.bounded]
+        if unbounded and self.reading == "matches":
+            raise ValueError(f"matching faces of {unbounded[0].text()} are not worked out: bound its explosions")
+        if unbounded and self.reading == "count" and self.within[1] is not None:
+            raise ValueError(
+                f"counting the dice of {unbounded[0].text()} at or below a face is not worked out: bound its explosions"
+            )
+        names = [g.name for g in self.groups if g.name is not None]
+        if len(names) != len(set(names)):
+            raise ValueError("two dice of one pool have the same name")
+
+    @property
+    def size(self) -> int:
+        return sum(g.count for g in self.groups)
+
+    @property
+    def plain(self) -> bool:
+        return all(g.plain for g in self.groups)
+
+    @property
+    def bounded(self) -> bool:
+        return all(g.bounded for g in self.groups)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(g.name for g in self.groups if g.name is not None)
+
+    def text(self) -> str:
+        if self.reading == "sum":
+            return self.groups[0].text()
+        inner = ", ".join(g.text() for g in self.groups)
+        if len(self.groups) > 1 or " " in inner:
+            inner = f"({inner})"
+        if self.reading in ("highest", "lowest"):
+            kept = "" if self.kept == 1 else f" {self.kept}"
+            return f"{self.reading}{kept} of {inner}"
+        if self.reading == "matches":
+            return f"matches of {inner}"
+        low, high = self.within
+        if low == high and low is not None:
+            faces = str(low)
+        else:
+            faces = f"{'' if low is None else low}..{'' if high is None else high}"
+        return f"count {faces} of {inner}"
+
+    @property
+    def low(self) -> int:
+        lows = sorted(g.low for g in self.groups for _ in range(g.count))
+        if self.reading == "sum":
+            return sum(lows)
+        if self.reading == "highest":
+            return sum(lows[-self.kept :])
+        if self.reading == "lowest":
+            return sum(lows[: self.kept])
+        return 0 if self.reading == "count" else 1
+
+    @property
+    def high(self) -> int | None:
+        if self.reading == "count":
+            return self.size
+        if self.reading == "matches":
+            return self.size
+        highs = [g.high for g in self.groups for _ in range(g.count)]
+        if None in highs:
+            return None
+        ordered = sorted(h for h in highs if h is not None)
+        if self.reading == "sum":
+            return sum(ordered)
+        return sum(ordered[-self.kept :]) if self.reading == "highest" else sum(ordered[: self.kept])
+
+    def _cap(self, group: Group, horizon: int | None) -> int | None:
+        """The value of a die of `group` from which on a total up to `horizon` no longer depends
+        on how far past it the die went."""
+        if group.bounded or horizon is None:
+            return None
+        if self.reading == "sum":
+            return horizon - (self.low - group.low) + 1
+        if self.reading == "count":
+            return self.within[0] if self.within[0] is not None else 1
+        # kept, the die adds to the other kept dice, each at least the lowest face (Fate: -1)
+        lowest = min(g.low for g in self.groups)
+        return horizon + 1 - (self.kept - 1) * min(lowest, 0)
+
+    def weights(self, horizon: int | None, condition: Mapping[str, int]) -> tuple[Weights, int]:
+        """The weight of each value the pool reads, over its denominator (values past `horizon`
+        may stand for higher ones)."""
+        dice = []
+        denominator = 1
+        for group in self.groups:
+            first = condition.get(group.name) if group.name is not None else None
+            weights, each = group.die(self._cap(group, horizon), first)
+            dice.append((group.count, weights))
+            denominator *= each**group.count
+        if self.reading == "sum":
+            count, weights = dice[0]
+            return weights_power(weights, count), denominator
+        if self.reading == "count":
+            return _counted(dice, self.within), denominator
+        return _ordered(dice, self.reading, self.kept), denominator
+
+    def joint(self, horizon: int | None) -> tuple[dict[tuple[int, int], int], int]:
+        """The weight of each (natural, value) pair: the natural is what the pool reads from the
+        faces the dice show first (plain dice: the value itself)."""
+        if self.plain:
+            weights, denominator = self.weights(horizon, {})
+            return {(v, v): w for v, w in weights.items()}, denominator
+        if self.reading != "sum":
+            raise ValueError(
+                f"the natural result of `{self.text()}` is not defined: its dice change after they are rolled,"
+                " and it keeps or counts some of them; name the die and read `natural N on NAME`"
+            )
+        group = self.groups[0]
+        one, each = group.joint(self._cap(group, horizon))
+        found: dict[tuple[int, int], int] = {(0, 0): 1}
+        for _ in range(group.count):
+            following: dict[tuple[int, int], int] = {}
+            for (n1, v1), w1 in found.items():
+                for (n2, v2), w2 in one.items():
+                    key = (n1 + n2, v1 + v2)
+                    following[key] = following.get(key, 0) + w1 * w2
+            found = following
+        return found, each**group.count
+
+
+def _counted(dice: list[tuple[int, Weights]], within: tuple[int | None, int | None]) -> Weights:
+    """How many dice show a value within `within`: a binomial per group, added."""
+    low, high = within
+    found: Weights = {0: 1}
+    for count, weights in dice:
+        meeting = sum(w for v, w in weights.items() if (low is None or v >= low) and (high is None or v <= high))
+        missing = sum(weights.values()) - meeting
+        one = {k: math.comb(count, k) * meeting**k * missing ** (count - k) for k in range(count + 1)}
+        found = convolve_weights(found, {k: w for k, w in one.items() if w})
+    return {k: w for k, w in found.items() if w}
+
+
+def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weights:
+    """Keep or match, face by face in order (highest first for `highest` and `matches`, lowest
+    first for `lowest`): the state is how many dice of each group are still to place, and what
+    the reading has gathered (dice kept and their sum; or the most that matched)."""
+    outcomes = sorted({v for _, weights in dice for v in weights}, reverse=reading != "lowest")
+    counts = tuple(count for count, _ in dice)
+    # the weight of the faces after each one, per group: dice placed past the end of the
+    # kept ones take any of them
+    after: list[list[int]] = []
+    for _, weights in dice:
+        running = 0
+        tail = []
+        for value in reversed(outcomes):
+            tail.append(running)
+            running += weights.get(value, 0)
+        after.append(tail[::-1])
+    steps = len(outcomes) * math.prod(c + 1 for c in counts) * (kept + 1 if reading != "matches" else max(counts) + 1)
+    if steps > MAX_POOL_STATES:
+        raise ValueError(
+            f"a pool of {sum(counts)} dice with {len(outcomes)} values each is past the work a pool is worked out"
+            f" within: {steps:,} steps of faces, dice placed and dice kept, at most {MAX_POOL_STATES:,}"
+        )
+    finished: Weights = {}
+    # (dice left per group, kept so far; for matches the most that matched) -> {sum kept: weight}
+    states: dict[tuple[tuple[int, ...], int], dict[int, int]] = {(counts, 0): {0: 1}}
+    choices = [[(k, math.comb(left, k)) for k in range(left + 1)] for left in range(max(counts) + 1)]
+    for index, value in enumerate(outcomes):
+        powers = [[weights.get(value, 0) ** k for k in range(count + 1)] for count, weights in dice]
+        following: dict[tuple[tuple[int, ...], int], dict[int, int]] = {}
+        for (left, taken), sums in states.items():
+            options = [
+                [(k, ways * powers[g][k]) for k, ways in choices[left[g]] if k == 0 or powers[g][1]]
+                for g in range(len(dice))
+            ]
+            for chosen in product(*options):
+                shown = 0
+                way = 1
+                for k, w in chosen:
+                    shown += k
+                    way *= w
+                rest = tuple(left[g] - chosen[g][0] for g in range(len(dice)))
+                if reading == "matches":
+                    key = (rest, max(taken, shown))
+                    shift = 0
+                else:
+                    more = min(shown, kept - taken)
+                    key = (rest, taken + more)
+                    shift = more * value
+                    if key[1] == kept:
+                        # every die still to place shows a face after this one, kept or not
+                        placed = way
+                        for g, left_over in enumerate(rest):
+                            placed *= after[g][index] ** left_over
+                        if placed:
+                            for total, weight in sums.items():
+                                finished[total + shift] = finished.get(total + shift, 0) + weight * placed
+                        continue
+                bucket = following.setdefault(key, {})
+                for total, weight in sums.items():
+                    bucket[total + shift] = bucket.get(total + shift, 0) + weight * way
+        states = following
+    for (left, taken), sums in states.items():
+        if any(left):
+            continue
+        for total, weight in sums.items():
+            result = taken if reading == "matches" else total
+            finished[result] = finished.get(result, 0) + weight
+    return {v: w for v, w in finished.items() if w}

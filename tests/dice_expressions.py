@@ -1,0 +1,195 @@
+"""Random dice expressions over the whole algebra (dsl/runtime/pools.py and dice.py), each built
+twice: as rulecraft's `Dice` and as an icepool `Die` made with icepool's own operators.  Shared by
+tests/test_dice_random.py (a few thousand in CI, through hypothesis) and tests/soak/dice_icepool.py
+(hundreds of thousands).  `constructs` records which construct holds which directly: the matrix
+test shows every pair composed."""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import icepool
+
+from dsl.runtime.dice import Clamped, Dice, Extreme, Scaled
+from dsl.runtime.pools import UNBOUNDED, Group, Pooled
+
+CONSTRUCTS = (
+    "sum",
+    "bonus",
+    "fate",
+    "explode",
+    "explode-unbounded",
+    "reroll",
+    "named",
+    "highest",
+    "lowest",
+    "count",
+    "matches",
+    "scaled",
+    "clamped",
+    "better",
+    "worse",
+)
+
+
+@dataclass
+class Built:
+    dice: Dice
+    die: Any  # icepool.Die
+    constructs: set[tuple[str, str]] = field(default_factory=set)
+    top: str = "sum"
+    unbounded: bool = False
+
+
+def _icepool_die(group: Group) -> Any:
+    """One die of a group, in icepool: re-rolled once, then exploding with fresh plain dice."""
+    base = icepool.Die([-1, 0, 1]) if group.fate else icepool.d(group.sides)
+    shown = base if group.reroll is None else base.reroll(list(range(group.reroll[0], group.reroll[1] + 1)), depth=1)
+    if not group.explode:
+        return shown
+    # deep enough for any horizon the expressions ask (up to 25 past the lowest, scaled by 1/3 twice)
+    depth = 300 // group.sides + 3 if group.explode == UNBOUNDED else group.explode
+    if depth == 0:
+        return shown
+    chain = icepool.d(group.sides).explode(depth=depth - 1) if depth > 1 else icepool.d(group.sides)
+    return shown.map(lambda face: group.sides + chain if face == group.sides else face)
+
+
+def _group(rng: random.Random, unbounded_ok: bool, built: set[tuple[str, str]], parent: str) -> tuple[Group, str]:
+    kind = rng.choice(("plain", "fate", "explode", "explode-unbounded", "reroll", "named"))
+    count = rng.randint(1, 3)
+    sides = rng.choice((2, 3, 4, 6, 8))
+    if kind == "fate":
+        built.add((parent, "fate"))
+        return Group(count, 3, fate=True), "fate"
+    if kind == "explode-unbounded" and unbounded_ok:
+        built.add((parent, "explode-unbounded"))
+        return Group(count, sides, explode=UNBOUNDED), "explode-unbounded"
+    if kind in ("explode", "explode-unbounded"):
+        times = rng.randint(1, 3)
+        reroll = (1, 1) if rng.random() < 0.3 and sides > 2 else None
+        built.add((parent, "explode"))
+        if reroll:
+            built.add(("explode", "reroll"))
+        return Group(count, sides, explode=times, reroll=reroll), "explode"
+    if kind == "reroll" and sides > 2:
+        low = rng.randint(1, sides - 1)
+        built.add((parent, "reroll"))
+        return Group(count, sides, reroll=(1, low)), "reroll"
+    if kind == "named":
+        built.add((parent, "named"))
+        return Group(1, sides, explode=rng.choice((0, 2)), name=f"wild{rng.randrange(10**9)}"), "named"
+    built.add((parent, "sum"))
+    return Group(count, sides), "sum"
+
+
+def build(rng: random.Random, depth: int = 2, unbounded_ok: bool = True) -> Built:
+    """A random dice expression and its icepool twin.  Dice that explode without end appear only
+    where the total grows with them (sums, keeps, counts from a face up, better/worse, scaling
+    up), as the algebra allows."""
+    constructs: set[tuple[str, str]] = set()
+    choice = rng.choice(
+        ("sum", "highest", "lowest", "count", "matches", "scaled", "clamped", "better", "worse")
+        if depth > 0
+        else ("sum", "highest", "lowest", "count", "matches")
+    )
+    if choice in ("sum", "highest", "lowest", "count", "matches"):
+        allow = unbounded_ok and choice not in ("matches", "count")
+        groups = []
+        for _ in range(1 if choice == "sum" else rng.randint(1, 2)):
+            group, _kind = _group(rng, allow, constructs, choice)
+            groups.append(group)
+        if choice == "sum":
+            pooled = Pooled((groups[0],))
+            die = groups[0].count @ _icepool_die(groups[0])
+        else:
+            dice = [_icepool_die(g) for g in groups for _ in range(g.count)]
+            size = len(dice)
+            if choice in ("highest", "lowest"):
+                kept = rng.randint(1, size)
+                pooled = Pooled(tuple(groups), choice, kept)
+                pool = icepool.Pool(dice)
+                die = (pool.highest(kept) if choice == "highest" else pool.lowest(kept)).sum()
+            elif choice == "count":
+                low = rng.randint(-1, 6)
+                high = rng.choice((None, low + rng.randint(0, 3)))
+                pooled = Pooled(tuple(groups), "count", within=(low, high))
+                die = sum(
+                    (d.map(lambda x: int(x >= low and (high is None or x <= high))) for d in dice), icepool.Die([0])
+                )
+            else:
+                pooled = Pooled(tuple(groups), "matches")
+                die = icepool.Pool(dice).largest_count()
+        value = Dice((), 0, (pooled,))
+        unbounded = not value.bounded
+    elif choice in ("better", "worse"):
+        first, second = build(rng, depth - 1, unbounded_ok), build(rng, depth - 1, unbounded_ok)
+        op = "max" if choice == "better" else "min"
+        value = Dice((), 0, (Extreme(op, first.dice, second.dice),))
+        die = icepool.highest(first.die, second.die) if op == "max" else icepool.lowest(first.die, second.die)
+        constructs |= first.constructs | second.constructs | {(choice, first.top), (choice, second.top)}
+        unbounded = first.unbounded or second.unbounded
+    else:
+        inner = build(rng, depth - 1, unbounded_ok)
+        constructs |= inner.constructs | {(choice, inner.top)}
+        unbounded = inner.unbounded
+        if choice == "scaled":
+            factor = Fraction(rng.choice((1, 2, 3)), rng.choice((1, 2, 3)))
+            rounding = None if factor.denominator == 1 else rng.choice(("up", "down", "nearest"))
+            value = Dice((), 0, (Scaled(inner.dice, factor, rounding),))
+            die = inner.die.map(lambda x: _rounded(x * factor, rounding))
+        else:
+            op = rng.choice(("max", "min"))
+            bound = rng.randint(0, 8)
+            value = Dice((), 0, (Clamped(inner.dice, op, bound),))  # type: ignore[arg-type]
+            die = inner.die.map(lambda x: max(x, bound) if op == "max" else min(x, bound))
+    built = Built(value, die, constructs, choice, unbounded)
+    if rng.random() < 0.4:
+        bonus = rng.randint(-3, 3)
+        built.dice = built.dice.plus(bonus)
+        built.die = built.die + bonus
+        built.constructs.add(("bonus", choice))
+    if depth > 0 and rng.random() < 0.4:
+        other = build(rng, depth - 1, unbounded_ok)
+        built.dice = built.dice.plus(other.dice)
+        built.die = built.die + other.die
+        built.constructs |= other.constructs | {("sum", choice), ("sum", other.top)}
+        built.unbounded = built.unbounded or other.unbounded
+    return built
+
+
+def _rounded(value: Fraction, rounding: str | None) -> int:
+    if rounding is None:
+        return int(value)
+    if rounding == "up":
+        return math.ceil(value)
+    if rounding == "down":
+        return math.floor(value)
+    return math.floor(value + Fraction(1, 2))
+
+
+def icepool_totals(die: Any, horizon: int | None) -> dict[int, Fraction]:
+    """icepool's chances, every total past `horizon` gathered above it."""
+    denominator = die.denominator()
+    found: dict[int, Fraction] = {}
+    for outcome, quantity in die.items():
+        if not quantity:
+            continue
+        key = int(outcome) if horizon is None else min(int(outcome), horizon + 1)
+        found[key] = found.get(key, Fraction(0)) + Fraction(quantity, denominator)
+    return dict(sorted(found.items()))
+
+
+def agree(built: Built, rng: random.Random) -> tuple[dict[int, Fraction], dict[int, Fraction]]:
+    """Both distributions: an expression with endless explosions up to a random horizon within
+    the totals icepool's deep explosions reach exactly."""
+    horizon = None
+    if built.unbounded:
+        horizon = rng.randint(built.dice.lowest, built.dice.lowest + 25)
+    mine = built.dice.totals(horizon=horizon)
+    theirs = icepool_totals(built.die, horizon)
+    return mine, theirs

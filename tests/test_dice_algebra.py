@@ -1,0 +1,170 @@
+"""One dice algebra in the language (issue 26): the OpenD6 Wild Die and the idioms around it
+(tests/fixtures/dice/opend6.rules), each chance checked against icepool, which shares no code
+with dsl/runtime/; `natural` as the face a die shows first; the tiers' real conditions on cards
+and in `describe`; the generated resolver held to the reference on the new forms."""
+
+from __future__ import annotations
+
+import json
+import random
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsl.semantics.reference import resolve as reference_resolve
+from tests.conftest import ROOT, compiled, module_for, run_cli
+from tests.differential import Tally, compare, random_situation, texts_of
+
+icepool = pytest.importorskip("icepool", reason="icepool is in the test extra: pip install -e '.[test]'")
+
+OPEND6 = ROOT / "tests" / "fixtures" / "dice" / "opend6.rules"
+WILD = icepool.d6.explode(depth=40)  # deep enough that no total a test asks about is cut short
+
+
+def _at_least(die: Any, target: int) -> Fraction:
+    return Fraction(sum(q for outcome, q in die.items() if outcome >= target), die.denominator())
+
+
+def _roll(rule: str, name: str, **given: Any) -> Any:
+    return module_for(OPEND6).resolve(rule, **given).roll(name)
+
+
+def test_the_worked_examples_pass() -> None:
+    result = run_cli("test", str(OPEND6))
+    assert result.exit_code == 0, result.output
+    assert "0 failed" in result.output
+
+
+@pytest.mark.parametrize(
+    ("ndice", "difficulty", "expected"),
+    [(3, 20, Fraction(301, 7776)), (3, 15, Fraction(221, 1296)), (3, 18, Fraction(67, 972)), (5, 19, Fraction(10255, 23328))],
+)
+def test_wild_die_among_plain_dice(ndice: int, difficulty: int, expected: Fraction) -> None:
+    """`(ndice - 1) d6 + exploding d6 as wild + pips >= difficulty`: Wild Die 3D vs 20, Running
+    3D vs 15, Survival 3D vs 18, Shooting 5D vs 19."""
+    theirs = _at_least((ndice - 1) @ icepool.d6 + WILD, difficulty)
+    assert theirs == expected
+    assert _roll("wild_check", "action", ndice=ndice, difficulty=difficulty).probability == expected
+
+
+def test_exploding_die_written_first() -> None:
+    """`exploding d6 + 2d6 + pips` (was E201: what is added to the dice must be a number)."""
+    for pips in range(3):
+        for difficulty in (8, 15, 20, 25):
+            theirs = _at_least(2 @ icepool.d6 + WILD + pips, difficulty)
+            assert _roll("wild_first", "action", pips=pips, difficulty=difficulty).probability == theirs
+
+
+def test_every_die_exploding_is_not_the_wild_die() -> None:
+    """`exploding 3d6` explodes every die: 37/324 against 20, beside the Wild Die's 301/7776."""
+    theirs = _at_least(3 @ WILD, 20)
+    assert theirs == Fraction(37, 324)
+    assert _roll("every_die", "action", difficulty=20).probability == theirs
+
+
+def test_opposed_exploding_die_against_dice() -> None:
+    """`opposed exploding d6 + pips vs 2d6 + (difficulty - 14)` (was E203)."""
+    for pips, difficulty in ((0, 15), (2, 14), (1, 20)):
+        roll = _roll("contest", "contest", pips=pips, difficulty=difficulty)
+        difference = (WILD + pips) - (2 @ icepool.d6 + (difficulty - 14))
+        win = Fraction(sum(q for o, q in difference.items() if o > 0), difference.denominator())
+        tie = Fraction(sum(q for o, q in difference.items() if o == 0), difference.denominator())
+        assert (roll.outcomes["win"], roll.outcomes["tie"]) == (win, tie)
+
+
+def test_opposed_pool_worked_out_from_a_value() -> None:
+    """`opposed 2d6 vs (ndice - 1) d6` (was E001: an opposed pool was literal dice only)."""
+    for ndice in (2, 3, 6):
+        roll = _roll("contest", "versus", ndice=ndice)
+        difference = 2 @ icepool.d6 - (ndice - 1) @ icepool.d6
+        win = Fraction(sum(q for o, q in difference.items() if o > 0), difference.denominator())
+        assert roll.probability == win
+        assert roll.dice == f"2d6 vs {ndice - 1}d6"
+
+
+def test_natural_on_an_exploding_die_is_its_first_face() -> None:
+    """Silent error 1: `critical_success: natural 6` on `exploding d6 + pips` said 0; it is 1/6."""
+    roll = _roll("one_die", "action", pips=1, difficulty=9)
+    assert roll.outcomes["critical_success"] == Fraction(1, 6)
+
+
+def test_natural_on_the_wild_die() -> None:
+    """`natural 6 on wild` and `natural 1 on wild` (a complication on the Wild Die's first 1)."""
+    roll = _roll("wild_check", "action", ndice=4, difficulty=12)
+    assert roll.outcomes["critical_success"] == roll.outcomes["complication"] == Fraction(1, 6)
+
+
+def test_natural_leaves_out_the_pips_of_a_dice_stat() -> None:
+    """Silent error 2: with `stat skill: dice = 3d6+1`, `natural` read the +1 (natural 3 said 0).
+    The dice alone show 6 on 10 rolls in 216, and 3 and 18 on one each."""
+    for skill, natural_six in (("3d6+1", Fraction(10, 216)), ("3d6", Fraction(10, 216)), ("2d6+2", Fraction(5, 36))):
+        roll = _roll("skill_check", "use", skill=skill, difficulty=30)
+        assert roll.outcomes["critical_success"] == natural_six, skill
+
+
+def test_a_natural_no_named_die_shows_is_refused(tmp_path: Path) -> None:
+    book = tmp_path / "faces.rules"
+    book.write_text(
+        'rulebook faces "Faces":\n    source "test"\n\n'
+        "tiers wild_tiers:\n    critical: natural 7 on wild\n    fumble: natural 1 on trait\n"
+        "    success: roll >= target\n    failure: otherwise\n\n"
+        'rule r "R" cites "x":\n    roll a "A": 2d6 + exploding d6 as wild >= 10\n        tiers wild_tiers\n',
+        encoding="utf-8",
+    )
+    result = run_cli("check", str(book))
+    assert result.exit_code == 1
+    assert "error[E301]: tier `critical` of `wild_tiers` is a natural 7 on `wild`, a d6, which never shows it" in result.output
+    assert "error[E101]: tier `fumble` of `wild_tiers` reads the die `trait`, which this roll does not name" in result.output
+
+
+def test_dice_that_explode_without_end_in_a_derived_value_are_refused(tmp_path: Path) -> None:
+    """A derived value has no target to work its dice out to: the bound is asked for, with how."""
+    book = tmp_path / "breath.rules"
+    book.write_text(
+        'rulebook breath "Breath":\n    source "test"\n\n'
+        'rule r "R" cites "x":\n    derive held = 5 * (2d6 + exploding d6)\n'
+        '    derive bounded = 5 * (2d6 + exploding d6 at most 3 times)\n',
+        encoding="utf-8",
+    )
+    result = run_cli("check", str(book))
+    assert result.exit_code == 1
+    assert result.output.count("error[E304]") == 1
+    assert "its dice explode without end" in result.output
+    assert "exploding d6 at most 5 times" in result.output
+
+
+def test_cards_and_describe_print_each_tier_condition(tmp_path: Path) -> None:
+    """The gallery's d20 card said "Critical: otherwise, Fumble: otherwise"."""
+    d20 = ROOT / "tests" / "fixtures" / "mechanics" / "d20_check.rules"
+    result = run_cli("cards", str(d20), "-o", str(tmp_path), "--format", "html")
+    assert result.exit_code == 0, result.output
+    html = "\n".join(path.read_text(encoding="utf-8") for path in tmp_path.rglob("*.html"))
+    assert "otherwise" not in html.split("Natural results")[1].split("Fumble")[1][:80]
+    assert "natural" in html and "always succeeds" in html
+    described = run_cli("describe", str(OPEND6), "wild_check", "--json")
+    assert described.exit_code == 0, described.output
+    assert "natural 6 on wild" in described.output and "natural 1 on wild" in described.output
+
+
+def test_the_resolver_agrees_with_the_reference() -> None:
+    book = compiled(OPEND6).book
+    assert book is not None
+    module = module_for(OPEND6)
+    rng = random.Random(26)
+    tally = Tally()
+    texts = texts_of(book)
+    for _ in range(60):
+        for rule in book.rules:
+            compare(book, module, [rule], random_situation(book, [rule], rng, texts), tally)
+    assert not tally.mismatches, tally.mismatches[:3]
+    assert tally.situations - tally.refused >= 250
+
+
+def test_the_reference_reads_the_wild_die() -> None:
+    book = compiled(OPEND6).book
+    assert book is not None
+    roll = reference_resolve(book, ["wild_check"], {"ndice": 3, "difficulty": 20}).roll("action")
+    assert roll.probability == Fraction(301, 7776)
+    assert json.loads(json.dumps(roll.to_dict()))["dice"] == "2d6+(exploding 1d6 as wild)"
