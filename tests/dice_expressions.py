@@ -1,6 +1,6 @@
 """Random dice expressions over the whole algebra (dsl/runtime/pools.py and dice.py), each built
 twice: as rulecraft's `Dice` and as an icepool `Die` made with icepool's own operators.  Shared by
-tests/test_dice_random.py (a few thousand in CI, through hypothesis) and tests/soak/dice_icepool.py
+tests/semantics/test_dice_random.py (a few thousand in CI, through hypothesis) and tests/soak/dice_icepool.py
 (hundreds of thousands).  `constructs` records which construct holds which directly: the matrix
 test shows every pair composed."""
 
