@@ -118,8 +118,19 @@ def _page(page: PageObject, bleed: float, ink_limit: float, tags: dict[str, str]
         yield "no TrimBox"
     if page.get("/ArtBox") is not None:
         yield "an ArtBox beside the TrimBox: PDF/X wants one of the two"
-    if media is None or bleed_box is None or trim is None:
-        return
+    if media is not None and bleed_box is not None and trim is not None:
+        yield from _boxes(media, bleed_box, trim, bleed)
+    if page.get("/Annots"):
+        yield "annotations on the page"
+    yield from _resources(page.get("/Resources"), page.get_contents(), ink_limit, tags, set())
+
+
+def _boxes(
+    media: tuple[float, float, float, float],
+    bleed_box: tuple[float, float, float, float],
+    trim: tuple[float, float, float, float],
+    bleed: float,
+) -> Iterator[str]:
     if not _inside(bleed_box, media):
         yield "the BleedBox reaches outside the MediaBox"
     if not _inside(trim, bleed_box):
@@ -127,9 +138,6 @@ def _page(page: PageObject, bleed: float, ink_limit: float, tags: dict[str, str]
     least = min(trim[0] - bleed_box[0], trim[1] - bleed_box[1], bleed_box[2] - trim[2], bleed_box[3] - trim[3])
     if least < bleed - 0.01:
         yield f"{least:.2f} pt of bleed, less than {bleed:.2f} pt"
-    if page.get("/Annots"):
-        yield "annotations on the page"
-    yield from _resources(page.get("/Resources"), page.get_contents(), ink_limit, tags, set())
 
 
 def _resources(
