@@ -41,8 +41,13 @@ BODY_WIDTH = POKER.body_width
 
 PAPERS = {"a4": A4, "letter": LETTER}
 
-TITLE_SIZES = (11.5, 10.5, 9.5, 8.5)
-TITLE_LINES = 3
+TITLE_SIZES = (11.0, 10.0, 9.0)
+TITLE_LINES = 2
+SLIM_SIZES = (9.0, 8.0)
+SLIM_LINES = 2
+"""A face after a card's first has a slim band: its title smaller, beside the category's chip,
+in two lines at most, and no citation or kind (the first face has them): the room goes to the
+rule."""
 CITES_LINES = 2
 BAND_ROW = 4.4 * MM  # the category row at the top of the band
 FOOTER = 3.6 * MM  # the footer line above the bottom safe edge
@@ -68,10 +73,13 @@ class Header:
     cites: Para | None
     cites_height: float
     safe: float = SAFE
+    slim: bool = False  # the title beside the category's chip, in the band's one row
 
     @property
     def band(self) -> float:
         """Height of the colour band below the trim's top edge."""
+        if self.slim:
+            return self.safe + max(BAND_ROW, self.title_height + 0.6 * MM) + 1.6 * MM
         return self.safe + BAND_ROW + self.title_height + 2.2 * MM
 
     @property
@@ -94,44 +102,48 @@ def _title_style(size: float) -> ParagraphStyle:
 CITES = ParagraphStyle("card_cites", fontName=REGULAR, fontSize=7.0, leading=8.4, textColor=MUTED)
 
 
-def _header(card: Card, continued: bool, fmt: CardFormat = POKER) -> tuple[Header, list[Item]]:
+def _header(card: Card, continued: bool, fmt: CardFormat = POKER, *, slim: bool = False) -> tuple[Header, list[Item]]:
     """The title in the largest size that fits in three lines; a title that fits in none is
     shortened in the band and printed in full at the top of the body.
 
     Made once per title, citation, kind and category: a card is tried in several layouts (with
     and without its notes, each asking for its first and its continued header), and the faces
     that share a header draw the same one."""
-    key = (card.title, card.cites, card.kind, card.category, continued, fmt.body_width, fmt.safe)
+    key = (card.title, card.cites, card.kind, card.category, continued, fmt.body_width, fmt.safe, slim)
     known = _HEADERS.get(key)
     if known is None:
-        known = keep(_HEADERS, key, _new_header(card, continued, fmt), _HEADERS_KEPT)
+        known = keep(_HEADERS, key, _new_header(card, continued, fmt, slim=slim), _HEADERS_KEPT)
     return known[0], list(known[1])
 
 
-_HEADERS: dict[tuple[str, str, str, Category, bool, float, float], tuple[Header, list[Item]]] = {}
+_HEADERS: dict[tuple[str, str, str, Category, bool, float, float, bool], tuple[Header, list[Item]]] = {}
 _HEADERS_KEPT = 4096
 
 
-def _new_header(card: Card, continued: bool, fmt: CardFormat = POKER) -> tuple[Header, list[Item]]:
+def _new_header(
+    card: Card, continued: bool, fmt: CardFormat = POKER, *, slim: bool = False
+) -> tuple[Header, list[Item]]:
     canvas = _measure()
-    width = fmt.body_width
+    width = fmt.body_width - ((_chip_width(card) + 1.6 * MM) if slim else 0.0)
     title = card.title + (CONTINUED if continued else "")
+    sizes, lines = (SLIM_SIZES, SLIM_LINES) if slim else (TITLE_SIZES, TITLE_LINES)
     extra: list[Item] = []
-    for size in TITLE_SIZES:
+    for size in sizes:
         style = _title_style(size)
         paragraph = Para(markup(title), style)
         _, height = paragraph.wrapOn(canvas, width, 1000)
-        if height <= style.leading * TITLE_LINES + 0.1:
+        if height <= style.leading * lines + 0.1:
             break
     else:
-        style = _title_style(TITLE_SIZES[-1])
-        short = _shorten(title, style, width * TITLE_LINES * 0.9)
+        style = _title_style(sizes[-1])
+        short = _shorten(title, style, width * lines * 0.9)
         paragraph = Para(markup(short), style)
         _, height = paragraph.wrapOn(canvas, width, 1000)
-        extra = flowables([Text((TextRun(card.title, "strong"),))], width, INK)
+        if not slim:
+            extra = flowables([Text((TextRun(card.title, "strong"),))], width, INK)
     cites = None
     cites_height = 0.0
-    if card.cites and not _cites_in_band(card, width):
+    if card.cites and not slim and not _cites_in_band(card, width):
         cites = Para(markup(card.cites), CITES)
         _, cites_height = cites.wrapOn(canvas, width, 1000)
         if cites_height > CITES.leading * CITES_LINES + 0.1:
@@ -141,7 +153,7 @@ def _new_header(card: Card, continued: bool, fmt: CardFormat = POKER) -> tuple[H
             _, cites_height = cites.wrapOn(canvas, width, 1000)
             if not continued:
                 extra += flowables([Detail((TextRun("Cites: ", "strong"), TextRun(card.cites)))], width, INK)
-    return Header(paragraph, height, cites, cites_height, fmt.safe), extra
+    return Header(paragraph, height, cites, cites_height, fmt.safe, slim), extra
 
 
 def _chip_width(card: Card) -> float:
@@ -192,7 +204,8 @@ def layout(card: Card, trial: _Trial | None = None, fmt: CardFormat = POKER) -> 
         return [Face(card, 1, 1, first, trial.one, fmt)]
     titled = {item.flowable: item.part for item in items if item.part}
     part_headers = {
-        part: _header(replace(card, title=f"{card.title}: {part}"), continued=False, fmt=fmt)[0] for part in titled.values()
+        part: _header(replace(card, title=f"{card.title}: {part}"), continued=False, fmt=fmt, slim=True)[0]
+        for part in titled.values()
     }
     # Faces after the first leave room for the tallest title they may get.
     following = max([following, *part_headers.values()], key=lambda h: h.height)
@@ -222,7 +235,7 @@ class _Trial:
 
     def __init__(self, card: Card, fmt: CardFormat = POKER) -> None:
         self.first, first_extra = _header(card, continued=False, fmt=fmt)
-        self.following, _ = _header(card, continued=True, fmt=fmt)
+        self.following, _ = _header(card, continued=True, fmt=fmt, slim=True)
         self.rooms = (body_height(self.first, fmt), body_height(self.following, fmt))
         accent = colors.HexColor(card.category.colour)
         trial = itertools.chain(first_extra, flowables_of(card.blocks, fmt.body_width, accent))
@@ -268,8 +281,12 @@ def draw_face(canvas: Canvas, face: Face) -> None:
     canvas.rect(-fmt.bleed, -fmt.bleed, fmt.width + 2 * fmt.bleed, fmt.height + 2 * fmt.bleed, stroke=0, fill=1)
     canvas.setFillColor(accent)
     canvas.rect(-fmt.bleed, top - header.band, fmt.width + 2 * fmt.bleed, header.band + fmt.bleed, stroke=0, fill=1)
-    _category_row(canvas, face, top - fmt.safe)
-    header.title.drawOn(canvas, fmt.safe, top - fmt.safe - BAND_ROW - header.title_height)
+    if header.slim:
+        _chip(canvas, card, top - fmt.safe, fmt.safe)
+        header.title.drawOn(canvas, fmt.safe + _chip_width(card) + 1.6 * MM, top - fmt.safe - header.title_height - 0.2 * MM)
+    else:
+        _category_row(canvas, face, top - fmt.safe)
+        header.title.drawOn(canvas, fmt.safe, top - fmt.safe - BAND_ROW - header.title_height)
     y = top - header.band
     if header.cites is not None:
         y -= 1.0 * MM + header.cites_height
@@ -287,21 +304,27 @@ def _category_row(canvas: Canvas, face: Face, top: float) -> None:
     category without its colour."""
     card = face.card
     safe, width = face.fmt.safe, face.fmt.width
-    accent = colors.HexColor(card.category.colour)
     size = 7.0
     chip_width = _chip_width(card)
-    chip_height = 3.6 * MM
-    baseline = top - chip_height + 1.05 * MM
-    canvas.setFillColor(WHITE)
-    canvas.roundRect(safe, top - chip_height, chip_width, chip_height, 0.8 * MM, stroke=0, fill=1)
-    canvas.setFillColor(accent)
-    canvas.setFont(BOLD, size)
-    canvas.drawCentredString(safe + chip_width / 2, baseline, card.category.glyph)
+    baseline = _chip(canvas, card, top, safe)
     canvas.setFillColor(WHITE)
     canvas.setFont(BOLD, size)
     canvas.drawString(safe + chip_width + 1.6 * MM, baseline, card.category.label.upper())
     canvas.setFont(REGULAR, size)
     canvas.drawRightString(width - safe, baseline, _band_right(card, face.fmt.body_width))
+
+
+def _chip(canvas: Canvas, card: Card, top: float, left: float) -> float:
+    """The category's glyph in a white chip at the band's top left; the baseline of its row."""
+    chip_width = _chip_width(card)
+    chip_height = 3.6 * MM
+    baseline = top - chip_height + 1.05 * MM
+    canvas.setFillColor(WHITE)
+    canvas.roundRect(left, top - chip_height, chip_width, chip_height, 0.8 * MM, stroke=0, fill=1)
+    canvas.setFillColor(colors.HexColor(card.category.colour))
+    canvas.setFont(BOLD, 7.0)
+    canvas.drawCentredString(left + chip_width / 2, baseline, card.category.glyph)
+    return baseline
 
 
 def _number(face: Face) -> str:
@@ -361,7 +384,8 @@ def fitted_faces(deck: Deck, fmt: CardFormat = POKER) -> list[Face]:
     moved: dict[int, tuple[Block, ...]] = {}
     for card in deck.cards:
         found = movable.get(card.number)
-        if found is not None and layouts.count(card, 1) > 1:
+        keep = 1 if card.number == 1 else ONE_CARD  # the book's introduction is reading matter
+        if found is not None and layouts.count(card, keep) > keep:
             fewer = layouts.count(found.trimmed)
             if layouts.count(card, fewer) > fewer:
                 card = found.trimmed
@@ -371,6 +395,11 @@ def fitted_faces(deck: Deck, fmt: CardFormat = POKER) -> list[Face]:
     if appendix is not None:
         cards.append(appendix)
     return [face for card in cards for face in layouts.faces(card)]
+
+
+ONE_CARD = 2
+"""The faces of one physical card printed duplex: a rule's notes stay on its card (front and
+back) when they fit there, and go to the appendix only when they would take another card."""
 
 
 class Layouts:
