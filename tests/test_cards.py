@@ -378,7 +378,7 @@ def test_modifier_notation(book: m.Book) -> None:
     mire = entries(card(book, "mire"))
     assert f"MOV{NB}\u00d7½{NB}↑ (min{NB}1)\u2002mud" in mire
     smoke = entries(card(book, "smoke"))
-    assert f"DEX{NB}\u22121{NB}/{NB}smoke hexes fired through\u2002for every hex fired through" in smoke
+    assert f"DEX{NB}\u22121 per smoke hex fired through\u2002for every hex fired through" in smoke
     assert "Does not stack with other Zone of Visibility MODs: only the strongest applies." in smoke
     darkness = card(book, "darkness")
     assert f"Unless lit by a flashlight: DEX{NB}={NB}5\u2002only lucky shots hit" in entries(darkness)

@@ -27,7 +27,7 @@ from dsl.cards.blocks import (
 from dsl.cards.chain import chain_blocks
 from dsl.cards.chances import distribution
 from dsl.cards.effects import CANNOT, EffectWriter
-from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text
+from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text, row_key
 from dsl.cards.text import DASH, MINUS, NBSP, clean, display_name, percent, signed, title_case_first
 from dsl.categories import CATEGORIES, DEFAULT_CATEGORY, Category
 
@@ -224,8 +224,9 @@ def legend_samples(book: m.Book, notation: Notation) -> Samples:
         value = notation.expr(effect.value)
         if effect.op == "add" and effect.per is not None and "per" not in samples:
             sample = notation.change(effect)
-            if short(sample):
-                samples["per"] = (sample, f"{value.lstrip(MINUS + '+-')} for every {notation.expr(effect.per)}")
+            unit = notation.unit_noun(effect.per)
+            if short(sample) and unit is not None:
+                samples["per"] = (sample, f"{value.lstrip(MINUS + '+-')} for every {unit}")
         elif effect.op == "add" and "add" not in samples:
             sample = notation.modifier(effect)
             if short(sample) and value.lstrip(MINUS + "+-").replace("%", "").isdigit():
@@ -396,24 +397,6 @@ def table_key(table: m.Table, notation: Notation) -> tuple[Run, ...]:
         if var is not None and var.label and clean(var.label).casefold() != notation.name(name).casefold():
             parts.append(Run(f" ({clean(var.label)})", "muted"))
     return tuple(parts)
-
-
-def row_key(row: m.TableRow) -> str:
-    if row.is_else:
-        return "other"
-    if row.member is not None:
-        return display_name(row.member)
-    if row.high is None or row.threshold:
-        return f"{_int(row.low)}+"
-    if row.low == row.high:
-        return _int(row.low)
-    return f"{_int(row.low)}{DASH}{_int(row.high)}"
-
-
-def _int(value: int | None) -> str:
-    if value is None:
-        return ""
-    return f"{MINUS}{-value}" if value < 0 else str(value)
 
 
 def table_grid(table: m.Table, notation: Notation) -> Grid:

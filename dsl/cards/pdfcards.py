@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import io
 import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -136,11 +137,15 @@ def _new_header(
             break
     else:
         style = _title_style(sizes[-1])
-        short = _shorten(title, style, width * lines * 0.9)
-        paragraph = Para(markup(short), style)
+        paragraph = Para(markup(title), style)
         _, height = paragraph.wrapOn(canvas, width, 1000)
-        if not slim:
-            extra = flowables([Text((TextRun(card.title, "strong"),))], width, INK)
+        # a band takes one line more rather than cut a title; only a longer one is cut there,
+        # and printed whole at the top of the body
+        if height > style.leading * (lines + 1) + 0.1:
+            paragraph = Para(markup(_shorten(title, style, width * lines * 0.9)), style)
+            _, height = paragraph.wrapOn(canvas, width, 1000)
+            if not slim:
+                extra = flowables([Text((TextRun(card.title, "strong"),))], width, INK)
     cites = None
     cites_height = 0.0
     if card.cites and not slim and not _cites_in_band(card, width):
@@ -203,10 +208,7 @@ def layout(card: Card, trial: _Trial | None = None, fmt: CardFormat = POKER) -> 
     if trial.one is not None:
         return [Face(card, 1, 1, first, trial.one, fmt)]
     titled = {item.flowable: item.part for item in items if item.part}
-    part_headers = {
-        part: _header(replace(card, title=f"{card.title}: {part}"), continued=False, fmt=fmt, slim=True)[0]
-        for part in titled.values()
-    }
+    part_headers = {part: _part_header(card, part, fmt) for part in titled.values()}
     # Faces after the first leave room for the tallest title they may get.
     following = max([following, *part_headers.values()], key=lambda h: h.height)
     headers = [first, following]
@@ -224,6 +226,15 @@ def layout(card: Card, trial: _Trial | None = None, fmt: CardFormat = POKER) -> 
             header = part_headers[part] if part is not None else continued
         faces.append(Face(card, index + 1, len(pages), header, page, fmt))
     return faces
+
+
+def _part_header(card: Card, part: str, fmt: CardFormat) -> Header:
+    """The slim header of a face that starts a part: "Aerial Combat: Fly roll", or the part's
+    name alone when the two would not fit the band whole (a title is never cut there)."""
+    header = _header(replace(card, title=f"{card.title}: {part}"), continued=False, fmt=fmt, slim=True)[0]
+    if header.title.getPlainText().endswith("\u2026"):
+        header = _header(replace(card, title=part), continued=False, fmt=fmt, slim=True)[0]
+    return header
 
 
 class _Trial:
@@ -343,11 +354,28 @@ def _footer(canvas: Canvas, face: Face) -> None:
     room = face.fmt.body_width - (text_width(part, BOLD, size) + 2 * MM if part else 0)
     canvas.setFillColor(MUTED)
     canvas.setFont(REGULAR, size)
-    canvas.drawString(safe, baseline, fit_text(face.card.footer, REGULAR, size, room))
+    canvas.drawString(safe, baseline, short_title(face.card.footer, REGULAR, size, room))
     if part:
         canvas.setFillColor(INK)
         canvas.setFont(BOLD, size)
         canvas.drawRightString(width - safe, baseline, part)
+
+
+def short_title(title: str, font: str, size: float, room: float) -> str:
+    """The deck's title as the footer names it in `room`: whole; else its head, before a colon or
+    a dash ("7. Spot Rules"); else its first words that fit ("Mecha and Vehicle Terrain"), never
+    a word cut with an ellipsis."""
+    if text_width(title, font, size) <= room:
+        return title
+    head = re.split(r"\s*[:\u2013\u2014]\s*|\s+-\s+", title, maxsplit=1)[0]
+    if head != title and text_width(head, font, size) <= room:
+        return head
+    words = title.split()
+    while len(words) > 1 and text_width(" ".join(words), font, size) > room:
+        words.pop()
+    while len(words) > 1 and words[-1].lower() in ("and", "or", "of", "the", "a", "an", "to", "in", "for", "with"):
+        words.pop()  # a name does not end on a joining word
+    return " ".join(words) if text_width(words[0], font, size) <= room else fit_text(title, font, size, room)
 
 
 # ---------------------------------------------------------------- documents
