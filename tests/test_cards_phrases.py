@@ -80,7 +80,9 @@ def test_no_phrase_defect_on_any_face_of_any_deck() -> None:
             for text in texts:
                 for defect, pattern in DEFECTS.items():
                     for hit in pattern.finditer(text):
-                        found.append(f"{path.stem} No. {face.card.number}: {defect}: {text[max(0, hit.start() - 50) : hit.end() + 30]!r}")
+                        found.append(
+                            f"{path.stem} No. {face.card.number}: {defect}: {text[max(0, hit.start() - 50) : hit.end() + 30]!r}"
+                        )
     assert faces > 400
     assert found == []
 
@@ -88,18 +90,33 @@ def test_no_phrase_defect_on_any_face_of_any_deck() -> None:
 @pytest.mark.parametrize(
     ("text", "defect"),
     [
-        ("wound target +2 / Other Bleeds the target already ha", "a letter dropped from a verb made singular (`already ha`)"),
-        ("When stunt attempted is difficult stunt: fly", "a noun said twice (`stunt attempted is difficult stunt`, `Fly roll is fly failure`)"),
-        ("When the result of this round's Fly roll is fly failure", "a noun said twice (`stunt attempted is difficult stunt`, `Fly roll is fly failure`)"),
+        (
+            "wound target +2 / Other Bleeds the target already ha",
+            "a letter dropped from a verb made singular (`already ha`)",
+        ),
+        (
+            "When stunt attempted is difficult stunt: fly",
+            "a noun said twice (`stunt attempted is difficult stunt`, `Fly roll is fly failure`)",
+        ),
+        (
+            "When the result of this round's Fly roll is fly failure",
+            "a noun said twice (`stunt attempted is difficult stunt`, `Fly roll is fly failure`)",
+        ),
         ("wound target +2\u00a0/\u00a0Other Bleeds the target", "a slash for `per` (`+2 / Other Bleeds`)"),
         ("skidding threshold +0 Wheeled Vehicle", "a modifier of +0"),
         ("Mecha and Vehicle Terrain and Co\u2026 No. 24", "a phrase cut with an ellipsis (a footer, a title)"),
-        ("something nasty happens. then roll on Skidding fumble", "a sentence that starts in lower case (`happens. then roll`)"),
+        (
+            "something nasty happens. then roll on Skidding fumble",
+            "a sentence that starts in lower case (`happens. then roll`)",
+        ),
         ("d6 on this table: 1 1/6 \u00b7 2 1/6", "a chance that reads as a mixed number (`1 1/6`)"),
         ("169/90 rolls on average", "an average as a fraction (`169/90 rolls on average`)"),
         ("1..19 17/100", "a range as code (`1..19`)"),
         ("When makes a turn this move", "a condition without its subject (`When makes a turn`)"),
-        ("Total actions = Total actions from \u201cNumber of Actions\u201d", "a value only named (`Total actions = Total actions from`)"),
+        (
+            "Total actions = Total actions from \u201cNumber of Actions\u201d",
+            "a value only named (`Total actions = Total actions from`)",
+        ),
     ],
 )
 def test_each_defect_pattern_finds_what_the_review_found(text: str, defect: str) -> None:

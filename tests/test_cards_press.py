@@ -132,7 +132,10 @@ def test_the_preflight_names_each_fault(change: str, said: str) -> None:
     assert any(p.startswith(said) for p in found), found
 
 
-@pytest.mark.skipif(shutil.which("qpdf") is None or shutil.which("pdffonts") is None, reason="poppler-utils and qpdf: .ci/run installs them")
+@pytest.mark.skipif(
+    shutil.which("qpdf") is None or shutil.which("pdffonts") is None,
+    reason="poppler-utils and qpdf: .ci/run installs them",
+)
 def test_qpdf_and_pdffonts_agree() -> None:
     """qpdf finds no structural error; pdffonts finds every font embedded, and no subset name
     shared between two decks (a print job that merges them would mix their glyphs)."""
@@ -152,7 +155,18 @@ def test_qpdf_and_pdffonts_agree() -> None:
 def test_ghostscript_renders_every_press_file_in_cmyk_without_complaint() -> None:
     for press in PRESS:
         rendered = subprocess.run(
-            ["gs", "-q", "-dNOPAUSE", "-dBATCH", "-dPDFSTOPONERROR", "-dPDFSTOPONWARNING", "-sDEVICE=inkcov", "-o", "-", str(press)],
+            [
+                "gs",
+                "-q",
+                "-dNOPAUSE",
+                "-dBATCH",
+                "-dPDFSTOPONERROR",
+                "-dPDFSTOPONWARNING",
+                "-sDEVICE=inkcov",
+                "-o",
+                "-",
+                str(press),
+            ],
             capture_output=True,
             text=True,
         )
@@ -195,7 +209,9 @@ def test_a_shop_that_wants_backs_first_and_padding_to_its_deck_size() -> None:
 @pytest.mark.parametrize("name", sorted(FORMATS))
 def test_every_format_prints_at_its_size_and_passes_the_preflight(name: str) -> None:
     fmt = FORMATS[name]
-    press = card_set(_book(), fmt="pdf", layout="cards", paper="a4", options=PrintOptions(card=fmt))["small-cards-press.pdf"]
+    press = card_set(_book(), fmt="pdf", layout="cards", paper="a4", options=PrintOptions(card=fmt))[
+        "small-cards-press.pdf"
+    ]
     page = PdfReader(io.BytesIO(press)).pages[0]
     assert _close(float(page.trimbox.width), fmt.width) and _close(float(page.trimbox.height), fmt.height)
     assert _close(float(page.trimbox.left), fmt.bleed)
@@ -216,7 +232,17 @@ def test_the_command_line_options(tmp_path: Path) -> None:
     path = tmp_path / "small.rules"
     path.write_text(SMALL)
     result = run_cli(
-        "cards", str(path), "-o", str(tmp_path / "out"), "--size", "bridge", "--only", "hazard", "--large-type", "--pad", "6"
+        "cards",
+        str(path),
+        "-o",
+        str(tmp_path / "out"),
+        "--size",
+        "bridge",
+        "--only",
+        "hazard",
+        "--large-type",
+        "--pad",
+        "6",
     )
     assert result.exit_code == 0, result.output
     press = (tmp_path / "out" / "small-cards-press.pdf").read_bytes()
@@ -254,9 +280,7 @@ def test_a_png_per_face_at_300_dpi() -> None:
     assert Image.open(io.BytesIO(trimmed["small-face-001.png"])).size == (750, 1050)
 
 
-@pytest.mark.parametrize(
-    "book_name", ["skirmish_terrain", pytest.param("spot_rules_a_to_e", marks=pytest.mark.slow)]
-)
+@pytest.mark.parametrize("book_name", ["skirmish_terrain", pytest.param("spot_rules_a_to_e", marks=pytest.mark.slow)])
 def test_tabletop_simulator_sheets_hold_the_faces_in_a_grid(book_name: str) -> None:
     """One sheet for a short deck; three for spot_rules_a_to_e's 190 faces (69 a sheet at most)."""
     book = compile_file(bundled_rulebooks_dir() / f"{book_name}.rules").book

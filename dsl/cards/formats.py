@@ -47,7 +47,9 @@ class CardFormat:
     def large(self, scale: float = LARGE_TYPE) -> CardFormat:
         """The format laid out for large type: a card `scale` times smaller, drawn `scale` times
         larger, so that every size of type grows by `scale` and the card keeps its size."""
-        return CardFormat(self.name, self.width / scale, self.height / scale, self.bleed / scale, self.safe / scale, scale)
+        return CardFormat(
+            self.name, self.width / scale, self.height / scale, self.bleed / scale, self.safe / scale, scale
+        )
 
     @property
     def printed(self) -> CardFormat:

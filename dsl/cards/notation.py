@@ -193,7 +193,9 @@ def with_subject(clause: str) -> str:
         return f"you {_base_form(first)} {rest}"
     if len(first) > 4 and first.endswith("ed") and first.isalpha() and first.islower() and first not in _NOT_VERBS:
         # `exposed to vacuum` is a state (you are exposed); `failed the roll`, a deed.
-        passive = rest.partition(" ")[0] in _PREPOSITIONS and first not in _DEEDS
+        following = rest.partition(" ")[0]
+        # `exposed to vacuum`, `clothed but unarmored`: a state, said with "are"
+        passive = (following in _PREPOSITIONS or following in ("but", "and", "or")) and first not in _DEEDS
         return f"you are {clause}" if passive else f"you {clause}"
     return clause
 

@@ -34,9 +34,7 @@ PDFX_VERSION = "PDF/X-1:2003"
 PROFILE = Path(__file__).resolve().parent / "icc" / "FOGRA39-rulecraft.icc"
 CONDITION = "FOGRA39"
 CONDITION_INFO = "Coated FOGRA39 (ISO 12647-2:2004)"
-CONDITION_TEXT = (
-    "Offset commercial printing according to ISO 12647-2:2004/Amd 1, paper type 1 or 2, coated, 115 g/m2"
-)
+CONDITION_TEXT = "Offset commercial printing according to ISO 12647-2:2004/Amd 1, paper type 1 or 2, coated, 115 g/m2"
 REGISTRY = "http://www.color.org"
 
 INK_LIMIT = 2.4

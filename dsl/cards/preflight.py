@@ -107,7 +107,12 @@ def _box(page: DictionaryObject, name: str) -> tuple[float, float, float, float]
 
 
 def _inside(inner: tuple[float, ...], outer: tuple[float, ...]) -> bool:
-    return inner[0] >= outer[0] - 0.01 and inner[1] >= outer[1] - 0.01 and inner[2] <= outer[2] + 0.01 and inner[3] <= outer[3] + 0.01
+    return (
+        inner[0] >= outer[0] - 0.01
+        and inner[1] >= outer[1] - 0.01
+        and inner[2] <= outer[2] + 0.01
+        and inner[3] <= outer[3] + 0.01
+    )
 
 
 def _page(page: PageObject, bleed: float, ink_limit: float, tags: dict[str, str]) -> Iterator[str]:
@@ -215,4 +220,3 @@ def _fonts(resources: DictionaryObject, tags: dict[str, str]) -> Iterator[str]:
             known = tags.setdefault(tag, rest)
             if known != rest:
                 yield f"subset tag {tag} names two fonts ({known}, {rest})"
-
