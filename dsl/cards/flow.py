@@ -33,7 +33,9 @@ MIN_SIZE = 7.0
 
 INK = colors.HexColor("#1c1c1c")
 MUTED = colors.HexColor("#5c5c5c")
-RULE = colors.HexColor("#bdbdbd")
+RULE = colors.HexColor("#a8a8a8")
+RULE_WIDTH = 0.5
+"""Rules between table rows: heavy enough to print (a press renders 0.25 pt of light grey broken)."""
 SHADE = colors.HexColor("#efefef")
 WHITE = colors.white
 
@@ -728,7 +730,7 @@ def _chances_style(accent: colors.Color, pad: float) -> TableStyle:
         ("ALIGN", (1, 0), (-1, -1), "CENTER"),
         ("FONTNAME", (1, 0), (-1, 0), CHANCE_HEAD.fontName),
         ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
-        ("LINEBELOW", (0, 1), (-1, -1), 0.25, RULE),
+        ("LINEBELOW", (0, 1), (-1, -1), RULE_WIDTH, RULE),
         ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
         ("LEFTPADDING", (0, 0), (-1, -1), pad),
         ("RIGHTPADDING", (0, 0), (-1, -1), pad),
@@ -903,7 +905,7 @@ def _grid_style(
         ("FONTSIZE", (0, 0), (-1, -1), CELL.fontSize),
         ("LEADING", (0, 0), (-1, -1), CELL.leading),
         ("TEXTCOLOR", (0, 0), (-1, -1), INK),
-        ("LINEBELOW", (0, first), (-1, -1), 0.25, RULE),
+        ("LINEBELOW", (0, first), (-1, -1), RULE_WIDTH, RULE),
         ("VALIGN", (0, 0), (-1, -1), "TOP"),
         ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
         ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
