@@ -301,3 +301,25 @@ def test_tabletop_simulator_sheets_hold_the_faces_in_a_grid(book_name: str) -> N
     for slot, single in enumerate(singles.values()):
         expected = Image.open(io.BytesIO(single)).convert("RGB")
         assert first.crop((slot * 375, 0, slot * 375 + 375, 525)).tobytes() == expected.tobytes()
+
+
+def test_a_back_image_is_printed_in_cmyk(tmp_path: Path) -> None:
+    """An RGB image on the backs is converted through the press profile: the file stays PDF/X-1a."""
+    picture = tmp_path / "crest.png"
+    Image.new("RGB", (60, 40), (200, 30, 40)).save(picture)
+    options = PrintOptions(back=Back("Crest", "#2b4a1f", picture), duplex=False)
+    press = card_set(_book(), fmt="pdf", layout="cards", paper="a4", options=options)["small-cards-press.pdf"]
+    assert preflight(press) == []
+    with pikepdf.open(io.BytesIO(press)) as pdf:
+        images = [image for page in pdf.pages for image in page.get_images().values()]
+        assert images and all(image.ColorSpace == pikepdf.Name.DeviceCMYK for image in images)
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"not an image")
+    result = run_cli("cards", str(_rules(tmp_path)), "-o", str(tmp_path / "out"), "--back-image", str(broken))
+    assert result.exit_code == 2 and "cannot read the back image" in result.output
+
+
+def _rules(tmp_path: Path) -> Path:
+    path = tmp_path / "small.rules"
+    path.write_text(SMALL)
+    return path
