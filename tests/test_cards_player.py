@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 from pypdf import PdfReader
@@ -17,11 +18,12 @@ from pypdf import PdfReader
 from dsl import model as m
 from dsl.cards.blocks import Card, Chances, Grid, Note
 from dsl.cards.deck import APPENDIX_KIND, build_deck, deck_of
-from dsl.cards.pdfcards import EDGE, PAPERS, crop_marks, fitted_faces, imposed_pdf, imposition
+from dsl.cards.pdfcards import EDGE, PAPERS, Face, crop_marks, fitted_faces, imposed_pdf, imposition
 from dsl.cards.press import sheets
 from dsl.cards.sheet import build_sheet
 from dsl.compiler import compile_file, compile_text
 from dsl.resources import bundled_rulebooks_dir
+from tests.conftest import bundled_faces
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated" / "cards"
@@ -105,9 +107,7 @@ def test_continuation_faces_of_the_bundled_decks(capsys: pytest.CaptureFixture[s
     total = continued = 0
     lines = []
     for path in BUNDLED:
-        book = _book(path)
-        assert book is not None
-        faces = fitted_faces(deck_of(book))
+        faces = cast("list[Face]", bundled_faces(path.stem)[1])
         more = sum(1 for face in faces if face.part > 1 and face.card.kind != APPENDIX_KIND)
         appendix = sum(1 for face in faces if face.card.kind == APPENDIX_KIND)
         press = PdfReader(GENERATED / f"{path.stem}-cards-press.pdf")

@@ -14,14 +14,16 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from dsl import model as m
 from dsl.cards.blocks import Grid
 from dsl.cards.deck import APPENDIX_KIND, INDEX_KIND, deck_of
-from dsl.cards.pdfcards import Face, fitted_faces
+from dsl.cards.pdfcards import Face
 from dsl.cards.press import sheets
-from dsl.compiler import compile_file
+from tests.conftest import bundled_faces
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated" / "cards"
@@ -125,10 +127,9 @@ class Deck:
     """A bundled deck as its press file prints it: each face's text, the index's rows."""
 
     def __init__(self, name: str) -> None:
-        compiled = compile_file(ROOT / "rulebooks" / f"{name}.rules")
-        assert compiled.book is not None
-        deck = deck_of(compiled.book)
-        faces = fitted_faces(deck)
+        book, laid = bundled_faces(name)
+        faces = cast("list[Face]", laid)
+        deck = deck_of(cast("m.Book", book))
         pages = subprocess.run(
             ["pdftotext", "-layout", str(GENERATED / f"{name}-cards-press.pdf"), "-"],
             capture_output=True,
