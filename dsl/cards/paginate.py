@@ -207,9 +207,10 @@ class _Paginator:
             if result is None:
                 if self.capped and not started:
                     raise _Infeasible
-                if started and len(group) > 1 and not self.capped and self._taller_than_a_frame(group):
+                if started and len(group) > 2 and not self.capped and self._taller_than_a_frame(group):
                     # A group that fits on no frame breaks anyway: it starts here, on what is
-                    # left of this frame, rather than leave it empty (its first two items kept).
+                    # left of this frame, rather than leave it empty (its first two items kept
+                    # together: a group of two is not broken again, and goes on as any other).
                     queue.extendleft(reversed([group[0], *(replace(item, keep=False) for item in group[1:])]))
                 elif started:
                     queue.extendleft(reversed(group))
