@@ -457,13 +457,51 @@ def test_(paths: tuple[Path, ...], verbose: bool, jobs: int | None, scheduler: s
     help="Where errata go: an appendix at the end of the deck, on each rule's card, or nowhere.",
 )
 @click.option("--gutters", is_flag=True, help="Space the cards apart, each with its own bleed (fewer to a page).")
+@click.option(
+    "--size",
+    default="poker",
+    show_default=True,
+    help="Card format: poker, bridge, tarot, mini, euro, square, or WIDTHxHEIGHT in mm (60x90).",
+)
+@click.option("--bleed", "bleed_mm", type=float, help="Bleed in mm (default: the format's; 1/8 in for poker).")
+@click.option("--safe", "safe_mm", type=float, help="How far text stays inside the trim, in mm (default: the format's).")
+@click.option("--shop", help="A print shop's preset (bleed, safe area, page order): drivethrucards.")
+@click.option("--duplex/--simplex", default=True, show_default=True, help="A two-face card on one card's two sides, or every face a card.")
+@click.option("--back-title", help="The title on the card backs (default: the rulebook's).")
+@click.option("--back-colour", default="#243b55", show_default=True, help="The colour of the card backs, #RRGGBB.")
+@click.option("--back-image", type=click.Path(path_type=Path, exists=True, dir_okay=False), help="An image on the card backs.")
+@click.option("--pad", type=click.IntRange(1, 1000), help="Add blank note cards up to a multiple of this deck size.")
+@click.option("--only", multiple=True, help="Only these rules, tables or categories (repeat the option).")
+@click.option("--large-type", "large", is_flag=True, help="Every size of type 25% larger (cards take more faces).")
+@click.option("--images", is_flag=True, help="Also one PNG per face at 300 dpi, with bleed (needs the `print` extra).")
+@click.option("--tts", is_flag=True, help="Also Tabletop Simulator deck sheets and back image (needs the `print` extra).")
 def cards(
-    paths: tuple[Path, ...], output: Path, fmt: str, layout: str, paper: str, errata: str, gutters: bool
+    paths: tuple[Path, ...],
+    output: Path,
+    fmt: str,
+    layout: str,
+    paper: str,
+    errata: str,
+    gutters: bool,
+    size: str,
+    bleed_mm: float | None,
+    safe_mm: float | None,
+    shop: str | None,
+    duplex: bool,
+    back_title: str | None,
+    back_colour: str,
+    back_image: Path | None,
+    pad: int | None,
+    only: tuple[str, ...],
+    large: bool,
+    images: bool,
+    tts: bool,
 ) -> None:
     """Print-ready reference cards (or a quick-reference sheet) for rulebooks.
 
     PATHS are rulebook files or folders, or names of bundled rulebooks.  Every book is rendered
-    before anything is written: if one fails, nothing is.
+    before anything is written: if one fails, nothing is.  docs/cards.md describes the formats,
+    the press file (PDF/X-1a, CMYK) and the shops' presets.
     """
     from dsl.cards import card_set, write_cards
     from dsl.outdir import OutputError
@@ -474,12 +512,35 @@ def cards(
     errors, _ = _report(compiled)
     if errors:
         _fail("nothing was written")
+    from dsl.cards import Back, PrintOptions
+    from dsl.cards.blocks import CardsError
+    from dsl.cards.formats import SHOPS, card_format
+
+    try:
+        card = card_format(size, bleed_mm=bleed_mm, safe_mm=safe_mm, shop=shop)
+    except CardsError as error:
+        raise Usage(str(error)) from None
     rendered: dict[str, bytes] = {}
     for item in compiled:
         assert item.book is not None
-        rendered.update(
-            card_set(item.book, fmt=fmt, layout=layout, paper=paper, errata=errata, gutters=gutters)
+        back = Back(back_title or item.book.title, back_colour, back_image)
+        options = PrintOptions(
+            card=card,
+            back=back,
+            duplex=duplex,
+            back_first=shop is not None and SHOPS[shop].back_first,
+            pad=pad,
+            only=only or None,
+            large=large,
+            images=images,
+            tts=tts,
         )
+        try:
+            rendered.update(
+                card_set(item.book, fmt=fmt, layout=layout, paper=paper, errata=errata, gutters=gutters, options=options)
+            )
+        except CardsError as error:
+            raise Usage(str(error)) from None
     try:
         written = write_cards(rendered, output, waiting=lambda: _waiting(output))
     except OutputError as error:

@@ -110,3 +110,17 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.section("figures")
         for line in FIGURES:
             terminalreporter.write_line(line)
+
+
+@functools.cache
+def bundled_faces(name: str) -> tuple[object, list[object]]:
+    """A bundled rulebook's checked book and its deck's printed faces (fitted_faces of deck_of),
+    laid out once a session: the continuation count, the grammar check and the player's test all
+    read every face of every bundled deck."""
+    from dsl.cards.deck import deck_of
+    from dsl.cards.pdfcards import fitted_faces
+    from dsl.resources import bundled_rulebooks_dir
+
+    compiled = compile_file(bundled_rulebooks_dir() / f"{name}.rules")
+    assert compiled.book is not None
+    return compiled.book, list(fitted_faces(deck_of(compiled.book)))

@@ -18,6 +18,12 @@ from dsl.categories import Category
 Style = Literal["plain", "strong", "em", "muted"]
 
 
+
+class CardsError(ValueError):
+    """A choice made for the cards that they cannot honour (an unknown rule in `--only`, a card
+    format that fits no paper, a back image that cannot be read): the user's to fix, reported
+    without a traceback."""
+
 @dataclass(frozen=True, slots=True)
 class Run:
     """A stretch of text in one style: the notation of a modifier is strong, its label muted."""

@@ -14,13 +14,12 @@ from fractions import Fraction
 from dsl import model as m
 from dsl.cards.blocks import Block, Detail, Heading, Run
 from dsl.cards.notation import Notation
-from dsl.cards.text import MINUS, clean
+from dsl.cards.text import MINUS, clean, percent
 from dsl.runtime.dice import Value
 from dsl.semantics.chains import Chains
 from dsl.semantics.values import constant_value
 
 _ARROW = "\u2192"
-_LEVEL = "\u203a"  # one mark per level of the flow
 _DEPTH = 1
 """The deepest level a card shows; deeper rolls are in `describe` and the resolution."""
 
@@ -42,8 +41,11 @@ def chain_blocks(table: m.Table, notation: Notation) -> list[Block]:
     heading: tuple[object, ...] | None = None
     parts: list[str] = []
     lead = ""
+    # The table's own rows are on the card with their chances when it prints a chance column:
+    # the chain then shows only where they send on to.
+    own_chances = table.modifier is None and table.overflow is None
     for step in chain.flow:
-        if step.depth > _DEPTH:
+        if step.depth > _DEPTH or (own_chances and step.depth == 0 and step.table == table.name and not step.twice):
             continue
         head = (step.depth, step.table, step.roll, step.twice)
         if head != heading:
@@ -52,16 +54,16 @@ def chain_blocks(table: m.Table, notation: Notation) -> list[Block]:
             heading, parts = head, []
             title = _title(step.table, table.name, specs)
             each = ", each of two" if step.twice else ""
-            lead = f"{_LEVEL * step.depth}{' ' if step.depth else ''}{step.roll} on {title}{each}: "
+            lead = f"{'Then ' if step.depth else ''}{step.roll} on {title}{each}: "
         then = f" {_ARROW} {'; '.join(_step(s, step.table, table.name, specs) for s in step.then)}" if step.then else ""
         again = " (as above)" if step.repeats else ""
-        parts.append(f"{step.key} {_chance(step.reach)}{then}{again}")
+        parts.append(f"{_key(step.key)} ({percent(step.reach)}){then}{again}")
     if parts:
         lines.append(Detail((Run(lead + " \u00b7 ".join(parts)),), indent=heading is not None and heading[0] != 0))
     facts = []
     if chain.rolls is not None:
-        facts.append(f"{_chance(chain.rolls)} rolls on average")
-    facts += [f"{name} {_chance(value)} on average" for name, value in chain.means.items()]
+        facts.append(f"{_average(chain.rolls)} rolls on average")
+    facts += [f"{name} {_average(value)} on average" for name, value in chain.means.items()]
     if facts:
         lines.append(Detail((Run("; ".join(facts) + "."),)))
     return lines
@@ -98,6 +100,13 @@ def _default(book: m.Book, name: str | None) -> int:
     return int(default) if isinstance(default, (int, Fraction)) and not isinstance(default, bool) else 0
 
 
-def _chance(value: Fraction) -> str:
-    """A chance or an expectation, exactly: `1/72`, `1739/900`, `-565/37` (with a minus sign)."""
-    return (MINUS if value < 0 else "") + str(abs(value))
+def _key(key: str) -> str:
+    """A row's key as the table prints it: `1-19` with an en dash, not `1..19`."""
+    return key.replace("..", "\u2013")
+
+
+def _average(value: Fraction) -> str:
+    """An expectation as a player reads it: `1.88`, `-15.27` (two decimals at most, with a true minus sign);
+    the exact fraction is in `describe` and the resolution."""
+    text = f"{float(abs(value)):.2f}".rstrip("0").rstrip(".")
+    return (MINUS if value < 0 else "") + text

@@ -3,6 +3,7 @@ table, in the order the rulebook declares them."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from fractions import Fraction
 
@@ -12,6 +13,7 @@ from dsl.cards.blocks import (
     AppendixPart,
     Block,
     Card,
+    CardsError,
     Deck,
     Detail,
     Entry,
@@ -25,7 +27,7 @@ from dsl.cards.blocks import (
 from dsl.cards.chain import chain_blocks
 from dsl.cards.chances import distribution
 from dsl.cards.effects import CANNOT, EffectWriter
-from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text
+from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text, row_key
 from dsl.cards.text import DASH, MINUS, NBSP, clean, display_name, percent, signed, title_case_first
 from dsl.categories import CATEGORIES, DEFAULT_CATEGORY, Category
 
@@ -39,16 +41,16 @@ def category(name: str | None) -> Category:
     return CATEGORIES.get(name or DEFAULT_CATEGORY, CATEGORIES[DEFAULT_CATEGORY])
 
 
-def deck_of(book: m.Book, *, errata: str = "appendix") -> Deck:
+def deck_of(book: m.Book, *, errata: str = "appendix", only: Collection[str] | None = None) -> Deck:
     """What every card of a book says, decided once per rule and table (see `Deck`): the
     rulebook's card, the legend, the index, one card per rule and table in the order the book
     declares them, numbered, then the appendix.  `errata`: "appendix", "card" (on each rule's
     card) or "none" (left out; the citation stays on the card).  A rule's notes, and the
     rulebook's introduction, may go to the appendix when that saves a face (`Deck.movable`):
-    the rule itself then reads on one card."""
+    the rule itself then reads on one card.  `only`: the rules, tables and categories (by name)
+    whose cards the deck holds; every name must be one of them (CardsError)."""
     notation = Notation(book)
-    items: list[m.Rule | m.Table] = [*book.rules.values(), *book.tables.values()]
-    items.sort(key=lambda item: (item.span.line, item.span.column))
+    items = chosen(book, only)
     first = 4  # after the rulebook's card, the legend and the index
     numbers = {item.name: first + index for index, item in enumerate(items)}
     last = first + len(items)
@@ -77,8 +79,27 @@ def deck_of(book: m.Book, *, errata: str = "appendix") -> Deck:
         body.append(made)
     movable = [(1, found)] if (found := _introduction(first_card, last)) is not None else []
     movable += [(card.number, found) for card in body if (found := _notes(card)) is not None]
-    appendix = appendix_of(book, writer, numbers, footer, last, errata=errata == "appendix")
+    appendix = appendix_of(book, writer, numbers, footer, last, errata=errata == "appendix", items=items)
     return Deck((first_card, legend, index_card(body, footer), *body), screen_legend, tuple(movable), appendix)
+
+
+def chosen(book: m.Book, only: Collection[str] | None = None) -> list[m.Rule | m.Table]:
+    """The rules and tables a deck holds, in the order the book declares them: all, or those
+    `only` names, by their own name or their category's."""
+    items: list[m.Rule | m.Table] = [*book.rules.values(), *book.tables.values()]
+    items.sort(key=lambda item: (item.span.line, item.span.column))
+    if only is None:
+        return items
+    wanted = set(only)
+    known = {item.name for item in items} | {item.category or DEFAULT_CATEGORY for item in items}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise CardsError(
+            f"--only {', '.join(unknown)}: no rule, table or category of this rulebook is called that "
+            f"(rules and tables: `rulecraft list {book.name}`; categories here: "
+            f"{', '.join(sorted({item.category or DEFAULT_CATEGORY for item in items}))})"
+        )
+    return [item for item in items if item.name in wanted or (item.category or DEFAULT_CATEGORY) in wanted]
 
 
 def build_deck(book: m.Book, *, screen: bool = False, errata: str = "appendix") -> list[Card]:
@@ -130,7 +151,14 @@ def _sort_key(title: str) -> str:
 
 
 def appendix_of(
-    book: m.Book, writer: EffectWriter, numbers: dict[str, int], footer: str, number: int, *, errata: bool
+    book: m.Book,
+    writer: EffectWriter,
+    numbers: dict[str, int],
+    footer: str,
+    number: int,
+    *,
+    errata: bool,
+    items: list[m.Rule | m.Table] | None = None,
 ) -> Appendix:
     """The appendix: with `errata`, every erratum of the book (how the rulebook reads its source
     where the source is unclear), under the rule or table it belongs to, named with its card
@@ -139,9 +167,7 @@ def appendix_of(
     parts = [AppendixPart(1, (Heading("Introduction"),))]
     header = tuple(Note(clean(text), clean(quote or "")) for text, quote in book.notes if quote is not None)
     parts.append(AppendixPart(0, (Heading("The whole rulebook"),), header if errata else ()))
-    items: list[m.Rule | m.Table] = [*book.rules.values(), *book.tables.values()]
-    items.sort(key=lambda item: (item.span.line, item.span.column))
-    for item in items:
+    for item in chosen(book) if items is None else items:
         found: list[Block] = []
         if errata:
             if isinstance(item, m.Rule):
@@ -198,8 +224,9 @@ def legend_samples(book: m.Book, notation: Notation) -> Samples:
         value = notation.expr(effect.value)
         if effect.op == "add" and effect.per is not None and "per" not in samples:
             sample = notation.change(effect)
-            if short(sample):
-                samples["per"] = (sample, f"{value.lstrip(MINUS + '+-')} for every {notation.expr(effect.per)}")
+            unit = notation.unit_noun(effect.per)
+            if short(sample) and unit is not None:
+                samples["per"] = (sample, f"{value.lstrip(MINUS + '+-')} for every {unit}")
         elif effect.op == "add" and "add" not in samples:
             sample = notation.modifier(effect)
             if short(sample) and value.lstrip(MINUS + "+-").replace("%", "").isdigit():
@@ -377,24 +404,6 @@ def table_key(table: m.Table, notation: Notation) -> tuple[Run, ...]:
         if var is not None and var.label and clean(var.label).casefold() != notation.name(name).casefold():
             parts.append(Run(f" ({clean(var.label)})", "muted"))
     return tuple(parts)
-
-
-def row_key(row: m.TableRow) -> str:
-    if row.is_else:
-        return "other"
-    if row.member is not None:
-        return display_name(row.member)
-    if row.high is None or row.threshold:
-        return f"{_int(row.low)}+"
-    if row.low == row.high:
-        return _int(row.low)
-    return f"{_int(row.low)}{DASH}{_int(row.high)}"
-
-
-def _int(value: int | None) -> str:
-    if value is None:
-        return ""
-    return f"{MINUS}{-value}" if value < 0 else str(value)
 
 
 def table_grid(table: m.Table, notation: Notation) -> Grid:

@@ -30,12 +30,14 @@ from dsl.cards.blocks import (
 )
 from dsl.cards.chances import ChanceTables, Variant, total_range
 from dsl.cards.implication import implies
-from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text
-from dsl.cards.text import DASH, NBSP, clean, display_name, signed, title_case_first
+from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text, row_key
+from dsl.cards.text import DASH, NBSP, clean, display_name, signed, then_step, title_case_first
 from dsl.cards.text import number as number_text
 from dsl.model.parts import flat_effects
 
 CANNOT = "✕"
+LOOKUP_ROWS = 12
+"""The most rows of a table a value read from it prints on the card of the rule that reads it."""
 
 _STACKING = {
     "strongest": "only the strongest applies",
@@ -200,7 +202,9 @@ class EffectWriter:
     def effects(self, effects: Sequence[m.Effect], elsewhere: str | None = None) -> list[Block]:
         """Modifiers, values and restrictions grouped by condition, in source order; then rolls.
         `elsewhere` names the card of the rule they come from, which shows the rolls' chances."""
-        plain = [e for e in effects if isinstance(e, (m.ModEffect, m.DeriveEffect, m.CannotEffect))]
+        plain = [
+            e for e in effects if isinstance(e, (m.ModEffect, m.DeriveEffect, m.CannotEffect)) and not _no_change(e)
+        ]
         clamps = _attachable_clamps(plain)
         blocks: list[Block] = []
         groups = _by_guard([e for e in plain if e not in clamps.values()])
@@ -363,9 +367,34 @@ class EffectWriter:
             blocks: list[Block] = [Entry((Run(name, "strong"), Run(lead)), indent)]
             blocks += [Detail((Run("• " + text),), True) for text in alternatives]
             return blocks
+        looked_up = self._looked_up(name, effect.value, indent=indent)
+        if looked_up is not None:
+            return looked_up
         unit = self.notation.unit(effect.unit)
         value = self.notation.expr(effect.value) + (f" {unit}" if unit else "")
         return [Entry((Run(name, "strong"), Run(f" ={NBSP}" + value)), indent)]
+
+    def _looked_up(self, name: str, value: n.Expr, *, indent: bool) -> list[Block] | None:
+        """A value read straight from a short one-key table, with the table's rows on the card
+        ("Total actions by crew: 1+ 2 · 2+ 3 · 4+ 4 ..."), not only the table's name: the card
+        then answers alone.  None for anything else."""
+        if not isinstance(value, n.Lookup) or len(value.keys) != 1:
+            return None
+        table = self.book.tables.get(value.table.text)
+        if table is None or len(table.inputs) != 1 or len(table.rows) > LOOKUP_ROWS:
+            return None
+        names = [column for column, _ in table.columns]
+        column = value.column.text if value.column is not None else (names[0] if len(names) == 1 else None)
+        if column not in names:
+            return None
+        at = names.index(column)
+        rows = " \u00b7 ".join(f"{row_key(row)}{NBSP}\u2192{NBSP}{self.notation.cell(row.cells[at])}" for row in table.rows)
+        key = self.notation.words(value.keys[0])
+        source = f"\u201c{clean(table.title)}\u201d" + (f", {self.card_of(table.name)}" if table.name in self.numbers else "")
+        return [
+            Entry((Run(name, "strong"), Run(f" by {key} ({source}):")), indent),
+            Detail((Run(rows),), True),
+        ]
 
     def roll(
         self,
@@ -426,13 +455,10 @@ class EffectWriter:
         head = title_case_first(display_name(outcome.name))
         if outcome.by_margin:
             head += ", by margin"
-        parts = []
-        if outcome.text:
-            parts.append(clean(outcome.text))
+        said = clean(outcome.text) if outcome.text else ""
         if outcome.step is not None:
-            step = self.notation.step(outcome.step)
-            parts.append(("then " + step) if parts else title_case_first(step) + ".")
-        return (Run(head + ": ", "strong"), Run(" ".join(parts)))
+            said = then_step(said, self.notation.step(outcome.step))
+        return (Run(head + ": ", "strong"), Run(said))
 
     def _fixed_target(self, roll: m.RollEffect, effects: Sequence[m.Effect]) -> Fraction | None:
         """The constant the same rule sets a roll's target to whenever the roll is made: in
@@ -620,3 +646,15 @@ def _chance_line(table: ChanceTable) -> Detail:
     else:
         said = " \u00b7 ".join(" ".join(x for x in (row.dice, row.note, row.cells[0]) if x) for row in table.rows)
     return Detail((Run(head, "strong"), Run(said)))
+
+
+def _no_change(effect: m.Effect) -> bool:
+    """A modifier that adds 0 ("Wheeled Vehicle: +0"): it changes nothing a player computes, so
+    its card leaves it out (a note says what it stands for, where it matters)."""
+    return (
+        isinstance(effect, m.ModEffect)
+        and effect.op == "add"
+        and effect.per is None
+        and effect.value is not None
+        and literal_fraction(effect.value) == 0
+    )

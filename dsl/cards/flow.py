@@ -33,7 +33,9 @@ MIN_SIZE = 7.0
 
 INK = colors.HexColor("#1c1c1c")
 MUTED = colors.HexColor("#5c5c5c")
-RULE = colors.HexColor("#bdbdbd")
+RULE = colors.HexColor("#a8a8a8")
+RULE_WIDTH = 0.5
+"""Rules between table rows: heavy enough to print (a press renders 0.25 pt of light grey broken)."""
 SHADE = colors.HexColor("#efefef")
 WHITE = colors.white
 
@@ -230,17 +232,17 @@ CHANCE_HEAD = _style("chance_head", fontName=BOLD, fontSize=7.0, leading=8.0, al
 CHANCE_LABEL = _style("chance_label", fontSize=7.0, leading=8.0, alignment=TA_LEFT)
 
 COMPACT = {
-    "entry": _style("entry_compact", fontSize=7.8, leading=9.0, spaceBefore=0.8),
-    "detail": _style("detail_compact", fontSize=7.0, leading=8.3, spaceBefore=0.4),
+    "entry": _style("entry_compact", fontSize=7.5, leading=8.4, spaceBefore=0.6),
+    "detail": _style("detail_compact", fontSize=7.0, leading=7.9, spaceBefore=0.3),
     "condition": _style(
-        "condition_compact", fontName=ITALIC, fontSize=7.0, leading=8.3, spaceBefore=1.8, textColor=MUTED
+        "condition_compact", fontName=ITALIC, fontSize=7.0, leading=7.9, spaceBefore=1.4, textColor=MUTED
     ),
     "heading": _style(
-        "heading_compact", fontName=BOLD, fontSize=7.0, leading=8.2, spaceBefore=3.2, textTransform="uppercase"
+        "heading_compact", fontName=BOLD, fontSize=7.0, leading=8.0, spaceBefore=2.6, textTransform="uppercase"
     ),
-    "note": _style("note_compact", fontSize=7.0, leading=8.0, spaceBefore=1.0, textColor=INK),
-    "text": _style("text_compact", fontSize=7.5, leading=8.9, spaceBefore=1.6),
-    "small": _style("small_compact", fontSize=7.0, leading=8.0, spaceBefore=1.0),
+    "note": _style("note_compact", fontSize=7.0, leading=7.9, spaceBefore=0.8, textColor=INK),
+    "text": _style("text_compact", fontSize=7.0, leading=8.0, spaceBefore=1.2),
+    "small": _style("small_compact", fontSize=7.0, leading=7.9, spaceBefore=0.8),
 }
 """The compact step: a card that overflows one face by a little is set in these (no smaller
 than 7 pt, `MIN_SIZE`, with tighter leading and spacing) when that keeps it on one face."""
@@ -448,7 +450,7 @@ def flowables_of(
             # "As Broken Ground" heads what a rule takes from another: not a part to title a card by.
             made[0].part = block.text
         for item in made:
-            item.resume = context
+            item.resume = context + item.resume  # a table set as rows repeats its legend
         yield from made
 
 
@@ -492,6 +494,9 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
         return [Item(_chances(block, width, accent), split=False)]
     if isinstance(block, Grid):
         tables = grid_tables(block, width, accent, compact=styles is COMPACT)
+        stacked = _stacked(block, tables, width, DETAIL, SMALL)
+        if stacked is not None:
+            return stacked
         items = [Item(table) for table in tables]
         shortened = dict.fromkeys(pair for table in tables for pair in table.data.shortened)
         if shortened:
@@ -505,6 +510,39 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
     if all(run.style == "plain" for run in block.runs):
         return [Item(prose([markup(s) for s in sentences("".join(r.text for r in block.runs))], style), whole=True)]
     return [Item(Para(runs_markup(_loose(block.runs, room, style.fontSize)), style))]
+
+
+STACK_RATIO = 1.25
+"""A table set as rows of text when its columns would take this much more height than that: a
+column of long text squeezed beside short ones wraps two words a line."""
+
+
+def _stacked(
+    grid: Grid, tables: list[GridTable], width: float, row_style: ParagraphStyle, legend_style: ParagraphStyle
+) -> list[Item] | None:
+    """A rulebook table as rows of text, when that is much shorter than its columns (see
+    `STACK_RATIO`): a legend naming the columns in order, then one paragraph a row, its keys in
+    bold and its cells after them in the legend's order.  Each row is moved whole to the next card
+    (only a row taller than a card is broken), and the legend is repeated above the rows a card
+    continues (the paginator's `resume`).  None for a table that reads better as a table, and for
+    an index (`dense`), which is scanned down its first column."""
+    if grid.dense or not grid.rows:
+        return None
+    table_height = sum(t.data.head_height + t.data.tops[-1] for t in tables)
+    style = derived(row_style, "_stacked", leftIndent=6.0, firstLineIndent=-6.0, spaceBefore=1.4)
+    legend_text = " · ".join(f"<b>{markup(label)}</b>" if i < grid.keys else markup(label) for i, label in enumerate(grid.header))
+    legend = Para(legend_text, derived(legend_style, "_legend", textColor=MUTED))
+    rows = []
+    for row in grid.rows:
+        keys = " · ".join(markup(cell) for cell in row[: grid.keys] if cell)
+        rest = " · ".join(markup(cell) for cell in row[grid.keys :] if cell)
+        rows.append(Para(f"<b>{keys}</b>\u2002{rest}" if keys else rest, style))
+    stacked_height = legend.wrap(width, 1e6)[1] + sum(r.wrap(width, 1e6)[1] + style.spaceBefore for r in rows)
+    if table_height <= STACK_RATIO * stacked_height:
+        return None
+    head = Item(legend, keep=True, split=False)
+    again = Item(legend, keep=True, split=False)
+    return [head, *(Item(row, whole=True, resume=(again,)) for row in rows)]
 
 
 def _note(note: Note) -> list[str]:
@@ -536,12 +574,25 @@ def _roll_head(
     whole = None
     if short_title is not None or short_notation is not None:
         whole = Para(f"<b>Roll</b> · {markup(block.title)}: <b>{markup(block.notation)}</b>", detail)
-    table = RollHeading(
-        [[title, notation]],
-        colWidths=[width - notation_width, notation_width],
-        hAlign="LEFT",
-        style=_roll_head_style(accent),
+    side_by_side = max(
+        title.wrap(width - notation_width - 2 * CELL_PAD, 1e6)[1], notation.wrap(notation_width - 2 * CELL_PAD, 1e6)[1]
     )
+    if whole is None and side_by_side > 2 * ROLL_TITLE.leading + 0.1:
+        # A long title beside a long notation wraps both into a tall band: the notation goes
+        # under the title, each across the whole band.
+        table = RollHeading(
+            [[Para("<b>Roll</b> · " + markup(block.title), ROLL_TITLE)], [Para(markup(block.notation), ROLL_NOTATION)]],
+            colWidths=[width],
+            hAlign="LEFT",
+            style=_roll_head_style(accent),
+        )
+    else:
+        table = RollHeading(
+            [[title, notation]],
+            colWidths=[width - notation_width, notation_width],
+            hAlign="LEFT",
+            style=_roll_head_style(accent),
+        )
     table.spaceBefore = 5.0
     table.spaceAfter = 0.6
     return table, whole
@@ -679,7 +730,7 @@ def _chances_style(accent: colors.Color, pad: float) -> TableStyle:
         ("ALIGN", (1, 0), (-1, -1), "CENTER"),
         ("FONTNAME", (1, 0), (-1, 0), CHANCE_HEAD.fontName),
         ("LINEBELOW", (0, 0), (-1, 0), 0.6, accent),
-        ("LINEBELOW", (0, 1), (-1, -1), 0.25, RULE),
+        ("LINEBELOW", (0, 1), (-1, -1), RULE_WIDTH, RULE),
         ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
         ("LEFTPADDING", (0, 0), (-1, -1), pad),
         ("RIGHTPADDING", (0, 0), (-1, -1), pad),
@@ -854,7 +905,7 @@ def _grid_style(
         ("FONTSIZE", (0, 0), (-1, -1), CELL.fontSize),
         ("LEADING", (0, 0), (-1, -1), CELL.leading),
         ("TEXTCOLOR", (0, 0), (-1, -1), INK),
-        ("LINEBELOW", (0, first), (-1, -1), 0.25, RULE),
+        ("LINEBELOW", (0, first), (-1, -1), RULE_WIDTH, RULE),
         ("VALIGN", (0, 0), (-1, -1), "TOP"),
         ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
         ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
@@ -900,6 +951,12 @@ class GridTable(Flowable):  # type: ignore[misc]
         self.width = sum(self.data.widths)
         self.height = self._height(self.stop)
         return self.width, self.height
+
+    def splits_a_row(self, availHeight: float) -> bool:
+        """Whether splitting into `availHeight` would break a row: not one whole row fits."""
+        data = self.data
+        limit = availHeight + 0.01 - (data.head_height if self.header else 0.0) + data.tops[self.start]
+        return bisect.bisect_right(data.tops, limit, lo=self.start + 1, hi=self.stop + 1) - 1 <= self.start
 
     def split(self, availWidth: float, availHeight: float) -> list[Flowable]:
         data = self.data

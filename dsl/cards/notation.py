@@ -20,7 +20,21 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
-from dsl.cards.text import MINUS, NBSP, TIMES, clean, display_name, number, plural, signed, singular, vulgar
+from dsl.cards.text import (
+    DASH,
+    MINUS,
+    NBSP,
+    TIMES,
+    clean,
+    display_name,
+    number,
+    plural,
+    signed,
+    singular,
+    then_step,
+    title_case_first,
+    vulgar,
+)
 
 ROUNDING = {"up": "↑", "down": "↓", "nearest": "≈"}
 """Rounding marks after a scaled value: `MOV x½ ↑` halves MOV and rounds up."""
@@ -85,13 +99,40 @@ def _small(text: str) -> str:
 
 
 def phrase_of_member(book: m.Book, var: str, member: str) -> str:
-    """How cards say a choice of an input: its phrase, else its name in words."""
+    """How cards say a choice of an input: its phrase, else its name in words, less the words it
+    repeats of the input's label ("Stunt attempted" is "difficult", not "difficult stunt";
+    "Result of this round's Fly roll" is "failure", not "fly failure"), so that a condition does
+    not say its noun twice."""
     found = book.vars.get(var)
     if found is not None:
         for name, phrase in found.members:
             if name == member:
                 return clean(phrase)
-    return display_name(member)
+    said = display_name(member)
+    if found is None or not found.label:
+        return said
+    label = {_POSSESSIVE.sub("", w).casefold() for w in re.findall("[\\w'\u2019]+", clean(found.label))}
+    kept = [w for w in said.split() if w.casefold() not in label]
+    if kept and len(kept) < len(said.split()) and kept[0].casefold() not in _NOT_ALONE:
+        return " ".join(kept)
+    return said
+
+
+def _excess(call: n.Call) -> tuple[n.Expr, n.Expr] | None:
+    """`max(0, a - b)` (either way round): what `a` has beyond `b`, nothing when it has none;
+    cards say "the excess of a over b" rather than "the higher of 0 and a - b"."""
+    if call.function.text != "max" or len(call.args) != 2:
+        return None
+    for zero, difference in (call.args, reversed(call.args)):
+        if isinstance(zero, n.Number) and zero.value == 0 and isinstance(difference, n.Binary) and difference.op == "-":
+            return difference.left, difference.right
+    return None
+
+
+_POSSESSIVE = re.compile("['\u2019]s?$")
+
+_NOT_ALONE = frozenset({"no", "none", "not", "any", "all", "some", "other", "each", "every", "non"})
+"""Words that cannot stand for a choice alone: "no wind" stays "no wind"."""
 
 
 def flag_clause(book: m.Book, name: str, holds: bool) -> str:
@@ -147,11 +188,33 @@ def with_subject(clause: str) -> str:
         return clause
     if first in _SUBJECT:
         return f"{_SUBJECT[first]} {rest}"
+    if _present_tense(first) and rest.partition(" ")[0] in _DETERMINERS:
+        # `makes a turn this move` -> `you make a turn this move`
+        return f"you {_base_form(first)} {rest}"
     if len(first) > 4 and first.endswith("ed") and first.isalpha() and first.islower() and first not in _NOT_VERBS:
         # `exposed to vacuum` is a state (you are exposed); `failed the roll`, a deed.
-        passive = rest.partition(" ")[0] in _PREPOSITIONS and first not in _DEEDS
+        following = rest.partition(" ")[0]
+        # `exposed to vacuum`, `clothed but unarmored`: a state, said with "are"
+        passive = (following in _PREPOSITIONS or following in ("but", "and", "or")) and first not in _DEEDS
         return f"you are {clause}" if passive else f"you {clause}"
     return clause
+
+
+_DETERMINERS = frozenset({"a", "an", "the", "this", "that", "his", "her", "its", "their", "no", "any", "some", "one", "two"})
+
+
+def _present_tense(word: str) -> bool:
+    """A verb in the third person (`makes`, `carries`, `uses`), by its form, before a determiner."""
+    return len(word) > 3 and word.isalpha() and word.islower() and word.endswith("s") and not word.endswith("ss")
+
+
+def _base_form(verb: str) -> str:
+    """`makes` -> `make`, `carries` -> `carry`, `pushes` -> `push`, `passes` -> `pass`."""
+    if verb.endswith("ies"):
+        return verb[:-3] + "y"
+    if verb.endswith(("shes", "ches", "sses", "xes", "zzes", "oes")):
+        return verb[:-2]
+    return verb[:-1]
 
 
 _PREPOSITIONS = frozenset({"in", "to", "by", "with", "on", "at", "from", "into", "under", "onto", "inside"})
@@ -192,11 +255,25 @@ def negate(clause: str) -> str:
     return f"not {clause}"
 
 
+_NOT_IN_A_NOUN = frozenset(
+    {"the", "a", "an", "has", "have", "had", "is", "are", "was", "were", "be", "been", "of", "to", "in", "on", "at"}
+    | {"by", "with", "which", "that", "who"}
+)
+"""Words that make a label a clause or a phrase rather than a noun to count by."""
+
+
 class Notation:
     def __init__(self, book: m.Book, specials: Mapping[str, str] | None = None) -> None:
         self.book = book
         self.specials = dict(specials or {})
         self._names: dict[str, str] = {}  # a card names the same few stats and inputs again and again
+        # A derived flag's label, as its condition says it: `slick` is "on a slick surface".
+        self._derived = {
+            effect.name: clean(effect.label)
+            for part in book.parts.values()
+            for effect in part.effects
+            if isinstance(effect, m.DeriveEffect) and effect.label and isinstance(effect.type, t.Flag)
+        }
 
     def with_specials(self, specials: Mapping[str, str]) -> Notation:
         """A notation that writes `target`, `active`, `passive` as the given text."""
@@ -246,6 +323,8 @@ class Notation:
     def _note(self, expr: n.Expr, words: bool) -> tuple[str, int]:
         if isinstance(expr, n.Number):
             literal = clean(expr.literal)
+            if expr.value == 0 and expr.unit is None:
+                return "0", _ATOM  # `-0` in a source's table is no change: printed 0
             if literal.startswith("-"):
                 return MINUS + literal[1:], _LEVEL["neg"]
             return literal, _ATOM
@@ -263,12 +342,19 @@ class Notation:
                 return self._member_name(expr), _ATOM
             if words and ref is not None and ref.kind in ("input", "stat") and isinstance(self._type(expr), t.Flag):
                 return flag_clause(self.book, expr.name, True), _ATOM
+            if words and ref is not None and ref.kind == "derive" and expr.name in self._derived:
+                label = self._derived[expr.name]
+                return with_subject(label[:1].lower() + label[1:] if label[1:2].islower() else label), _ATOM
             return self.name(expr.name), _ATOM
         if isinstance(expr, n.BaseRef):
             return f"base {self.name(expr.name)}", _ATOM
         if isinstance(expr, n.Call):
             args = [self._note(a, words)[0] for a in expr.args]
             function = expr.function.text
+            excess = _excess(expr)
+            if excess is not None:
+                over, under = (self._note(side, words)[0] for side in excess)
+                return f"the excess of {over} over {under}", _LEVEL["+"]
             if function in ("min", "max"):
                 which = "lower" if function == "min" else "higher"
                 listed = " and ".join(args) if len(args) == 2 else ", ".join(args[:-1]) + " and " + args[-1]
@@ -284,6 +370,8 @@ class Notation:
                     return f"{column} from \u201c{title}\u201d", _LEVEL["+"]
             return f"\u201c{title}\u201d", _ATOM
         if isinstance(expr, n.Negate):
+            if literal_fraction(expr.operand) == 0:
+                return "0", _ATOM  # `-0` in a source's table is no change: printed 0
             inner, level = self._note(expr.operand, words)
             return MINUS + _wrap(inner, level, _LEVEL["neg"]), _LEVEL["neg"]
         if isinstance(expr, n.Binary):
@@ -535,6 +623,30 @@ class Notation:
                 return f"{self.target(effect.target)}: {said}"
         return f"{self.target(effect.target)}{NBSP}{self.change(effect)}"
 
+    def per(self, per: n.Expr) -> str:
+        """The unit a per-unit modifier counts, after its amount: ` per smoke hex` for a name
+        that is a noun (made singular), else ` x (Other Bleeds the target already has)` with a times sign: a
+        label that is a clause has no singular, and cutting its last word's `s` is no plural
+        made singular (`has` is not `ha`)."""
+        unit = self.unit_noun(per)
+        return f" per {unit}" if unit is not None else f" {TIMES} ({self.expr(per)})"
+
+    def unit_noun(self, per: n.Expr) -> str | None:
+        """The singular noun a per-unit modifier counts (`smoke hex`, `extra body`), or None when
+        what it counts is not a plain noun of a few words."""
+        if not isinstance(per, n.NameRef):
+            return None
+        said = self.name(per.name)
+        words = said.split()
+        if not words or len(words) > 5 or any(w.lower() in _NOT_IN_A_NOUN for w in words):
+            return None
+        # the noun is the last plural word: `smoke hexes fired through` counts a smoke hex
+        plural_at = [i for i, w in enumerate(words) if w.lower().endswith("s") and not w.lower().endswith("ss")]
+        if not plural_at:
+            return said
+        at = plural_at[-1]
+        return " ".join([*words[:at], singular(words[at]), *words[at + 1 :]])
+
     def change(self, effect: m.ModEffect) -> str:
         """What a modifier does, without the stat it changes."""
         op = effect.op
@@ -542,10 +654,7 @@ class Notation:
             assert effect.value is not None
             text = self._signed(effect.value) + ("%" if effect.percent else "")
             if effect.per is not None:
-                if isinstance(effect.per, n.NameRef):
-                    text += f"{NBSP}/{NBSP}" + singular(self.name(effect.per.name))
-                else:
-                    text += " per " + self.expr(effect.per)
+                text += self.per(effect.per)
             return text
         if op in ("mul", "div"):
             assert effect.value is not None
@@ -664,13 +773,10 @@ class Notation:
             return "X"
         if cell.kind == "na":
             return "N/A"
-        parts = []
-        if cell.value is not None:
-            parts.append(self.expr(cell.value))
+        text = self.expr(cell.value) if cell.value is not None else ""
         if cell.step is not None:
-            parts.append(("then " if parts else "") + self.step(cell.step))
-        text = ", ".join(parts)
-        return text[:1].upper() + text[1:] if cell.value is None else text
+            text = then_step(text, self.step(cell.step)).removesuffix(".") if text else title_case_first(self.step(cell.step))
+        return text
 
 
 def _rounding(mode: str | None) -> str:
@@ -694,3 +800,22 @@ def _alternatives(items: list[str]) -> str:
     if len(items) <= 2:
         return " or ".join(items)
     return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def row_key(row: m.TableRow) -> str:
+    """A table row's key as cards print it: `4+`, `1\u20135`, `12`, a choice in words, `other`."""
+    if row.is_else:
+        return "other"
+    if row.member is not None:
+        return display_name(row.member)
+    if row.high is None or row.threshold:
+        return f"{_key_number(row.low)}+"
+    if row.low == row.high:
+        return _key_number(row.low)
+    return f"{_key_number(row.low)}{DASH}{_key_number(row.high)}"
+
+
+def _key_number(value: int | None) -> str:
+    if value is None:
+        return ""
+    return f"{MINUS}{-value}" if value < 0 else str(value)

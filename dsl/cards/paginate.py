@@ -5,12 +5,14 @@ The rules, in order:
 
 - Items that keep together (a heading and its first block, a roll and its chances, a short
   sheet entry) go whole onto the next frame when they do not fit on this one but fit on an empty
-  one.  Only what is taller than a whole frame is broken up.
+  one.  Only what is taller than a whole frame is broken up, starting where it is (its first two
+  items kept together): moving it to a fresh frame would leave this one empty for nothing.
 - Running text (a note, an erratum) is moved whole to the next frame rather than split, unless
   that would leave this frame mostly empty (`MOSTLY_EMPTY`): then it is split after a sentence.
   Text taller than a whole frame is split after a sentence, or between lines if one sentence is
   taller than a frame.
-- A table is split between rows, its header row repeated; other paragraphs between lines.
+- A table is split between rows, its header row repeated, never inside a row unless the row is
+  taller than a whole frame; other paragraphs between lines.
 - An item that starts a frame first repeats what it is under (`Item.resume`): "Errata (cont.)",
   the condition of an indented line, the roll of a chance table, on the sheet the category and
   the entry it continues.
@@ -29,7 +31,7 @@ from dataclasses import dataclass, replace
 from reportlab.platypus import Flowable
 
 from dsl.cards.canvas import measuring_canvas
-from dsl.cards.flow import Item, Prose
+from dsl.cards.flow import GridTable, Item, Prose
 
 MOSTLY_EMPTY = 0.5
 """Moving running text to the next card must not leave more than this share of a card empty."""
@@ -205,7 +207,12 @@ class _Paginator:
             if result is None:
                 if self.capped and not started:
                     raise _Infeasible
-                if started:
+                if started and len(group) > 2 and not self.capped and self._taller_than_a_frame(group):
+                    # A group that fits on no frame breaks anyway: it starts here, on what is
+                    # left of this frame, rather than leave it empty (its first two items kept
+                    # together: a group of two is not broken again, and goes on as any other).
+                    queue.extendleft(reversed([group[0], *(replace(item, keep=False) for item in group[1:])]))
+                elif started:
                     queue.extendleft(reversed(group))
                     self.new_frame()
                 elif any(item in self.resumed for item in group):
@@ -227,6 +234,17 @@ class _Paginator:
                 queue.extendleft(reversed(rest))
                 self.new_frame()
         return self.frames
+
+    def _taller_than_a_frame(self, group: list[Item]) -> bool:
+        """Whether `group` takes more than the whole of the next frame."""
+        room = self.height(len(self.frames))
+        total = 0.0
+        for index, item in enumerate(group):
+            flowable = item.flowable
+            total += flowable.wrapOn(self.canvas, self.width, room)[1] + (flowable.getSpaceBefore() if index else 0.0)
+            if total > room + _FUZZ:
+                return True
+        return False
 
     def forced(self, item: Item) -> list[Item]:
         """An item that fits on no frame, even alone on an empty one: split where it would
@@ -288,6 +306,8 @@ class _Paginator:
                 filled = full - left
                 if filled >= MOSTLY_EMPTY * full and height <= self.height(len(self.frames)) + _FUZZ:
                     return None
+            if started and isinstance(flowable, GridTable) and flowable.splits_a_row(left - space):
+                return None  # a table breaks between rows: the row goes to the next frame whole
             parts = flowable.splitOn(self.canvas, self.width, left - space)
             # Between lines: on an empty frame, or when one sentence is taller than a frame.
             if (

@@ -183,3 +183,15 @@ def sentences(text: str) -> list[str]:
         start = found.end()
     out.append(text[start:])
     return [s for s in out if s]
+
+
+def then_step(before: str, step: str) -> str:
+    """What an outcome or a cell says, and the step it leads to: "Skid as on a failure; something
+    nasty happens. Then roll on Skidding fumble." after a sentence, "Fishtail, then roll again"
+    after a phrase, the step alone as a sentence when nothing comes before it."""
+    before = before.rstrip()
+    if not before:
+        return title_case_first(step) + "."
+    if before.endswith((".", "!", "?", "”")):
+        return f"{before} {title_case_first(step)}."
+    return f"{before}, then {step}"

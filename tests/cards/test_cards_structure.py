@@ -16,7 +16,7 @@ import dsl.cards
 
 PACKAGE = Path(dsl.cards.__file__).parent
 CONTENT = {"text", "blocks", "notation", "chances", "implication", "chain", "effects", "deck", "sheet", "memo"}
-LAYOUT = {"fonts", "canvas", "typeset", "flow", "paginate", "pdfcards", "pdfsheet"}
+LAYOUT = {"fonts", "formats", "canvas", "typeset", "flow", "paginate", "pdfcards", "pdfsheet", "pdfx", "press", "preflight", "images"}
 DATA = {"blocks", "text", "memo"}  # what layout may read of the content side
 
 

@@ -1,0 +1,124 @@
+"""A grammar check over every face of every bundled deck: the phrase defects issue 28 found,
+each a pattern that must not occur in any text a face prints (its title, its footer, every run,
+cell and note of its card), fixed where the phrase is made (dsl/cards: notation.py, effects.py,
+chain.py, text.py), not patched in the text.  Each text is checked whole, as the card sets it.
+
+The appendix is left out (an erratum quotes the source as printed: "Sand +0 ... Mud +1"), and so
+are notes, which are the rulebook's own prose."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import cast
+
+import pytest
+
+from dsl.cards.blocks import Card, Chances, Note
+from dsl.cards.deck import APPENDIX_KIND
+from dsl.cards.fonts import REGULAR
+from dsl.cards.pdfcards import Face, short_title
+from dsl.resources import bundled_rulebooks_dir
+from tests.conftest import bundled_faces
+
+BUNDLED = sorted(bundled_rulebooks_dir().glob("*.rules"))
+
+DEFECTS = {
+    "a letter dropped from a verb made singular (`already ha`)": re.compile(r"\b(ha|wa|doe)\b"),
+    "a noun said twice (`stunt attempted is difficult stunt`, `Fly roll is fly failure`)": re.compile(
+        r"\b(?!(?:the|and|that|this)\b)(\w{3,}) \w+ is (?:\w+ )?\1\b", re.IGNORECASE
+    ),
+    "a modifier of +0": re.compile(r"(?<![\w.])[+\u2212-]0(?![\d.,%/])"),
+    "a phrase cut with an ellipsis (a footer, a title)": re.compile("\u2026"),
+    "a sentence that starts in lower case (`happens. then roll`)": re.compile(r"\b(?<!etc)[a-z]{3,}\. [a-z]{3,}\b"),
+    "a slash for `per` (`+2 / Other Bleeds`)": re.compile(r"[+\u2212-]\d+%?[ \u00a0]/[ \u00a0][A-Za-z]"),
+    "a chance that reads as a mixed number (`1 1/6`)": re.compile(r"\b\d+ \d+/\d+\b"),
+    "an average as a fraction (`169/90 rolls on average`)": re.compile(r"\d+/\d+ (rolls )?on average"),
+    "a range as code (`1..19`)": re.compile(r"\b\d+\.\.\d+\b"),
+    "nesting by a mark (a right angle quote)": re.compile("\u203a"),
+    "a condition without its subject (`When makes a turn`)": re.compile(r"\b[Ww]hen (makes|has|does|takes|moves)\b"),
+    "the higher of 0 and a difference": re.compile(r"the higher of 0 and"),
+    "a value only named (`Total actions = Total actions from`)": re.compile(r"(\b\w+ \w+) = \1 from"),
+}
+
+
+def _texts(value: object) -> Iterator[str]:
+    """Every text of a card the cards make, each whole: a run, a cell, a chance row's label;
+    not a note (the rulebook's prose) nor what the cards do not print (keys, styles)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _texts(item)
+    elif isinstance(value, Note):
+        yield value.condition
+    elif isinstance(value, Chances):
+        yield value.table.against
+        yield from (row.dice for row in value.table.rows)
+        yield from (row.note for row in value.table.rows)
+    elif hasattr(value, "__dataclass_fields__"):
+        for name in value.__dataclass_fields__:
+            if name not in ("key", "style", "mark", "kind", "category", "footer"):
+                yield from _texts(getattr(value, name))
+
+
+def test_no_phrase_defect_on_any_face_of_any_deck() -> None:
+    found: list[str] = []
+    faces = 0
+    for path in BUNDLED:
+        _, laid = bundled_faces(path.stem)
+        seen: set[Card] = set()
+        for face in cast("list[Face]", laid):
+            if face.card.kind == APPENDIX_KIND:
+                continue
+            faces += 1
+            room = face.fmt.body_width - 18 * 72 / 25.4  # the footer's room beside "No. 24 \u00b7 2/3"
+            texts = [face.header.title.getPlainText(), short_title(face.card.footer, REGULAR, 7.0, room)]
+            if face.card not in seen:
+                seen.add(face.card)
+                texts += list(_texts(face.card))
+            for text in texts:
+                for defect, pattern in DEFECTS.items():
+                    for hit in pattern.finditer(text):
+                        found.append(
+                            f"{path.stem} No. {face.card.number}: {defect}: {text[max(0, hit.start() - 50) : hit.end() + 30]!r}"
+                        )
+    assert faces > 400
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("text", "defect"),
+    [
+        (
+            "wound target +2 / Other Bleeds the target already ha",
+            "a letter dropped from a verb made singular (`already ha`)",
+        ),
+        (
+            "When stunt attempted is difficult stunt: fly",
+            "a noun said twice (`stunt attempted is difficult stunt`, `Fly roll is fly failure`)",
+        ),
+        (
+            "When the result of this round's Fly roll is fly failure",
+            "a noun said twice (`stunt attempted is difficult stunt`, `Fly roll is fly failure`)",
+        ),
+        ("wound target +2\u00a0/\u00a0Other Bleeds the target", "a slash for `per` (`+2 / Other Bleeds`)"),
+        ("skidding threshold +0 Wheeled Vehicle", "a modifier of +0"),
+        ("Mecha and Vehicle Terrain and Co\u2026 No. 24", "a phrase cut with an ellipsis (a footer, a title)"),
+        (
+            "something nasty happens. then roll on Skidding fumble",
+            "a sentence that starts in lower case (`happens. then roll`)",
+        ),
+        ("d6 on this table: 1 1/6 \u00b7 2 1/6", "a chance that reads as a mixed number (`1 1/6`)"),
+        ("169/90 rolls on average", "an average as a fraction (`169/90 rolls on average`)"),
+        ("1..19 17/100", "a range as code (`1..19`)"),
+        ("When makes a turn this move", "a condition without its subject (`When makes a turn`)"),
+        (
+            "Total actions = Total actions from \u201cNumber of Actions\u201d",
+            "a value only named (`Total actions = Total actions from`)",
+        ),
+    ],
+)
+def test_each_defect_pattern_finds_what_the_review_found(text: str, defect: str) -> None:
+    """The review's own quotations, as the old cards printed them: each pattern catches its defect."""
+    assert DEFECTS[defect].search(text)
