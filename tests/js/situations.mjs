@@ -3,7 +3,7 @@
 // line per situation, the whole Resolution (`toDict()`) or the error a resolver refused it with.
 //
 // A situation is {names, given, rounds}; a number in `given` is {"$number": "7/2"} (exact, any
-// size), dice are their notation.
+// size), dice {"$dice": "2d6"}.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -15,6 +15,7 @@ function decoded(value) {
     const [top, bottom] = value.$number.split("/");
     return bottom === undefined ? BigInt(top) : book.frac(BigInt(top), BigInt(bottom));
   }
+  if (value !== null && typeof value === "object" && "$dice" in value) return book.Dice.parse(value.$dice);
   return value;
 }
 

@@ -112,6 +112,7 @@ REEXPORTED = (
     "Special",
     "frac",
     "jsonText",
+    "show",
 )
 """The runtime's names a module offers its apps: the same objects in every module."""
 
