@@ -96,12 +96,16 @@ def test_a_build_writes_an_npm_package(packages: dict[str, Path]) -> None:
 
 
 def test_a_javascript_build_is_byte_identical(tmp_path: Path) -> None:
+    """Two builds write the same bytes, and `--check` finds an edited file stale."""
     first, second = tmp_path / "a", tmp_path / "b"
     for out in (first, second):
         assert run_cli("build", "--target", "js", "-o", str(out), "skirmish_terrain").exit_code == 0
     files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
     assert all((first / f).read_bytes() == (second / f).read_bytes() for f in files)
+    (first / "runtime" / "dice.js").write_text("// edited\n")
+    stale = run_cli("build", "--target", "js", "-o", str(first), "--check", "skirmish_terrain")
+    assert stale.exit_code == 1 and "dice.js differs from a fresh build" in stale.output, stale.output
 
 
 def test_target_js_usage_errors(tmp_path: Path) -> None:
