@@ -320,6 +320,29 @@ def test_integers_beyond_2_53_stay_exact(packages: dict[str, Path], tmp_path: Pa
     assert "123456789012345678901234567890" in result.stdout
 
 
+def test_floats_are_pythons(packages: dict[str, Path], tmp_path: Path) -> None:
+    """The `float` beside each fraction is the double nearest to it, as Python's float(Fraction):
+    tiny chances (subnormal doubles, and 0 below them) and floats past 2^53 (written with an
+    exponent, as Python does, so they read back as floats) included."""
+    from dsl.runtime.base import number_json, probability_json
+
+    rng = random.Random(20261204)
+    numbers = [Fraction(1, 3), Fraction(-7, 2), Fraction(10**400 + 1, 10**399), Fraction(1, 2**1074 * 3)]
+    for _ in range(3000):
+        scale = rng.choice((10**20, 10**300, 2**1060, 2**1080))
+        numbers.append(Fraction(rng.randint(1, 10 ** rng.randint(1, 60)), rng.randint(1, scale)))
+        numbers.append(Fraction(rng.randint(1, 2**90), rng.randint(1, 2**20)))
+    listed = tmp_path / "numbers.json"
+    listed.write_text(json.dumps([f"{x.numerator}/{x.denominator}" for x in numbers]))
+    base = packages["rulebooks"] / "runtime" / "base.js"
+    result = subprocess.run(
+        [need_node(), str(JS_TESTS / "floats.mjs"), str(base), str(listed)], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    expected = [{"number": number_json(x), "probability": probability_json(x)} for x in numbers]
+    assert json.loads(result.stdout) == json.loads(json.dumps(expected))
+
+
 # ---------------------------------------------------------------------------- TypeScript
 
 

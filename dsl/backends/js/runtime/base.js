@@ -244,26 +244,6 @@ export function shown(value) {
 
 const NUMBER_TEXT = /^[+-]?(?:[0-9]+(?:\.[0-9]+)?|[0-9]+\/[0-9]+)$/;
 
-/** The exact value of a finite double (as Python's Fraction(float)). */
-function fromDouble(value) {
-  if (Number.isInteger(value)) return BigInt(value);
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, value);
-  const high = view.getUint32(0);
-  const low = view.getUint32(4);
-  const exponent = (high >>> 20) & 0x7ff;
-  let mantissa = (BigInt(high & 0xfffff) << 32n) | BigInt(low);
-  let power;
-  if (exponent === 0) {
-    power = -1074n;
-  } else {
-    mantissa |= 1n << 52n;
-    power = BigInt(exponent) - 1075n;
-  }
-  const numerator = value < 0 ? -mantissa : mantissa;
-  return power >= 0n ? numerator << power : frac(numerator, 1n << -power);
-}
-
 /** A value as an exact number; null if it is none; HugeNumber past MAX_DIGITS digits. */
 export function asNumber(value) {
   let number;
@@ -272,9 +252,9 @@ export function asNumber(value) {
     number = value;
   } else if (typeof value === "number") {
     if (!Number.isFinite(value)) return null;
-    // as Python reads a float: the shortest decimal that gives it back (repr), exactly
-    number = Number.isInteger(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER ? BigInt(value) : decimal(reprOf(value));
-    if (number === null) number = fromDouble(value);
+    // as Python reads a float: the shortest decimal that gives it back (its repr; JavaScript
+    // writes the same digits), exactly
+    number = Number.isSafeInteger(value) ? BigInt(value) : decimal(String(value));
   } else if (typeof value === "string") {
     const text = value.trim();
     if (!NUMBER_TEXT.test(text)) return null;
@@ -292,11 +272,6 @@ export function asNumber(value) {
   const [n, d] = parts(number);
   if (bitLength(n) > MAX_BITS || bitLength(d) > MAX_BITS) throw new HugeNumber();
   return number;
-}
-
-function reprOf(value) {
-  // JS writes the shortest round-trip digits as Python's repr does; only the exponent form differs
-  return String(value);
 }
 
 function decimal(text) {
@@ -359,8 +334,9 @@ export function toFloat(value) {
   if (n === 0n) return 0;
   const limit = 1n << 53n;
   if (n < limit && d < limit) return (negative ? -1 : 1) * (Number(n) / Number(d));
-  // a quotient of 55 bits or more, then rounded to 53 with what was left over
-  let shift = 55 - (bitLength(n) - bitLength(d));
+  // a quotient of 55 bits or more, rounded to 53 bits (fewer for a subnormal result, whose last
+  // bit weighs 2 ** -1074) with what was left over, ties to even
+  const shift = 55 - (bitLength(n) - bitLength(d));
   let quotient;
   let rest;
   if (shift >= 0) {
@@ -372,23 +348,14 @@ export function toFloat(value) {
     quotient = n / scaled;
     rest = n % scaled;
   }
-  let extra = bitLength(quotient) - 53;
-  let dropped = quotient & ((1n << BigInt(extra)) - 1n);
-  quotient >>= BigInt(extra);
-  shift -= extra;
-  const half = 1n << BigInt(extra - 1);
+  let power = -shift;
+  const drop = Math.max(bitLength(quotient) - 53, -1074 - power);
+  const dropped = quotient & ((1n << BigInt(drop)) - 1n);
+  quotient >>= BigInt(drop);
+  power += drop;
+  const half = 1n << BigInt(drop - 1);
   if (dropped > half || (dropped === half && (rest !== 0n || (quotient & 1n) === 1n))) quotient += 1n;
-  let result = Number(quotient);
-  // scaled by 2 ** -shift in steps that stay exact
-  while (shift > 1000) {
-    result /= 2 ** 1000;
-    shift -= 1000;
-  }
-  while (shift < -1000) {
-    result *= 2 ** 1000;
-    shift += 1000;
-  }
-  result = shift >= 0 ? result / 2 ** shift : result * 2 ** -shift;
+  const result = power >= 0 ? Number(quotient << BigInt(power)) : Number(quotient) * 2 ** power;
   return negative ? -result : result;
 }
 
@@ -412,7 +379,12 @@ export function jsonText(data, indent = 0) {
   const write = (value, depth) => {
     if (value === null || value === undefined) return "null";
     if (typeof value === "bigint") return value.toString();
-    if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : "null";
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) return "null";
+      // a float past 2 ** 53 as Python writes it, with an exponent: its digits alone would read
+      // back as a whole number that is not the float
+      return Number.isInteger(value) && Math.abs(value) >= 1e16 ? value.toExponential() : JSON.stringify(value);
+    }
     if (typeof value === "string" || typeof value === "boolean") return JSON.stringify(value);
     if (Array.isArray(value)) {
       if (!value.length) return "[]";
