@@ -55,7 +55,7 @@ function roundInputs(spec, given, number, changed) {
 class Weights {
   constructor(denominator, ways) {
     this.denominator = denominator;
-    this.ways = ways; // Map: show(value) -> [value, ways]
+    this.ways = ways; // Map: the value (a bigint, or a Fraction's text) -> [value, ways]
   }
   scaled(factor) {
     const [top, bottom] = parts(factor);
@@ -83,7 +83,7 @@ class Weights {
 }
 
 function sequenceOver(spec, rounds, resolveRound, start) {
-  let states = new Map([["going", [1n, new Map(spec.totals.map((name) => [name, new Weights(1n, new Map([["0", [0n, 1n]]]))]))]]]);
+  let states = new Map([["going", [1n, new Map(spec.totals.map((name) => [name, new Weights(1n, new Map([[0n, [0n, 1n]]]))]))]]]);
   const results = [];
   let work = 0n;
   for (let index = 0; index < rounds; index++) {
@@ -190,7 +190,7 @@ function convolved(weights, value) {
   for (const [a, wa] of weights.ways.values()) {
     for (const [b, wb] of ways) {
       const key = whole(add(a, b));
-      const name = show(key);
+      const name = typeof key === "bigint" ? key : show(key); // one entry per number
       const found = combined.get(name);
       combined.set(name, [key, (found ? found[1] : 0n) + wa * wb]);
     }
