@@ -24,11 +24,20 @@ class BuildError(Exception):
 
 
 def build_outputs(
-    compiled: list[Compiled], output: Path, *, cards: bool, standalone: bool = False
+    compiled: list[Compiled],
+    output: Path,
+    *,
+    cards: bool,
+    standalone: bool = False,
+    target: str = "python",
+    package: str | None = None,
 ) -> dict[str, bytes]:
     """Every file a build writes, by path relative to the output directory.  `standalone`: the
     runtime too, once, as the package `rulecraft_runtime` the modules then import (for an app
-    that copies files in rather than installing rulecraft)."""
+    that copies files in rather than installing rulecraft).  `target` "js": the npm package of
+    ES modules instead (dsl/backends/js/package.py), named `package`."""
+    if target == "js":
+        return _js_outputs(compiled, package)
     files: dict[str, bytes] = {}
     owners: dict[str, str] = {}
     runtime = STANDALONE_RUNTIME if standalone else RUNTIME_PACKAGE
@@ -49,6 +58,31 @@ def build_outputs(
     if standalone:
         files.update(runtime_files())
     files["__init__.py"] = _package_init(sorted(owners), runtime).encode("utf-8")
+    return dict(sorted(files.items()))
+
+
+JS_NAMES = frozenset({"index", "package", "runtime"})
+"""File names the JavaScript package holds beside its books' modules."""
+
+
+def _js_outputs(compiled: list[Compiled], package: str | None) -> dict[str, bytes]:
+    from dsl.backends.js.package import PACKAGE_NAME, package_files
+    from dsl.backends.js.package import runtime_files as js_runtime_files
+    from dsl.compiler import generate_js
+
+    files: dict[str, bytes] = {}
+    owners: dict[str, str] = {}
+    for item in compiled:
+        assert item.book is not None
+        name = item.book.name
+        if name in owners:
+            raise BuildError(f"two rulebooks are named `{name}`: {owners[name]} and {item.path}")
+        if name in JS_NAMES:
+            raise BuildError(f"a JavaScript build writes its own `{name}` files: rename the rulebook {item.path}")
+        owners[name] = item.path
+        files.update(generate_js(item))
+    files.update(js_runtime_files())
+    files.update(package_files(sorted(owners), package or PACKAGE_NAME))
     return dict(sorted(files.items()))
 
 

@@ -250,9 +250,8 @@ def check(paths: tuple[Path, ...]) -> None:
     "-o",
     "--output",
     type=click.Path(path_type=Path),
-    default=DEFAULT_OUTPUT,
-    show_default=True,
-    help="Directory for the generated modules (cards go to OUTPUT/cards).",
+    default=None,
+    help=f"Directory for the generated modules (cards go to OUTPUT/cards)  [default: {DEFAULT_OUTPUT}; none for --target js]",
 )
 @click.option(
     "--check", "check_only", is_flag=True, help="Write nothing; exit 1 if OUTPUT is not what a build would write."
@@ -264,14 +263,50 @@ def check(paths: tuple[Path, ...]) -> None:
     help="Also write the runtime into OUTPUT (as rulecraft_runtime/), for an app that copies files in"
     " rather than installing rulecraft.",
 )
-def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool, standalone: bool) -> None:
-    """Compile rulebooks to Python resolver modules (and cards).
+@click.option(
+    "--target",
+    type=click.Choice(["python", "js"]),
+    default="python",
+    show_default=True,
+    help="python: resolver modules and cards; js: an npm package of ES modules with .d.ts types"
+    " and their runtime (exact fractions with BigInt).",
+)
+@click.option(
+    "--package-name",
+    "package",
+    default=None,
+    help="The npm package's name (--target js)  [default: rulecraft-rulebooks]",
+)
+def build(
+    paths: tuple[Path, ...],
+    output: Path | None,
+    check_only: bool,
+    cards: bool,
+    standalone: bool,
+    target: str,
+    package: str | None,
+) -> None:
+    """Compile rulebooks to Python resolver modules (and cards), or with `--target js -o OUT` to
+    an npm package of JavaScript modules.
 
     Nothing is written unless every rulebook compiles: OUTPUT is never left half-updated.
     """
     from dsl.build import BuildError, build_outputs, check_outputs
     from dsl.outdir import OutputError
 
+    if target == "js":
+        from dsl.backends.js.package import valid_package_name
+
+        if output is None:
+            raise Usage("--target js writes an npm package: name its folder with -o OUT")
+        if standalone:
+            raise Usage("--standalone is for the Python target: a JavaScript build always writes its runtime")
+        if package is not None and not valid_package_name(package):
+            raise Usage(f"--package-name {package!r} is not an npm package name (lowercase letters, digits, - . _ ~)")
+        cards = False
+    elif package is not None:
+        raise Usage("--package-name names the npm package of --target js")
+    output = output if output is not None else DEFAULT_OUTPUT
     files = _paths(tuple(_bundled_or_path(path) for path in paths))
     _output_dir(output)
     compiled = _compile_all(files)
@@ -280,7 +315,7 @@ def build(paths: tuple[Path, ...], output: Path, check_only: bool, cards: bool, 
         _echo_err(_summary("checked", len(compiled), errors, warnings))
         _fail("nothing was written")
     try:
-        outputs = build_outputs(compiled, output, cards=cards, standalone=standalone)
+        outputs = build_outputs(compiled, output, cards=cards, standalone=standalone, target=target, package=package)
     except BuildError as error:
         _fail(str(error))
     if check_only:

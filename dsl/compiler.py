@@ -407,6 +407,15 @@ def generate(compiled: Compiled, runtime: str = RUNTIME_PACKAGE) -> str:
         return deep(emit, compiled.book, Path(compiled.path).name, __version__, runtime)
 
 
+def generate_js(compiled: Compiled) -> dict[str, bytes]:
+    """The ES module and `.d.ts` of a rulebook that checked without errors (dsl/backends/js/)."""
+    from dsl.backends.js.package import book_files
+
+    assert compiled.book is not None and compiled.ok
+    with collector_tuned():
+        return deep(book_files, compiled.book, Path(compiled.path).name, __version__)
+
+
 _counter = itertools.count()
 
 

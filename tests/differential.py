@@ -7,7 +7,7 @@ tests/soak/differential.py (a million, with figures printed)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import ModuleType
@@ -90,6 +90,24 @@ def random_situation(book: m.Book, names: Sequence[str], rng: random.Random, tex
     if ranges and low <= high and rng.random() < 0.7:
         given["roll"] = rng.randint(low, high)
     return given
+
+
+def drawn(book: m.Book, count: int, rng: random.Random) -> Iterator[tuple[list[str], dict[str, Any], int | None]]:
+    """`count` situations of a book, as the differential tests draw them: every rule and table in
+    turn, a rule with a sequence over a few rounds half the time, else now and then with a few
+    other rules applied together (stacking and composition across rules)."""
+    texts = texts_of(book)
+    names = [*book.rules, *book.tables]
+    for index in range(count):
+        chosen = [names[index % len(names)]]
+        rounds = None
+        rule = book.rules.get(chosen[0])
+        if rule is not None and rule.sequence is not None and rng.random() < 0.5:
+            rounds = rng.randint(1, 6)
+        elif rng.random() < 0.25:
+            chosen += rng.sample(names, rng.randint(1, min(3, len(names))))
+        situation = random_situation(book, chosen, rng, texts)
+        yield list(dict.fromkeys(chosen)), situation, rounds
 
 
 def _roll_range(pool: n.Pool | None) -> tuple[int, int]:

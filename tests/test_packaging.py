@@ -32,6 +32,9 @@ def test_wheel_contains_grammar_and_rulebooks(wheel: Path) -> None:
     assert "dsl/runtime/__init__.py" in names
     assert {"dsl/workbench/static/index.html", "dsl/workbench/static/app.js", "dsl/workbench/static/app.css"} <= set(names)
     assert {"dsl/schema/resolution.schema.json", "dsl/schema/rulebook.schema.json"} <= set(names)
+    # the JavaScript runtime a `build --target js` writes: its modules and declarations
+    runtime = {p.relative_to(ROOT).as_posix() for p in (ROOT / "dsl/backends/js/runtime").iterdir() if p.suffix in (".js", ".ts")}
+    assert runtime and runtime <= set(names)
     assert any(n.startswith("rulecraft-") and n.endswith("entry_points.txt") for n in names)
 
 

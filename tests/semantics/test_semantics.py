@@ -20,7 +20,7 @@ from dsl.semantics import constant_value
 from dsl.semantics.reference import resolve as reference_resolve
 from dsl.semantics.reference import resolve_over_rounds as reference_over_rounds
 from tests.conftest import FEATURES, FIGURES, RULEBOOKS, compiled, module_for
-from tests.differential import Tally, compare, random_situation, texts_of
+from tests.differential import Tally, compare, drawn
 
 BOOKS = sorted(RULEBOOKS.glob("*.rules")) + sorted(FEATURES.glob("*.rules"))
 PER_BOOK = 3_000
@@ -31,20 +31,9 @@ def situations(path: Path, count: int, seed: int) -> Tally:
     book = compiled(path).book
     assert book is not None
     module = module_for(path)
-    rng = random.Random(seed)
-    texts = texts_of(book)
-    names = [*book.rules, *book.tables]
     tally = Tally()
-    for index in range(count):
-        chosen = [names[index % len(names)]]
-        rounds = None
-        rule = book.rules.get(chosen[0])
-        if rule is not None and rule.sequence is not None and rng.random() < 0.5:
-            rounds = rng.randint(1, 6)  # the sequence over a few rounds: its states, totals and rolls
-        elif rng.random() < 0.25:  # rules applied together: stacking and composition across rules
-            chosen += rng.sample(names, rng.randint(1, min(3, len(names))))
-        situation = random_situation(book, chosen, rng, texts)
-        compare(book, module, list(dict.fromkeys(chosen)), situation, tally, rounds)
+    for names, situation, rounds in drawn(book, count, random.Random(seed)):
+        compare(book, module, names, situation, tally, rounds)
     return tally
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from dsl import model as m
 from dsl import printer
@@ -34,6 +34,16 @@ from dsl.writer import CodeWriter, literal
 
 if TYPE_CHECKING:
     from dsl.backends.python.module import ModuleWriter as Module
+
+
+class StepNames(Protocol):
+    """What the shape of a rule is read from: the book, and the names a module writer gave each
+    part's effects (`consts`) and each roll's step (`roll_steps`).  The JavaScript backend
+    (dsl/backends/js/) reads rules in the same shape."""
+
+    book: m.Book
+    consts: dict[str, list[str | None]]
+    roll_steps: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -85,7 +95,7 @@ class Shape:
     chains: bool = False
 
 
-def flat_steps(module: Module, rule: str) -> list[Flat]:
+def flat_steps(module: StepNames, rule: str) -> list[Flat]:
     """The steps of a rule, composed parts in place, in the order a resolution meets them."""
     book = module.book
     out: list[Flat] = []
@@ -112,7 +122,7 @@ def flat_steps(module: Module, rule: str) -> list[Flat]:
     return out
 
 
-def shape_of(module: Module, rule: m.Rule, settle: list[str]) -> Shape:
+def shape_of(module: StepNames, rule: m.Rule, settle: list[str]) -> Shape:
     book = module.book
     steps = flat_steps(module, rule.name)
     by_node: dict[str, list[int]] = {}
@@ -144,7 +154,7 @@ def shape_of(module: Module, rule: m.Rule, settle: list[str]) -> Shape:
     return Shape(steps, nodes, rolls, texts, _watches(module, steps), chains)
 
 
-def _watches(module: Module, steps: list[Flat]) -> list[Watch]:
+def _watches(module: StepNames, steps: list[Flat]) -> list[Watch]:
     """The inputs the steps read, each with every step reading it and the clause from which on it
     does; the note names the conditions of the first step that reads it, up to that clause."""
     places = [input_places(module.book, flat.effect) for flat in steps]

@@ -1,0 +1,665 @@
+// Dice expressions and their exact distributions (mirrors dsl/runtime/dice.py, function for
+// function: a change there is made here the same way).
+//
+// `Dice` is a value a rulebook or an app writes (`3d6`, `1d6+1d8+4`, `max(2d6-3, 0)`);
+// `Distribution` the exact chance of every total of a pool (counts over one denominator, with
+// running sums); `Chances` the questions a player asks of a total.  Counts are BigInts.
+
+import {
+  MAX_BITS,
+  MAX_DIGITS,
+  RuleInputError,
+  Special,
+  add,
+  bitLength,
+  ceil,
+  clip,
+  cmp,
+  floor,
+  frac,
+  isNumber,
+  lcm,
+  mul,
+  numberJson,
+  parts,
+  probabilityJson,
+  roundValue,
+  show,
+  shown,
+  sub,
+} from "./base.js";
+
+export const DIE_LADDER = [2n, 3n, 4n, 6n, 8n, 10n, 12n, 20n];
+
+export const MAX_HORIZON = 100000n;
+export const MAX_COMBINATIONS = 1000000;
+export const MAX_POOL_DICE = 100n;
+export const MAX_POOL_SIDES = 1000n;
+export const MAX_DICE_WORK = 2000000n;
+
+export class Dice {
+  /** terms: [[count, sides], ...] (BigInts), bonus: BigInt, parts: [Scaled | Clamped, ...]. */
+  constructor(terms = [], bonus = 0n, diceParts = []) {
+    if (!Array.isArray(terms)) throw new RuleInputError(`the pools of dice are a list of [count, sides] pairs, not ${shown(terms)}`);
+    const checked = terms.map((term) => {
+      const [count, sides] = Array.isArray(term) && term.length === 2 ? term.map(toBig) : [null, null];
+      if (count === null || sides === null || count < 1n || sides < 2n) {
+        throw new RuleInputError(`${shown(term)} is not a pool anyone can roll: at least one die of two sides or more`);
+      }
+      if (bitLength(count) > MAX_BITS || bitLength(sides) > MAX_BITS) {
+        throw new RuleInputError(`a pool of dice has numbers of at most ${MAX_DIGITS} digits`);
+      }
+      return Object.freeze([count, sides]);
+    });
+    const plus = toBig(bonus);
+    if (plus === null || bitLength(plus) > MAX_BITS) {
+      throw new RuleInputError(`a dice bonus is a whole number of at most ${MAX_DIGITS} digits, not ${shown(bonus)}`);
+    }
+    this.terms = Object.freeze(checked);
+    this.bonus = plus;
+    this.parts = Object.freeze([...diceParts]);
+    Object.freeze(this);
+  }
+
+  static pool(count, sides) {
+    count = BigInt(count);
+    return count > 0n ? new Dice([[count, BigInt(sides)]]) : new Dice();
+  }
+
+  get constant() {
+    return !this.terms.length && !this.parts.length;
+  }
+
+  toString() {
+    if (!this.terms.length && !this.bonus && this.parts.length === 1) return this.parts[0].text();
+    const items = this.terms.map(([count, sides]) => `${count}d${sides}`).concat(this.parts.map((p) => `(${p.text()})`));
+    let text = items.join("+");
+    if (this.bonus) text = text ? `${text}${this.bonus > 0n ? "+" : ""}${this.bonus}` : `${this.bonus}`;
+    return text || "0";
+  }
+
+  equals(other) {
+    return other instanceof Dice && String(other) === String(this);
+  }
+
+  static parse(text) {
+    const reader = new DiceReader(text);
+    const value = reader.expression();
+    reader.end();
+    return value;
+  }
+
+  plus(other) {
+    if (other instanceof Dice) {
+      return new Dice([...this.terms, ...other.terms], this.bonus + other.bonus, [...this.parts, ...other.parts]);
+    }
+    return new Dice(this.terms, this.bonus + BigInt(other), this.parts);
+  }
+
+  withDice(delta) {
+    delta = BigInt(delta);
+    if (this.terms.length) {
+      const [count, sides] = this.terms[0];
+      const kept = count + delta > 1n ? count + delta : 1n;
+      return new Dice([[kept, sides], ...this.terms.slice(1)], this.bonus, this.parts);
+    }
+    if (this.parts.length) {
+      const first = this.parts[0];
+      return new Dice(this.terms, this.bonus, [first.rebuilt(first.dice.withDice(delta)), ...this.parts.slice(1)]);
+    }
+    return this;
+  }
+
+  firstCount() {
+    if (this.terms.length) return this.terms[0][0];
+    return this.parts.length ? this.parts[0].dice.firstCount() : 0n;
+  }
+
+  stepped(steps) {
+    return new Dice(
+      this.terms.map(([count, sides]) => [count, stepDie(sides, steps)]),
+      this.bonus,
+      this.parts.map((p) => p.rebuilt(p.dice.stepped(steps))),
+    );
+  }
+
+  scaled(factor, rounding) {
+    if (this.constant) {
+      const value = mul(this.bonus, factor);
+      if (typeof value !== "bigint" && rounding === null) {
+        throw new RuleInputError(`${this} * ${show(factor)} is not a whole number: say how to round it`);
+      }
+      return new Dice([], roundValue(value, rounding || "down"));
+    }
+    if (cmp(factor, 1n) === 0) return this;
+    return new Dice([], 0n, [new Scaled(this, factor, rounding)]);
+  }
+
+  clamped(op, bound) {
+    bound = BigInt(bound);
+    if (this.constant) {
+      const keep = op === "max" ? (this.bonus > bound ? this.bonus : bound) : this.bonus < bound ? this.bonus : bound;
+      return new Dice([], keep);
+    }
+    return new Dice([], 0n, [new Clamped(this, op, bound)]);
+  }
+
+  /** The exact chance of every total: a Map of BigInt total -> number, lowest first. */
+  totals(limit = 1000000) {
+    this.checkSize();
+    let ways = [1n];
+    let low = this.bonus;
+    let denominator = 1n;
+    for (const [count, sides] of this.terms) {
+      ways = addDice(ways, count, sides);
+      low += count;
+      denominator *= sides ** count;
+    }
+    let result = new Map();
+    ways.forEach((way, index) => {
+      if (way) result.set(low + BigInt(index), way);
+    });
+    for (const part of this.parts) {
+      const chances = part.dice.totals(limit);
+      const scale = lcm(...[...chances.values()].map((p) => parts(p)[1]));
+      const piece = new Map();
+      for (const [total, chance] of chances) {
+        const key = part.value(total);
+        const [n, d] = parts(chance);
+        piece.set(key, (piece.get(key) || 0n) + n * (scale / d));
+      }
+      if (result.size * piece.size > limit) throw new RangeError(`${this} has too many totals to work out exactly`);
+      const combined = new Map();
+      for (const [a, wa] of result) {
+        for (const [b, wb] of piece) combined.set(a + b, (combined.get(a + b) || 0n) + wa * wb);
+      }
+      result = combined;
+      denominator *= scale;
+    }
+    const sorted = [...result.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    return new Map(sorted.map((total) => [total, frac(result.get(total), denominator)]));
+  }
+
+  checkSize() {
+    for (const [count, sides] of this.terms) {
+      if (count > MAX_POOL_DICE || sides > MAX_POOL_SIDES) {
+        throw new RangeError(
+          `${this} has too many totals to work out exactly: at most ${MAX_POOL_DICE} dice of at most ${MAX_POOL_SIDES} sides in a pool`,
+        );
+      }
+    }
+    const dice = this.terms.reduce((sum, [count]) => sum + count, 0n);
+    const span = 1n + this.terms.reduce((sum, [count, sides]) => sum + count * (sides - 1n), 0n);
+    if (dice * span > MAX_DICE_WORK) {
+      throw new RangeError(
+        `${this} has too many totals to work out exactly: ${dice} dice with ${grouped(span)} possible totals` +
+          ` (dice times totals at most ${grouped(MAX_DICE_WORK)})`,
+      );
+    }
+    for (const part of this.parts) part.dice.checkSize();
+  }
+
+  chances() {
+    return Chances.of(this);
+  }
+}
+
+function grouped(value) {
+  return value.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+function toBig(value) {
+  if (typeof value === "bigint") return value;
+  if (typeof value === "number" && Number.isSafeInteger(value)) return BigInt(value);
+  return null;
+}
+
+export class Scaled {
+  constructor(dice, factor, rounding) {
+    this.dice = dice;
+    this.factor = factor;
+    this.rounding = rounding;
+    Object.freeze(this);
+  }
+  text() {
+    let inner = String(this.dice);
+    if (this.dice.terms.length + this.dice.parts.length + (this.dice.bonus ? 1 : 0) > 1) inner = `(${inner})`;
+    const [n, d] = parts(this.factor);
+    const scale = n === 1n ? `/${d}` : `*${show(this.factor)}`;
+    return inner + scale + (this.rounding ? ` round ${this.rounding}` : "");
+  }
+  value(total) {
+    const scaled = mul(total, this.factor);
+    if (this.rounding) return roundValue(scaled, this.rounding);
+    const [n, d] = parts(scaled);
+    return n / d; // int(): towards zero
+  }
+  rebuilt(dice) {
+    return new Scaled(dice, this.factor, this.rounding);
+  }
+}
+
+export class Clamped {
+  constructor(dice, op, bound) {
+    this.dice = dice;
+    this.op = op;
+    this.bound = bound;
+    Object.freeze(this);
+  }
+  text() {
+    return `${this.op}(${this.dice}, ${this.bound})`;
+  }
+  value(total) {
+    if (this.op === "max") return total > this.bound ? total : this.bound;
+    return total < this.bound ? total : this.bound;
+  }
+  rebuilt(dice) {
+    return new Clamped(dice, this.op, this.bound);
+  }
+}
+
+const TOKEN = /\s*(?:(\d*)[dD](\d+)|(\d+)(?:\/(\d+))?|(round)\s+(up|down|nearest)|(max|min)\s*\(|([-+*/(),]))/y;
+
+class DiceReader {
+  constructor(text) {
+    this.text = text;
+    this.tokens = [];
+    let position = 0;
+    const stripped = text.trimEnd();
+    while (position < stripped.length) {
+      TOKEN.lastIndex = position;
+      const match = TOKEN.exec(stripped);
+      if (match === null || TOKEN.lastIndex === position) throw new RuleInputError(`cannot read dice \`${clip(text)}\``);
+      if (match.slice(1).some((group) => group && group.length > MAX_DIGITS)) {
+        throw new RuleInputError(`a number in dice has at most ${MAX_DIGITS} digits`);
+      }
+      position = TOKEN.lastIndex;
+      if (match[2] !== undefined) this.tokens.push(["pool", [match[1] || "1", match[2]]]);
+      else if (match[3] !== undefined) this.tokens.push(["number", [match[3], match[4] || "1"]]);
+      else if (match[5] !== undefined) this.tokens.push(["round", [match[6]]]);
+      else if (match[7] !== undefined) this.tokens.push(["clamp", [match[7]]]);
+      else this.tokens.push([match[8], []]);
+    }
+    if (!this.tokens.length) throw new RuleInputError("empty dice expression");
+    this.index = 0;
+  }
+  peek() {
+    return this.index < this.tokens.length ? this.tokens[this.index][0] : "end";
+  }
+  take() {
+    if (this.index >= this.tokens.length) throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: it ends too soon`);
+    return this.tokens[this.index++];
+  }
+  end() {
+    if (this.index !== this.tokens.length) throw new RuleInputError(`cannot read dice \`${clip(this.text)}\``);
+  }
+  expression() {
+    let value = this.item(1n);
+    while (this.peek() === "+" || this.peek() === "-") {
+      const sign = this.take()[0] === "+" ? 1n : -1n;
+      value = value.plus(this.item(sign));
+    }
+    if (this.peek() === "*" || this.peek() === "/") value = this.scale(value);
+    return value;
+  }
+  item(sign) {
+    const [kind, values] = this.take();
+    if (kind === "number") {
+      if (values[1] !== "1") throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: a bonus is a whole number`);
+      return new Dice([], sign * BigInt(values[0]));
+    }
+    if (sign < 0n) throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: dice are added, not subtracted`);
+    if (kind === "pool") {
+      const count = BigInt(values[0]);
+      const sides = BigInt(values[1]);
+      if (count < 1n || sides < 2n) throw new RuleInputError(`\`${count}d${sides}\` is not a roll anyone can make`);
+      return new Dice([[count, sides]]);
+    }
+    if (kind === "(") {
+      const inner = this.expression();
+      if (this.take()[0] !== ")") throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: a bracket is not closed`);
+      return inner;
+    }
+    if (kind === "clamp") {
+      const inner = this.expression();
+      if (this.take()[0] !== ",") throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: ${values[0]}(DICE, NUMBER)`);
+      const negative = this.peek() === "-";
+      if (negative) this.take();
+      const [boundKind, bound] = this.take();
+      if (boundKind !== "number" || bound[1] !== "1" || this.take()[0] !== ")") {
+        throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: ${values[0]}(DICE, NUMBER)`);
+      }
+      return inner.clamped(values[0] === "max" ? "max" : "min", negative ? -BigInt(bound[0]) : BigInt(bound[0]));
+    }
+    throw new RuleInputError(`cannot read dice \`${clip(this.text)}\``);
+  }
+  scale(value) {
+    const operator = this.take()[0];
+    const [kind, values] = this.take();
+    if (kind !== "number") throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: dice are scaled by a number`);
+    let factor = frac(BigInt(values[0]), BigInt(values[1]));
+    if (operator === "/") {
+      if (factor === 0n) throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: division by zero`);
+      const [n, d] = parts(factor);
+      factor = frac(d, n);
+    }
+    const rounding = this.peek() === "round" ? this.take()[1][0] : null;
+    if (rounding === null && typeof factor !== "bigint") {
+      throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: say how the division rounds`);
+    }
+    return value.scaled(factor, rounding);
+  }
+}
+
+export function stepDie(sides, steps) {
+  const at = DIE_LADDER.indexOf(sides);
+  if (at < 0) return sides;
+  const index = Math.min(Math.max(at + Number(steps), 0), DIE_LADDER.length - 1);
+  return DIE_LADDER[index];
+}
+
+/** The exact distribution of a dice total: `atMost[i]` outcomes give a total <= low + i. */
+export class Distribution {
+  constructor(low, denominator, atMost, limit = null, uniform = null) {
+    this.low = low;
+    this.denominator = denominator;
+    this.atMost = atMost;
+    this.limit = limit;
+    this.uniform = uniform;
+  }
+  get high() {
+    return this.low + BigInt(this.atMost.length) - 1n;
+  }
+  countAtMost(total) {
+    const index = total - this.low;
+    if (index < 0n) return 0n;
+    if (index >= BigInt(this.atMost.length)) {
+      if (this.limit !== null) throw new RuleInputError(`the chance of totals above ${this.limit} was not worked out`);
+      return this.denominator;
+    }
+    return this.atMost[Number(index)];
+  }
+  atMostP(total) {
+    return frac(this.countAtMost(floor(total)), this.denominator);
+  }
+  betweenP(low, high) {
+    const below = this.countAtMost(ceil(low) - 1n);
+    const count = this.countAtMost(floor(high)) - below;
+    return frac(count > 0n ? count : 0n, this.denominator);
+  }
+  chances() {
+    const found = new Map();
+    let previous = 0n;
+    this.atMost.forEach((cumulative, index) => {
+      if (cumulative !== previous) found.set(this.low + BigInt(index), frac(cumulative - previous, this.denominator));
+      previous = cumulative;
+    });
+    return found;
+  }
+  compareP(op, target) {
+    if (op === "<=") return this.atMostP(target);
+    if (op === "<") return frac(this.countAtMost(ceil(target) - 1n), this.denominator);
+    if (op === ">") return sub(1n, this.atMostP(target));
+    if (op === ">=") return sub(1n, frac(this.countAtMost(ceil(target) - 1n), this.denominator));
+    const exact = typeof target === "bigint" ? this.betweenP(target, target) : 0n;
+    return op === "==" ? exact : sub(1n, exact);
+  }
+}
+
+export function listedReach(count, sides, keep) {
+  return count * sides * (keep === "exploding" ? 2n : 1n);
+}
+
+export function distribution(count, sides, keep = null, horizon = null) {
+  if (keep === null) return fromWays(count, sides ** count, addDice([1n], count, sides), [count, sides]);
+  if (keep === "fate") return fromWays(-count, 3n ** count, addDice([1n], count, 3n), [count, 3n]);
+  if (keep === "exploding") return exploding(count, sides, horizon === null ? count : horizon);
+  const [side, kept] = keep.split(" ");
+  const total = sides ** count;
+  if (kept === undefined) {
+    const atMost = [];
+    for (let x = 1n; x <= sides; x++) atMost.push(side === "highest" ? x ** count : total - (sides - x) ** count);
+    return new Distribution(1n, total, atMost);
+  }
+  return keptSum(count, sides, side, BigInt(kept));
+}
+
+export function fromWays(low, denominator, ways, uniform = null) {
+  const atMost = [];
+  let running = 0n;
+  for (const way of ways) {
+    running += way;
+    atMost.push(running);
+  }
+  return new Distribution(low, denominator, atMost, null, uniform);
+}
+
+function comb(n, k) {
+  if (k < 0n || k > n) return 0n;
+  let result = 1n;
+  for (let i = 0n; i < k; i++) result = (result * (n - i)) / (i + 1n);
+  return result;
+}
+
+function keptSum(count, sides, side, kept) {
+  if (kept > count) kept = count;
+  const faces = [];
+  if (side === "highest") for (let f = sides; f >= 1n; f--) faces.push(f);
+  else for (let f = 1n; f <= sides; f++) faces.push(f);
+  let states = new Map([["0,0", [0n, 0n, new Map([[0n, 1n]])]]]);
+  for (const face of faces) {
+    const following = new Map();
+    for (const [placed, taken, sums] of states.values()) {
+      for (let showing = 0n; showing <= count - placed; showing++) {
+        const ways = comb(count - placed, showing);
+        const more = showing < kept - taken ? showing : kept - taken;
+        const key = `${placed + showing},${taken + more}`;
+        let entry = following.get(key);
+        if (entry === undefined) following.set(key, (entry = [placed + showing, taken + more, new Map()]));
+        const bucket = entry[2];
+        for (const [value, arrangements] of sums) {
+          const total = value + more * face;
+          bucket.set(total, (bucket.get(total) || 0n) + arrangements * ways);
+        }
+      }
+    }
+    states = following;
+  }
+  const sums = (states.get(`${count},${kept}`) || [0n, 0n, new Map()])[2];
+  const keys = [...sums.keys()];
+  const low = keys.reduce((a, b) => (b < a ? b : a));
+  const high = keys.reduce((a, b) => (b > a ? b : a));
+  const ways = [];
+  for (let v = low; v <= high; v++) ways.push(sums.get(v) || 0n);
+  return fromWays(low, sides ** count, ways);
+}
+
+function exploding(count, sides, horizon) {
+  if (sides < 2n) throw new RuleInputError("an exploding die has two sides or more");
+  if (horizon < count) horizon = count;
+  const depth = horizon / sides + 1n;
+  const denominator = sides ** (count * depth);
+  const size = Number(horizon) + 1;
+  const one = new Array(size).fill(0n);
+  for (let explosions = 0n; explosions < depth; explosions++) {
+    for (let rest = 1n; rest < sides; rest++) {
+      const value = sides * explosions + rest;
+      if (value <= horizon) one[Number(value)] = sides ** (depth - explosions - 1n);
+    }
+  }
+  const faces = [];
+  for (let v = 1; v < size; v++) if (one[v]) faces.push(v);
+  let ways = new Array(size).fill(0n);
+  ways[0] = 1n;
+  for (let die = 0n; die < count; die++) {
+    const next = new Array(size).fill(0n);
+    for (let t = 0; t < size; t++) {
+      let sum = 0n;
+      for (const v of faces) {
+        if (v > t) break;
+        sum += ways[t - v] * one[v];
+      }
+      next[t] = sum;
+    }
+    ways = next;
+  }
+  const found = fromWays(count, denominator, ways.slice(Number(count)));
+  return new Distribution(found.low, found.denominator, found.atMost, horizon);
+}
+
+export function difference(first, second) {
+  const counts = countsOf(first);
+  const mirrored = countsOf(second).reverse();
+  let ways;
+  if (first.uniform !== null) {
+    ways = addDice(mirrored, ...first.uniform);
+  } else if (second.uniform !== null) {
+    ways = addDice(counts, ...second.uniform);
+  } else {
+    ways = new Array(counts.length + mirrored.length - 1).fill(0n);
+    mirrored.forEach((times, offset) => {
+      counts.forEach((count, i) => {
+        ways[offset + i] += count * times;
+      });
+    });
+  }
+  const atMost = [];
+  let running = 0n;
+  for (const way of ways) {
+    running += way;
+    atMost.push(running);
+  }
+  return new Distribution(first.low - second.high, first.denominator * second.denominator, atMost);
+}
+
+function addDice(ways, count, sides) {
+  const width = Number(sides);
+  for (let die = 0n; die < count; die++) {
+    const running = [0n];
+    for (const way of ways) running.push(running[running.length - 1] + way);
+    const last = running[running.length - 1];
+    const size = ways.length + width - 1;
+    const at = (i) => (i < width - 1 ? 0n : i - (width - 1) < running.length ? running[i - (width - 1)] : last);
+    const next = new Array(size);
+    for (let i = 0; i < size; i++) next[i] = at(i + width) - at(i);
+    ways = next;
+  }
+  return ways;
+}
+
+function countsOf(dist) {
+  return dist.atMost.map((value, i) => value - (i ? dist.atMost[i - 1] : 0n));
+}
+
+/** The value of an input, stat, derived value or table cell as JSON. */
+export function valueJson(value) {
+  if (value === null || value === undefined || typeof value === "boolean" || typeof value === "string") return value ?? null;
+  if (isNumber(value)) return numberJson(value);
+  if (value instanceof Dice) return diceJson(value);
+  if (value instanceof Special) return { special: value.text };
+  return String(value);
+}
+
+export function diceJson(dice) {
+  let totals;
+  try {
+    totals = dice.totals(MAX_COMBINATIONS);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return { dice: String(dice), min: null, max: null, mean: null, distribution: null, at_least: null };
+  }
+  let mean = 0n;
+  for (const [total, chance] of totals) mean = add(mean, mul(total, chance));
+  const keys = [...totals.keys()];
+  return {
+    dice: String(dice),
+    min: keys[0],
+    max: keys[keys.length - 1],
+    mean: numberJson(mean),
+    distribution: keys.map((total) => ({ total, probability: probabilityJson(totals.get(total)) })),
+    at_least: [...atLeastChances(totals)].map(([total, p]) => ({ total, probability: probabilityJson(p) })),
+  };
+}
+
+export function poolText(pool, short = false) {
+  const [count, sides, keep] = pool;
+  if (keep === "fate") return short && count === 1n ? "dF" : `${count}dF`;
+  const text = short && count === 1n ? `d${sides}` : `${count}d${sides}`;
+  if (keep === "exploding") return `exploding ${text}`;
+  return keep ? `${keep} of ${text}` : text;
+}
+
+export class Chances {
+  /** table: [[total, chance], ...], lowest first. */
+  constructor(table) {
+    this.table = table;
+    Object.freeze(this);
+  }
+  static of(value) {
+    if (value instanceof Chances) return value;
+    if (value instanceof Dice) {
+      let totals;
+      try {
+        totals = value.totals(MAX_COMBINATIONS);
+      } catch (error) {
+        if (error instanceof RangeError) throw new RuleInputError(error.message);
+        throw error;
+      }
+      return new Chances([...totals.entries()]);
+    }
+    return new Chances([[value, 1n]]);
+  }
+  get low() {
+    return this.table[0][0];
+  }
+  get high() {
+    return this.table[this.table.length - 1][0];
+  }
+  get mean() {
+    let sum = 0n;
+    for (const [total, chance] of this.table) sum = add(sum, mul(total, chance));
+    return sum;
+  }
+  chanceThat(op, bound) {
+    const tests = {
+      "<": (v) => cmp(v, bound) < 0,
+      "<=": (v) => cmp(v, bound) <= 0,
+      ">": (v) => cmp(v, bound) > 0,
+      ">=": (v) => cmp(v, bound) >= 0,
+      "==": (v) => cmp(v, bound) === 0,
+      "!=": (v) => cmp(v, bound) !== 0,
+    };
+    let sum = 0n;
+    for (const [value, chance] of this.table) if (tests[op](value)) sum = add(sum, chance);
+    return sum;
+  }
+  toDict() {
+    const totals = new Map(this.table);
+    return {
+      min: numberJson(this.low),
+      max: numberJson(this.high),
+      mean: numberJson(this.mean),
+      distribution: this.table.map(([t, p]) => ({ total: numberJson(t), probability: probabilityJson(p) })),
+      at_least: [...atLeastChances(totals)].map(([t, p]) => ({ total: numberJson(t), probability: probabilityJson(p) })),
+    };
+  }
+}
+
+/** P(total >= k) for each total k that can come up, lowest first (`totals` a Map). */
+export function atLeastChances(totals) {
+  const found = new Map();
+  let left = 1n;
+  const keys = [...totals.keys()].sort(cmp);
+  for (const total of keys) {
+    found.set(total, left);
+    left = sub(left, totals.get(total));
+  }
+  return found;
+}
+
+export function clampDice(op, first, second) {
+  const [dice, bound] = first instanceof Dice ? [first, second] : [second, first];
+  if (!(dice instanceof Dice) || bound instanceof Dice) throw new RuleInputError(`${op}() keeps one dice value within one number`);
+  if (parts(bound)[1] !== 1n) throw new RuleInputError(`${op}() keeps dice within a whole number, not ${show(bound)}`);
+  return dice.clamped(op, parts(bound)[0]);
+}

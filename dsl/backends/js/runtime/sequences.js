@@ -1,0 +1,227 @@
+// Sequences (mirrors dsl/runtime/sequences.py): a rule resolved round after round (`rounds`),
+// carrying the chance of still going on and the exact distribution of what adds up from round
+// to round.
+
+import { RuleInputError, add, bitLength, clip, closeMatch, cmp, eq, frac, isNumber, lcm, mul, parts, show, shown, sub, whole } from "./base.js";
+import { Chances, Dice, MAX_COMBINATIONS } from "./dice.js";
+import { resolveWith } from "./resolve.js";
+import { Resolution, RoundResult, SequenceResult } from "./results.js";
+
+const MAX_ROUNDS = 1000;
+export const SEQUENCE_WORK = 300000000n;
+
+/** `resolve(names, {rounds: N, ...})`: the situation of the first round, with its sequence over N
+ * rounds (`Resolution.sequence`).  Without `rounds`, `resolveWith` alone. */
+export function resolveRounds(book, sequences, names, given, rounds, signature = false) {
+  if (rounds === null || rounds === undefined) return resolveWith(book, names, given, signature);
+  const count = typeof rounds === "bigint" ? rounds : Number.isInteger(rounds) ? BigInt(rounds) : null;
+  if (count === null || count < 1n || count > BigInt(MAX_ROUNDS)) {
+    throw new RuleInputError(`rounds is a whole number from 1 to ${MAX_ROUNDS}, not ${shown(rounds)}`);
+  }
+  const chosen = typeof names === "string" ? [names] : [...names];
+  const specs = chosen.filter((name) => typeof name === "string" && sequences.has(name)).map((name) => sequences.get(name));
+  if (!specs.length) {
+    const first = resolveWith(book, names, given, signature);
+    const withSequence = [...sequences.keys()].join(", ") || "none";
+    throw new RuleInputError(`${first.rules.join(", ")} says nothing changes from round to round (rules with rounds: ${withSequence})`);
+  }
+  if (specs.length > 1) throw new RuleInputError(`resolve one sequence at a time: ${specs.map((s) => s.rule).join(", ")} each have one`);
+  const spec = specs[0];
+  const counter = book.inputs.get(spec.counter);
+  const entries = given instanceof Map ? new Map(given) : new Map(Object.entries(given || {}));
+  const raw = entries.has(spec.counter) ? entries.get(spec.counter) : null;
+  const unsaid = raw === null || raw === undefined || (signature && eq(counter.coerce(raw), book.defaults.get(spec.counter)));
+  const start = unsaid ? spec.start : parts(counter.coerce(raw))[0];
+  const last = start + count - 1n;
+  if (counter.high !== null && cmp(last, counter.high) > 0) {
+    throw new RuleInputError(`${count} ${spec.unit}s from ${spec.counter} ${start} run to ${last}, past its highest, ${show(counter.high)}`);
+  }
+  const inputs = new Map(entries);
+  inputs.set(spec.counter, start);
+  const first = resolveWith(book, names, inputs, signature);
+  const result = sequenceOver(spec, Number(count), (number, changed) => resolveWith(book, names, roundInputs(spec, inputs, number, changed), signature), start);
+  return new Resolution({ ...first, sequence: result });
+}
+
+function roundInputs(spec, given, number, changed) {
+  const inputs = new Map(given);
+  inputs.set(spec.counter, number);
+  if (changed && spec.then !== null) inputs.set(spec.then[0], spec.then[1]);
+  return inputs;
+}
+
+/** The chances of each value of a total, in one state of a sequence: whole numbers over one
+ * denominator. */
+class Weights {
+  constructor(denominator, ways) {
+    this.denominator = denominator;
+    this.ways = ways; // Map: the value (a bigint, or a Fraction's text) -> [value, ways]
+  }
+  scaled(factor) {
+    const [top, bottom] = parts(factor);
+    return new Weights(this.denominator * bottom, new Map([...this.ways].map(([k, [v, w]]) => [k, [v, w * top]])));
+  }
+  plus(other) {
+    const common = lcm(this.denominator, other.denominator);
+    const mine = common / this.denominator;
+    const theirs = common / other.denominator;
+    const ways = new Map([...this.ways].map(([k, [v, w]]) => [k, [v, w * mine]]));
+    for (const [k, [v, w]] of other.ways) {
+      const found = ways.get(k);
+      ways.set(k, [v, (found ? found[1] : 0n) + w * theirs]);
+    }
+    return new Weights(common, ways);
+  }
+  mean() {
+    let sum = 0n;
+    for (const [v, w] of this.ways.values()) sum = add(sum, mul(v, w));
+    return mul(sum, frac(1n, this.denominator));
+  }
+  cost(terms) {
+    return BigInt(this.ways.size) * BigInt(terms) * (100n + BigInt(Math.floor(bitLength(this.denominator) / 64)));
+  }
+}
+
+function sequenceOver(spec, rounds, resolveRound, start) {
+  let states = new Map([["going", [1n, new Map(spec.totals.map((name) => [name, new Weights(1n, new Map([[0n, [0n, 1n]]]))]))]]]);
+  const results = [];
+  let work = 0n;
+  for (let index = 0; index < rounds; index++) {
+    const number = start + BigInt(index);
+    const following = new Map();
+    const rolled = new Map();
+    const going = states.has("going") ? states.get("going")[0] : 0n;
+    let ends = 0n;
+    for (const [state, [mass, totals]] of states) {
+      if (state === "ended" || mass === 0n) {
+        merge(following, state, mass, totals);
+        continue;
+      }
+      const resolution = resolveRound(number, state === "changed");
+      const added = new Map();
+      for (const name of spec.totals) {
+        const value = roundValue(resolution, name, spec);
+        work += totals.get(name).cost(value.table.length);
+        if (work > SEQUENCE_WORK) throw new RuleInputError(tooLong(spec, rounds, index, totals.get(name), name));
+        added.set(name, convolved(totals.get(name), value));
+      }
+      for (const roll of resolution.rolls) {
+        if (!rolled.has(roll.name)) rolled.set(roll.name, new Map());
+        const outcomes = rolled.get(roll.name);
+        for (const [outcome, p] of roll.outcomes) outcomes.set(outcome, add(outcomes.has(outcome) ? outcomes.get(outcome) : 0n, mul(mass, p)));
+      }
+      const end = state === "going" ? endChance(resolution, spec) : 0n;
+      ends = add(ends, mul(mass, end));
+      if (cmp(end, 1n) !== 0) {
+        const rest = sub(1n, end);
+        merge(following, state, mul(mass, rest), new Map([...added].map(([k, w]) => [k, w.scaled(rest)])));
+      }
+      if (end !== 0n) {
+        const after = spec.then !== null ? "changed" : "ended";
+        merge(following, after, mul(mass, end), new Map([...added].map(([k, w]) => [k, w.scaled(end)])));
+      }
+    }
+    states = following;
+    const means = new Map();
+    for (const name of spec.totals) {
+      let sum = 0n;
+      for (const [, totals] of states.values()) sum = add(sum, totals.get(name).mean());
+      means.set(name, sum);
+    }
+    results.push(new RoundResult(number, going, ends, rolled, means));
+  }
+  const final = new Map();
+  for (const name of spec.totals) {
+    let combined = null;
+    for (const [, totals] of states.values()) combined = combined === null ? totals.get(name) : combined.plus(totals.get(name));
+    const table = [...combined.ways.values()]
+      .filter(([, w]) => w !== 0n)
+      .map(([v, w]) => [v, frac(w, combined.denominator)])
+      .sort((a, b) => cmp(a[0], b[0]) || cmp(a[1], b[1]));
+    final.set(name, new Chances(table));
+  }
+  const lasting = states.has("going") ? states.get("going")[0] : 0n;
+  const until = spec.until !== null ? `${spec.until[0]} ${spec.until[1]}` : null;
+  return new SequenceResult(spec.rule, spec.unit, spec.counter, until, results, lasting, final);
+}
+
+function tooLong(spec, rounds, done, weights, name) {
+  const digits = weights.denominator.toString().length;
+  const grown = `\`${name}\` already has ${weights.ways.size.toLocaleString("en-US")} values whose chances take ${digits.toLocaleString("en-US")} digits`;
+  if (!done) return `one ${spec.unit} of ${spec.rule} is more than a resolver works out exactly: ${grown}`;
+  const plural = done > 1 ? "s" : "";
+  return (
+    `${rounds} ${spec.unit}s of ${spec.rule} are more than a resolver works out exactly: after ${done}` +
+    ` ${spec.unit}${plural}, ${grown}, and each ${spec.unit} adds to both; ask for at most ${done} ${spec.unit}${plural}`
+  );
+}
+
+function roundValue(resolution, name, spec) {
+  if (!resolution.derived.has(name)) return new Chances([[0n, 1n]]);
+  const value = resolution.derived.get(name);
+  if (value instanceof Dice || isNumber(value)) return Chances.of(value);
+  throw new RuleInputError(`\`${name}\` is ${show(value)} in ${spec.unit} ${show(resolution.inputs.get(spec.counter))}: not a number to add up`);
+}
+
+function endChance(resolution, spec) {
+  if (spec.until === null) return 0n;
+  const [name, outcome] = spec.until;
+  for (const roll of resolution.rolls) {
+    if (roll.name === name) {
+      if (roll.probability !== null && (outcome === "success" || outcome === "failure")) {
+        return outcome === "success" ? roll.probability : sub(1n, roll.probability);
+      }
+      return roll.outcomes.has(outcome) ? roll.outcomes.get(outcome) : 0n;
+    }
+  }
+  return 0n;
+}
+
+function convolved(weights, value) {
+  if (weights.ways.size * value.table.length > MAX_COMBINATIONS) {
+    throw new RuleInputError("a total over the rounds has too many values to work out exactly: fewer rounds");
+  }
+  const theirs = lcm(...value.table.map(([, p]) => parts(p)[1]));
+  const ways = value.table.map(([b, p]) => {
+    const [n, d] = parts(p);
+    return [b, n * (theirs / d)];
+  });
+  const combined = new Map();
+  for (const [a, wa] of weights.ways.values()) {
+    for (const [b, wb] of ways) {
+      const key = whole(add(a, b));
+      const name = typeof key === "bigint" ? key : show(key); // one entry per number
+      const found = combined.get(name);
+      combined.set(name, [key, (found ? found[1] : 0n) + wa * wb]);
+    }
+  }
+  return new Weights(weights.denominator * theirs, combined);
+}
+
+function merge(states, state, mass, totals) {
+  const found = states.get(state);
+  if (found === undefined) {
+    states.set(state, [mass, totals]);
+    return;
+  }
+  states.set(state, [add(found[0], mass), new Map([...totals].map(([name, weights]) => [name, found[1].get(name).plus(weights)]))]);
+}
+
+/** A rule's or table's own function: its inputs by name (each one it reads; `roll` for a table
+ * rolled with dice), those not given at their defaults; one at its default counts as not given. */
+export function resolveRule(book, sequences, name, inputs, rounds) {
+  const reads = book.rules.get(name).reads;
+  const rolled = book.tables.has(name) && book.tables.get(name).pool !== null;
+  const given = new Map(reads.map((key) => [key, book.derivedInputs.has(key) ? null : book.defaults.get(key)]));
+  const entries = inputs instanceof Map ? [...inputs] : Object.entries(inputs || {});
+  for (const [key, value] of entries) {
+    if (!reads.includes(key) && !(rolled && key === "roll")) {
+      const names = [...reads, ...(rolled ? ["roll"] : [])].sort();
+      const hint = key.length <= 100 ? closeMatch(key, names) : "";
+      const said = names.length ? `it reads ${names.join(", ")}` : "it reads no input";
+      throw new RuleInputError(`${name}() has no input \`${clip(key)}\`; ` + (hint || said));
+    }
+    given.set(key, value);
+  }
+  return resolveRounds(book, sequences, [name], given, rounds, true);
+}

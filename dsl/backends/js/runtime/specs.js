@@ -1,0 +1,96 @@
+// What a generated module says of each rule, the same in every resolution (mirrors
+// dsl/runtime/specs.py): its modifiers, rolls, texts and derived values, its tables, its sequence
+// over rounds, the trace spec of each step.  Each spec is a frozen object with the fields of the
+// Python dataclass of the same name; `Candidate` is an array
+// [place, key, decided, trace, spec, given], as in Python.
+
+import { Fraction, cmp } from "./base.js";
+
+function made(fields, defaults = {}) {
+  return Object.freeze({ ...defaults, ...fields });
+}
+
+export function TraceSpec(rule, source, item, clauses, names, verdict = null) {
+  return Object.freeze({ rule, source, item, clauses, names, verdict });
+}
+
+export const ModSpec = (fields) => made(fields, { label: null });
+export const ChangeSpec = (fields) => made(fields);
+export function TierSpec(name, op, bound, natural = null, always = null) {
+  return Object.freeze({ name, op, bound, natural, always });
+}
+export function ConsequenceSpec(outcome, text, target = null, op = null, value = null, rounding = null) {
+  return Object.freeze({ outcome, text, target, op, value, rounding });
+}
+export const RollSpec = (fields) => made(fields, { consequences: [], steps: [], separate: false });
+export const TextSpec = (fields) => made(fields);
+export const DeriveSpec = (fields) => made(fields);
+
+export const MODIFIER_KINDS = Object.freeze({
+  number: ["scaling", "additions", "grade"],
+  dice: ["dice", "steps", "additions", "scaling"],
+});
+
+export const KIND_OPS = Object.freeze({
+  scaling: new Set(["mul", "div"]),
+  additions: new Set(["add"]),
+  grade: new Set(["grade"]),
+  dice: new Set(["dice"]),
+  steps: new Set(["step"]),
+});
+
+export function StatOrder(kinds, rules = []) {
+  return Object.freeze({ kinds, rules });
+}
+
+/** The indexes of modifiers (by the rule each comes from) in the order they apply. */
+export function inRuleOrder(rules, origins) {
+  const rank = new Map(rules.map((rule, i) => [rule, i]));
+  const places = [];
+  origins.forEach((origin, i) => {
+    if (rank.has(origin)) places.push(i);
+  });
+  const moved = [...places].sort((a, b) => rank.get(origins[a]) - rank.get(origins[b]) || a - b);
+  const found = origins.map((_, i) => i);
+  places.forEach((place, i) => {
+    found[place] = moved[i];
+  });
+  return found;
+}
+
+export function Grade(name, step, op, value, rounding) {
+  return Object.freeze({ name, step, op, value, rounding });
+}
+
+export function RollStep(spec, values, changes = []) {
+  return Object.freeze({ spec, values, changes });
+}
+
+export function RuleCode(fields) {
+  return made(fields, { rolls: null, texts: null, watches: [], chains: false });
+}
+
+export function RowSpec(low, high, member, isElse, key, cells, steps) {
+  return Object.freeze({ low, high, member, isElse, key, cells, steps });
+}
+
+export function TableSpec(fields) {
+  return made(fields, { notes: [], depth: null });
+}
+
+/** The row a key selects (a number, a member, or a member pair for a two-way table). */
+export function rowFor(table, keys) {
+  const key = keys[0];
+  const numeric = typeof key === "bigint" || key instanceof Fraction;
+  for (const row of table.rows) {
+    if (row.member !== null && row.member === key) return row;
+    if (row.low !== null && numeric && cmp(row.low, key) <= 0 && (row.high === null || cmp(key, row.high) <= 0)) return row;
+  }
+  for (const row of table.rows) if (row.isElse) return row;
+  return null;
+}
+
+export function SequenceSpec(rule, unit, counter, start, until = null, then = null, totals = []) {
+  return Object.freeze({ rule, unit, counter, start, until, then, totals });
+}
+

@@ -1,0 +1,396 @@
+"""The JavaScript target (`rulecraft build --target js`), run in Node.
+
+- the package a build writes: its files, `package.json`, byte-identical rebuilds, `--check`;
+- every worked example of every bundled and gallery rulebook, run by Node's test runner
+  (tests/js/examples.test.mjs) against the generated modules;
+- the differential: situations drawn as tests/semantics/test_semantics.py draws them
+  (tests/differential.py `drawn`), resolved by Python and by JavaScript (one node process per
+  book over all of them, tests/js/situations.mjs), whole Resolutions compared as parsed JSON;
+  10,000 per bundled book with `--slow`;
+- a TypeScript app (tests/js/app/) installed against the package and checked by `tsc --strict`.
+
+Node comes from Debian's packages in CI (.ci/run sets RULECRAFT_REQUIRE_NODE=1, so these tests
+fail rather than skip there); TypeScript from tests/js/package-lock.json (`npm ci`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsl import model as m
+from dsl.checks.examples import all_examples
+from dsl.runtime.dice import Dice
+from dsl.semantics import constant_value
+from tests.conftest import FEATURES, FIGURES, ROOT, RULEBOOKS, compiled, module_for, run_cli
+from tests.differential import drawn
+
+JS_TESTS = ROOT / "tests" / "js"
+MECHANICS = ROOT / "tests" / "fixtures" / "mechanics"
+GROUPS = {"rulebooks": RULEBOOKS, "mechanics": MECHANICS, "features": FEATURES}
+"""Built as one package each (mechanics and features both have a book named `percentile`)."""
+
+NODE = shutil.which("node")
+
+
+def need_node() -> str:
+    if NODE is None:
+        if os.environ.get("RULECRAFT_REQUIRE_NODE") == "1":
+            pytest.fail("node is not installed, and RULECRAFT_REQUIRE_NODE=1 says these tests must run")
+        pytest.skip("node is not installed: the JavaScript target's tests run it (CI installs nodejs and npm)")
+    return NODE
+
+
+@pytest.fixture(scope="module")
+def packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Each group of rulebooks built into a package of its own."""
+    found = {}
+    for group, folder in GROUPS.items():
+        out = tmp_path_factory.mktemp(f"js-{group}")
+        result = run_cli("build", "--target", "js", "-o", str(out), *map(str, sorted(folder.glob("*.rules"))))
+        assert result.exit_code == 0, result.output
+        found[group] = out
+    return found
+
+
+def encoded(value: object) -> object:
+    """A value as the JavaScript tests read it: numbers exact as text, dice as their notation."""
+    if isinstance(value, bool | str) or value is None:
+        return value
+    if isinstance(value, int | Fraction):
+        number = Fraction(value)
+        text = str(number.numerator) if number.denominator == 1 else f"{number.numerator}/{number.denominator}"
+        return {"$number": text}
+    if isinstance(value, Dice):
+        return {"$dice": str(value)}
+    raise TypeError(f"no JSON for {value!r}")
+
+
+# ---------------------------------------------------------------------------- the package
+
+
+def test_a_build_writes_an_npm_package(packages: dict[str, Path]) -> None:
+    out = packages["rulebooks"]
+    books = sorted(path.stem for path in RULEBOOKS.glob("*.rules"))
+    manifest = json.loads((out / "package.json").read_text())
+    assert manifest["name"] == "rulecraft-rulebooks" and manifest["type"] == "module"
+    assert sorted(key[2:] for key in manifest["exports"] if key not in (".", "./runtime")) == books
+    for book in books:
+        assert (out / f"{book}.js").is_file() and (out / f"{book}.d.ts").is_file()
+        assert manifest["exports"][f"./{book}"] == {"types": f"./{book}.d.ts", "default": f"./{book}.js"}
+    runtime = sorted(path.name for path in (out / "runtime").glob("*.js"))
+    python_runtime = sorted(path.stem + ".js" for path in (ROOT / "dsl" / "runtime").glob("*.py"))
+    # one JavaScript module per module of dsl/runtime/ (`__init__` is `index`), and the version
+    assert sorted([*(x for x in python_runtime if x != "__init__.js"), "index.js", "version.js"]) == runtime
+    check = run_cli("build", "--target", "js", "-o", str(out), "--check", *map(str, sorted(RULEBOOKS.glob("*.rules"))))
+    assert check.exit_code == 0, check.output
+
+
+def test_a_javascript_build_is_byte_identical(tmp_path: Path) -> None:
+    """Two builds write the same bytes, and `--check` finds an edited file stale."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    for out in (first, second):
+        assert run_cli("build", "--target", "js", "-o", str(out), "skirmish_terrain").exit_code == 0
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
+    assert all((first / f).read_bytes() == (second / f).read_bytes() for f in files)
+    (first / "runtime" / "dice.js").write_text("// edited\n")
+    stale = run_cli("build", "--target", "js", "-o", str(first), "--check", "skirmish_terrain")
+    assert stale.exit_code == 1 and "dice.js differs from a fresh build" in stale.output, stale.output
+
+
+def test_target_js_usage_errors(tmp_path: Path) -> None:
+    """Usage errors exit 2 with the reason (no default output: it would share generated/)."""
+    cases = [
+        (["build", "--target", "js", "skirmish_terrain"], "-o OUT"),
+        (["build", "--target", "js", "--standalone", "-o", str(tmp_path), "skirmish_terrain"], "--standalone"),
+        (["build", "--target", "js", "--package-name", "Bad Name", "-o", str(tmp_path), "skirmish_terrain"], "npm"),
+        (["build", "--package-name", "x", "skirmish_terrain"], "--target js"),
+    ]
+    for args, said in cases:
+        result = run_cli(*args)
+        assert result.exit_code == 2 and said in result.output, result.output
+
+
+def test_a_rulebook_named_like_a_package_file_is_refused(tmp_path: Path) -> None:
+    source = (
+        (RULEBOOKS / "skirmish_terrain.rules").read_text().replace("rulebook skirmish_terrain", "rulebook runtime", 1)
+    )
+    (tmp_path / "runtime.rules").write_text(source)
+    result = run_cli("build", "--target", "js", "-o", str(tmp_path / "out"), str(tmp_path / "runtime.rules"))
+    assert result.exit_code == 1 and "rename the rulebook" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------------------- worked examples
+
+
+def _expectation(expectation: Any, book: m.Book) -> dict[str, object]:
+    from dsl import nodes as n
+
+    def value(expr: Any) -> object:
+        return encoded(constant_value(expr, book))
+
+    match expectation:
+        case n.ExpectValue():
+            return {"kind": "value", "name": expectation.name.text, "value": value(expectation.value)}
+        case n.ExpectRoll():
+            tier = expectation.tier.text if expectation.tier else None
+            return {"kind": "roll", "roll": expectation.roll.text, "tier": tier, "value": value(expectation.value)}
+        case n.ExpectNoRoll():
+            return {"kind": "no roll", "roll": expectation.roll.text}
+        case n.ExpectCannot():
+            return {"kind": "cannot", "text": expectation.text.value}
+        case n.ExpectColumn():
+            return {
+                "kind": "column",
+                "table": expectation.table.text,
+                "column": expectation.column.text,
+                "value": value(expectation.value),
+            }
+        case n.ExpectChain():
+            return {"kind": "chain", "row": expectation.row.value, "value": value(expectation.value)}
+        case n.ExpectChance():
+            return {
+                "kind": "chance",
+                "name": expectation.name.text,
+                "op": expectation.op,
+                "bound": value(expectation.bound),
+                "value": value(expectation.value),
+            }
+        case n.ExpectLasting():
+            return {"kind": "lasting", "value": value(expectation.value)}
+        case n.ExpectSuppressed():
+            return {"kind": "suppressed", "rule": expectation.rule.text}
+    raise TypeError(f"no JSON for {type(expectation).__name__}")
+
+
+def test_every_worked_example_passes_in_node(packages: dict[str, Path], tmp_path: Path) -> None:
+    """Node's test runner runs the worked examples of every bundled and gallery rulebook."""
+    node = need_node()
+    examples = []
+    for group, folder in GROUPS.items():
+        for path in sorted(folder.glob("*.rules")):
+            book = compiled(path).book
+            assert book is not None
+            for example in all_examples(book):
+                examples.append(
+                    {
+                        "book": book.name,
+                        "module": str(packages[group] / f"{book.name}.js"),
+                        "title": example.title,
+                        "rules": list(example.rules),
+                        "given": {name: encoded(constant_value(expr, book)) for name, expr in example.givens},
+                        "rounds": example.rounds,
+                        "expectations": [_expectation(x, book) for x in example.expectations],
+                    }
+                )
+    listed = tmp_path / "examples.json"
+    listed.write_text(json.dumps(examples))
+    result = subprocess.run(
+        [node, "--test", "--test-reporter=tap", str(JS_TESTS / "examples.test.mjs")],
+        env={**os.environ, "RULECRAFT_EXAMPLES": str(listed)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    passed = re.search(r"^# pass (\d+)$", result.stdout, re.M)
+    assert result.returncode == 0 and passed is not None, result.stdout[-4000:] + result.stderr[-2000:]
+    assert int(passed.group(1)) == len(examples) > 100
+    FIGURES.append(f"javascript: {len(examples)} worked examples pass in node")
+
+
+# ---------------------------------------------------------------------------- the differential
+
+
+def differential(path: Path, out: Path, count: int, seed: int, tmp_path: Path) -> tuple[int, int, list[str]]:
+    """Situations of a book resolved by Python and by its JavaScript module (one node process
+    for all of them): (situations, refused by both, mismatches)."""
+    node = need_node()
+    book = compiled(path).book
+    assert book is not None
+    module = module_for(path)
+    drawn_situations = list(drawn(book, count, random.Random(seed)))
+    listed = tmp_path / f"{book.name}.situations.json"
+    listed.write_text(
+        json.dumps(
+            [
+                {"names": names, "given": {k: encoded(v) for k, v in given.items()}, "rounds": rounds}
+                for names, given, rounds in drawn_situations
+            ]
+        )
+    )
+    result = subprocess.run(
+        [node, str(JS_TESTS / "situations.mjs"), str(out / f"{book.name}.js"), str(listed)],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    answers = result.stdout.splitlines()
+    refused = 0
+    mismatches = []
+    for (names, given, rounds), line in zip(drawn_situations, answers, strict=True):
+        ours = json.loads(line)
+        as_module = {k: (str(v) if isinstance(v, Dice) else v) for k, v in given.items()}
+        try:
+            resolution = module.resolve(names, rounds=rounds, **as_module)
+            theirs: dict[str, object] = {"ok": json.loads(json.dumps(resolution.to_dict()))}
+        except module.RuleInputError as error:
+            theirs = {"error": str(error)}
+        if "error" in theirs and "error" in ours:
+            refused += 1
+        elif ours != theirs:
+            if "ok" in ours and "ok" in theirs:
+                differ = [key for key in theirs["ok"] if theirs["ok"][key] != ours["ok"].get(key)]  # type: ignore[attr-defined]
+                mismatches.append(f"{book.name} {names} {given} rounds={rounds}: {differ}")
+            else:
+                mismatches.append(
+                    f"{book.name} {names} {given} rounds={rounds}: python {str(theirs)[:300]} / js {str(ours)[:300]}"
+                )
+    return len(drawn_situations), refused, mismatches
+
+
+BUNDLED = sorted(RULEBOOKS.glob("*.rules"))
+GALLERY = [("mechanics", p) for p in sorted(MECHANICS.glob("*.rules"))] + [
+    ("features", p) for p in sorted(FEATURES.glob("*.rules"))
+]
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_javascript_agrees_with_python(path: Path, packages: dict[str, Path], tmp_path: Path) -> None:
+    *_, mismatches = differential(path, packages["rulebooks"], 150, 20261201, tmp_path)
+    assert not mismatches, "\n".join(mismatches[:5])
+
+
+@pytest.mark.parametrize(("group", "path"), GALLERY, ids=lambda x: x.stem if isinstance(x, Path) else x)
+def test_javascript_agrees_with_python_on_the_gallery(
+    group: str, path: Path, packages: dict[str, Path], tmp_path: Path
+) -> None:
+    *_, mismatches = differential(path, packages[group], 300, 20261202, tmp_path)
+    assert not mismatches, "\n".join(mismatches[:5])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_javascript_agrees_with_python_on_10000_situations(
+    path: Path, packages: dict[str, Path], tmp_path: Path
+) -> None:
+    situations, refused, mismatches = differential(path, packages["rulebooks"], 10_000, 20261203, tmp_path)
+    FIGURES.append(
+        f"javascript differential {path.stem}: {situations} situations, {refused} refused by both, "
+        f"{len(mismatches)} mismatches"
+    )
+    assert not mismatches, "\n".join(mismatches[:5])
+
+
+def test_integers_beyond_2_53_stay_exact(packages: dict[str, Path], tmp_path: Path) -> None:
+    """The issue's repair cost of 123456789012345678901234567890: exact in JavaScript (BigInt),
+    written as the same JSON integer Python writes."""
+    path = RULEBOOKS / "spot_rules_a_to_e.rules"
+    module = module_for(path)
+    given = {"armor_cost": 123456789012345678901234567890, "armor_state": "damaged"}
+    listed = tmp_path / "big.json"
+    listed.write_text(
+        json.dumps([{"names": ["armor_damaged"], "given": {k: encoded(v) for k, v in given.items()}, "rounds": None}])
+    )
+    result = subprocess.run(
+        [
+            need_node(),
+            str(JS_TESTS / "situations.mjs"),
+            str(packages["rulebooks"] / "spot_rules_a_to_e.js"),
+            str(listed),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    ours = json.loads(result.stdout)["ok"]
+    assert ours == json.loads(json.dumps(module.resolve("armor_damaged", **given).to_dict()))
+    assert "123456789012345678901234567890" in result.stdout
+
+
+def test_floats_are_pythons(packages: dict[str, Path], tmp_path: Path) -> None:
+    """The `float` beside each fraction is the double nearest to it, as Python's float(Fraction):
+    tiny chances (subnormal doubles, and 0 below them) and floats past 2^53 (written with an
+    exponent, as Python does, so they read back as floats) included."""
+    from dsl.runtime.base import number_json, probability_json
+
+    rng = random.Random(20261204)
+    numbers = [Fraction(1, 3), Fraction(-7, 2), Fraction(10**400 + 1, 10**399), Fraction(1, 2**1074 * 3)]
+    for _ in range(3000):
+        scale = rng.choice((10**20, 10**300, 2**1060, 2**1080))
+        numbers.append(Fraction(rng.randint(1, 10 ** rng.randint(1, 60)), rng.randint(1, scale)))
+        numbers.append(Fraction(rng.randint(1, 2**90), rng.randint(1, 2**20)))
+    listed = tmp_path / "numbers.json"
+    listed.write_text(json.dumps([f"{x.numerator}/{x.denominator}" for x in numbers]))
+    base = packages["rulebooks"] / "runtime" / "base.js"
+    result = subprocess.run(
+        [need_node(), str(JS_TESTS / "floats.mjs"), str(base), str(listed)], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    expected = [{"number": number_json(x), "probability": probability_json(x)} for x in numbers]
+    assert json.loads(result.stdout) == json.loads(json.dumps(expected))
+
+
+# ---------------------------------------------------------------------------- TypeScript
+
+
+def _npm_ci() -> Path:
+    """TypeScript, installed into tests/js/node_modules from its lock file when missing."""
+    tsc = JS_TESTS / "node_modules" / ".bin" / "tsc"
+    if not tsc.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail("npm is needed to install TypeScript (tests/js/package-lock.json)")
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"], cwd=JS_TESTS, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+    return tsc
+
+
+def test_a_typescript_app_checks_against_the_declarations(packages: dict[str, Path], tmp_path: Path) -> None:
+    """The app installs the package (`npm install ./OUT`), `tsc --strict` passes it and it runs;
+    calls the declarations forbid (tests/js/app/wrong.ts) are each reported."""
+    node = need_node()
+    tsc = _npm_ci()
+    npm = shutil.which("npm")
+    assert npm is not None
+    app = tmp_path / "app"
+    shutil.copytree(JS_TESTS / "app", app)
+    (app / "package.json").write_text(json.dumps({"name": "app", "private": True, "type": "module"}))
+    installed = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--offline", str(packages["rulebooks"])],
+        cwd=app,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert installed.returncode == 0, installed.stderr
+    checked = subprocess.run([node, str(tsc), "-p", "."], cwd=app, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    ran = subprocess.run([node, "dist/app.js"], cwd=app, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    said = json.loads(ran.stdout)
+    module = module_for(RULEBOOKS / "skirmish_terrain.rules")
+    assert said["fall"] == str(module.broken_ground(DEX=12, MOV=10, moved=6).roll("fall").probability)
+    assert said["refused"].startswith("input `DEX` must be")
+    assert said["json"]["DEX"] == {"start": 12, "final": int(said["dex"])}
+    config = json.loads((app / "tsconfig.json").read_text())
+    (app / "tsconfig.wrong.json").write_text(json.dumps({**config, "files": ["wrong.ts"]}))
+    wrong = subprocess.run(
+        [node, str(tsc), "-p", "tsconfig.wrong.json", "--noEmit"], cwd=app, capture_output=True, text=True, timeout=300
+    )
+    errors = re.findall(r"^wrong\.ts\((\d+),\d+\): error", wrong.stdout, re.M)
+    assert wrong.returncode != 0 and errors == ["4", "5", "6"], wrong.stdout
