@@ -66,6 +66,7 @@ JS_NAMES = frozenset({"index", "package", "runtime"})
 
 
 def _js_outputs(compiled: list[Compiled], package: str | None) -> dict[str, bytes]:
+    from dsl.backends.js.expressions import Unsupported
     from dsl.backends.js.package import PACKAGE_NAME, package_files
     from dsl.backends.js.package import runtime_files as js_runtime_files
     from dsl.compiler import generate_js
@@ -80,7 +81,12 @@ def _js_outputs(compiled: list[Compiled], package: str | None) -> dict[str, byte
         if name in JS_NAMES:
             raise BuildError(f"a JavaScript build writes its own `{name}` files: rename the rulebook {item.path}")
         owners[name] = item.path
-        files.update(generate_js(item))
+        try:
+            files.update(generate_js(item))
+        except Unsupported as error:
+            raise BuildError(
+                f"{item.path}: the JavaScript target cannot write {error.construct} yet ({error.where})"
+            ) from None
     files.update(js_runtime_files())
     files.update(package_files(sorted(owners), package or PACKAGE_NAME))
     return dict(sorted(files.items()))

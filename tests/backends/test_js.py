@@ -78,6 +78,12 @@ def encoded(value: object) -> object:
 # ---------------------------------------------------------------------------- the package
 
 
+NOT_PORTED = frozenset({"pools"})
+"""Modules of dsl/runtime/ with no JavaScript twin yet: pools.py, the dice that keep their
+identity (exploding, kept and named dice written inside a value), which a JavaScript build
+refuses with an error (test_a_construct_the_javascript_target_cannot_write_is_a_build_error)."""
+
+
 def test_a_build_writes_an_npm_package(packages: dict[str, Path]) -> None:
     out = packages["rulebooks"]
     books = sorted(path.stem for path in RULEBOOKS.glob("*.rules"))
@@ -89,8 +95,11 @@ def test_a_build_writes_an_npm_package(packages: dict[str, Path]) -> None:
         assert manifest["exports"][f"./{book}"] == {"types": f"./{book}.d.ts", "default": f"./{book}.js"}
     runtime = sorted(path.name for path in (out / "runtime").glob("*.js"))
     python_runtime = sorted(path.stem + ".js" for path in (ROOT / "dsl" / "runtime").glob("*.py"))
-    # one JavaScript module per module of dsl/runtime/ (`__init__` is `index`), and the version
-    assert sorted([*(x for x in python_runtime if x != "__init__.js"), "index.js", "version.js"]) == runtime
+    # one JavaScript module per module of dsl/runtime/ (`__init__` is `index`), and the version,
+    # but for the modules not ported yet, whose constructs a build refuses (NOT_YET below)
+    mirrored = [x for x in python_runtime if x != "__init__.js" and x[:-3] not in NOT_PORTED]
+    assert sorted([*mirrored, "index.js", "version.js"]) == runtime
+    assert all(f"{name}.js" in python_runtime for name in NOT_PORTED)
     check = run_cli("build", "--target", "js", "-o", str(out), "--check", *map(str, sorted(RULEBOOKS.glob("*.rules"))))
     assert check.exit_code == 0, check.output
 
@@ -128,6 +137,35 @@ def test_a_rulebook_named_like_a_package_file_is_refused(tmp_path: Path) -> None
     (tmp_path / "runtime.rules").write_text(source)
     result = run_cli("build", "--target", "js", "-o", str(tmp_path / "out"), str(tmp_path / "runtime.rules"))
     assert result.exit_code == 1 and "rename the rulebook" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+NOT_YET = [
+    ("wild_check", "`natural N on` a named die"),
+    ("one_die", "`natural` of exploding dice or of a dice value"),
+    ("contest", "dice worked out when resolving on an opposed roll's second side"),
+    ("skill_check", "`natural` of exploding dice or of a dice value"),
+]
+"""Rules of tests/fixtures/dice/opend6.rules, each with the construct the JavaScript target
+refuses in it (dsl/backends/js/expressions.py `Unsupported`)."""
+
+
+@pytest.mark.parametrize(("rule", "construct"), NOT_YET, ids=[rule for rule, _ in NOT_YET])
+def test_a_construct_the_javascript_target_cannot_write_is_a_build_error(
+    rule: str, construct: str, tmp_path: Path
+) -> None:
+    """A build refuses it with the rulebook, the rule and the construct, and writes nothing:
+    never a module that would resolve differently from the Python one."""
+    book = ROOT / "tests" / "fixtures" / "dice" / "opend6.rules"
+    head, *rules = re.split(r"\n(?=rule )", book.read_text())
+    kept = next(text for text in rules if text.startswith(f"rule {rule} "))
+    path = tmp_path / "opend6.rules"
+    path.write_text(head + "\n" + kept)
+    assert run_cli("check", str(path)).exit_code == 0
+    result = run_cli("build", "--target", "js", "-o", str(tmp_path / "out"), str(path))
+    assert result.exit_code == 1, result.output
+    said = f"error: {path}: the JavaScript target cannot write {construct}"
+    assert said in result.output and f"(rule `{rule}`" in result.output, result.output
     assert not (tmp_path / "out").exists()
 
 

@@ -23,6 +23,18 @@ COMPARE = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 FLIPPED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 
+class Unsupported(Exception):
+    """A construct of a checked book the JavaScript target cannot write yet: `construct` says
+    which, `where` (filled in by the module writer) in which rule, table or input.  A build turns
+    it into an error naming the rulebook (dsl/build.py), never into a module that would resolve
+    differently from the Python one."""
+
+    def __init__(self, construct: str, where: str | None = None) -> None:
+        super().__init__(construct)
+        self.construct = construct
+        self.where = where
+
+
 def js_string(text: str) -> str:
     """Text as a JavaScript string literal: JSON's escapes, ASCII only (so no line separator or
     other character can end it or the line)."""
@@ -39,7 +51,7 @@ def js_literal(value: object) -> str:
         return js_string(value)
     if isinstance(value, (int, Fraction)):
         return number_literal(value)
-    raise TypeError(f"no JavaScript literal for {type(value).__name__}")
+    raise Unsupported(f"the constant {value}")
 
 
 def number_literal(value: int | Fraction | None) -> str:
@@ -114,7 +126,11 @@ class JsExpressions:
             case n.BoolOp(op=op, left=left, right=right):
                 joiner = " || " if op == "or" else " && "
                 return f"({self.code(left, frame)}{joiner}{self.code(right, frame)})"
-        raise TypeError(f"cannot write {type(expr).__name__}")
+            case n.PoolDice(op=op):
+                raise Unsupported(f"{op} dice inside a value")
+            case n.NamedDie():
+                raise Unsupported("named dice inside a value")
+        raise Unsupported(f"the expression `{printer.expr_text(expr)}`")
 
     def negation(self, expr: n.Expr, frame: Frame) -> str:
         if isinstance(expr, n.Member):

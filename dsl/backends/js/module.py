@@ -30,7 +30,7 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
-from dsl.backends.js.expressions import JsExpressions, array, js_literal, js_string, number_literal
+from dsl.backends.js.expressions import JsExpressions, Unsupported, array, js_literal, js_string, number_literal
 from dsl.backends.python.expressions import Frame, is_constant
 from dsl.backends.python.module import PrivateNames
 from dsl.backends.python.rules import Flat, Shape, shape_of
@@ -184,8 +184,19 @@ class JsModuleWriter:
         self.consts: dict[str, list[str | None]] = {}
         self.roll_steps: dict[str, str] = {}
         self.codes: dict[str, str] = {}
+        self.where = f"rulebook `{book.name}`"
 
     def emit(self) -> str:
+        """The module's source; `Unsupported` (with `where` set) for a construct the target
+        cannot write yet."""
+        try:
+            return self._emit()
+        except Unsupported as error:
+            if error.where is None:
+                error.where = self.where
+            raise
+
+    def _emit(self) -> str:
         w = self.w
         self._rulebook_info()
         self._inputs()
@@ -240,6 +251,7 @@ class JsModuleWriter:
 
     def _inputs(self) -> None:
         w = self.w
+        self.where = "the inputs' defaults"
         w.line("export const INPUTS = new Map([")
         w.indent()
         for var in self.book.vars.values():
@@ -268,6 +280,7 @@ class JsModuleWriter:
 
     def _part(self, part: m.Part) -> None:
         w = self.w
+        self.where = f"rule `{part.rule}`"
         w.line(f"// {'rule' if part.key == part.rule else 'part'} {js_string(part.key)}")
         counters = {"mod": 0, "roll": 0, "text": 0, "derive": 0}
         consts = self.consts.setdefault(part.key, [])
@@ -333,6 +346,7 @@ class JsModuleWriter:
 
     def _roll(self, effect: m.RollEffect, const: str, base: list[tuple[str, str]], condition: str) -> None:
         w = self.w
+        _refuse_roll(self.book, effect)
         outcomes = (
             "Object.freeze({"
             + ", ".join(f"{js_string(o.name)}: {js_string(_outcome_text(o))}" for o in effect.outcomes)
@@ -434,6 +448,7 @@ class JsModuleWriter:
     def _tables(self) -> None:
         w = self.w
         for table in self.book.tables.values():
+            self.where = f"table `{table.name}`"
             w.line(f"// table {js_string(table.name)}")
             overflow = table.overflow
             step = printer.step_text(overflow.step) if overflow and overflow.step else None
@@ -490,6 +505,7 @@ class JsModuleWriter:
     def _rule(self, rule: m.Rule, shape: Shape) -> None:
         """A rule's functions, one per value it settles (and for its rolls and texts), and its RuleCode."""
         w = self.w
+        self.where = f"rule `{rule.name}`"
         private = self.private
         steps = shape.steps
         w.line(f"// rule {js_string(rule.name)}, written out")
@@ -602,6 +618,7 @@ class JsModuleWriter:
     def _book(self, settle: list[str]) -> None:
         w = self.w
         book = self.book
+        self.where = f"rulebook `{book.name}`"
         w.line("export const RULES = new Map([")
         w.indent()
         for rule in book.rules.values():
@@ -697,6 +714,22 @@ class JsModuleWriter:
             w.line(f"return resolveRule(_BOOK, _SEQUENCES, {js_string(name)}, inputs, rounds);")
             w.dedent()
             w.line("}")
+
+
+def _refuse_roll(book: m.Book, effect: m.RollEffect) -> None:
+    """What of a roll the JavaScript runtime does not resolve as the Python one yet: dice
+    worked out when resolving on an opposed roll's second side, and tiers reading `natural` on
+    a named die, on exploding dice or on a dice value (the face a die shows first, before
+    explosions and without the numbers inside the value)."""
+    where = f"rule `{effect.origin}`, roll `{effect.name}`"
+    if effect.against_dice is not None:
+        raise Unsupported("dice worked out when resolving on an opposed roll's second side", where)
+    tiers = book.tiers[effect.tiers].tiers if effect.tiers else ()
+    if any(tier.die is not None for tier in tiers):
+        raise Unsupported("`natural N on` a named die", where)
+    exploding = effect.pool is not None and effect.pool.keep == "exploding"
+    if any(tier.natural is not None for tier in tiers) and (exploding or effect.dice is not None):
+        raise Unsupported("`natural` of exploding dice or of a dice value", where)
 
 
 def _object(w: CodeWriter, head: str, fields: list[tuple[str, str]]) -> None:
