@@ -78,12 +78,6 @@ def encoded(value: object) -> object:
 # ---------------------------------------------------------------------------- the package
 
 
-NOT_PORTED = frozenset({"pools"})
-"""Modules of dsl/runtime/ with no JavaScript twin yet: pools.py, the dice that keep their
-identity (exploding, kept and named dice written inside a value), which a JavaScript build
-refuses with an error (test_a_construct_the_javascript_target_cannot_write_is_a_build_error)."""
-
-
 def test_a_build_writes_an_npm_package(packages: dict[str, Path]) -> None:
     out = packages["rulebooks"]
     books = sorted(path.stem for path in RULEBOOKS.glob("*.rules"))
@@ -95,11 +89,8 @@ def test_a_build_writes_an_npm_package(packages: dict[str, Path]) -> None:
         assert manifest["exports"][f"./{book}"] == {"types": f"./{book}.d.ts", "default": f"./{book}.js"}
     runtime = sorted(path.name for path in (out / "runtime").glob("*.js"))
     python_runtime = sorted(path.stem + ".js" for path in (ROOT / "dsl" / "runtime").glob("*.py"))
-    # one JavaScript module per module of dsl/runtime/ (`__init__` is `index`), and the version,
-    # but for the modules not ported yet, whose constructs a build refuses (NOT_YET below)
-    mirrored = [x for x in python_runtime if x != "__init__.js" and x[:-3] not in NOT_PORTED]
-    assert sorted([*mirrored, "index.js", "version.js"]) == runtime
-    assert all(f"{name}.js" in python_runtime for name in NOT_PORTED)
+    # one JavaScript module per module of dsl/runtime/ (`__init__` is `index`), and the version
+    assert sorted([*(x for x in python_runtime if x != "__init__.js"), "index.js", "version.js"]) == runtime
     check = run_cli("build", "--target", "js", "-o", str(out), "--check", *map(str, sorted(RULEBOOKS.glob("*.rules"))))
     assert check.exit_code == 0, check.output
 
@@ -167,6 +158,111 @@ def test_a_construct_the_javascript_target_cannot_write_is_a_build_error(
     said = f"error: {path}: the JavaScript target cannot write {construct}"
     assert said in result.output and f"(rule `{rule}`" in result.output, result.output
     assert not (tmp_path / "out").exists()
+
+
+def _drawn_pools(rng: random.Random, count: int) -> list[dict[str, Any]]:
+    """Pools of every reading, of plain, Fate, exploding (bounded or not), re-rolled and named
+    dice, with a horizon, a named die's first face or the joint natural asked for."""
+    cases = []
+    for _ in range(count):
+        groups = []
+        for index in range(rng.choice([1, 1, 2, 3])):
+            fate = rng.random() < 0.15
+            sides = 3 if fate else rng.choice([2, 4, 6, 8, 10])
+            explode: int | str = 0 if fate else rng.choice([0, 0, 1, 2, "unbounded"])
+            reroll = None
+            if rng.random() < 0.25:
+                low = -1 if fate else 1
+                reroll = [low, low + rng.randrange(2)]
+            name = f"d{index}" if rng.random() < 0.4 else None
+            groups.append(
+                {
+                    "count": rng.randint(1, 4),
+                    "sides": sides,
+                    "fate": fate,
+                    "explode": explode,
+                    "reroll": reroll,
+                    "name": name,
+                }
+            )
+        reading = (
+            "sum" if len(groups) == 1 and rng.random() < 0.4 else rng.choice(["highest", "lowest", "count", "matches"])
+        )
+        size = sum(g["count"] for g in groups)
+        low = rng.choice([None, 2, 4])
+        high = rng.choice([None, None, 5])
+        condition = {
+            g["name"]: rng.choice([-1, 0, 1] if g["fate"] else [1, 2, g["sides"]])
+            for g in groups
+            if g["name"] and rng.random() < 0.5
+        }
+        cases.append(
+            {
+                "groups": groups,
+                "reading": reading,
+                "kept": rng.randint(1, size),
+                "within": [low, high],
+                "horizon": rng.choice([None, 12, 25]),
+                "condition": condition,
+                "joint": rng.random() < 0.3,
+            }
+        )
+    return cases
+
+
+def _python_pool(case: dict[str, Any]) -> dict[str, Any]:
+    from dsl.runtime.pools import UNBOUNDED, Group, Pooled
+
+    try:
+        groups = tuple(
+            Group(
+                g["count"],
+                g["sides"],
+                g["fate"],
+                UNBOUNDED if g["explode"] == "unbounded" else g["explode"],
+                None if g["reroll"] is None else tuple(g["reroll"]),
+                g["name"],
+            )
+            for g in case["groups"]
+        )
+        pool = Pooled(groups, case["reading"], case["kept"], tuple(case["within"]))
+        if case["joint"]:
+            pairs, denominator = pool.joint(case["horizon"])
+            weights = {f"{a},{b}": str(w) for (a, b), w in pairs.items()}
+        else:
+            found, denominator = pool.weights(case["horizon"], case["condition"])
+            weights = {str(v): str(w) for v, w in found.items()}
+    except ValueError as error:
+        return {"error": str(error)}
+    return {
+        "text": pool.text(),
+        "low": str(pool.low),
+        "high": None if pool.high is None else str(pool.high),
+        "weights": weights,
+        "denominator": str(denominator),
+    }
+
+
+def test_the_javascript_pools_agree_with_python() -> None:
+    """dsl/backends/js/runtime/pools.js against dsl/runtime/pools.py on 400 drawn pools: the
+    same weights, denominators, texts and bounds, and the same refusals (tests/js/pools.mjs)."""
+    node = need_node()
+    cases = _drawn_pools(random.Random(27), 400)
+    runtime = ROOT / "dsl" / "backends" / "js" / "runtime"
+    done = subprocess.run(
+        [node, str(JS_TESTS / "pools.mjs"), str(runtime)],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found = json.loads(done.stdout)
+    expected = [_python_pool(case) for case in cases]
+    mismatches = [(case, a, b) for case, a, b in zip(cases, expected, found, strict=True) if a != b]
+    assert not mismatches, mismatches[:3]
+    worked = sum("error" not in x for x in expected)
+    assert worked > 250, worked
 
 
 # ---------------------------------------------------------------------------- worked examples

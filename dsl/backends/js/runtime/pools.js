@@ -1,0 +1,510 @@
+// Pools of dice that keep their identity, and what is read from them (mirrors
+// dsl/runtime/pools.py, function for function: a change there is made here the same way).
+//
+// A `Group` is some dice of one kind: plain, Fate, exploding (once, up to N times, or without
+// end), re-rolled once on some faces, and possibly named.  A `Pooled` reads one number from
+// groups rolled together: their sum, the sum of the highest or lowest N, how many show a face in
+// a range, or the most that match.  Weights are BigInts over one denominator; values (faces,
+// totals) are BigInts too, keys of Maps (a pair is a Map keyed by its text "a,b").
+
+/** `Group.explode` for a die that explodes without end. */
+export const UNBOUNDED = -1n;
+
+/** The most steps a reading of a pool may take (pools.py MAX_POOL_STATES). */
+export const MAX_POOL_STATES = 2000000n;
+
+const big = (x) => BigInt(x);
+const maxBig = (a, b) => (a > b ? a : b);
+const minBig = (a, b) => (a < b ? a : b);
+
+function bump(map, key, weight) {
+  map.set(key, (map.get(key) ?? 0n) + weight);
+}
+
+function comb(n, k) {
+  if (k < 0n || k > n) return 0n;
+  let result = 1n;
+  for (let i = 0n; i < k; i += 1n) result = (result * (n - i)) / (i + 1n);
+  return result;
+}
+
+function total(weights) {
+  let sum = 0n;
+  for (const weight of weights.values()) sum += weight;
+  return sum;
+}
+
+export class Group {
+  /** `count` dice of `sides` sides (BigInts); see pools.py Group. */
+  constructor(count, sides, { fate = false, explode = 0n, reroll = null, name = null } = {}) {
+    if (typeof count !== "bigint" || typeof sides !== "bigint" || count < 1n || sides < 2n) {
+      throw new Error(`${count}d${sides} is not a pool anyone can roll`);
+    }
+    if (fate && sides !== 3n) throw new Error("Fate dice have three faces");
+    if (fate && explode) throw new Error("Fate dice do not explode");
+    if (typeof explode !== "bigint" || explode < UNBOUNDED) {
+      throw new Error(`a die explodes a whole number of times, not ${explode}`);
+    }
+    this.count = count;
+    this.sides = sides;
+    this.fate = fate;
+    this.explode = explode;
+    this.reroll = reroll === null ? null : Object.freeze([...reroll]);
+    this.name = name;
+    if (this.reroll !== null) {
+      const [low, high] = this.reroll;
+      const faces = this.faces;
+      if (low > high || low < faces[0] || high > faces[faces.length - 1]) {
+        throw new Error(`faces ${low}..${high} of ${this.diceText()} cannot be re-rolled`);
+      }
+      if (low === faces[0] && high === faces[faces.length - 1]) {
+        throw new Error(`re-rolling every face of ${this.diceText()} changes nothing`);
+      }
+    }
+    Object.freeze(this);
+  }
+
+  get faces() {
+    if (this.fate) return [-1n, 0n, 1n];
+    const found = [];
+    for (let face = 1n; face <= this.sides; face += 1n) found.push(face);
+    return found;
+  }
+
+  get plain() {
+    return !this.explode && this.reroll === null;
+  }
+
+  get bounded() {
+    return this.explode !== UNBOUNDED;
+  }
+
+  get low() {
+    return this.faces[0];
+  }
+
+  get high() {
+    if (this.explode === UNBOUNDED) return null;
+    return this.explode ? this.sides * (this.explode + 1n) : this.faces[this.faces.length - 1];
+  }
+
+  with(changes) {
+    return new Group(this.count, this.sides, {
+      fate: this.fate,
+      explode: this.explode,
+      reroll: this.reroll,
+      name: this.name,
+      ...changes,
+    });
+  }
+
+  equals(other) {
+    return (
+      other instanceof Group &&
+      this.count === other.count &&
+      this.sides === other.sides &&
+      this.fate === other.fate &&
+      this.explode === other.explode &&
+      this.name === other.name &&
+      (this.reroll === null
+        ? other.reroll === null
+        : other.reroll !== null && this.reroll[0] === other.reroll[0] && this.reroll[1] === other.reroll[1])
+    );
+  }
+
+  diceText() {
+    return this.fate ? `${this.count}dF` : `${this.count}d${this.sides}`;
+  }
+
+  text() {
+    let text = this.diceText();
+    if (this.explode) {
+      text = "exploding " + text;
+      if (this.explode !== UNBOUNDED) text += ` at most ${this.explode} time` + (this.explode !== 1n ? "s" : "");
+    }
+    if (this.reroll !== null) {
+      const [low, high] = this.reroll;
+      text += low === high ? ` rerolling ${low}` : ` rerolling ${low}..${high}`;
+    }
+    if (this.name !== null) text += ` as ${this.name}`;
+    return text;
+  }
+
+  /** One die: [weights (Map value -> weight), denominator]. */
+  die(cap, first = null) {
+    return die(this, cap, first);
+  }
+
+  /** One die: [Map "face,value" -> weight, denominator]. */
+  joint(cap) {
+    const found = new Map();
+    let denominator = 1n;
+    for (const face of this.faces) {
+      const [weights, each] = die(this, cap, face);
+      denominator = each;
+      for (const [value, weight] of weights) found.set(`${face},${value}`, weight);
+    }
+    return [found, denominator];
+  }
+}
+
+function die(group, cap, first) {
+  const faces = group.faces;
+  const size = big(faces.length);
+  const shown = new Map();
+  let denominator = size;
+  if (group.reroll === null) {
+    for (const face of faces) if (first === null || face === first) shown.set(face, 1n);
+  } else {
+    const [low, high] = group.reroll;
+    denominator = size * size;
+    for (const face of faces) {
+      if (first !== null && face !== first) continue;
+      if (low <= face && face <= high) {
+        for (const again of faces) bump(shown, again, 1n);
+      } else {
+        bump(shown, face, size);
+      }
+    }
+  }
+  if (!group.explode) return [shown, denominator];
+  const sides = group.sides;
+  let depth = group.explode;
+  if (depth === UNBOUNDED) {
+    if (cap === null) throw new Error(`${group.text()} has no highest total: say how many times it may explode`);
+    const ceiling = cap >= 0n ? (cap + sides - 1n) / sides : -(-cap / sides);
+    depth = maxBig(0n, ceiling - 1n);
+  }
+  let chain = new Map();
+  for (let face = 1n; face <= sides; face += 1n) chain.set(face, 1n);
+  for (let i = 0n; i < (depth ? depth - 1n : 0n); i += 1n) {
+    const scale = total(chain);
+    const following = new Map();
+    for (let face = 1n; face < sides; face += 1n) following.set(face, scale);
+    for (const [value, weight] of chain) bump(following, sides + value, weight);
+    chain = following;
+  }
+  const chainDenominator = depth ? sides ** depth : 1n;
+  const found = new Map();
+  for (const [face, weight] of shown) {
+    if (face === sides && depth) {
+      for (const [value, more] of chain) bump(found, sides + value, weight * more);
+    } else {
+      bump(found, face, weight * chainDenominator);
+    }
+  }
+  return [found, denominator * chainDenominator];
+}
+
+export function convolveWeights(first, second) {
+  const found = new Map();
+  for (const [a, wa] of first) for (const [b, wb] of second) bump(found, a + b, wa * wb);
+  return found;
+}
+
+export function weightsPower(weights, count) {
+  const values = [...weights.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const low = values[0];
+  const high = values[values.length - 1];
+  if (high - low + 1n === big(values.length) && new Set(values.map((v) => weights.get(v))).size === 1) {
+    const weight = weights.get(low);
+    const ways = addUniform([1n], count, high - low + 1n);
+    const scale = weight ** count;
+    const found = new Map();
+    ways.forEach((way, index) => {
+      if (way) found.set(count * low + big(index), way * scale);
+    });
+    return found;
+  }
+  let found = new Map([[0n, 1n]]);
+  let base = new Map(weights);
+  while (count) {
+    if (count & 1n) found = convolveWeights(found, base);
+    count >>= 1n;
+    if (count) base = convolveWeights(base, base);
+  }
+  return found;
+}
+
+export function addUniform(ways, count, sides) {
+  const width = Number(sides);
+  for (let i = 0n; i < count; i += 1n) {
+    const running = [0n];
+    for (const way of ways) running.push(running[running.length - 1] + way);
+    const padded = [...new Array(width - 1).fill(0n), ...running, ...new Array(width - 1).fill(running[running.length - 1])];
+    const size = ways.length + width - 1;
+    const next = [];
+    for (let j = 0; j < size; j += 1) next.push(padded[width + j] - padded[j]);
+    ways = next;
+  }
+  return ways;
+}
+
+export class Pooled {
+  /** See pools.py Pooled: groups, reading ("sum" | "highest" | "lowest" | "count" | "matches"),
+   * kept (BigInt), within ([low, high], null for no bound). */
+  constructor(groups, reading = "sum", kept = 1n, within = [null, null]) {
+    if (!groups.length || !groups.every((g) => g instanceof Group)) throw new Error("a pool has at least one group of dice");
+    this.groups = Object.freeze([...groups]);
+    this.reading = reading;
+    this.kept = kept;
+    this.within = Object.freeze([...within]);
+    if (reading === "sum" && groups.length !== 1) throw new Error("a sum of several groups is the sum of each");
+    if ((reading === "highest" || reading === "lowest") && !(1n <= kept && kept <= this.size)) {
+      throw new Error(`${reading} ${kept} of ${this.size} dice keeps more dice than it rolls`);
+    }
+    const unbounded = groups.filter((g) => !g.bounded);
+    if (unbounded.length && reading === "matches") {
+      throw new Error(`matching faces of ${unbounded[0].text()} are not worked out: bound its explosions`);
+    }
+    if (unbounded.length && reading === "count" && within[1] !== null) {
+      throw new Error(
+        `counting the dice of ${unbounded[0].text()} at or below a face is not worked out: bound its explosions`,
+      );
+    }
+    const names = groups.filter((g) => g.name !== null).map((g) => g.name);
+    if (names.length !== new Set(names).size) throw new Error("two dice of one pool have the same name");
+    Object.freeze(this);
+  }
+
+  get size() {
+    return this.groups.reduce((sum, g) => sum + g.count, 0n);
+  }
+
+  get plain() {
+    return this.groups.every((g) => g.plain);
+  }
+
+  get bounded() {
+    return this.groups.every((g) => g.bounded);
+  }
+
+  names() {
+    return this.groups.filter((g) => g.name !== null).map((g) => g.name);
+  }
+
+  equals(other) {
+    return (
+      other instanceof Pooled &&
+      this.reading === other.reading &&
+      this.kept === other.kept &&
+      this.within[0] === other.within[0] &&
+      this.within[1] === other.within[1] &&
+      this.groups.length === other.groups.length &&
+      this.groups.every((g, i) => g.equals(other.groups[i]))
+    );
+  }
+
+  text() {
+    if (this.reading === "sum") return this.groups[0].text();
+    let inner = this.groups.map((g) => g.text()).join(", ");
+    if (this.groups.length > 1 || inner.includes(" ")) inner = `(${inner})`;
+    if (this.reading === "highest" || this.reading === "lowest") {
+      const kept = this.kept === 1n ? "" : ` ${this.kept}`;
+      return `${this.reading}${kept} of ${inner}`;
+    }
+    if (this.reading === "matches") return `matches of ${inner}`;
+    const [low, high] = this.within;
+    const faces = low === high && low !== null ? `${low}` : `${low === null ? "" : low}..${high === null ? "" : high}`;
+    return `count ${faces} of ${inner}`;
+  }
+
+  _each(pick) {
+    const found = [];
+    for (const g of this.groups) for (let i = 0n; i < g.count; i += 1n) found.push(pick(g));
+    return found;
+  }
+
+  get low() {
+    const lows = this._each((g) => g.low).sort(compare);
+    if (this.reading === "sum") return sumOf(lows);
+    if (this.reading === "highest") return sumOf(lows.slice(lows.length - Number(this.kept)));
+    if (this.reading === "lowest") return sumOf(lows.slice(0, Number(this.kept)));
+    return this.reading === "count" ? 0n : 1n;
+  }
+
+  get high() {
+    if (this.reading === "count" || this.reading === "matches") return this.size;
+    const highs = this._each((g) => g.high);
+    if (highs.includes(null)) return null;
+    const ordered = highs.sort(compare);
+    if (this.reading === "sum") return sumOf(ordered);
+    return this.reading === "highest"
+      ? sumOf(ordered.slice(ordered.length - Number(this.kept)))
+      : sumOf(ordered.slice(0, Number(this.kept)));
+  }
+
+  _cap(group, horizon) {
+    if (group.bounded || horizon === null) return null;
+    if (this.reading === "sum") return horizon - (this.low - group.low) + 1n;
+    if (this.reading === "count") return this.within[0] !== null ? this.within[0] : 1n;
+    const lowest = this.groups.map((g) => g.low).reduce(minBig);
+    return horizon + 1n - (this.kept - 1n) * minBig(lowest, 0n);
+  }
+
+  /** [Map value -> weight, denominator]; `condition`: a Map name -> first face. */
+  weights(horizon, condition = new Map()) {
+    const dice = [];
+    let denominator = 1n;
+    for (const group of this.groups) {
+      const first = group.name !== null && condition.has(group.name) ? condition.get(group.name) : null;
+      const [weights, each] = group.die(this._cap(group, horizon), first);
+      dice.push([group.count, weights]);
+      denominator *= each ** group.count;
+    }
+    if (this.reading === "sum") return [weightsPower(dice[0][1], dice[0][0]), denominator];
+    if (this.reading === "count") return [counted(dice, this.within), denominator];
+    return [ordered(dice, this.reading, this.kept), denominator];
+  }
+
+  /** [Map "natural,value" -> weight, denominator]. */
+  joint(horizon) {
+    if (this.plain) {
+      const [weights, denominator] = this.weights(horizon, new Map());
+      return [new Map([...weights].map(([v, w]) => [`${v},${v}`, w])), denominator];
+    }
+    if (this.reading !== "sum") {
+      throw new Error(
+        `the natural result of \`${this.text()}\` is not defined: its dice change after they are rolled,` +
+          " and it keeps or counts some of them; name the die and read `natural N on NAME`",
+      );
+    }
+    const group = this.groups[0];
+    const [one, each] = group.joint(this._cap(group, horizon));
+    const pairs = [...one].map(([key, w]) => [...key.split(",").map(BigInt), w]);
+    let found = new Map([["0,0", [0n, 0n, 1n]]]);
+    for (let i = 0n; i < group.count; i += 1n) {
+      const following = new Map();
+      for (const [n1, v1, w1] of found.values()) {
+        for (const [n2, v2, w2] of pairs) {
+          const key = `${n1 + n2},${v1 + v2}`;
+          const had = following.get(key);
+          following.set(key, [n1 + n2, v1 + v2, (had ? had[2] : 0n) + w1 * w2]);
+        }
+      }
+      found = following;
+    }
+    return [new Map([...found].map(([key, [, , w]]) => [key, w])), each ** group.count];
+  }
+}
+
+function compare(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sumOf(values) {
+  return values.reduce((a, b) => a + b, 0n);
+}
+
+function counted(dice, within) {
+  const [low, high] = within;
+  let found = new Map([[0n, 1n]]);
+  for (const [count, weights] of dice) {
+    let meeting = 0n;
+    for (const [v, w] of weights) if ((low === null || v >= low) && (high === null || v <= high)) meeting += w;
+    const missing = total(weights) - meeting;
+    const one = new Map();
+    for (let k = 0n; k <= count; k += 1n) {
+      const w = comb(count, k) * meeting ** k * missing ** (count - k);
+      if (w) one.set(k, w);
+    }
+    found = convolveWeights(found, one);
+  }
+  return new Map([...found].filter(([, w]) => w));
+}
+
+function ordered(dice, reading, kept) {
+  const values = new Set();
+  for (const [, weights] of dice) for (const v of weights.keys()) values.add(v);
+  const outcomes = [...values].sort(compare);
+  if (reading !== "lowest") outcomes.reverse();
+  const counts = dice.map(([count]) => count);
+  const after = dice.map(([, weights]) => {
+    let running = 0n;
+    const tail = [];
+    for (let i = outcomes.length - 1; i >= 0; i -= 1) {
+      tail.push(running);
+      running += weights.get(outcomes[i]) ?? 0n;
+    }
+    return tail.reverse();
+  });
+  const most = counts.reduce(maxBig);
+  const steps =
+    big(outcomes.length) * counts.reduce((p, c) => p * (c + 1n), 1n) * (reading !== "matches" ? kept + 1n : most + 1n);
+  if (steps > MAX_POOL_STATES) {
+    throw new Error(
+      `a pool of ${sumOf(counts)} dice with ${outcomes.length} values each is past the work a pool is worked out` +
+        ` within: ${steps.toLocaleString("en-US")} steps of faces, dice placed and dice kept, at most ${MAX_POOL_STATES.toLocaleString("en-US")}`,
+    );
+  }
+  const finished = new Map();
+  // key "left...|taken" -> [left, taken, Map sum -> weight]
+  let states = new Map([[`${counts.join(",")}|0`, [counts, 0n, new Map([[0n, 1n]])]]]);
+  const choices = [];
+  for (let left = 0n; left <= most; left += 1n) {
+    const row = [];
+    for (let k = 0n; k <= left; k += 1n) row.push([k, comb(left, k)]);
+    choices.push(row);
+  }
+  outcomes.forEach((value, index) => {
+    const powers = dice.map(([count, weights]) => {
+      const row = [];
+      for (let k = 0n; k <= count; k += 1n) row.push((weights.get(value) ?? 0n) ** k);
+      return row;
+    });
+    const following = new Map();
+    for (const [left, taken, sums] of states.values()) {
+      const options = dice.map((_, g) =>
+        choices[Number(left[g])]
+          .filter(([k]) => k === 0n || powers[g][1])
+          .map(([k, ways]) => [k, ways * powers[g][Number(k)]]),
+      );
+      for (const chosen of product(options)) {
+        let shown = 0n;
+        let way = 1n;
+        for (const [k, w] of chosen) {
+          shown += k;
+          way *= w;
+        }
+        const rest = left.map((l, g) => l - chosen[g][0]);
+        let nextTaken;
+        let shift;
+        if (reading === "matches") {
+          nextTaken = maxBig(taken, shown);
+          shift = 0n;
+        } else {
+          const more = minBig(shown, kept - taken);
+          nextTaken = taken + more;
+          shift = more * value;
+          if (nextTaken === kept) {
+            let placed = way;
+            rest.forEach((leftOver, g) => {
+              placed *= after[g][index] ** leftOver;
+            });
+            if (placed) for (const [sum, weight] of sums) bump(finished, sum + shift, weight * placed);
+            continue;
+          }
+        }
+        const key = `${rest.join(",")}|${nextTaken}`;
+        if (!following.has(key)) following.set(key, [rest, nextTaken, new Map()]);
+        const bucket = following.get(key)[2];
+        for (const [sum, weight] of sums) bump(bucket, sum + shift, weight * way);
+      }
+    }
+    states = following;
+  });
+  for (const [left, taken, sums] of states.values()) {
+    if (left.some((l) => l)) continue;
+    for (const [sum, weight] of sums) bump(finished, reading === "matches" ? taken : sum, weight);
+  }
+  return new Map([...finished].filter(([, w]) => w));
+}
+
+function* product(options) {
+  if (!options.length) {
+    yield [];
+    return;
+  }
+  const [head, ...rest] = options;
+  for (const item of head) for (const tail of product(rest)) yield [item, ...tail];
+}
