@@ -265,6 +265,97 @@ def test_the_javascript_pools_agree_with_python() -> None:
     assert worked > 250, worked
 
 
+def _dice_tree(rng: random.Random, depth: int = 0) -> dict[str, Any]:
+    """A dice value as a tree of the algebra's constructs (exploding, kept, named, added, the
+    better or worse of two), for test_dice_values_agree_with_python."""
+    roll = rng.random()
+    if depth >= 2 or roll < 0.3:
+        if rng.random() < 0.15:
+            return {"op": "number", "value": rng.randint(-2, 3)}
+        return {"op": "pool", "count": rng.randint(1, 3), "sides": rng.choice([4, 6, 8, 10])}
+    if roll < 0.5:
+        times = rng.choice([None, 1, 2])
+        return {"op": "exploding", "dice": _dice_tree(rng, 2), "times": times}
+    if roll < 0.6:
+        return {
+            "op": "kept",
+            "dice": _dice_tree(rng, depth + 1),
+            "side": rng.choice(["highest", "lowest"]),
+            "kept": rng.choice([None, 1, 2]),
+        }
+    if roll < 0.72:
+        die = {"op": "pool", "count": 1, "sides": rng.choice([6, 8, 10])}
+        if rng.random() < 0.6:
+            die = {"op": "exploding", "dice": die, "times": rng.choice([None, None, 2])}
+        named = {"op": "named", "dice": die, "name": f"w{depth}"}
+        return named if rng.random() < 0.5 else {"op": "plus", "first": _dice_tree(rng, depth + 1), "second": named}
+    if roll < 0.9:
+        return {"op": "plus", "first": _dice_tree(rng, depth + 1), "second": _dice_tree(rng, depth + 1)}
+    return {"op": rng.choice(["max", "min"]), "first": _dice_tree(rng, depth + 1), "second": _dice_tree(rng, depth + 1)}
+
+
+def _python_dice(case: dict[str, Any]) -> dict[str, Any]:
+    from dsl.runtime.base import RuleInputError
+    from dsl.runtime.dice import clamp_dice, exploding_dice, kept_dice, named_die
+
+    def built(tree: dict[str, Any]) -> Dice:
+        op = tree["op"]
+        if op == "pool":
+            return Dice.pool(tree["count"], tree["sides"])
+        if op == "number":
+            return Dice((), tree["value"])
+        if op == "exploding":
+            return exploding_dice(built(tree["dice"]), tree["times"])
+        if op == "kept":
+            return kept_dice(built(tree["dice"]), tree["side"], tree["kept"])
+        if op == "named":
+            return named_die(built(tree["dice"]), tree["name"])
+        if op == "plus":
+            return built(tree["first"]).plus(built(tree["second"]))
+        return clamp_dice(op, built(tree["first"]), built(tree["second"]))
+
+    found: dict[str, Any] = {}
+    try:
+        dice = built(case["tree"])
+        found["text"] = str(dice)
+        found["bounded"] = dice.bounded
+        found["totals"] = {str(k): str(v) for k, v in dice.totals(1_000_000, case["horizon"]).items()}
+        naturals = dice.naturals(tuple(case["names"]), case["horizon"])
+        found["naturals"] = [[[str(x) for x in key], str(total), str(p)] for (key, total), p in naturals.items()]
+    except (ValueError, RuleInputError) as error:
+        found["error"] = str(error)
+    return found
+
+
+def test_dice_values_agree_with_python() -> None:
+    """dice.js's dice values of pools (exploding, kept, named, the better of two) against
+    dsl/runtime/dice.py on 300 drawn trees: the same text, totals to a horizon, naturals and
+    refusals (tests/js/dice_values.mjs)."""
+    node = need_node()
+    rng = random.Random(2027)
+    cases = []
+    for _ in range(300):
+        tree = _dice_tree(rng)
+        names = [None] if rng.random() < 0.5 else []
+        names += [name for name in ("w0", "w1") if name in json.dumps(tree) and rng.random() < 0.7]
+        cases.append({"tree": tree, "horizon": rng.choice([None, 15, 30]), "names": names or [None]})
+    runtime = ROOT / "dsl" / "backends" / "js" / "runtime"
+    done = subprocess.run(
+        [node, str(JS_TESTS / "dice_values.mjs"), str(runtime)],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found = json.loads(done.stdout)
+    expected = [_python_dice(case) for case in cases]
+    mismatches = [(case, a, b) for case, a, b in zip(cases, expected, found, strict=True) if a != b]
+    assert not mismatches, mismatches[:2]
+    worked = sum("error" not in x for x in expected)
+    assert worked > 150, worked
+
+
 # ---------------------------------------------------------------------------- worked examples
 
 

@@ -15,6 +15,7 @@ import {
   ceil,
   clip,
   cmp,
+  div,
   floor,
   frac,
   isNumber,
@@ -28,6 +29,7 @@ import {
   shown,
   sub,
 } from "./base.js";
+import { Group, Pooled, UNBOUNDED, convolveWeights } from "./pools.js";
 
 export const DIE_LADDER = [2n, 3n, 4n, 6n, 8n, 10n, 12n, 20n];
 
@@ -104,22 +106,25 @@ export class Dice {
       return new Dice([[kept, sides], ...this.terms.slice(1)], this.bonus, this.parts);
     }
     if (this.parts.length) {
-      const first = this.parts[0];
-      return new Dice(this.terms, this.bonus, [first.rebuilt(first.dice.withDice(delta)), ...this.parts.slice(1)]);
+      const first = partRebuilt(this.parts[0], (d) => d.withDice(delta), delta, 0n);
+      return new Dice(this.terms, this.bonus, [first, ...this.parts.slice(1)]);
     }
     return this;
   }
 
   firstCount() {
     if (this.terms.length) return this.terms[0][0];
-    return this.parts.length ? this.parts[0].dice.firstCount() : 0n;
+    if (!this.parts.length) return 0n;
+    const first = this.parts[0];
+    if (first instanceof Pooled) return first.groups[0].count;
+    return (first instanceof Extreme ? first.first : first.dice).firstCount();
   }
 
   stepped(steps) {
     return new Dice(
       this.terms.map(([count, sides]) => [count, stepDie(sides, steps)]),
       this.bonus,
-      this.parts.map((p) => p.rebuilt(p.dice.stepped(steps))),
+      this.parts.map((p) => partRebuilt(p, (d) => d.stepped(steps), 0n, BigInt(steps))),
     );
   }
 
@@ -144,9 +149,20 @@ export class Dice {
     return new Dice([], 0n, [new Clamped(this, op, bound)]);
   }
 
-  /** The exact chance of every total: a Map of BigInt total -> number, lowest first. */
-  totals(limit = 1000000) {
+  /** The exact chance of every total: a Map of BigInt total -> Fraction, lowest first.  Dice
+   * that explode without end are worked out up to `horizon` (every higher total gathered at
+   * `horizon + 1`). */
+  totals(limit = 1000000, horizon = null) {
     this.checkSize();
+    let [result, denominator] = this.weights(horizon, new Map(), limit);
+    if (horizon !== null && !this.bounded) result = gathered(result, horizon);
+    const sorted = [...result.keys()].sort(compareBig).filter((total) => result.get(total));
+    return new Map(sorted.map((total) => [total, frac(result.get(total), denominator)]));
+  }
+
+  /** [Map total -> whole weight, denominator]; `condition`: Map name -> the face that named die
+   * shows first. */
+  weights(horizon, condition, limit) {
     let ways = [1n];
     let low = this.bonus;
     let denominator = 1n;
@@ -159,25 +175,120 @@ export class Dice {
     ways.forEach((way, index) => {
       if (way) result.set(low + BigInt(index), way);
     });
+    const lowest = this.lowest;
     for (const part of this.parts) {
-      const chances = part.dice.totals(limit);
-      const scale = lcm(...[...chances.values()].map((p) => parts(p)[1]));
-      const piece = new Map();
-      for (const [total, chance] of chances) {
-        const key = part.value(total);
-        const [n, d] = parts(chance);
-        piece.set(key, (piece.get(key) || 0n) + n * (scale / d));
-      }
+      const reach = horizon === null ? null : horizon - (lowest - partLow(part));
+      const [piece, scale] = partWeights(part, reach, condition, limit);
       if (result.size * piece.size > limit) throw new RangeError(`${this} has too many totals to work out exactly`);
-      const combined = new Map();
-      for (const [a, wa] of result) {
-        for (const [b, wb] of piece) combined.set(a + b, (combined.get(a + b) || 0n) + wa * wb);
-      }
-      result = combined;
+      result = convolveWeights(result, piece);
       denominator *= scale;
     }
-    const sorted = [...result.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-    return new Map(sorted.map((total) => [total, frac(result.get(total), denominator)]));
+    return [result, denominator];
+  }
+
+  /** The chance of each (naturals, total), as a Map of "n1,n2,...|total" -> [naturals, total,
+   * Fraction]: for each of `names`, the face that named die shows first; for null, the dice
+   * alone (faces before explosions and re-rolls, without the numbers added). */
+  naturals(names, horizon = null, limit = 1000000) {
+    this.checkSize();
+    const named = [...new Set(names.filter((name) => name !== null))];
+    const groups = new Map(this.groups().filter((g) => g.name !== null).map((g) => [g.name, g]));
+    const missing = named.filter((name) => !groups.has(name));
+    if (missing.length) throw new RangeError(`${this} has no die named ${missing[0]}`);
+    const found = new Map();
+    let denominator = 1n;
+    for (const faces of productOf(named.map((name) => groups.get(name).faces))) {
+      const condition = new Map(named.map((name, i) => [name, faces[i]]));
+      let joint;
+      if (names.includes(null)) {
+        [joint, denominator] = this.jointWeights(horizon, condition, limit);
+      } else {
+        let weights;
+        [weights, denominator] = this.weights(horizon, condition, limit);
+        joint = new Map([...weights].map(([total, weight]) => [`0,${total}`, [0n, total, weight]]));
+      }
+      for (const [natural, rolled, weight] of joint.values()) {
+        let total = rolled;
+        if (horizon !== null && !this.bounded && total > horizon) total = horizon + 1n;
+        const key = names.map((name) => (name === null ? natural : condition.get(name)));
+        const text = `${key.join(",")}|${total}`;
+        const had = found.get(text);
+        found.set(text, [key, total, (had ? had[2] : 0n) + weight]);
+      }
+    }
+    const rows = [...found.values()].filter(([, , w]) => w).sort(compareRows);
+    return rows.map(([key, total, weight]) => [key, total, frac(weight, denominator)]);
+  }
+
+  /** [Map "natural,total" -> [natural, total, weight], denominator]: the dice alone leave out
+   * the bonus and show the faces before explosions and re-rolls. */
+  jointWeights(horizon, condition, limit) {
+    let ways = [1n];
+    let low = 0n;
+    let denominator = 1n;
+    for (const [count, sides] of this.terms) {
+      ways = addDice(ways, count, sides);
+      low += count;
+      denominator *= sides ** count;
+    }
+    let result = new Map();
+    ways.forEach((way, index) => {
+      const natural = low + BigInt(index);
+      if (way) result.set(`${natural},${natural + this.bonus}`, [natural, natural + this.bonus, way]);
+    });
+    const lowest = this.lowest;
+    for (const part of this.parts) {
+      const reach = horizon === null ? null : horizon - (lowest - partLow(part));
+      let piece;
+      let scale;
+      if (part instanceof Pooled && !condition.size) {
+        let pairs;
+        [pairs, scale] = part.joint(reach);
+        piece = [...pairs].map(([key, w]) => [...key.split(",").map(BigInt), w]);
+      } else if (partPlain(part)) {
+        let weights;
+        [weights, scale] = partWeights(part, reach, condition, limit);
+        piece = [...weights].map(([value, w]) => [value, value, w]);
+      } else {
+        throw new RangeError(
+          `the natural result of \`${part.text()}\` is not defined: its dice change after they are rolled;` +
+            " name the die and read `natural N on NAME`",
+        );
+      }
+      if (result.size * piece.length > limit) throw new RangeError(`${this} has too many totals to work out exactly`);
+      const following = new Map();
+      for (const [n1, t1, w1] of result.values()) {
+        for (const [n2, t2, w2] of piece) {
+          const key = `${n1 + n2},${t1 + t2}`;
+          const had = following.get(key);
+          following.set(key, [n1 + n2, t1 + t2, (had ? had[2] : 0n) + w1 * w2]);
+        }
+      }
+      result = following;
+      denominator *= scale;
+    }
+    return [result, denominator];
+  }
+
+  /** The groups of dice of every pool in the expression (plain terms are not among them). */
+  groups() {
+    const found = [];
+    for (const part of this.parts) {
+      if (part instanceof Pooled) found.push(...part.groups);
+      else if (part instanceof Extreme) found.push(...part.first.groups(), ...part.second.groups());
+      else found.push(...part.dice.groups());
+    }
+    return found;
+  }
+
+  get bounded() {
+    return this.groups().every((g) => g.bounded);
+  }
+
+  get lowest() {
+    return (
+      this.bonus + this.terms.reduce((sum, [count]) => sum + count, 0n) + this.parts.reduce((s, p) => s + partLow(p), 0n)
+    );
   }
 
   checkSize() {
@@ -196,12 +307,230 @@ export class Dice {
           ` (dice times totals at most ${grouped(MAX_DICE_WORK)})`,
       );
     }
-    for (const part of this.parts) part.dice.checkSize();
+    for (const part of this.parts) {
+      if (part instanceof Pooled) {
+        for (const group of part.groups) {
+          if (group.count > MAX_POOL_DICE || group.sides > MAX_POOL_SIDES) {
+            throw new RangeError(
+              `${this} has too many totals to work out exactly: at most ${MAX_POOL_DICE} dice of at` +
+                ` most ${MAX_POOL_SIDES} sides in a pool`,
+            );
+          }
+        }
+      } else if (part instanceof Extreme) {
+        part.first.checkSize();
+        part.second.checkSize();
+      } else {
+        part.dice.checkSize();
+      }
+    }
   }
 
   chances() {
     return Chances.of(this);
   }
+}
+
+function compareBig(x, y) {
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function compareRows([a, ta], [b, tb]) {
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return compareBig(a[i], b[i]);
+  return compareBig(ta, tb);
+}
+
+function* productOf(lists) {
+  if (!lists.length) {
+    yield [];
+    return;
+  }
+  const [head, ...rest] = lists;
+  for (const item of head) for (const tail of productOf(rest)) yield [item, ...tail];
+}
+
+/** The better (`max`) or worse (`min`) of two dice values rolled apart. */
+export class Extreme {
+  constructor(op, first, second) {
+    this.op = op;
+    this.first = first;
+    this.second = second;
+    Object.freeze(this);
+  }
+  text() {
+    return `${this.op}(${this.first}, ${this.second})`;
+  }
+}
+
+/** A part with its dice changed (dice.py part_rebuilt). */
+export function partRebuilt(part, change, delta, steps) {
+  if (part instanceof Extreme) {
+    const second = delta ? part.second : change(part.second);
+    return new Extreme(part.op, change(part.first), second);
+  }
+  if (part instanceof Pooled) {
+    let groups = [...part.groups];
+    if (delta) {
+      const first = groups[0];
+      groups[0] = first.with({ count: first.count + delta > 1n ? first.count + delta : 1n });
+    }
+    if (steps) groups = groups.map((g) => (g.fate ? g : g.with({ sides: stepDie(g.sides, steps), reroll: null })));
+    const size = groups.reduce((sum, g) => sum + g.count, 0n);
+    return new Pooled(groups, part.reading, part.kept < size ? part.kept : size, part.within);
+  }
+  return part.rebuilt(change(part.dice));
+}
+
+export function partLow(part) {
+  if (part instanceof Pooled) return part.low;
+  if (part instanceof Extreme) {
+    const first = part.first.lowest;
+    const second = part.second.lowest;
+    return part.op === "max" ? (first > second ? first : second) : first < second ? first : second;
+  }
+  if (part instanceof Scaled && cmp(part.factor, 0n) < 0) {
+    const high = diceHigh(part.dice);
+    if (high === null) throw new RangeError(`${part.text()}: dice without a highest total cannot be subtracted`);
+    return part.value(high);
+  }
+  return part.value(part.dice.lowest);
+}
+
+/** The highest total of a dice expression (null when a die in it explodes without end). */
+export function diceHigh(dice) {
+  if (!dice.bounded) return null;
+  let total = dice.bonus + dice.terms.reduce((sum, [count, sides]) => sum + count * sides, 0n);
+  for (const part of dice.parts) {
+    let high;
+    if (part instanceof Pooled) high = part.high;
+    else if (part instanceof Extreme) {
+      const first = diceHigh(part.first);
+      const second = diceHigh(part.second);
+      high = part.op === "max" ? (first > second ? first : second) : first < second ? first : second;
+    } else if (part instanceof Scaled && cmp(part.factor, 0n) < 0) high = part.value(part.dice.lowest);
+    else high = part.value(diceHigh(part.dice));
+    total += high;
+  }
+  return total;
+}
+
+export function partPlain(part) {
+  if (part instanceof Pooled) return part.plain;
+  if (part instanceof Extreme) return [...part.first.groups(), ...part.second.groups()].every((g) => g.plain);
+  return part.dice.groups().every((g) => g.plain);
+}
+
+/** [Map value -> whole weight, denominator] of a part (dice.py part_weights). */
+export function partWeights(part, horizon, condition, limit) {
+  if (part instanceof Pooled) return part.weights(horizon, condition);
+  if (part instanceof Extreme) {
+    const [first, a] = part.first.weights(horizon, condition, limit);
+    const [second, b] = part.second.weights(horizon, condition, limit);
+    return [extreme(first, second, part.op), a * b];
+  }
+  let innerHorizon = horizon;
+  if (part instanceof Scaled) {
+    if (cmp(part.factor, 0n) < 0) {
+      if (!part.dice.bounded) throw new RangeError(`${part.text()}: dice without a highest total cannot be subtracted`);
+      innerHorizon = null;
+    } else if (horizon !== null) {
+      innerHorizon = ceil(div(horizon + 1n, part.factor));
+    }
+  }
+  const [weights, denominator] = part.dice.weights(innerHorizon, condition, limit);
+  const piece = new Map();
+  for (const [total, weight] of weights) {
+    const key = part.value(total);
+    piece.set(key, (piece.get(key) ?? 0n) + weight);
+  }
+  return [piece, denominator];
+}
+
+function extreme(first, second, op) {
+  const values = [...new Set([...first.keys(), ...second.keys()])].sort(compareBig);
+  if (op === "min") values.reverse();
+  const found = new Map();
+  let belowFirst = 0n;
+  let belowSecond = 0n;
+  for (const value of values) {
+    const a = first.get(value) ?? 0n;
+    const b = second.get(value) ?? 0n;
+    const weight = a * belowSecond + b * belowFirst + a * b;
+    if (weight) found.set(value, weight);
+    belowFirst += a;
+    belowSecond += b;
+  }
+  return found;
+}
+
+function gathered(weights, horizon) {
+  const found = new Map();
+  for (const [total, weight] of weights) {
+    const key = total < horizon + 1n ? total : horizon + 1n;
+    found.set(key, (found.get(key) ?? 0n) + weight);
+  }
+  return found;
+}
+
+/** A pool written as a rulebook writes it (`3d6`, `highest 3 of 5d10`, `4dF`, `exploding d6`). */
+export function poolDice(count, sides, keep) {
+  count = BigInt(count);
+  sides = BigInt(sides);
+  if (keep === null) return Dice.pool(count, sides);
+  if (keep === "fate") return new Dice([], 0n, [new Pooled([new Group(count, 3n, { fate: true })])]);
+  if (keep === "exploding") return new Dice([], 0n, [new Pooled([new Group(count, sides, { explode: UNBOUNDED })])]);
+  const [side, kept] = keep.split(" ");
+  return new Dice([], 0n, [
+    new Pooled([new Group(count, sides)], side === "highest" ? "highest" : "lowest", kept ? BigInt(kept) : 1n),
+  ]);
+}
+
+/** `exploding 3d6`, `exploding (skill) d10 at most 4 times` (null: without end). */
+export function explodingDice(dice, times = null) {
+  if (dice.bonus || dice.parts.length) throw new RuleInputError(`only dice explode, not ${dice}`);
+  if (times !== null && (typeof times !== "bigint" || times < 1n)) {
+    throw new RuleInputError(`dice explode a whole number of times, at least once, not ${show(times)}`);
+  }
+  const explode = times === null ? UNBOUNDED : times;
+  return new Dice(
+    [],
+    0n,
+    dice.terms.map(([count, sides]) => new Pooled([new Group(count, sides, { explode })])),
+  );
+}
+
+/** `highest 3 of (ring + skill) d10`: the sum of the `kept` highest (or lowest) dice of a pool. */
+export function keptDice(dice, side, kept = null) {
+  const groups = dice.terms.map(([count, sides]) => new Group(count, sides));
+  for (const part of dice.parts) {
+    if (!(part instanceof Pooled) || part.reading !== "sum") {
+      throw new RuleInputError(`the ${side} dice are kept from dice added together, not from ${dice}`);
+    }
+    groups.push(...part.groups);
+  }
+  if (dice.bonus || !groups.length) {
+    throw new RuleInputError(`the ${side} dice are kept from dice added together, not from ${dice}`);
+  }
+  if (kept !== null && (typeof kept !== "bigint" || kept < 1n)) {
+    throw new RuleInputError(`at least one whole die is kept, not ${show(kept)}`);
+  }
+  const size = groups.reduce((sum, g) => sum + g.count, 0n);
+  const keep = kept === null ? 1n : kept;
+  return new Dice([], 0n, [new Pooled(groups, side, keep < size ? keep : size)]);
+}
+
+/** `exploding d6 as wild`: one die with a name, whose first face `natural N on wild` reads. */
+export function namedDie(dice, name) {
+  if (dice.terms.length === 1 && dice.terms[0][0] === 1n && !dice.bonus && !dice.parts.length) {
+    return new Dice([], 0n, [new Pooled([new Group(1n, dice.terms[0][1], { name })])]);
+  }
+  if (!dice.terms.length && !dice.bonus && dice.parts.length === 1) {
+    const part = dice.parts[0];
+    if (part instanceof Pooled && part.reading === "sum" && part.groups[0].count === 1n) {
+      return new Dice([], 0n, [new Pooled([part.groups[0].with({ name })])]);
+    }
+  }
+  throw new RuleInputError(`a name belongs to one die, not to ${dice}`);
 }
 
 function grouped(value) {
@@ -658,6 +987,7 @@ export function atLeastChances(totals) {
 }
 
 export function clampDice(op, first, second) {
+  if (first instanceof Dice && second instanceof Dice) return new Dice([], 0n, [new Extreme(op, first, second)]);
   const [dice, bound] = first instanceof Dice ? [first, second] : [second, first];
   if (!(dice instanceof Dice) || bound instanceof Dice) throw new RuleInputError(`${op}() keeps one dice value within one number`);
   if (parts(bound)[1] !== 1n) throw new RuleInputError(`${op}() keeps dice within a whole number, not ${show(bound)}`);
