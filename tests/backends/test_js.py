@@ -36,7 +36,8 @@ from tests.differential import drawn
 
 JS_TESTS = ROOT / "tests" / "js"
 MECHANICS = ROOT / "tests" / "fixtures" / "mechanics"
-GROUPS = {"rulebooks": RULEBOOKS, "mechanics": MECHANICS, "features": FEATURES}
+DICE = ROOT / "tests" / "fixtures" / "dice"
+GROUPS = {"rulebooks": RULEBOOKS, "mechanics": MECHANICS, "features": FEATURES, "dice": DICE}
 """Built as one package each (mechanics and features both have a book named `percentile`)."""
 
 NODE = shutil.which("node")
@@ -129,231 +130,6 @@ def test_a_rulebook_named_like_a_package_file_is_refused(tmp_path: Path) -> None
     result = run_cli("build", "--target", "js", "-o", str(tmp_path / "out"), str(tmp_path / "runtime.rules"))
     assert result.exit_code == 1 and "rename the rulebook" in result.output
     assert not (tmp_path / "out").exists()
-
-
-NOT_YET = [
-    ("wild_check", "`natural N on` a named die"),
-    ("one_die", "`natural` of exploding dice or of a dice value"),
-    ("contest", "dice worked out when resolving on an opposed roll's second side"),
-    ("skill_check", "`natural` of exploding dice or of a dice value"),
-]
-"""Rules of tests/fixtures/dice/opend6.rules, each with the construct the JavaScript target
-refuses in it (dsl/backends/js/expressions.py `Unsupported`)."""
-
-
-@pytest.mark.parametrize(("rule", "construct"), NOT_YET, ids=[rule for rule, _ in NOT_YET])
-def test_a_construct_the_javascript_target_cannot_write_is_a_build_error(
-    rule: str, construct: str, tmp_path: Path
-) -> None:
-    """A build refuses it with the rulebook, the rule and the construct, and writes nothing:
-    never a module that would resolve differently from the Python one."""
-    book = ROOT / "tests" / "fixtures" / "dice" / "opend6.rules"
-    head, *rules = re.split(r"\n(?=rule )", book.read_text())
-    kept = next(text for text in rules if text.startswith(f"rule {rule} "))
-    path = tmp_path / "opend6.rules"
-    path.write_text(head + "\n" + kept)
-    assert run_cli("check", str(path)).exit_code == 0
-    result = run_cli("build", "--target", "js", "-o", str(tmp_path / "out"), str(path))
-    assert result.exit_code == 1, result.output
-    said = f"error: {path}: the JavaScript target cannot write {construct}"
-    assert said in result.output and f"(rule `{rule}`" in result.output, result.output
-    assert not (tmp_path / "out").exists()
-
-
-def _drawn_pools(rng: random.Random, count: int) -> list[dict[str, Any]]:
-    """Pools of every reading, of plain, Fate, exploding (bounded or not), re-rolled and named
-    dice, with a horizon, a named die's first face or the joint natural asked for."""
-    cases = []
-    for _ in range(count):
-        groups = []
-        for index in range(rng.choice([1, 1, 2, 3])):
-            fate = rng.random() < 0.15
-            sides = 3 if fate else rng.choice([2, 4, 6, 8, 10])
-            explode: int | str = 0 if fate else rng.choice([0, 0, 1, 2, "unbounded"])
-            reroll = None
-            if rng.random() < 0.25:
-                low = -1 if fate else 1
-                reroll = [low, low + rng.randrange(2)]
-            name = f"d{index}" if rng.random() < 0.4 else None
-            groups.append(
-                {
-                    "count": rng.randint(1, 4),
-                    "sides": sides,
-                    "fate": fate,
-                    "explode": explode,
-                    "reroll": reroll,
-                    "name": name,
-                }
-            )
-        reading = (
-            "sum" if len(groups) == 1 and rng.random() < 0.4 else rng.choice(["highest", "lowest", "count", "matches"])
-        )
-        size = sum(g["count"] for g in groups)
-        low = rng.choice([None, 2, 4])
-        high = rng.choice([None, None, 5])
-        condition = {
-            g["name"]: rng.choice([-1, 0, 1] if g["fate"] else [1, 2, g["sides"]])
-            for g in groups
-            if g["name"] and rng.random() < 0.5
-        }
-        cases.append(
-            {
-                "groups": groups,
-                "reading": reading,
-                "kept": rng.randint(1, size),
-                "within": [low, high],
-                "horizon": rng.choice([None, 12, 25]),
-                "condition": condition,
-                "joint": rng.random() < 0.3,
-            }
-        )
-    return cases
-
-
-def _python_pool(case: dict[str, Any]) -> dict[str, Any]:
-    from dsl.runtime.pools import UNBOUNDED, Group, Pooled
-
-    try:
-        groups = tuple(
-            Group(
-                g["count"],
-                g["sides"],
-                g["fate"],
-                UNBOUNDED if g["explode"] == "unbounded" else g["explode"],
-                None if g["reroll"] is None else tuple(g["reroll"]),
-                g["name"],
-            )
-            for g in case["groups"]
-        )
-        pool = Pooled(groups, case["reading"], case["kept"], tuple(case["within"]))
-        if case["joint"]:
-            pairs, denominator = pool.joint(case["horizon"])
-            weights = {f"{a},{b}": str(w) for (a, b), w in pairs.items()}
-        else:
-            found, denominator = pool.weights(case["horizon"], case["condition"])
-            weights = {str(v): str(w) for v, w in found.items()}
-    except ValueError as error:
-        return {"error": str(error)}
-    return {
-        "text": pool.text(),
-        "low": str(pool.low),
-        "high": None if pool.high is None else str(pool.high),
-        "weights": weights,
-        "denominator": str(denominator),
-    }
-
-
-def test_the_javascript_pools_agree_with_python() -> None:
-    """dsl/backends/js/runtime/pools.js against dsl/runtime/pools.py on 400 drawn pools: the
-    same weights, denominators, texts and bounds, and the same refusals (tests/js/pools.mjs)."""
-    node = need_node()
-    cases = _drawn_pools(random.Random(27), 400)
-    runtime = ROOT / "dsl" / "backends" / "js" / "runtime"
-    done = subprocess.run(
-        [node, str(JS_TESTS / "pools.mjs"), str(runtime)],
-        input=json.dumps(cases),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    found = json.loads(done.stdout)
-    expected = [_python_pool(case) for case in cases]
-    mismatches = [(case, a, b) for case, a, b in zip(cases, expected, found, strict=True) if a != b]
-    assert not mismatches, mismatches[:3]
-    worked = sum("error" not in x for x in expected)
-    assert worked > 250, worked
-
-
-def _dice_tree(rng: random.Random, depth: int = 0) -> dict[str, Any]:
-    """A dice value as a tree of the algebra's constructs (exploding, kept, named, added, the
-    better or worse of two), for test_dice_values_agree_with_python."""
-    roll = rng.random()
-    if depth >= 2 or roll < 0.3:
-        if rng.random() < 0.15:
-            return {"op": "number", "value": rng.randint(-2, 3)}
-        return {"op": "pool", "count": rng.randint(1, 3), "sides": rng.choice([4, 6, 8, 10])}
-    if roll < 0.5:
-        times = rng.choice([None, 1, 2])
-        return {"op": "exploding", "dice": _dice_tree(rng, 2), "times": times}
-    if roll < 0.6:
-        return {
-            "op": "kept",
-            "dice": _dice_tree(rng, depth + 1),
-            "side": rng.choice(["highest", "lowest"]),
-            "kept": rng.choice([None, 1, 2]),
-        }
-    if roll < 0.72:
-        die = {"op": "pool", "count": 1, "sides": rng.choice([6, 8, 10])}
-        if rng.random() < 0.6:
-            die = {"op": "exploding", "dice": die, "times": rng.choice([None, None, 2])}
-        named = {"op": "named", "dice": die, "name": f"w{depth}"}
-        return named if rng.random() < 0.5 else {"op": "plus", "first": _dice_tree(rng, depth + 1), "second": named}
-    if roll < 0.9:
-        return {"op": "plus", "first": _dice_tree(rng, depth + 1), "second": _dice_tree(rng, depth + 1)}
-    return {"op": rng.choice(["max", "min"]), "first": _dice_tree(rng, depth + 1), "second": _dice_tree(rng, depth + 1)}
-
-
-def _python_dice(case: dict[str, Any]) -> dict[str, Any]:
-    from dsl.runtime.base import RuleInputError
-    from dsl.runtime.dice import clamp_dice, exploding_dice, kept_dice, named_die
-
-    def built(tree: dict[str, Any]) -> Dice:
-        op = tree["op"]
-        if op == "pool":
-            return Dice.pool(tree["count"], tree["sides"])
-        if op == "number":
-            return Dice((), tree["value"])
-        if op == "exploding":
-            return exploding_dice(built(tree["dice"]), tree["times"])
-        if op == "kept":
-            return kept_dice(built(tree["dice"]), tree["side"], tree["kept"])
-        if op == "named":
-            return named_die(built(tree["dice"]), tree["name"])
-        if op == "plus":
-            return built(tree["first"]).plus(built(tree["second"]))
-        return clamp_dice(op, built(tree["first"]), built(tree["second"]))
-
-    found: dict[str, Any] = {}
-    try:
-        dice = built(case["tree"])
-        found["text"] = str(dice)
-        found["bounded"] = dice.bounded
-        found["totals"] = {str(k): str(v) for k, v in dice.totals(1_000_000, case["horizon"]).items()}
-        naturals = dice.naturals(tuple(case["names"]), case["horizon"])
-        found["naturals"] = [[[str(x) for x in key], str(total), str(p)] for (key, total), p in naturals.items()]
-    except (ValueError, RuleInputError) as error:
-        found["error"] = str(error)
-    return found
-
-
-def test_dice_values_agree_with_python() -> None:
-    """dice.js's dice values of pools (exploding, kept, named, the better of two) against
-    dsl/runtime/dice.py on 300 drawn trees: the same text, totals to a horizon, naturals and
-    refusals (tests/js/dice_values.mjs)."""
-    node = need_node()
-    rng = random.Random(2027)
-    cases = []
-    for _ in range(300):
-        tree = _dice_tree(rng)
-        names = [None] if rng.random() < 0.5 else []
-        names += [name for name in ("w0", "w1") if name in json.dumps(tree) and rng.random() < 0.7]
-        cases.append({"tree": tree, "horizon": rng.choice([None, 15, 30]), "names": names or [None]})
-    runtime = ROOT / "dsl" / "backends" / "js" / "runtime"
-    done = subprocess.run(
-        [node, str(JS_TESTS / "dice_values.mjs"), str(runtime)],
-        input=json.dumps(cases),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    found = json.loads(done.stdout)
-    expected = [_python_dice(case) for case in cases]
-    mismatches = [(case, a, b) for case, a, b in zip(cases, expected, found, strict=True) if a != b]
-    assert not mismatches, mismatches[:2]
-    worked = sum("error" not in x for x in expected)
-    assert worked > 150, worked
 
 
 # ---------------------------------------------------------------------------- worked examples
@@ -486,9 +262,11 @@ def differential(path: Path, out: Path, count: int, seed: int, tmp_path: Path) -
 
 
 BUNDLED = sorted(RULEBOOKS.glob("*.rules"))
-GALLERY = [("mechanics", p) for p in sorted(MECHANICS.glob("*.rules"))] + [
-    ("features", p) for p in sorted(FEATURES.glob("*.rules"))
-]
+GALLERY = (
+    [("mechanics", p) for p in sorted(MECHANICS.glob("*.rules"))]
+    + [("features", p) for p in sorted(FEATURES.glob("*.rules"))]
+    + [("dice", p) for p in sorted(DICE.glob("*.rules"))]
+)
 
 
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)

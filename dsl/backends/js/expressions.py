@@ -126,10 +126,14 @@ class JsExpressions:
             case n.BoolOp(op=op, left=left, right=right):
                 joiner = " || " if op == "or" else " && "
                 return f"({self.code(left, frame)}{joiner}{self.code(right, frame)})"
-            case n.PoolDice(op=op):
-                raise Unsupported(f"{op} dice inside a value")
-            case n.NamedDie():
-                raise Unsupported("named dice inside a value")
+            case n.PoolDice(op=op, operand=operand, amount=amount):
+                dice = self.code(operand, frame)
+                times = "null" if amount is None else self.code(amount, frame)
+                if op == "exploding":
+                    return f"explodingDice({dice}, {times})"
+                return f"keptDice({dice}, {js_string(op)}, {times})"
+            case n.NamedDie(operand=operand, name=name):
+                return f"namedDie({self.code(operand, frame)}, {js_string(name.text)})"
         raise Unsupported(f"the expression `{printer.expr_text(expr)}`")
 
     def negation(self, expr: n.Expr, frame: Frame) -> str:

@@ -346,7 +346,6 @@ class JsModuleWriter:
 
     def _roll(self, effect: m.RollEffect, const: str, base: list[tuple[str, str]], condition: str) -> None:
         w = self.w
-        _refuse_roll(self.book, effect)
         outcomes = (
             "Object.freeze({"
             + ", ".join(f"{js_string(o.name)}: {js_string(_outcome_text(o))}" for o in effect.outcomes)
@@ -358,7 +357,8 @@ class JsModuleWriter:
                 bound = "null" if tier.bound is None else f"(target) => {self._spec_code(tier.bound)}"
                 natural = "null" if tier.natural is None else f"[{tier.natural[0]}n, {tier.natural[1]}n]"
                 tiers.append(
-                    f"TierSpec({js_string(tier.name)}, {js_literal(tier.op)}, {bound}, {natural}, {js_literal(tier.always)})"
+                    f"TierSpec({js_string(tier.name)}, {js_literal(tier.op)}, {bound}, {natural}, "
+                    f"{js_literal(tier.always)}, {js_literal(tier.die)})"
                 )
         fields = [
             *base,
@@ -406,6 +406,9 @@ class JsModuleWriter:
             first = self._spec_code(effect.bonus) if effect.bonus is not None else "0n"
             second = self._spec_code(effect.against_bonus) if effect.against_bonus is not None else "0n"
             values = f"(s) => [{first}, {second}]"
+            if effect.dice is not None and effect.against_dice is not None:
+                sides = f"{self._spec_code(effect.dice)}, {self._spec_code(effect.against_dice)}"
+                values = f"(s) => [{first}, {second}, {sides}]"
         changes = []
         for index, change in enumerate(effect.changes, start=1):
             name = self.private.change(const, index)
@@ -714,22 +717,6 @@ class JsModuleWriter:
             w.line(f"return resolveRule(_BOOK, _SEQUENCES, {js_string(name)}, inputs, rounds);")
             w.dedent()
             w.line("}")
-
-
-def _refuse_roll(book: m.Book, effect: m.RollEffect) -> None:
-    """What of a roll the JavaScript runtime does not resolve as the Python one yet: dice
-    worked out when resolving on an opposed roll's second side, and tiers reading `natural` on
-    a named die, on exploding dice or on a dice value (the face a die shows first, before
-    explosions and without the numbers inside the value)."""
-    where = f"rule `{effect.origin}`, roll `{effect.name}`"
-    if effect.against_dice is not None:
-        raise Unsupported("dice worked out when resolving on an opposed roll's second side", where)
-    tiers = book.tiers[effect.tiers].tiers if effect.tiers else ()
-    if any(tier.die is not None for tier in tiers):
-        raise Unsupported("`natural N on` a named die", where)
-    exploding = effect.pool is not None and effect.pool.keep == "exploding"
-    if any(tier.natural is not None for tier in tiers) and (exploding or effect.dice is not None):
-        raise Unsupported("`natural` of exploding dice or of a dice value", where)
 
 
 def _object(w: CodeWriter, head: str, fields: list[tuple[str, str]]) -> None:

@@ -3,7 +3,7 @@
 // distributions worked out so far; and `Scope`, the values expressions read.
 
 import { RuleInputError, lcm, parts, show } from "./base.js";
-import { MAX_COMBINATIONS, MAX_HORIZON, distribution, difference, fromWays, listedReach } from "./dice.js";
+import { Distribution, MAX_COMBINATIONS, MAX_HORIZON, distribution, difference, fromWays, listedReach } from "./dice.js";
 import { TraceEntry } from "./results.js";
 import { TraceSpec, rowFor } from "./specs.js";
 
@@ -66,14 +66,19 @@ export class Book {
     return found;
   }
 
-  /** The distribution of a dice value, worked out once per value. */
-  dice(value) {
-    const name = String(value);
+  /** The distribution of a dice value, worked out once per value; of dice that explode without
+   * end, up to `horizon` (every higher total gathered above it). */
+  dice(value, horizon = null) {
+    const bounded = value.bounded;
+    const name = bounded ? String(value) : `${value}|${horizon}`;
     let found = this.values.get(name);
     if (found === undefined) {
+      if (horizon !== null && horizon > MAX_HORIZON) {
+        throw new RuleInputError(`the chance of a total above ${MAX_HORIZON.toLocaleString("en-US")} on exploding dice is not worked out`);
+      }
       let chances;
       try {
-        chances = value.totals(MAX_COMBINATIONS);
+        chances = value.totals(MAX_COMBINATIONS, horizon);
       } catch (error) {
         if (error instanceof RangeError) throw new RuleInputError(error.message);
         throw error;
@@ -92,7 +97,30 @@ export class Book {
         }
       }
       found = fromWays(low, denominator, ways);
+      if (!bounded && horizon !== null) {
+        found = new Distribution(found.low, found.denominator, found.atMost.slice(0, Number(horizon - low + 1n)), horizon);
+      }
       this.values.set(name, found);
+    }
+    return found;
+  }
+
+  /** The chance of each (naturals its natural tiers read, total of the dice), worked out once:
+   * rows [naturals, total, chance]. */
+  naturals(value, tiers, horizon) {
+    const names = [...new Set(tiers.filter((tier) => tier.natural !== null).map((tier) => tier.die))];
+    const key = `${value}|${names.join(",")}|${horizon}`;
+    if (this.naturalsFound === undefined) this.naturalsFound = new Map();
+    let found = this.naturalsFound.get(key);
+    if (found === undefined) {
+      try {
+        found = value.naturals(names, value.bounded ? null : horizon, MAX_COMBINATIONS);
+      } catch (error) {
+        if (error instanceof RangeError) throw new RuleInputError(error.message);
+        throw error;
+      }
+      if (this.naturalsFound.size >= MAX_CACHED) this.naturalsFound.clear();
+      this.naturalsFound.set(key, found);
     }
     return found;
   }
@@ -107,6 +135,9 @@ export class Book {
     return found;
   }
 }
+
+/** The most entries a cache of a book keeps (book.py MAX_CACHED). */
+export const MAX_CACHED = 4096;
 
 /** The stats and derived values of a situation as they settle; a derived value none of whose
  * conditions held is worked out when first read (`wait`). */

@@ -38,12 +38,12 @@ export class Group {
   /** `count` dice of `sides` sides (BigInts); see pools.py Group. */
   constructor(count, sides, { fate = false, explode = 0n, reroll = null, name = null } = {}) {
     if (typeof count !== "bigint" || typeof sides !== "bigint" || count < 1n || sides < 2n) {
-      throw new Error(`${count}d${sides} is not a pool anyone can roll`);
+      throw new RangeError(`${count}d${sides} is not a pool anyone can roll`);
     }
-    if (fate && sides !== 3n) throw new Error("Fate dice have three faces");
-    if (fate && explode) throw new Error("Fate dice do not explode");
+    if (fate && sides !== 3n) throw new RangeError("Fate dice have three faces");
+    if (fate && explode) throw new RangeError("Fate dice do not explode");
     if (typeof explode !== "bigint" || explode < UNBOUNDED) {
-      throw new Error(`a die explodes a whole number of times, not ${explode}`);
+      throw new RangeError(`a die explodes a whole number of times, not ${explode}`);
     }
     this.count = count;
     this.sides = sides;
@@ -55,10 +55,10 @@ export class Group {
       const [low, high] = this.reroll;
       const faces = this.faces;
       if (low > high || low < faces[0] || high > faces[faces.length - 1]) {
-        throw new Error(`faces ${low}..${high} of ${this.diceText()} cannot be re-rolled`);
+        throw new RangeError(`faces ${low}..${high} of ${this.diceText()} cannot be re-rolled`);
       }
       if (low === faces[0] && high === faces[faces.length - 1]) {
-        throw new Error(`re-rolling every face of ${this.diceText()} changes nothing`);
+        throw new RangeError(`re-rolling every face of ${this.diceText()} changes nothing`);
       }
     }
     Object.freeze(this);
@@ -171,7 +171,7 @@ function die(group, cap, first) {
   const sides = group.sides;
   let depth = group.explode;
   if (depth === UNBOUNDED) {
-    if (cap === null) throw new Error(`${group.text()} has no highest total: say how many times it may explode`);
+    if (cap === null) throw new RangeError(`${group.text()} has no highest total: say how many times it may explode`);
     const ceiling = cap >= 0n ? (cap + sides - 1n) / sides : -(-cap / sides);
     depth = maxBig(0n, ceiling - 1n);
   }
@@ -244,26 +244,26 @@ export class Pooled {
   /** See pools.py Pooled: groups, reading ("sum" | "highest" | "lowest" | "count" | "matches"),
    * kept (BigInt), within ([low, high], null for no bound). */
   constructor(groups, reading = "sum", kept = 1n, within = [null, null]) {
-    if (!groups.length || !groups.every((g) => g instanceof Group)) throw new Error("a pool has at least one group of dice");
+    if (!groups.length || !groups.every((g) => g instanceof Group)) throw new RangeError("a pool has at least one group of dice");
     this.groups = Object.freeze([...groups]);
     this.reading = reading;
     this.kept = kept;
     this.within = Object.freeze([...within]);
-    if (reading === "sum" && groups.length !== 1) throw new Error("a sum of several groups is the sum of each");
+    if (reading === "sum" && groups.length !== 1) throw new RangeError("a sum of several groups is the sum of each");
     if ((reading === "highest" || reading === "lowest") && !(1n <= kept && kept <= this.size)) {
-      throw new Error(`${reading} ${kept} of ${this.size} dice keeps more dice than it rolls`);
+      throw new RangeError(`${reading} ${kept} of ${this.size} dice keeps more dice than it rolls`);
     }
     const unbounded = groups.filter((g) => !g.bounded);
     if (unbounded.length && reading === "matches") {
-      throw new Error(`matching faces of ${unbounded[0].text()} are not worked out: bound its explosions`);
+      throw new RangeError(`matching faces of ${unbounded[0].text()} are not worked out: bound its explosions`);
     }
     if (unbounded.length && reading === "count" && within[1] !== null) {
-      throw new Error(
+      throw new RangeError(
         `counting the dice of ${unbounded[0].text()} at or below a face is not worked out: bound its explosions`,
       );
     }
     const names = groups.filter((g) => g.name !== null).map((g) => g.name);
-    if (names.length !== new Set(names).size) throw new Error("two dice of one pool have the same name");
+    if (names.length !== new Set(names).size) throw new RangeError("two dice of one pool have the same name");
     Object.freeze(this);
   }
 
@@ -364,7 +364,7 @@ export class Pooled {
       return [new Map([...weights].map(([v, w]) => [`${v},${v}`, w])), denominator];
     }
     if (this.reading !== "sum") {
-      throw new Error(
+      throw new RangeError(
         `the natural result of \`${this.text()}\` is not defined: its dice change after they are rolled,` +
           " and it keeps or counts some of them; name the die and read `natural N on NAME`",
       );
@@ -432,7 +432,7 @@ function ordered(dice, reading, kept) {
   const steps =
     big(outcomes.length) * counts.reduce((p, c) => p * (c + 1n), 1n) * (reading !== "matches" ? kept + 1n : most + 1n);
   if (steps > MAX_POOL_STATES) {
-    throw new Error(
+    throw new RangeError(
       `a pool of ${sumOf(counts)} dice with ${outcomes.length} values each is past the work a pool is worked out` +
         ` within: ${steps.toLocaleString("en-US")} steps of faces, dice placed and dice kept, at most ${MAX_POOL_STATES.toLocaleString("en-US")}`,
     );

@@ -2,8 +2,8 @@
 // the situation calls for, with its changes, tiers, margins and consequences; and the merging of
 // the same roll asked for by several rules (rolled once).
 
-import { add, ceil, cmp, floor, frac, show, sub, whole } from "./base.js";
-import { poolText } from "./dice.js";
+import { RuleInputError, add, ceil, cmp, floor, frac, mul, show, sub, whole } from "./base.js";
+import { poolDice, poolText } from "./dice.js";
 import { Consequence, Roll, TraceEntry } from "./results.js";
 import { applyOne } from "./settle.js";
 import { TraceSpec } from "./specs.js";
@@ -70,7 +70,8 @@ export function rolled(scope, spec, found, pool, delta, shift, automatic) {
   if (automatic !== null) {
     dice = dice || "none";
   } else if (spec.kind === "opposed") {
-    dice = `${poolText(spec.pool)} vs ${poolText(spec.against)}`;
+    dice =
+      spec.pool !== null && spec.against !== null ? `${poolText(spec.pool)} vs ${poolText(spec.against)}` : `${found[2]} vs ${found[3]}`;
     op = "vs";
   }
   const pair = spec.kind === "opposed" && automatic === null ? found : null;
@@ -114,10 +115,16 @@ function rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed
     probability = automatic === "success" ? 1n : 0n;
   } else if (spec.kind === "opposed") {
     const [first, second] = pair;
-    const diff = book.poolDifference(spec.pool, spec.against);
     const edge = sub(second, first);
-    const win = sub(1n, diff.atMostP(edge));
-    const tie = typeof edge === "bigint" ? diff.betweenP(edge, edge) : 0n;
+    let win;
+    let tie;
+    if (spec.pool !== null && spec.against !== null) {
+      const diff = book.poolDifference(spec.pool, spec.against);
+      win = sub(1n, diff.atMostP(edge));
+      tie = typeof edge === "bigint" ? diff.betweenP(edge, edge) : 0n;
+    } else {
+      [win, tie] = beats(pair[2], pair[3], edge);
+    }
     outcomes = new Map([
       ["win", win],
       ["tie", tie],
@@ -141,16 +148,21 @@ function rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed
       ["failure", sub(1n, probability)],
     ]);
   } else {
-    const horizon = pool !== null && pool[2] === "exploding" ? horizonOf(goal, bonus, spec.tiers) : null;
-    const dist = value !== null ? book.dice(value) : book.pool(pool, horizon);
+    const exploding = (pool !== null && pool[2] === "exploding") || (value !== null && !value.bounded);
+    const horizon = exploding ? horizonOf(goal, bonus, spec.tiers) : null;
+    const dist = value !== null ? book.dice(value, horizon) : book.pool(pool, horizon);
+    let rows = null;
+    if (spec.tiers.some((tier) => tier.natural !== null) && (value !== null || exploding)) {
+      rows = book.naturals(value !== null ? value : poolDice(...pool), spec.tiers, horizon);
+    }
     if (spec.kind === "total") {
       for (const [t, p] of dist.chances()) totals.set(add(t, bonus), p);
       probability = null;
-      outcomes = spec.tiers.length ? tierChances(dist, spec.tiers, 0n, bonus, null) : new Map();
+      outcomes = spec.tiers.length ? tierChances(dist, spec.tiers, 0n, bonus, null, rows) : new Map();
     } else {
       let chance;
       if (spec.tiers.length) {
-        outcomes = tierChances(dist, spec.tiers, goal, bonus, op);
+        outcomes = tierChances(dist, spec.tiers, goal, bonus, op, rows);
         chance = outcomes.get(" success");
         outcomes.delete(" success");
         const named = new Set(spec.tiers.map((tier) => tier.name));
@@ -170,20 +182,34 @@ function rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed
   return [probability, outcomes, margins, totals, successes];
 }
 
-/** Outcome tiers, first match wins, total by total. */
-export function tierChances(dist, tiers, goal, bonus, op) {
+/** Outcome tiers, first match wins, total by total: `roll` tests the total, `natural` the dice
+ * alone (or the first face of a named die).  `rows`: [naturals, total of the dice, chance] when
+ * the naturals are not the totals themselves (Dice.naturals). */
+export function tierChances(dist, tiers, goal, bonus, op, rows = null) {
   const bounds = new Map();
   for (const tier of tiers) if (tier.bound !== null) bounds.set(tier.name, tier.bound(goal));
+  const names = [...new Set(tiers.filter((tier) => tier.natural !== null).map((tier) => tier.die))];
   const found = new Map(tiers.map((tier) => [tier.name, 0n]));
   let success = 0n;
-  const chances = [...dist.chances()];
-  if (dist.limit !== null) chances.push([dist.limit + 1n, sub(1n, dist.atMostP(dist.limit))]);
-  for (const [natural, chance] of chances) {
-    const total = add(natural, bonus);
+  let chances;
+  if (rows === null) {
+    chances = [...dist.chances()].map(([total, chance]) => [names.map(() => total), total, chance]);
+    if (dist.limit !== null) {
+      const above = dist.limit + 1n;
+      chances.push([names.map(() => above), above, sub(1n, dist.atMostP(dist.limit))]);
+    }
+  } else {
+    chances = rows;
+  }
+  for (const [naturals, diceTotal, chance] of chances) {
+    const total = add(diceTotal, bonus);
     let chosen = null;
     for (const tier of tiers) {
       let holds;
-      if (tier.natural !== null) holds = tier.natural[0] <= natural && natural <= tier.natural[1];
+      if (tier.natural !== null) {
+        const natural = naturals[names.indexOf(tier.die)];
+        holds = tier.natural[0] <= natural && natural <= tier.natural[1];
+      }
       else if (tier.op === "<=") holds = cmp(total, bounds.get(tier.name)) <= 0;
       else if (tier.op === ">=") holds = cmp(total, bounds.get(tier.name)) >= 0;
       else holds = true;
@@ -205,7 +231,7 @@ export function tierChances(dist, tiers, goal, bonus, op) {
 function horizonOf(goal, bonus, tiers) {
   const edges = goal !== null ? [sub(goal, bonus)] : [];
   for (const tier of tiers) if (tier.bound !== null) edges.push(sub(tier.bound(goal !== null ? goal : 0n), bonus));
-  for (const tier of tiers) if (tier.natural !== null) edges.push(tier.natural[1]);
+  for (const tier of tiers) if (tier.natural !== null && tier.die === null) edges.push(tier.natural[1]);
   let highest = 0n;
   let any = false;
   for (const edge of edges) {
@@ -214,6 +240,46 @@ function horizonOf(goal, bonus, tiers) {
     any = true;
   }
   return (any ? highest : 0n) + 1n;
+}
+
+/** P(first - second > edge) and P(first - second == edge), the two rolled apart, for dice of
+ * any form (rolls.py beats). */
+export function beats(first, second, edge) {
+  let mine;
+  let theirs;
+  try {
+    if (second.bounded) {
+      theirs = second.totals();
+      mine = first.totals(1000000, lastKey(theirs) + ceil(edge) + 1n);
+    } else {
+      mine = first.totals();
+      theirs = second.totals(1000000, lastKey(mine) - floor(edge) + 1n);
+    }
+  } catch (error) {
+    if (error instanceof RangeError) throw new RuleInputError(error.message);
+    throw error;
+  }
+  const values = [...mine.keys()];
+  const above = [];
+  let running = 0n;
+  for (let i = values.length - 1; i >= 0; i -= 1) {
+    running = add(running, mine.get(values[i]));
+    above.push(running);
+  }
+  above.reverse();
+  let win = 0n;
+  let tie = 0n;
+  for (const [value, chance] of theirs) {
+    const needed = add(value, edge);
+    const index = values.findIndex((v) => cmp(v, needed) > 0);
+    if (index !== -1) win = add(win, mul(chance, above[index]));
+    if (typeof needed === "bigint" && mine.has(needed)) tie = add(tie, mul(chance, mine.get(needed)));
+  }
+  return [win, tie];
+}
+
+function lastKey(map) {
+  return [...map.keys()].pop();
 }
 
 function meets(total, op, goal) {

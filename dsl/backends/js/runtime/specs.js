@@ -16,8 +16,8 @@ export function TraceSpec(rule, source, item, clauses, names, verdict = null) {
 
 export const ModSpec = (fields) => made(fields, { label: null });
 export const ChangeSpec = (fields) => made(fields);
-export function TierSpec(name, op, bound, natural = null, always = null) {
-  return Object.freeze({ name, op, bound, natural, always });
+export function TierSpec(name, op, bound, natural = null, always = null, die = null) {
+  return Object.freeze({ name, op, bound, natural, always, die });
 }
 export function ConsequenceSpec(outcome, text, target = null, op = null, value = null, rounding = null) {
   return Object.freeze({ outcome, text, target, op, value, rounding });
