@@ -132,6 +132,24 @@ def test_a_rulebook_named_like_a_package_file_is_refused(tmp_path: Path) -> None
     assert not (tmp_path / "out").exists()
 
 
+def test_a_construct_the_javascript_target_cannot_write_is_a_build_error(tmp_path: Path) -> None:
+    """A dice value whose notation the runtime cannot read back (`exploding d6` as a stat's
+    default) stops the build with the rulebook, the stat and the construct, and nothing is
+    written: never a module that fails when imported."""
+    path = tmp_path / "pool_default.rules"
+    path.write_text(
+        'rulebook pool_default "Pool default":\n    source "test"\n\n'
+        'input difficulty "Difficulty": int 1..40 = 8\nstat skill "Skill dice": dice = exploding d6\n\n'
+        'rule use "Use" cites "x":\n    roll use "Use": skill >= difficulty\n'
+    )
+    assert run_cli("check", str(path)).exit_code == 0
+    result = run_cli("build", "--target", "js", "-o", str(tmp_path / "out"), str(path))
+    assert result.exit_code == 1, result.output
+    said = f"error: {path}: the JavaScript target cannot write the dice value `exploding 1d6` as a constant"
+    assert said in result.output and "(stat `skill`)" in result.output, result.output
+    assert not (tmp_path / "out").exists()
+
+
 # ---------------------------------------------------------------------------- worked examples
 
 

@@ -155,6 +155,10 @@ def _pool(pool: n.Pool | None) -> str:
 
 def _constant(value: m.Constant | None) -> str:
     if isinstance(value, Dice):
+        try:
+            Dice.parse(str(value))  # the runtimes read the same notation (dice.py `_DiceReader`)
+        except ValueError:
+            raise Unsupported(f"the dice value `{value}` as a constant (its notation is not read back)") from None
         return f"Dice.parse({js_string(str(value))})"
     return js_literal(value)
 
@@ -251,10 +255,10 @@ class JsModuleWriter:
 
     def _inputs(self) -> None:
         w = self.w
-        self.where = "the inputs' defaults"
         w.line("export const INPUTS = new Map([")
         w.indent()
         for var in self.book.vars.values():
+            self.where = f"{'stat' if var.is_stat else 'input'} `{var.name}`"
             kind, low, high, unit, members = _kind_of(var.type)
             args = [
                 js_string(var.name),
