@@ -1375,7 +1375,15 @@ class Builder(Transformer[Token, Any]):
             items=tuple(items),
         ))
 
-    def roll_key(self, meta: Any, pool: n.Pool, modifier: Any = None) -> n.RollKey:
+    def roll_key(self, meta: Any, pool: n.Pool | n.DicePool, modifier: Any = None) -> n.RollKey:
+        if isinstance(pool, n.DicePool):
+            # a table's rows cover the totals of its dice, so they are known when writing it
+            raise _BuildError(
+                "a table is rolled on dice known when writing it, not on dice worked out when resolving",
+                pool.span,
+                "E203",
+                "roll plain dice, kept or exploding without a bound: `roll 2d6`, `roll highest of 2d6`, `roll exploding d6`",
+            )
         sign, name = modifier if modifier else ("+", None)
         return self._placed(meta, n.RollKey(
             span=self.here,
