@@ -175,8 +175,11 @@ def run_program(text: str, work: Path) -> Measure:
 
     measure = Measure()
     _peak_reset()
-    compiled = compile_text(text, "program.rules")
-    if not compiled.ok or compiled.book is None:
+    steps = _Steps(measure)
+    compiled = None
+    with steps.step("check"):
+        compiled = compile_text(text, "program.rules")
+    if compiled is None or not compiled.ok or compiled.book is None:
         return measure
     measure.accepted = True
     book = compiled.book
@@ -184,7 +187,6 @@ def run_program(text: str, work: Path) -> Measure:
     path.write_text(text, encoding="utf-8")
     out = work / "out"
     names = [*book.rules, *book.tables][:RULES_PER_PROGRAM]
-    steps = _Steps(measure)
     steps.command("build", ["build", str(path), "-o", str(out)])
     steps.command("list", ["list", str(path)])
     steps.command("export", ["export", str(path), "-o", str(work / "export.json")])
