@@ -258,3 +258,62 @@ def test_a_table_resolved_on_its_own_is_traced_with_its_key_and_row() -> None:
     )
     (entry,) = spot.resolve("chase_trouble").trace
     assert entry.because == "no roll given: every row with its chance"
+
+
+def test_integers_past_2_to_the_53_travel_as_text() -> None:
+    # armor_cost * 3/2 ...: both the input and the derived repair cost are past 2^53; a reader
+    # with doubles (JavaScript) would lose digits of a bare number
+    data = json.loads(
+        run_cli(
+            "resolve", "spot_rules_a_to_e", "armor_damaged", "--set", "armor_cost=123456789012345678901234567890",
+            "--set", "armor_state=damaged", "--json",
+        ).stdout
+    )
+    assert data["inputs"]["armor_cost"] == {
+        "fraction": "123456789012345678901234567890",
+        "float": 123456789012345678901234567890.0,
+    }
+    repair = data["derived"]["repair_cost"]
+    assert isinstance(repair, dict) and Fraction(repair["fraction"]).denominator == 1
+    # the largest safe integer is still an integer; one more is text
+    from dsl.runtime.base import number_json
+
+    assert number_json(2**53 - 1) == 2**53 - 1 and number_json(-(2**53) + 1) == -(2**53) + 1
+    assert number_json(2**53) == {"fraction": "9007199254740992", "float": 9007199254740992.0}
+    assert number_json(Fraction(-(10**400), 3))["float"] < -1e308  # type: ignore[index]
+
+
+def test_dice_too_many_to_list_still_have_min_max_and_mean() -> None:
+    data = json.loads(run_cli("resolve", "skirmish_terrain", "smoke", "--set", "laser_damage=100d1000", "--json").stdout)
+    dice = data["stats"]["laser_damage"]["final"]
+    assert (dice["dice"], dice["min"], dice["max"], dice["mean"]) == ("100d1000", 100, 100000, 50050)
+    assert dice["distribution"] is None and dice["at_least"] is None
+    from dsl.runtime import Dice
+    from dsl.runtime.dice import dice_json
+
+    # a clamp that never bites keeps the average; one that bites on dice past the bounds leaves it unknown
+    assert dice_json(Dice.parse("max(100d1000, 50)+2"))["mean"] == 50052
+    assert dice_json(Dice.parse("max(100d1000, 50000)"))["min"] == 50000
+    assert dice_json(Dice.parse("max(100d1000, 50000)"))["mean"] is None
+    assert dice_json(Dice.parse("100d1000*3"))["mean"] == 150150
+
+
+def test_dice_parse_refuses_impossible_dice_with_rule_input_error() -> None:
+    from dsl.runtime import Dice, RuleInputError
+
+    for text in ("3d-6", "0d6", "d", "3d6+", "2d6*"):
+        with pytest.raises(RuleInputError):
+            Dice.parse(text)
+    with pytest.raises(RuleInputError):
+        Dice(((3, -6),))
+
+
+def test_a_stat_starts_from_its_default_worked_out_after_the_rules() -> None:
+    # to_hit "DEX to hit" = DEX: in complete darkness DEX 11 is cut by 8 to 3, and to_hit, not
+    # given, starts from that (docs/language.md, `stats`); a value given is where it starts
+    skirmish = module_for(RULEBOOKS / "skirmish_terrain.rules")
+    dark = skirmish.resolve("darkness", DEX=11).to_dict()
+    assert dark["stats"]["DEX"] == {"start": 11, "final": 3}
+    assert dark["stats"]["to_hit"] == {"start": 3, "final": 3} and dark["inputs"]["to_hit"] == 3
+    given = skirmish.resolve("darkness", DEX=11, to_hit=9, weapon="missile").to_dict()
+    assert given["stats"]["to_hit"] == {"start": 9, "final": 5}

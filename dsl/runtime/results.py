@@ -24,7 +24,7 @@ class RulebookInfo:
 
 
 def chances_json(chances: Mapping[int, Fraction], key: str) -> list[dict[str, object]]:
-    return [{key: k, "probability": probability_json(p)} for k, p in chances.items()]
+    return [{key: number_json(k), "probability": probability_json(p)} for k, p in chances.items()]
 
 
 
@@ -134,7 +134,7 @@ class Roll:
             "bonus": number_json(self.bonus),
             "comparison": self.comparison,
             "target": None if self.target is None else number_json(self.target),
-            "needed": self.needed,
+            "needed": None if self.needed is None else number_json(self.needed),
             "probability": None if self.probability is None else probability_json(self.probability),
             "automatic": self.automatic,
             "outcomes": {k: probability_json(v) for k, v in self.outcomes.items()},
@@ -307,7 +307,7 @@ class TableResult:
             "source": self.source,
             "dice": self.dice,
             "keys": {k: value_json(v) for k, v in self.keys.items()},
-            "result": self.result,
+            "result": None if self.result is None else number_json(self.result),
             "selected": None if self.selected is None else self.selected.to_dict(),
             "rows": [row.to_dict() for row in self.rows],
         }
