@@ -618,9 +618,11 @@ def lsp() -> None:
 
 
 @main.command()
-@click.argument("name", type=click.Choice(["resolution", "rulebook"]))
+@click.argument("name", type=click.Choice(["resolution", "rulebook", "list", "describe", "diff", "error"]))
 def schema(name: str) -> None:
-    """Print the JSON Schema (2020-12) of `resolve --json` (resolution) or of `export` (rulebook)."""
+    """Print the JSON Schema (2020-12) of `resolve --json` (resolution), of `export` (rulebook), of
+    `list`, `describe` or `diff` with `--json`, or of what a command run with `--json` prints when
+    it fails (error)."""
     from dsl.contract import schema_text
 
     click.echo(schema_text(name), nl=False)

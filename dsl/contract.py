@@ -20,7 +20,9 @@ from dsl import printer
 from dsl.printer import effect_summary
 from dsl.runtime.base import show
 
-SCHEMAS = ("resolution", "rulebook")
+SCHEMAS = ("resolution", "rulebook", "list", "describe", "diff", "error")
+"""The schemas of the data contract: what `resolve --json`, `export`, `list --json`, `describe --json`
+and `diff --json` print, and what any command run with `--json` prints when it fails."""
 
 
 def schema_text(name: str) -> str:

@@ -79,3 +79,18 @@ def test_json_after_a_double_dash_is_an_argument_not_the_option() -> None:
     result = run_cli("resolve", "skirmish_terrain", "mud", "--", "--json")
     assert result.exit_code == 2 and "no rule or table `--json`" in result.output
     assert not result.stdout.startswith("{")
+
+
+def test_every_error_code_is_documented() -> None:
+    from dsl.cli import ERROR_CODES
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
+    section = docs.split("### Errors under --json", 1)[1].split("\n### ", 1)[0]
+    rows = dict(
+        (cells[1].strip("` "), cells[2].strip())
+        for cells in (line.split("|") for line in section.splitlines() if line.startswith("| `"))
+    )
+    del rows["code"]  # the table's heading
+    assert rows == ERROR_CODES
+    schema = json.loads(run_cli("schema", "error").output)
+    assert schema["properties"]["error"]["properties"]["code"]["enum"] == list(ERROR_CODES)

@@ -162,3 +162,49 @@ def test_every_field_of_the_export_is_documented() -> None:
             if field != "node" and not any(f"`{field}`" in place for place in places):
                 missing.append(f"{node}.{field}")
     assert missing == []
+
+
+def test_list_describe_diff_and_errors_validate_against_their_schemas(tmp_path: Path) -> None:
+    documents: list[tuple[str, str, Any]] = []
+    for path in BOOKS:
+        documents.append(("list", f"list {path.stem}", _json("list", str(path), "--json")))
+        for name in module_for(path).RULES:
+            documents.append(("describe", f"describe {path.stem} {name}", _json("describe", str(path), name, "--json")))
+    old = tmp_path / "old.rules"
+    old.write_text((RULEBOOKS / "skirmish_terrain.rules").read_text(encoding="utf-8"), encoding="utf-8")
+    new = tmp_path / "new.rules"
+    edited = old.read_text(encoding="utf-8").replace("DEX -2", "DEX -3", 1).replace("3d6 <= DEX", "2d6 <= DEX", 1)
+    new.write_text(edited, encoding="utf-8")
+    documents.append(("diff", "diff of two editions", _json("diff", str(old), str(new), "--json")))
+    documents.append(("diff", "diff of one edition", _json("diff", str(old), str(old), "--json")))
+    failing = [
+        ["resolve", "skirmish_terrain", "mud", "--set", "DEX=12", "--set", "DEX=13"],
+        ["resolve", "skirmish_terrain", "mudd"],
+        ["resolve", "nobook", "mud"],
+        ["describe", "skirmish_terrain", "nothing"],
+        ["list", "--bogus"],
+        ["diff", "skirmish_terrain"],
+    ]
+    broken = tmp_path / "broken.rules"
+    broken.write_text('rulebook broken "B":\n    source "x"\n\nrule r "R" cites "1":\n    DEX -2\n', encoding="utf-8")
+    failing.append(["resolve", str(broken), "r"])
+    for args in failing:
+        result = run_cli(*args, "--json")
+        assert result.exit_code != 0
+        documents.append(("error", " ".join(args), json.loads(result.stdout)))
+    result = ajv_check(_schemas(), documents)
+    assert result.schema_errors == {}
+    assert result.invalid == [], json.dumps(result.invalid[:3], indent=1)[:4000]
+    assert result.checked == len(documents) > 300
+    for _, label, data in documents:
+        assert _unsafe_integers(data) == [], label
+
+
+def test_a_form_is_the_same_in_every_schema() -> None:
+    # the forms of numbers, dice and chances are copied from the resolution schema: one meaning
+    schemas = _schemas()
+    forms = schemas["resolution"]["$defs"]
+    for name, schema in schemas.items():
+        for form, definition in schema.get("$defs", {}).items():
+            if form in forms and form in ("number", "fraction", "whole", "probability", "dice", "special", "value"):
+                assert definition == forms[form], (name, form)
