@@ -192,6 +192,12 @@ def test_diff_names_each_change_and_the_chances_it_moved(tmp_path: Path) -> None
         "      + row 4..5: 2",
         "      + row 6: 4",
         "      - row 4..6: 2",
+        "",
+        "situations (rules applied together, one input away from the defaults):",
+        "  ~ mud: 3 of 5 situations changed",
+        "      at the defaults: roll fall: 7/27 (25.9%) -> 13/18 (72.2%)",
+        "      DEX = 5: roll fall: 1/216 (0.5%) -> 1/12 (8.3%)",
+        "      DEX = 15: roll fall: 181/216 (83.8%) -> 1 (100.0%)",
     ]
     data = json.loads(run_cli("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"), "--json").output)
     (mud,) = data["rules"]["changed"]
@@ -317,3 +323,39 @@ def test_a_stat_starts_from_its_default_worked_out_after_the_rules() -> None:
     assert dark["stats"]["to_hit"] == {"start": 3, "final": 3} and dark["inputs"]["to_hit"] == 3
     given = skirmish.resolve("darkness", DEX=11, to_hit=9, weapon="missile").to_dict()
     assert given["stats"]["to_hit"] == {"start": 9, "final": 5}
+
+
+def test_diff_follows_a_change_into_the_rules_that_compose_it_or_share_its_stats(tmp_path: Path) -> None:
+    # Broken ground's DEX -2 made -3: mud composes broken ground, and every rule reading DEX
+    # applies beside it.  Moving 15 hexes (more than half of MOV 10): DEX 10 - 2 = 8 becomes 7,
+    # and 3d6 <= DEX from 56/216 = 7/27 to 35/216.
+    text = (RULEBOOKS / "skirmish_terrain.rules").read_text(encoding="utf-8")
+    (tmp_path / "old.rules").write_text(text, encoding="utf-8")
+    assert text.count('DEX -2 "bad footing"') == 1
+    (tmp_path / "new.rules").write_text(text.replace('DEX -2 "bad footing"', 'DEX -3 "bad footing"'), encoding="utf-8")
+    result = run_cli("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    sets = {tuple(found["rules"]): found for found in data["situations"]["sets"]}
+    # mud's own lines did not change: only the composition shows it
+    assert "mud" not in {entry["name"] for entry in data["rules"]["changed"]}
+    first = sets[("mud",)]["shown"][0]
+    assert first["inputs"] == {"moved": 15}
+    assert first["changes"] == [
+        {"what": "stat DEX", "old": 8, "new": 7},
+        {
+            "what": "roll fall",
+            "old": {"fraction": "7/27", "float": 7 / 27},
+            "new": {"fraction": "35/216", "float": 35 / 216},
+        },
+    ]
+    # the new edition resolved directly says the same
+    direct = json.loads(run_cli("resolve", str(tmp_path / "new.rules"), "mud", "--set", "moved=15", "--json").stdout)
+    assert direct["stats"]["DEX"]["final"] == 7 and direct["rolls"][0]["probability"]["fraction"] == "35/216"
+    # rules that share DEX with broken ground are resolved beside it; a rule that shares nothing is not
+    assert ("broken_ground", "darkness") in sets and ("broken_ground", "mud") in sets
+    assert not any("gravity" in names for names in sets)
+    assert data["situations"]["not_tried"] == 0
+    text_lines = run_cli("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules")).output.splitlines()
+    assert "  ~ mud: 5 of 21 situations changed" in text_lines
+    assert "      moved = 15: stat DEX: 8 -> 7; roll fall: 7/27 (25.9%) -> 35/216 (16.2%)" in text_lines
