@@ -359,3 +359,25 @@ def test_diff_follows_a_change_into_the_rules_that_compose_it_or_share_its_stats
     text_lines = run_cli("diff", str(tmp_path / "old.rules"), str(tmp_path / "new.rules")).output.splitlines()
     assert "  ~ mud: 5 of 21 situations changed" in text_lines
     assert "      moved = 15: stat DEX: 8 -> 7; roll fall: 7/27 (25.9%) -> 35/216 (16.2%)" in text_lines
+
+
+def test_the_export_carries_the_pool_of_every_dice_change() -> None:
+    # skidding: highest of 2d6 >= ..., one die fewer at pilot skill 1, one to three more at 3 to 5:
+    # each change carries its pool (it was null), and `pools` every pool the roll can be made with
+    data = json.loads(run_cli("export", "mecha_tables").output)
+    rule = next(r for r in data["rules"] if r["name"] == "skidding")
+    roll = next(e for e in rule["effects"] if e["node"] == "RollEffect")
+    assert [(c["delta"], c["pool"]["dice"]) for c in roll["changes"] if c["kind"] == "dice"] == [
+        (-1, "highest of 1d6"),
+        (1, "highest of 3d6"),
+        (2, "highest of 4d6"),
+        (3, "highest of 5d6"),
+    ]
+    assert [pool["dice"] for pool in roll["pools"]] == [f"highest of {n}d6" for n in range(1, 9)]
+    # the chance read from the export is the resolver's: pilot skill 5, highest of 5d6 >= 3
+    five = next(c["pool"] for c in roll["changes"] if c["delta"] == 3)
+    chance = sum(Fraction(x["probability"]["fraction"]) for x in five["distribution"] if x["total"] >= 3)
+    mecha = module_for(RULEBOOKS / "mecha_tables.rules")
+    skid = mecha.resolve("skidding", turning=True, terrain="sand", unit="wheel", pilot_skill=5).roll("skid")
+    assert (skid.dice, skid.comparison, skid.target) == ("highest of 5d6", ">=", 3)
+    assert skid.probability == chance == 1 - Fraction(2, 6) ** 5
