@@ -4,6 +4,9 @@ Exit codes: 0 clean (warnings allowed), 1 errors in a rulebook or a failed examp
 (unknown option, rulebook or rule; a value that does not fit an input; an output path that cannot
 be written).  A user's mistake is always a message, never a traceback; an unexpected exception (a
 bug in rulecraft) is one line on stderr and exit 1, or its traceback with RULECRAFT_DEBUG=1.
+
+A command run with `--json` reports every error as JSON on stdout, with a stable code and the same
+exit code (`rulecraft schema error`; ERROR_CODES): an app reads one stream, in one format.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
     from dsl.build import Written
     from dsl.cache import Entry
     from dsl.compiler import Compiled
+    from dsl.diagnostics import Diagnostic
 
 # What a command needs is imported when it runs: `resolve`, `describe` and `list` of a rulebook
 # compiled before (dsl/cache.py) load neither the parser, the checks, the cards nor the balance
@@ -48,9 +52,59 @@ DEFAULT_OUTPUT = Path("generated")
 
 DEBUG_VARIABLE = "RULECRAFT_DEBUG"
 
+ERROR_CODES: dict[str, str] = {
+    "usage": "the command line is wrong: an unknown command or option, a missing argument",
+    "no-rulebook": "BOOK names no rulebook file and no bundled rulebook",
+    "no-rule": "a name is no rule, terrain, condition, trait or table of the rulebook",
+    "bad-input": "a value given for an input does not fit it, or names no input",
+    "repeated-input": "`--set` names the same input twice",
+    "rulebook-errors": "the rulebook has errors (`diagnostics` lists them)",
+    "internal": "a bug in rulecraft",
+}
+"""The code of each error a command run with `--json` reports (as the `code` of its JSON)."""
+
 
 class Usage(click.UsageError):
-    """Bad usage: exit 2 with the message."""
+    """Bad usage: exit 2 with the message; `code` says which kind (ERROR_CODES)."""
+
+    def __init__(self, message: str, code: str = "usage") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _Failed(Exception):
+    """A command that cannot go on (errors in the rulebook): exit 1, its message already printed
+    (or, with `--json`, to be printed as JSON)."""
+
+    def __init__(self, message: str, code: str, diagnostics: list[dict[str, object]]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.diagnostics = diagnostics
+
+
+def _json_requested(args: list[str]) -> bool:
+    """Whether the command line asks for JSON: `--json` among its options, before any `--`."""
+    if "--" in args:
+        args = args[: args.index("--")]
+    return "--json" in args
+
+
+def _in_json_mode() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and bool(ctx.find_root().meta.get(_JSON_MODE))
+
+
+_JSON_MODE = "rulecraft.json"
+
+
+def _echo_json_error(code: str, message: str, exit_code: int, diagnostics: list[dict[str, object]] | None = None) -> None:
+    from dsl.report import json_text
+
+    error: dict[str, object] = {"code": code, "message": message, "exit_code": exit_code}
+    if diagnostics is not None:
+        error["diagnostics"] = diagnostics
+    click.echo(json_text({"error": error}))
 
 
 class _Main(click.Group):
@@ -78,11 +132,32 @@ class _Main(click.Group):
             self.add_command(command, cmd_name)
         return command
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # read before click parses anything, so that an error in parsing is JSON too
+        as_json = ctx.meta[_JSON_MODE] = _json_requested(args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as error:
+            if not as_json:
+                raise
+            _echo_json_error("usage", error.format_message(), error.exit_code)
+            sys.exit(error.exit_code)
+
     def invoke(self, ctx: click.Context) -> Any:
+        as_json = bool(ctx.meta.get(_JSON_MODE))
         try:
             with recursion_room():
                 return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
+        except click.ClickException as error:
+            if not as_json:
+                raise
+            _echo_json_error(getattr(error, "code", "usage"), error.format_message(), error.exit_code)
+            sys.exit(error.exit_code)
+        except _Failed as failed:
+            if as_json:
+                _echo_json_error(failed.code, failed.message, 1, failed.diagnostics)
+            sys.exit(1)
+        except (click.exceptions.Exit, click.Abort):
             raise
         except BrokenPipeError:
             # the reader went away (`rulecraft describe ... | head`): nothing more to say, and the
@@ -93,7 +168,10 @@ class _Main(click.Group):
         except Exception as error:
             if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
                 raise
-            _echo_err(internal_error(error))
+            if as_json:
+                _echo_json_error("internal", internal_error(error), 1)
+            else:
+                _echo_err(internal_error(error))
             sys.exit(1)
 
 
@@ -154,7 +232,9 @@ def _book_path(book: str) -> Path:
         candidates = {p.stem: p for p in rulebook_files([bundled])} if bundled.is_dir() else {}
         if book not in candidates:
             known = ", ".join(sorted(candidates)) or "none"
-            raise Usage(f"no rulebook file `{book}` and no bundled rulebook of that name (bundled: {known})")
+            raise Usage(
+                f"no rulebook file `{book}` and no bundled rulebook of that name (bundled: {known})", "no-rulebook"
+            )
         path = candidates[book]
     return path
 
@@ -176,9 +256,27 @@ def _checked(path: Path, data: bytes | None = None) -> Compiled:
     the command."""
     compiled = compile_file(path, data)
     if not compiled.ok:
+        message = f"{compiled.path} has errors; fix them first (rulecraft check {compiled.path})"
+        if _in_json_mode():
+            raise _Failed(message, "rulebook-errors", [_diagnostic_json(d) for d in compiled.diagnostics])
         _echo_err(compiled.render())
-        _fail(f"{compiled.path} has errors; fix them first (rulecraft check {compiled.path})")
+        _fail(message)
     return compiled
+
+
+def _diagnostic_json(diagnostic: Diagnostic) -> dict[str, object]:
+    span = diagnostic.span
+    return {
+        "path": span.path,
+        "line": span.line,
+        "column": span.column,
+        "end_line": span.end_line,
+        "end_column": span.end_column,
+        "severity": diagnostic.severity.value,
+        "code": diagnostic.code,
+        "message": diagnostic.message,
+        "hint": diagnostic.hint,
+    }
 
 
 def _compiled_book(book: str) -> Entry:
@@ -382,7 +480,8 @@ def describe(book: str, rule: str, as_json: bool) -> None:
 
         close = get_close_matches(rule, list(module.RULES), n=1)
         raise Usage(
-            f"no rule or table `{rule}` in {module.RULEBOOK.name}" + (f"; did you mean `{close[0]}`?" if close else "")
+            f"no rule or table `{rule}` in {module.RULEBOOK.name}" + (f"; did you mean `{close[0]}`?" if close else ""),
+            "no-rule",
         )
     inputs = [module.INPUTS[name] for name in info.reads]
     data = entry.facts.described[rule]
@@ -405,12 +504,26 @@ def describe(book: str, rule: str, as_json: bool) -> None:
 def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_json: bool, rounds: int | None) -> None:
     """Resolve a situation in which the rules and tables NAMES apply together."""
     module = _compiled_book(book).module
+    for name in names:
+        if name not in module.RULES:
+            from difflib import get_close_matches
+
+            close = get_close_matches(name, list(module.RULES), n=1)
+            raise Usage(
+                f"no rule or table `{name}` in {module.RULEBOOK.name}"
+                + (f"; did you mean `{close[0]}`?" if close else ""),
+                "no-rule",
+            )
     given: dict[str, object] = {}
     for setting in settings:
         name, sep, raw = setting.partition("=")
         name = name.strip()
         if not sep or not name:
             raise Usage(f"--set takes NAME=VALUE, not `{setting}`")
+        if name in given:
+            raise Usage(
+                f"--set gives `{name}` twice; give each input once (the situation has one {name})", "repeated-input"
+            )
         spec = module.INPUTS.get(name)
         try:
             if spec is not None:
@@ -418,11 +531,11 @@ def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_jso
             else:
                 given[name] = raw.strip()
         except module.RuleInputError as error:
-            raise Usage(str(error)) from None
+            raise Usage(str(error), "bad-input") from None
     try:
         resolution = module.resolve(list(names), rounds=rounds, **given)
     except module.RuleInputError as error:
-        raise Usage(str(error)) from None
+        raise Usage(str(error), "bad-input") from None
     if as_json:
         from dsl.report import json_text
 
@@ -624,9 +737,11 @@ def lsp() -> None:
 
 
 @main.command()
-@click.argument("name", type=click.Choice(["resolution", "rulebook"]))
+@click.argument("name", type=click.Choice(["resolution", "rulebook", "list", "describe", "diff", "error"]))
 def schema(name: str) -> None:
-    """Print the JSON Schema (2020-12) of `resolve --json` (resolution) or of `export` (rulebook)."""
+    """Print the JSON Schema (2020-12) of `resolve --json` (resolution), of `export` (rulebook), of
+    `list`, `describe` or `diff` with `--json`, or of what a command run with `--json` prints when
+    it fails (error)."""
     from dsl.contract import schema_text
 
     click.echo(schema_text(name), nl=False)

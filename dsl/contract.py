@@ -7,20 +7,32 @@ restrictions, notes, composed rules, each with its condition), each table's rows
 rule both editions have, what it resolves to at its defaults: each stat's final value and the
 exact chance of each roll, before and after.  An erratum that changes a number shows as the line
 it changed and as the chance it moved.
+
+Rules apply together, so a change reaches further than its rule: `situations` resolves, before
+and after, every rule whose effects changed (its own, or those of a rule it composes) on its own
+and together with each rule that shares a stat with it, in situations that move one input at a
+time away from the defaults (each choice, both values of a flag, a number's ends and a few points
+between), and lists the situations whose stats, derived values, chances or restrictions moved.
+Broken ground's `DEX -2` made `-3` shows in mud (which composes it) with `moved = 15`: DEX 8 -> 7,
+the chance of keeping one's footing with it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 from importlib import resources
 from typing import Any
 
 from dsl import model as m
 from dsl import printer
+from dsl.model.parts import flat_effects
 from dsl.printer import effect_summary
-from dsl.runtime.base import show
+from dsl.runtime.base import number_json, show, whole
 
-SCHEMAS = ("resolution", "rulebook")
+SCHEMAS = ("resolution", "rulebook", "list", "describe", "diff", "error")
+"""The schemas of the data contract: what `resolve --json`, `export`, `list --json`, `describe --json`
+and `diff --json` print, and what any command run with `--json` prints when it fails."""
 
 
 def schema_text(name: str) -> str:
@@ -38,7 +50,113 @@ def diff_books(old: m.Book, new: m.Book, old_module: Any, new_module: Any) -> di
         "inputs": _changed(_vocabulary(old), _vocabulary(new)),
         "rules": _rules(old, new, old_module, new_module),
         "tables": _tables(old, new),
+        "situations": _situations(old, new, old_module, new_module),
     }
+
+
+SITUATION_BUDGET = 4000
+"""The most situations `diff` resolves (in each edition) to follow a change into the rules that
+share its stats: a few seconds; past it, the sets not tried are counted in `not_tried`."""
+
+SHOWN = 3
+"""The changed situations listed for each set of rules (all are counted)."""
+
+
+def _situations(old: m.Book, new: m.Book, old_module: Any, new_module: Any) -> dict[str, Any]:
+    """Each set of rules a change reaches, resolved before and after in situations one input away
+    from the defaults; the sets where something moved, with their changed situations."""
+    changed = [
+        name for name, rule in new.rules.items() if name in old.rules and _flat_lines(old, old.rules[name]) != _flat_lines(new, rule)
+    ]
+    sets: list[tuple[str, ...]] = []
+    for name in changed:
+        sets.append((name,))
+        stats = {x for x in new.rules[name].reads if new.vars[x].is_stat}
+        for other, rule in new.rules.items():
+            shares = other != name and other in old.rules and stats & set(rule.reads)
+            if shares and (other, name) not in sets:
+                sets.append((name, other))
+    found: list[dict[str, Any]] = []
+    budget = SITUATION_BUDGET
+    not_tried = 0
+    for names in sets:
+        inputs = list(dict.fromkeys(x for name in names for x in new.rules[name].reads))
+        situations: list[dict[str, object]] = [{}] + [
+            {var: value} for var in inputs if var in old.vars for value in _samples(new_module.INPUTS[var])
+        ]
+        if len(situations) > budget:
+            not_tried += 1
+            continue
+        budget -= len(situations)
+        moved = []
+        for given in situations:
+            try:
+                before = old_module.resolve(list(names), **given).to_dict()
+                after = new_module.resolve(list(names), **given).to_dict()
+            except (old_module.RuleInputError, new_module.RuleInputError):
+                continue
+            differences = _compared(before, after)
+            if differences:
+                moved.append({"inputs": {k: _input_json(v) for k, v in given.items()}, "changes": differences})
+        if moved:
+            found.append({"rules": list(names), "tried": len(situations), "changed": len(moved), "shown": moved[:SHOWN]})
+    return {"sets": found, "not_tried": not_tried}
+
+
+def _flat_lines(book: m.Book, rule: m.Rule) -> list[str]:
+    """A rule's lines with those of every rule it composes: what it does, wherever written."""
+    return [line for effect in flat_effects(book, rule.effects) for line in _lines_of(effect)]
+
+
+def _samples(spec: Any) -> list[object]:
+    """Values of an input other than its default, to move a situation by: each choice, both flags,
+    a number's ends and three points between (whole numbers for a whole kind)."""
+    if spec.kind == "flag":
+        values: list[object] = [False, True]
+    elif spec.members:
+        values = list(spec.members)
+    elif spec.kind in ("int", "percent", "number") and spec.low is not None and spec.high is not None:
+        low, high = Fraction(spec.low), Fraction(spec.high)
+        points = [low + (high - low) * k / 4 for k in range(5)]
+        values = [whole(round(x) if spec.kind != "number" else x) for x in points]
+    else:
+        values = []
+    return [v for v in dict.fromkeys(values) if v != spec.default]
+
+
+def _input_json(value: object) -> object:
+    return number_json(value) if isinstance(value, (int, Fraction)) and not isinstance(value, bool) else value
+
+
+def _compared(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+    """What moved between two resolutions of one situation: stats, derived values, the chance of
+    each roll, restrictions."""
+    found: list[dict[str, Any]] = []
+    for key in dict.fromkeys([*before["stats"], *after["stats"]]):
+        old_value = before["stats"].get(key, {}).get("final")
+        new_value = after["stats"].get(key, {}).get("final")
+        if old_value != new_value:
+            found.append({"what": f"stat {key}", "old": old_value, "new": new_value})
+    for key in dict.fromkeys([*before["derived"], *after["derived"]]):
+        if before["derived"].get(key) != after["derived"].get(key):
+            found.append({"what": f"derived {key}", "old": before["derived"].get(key), "new": after["derived"].get(key)})
+    old_rolls = {(roll["rule"], roll["name"]): roll for roll in before["rolls"]}
+    new_rolls = {(roll["rule"], roll["name"]): roll for roll in after["rolls"]}
+    for key in dict.fromkeys([*old_rolls, *new_rolls]):
+        was, now = old_rolls.get(key), new_rolls.get(key)
+        old_chance = None if was is None else was["probability"]
+        new_chance = None if now is None else now["probability"]
+        if old_chance != new_chance or (was and now and was["outcomes"] != now["outcomes"]):
+            found.append({"what": f"roll {key[1]}", "old": old_chance, "new": new_chance})
+    old_texts = [r["text"] for r in before["restrictions"]]
+    new_texts = [r["text"] for r in after["restrictions"]]
+    for text in old_texts:
+        if text not in new_texts:
+            found.append({"what": "restriction", "old": text, "new": None})
+    for text in new_texts:
+        if text not in old_texts:
+            found.append({"what": "restriction", "old": None, "new": text})
+    return found
 
 
 def _vocabulary(book: m.Book) -> dict[str, str]:
@@ -65,17 +183,16 @@ def _changed(old: dict[str, str], new: dict[str, str]) -> dict[str, Any]:
 
 def _lines(rule: m.Rule) -> list[str]:
     """A rule as the lines a reader compares: what each statement does, under which condition."""
-    found = []
-    for effect in rule.effects:
-        if isinstance(effect, m.NoteEffect):
-            kind = "erratum" if effect.quote is not None else "note"
-            condition = printer.guard_text(effect.guard)
-            found.append(f"{kind}: {effect.text}" + (f" ({condition})" if condition else ""))
-        else:
-            line = effect_summary(effect)
-            if line:
-                found.append(line)
-    return found
+    return [line for effect in rule.effects for line in _lines_of(effect)]
+
+
+def _lines_of(effect: m.Effect) -> list[str]:
+    if isinstance(effect, m.NoteEffect):
+        kind = "erratum" if effect.quote is not None else "note"
+        condition = printer.guard_text(effect.guard)
+        return [f"{kind}: {effect.text}" + (f" ({condition})" if condition else "")]
+    line = effect_summary(effect)
+    return [line] if line else []
 
 
 def _rules(old: m.Book, new: m.Book, old_module: Any, new_module: Any) -> dict[str, Any]:
@@ -202,6 +319,22 @@ def diff_lines(diff: dict[str, Any]) -> list[str]:
         if body:
             changes += 1
             out += ["", f"{title}:", *body]
+    situations = diff.get("situations", {"sets": [], "not_tried": 0})
+    if situations["sets"]:
+        changes += 1
+        out += ["", "situations (rules applied together, one input away from the defaults):"]
+        for found in situations["sets"]:
+            out.append(f"  ~ {' + '.join(found['rules'])}: {found['changed']} of {found['tried']} situations changed")
+            for item in found["shown"]:
+                given = ", ".join(f"{k} = {_shown(v, False)}" for k, v in item["inputs"].items()) or "at the defaults"
+                moved = "; ".join(
+                    f"{x['what']}: {_shown(x['old'], x['what'].startswith('roll '))} -> "
+                    f"{_shown(x['new'], x['what'].startswith('roll '))}"
+                    for x in item["changes"]
+                )
+                out.append(f"      {given}: {moved}")
+    if situations["not_tried"]:
+        out += ["", f"  ({situations['not_tried']} sets of rules not tried: past the budget of situations)"]
     if not changes:
         out += ["", "no changes"]
     return out

@@ -25,7 +25,7 @@ from dsl import nodes as n
 from dsl import printer
 from dsl.model.exprs import effect_exprs, walk
 from dsl.report import chain_lines
-from dsl.runtime.base import show
+from dsl.runtime.base import number_json, show
 from dsl.runtime.dice import value_json
 from dsl.runtime.inputs import InputSpec
 from dsl.semantics.values import constant_value
@@ -58,7 +58,7 @@ def describe_data(
                     "name": "roll",
                     "label": "the die result (optional: without it, the chance of every row)",
                     "type": "int",
-                    "range": list(roll),
+                    "range": [number_json(x) for x in roll],
                     "unit": None,
                     "choices": None,
                     "default": None,
@@ -106,7 +106,7 @@ def _sequence(sequence: m.Sequence | None) -> dict[str, Any] | None:
     return {
         "unit": sequence.unit,
         "counter": sequence.counter,
-        "start": sequence.start,
+        "start": number_json(sequence.start),
         "until": until,
         "then": then,
         "totals": list(sequence.totals),
@@ -296,7 +296,7 @@ def _modifier(book: m.Book, effect: m.ModEffect, conditions: list[str]) -> dict[
         text += f" in {effect.group}"
     amount = _amount(book, effect.value)
     if effect.op in ("dice", "step", "shift") and effect.value is None:
-        amount = effect.delta
+        amount = number_json(effect.delta)
     return {
         "effect": "modifier",
         "target": effect.target,
@@ -382,8 +382,8 @@ def _row(book: m.Book, table: m.Table, row: m.TableRow) -> dict[str, Any]:
             steps.append(printer.step_text(cell.step))
     return {
         "key": row.key_text(),
-        "low": row.low,
-        "high": row.high,
+        "low": None if row.low is None else number_json(row.low),
+        "high": None if row.high is None else number_json(row.high),
         "member": row.member,
         "cells": cells,
         "then": steps,
@@ -423,8 +423,8 @@ def _overflow(overflow: m.Overflow | None) -> dict[str, Any] | None:
     if overflow is None:
         return None
     return {
-        "above": overflow.above,
-        "becomes": overflow.becomes,
+        "above": number_json(overflow.above),
+        "becomes": number_json(overflow.becomes),
         "then": None if overflow.step is None else printer.step_text(overflow.step),
     }
 

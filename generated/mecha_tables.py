@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypedDict
 
 import dsl.runtime as _runtime
 
-_runtime.require(1, 'mecha_tables.py', '0.2.0')
+_runtime.require(2, 'mecha_tables.py', '0.2.0')
 
 from dsl.runtime import (  # noqa: E402
     IMPASSABLE,
@@ -127,6 +127,37 @@ RULEBOOK: Final = RulebookInfo(
     ),
 )
 """The rulebook these resolvers were compiled from, with its general notes."""
+
+MovementType = Literal['infantry', 'wheel', 'track', 'walker', 'gev']
+"""The choices of unit, forest_column."""
+TerrainType = Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids']
+"""The choices of terrain."""
+ForestDensity = Literal['no_forest', 'sparse', 'open', 'dense', 'closed']
+"""The choices of forest, forest_entry."""
+VegetationType = Literal['no_vegetation', 'tall_grasses', 'jungle']
+"""The choices of vegetation."""
+SurfaceType = Literal['bare', 'ice', 'snow', 'deep_snow']
+"""The choices of surface."""
+ElevationType = Literal['level', 'elevation_up', 'elevation_down']
+"""The choices of elevation."""
+WeatherType = Literal['fair', 'rain_snowing', 'heavy_rain_blizzard', 'high_wind', 'light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm']
+"""The choices of weather."""
+Weapon = Literal['ballistic', 'missile', 'energy']
+"""The choices of weapon."""
+Speed = Literal['stationary', 'half_combat_speed', 'combat_speed', 'half_top_speed', 'top_speed']
+"""The choices of speed."""
+RangeBand = Literal['point_blank', 'short', 'medium', 'long', 'extreme']
+"""The choices of range_band."""
+Aim = Literal['no_aim', 'movement_systems', 'sensor_arrays', 'particular_weapon', 'crew_members', 'aux_systems', 'something_small', 'something_really_small']
+"""The choices of aim."""
+Arc = Literal['front', 'rear_flank', 'rear']
+"""The choices of arc."""
+RamDirection = Literal['head_on', 'side', 'rear']
+"""The choices of ram_direction."""
+Ejection = Literal['no_ejection_system', 'has_ejection_system']
+"""The choices of ejection."""
+Sensor = Literal['visual_day', 'visual_night', 'passive', 'active']
+"""The choices of sensor."""
 
 INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'unit': InputSpec('unit', 'Movement type', 'one of', None, None, None, ('infantry', 'wheel', 'track', 'walker', 'gev'), 'infantry', False),
@@ -3996,61 +4027,246 @@ _table_sensor_ratings: Final = TableSpec(
 # ----------------------------------------------------------------------------
 
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
-    'forest_adjustment': RuleInfo('forest_adjustment', 'rule', 'Vehicle size forest adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', ('unit', 'vehicle_size', 'forest', 'forest_entry', )),
-    'terrain_movement': RuleInfo('terrain_movement', 'rule', 'Movement cost of a hex', 'TERRAIN TYPE', ('unit', 'vehicle_size', 'terrain', 'forest', 'forest_entry', 'forest_column', 'vegetation', 'surface', 'elevation', )),
-    'hex_obscurement': RuleInfo('hex_obscurement', 'rule', 'Obscurement of a hex', 'TERRAIN TYPE', ('unit', 'vehicle_size', 'terrain', 'forest', 'vegetation', 'surface', 'obscurement', )),
-    'hull_down': RuleInfo('hull_down', 'rule', 'Hull-down position', 'TERRAIN', ('terrain', 'forest', 'vegetation', 'surface', 'elevation', )),
-    'weather': RuleInfo('weather', 'rule', 'Weather and environment', 'WEATHER/ENVIRONMENT MODIFIERS', ('weather', 'weather_hexes', 'weapon', 'MP', 'attack', )),
-    'night': RuleInfo('night', 'rule', 'Night', 'WEATHER/ENVIRONMENT MODIFIERS', ('night', 'has_sensors', 'MP', 'obscurement', )),
-    'skidding': RuleInfo('skidding', 'rule', 'Skidding', 'SKIDDING', ('unit', 'terrain', 'surface', 'speed', 'pilot_skill', 'turning', 'off_road', 'wet_pavement', 'skid_threshold', )),
-    'crew_actions': RuleInfo('crew_actions', 'rule', 'Number of actions', 'NUMBER OF ACTIONS', ('crew', )),
-    'firing': RuleInfo('firing', 'rule', 'Firing modifiers', 'FIRING MODIFIERS', ('speed', 'range_band', 'aim', 'target_speed', 'arc', 'obscurement_points', 'turret_locked', 'different_environment', 'attack', 'attack_dice', 'defense', )),
-    'burst_fire': RuleInfo('burst_fire', 'rule', 'Burst fire', 'BURST FIRE', ('rof', 'armored_target', 'DM', 'MoS', )),
-    'walking_fire': RuleInfo('walking_fire', 'rule', 'Walking fire', 'WALKING FIRE', ('rof', 'armored_target', 'targets', 'DM', 'MoS', )),
-    'saturation_fire': RuleInfo('saturation_fire', 'rule', 'Saturation fire', 'SATURATION FIRE', ('weapon', 'range_band', 'rof', 'attack_total', 'defense_total', 'DM', )),
-    'area_of_effect': RuleInfo('area_of_effect', 'rule', 'Area of effect attack', 'AREA OF EFFECT (AOE) ATTACK', ('in_space', 'targeting_hex', 'DM', )),
-    'indirect_fire': RuleInfo('indirect_fire', 'rule', 'Indirect fire', 'INDIRECT FIRE', ('observer', 'observer_obscurement', 'attack', )),
-    'anti_missile_fire': RuleInfo('anti_missile_fire', 'rule', 'Anti-missile fire', 'ANTI-MISSILE FIRE', ('weapon', 'rof', 'missile_rof', 'attack', 'MoS', )),
-    'ramming': RuleInfo('ramming', 'rule', 'Ramming', 'RAMMING', ('vehicle_size', 'ram_direction', 'own_speed', 'other_speed', 'air_space', 'impact_speed', 'ram_dm', )),
-    'ecm_jam': RuleInfo('ecm_jam', 'rule', 'ECM: jam communications', 'ECM - JAM COMMUNICATIONS', ('ecm_iw', 'ecm_rating', 'ecm_threshold', )),
-    'ecm_degrade_sensors': RuleInfo('ecm_degrade_sensors', 'rule', 'ECM: degrade sensors', 'ECM - DEGRADE SENSORS', ('ecm_iw', 'ecm_rating', 'ecm_threshold', )),
-    'ecm_spoof': RuleInfo('ecm_spoof', 'rule', 'ECM: spoof attack', 'ECM - SPOOF ATTACK', ('ecm_iw', 'ecm_rating', 'guided', )),
-    'eecm_counteract': RuleInfo('eecm_counteract', 'rule', 'EECM: counteract ECM', 'EECM - COUNTERACT ECM', ('ecm_iw', 'ecm_rating', 'eecm_mos', 'ecm_threshold', )),
-    'eecm_degrade_range': RuleInfo('eecm_degrade_range', 'rule', 'EECM: degrade ECM range', 'EECM - DEGRADE ECM RANGE', ('eecm_mos', 'ecm_range', )),
-    'damage': RuleInfo('damage', 'rule', 'Damage effects', 'DAMAGE EFFECTS', ('damage_band', 'armor', )),
-    'overkill_ejecting': RuleInfo('overkill_ejecting', 'rule', 'Overkill ejecting', 'OVERKILL EJECTING', ('ejection', )),
-    'walker_knockdown': RuleInfo('walker_knockdown', 'rule', 'Walker knockdown', 'WALKER KNOCKDOWN', ('unit', 'vehicle_size', 'pilot_skill', 'damage_taken', 'MoS', )),
-    'detection': RuleInfo('detection', 'rule', 'Detection modifiers', 'DETECTION MODIFIERS', ('obscurement_points', 'sensor', 'iw_skill', 'sensor_rating', 'range_bonus', 'extra_range_bands', 'defender_active', 'defender_range_bands', 'stealth_rating', 'sensor_profile', 'hexes_moved', 'thrust_spent', 'weapons_fired', 'rof_points', 'concealment_points', 'detection', 'stealth', )),
-    'terrain_costs': RuleInfo('terrain_costs', 'table', 'Terrain Type: movement cost', 'TERRAIN TYPE', ('unit', 'terrain', )),
-    'terrain_features': RuleInfo('terrain_features', 'table', 'Terrain Type: obscurement, hull down, notes', 'TERRAIN TYPE', ('terrain', )),
-    'forest_costs': RuleInfo('forest_costs', 'table', 'Terrain Modifiers: forest', 'TERRAIN MODIFIERS', ('unit', 'forest', )),
-    'forest_features': RuleInfo('forest_features', 'table', 'Terrain Modifiers: forest obscurement and hull down', 'TERRAIN MODIFIERS', ('forest', )),
-    'vegetation_costs': RuleInfo('vegetation_costs', 'table', 'Terrain Modifiers: tall grasses and jungle', 'TERRAIN MODIFIERS', ('unit', 'vegetation', )),
-    'vegetation_features': RuleInfo('vegetation_features', 'table', 'Terrain Modifiers: tall grasses and jungle, obscurement', 'TERRAIN MODIFIERS', ('vegetation', )),
-    'surface_costs': RuleInfo('surface_costs', 'table', 'Terrain Modifiers: ice and snow', 'TERRAIN MODIFIERS', ('unit', 'surface', )),
-    'surface_features': RuleInfo('surface_features', 'table', 'Terrain Modifiers: ice and snow, hull down', 'TERRAIN MODIFIERS', ('surface', )),
-    'elevation_costs': RuleInfo('elevation_costs', 'table', 'Terrain Modifiers: elevation', 'TERRAIN MODIFIERS', ('unit', 'elevation', )),
-    'elevation_features': RuleInfo('elevation_features', 'table', 'Terrain Modifiers: elevation, hull down', 'TERRAIN MODIFIERS', ('elevation', )),
-    'forest_shift': RuleInfo('forest_shift', 'table', 'Vehicle Size Forest Adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', ('vehicle_size', )),
-    'weather_effects': RuleInfo('weather_effects', 'table', 'Weather/Environment Modifiers', 'WEATHER/ENVIRONMENT MODIFIERS', ('weather', )),
-    'attacker_movement': RuleInfo('attacker_movement', 'table', 'Attacker Movement', 'ATTACKER MOVEMENT', ('speed', )),
-    'skid_fumble': RuleInfo('skid_fumble', 'table', 'Skidding fumble', 'SKIDDING', ()),
-    'actions': RuleInfo('actions', 'table', 'Number of Actions', 'NUMBER OF ACTIONS', ('crew', )),
-    'range_modifiers': RuleInfo('range_modifiers', 'table', 'Range to Target', 'RANGE TO TARGET', ('range_band', )),
-    'aiming': RuleInfo('aiming', 'table', 'Attacker Aiming', 'ATTACKER AIMING', ('aim', )),
-    'target_movement': RuleInfo('target_movement', 'table', 'Target Movement', 'TARGET MOVEMENT', ('target_speed', )),
-    'defensive_arc': RuleInfo('defensive_arc', 'table', 'Target Defensive Arc', 'TARGET DEFENSIVE ARC', ('arc', )),
-    'impact_dm': RuleInfo('impact_dm', 'table', 'Impact Speed', 'RAMMING', ('own_speed', 'impact_speed', )),
-    'damage_effects': RuleInfo('damage_effects', 'table', 'Damage Effects', 'DAMAGE EFFECTS', ('damage_band', )),
-    'light_damage': RuleInfo('light_damage', 'table', 'System Damage: Light Damage', 'SYSTEM DAMAGE TABLES', ()),
-    'heavy_damage': RuleInfo('heavy_damage', 'table', 'System Damage: Heavy Damage', 'SYSTEM DAMAGE TABLES', ()),
-    'fire_control': RuleInfo('fire_control', 'table', 'Sub-table A: Fire Control Damage', 'SUBTABLE A: FIRE CONTROL DAMAGE', ('heavy_hit', )),
-    'ammunition_hit': RuleInfo('ammunition_hit', 'table', 'Ammunition/Fuel Hit', 'SUBTABLE A: FIRE CONTROL DAMAGE', ()),
-    'structural': RuleInfo('structural', 'table', 'Sub-table B: Structural Damage', 'SUBTABLE B: STRUCTURAL DAMAGE', ('heavy_hit', )),
-    'ejection': RuleInfo('ejection', 'table', 'Overkill Ejecting', 'OVERKILL EJECTING', ('ejection', )),
-    'sensor_ratings': RuleInfo('sensor_ratings', 'table', 'Base Sensor Ratings', 'BASE SENSOR RATINGS', ('sensor', 'iw_skill', 'sensor_rating', 'range_bonus', )),
+    'forest_adjustment': RuleInfo(
+        'forest_adjustment',
+        'rule',
+        'Vehicle size forest adjustment',
+        'VEHICLE SIZE FOREST ADJUSTMENT TABLE',
+        ('unit', 'vehicle_size', 'forest', 'forest_entry', ),
+        stats=('forest_entry',),
+    ),
+    'terrain_movement': RuleInfo(
+        'terrain_movement',
+        'rule',
+        'Movement cost of a hex',
+        'TERRAIN TYPE',
+        ('unit', 'vehicle_size', 'terrain', 'forest', 'forest_entry', 'forest_column', 'vegetation', 'surface', 'elevation', ),
+        stats=('forest_entry', 'forest_column'),
+        derived=('terrain_cost', 'vegetation_cost', 'surface_cost', 'elevation_cost', 'forest_cost', 'cost'),
+    ),
+    'hex_obscurement': RuleInfo(
+        'hex_obscurement',
+        'rule',
+        'Obscurement of a hex',
+        'TERRAIN TYPE',
+        ('unit', 'vehicle_size', 'terrain', 'forest', 'vegetation', 'surface', 'obscurement', ),
+        stats=('obscurement',),
+    ),
+    'hull_down': RuleInfo(
+        'hull_down',
+        'rule',
+        'Hull-down position',
+        'TERRAIN',
+        ('terrain', 'forest', 'vegetation', 'surface', 'elevation', ),
+        derived=('terrain_hull_down', 'forest_hull_down', 'vegetation_hull_down', 'surface_hull_down', 'elevation_hull_down'),
+    ),
+    'weather': RuleInfo(
+        'weather',
+        'rule',
+        'Weather and environment',
+        'WEATHER/ENVIRONMENT MODIFIERS',
+        ('weather', 'weather_hexes', 'weapon', 'MP', 'attack', ),
+        stats=('MP', 'attack'),
+        derived=('weather_obscurement',),
+    ),
+    'night': RuleInfo(
+        'night',
+        'rule',
+        'Night',
+        'WEATHER/ENVIRONMENT MODIFIERS',
+        ('night', 'has_sensors', 'MP', 'obscurement', ),
+        stats=('MP', 'obscurement'),
+    ),
+    'skidding': RuleInfo(
+        'skidding',
+        'rule',
+        'Skidding',
+        'SKIDDING',
+        ('unit', 'terrain', 'surface', 'speed', 'pilot_skill', 'turning', 'off_road', 'wet_pavement', 'skid_threshold', ),
+        stats=('skid_threshold',),
+        derived=('slick',),
+        rolls=('skid',),
+    ),
+    'crew_actions': RuleInfo(
+        'crew_actions',
+        'rule',
+        'Number of actions',
+        'NUMBER OF ACTIONS',
+        ('crew', ),
+        derived=('total_actions',),
+    ),
+    'firing': RuleInfo(
+        'firing',
+        'rule',
+        'Firing modifiers',
+        'FIRING MODIFIERS',
+        ('speed', 'range_band', 'aim', 'target_speed', 'arc', 'obscurement_points', 'turret_locked', 'different_environment', 'attack', 'attack_dice', 'defense', ),
+        stats=('attack', 'attack_dice', 'defense'),
+    ),
+    'burst_fire': RuleInfo(
+        'burst_fire',
+        'rule',
+        'Burst fire',
+        'BURST FIRE',
+        ('rof', 'armored_target', 'DM', 'MoS', ),
+        stats=('DM', 'MoS'),
+        derived=('rounds',),
+    ),
+    'walking_fire': RuleInfo(
+        'walking_fire',
+        'rule',
+        'Walking fire',
+        'WALKING FIRE',
+        ('rof', 'armored_target', 'targets', 'DM', 'MoS', ),
+        stats=('DM', 'MoS'),
+        derived=('max_targets', 'damage_rof', 'walking_rounds'),
+    ),
+    'saturation_fire': RuleInfo(
+        'saturation_fire',
+        'rule',
+        'Saturation fire',
+        'SATURATION FIRE',
+        ('weapon', 'range_band', 'rof', 'attack_total', 'defense_total', 'DM', ),
+        derived=('saturation_number', 'saturation_damage', 'saturation_missiles', 'saturation_rounds'),
+    ),
+    'area_of_effect': RuleInfo(
+        'area_of_effect',
+        'rule',
+        'Area of effect attack',
+        'AREA OF EFFECT (AOE) ATTACK',
+        ('in_space', 'targeting_hex', 'DM', ),
+        derived=('hex_defense', 'concussion', 'concussion_atmosphere'),
+    ),
+    'indirect_fire': RuleInfo(
+        'indirect_fire',
+        'rule',
+        'Indirect fire',
+        'INDIRECT FIRE',
+        ('observer', 'observer_obscurement', 'attack', ),
+        stats=('attack',),
+        derived=('deviation',),
+    ),
+    'anti_missile_fire': RuleInfo(
+        'anti_missile_fire',
+        'rule',
+        'Anti-missile fire',
+        'ANTI-MISSILE FIRE',
+        ('weapon', 'rof', 'missile_rof', 'attack', 'MoS', ),
+        stats=('attack',),
+        derived=('am_shots', 'am_missiles', 'am_rounds', 'missile_rof_left'),
+    ),
+    'ramming': RuleInfo(
+        'ramming',
+        'rule',
+        'Ramming',
+        'RAMMING',
+        ('vehicle_size', 'ram_direction', 'own_speed', 'other_speed', 'air_space', 'impact_speed', 'ram_dm', ),
+        stats=('impact_speed', 'ram_dm'),
+    ),
+    'ecm_jam': RuleInfo(
+        'ecm_jam',
+        'rule',
+        'ECM: jam communications',
+        'ECM - JAM COMMUNICATIONS',
+        ('ecm_iw', 'ecm_rating', 'ecm_threshold', ),
+        derived=('jam_threshold',),
+    ),
+    'ecm_degrade_sensors': RuleInfo(
+        'ecm_degrade_sensors',
+        'rule',
+        'ECM: degrade sensors',
+        'ECM - DEGRADE SENSORS',
+        ('ecm_iw', 'ecm_rating', 'ecm_threshold', ),
+        derived=('sensor_threshold',),
+    ),
+    'ecm_spoof': RuleInfo(
+        'ecm_spoof',
+        'rule',
+        'ECM: spoof attack',
+        'ECM - SPOOF ATTACK',
+        ('ecm_iw', 'ecm_rating', 'guided', ),
+        derived=('spoof_defense',),
+    ),
+    'eecm_counteract': RuleInfo(
+        'eecm_counteract',
+        'rule',
+        'EECM: counteract ECM',
+        'EECM - COUNTERACT ECM',
+        ('ecm_iw', 'ecm_rating', 'eecm_mos', 'ecm_threshold', ),
+        stats=('ecm_threshold',),
+    ),
+    'eecm_degrade_range': RuleInfo(
+        'eecm_degrade_range',
+        'rule',
+        'EECM: degrade ECM range',
+        'EECM - DEGRADE ECM RANGE',
+        ('eecm_mos', 'ecm_range', ),
+        stats=('ecm_range',),
+    ),
+    'damage': RuleInfo(
+        'damage',
+        'rule',
+        'Damage effects',
+        'DAMAGE EFFECTS',
+        ('damage_band', 'armor', ),
+        stats=('armor',),
+        derived=('damage_effect',),
+    ),
+    'overkill_ejecting': RuleInfo(
+        'overkill_ejecting',
+        'rule',
+        'Overkill ejecting',
+        'OVERKILL EJECTING',
+        ('ejection', ),
+        rolls=('eject',),
+    ),
+    'walker_knockdown': RuleInfo(
+        'walker_knockdown',
+        'rule',
+        'Walker knockdown',
+        'WALKER KNOCKDOWN',
+        ('unit', 'vehicle_size', 'pilot_skill', 'damage_taken', 'MoS', ),
+        derived=('damage_required', 'knockdown_threshold'),
+        rolls=('knockdown',),
+    ),
+    'detection': RuleInfo(
+        'detection',
+        'rule',
+        'Detection modifiers',
+        'DETECTION MODIFIERS',
+        ('obscurement_points', 'sensor', 'iw_skill', 'sensor_rating', 'range_bonus', 'extra_range_bands', 'defender_active', 'defender_range_bands', 'stealth_rating', 'sensor_profile', 'hexes_moved', 'thrust_spent', 'weapons_fired', 'rof_points', 'concealment_points', 'detection', 'stealth', ),
+        stats=('detection', 'stealth'),
+    ),
+    'terrain_costs': RuleInfo('terrain_costs', 'table', 'Terrain Type: movement cost', 'TERRAIN TYPE', ('unit', 'terrain', ), columns=('infantry', 'wheel', 'track', 'walker', 'gev')),
+    'terrain_features': RuleInfo('terrain_features', 'table', 'Terrain Type: obscurement, hull down, notes', 'TERRAIN TYPE', ('terrain', ), columns=('obscurement', 'hull_down', 'notes')),
+    'forest_costs': RuleInfo('forest_costs', 'table', 'Terrain Modifiers: forest', 'TERRAIN MODIFIERS', ('unit', 'forest', ), columns=('infantry', 'wheel', 'track', 'walker', 'gev')),
+    'forest_features': RuleInfo('forest_features', 'table', 'Terrain Modifiers: forest obscurement and hull down', 'TERRAIN MODIFIERS', ('forest', ), columns=('obscurement', 'hull_down')),
+    'vegetation_costs': RuleInfo('vegetation_costs', 'table', 'Terrain Modifiers: tall grasses and jungle', 'TERRAIN MODIFIERS', ('unit', 'vegetation', ), columns=('infantry', 'wheel', 'track', 'walker', 'gev')),
+    'vegetation_features': RuleInfo('vegetation_features', 'table', 'Terrain Modifiers: tall grasses and jungle, obscurement', 'TERRAIN MODIFIERS', ('vegetation', ), columns=('obscurement', 'hull_down', 'notes')),
+    'surface_costs': RuleInfo('surface_costs', 'table', 'Terrain Modifiers: ice and snow', 'TERRAIN MODIFIERS', ('unit', 'surface', ), columns=('infantry', 'wheel', 'track', 'walker', 'gev')),
+    'surface_features': RuleInfo('surface_features', 'table', 'Terrain Modifiers: ice and snow, hull down', 'TERRAIN MODIFIERS', ('surface', ), columns=('hull_down', 'notes')),
+    'elevation_costs': RuleInfo('elevation_costs', 'table', 'Terrain Modifiers: elevation', 'TERRAIN MODIFIERS', ('unit', 'elevation', ), columns=('infantry', 'wheel', 'track', 'walker', 'gev')),
+    'elevation_features': RuleInfo('elevation_features', 'table', 'Terrain Modifiers: elevation, hull down', 'TERRAIN MODIFIERS', ('elevation', ), columns=('hull_down',)),
+    'forest_shift': RuleInfo('forest_shift', 'table', 'Vehicle Size Forest Adjustment', 'VEHICLE SIZE FOREST ADJUSTMENT TABLE', ('vehicle_size', ), columns=('levels', 'entry')),
+    'weather_effects': RuleInfo('weather_effects', 'table', 'Weather/Environment Modifiers', 'WEATHER/ENVIRONMENT MODIFIERS', ('weather', ), columns=('per_hex', 'to_hit', 'movement', 'notes')),
+    'attacker_movement': RuleInfo('attacker_movement', 'table', 'Attacker Movement', 'ATTACKER MOVEMENT', ('speed', ), columns=('modifier',)),
+    'skid_fumble': RuleInfo('skid_fumble', 'table', 'Skidding fumble', 'SKIDDING', (), columns=('result', 'effect')),
+    'actions': RuleInfo('actions', 'table', 'Number of Actions', 'NUMBER OF ACTIONS', ('crew', ), columns=('total',)),
+    'range_modifiers': RuleInfo('range_modifiers', 'table', 'Range to Target', 'RANGE TO TARGET', ('range_band', ), columns=('modifier',)),
+    'aiming': RuleInfo('aiming', 'table', 'Attacker Aiming', 'ATTACKER AIMING', ('aim', ), columns=('dice',)),
+    'target_movement': RuleInfo('target_movement', 'table', 'Target Movement', 'TARGET MOVEMENT', ('target_speed', ), columns=('modifier',)),
+    'defensive_arc': RuleInfo('defensive_arc', 'table', 'Target Defensive Arc', 'TARGET DEFENSIVE ARC', ('arc', ), columns=('modifier',)),
+    'impact_dm': RuleInfo('impact_dm', 'table', 'Impact Speed', 'RAMMING', ('own_speed', 'impact_speed', ), columns=('ground', 'air_space')),
+    'damage_effects': RuleInfo('damage_effects', 'table', 'Damage Effects', 'DAMAGE EFFECTS', ('damage_band', ), columns=('armor', 'effect')),
+    'light_damage': RuleInfo('light_damage', 'table', 'System Damage: Light Damage', 'SYSTEM DAMAGE TABLES', (), columns=('system', 'effect')),
+    'heavy_damage': RuleInfo('heavy_damage', 'table', 'System Damage: Heavy Damage', 'SYSTEM DAMAGE TABLES', (), columns=('system', 'effect')),
+    'fire_control': RuleInfo('fire_control', 'table', 'Sub-table A: Fire Control Damage', 'SUBTABLE A: FIRE CONTROL DAMAGE', ('heavy_hit', ), columns=('effect',)),
+    'ammunition_hit': RuleInfo('ammunition_hit', 'table', 'Ammunition/Fuel Hit', 'SUBTABLE A: FIRE CONTROL DAMAGE', (), columns=('effect',)),
+    'structural': RuleInfo('structural', 'table', 'Sub-table B: Structural Damage', 'SUBTABLE B: STRUCTURAL DAMAGE', ('heavy_hit', ), columns=('effect',)),
+    'ejection': RuleInfo('ejection', 'table', 'Overkill Ejecting', 'OVERKILL EJECTING', ('ejection', ), columns=('needed',)),
+    'sensor_ratings': RuleInfo('sensor_ratings', 'table', 'Base Sensor Ratings', 'BASE SENSOR RATINGS', ('sensor', 'iw_skill', 'sensor_rating', 'range_bonus', ), columns=('modifier', 'notes')),
 })
-"""Every rule, terrain, condition, trait and table, with the inputs each reads."""
+"""Every rule, terrain, condition, trait and table, with the inputs each reads and what it produces: the stats it changes, the values it derives, the rolls it may ask for, a table's columns."""
 
 
 
@@ -7432,13 +7648,21 @@ def resolve(
     """
     return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
 
+class ForestAdjustmentInputs(TypedDict, total=False):
+    """The inputs of forest_adjustment(), each optional: `forest_adjustment(**inputs)`."""
+
+    unit: MovementType
+    vehicle_size: int
+    forest: ForestDensity
+    forest_entry: ForestDensity | None
+
 @inputs_by_name
 def forest_adjustment(
     *,
-    unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
+    unit: MovementType = 'infantry',
     vehicle_size: int = 8,
-    forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
-    forest_entry: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] | None = None,
+    forest: ForestDensity = 'no_forest',
+    forest_entry: ForestDensity | None = None,
 ) -> Resolution:
     """Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
@@ -7461,18 +7685,31 @@ def forest_adjustment(
         return _resolve_forest_adjustment(values, changed(('vehicle_size', vehicle_size, 8)))
     return resolve_rule(_BOOK, 'forest_adjustment', (unit, vehicle_size, forest, forest_entry))
 
+class TerrainMovementInputs(TypedDict, total=False):
+    """The inputs of terrain_movement(), each optional: `terrain_movement(**inputs)`."""
+
+    unit: MovementType
+    vehicle_size: int
+    terrain: TerrainType
+    forest: ForestDensity
+    forest_entry: ForestDensity | None
+    forest_column: MovementType | None
+    vegetation: VegetationType
+    surface: SurfaceType
+    elevation: ElevationType
+
 @inputs_by_name
 def terrain_movement(
     *,
-    unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
+    unit: MovementType = 'infantry',
     vehicle_size: int = 8,
-    terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
-    forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
-    forest_entry: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] | None = None,
-    forest_column: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] | None = None,
-    vegetation: Literal['no_vegetation', 'tall_grasses', 'jungle'] = 'no_vegetation',
-    surface: Literal['bare', 'ice', 'snow', 'deep_snow'] = 'bare',
-    elevation: Literal['level', 'elevation_up', 'elevation_down'] = 'level',
+    terrain: TerrainType = 'clear',
+    forest: ForestDensity = 'no_forest',
+    forest_entry: ForestDensity | None = None,
+    forest_column: MovementType | None = None,
+    vegetation: VegetationType = 'no_vegetation',
+    surface: SurfaceType = 'bare',
+    elevation: ElevationType = 'level',
 ) -> Resolution:
     """Movement cost of a hex (TERRAIN TYPE).
 
@@ -7527,15 +7764,26 @@ def terrain_movement(
         ),
     )
 
+class HexObscurementInputs(TypedDict, total=False):
+    """The inputs of hex_obscurement(), each optional: `hex_obscurement(**inputs)`."""
+
+    unit: MovementType
+    vehicle_size: int
+    terrain: TerrainType
+    forest: ForestDensity
+    vegetation: VegetationType
+    surface: SurfaceType
+    obscurement: Fraction | int | float | str
+
 @inputs_by_name
 def hex_obscurement(
     *,
-    unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
+    unit: MovementType = 'infantry',
     vehicle_size: int = 8,
-    terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
-    forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
-    vegetation: Literal['no_vegetation', 'tall_grasses', 'jungle'] = 'no_vegetation',
-    surface: Literal['bare', 'ice', 'snow', 'deep_snow'] = 'bare',
+    terrain: TerrainType = 'clear',
+    forest: ForestDensity = 'no_forest',
+    vegetation: VegetationType = 'no_vegetation',
+    surface: SurfaceType = 'bare',
     obscurement: Fraction | int | float | str = 0,
 ) -> Resolution:
     """Obscurement of a hex (TERRAIN TYPE).
@@ -7552,14 +7800,23 @@ def hex_obscurement(
         (unit, vehicle_size, terrain, forest, vegetation, surface, obscurement),
     )
 
+class HullDownInputs(TypedDict, total=False):
+    """The inputs of hull_down(), each optional: `hull_down(**inputs)`."""
+
+    terrain: TerrainType
+    forest: ForestDensity
+    vegetation: VegetationType
+    surface: SurfaceType
+    elevation: ElevationType
+
 @inputs_by_name
 def hull_down(
     *,
-    terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
-    forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
-    vegetation: Literal['no_vegetation', 'tall_grasses', 'jungle'] = 'no_vegetation',
-    surface: Literal['bare', 'ice', 'snow', 'deep_snow'] = 'bare',
-    elevation: Literal['level', 'elevation_up', 'elevation_down'] = 'level',
+    terrain: TerrainType = 'clear',
+    forest: ForestDensity = 'no_forest',
+    vegetation: VegetationType = 'no_vegetation',
+    surface: SurfaceType = 'bare',
+    elevation: ElevationType = 'level',
 ) -> Resolution:
     """Hull-down position (TERRAIN).
 
@@ -7588,12 +7845,21 @@ def hull_down(
         return _resolve_hull_down(values, NOTHING)
     return resolve_rule(_BOOK, 'hull_down', (terrain, forest, vegetation, surface, elevation))
 
+class WeatherInputs(TypedDict, total=False):
+    """The inputs of weather(), each optional: `weather(**inputs)`."""
+
+    weather: WeatherType
+    weather_hexes: int
+    weapon: Weapon
+    MP: int
+    attack: int
+
 @inputs_by_name
 def weather(
     *,
-    weather: Literal['fair', 'rain_snowing', 'heavy_rain_blizzard', 'high_wind', 'light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'] = 'fair',
+    weather: WeatherType = 'fair',
     weather_hexes: int = 0,
-    weapon: Literal['ballistic', 'missile', 'energy'] = 'ballistic',
+    weapon: Weapon = 'ballistic',
     MP: int = 6,
     attack: int = 0,
 ) -> Resolution:
@@ -7623,6 +7889,14 @@ def weather(
         return _resolve_weather(values, NOTHING)
     return resolve_rule(_BOOK, 'weather', (weather, weather_hexes, weapon, MP, attack))
 
+class NightInputs(TypedDict, total=False):
+    """The inputs of night(), each optional: `night(**inputs)`."""
+
+    night: bool
+    has_sensors: bool
+    MP: int
+    obscurement: Fraction | int | float | str
+
 @inputs_by_name
 def night(
     *,
@@ -7638,13 +7912,26 @@ def night(
     """
     return resolve_rule(_BOOK, 'night', (night, has_sensors, MP, obscurement))
 
+class SkiddingInputs(TypedDict, total=False):
+    """The inputs of skidding(), each optional: `skidding(**inputs)`."""
+
+    unit: MovementType
+    terrain: TerrainType
+    surface: SurfaceType
+    speed: Speed
+    pilot_skill: int
+    turning: bool
+    off_road: bool
+    wet_pavement: bool
+    skid_threshold: int
+
 @inputs_by_name
 def skidding(
     *,
-    unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
-    terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
-    surface: Literal['bare', 'ice', 'snow', 'deep_snow'] = 'bare',
-    speed: Literal['stationary', 'half_combat_speed', 'combat_speed', 'half_top_speed', 'top_speed'] = 'combat_speed',
+    unit: MovementType = 'infantry',
+    terrain: TerrainType = 'clear',
+    surface: SurfaceType = 'bare',
+    speed: Speed = 'combat_speed',
     pilot_skill: int = 2,
     turning: bool = False,
     off_road: bool = False,
@@ -7706,6 +7993,11 @@ def skidding(
         ),
     )
 
+class CrewActionsInputs(TypedDict, total=False):
+    """The inputs of crew_actions(), each optional: `crew_actions(**inputs)`."""
+
+    crew: int
+
 @inputs_by_name
 def crew_actions(*, crew: int = 1) -> Resolution:
     """Number of actions (NUMBER OF ACTIONS).
@@ -7719,14 +8011,29 @@ def crew_actions(*, crew: int = 1) -> Resolution:
         return _resolve_crew_actions(values, NOTHING)
     return resolve_rule(_BOOK, 'crew_actions', (crew,))
 
+class FiringInputs(TypedDict, total=False):
+    """The inputs of firing(), each optional: `firing(**inputs)`."""
+
+    speed: Speed
+    range_band: RangeBand
+    aim: Aim
+    target_speed: int
+    arc: Arc
+    obscurement_points: int
+    turret_locked: bool
+    different_environment: bool
+    attack: int
+    attack_dice: int
+    defense: int
+
 @inputs_by_name
 def firing(
     *,
-    speed: Literal['stationary', 'half_combat_speed', 'combat_speed', 'half_top_speed', 'top_speed'] = 'combat_speed',
-    range_band: Literal['point_blank', 'short', 'medium', 'long', 'extreme'] = 'short',
-    aim: Literal['no_aim', 'movement_systems', 'sensor_arrays', 'particular_weapon', 'crew_members', 'aux_systems', 'something_small', 'something_really_small'] = 'no_aim',
+    speed: Speed = 'combat_speed',
+    range_band: RangeBand = 'short',
+    aim: Aim = 'no_aim',
     target_speed: int = 0,
-    arc: Literal['front', 'rear_flank', 'rear'] = 'front',
+    arc: Arc = 'front',
     obscurement_points: int = 0,
     turret_locked: bool = False,
     different_environment: bool = False,
@@ -7791,6 +8098,14 @@ def firing(
         ),
     )
 
+class BurstFireInputs(TypedDict, total=False):
+    """The inputs of burst_fire(), each optional: `burst_fire(**inputs)`."""
+
+    rof: int
+    armored_target: bool
+    DM: int
+    MoS: int
+
 @inputs_by_name
 def burst_fire(
     *,
@@ -7820,6 +8135,15 @@ def burst_fire(
         }
         return _resolve_burst_fire(values, NOTHING)
     return resolve_rule(_BOOK, 'burst_fire', (rof, armored_target, DM, MoS))
+
+class WalkingFireInputs(TypedDict, total=False):
+    """The inputs of walking_fire(), each optional: `walking_fire(**inputs)`."""
+
+    rof: int
+    armored_target: bool
+    targets: int
+    DM: int
+    MoS: int
 
 @inputs_by_name
 def walking_fire(
@@ -7857,11 +8181,21 @@ def walking_fire(
         return _resolve_walking_fire(values, NOTHING)
     return resolve_rule(_BOOK, 'walking_fire', (rof, armored_target, targets, DM, MoS))
 
+class SaturationFireInputs(TypedDict, total=False):
+    """The inputs of saturation_fire(), each optional: `saturation_fire(**inputs)`."""
+
+    weapon: Weapon
+    range_band: RangeBand
+    rof: int
+    attack_total: int
+    defense_total: int
+    DM: int
+
 @inputs_by_name
 def saturation_fire(
     *,
-    weapon: Literal['ballistic', 'missile', 'energy'] = 'ballistic',
-    range_band: Literal['point_blank', 'short', 'medium', 'long', 'extreme'] = 'short',
+    weapon: Weapon = 'ballistic',
+    range_band: RangeBand = 'short',
     rof: int = 0,
     attack_total: int = 0,
     defense_total: int = 0,
@@ -7899,6 +8233,13 @@ def saturation_fire(
         (weapon, range_band, rof, attack_total, defense_total, DM),
     )
 
+class AreaOfEffectInputs(TypedDict, total=False):
+    """The inputs of area_of_effect(), each optional: `area_of_effect(**inputs)`."""
+
+    in_space: bool
+    targeting_hex: bool
+    DM: int
+
 @inputs_by_name
 def area_of_effect(
     *,
@@ -7920,6 +8261,13 @@ def area_of_effect(
         values = {**_BOOK.defaults, 'in_space': in_space, 'targeting_hex': targeting_hex, 'DM': DM}
         return _resolve_area_of_effect(values, NOTHING)
     return resolve_rule(_BOOK, 'area_of_effect', (in_space, targeting_hex, DM))
+
+class IndirectFireInputs(TypedDict, total=False):
+    """The inputs of indirect_fire(), each optional: `indirect_fire(**inputs)`."""
+
+    observer: bool
+    observer_obscurement: int
+    attack: int
 
 @inputs_by_name
 def indirect_fire(
@@ -7947,10 +8295,19 @@ def indirect_fire(
         return _resolve_indirect_fire(values, changed(('observer_obscurement', observer_obscurement, 0)))
     return resolve_rule(_BOOK, 'indirect_fire', (observer, observer_obscurement, attack))
 
+class AntiMissileFireInputs(TypedDict, total=False):
+    """The inputs of anti_missile_fire(), each optional: `anti_missile_fire(**inputs)`."""
+
+    weapon: Weapon
+    rof: int
+    missile_rof: int
+    attack: int
+    MoS: int
+
 @inputs_by_name
 def anti_missile_fire(
     *,
-    weapon: Literal['ballistic', 'missile', 'energy'] = 'ballistic',
+    weapon: Weapon = 'ballistic',
     rof: int = 0,
     missile_rof: int = 0,
     attack: int = 0,
@@ -7984,11 +8341,22 @@ def anti_missile_fire(
         return _resolve_anti_missile_fire(values, changed(('weapon', weapon, 'ballistic')))
     return resolve_rule(_BOOK, 'anti_missile_fire', (weapon, rof, missile_rof, attack, MoS))
 
+class RammingInputs(TypedDict, total=False):
+    """The inputs of ramming(), each optional: `ramming(**inputs)`."""
+
+    vehicle_size: int
+    ram_direction: RamDirection
+    own_speed: int
+    other_speed: int
+    air_space: bool
+    impact_speed: int | None
+    ram_dm: int | None
+
 @inputs_by_name
 def ramming(
     *,
     vehicle_size: int = 8,
-    ram_direction: Literal['head_on', 'side', 'rear'] = 'head_on',
+    ram_direction: RamDirection = 'head_on',
     own_speed: int = 1,
     other_speed: int = 0,
     air_space: bool = False,
@@ -8029,6 +8397,13 @@ def ramming(
         (vehicle_size, ram_direction, own_speed, other_speed, air_space, impact_speed, ram_dm),
     )
 
+class EcmJamInputs(TypedDict, total=False):
+    """The inputs of ecm_jam(), each optional: `ecm_jam(**inputs)`."""
+
+    ecm_iw: int
+    ecm_rating: int
+    ecm_threshold: int | None
+
 @inputs_by_name
 def ecm_jam(
     *,
@@ -8053,6 +8428,13 @@ def ecm_jam(
         }
         return _resolve_ecm_jam(values, NOTHING)
     return resolve_rule(_BOOK, 'ecm_jam', (ecm_iw, ecm_rating, ecm_threshold))
+
+class EcmDegradeSensorsInputs(TypedDict, total=False):
+    """The inputs of ecm_degrade_sensors(), each optional: `ecm_degrade_sensors(**inputs)`."""
+
+    ecm_iw: int
+    ecm_rating: int
+    ecm_threshold: int | None
 
 @inputs_by_name
 def ecm_degrade_sensors(
@@ -8079,6 +8461,13 @@ def ecm_degrade_sensors(
         return _resolve_ecm_degrade_sensors(values, NOTHING)
     return resolve_rule(_BOOK, 'ecm_degrade_sensors', (ecm_iw, ecm_rating, ecm_threshold))
 
+class EcmSpoofInputs(TypedDict, total=False):
+    """The inputs of ecm_spoof(), each optional: `ecm_spoof(**inputs)`."""
+
+    ecm_iw: int
+    ecm_rating: int
+    guided: bool
+
 @inputs_by_name
 def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> Resolution:
     """ECM: spoof attack (ECM - SPOOF ATTACK).
@@ -8093,6 +8482,14 @@ def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> 
         values = {**_BOOK.defaults, 'ecm_iw': ecm_iw, 'ecm_rating': ecm_rating, 'guided': guided}
         return _resolve_ecm_spoof(values, changed(('ecm_iw', ecm_iw, 0), ('ecm_rating', ecm_rating, 0)))
     return resolve_rule(_BOOK, 'ecm_spoof', (ecm_iw, ecm_rating, guided))
+
+class EecmCounteractInputs(TypedDict, total=False):
+    """The inputs of eecm_counteract(), each optional: `eecm_counteract(**inputs)`."""
+
+    ecm_iw: int
+    ecm_rating: int
+    eecm_mos: int
+    ecm_threshold: int | None
 
 @inputs_by_name
 def eecm_counteract(
@@ -8123,6 +8520,12 @@ def eecm_counteract(
         return _resolve_eecm_counteract(values, NOTHING)
     return resolve_rule(_BOOK, 'eecm_counteract', (ecm_iw, ecm_rating, eecm_mos, ecm_threshold))
 
+class EecmDegradeRangeInputs(TypedDict, total=False):
+    """The inputs of eecm_degrade_range(), each optional: `eecm_degrade_range(**inputs)`."""
+
+    eecm_mos: int
+    ecm_range: int
+
 @inputs_by_name
 def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
     """EECM: degrade ECM range (EECM - DEGRADE ECM RANGE).
@@ -8137,6 +8540,12 @@ def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
         values = {**_BOOK.defaults, 'eecm_mos': eecm_mos, 'ecm_range': ecm_range}
         return _resolve_eecm_degrade_range(values, NOTHING)
     return resolve_rule(_BOOK, 'eecm_degrade_range', (eecm_mos, ecm_range))
+
+class DamageInputs(TypedDict, total=False):
+    """The inputs of damage(), each optional: `damage(**inputs)`."""
+
+    damage_band: int
+    armor: int
 
 @inputs_by_name
 def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
@@ -8155,11 +8564,13 @@ def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
         return _resolve_damage(values, NOTHING)
     return resolve_rule(_BOOK, 'damage', (damage_band, armor))
 
+class OverkillEjectingInputs(TypedDict, total=False):
+    """The inputs of overkill_ejecting(), each optional: `overkill_ejecting(**inputs)`."""
+
+    ejection: Ejection
+
 @inputs_by_name
-def overkill_ejecting(
-    *,
-    ejection: Literal['no_ejection_system', 'has_ejection_system'] = 'no_ejection_system',
-) -> Resolution:
+def overkill_ejecting(*, ejection: Ejection = 'no_ejection_system') -> Resolution:
     """Overkill ejecting (OVERKILL EJECTING).
 
     - roll eject: d6 >= ejection[ejection]
@@ -8171,10 +8582,19 @@ def overkill_ejecting(
         return _resolve_overkill_ejecting(values, NOTHING)
     return resolve_rule(_BOOK, 'overkill_ejecting', (ejection,))
 
+class WalkerKnockdownInputs(TypedDict, total=False):
+    """The inputs of walker_knockdown(), each optional: `walker_knockdown(**inputs)`."""
+
+    unit: MovementType
+    vehicle_size: int
+    pilot_skill: int
+    damage_taken: int
+    MoS: int
+
 @inputs_by_name
 def walker_knockdown(
     *,
-    unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
+    unit: MovementType = 'infantry',
     vehicle_size: int = 8,
     pilot_skill: int = 2,
     damage_taken: int = 0,
@@ -8208,11 +8628,32 @@ def walker_knockdown(
         (unit, vehicle_size, pilot_skill, damage_taken, MoS),
     )
 
+class DetectionInputs(TypedDict, total=False):
+    """The inputs of detection(), each optional: `detection(**inputs)`."""
+
+    obscurement_points: int
+    sensor: Sensor
+    iw_skill: int
+    sensor_rating: int
+    range_bonus: int
+    extra_range_bands: int
+    defender_active: bool
+    defender_range_bands: int
+    stealth_rating: int
+    sensor_profile: int
+    hexes_moved: int
+    thrust_spent: int
+    weapons_fired: int
+    rof_points: int
+    concealment_points: int
+    detection: int
+    stealth: int
+
 @inputs_by_name
 def detection(
     *,
     obscurement_points: int = 0,
-    sensor: Literal['visual_day', 'visual_night', 'passive', 'active'] = 'visual_day',
+    sensor: Sensor = 'visual_day',
     iw_skill: int = 0,
     sensor_rating: int = 0,
     range_bonus: int = 0,
@@ -8308,11 +8749,17 @@ def detection(
         ),
     )
 
+class TerrainCostsInputs(TypedDict, total=False):
+    """The inputs of terrain_costs(), each optional: `terrain_costs(**inputs)`."""
+
+    unit: MovementType
+    terrain: TerrainType
+
 @inputs_by_name
 def terrain_costs(
     *,
-    unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
-    terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
+    unit: MovementType = 'infantry',
+    terrain: TerrainType = 'clear',
 ) -> Resolution:
     """Terrain Type: movement cost (TERRAIN TYPE).
 
@@ -8321,11 +8768,13 @@ def terrain_costs(
     given: dict[str, object] = {'unit': unit, 'terrain': terrain}
     return resolve_with(_BOOK, ('terrain_costs',), given, signature=True)
 
+class TerrainFeaturesInputs(TypedDict, total=False):
+    """The inputs of terrain_features(), each optional: `terrain_features(**inputs)`."""
+
+    terrain: TerrainType
+
 @inputs_by_name
-def terrain_features(
-    *,
-    terrain: Literal['clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids'] = 'clear',
-) -> Resolution:
+def terrain_features(*, terrain: TerrainType = 'clear') -> Resolution:
     """Terrain Type: obscurement, hull down, notes (TERRAIN TYPE).
 
     Looked up by terrain.
@@ -8333,11 +8782,17 @@ def terrain_features(
     given: dict[str, object] = {'terrain': terrain}
     return resolve_with(_BOOK, ('terrain_features',), given, signature=True)
 
+class ForestCostsInputs(TypedDict, total=False):
+    """The inputs of forest_costs(), each optional: `forest_costs(**inputs)`."""
+
+    unit: MovementType
+    forest: ForestDensity
+
 @inputs_by_name
 def forest_costs(
     *,
-    unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
-    forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
+    unit: MovementType = 'infantry',
+    forest: ForestDensity = 'no_forest',
 ) -> Resolution:
     """Terrain Modifiers: forest (TERRAIN MODIFIERS).
 
@@ -8346,11 +8801,13 @@ def forest_costs(
     given: dict[str, object] = {'unit': unit, 'forest': forest}
     return resolve_with(_BOOK, ('forest_costs',), given, signature=True)
 
+class ForestFeaturesInputs(TypedDict, total=False):
+    """The inputs of forest_features(), each optional: `forest_features(**inputs)`."""
+
+    forest: ForestDensity
+
 @inputs_by_name
-def forest_features(
-    *,
-    forest: Literal['no_forest', 'sparse', 'open', 'dense', 'closed'] = 'no_forest',
-) -> Resolution:
+def forest_features(*, forest: ForestDensity = 'no_forest') -> Resolution:
     """Terrain Modifiers: forest obscurement and hull down (TERRAIN MODIFIERS).
 
     Looked up by forest.
@@ -8358,11 +8815,17 @@ def forest_features(
     given: dict[str, object] = {'forest': forest}
     return resolve_with(_BOOK, ('forest_features',), given, signature=True)
 
+class VegetationCostsInputs(TypedDict, total=False):
+    """The inputs of vegetation_costs(), each optional: `vegetation_costs(**inputs)`."""
+
+    unit: MovementType
+    vegetation: VegetationType
+
 @inputs_by_name
 def vegetation_costs(
     *,
-    unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
-    vegetation: Literal['no_vegetation', 'tall_grasses', 'jungle'] = 'no_vegetation',
+    unit: MovementType = 'infantry',
+    vegetation: VegetationType = 'no_vegetation',
 ) -> Resolution:
     """Terrain Modifiers: tall grasses and jungle (TERRAIN MODIFIERS).
 
@@ -8371,11 +8834,13 @@ def vegetation_costs(
     given: dict[str, object] = {'unit': unit, 'vegetation': vegetation}
     return resolve_with(_BOOK, ('vegetation_costs',), given, signature=True)
 
+class VegetationFeaturesInputs(TypedDict, total=False):
+    """The inputs of vegetation_features(), each optional: `vegetation_features(**inputs)`."""
+
+    vegetation: VegetationType
+
 @inputs_by_name
-def vegetation_features(
-    *,
-    vegetation: Literal['no_vegetation', 'tall_grasses', 'jungle'] = 'no_vegetation',
-) -> Resolution:
+def vegetation_features(*, vegetation: VegetationType = 'no_vegetation') -> Resolution:
     """Terrain Modifiers: tall grasses and jungle, obscurement (TERRAIN MODIFIERS).
 
     Looked up by vegetation.
@@ -8383,12 +8848,14 @@ def vegetation_features(
     given: dict[str, object] = {'vegetation': vegetation}
     return resolve_with(_BOOK, ('vegetation_features',), given, signature=True)
 
+class SurfaceCostsInputs(TypedDict, total=False):
+    """The inputs of surface_costs(), each optional: `surface_costs(**inputs)`."""
+
+    unit: MovementType
+    surface: SurfaceType
+
 @inputs_by_name
-def surface_costs(
-    *,
-    unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
-    surface: Literal['bare', 'ice', 'snow', 'deep_snow'] = 'bare',
-) -> Resolution:
+def surface_costs(*, unit: MovementType = 'infantry', surface: SurfaceType = 'bare') -> Resolution:
     """Terrain Modifiers: ice and snow (TERRAIN MODIFIERS).
 
     Looked up by surface, unit.
@@ -8396,11 +8863,13 @@ def surface_costs(
     given: dict[str, object] = {'unit': unit, 'surface': surface}
     return resolve_with(_BOOK, ('surface_costs',), given, signature=True)
 
+class SurfaceFeaturesInputs(TypedDict, total=False):
+    """The inputs of surface_features(), each optional: `surface_features(**inputs)`."""
+
+    surface: SurfaceType
+
 @inputs_by_name
-def surface_features(
-    *,
-    surface: Literal['bare', 'ice', 'snow', 'deep_snow'] = 'bare',
-) -> Resolution:
+def surface_features(*, surface: SurfaceType = 'bare') -> Resolution:
     """Terrain Modifiers: ice and snow, hull down (TERRAIN MODIFIERS).
 
     Looked up by surface.
@@ -8408,11 +8877,17 @@ def surface_features(
     given: dict[str, object] = {'surface': surface}
     return resolve_with(_BOOK, ('surface_features',), given, signature=True)
 
+class ElevationCostsInputs(TypedDict, total=False):
+    """The inputs of elevation_costs(), each optional: `elevation_costs(**inputs)`."""
+
+    unit: MovementType
+    elevation: ElevationType
+
 @inputs_by_name
 def elevation_costs(
     *,
-    unit: Literal['infantry', 'wheel', 'track', 'walker', 'gev'] = 'infantry',
-    elevation: Literal['level', 'elevation_up', 'elevation_down'] = 'level',
+    unit: MovementType = 'infantry',
+    elevation: ElevationType = 'level',
 ) -> Resolution:
     """Terrain Modifiers: elevation (TERRAIN MODIFIERS).
 
@@ -8421,17 +8896,24 @@ def elevation_costs(
     given: dict[str, object] = {'unit': unit, 'elevation': elevation}
     return resolve_with(_BOOK, ('elevation_costs',), given, signature=True)
 
+class ElevationFeaturesInputs(TypedDict, total=False):
+    """The inputs of elevation_features(), each optional: `elevation_features(**inputs)`."""
+
+    elevation: ElevationType
+
 @inputs_by_name
-def elevation_features(
-    *,
-    elevation: Literal['level', 'elevation_up', 'elevation_down'] = 'level',
-) -> Resolution:
+def elevation_features(*, elevation: ElevationType = 'level') -> Resolution:
     """Terrain Modifiers: elevation, hull down (TERRAIN MODIFIERS).
 
     Looked up by elevation.
     """
     given: dict[str, object] = {'elevation': elevation}
     return resolve_with(_BOOK, ('elevation_features',), given, signature=True)
+
+class ForestShiftInputs(TypedDict, total=False):
+    """The inputs of forest_shift(), each optional: `forest_shift(**inputs)`."""
+
+    vehicle_size: int
 
 @inputs_by_name
 def forest_shift(*, vehicle_size: int = 8) -> Resolution:
@@ -8442,11 +8924,13 @@ def forest_shift(*, vehicle_size: int = 8) -> Resolution:
     given: dict[str, object] = {'vehicle_size': vehicle_size}
     return resolve_with(_BOOK, ('forest_shift',), given, signature=True)
 
+class WeatherEffectsInputs(TypedDict, total=False):
+    """The inputs of weather_effects(), each optional: `weather_effects(**inputs)`."""
+
+    weather: WeatherType
+
 @inputs_by_name
-def weather_effects(
-    *,
-    weather: Literal['fair', 'rain_snowing', 'heavy_rain_blizzard', 'high_wind', 'light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm'] = 'fair',
-) -> Resolution:
+def weather_effects(*, weather: WeatherType = 'fair') -> Resolution:
     """Weather/Environment Modifiers (WEATHER/ENVIRONMENT MODIFIERS).
 
     Looked up by weather.
@@ -8454,17 +8938,24 @@ def weather_effects(
     given: dict[str, object] = {'weather': weather}
     return resolve_with(_BOOK, ('weather_effects',), given, signature=True)
 
+class AttackerMovementInputs(TypedDict, total=False):
+    """The inputs of attacker_movement(), each optional: `attacker_movement(**inputs)`."""
+
+    speed: Speed
+
 @inputs_by_name
-def attacker_movement(
-    *,
-    speed: Literal['stationary', 'half_combat_speed', 'combat_speed', 'half_top_speed', 'top_speed'] = 'combat_speed',
-) -> Resolution:
+def attacker_movement(*, speed: Speed = 'combat_speed') -> Resolution:
     """Attacker Movement (ATTACKER MOVEMENT).
 
     Looked up by speed.
     """
     given: dict[str, object] = {'speed': speed}
     return resolve_with(_BOOK, ('attacker_movement',), given, signature=True)
+
+class SkidFumbleInputs(TypedDict, total=False):
+    """The inputs of skid_fumble(), each optional: `skid_fumble(**inputs)`."""
+
+    roll: int | None
 
 @inputs_by_name
 def skid_fumble(*, roll: int | None = None) -> Resolution:
@@ -8477,6 +8968,11 @@ def skid_fumble(*, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('skid_fumble',), given, signature=True)
 
+class ActionsInputs(TypedDict, total=False):
+    """The inputs of actions(), each optional: `actions(**inputs)`."""
+
+    crew: int
+
 @inputs_by_name
 def actions(*, crew: int = 1) -> Resolution:
     """Number of Actions (NUMBER OF ACTIONS).
@@ -8486,11 +8982,13 @@ def actions(*, crew: int = 1) -> Resolution:
     given: dict[str, object] = {'crew': crew}
     return resolve_with(_BOOK, ('actions',), given, signature=True)
 
+class RangeModifiersInputs(TypedDict, total=False):
+    """The inputs of range_modifiers(), each optional: `range_modifiers(**inputs)`."""
+
+    range_band: RangeBand
+
 @inputs_by_name
-def range_modifiers(
-    *,
-    range_band: Literal['point_blank', 'short', 'medium', 'long', 'extreme'] = 'short',
-) -> Resolution:
+def range_modifiers(*, range_band: RangeBand = 'short') -> Resolution:
     """Range to Target (RANGE TO TARGET).
 
     Looked up by range_band.
@@ -8498,17 +8996,24 @@ def range_modifiers(
     given: dict[str, object] = {'range_band': range_band}
     return resolve_with(_BOOK, ('range_modifiers',), given, signature=True)
 
+class AimingInputs(TypedDict, total=False):
+    """The inputs of aiming(), each optional: `aiming(**inputs)`."""
+
+    aim: Aim
+
 @inputs_by_name
-def aiming(
-    *,
-    aim: Literal['no_aim', 'movement_systems', 'sensor_arrays', 'particular_weapon', 'crew_members', 'aux_systems', 'something_small', 'something_really_small'] = 'no_aim',
-) -> Resolution:
+def aiming(*, aim: Aim = 'no_aim') -> Resolution:
     """Attacker Aiming (ATTACKER AIMING).
 
     Looked up by aim.
     """
     given: dict[str, object] = {'aim': aim}
     return resolve_with(_BOOK, ('aiming',), given, signature=True)
+
+class TargetMovementInputs(TypedDict, total=False):
+    """The inputs of target_movement(), each optional: `target_movement(**inputs)`."""
+
+    target_speed: int
 
 @inputs_by_name
 def target_movement(*, target_speed: int = 0) -> Resolution:
@@ -8519,14 +9024,25 @@ def target_movement(*, target_speed: int = 0) -> Resolution:
     given: dict[str, object] = {'target_speed': target_speed}
     return resolve_with(_BOOK, ('target_movement',), given, signature=True)
 
+class DefensiveArcInputs(TypedDict, total=False):
+    """The inputs of defensive_arc(), each optional: `defensive_arc(**inputs)`."""
+
+    arc: Arc
+
 @inputs_by_name
-def defensive_arc(*, arc: Literal['front', 'rear_flank', 'rear'] = 'front') -> Resolution:
+def defensive_arc(*, arc: Arc = 'front') -> Resolution:
     """Target Defensive Arc (TARGET DEFENSIVE ARC).
 
     Looked up by arc.
     """
     given: dict[str, object] = {'arc': arc}
     return resolve_with(_BOOK, ('defensive_arc',), given, signature=True)
+
+class ImpactDmInputs(TypedDict, total=False):
+    """The inputs of impact_dm(), each optional: `impact_dm(**inputs)`."""
+
+    own_speed: int
+    impact_speed: int | None
 
 @inputs_by_name
 def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolution:
@@ -8537,6 +9053,11 @@ def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolut
     given: dict[str, object] = {'own_speed': own_speed, 'impact_speed': impact_speed}
     return resolve_with(_BOOK, ('impact_dm',), given, signature=True)
 
+class DamageEffectsInputs(TypedDict, total=False):
+    """The inputs of damage_effects(), each optional: `damage_effects(**inputs)`."""
+
+    damage_band: int
+
 @inputs_by_name
 def damage_effects(*, damage_band: int = 0) -> Resolution:
     """Damage Effects (DAMAGE EFFECTS).
@@ -8545,6 +9066,11 @@ def damage_effects(*, damage_band: int = 0) -> Resolution:
     """
     given: dict[str, object] = {'damage_band': damage_band}
     return resolve_with(_BOOK, ('damage_effects',), given, signature=True)
+
+class LightDamageInputs(TypedDict, total=False):
+    """The inputs of light_damage(), each optional: `light_damage(**inputs)`."""
+
+    roll: int | None
 
 @inputs_by_name
 def light_damage(*, roll: int | None = None) -> Resolution:
@@ -8557,6 +9083,11 @@ def light_damage(*, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('light_damage',), given, signature=True)
 
+class HeavyDamageInputs(TypedDict, total=False):
+    """The inputs of heavy_damage(), each optional: `heavy_damage(**inputs)`."""
+
+    roll: int | None
+
 @inputs_by_name
 def heavy_damage(*, roll: int | None = None) -> Resolution:
     """System Damage: Heavy Damage (SYSTEM DAMAGE TABLES).
@@ -8567,6 +9098,12 @@ def heavy_damage(*, roll: int | None = None) -> Resolution:
     if roll is not None:
         given['roll'] = roll
     return resolve_with(_BOOK, ('heavy_damage',), given, signature=True)
+
+class FireControlInputs(TypedDict, total=False):
+    """The inputs of fire_control(), each optional: `fire_control(**inputs)`."""
+
+    heavy_hit: int
+    roll: int | None
 
 @inputs_by_name
 def fire_control(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
@@ -8579,6 +9116,11 @@ def fire_control(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('fire_control',), given, signature=True)
 
+class AmmunitionHitInputs(TypedDict, total=False):
+    """The inputs of ammunition_hit(), each optional: `ammunition_hit(**inputs)`."""
+
+    roll: int | None
+
 @inputs_by_name
 def ammunition_hit(*, roll: int | None = None) -> Resolution:
     """Ammunition/Fuel Hit (SUBTABLE A: FIRE CONTROL DAMAGE).
@@ -8589,6 +9131,12 @@ def ammunition_hit(*, roll: int | None = None) -> Resolution:
     if roll is not None:
         given['roll'] = roll
     return resolve_with(_BOOK, ('ammunition_hit',), given, signature=True)
+
+class StructuralInputs(TypedDict, total=False):
+    """The inputs of structural(), each optional: `structural(**inputs)`."""
+
+    heavy_hit: int
+    roll: int | None
 
 @inputs_by_name
 def structural(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
@@ -8601,11 +9149,13 @@ def structural(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('structural',), given, signature=True)
 
+class EjectionInputs(TypedDict, total=False):
+    """The inputs of ejection(), each optional: `ejection(**inputs)`."""
+
+    ejection: Ejection
+
 @inputs_by_name
-def ejection(
-    *,
-    ejection: Literal['no_ejection_system', 'has_ejection_system'] = 'no_ejection_system',
-) -> Resolution:
+def ejection(*, ejection: Ejection = 'no_ejection_system') -> Resolution:
     """Overkill Ejecting (OVERKILL EJECTING).
 
     Looked up by ejection.
@@ -8613,10 +9163,18 @@ def ejection(
     given: dict[str, object] = {'ejection': ejection}
     return resolve_with(_BOOK, ('ejection',), given, signature=True)
 
+class SensorRatingsInputs(TypedDict, total=False):
+    """The inputs of sensor_ratings(), each optional: `sensor_ratings(**inputs)`."""
+
+    sensor: Sensor
+    iw_skill: int
+    sensor_rating: int
+    range_bonus: int
+
 @inputs_by_name
 def sensor_ratings(
     *,
-    sensor: Literal['visual_day', 'visual_night', 'passive', 'active'] = 'visual_day',
+    sensor: Sensor = 'visual_day',
     iw_skill: int = 0,
     sensor_rating: int = 0,
     range_bonus: int = 0,
@@ -8639,24 +9197,92 @@ __all__ = [
     'NOT_APPLICABLE',
     'RULEBOOK',
     'RULES',
+    'ActionsInputs',
+    'Aim',
+    'AimingInputs',
+    'AmmunitionHitInputs',
+    'AntiMissileFireInputs',
+    'Arc',
+    'AreaOfEffectInputs',
+    'AttackerMovementInputs',
+    'BurstFireInputs',
     'Chain',
     'Chances',
     'Consequence',
+    'CrewActionsInputs',
+    'DamageEffectsInputs',
+    'DamageInputs',
+    'DefensiveArcInputs',
+    'DetectionInputs',
     'Dice',
+    'EcmDegradeSensorsInputs',
+    'EcmJamInputs',
+    'EcmSpoofInputs',
+    'EecmCounteractInputs',
+    'EecmDegradeRangeInputs',
+    'Ejection',
+    'EjectionInputs',
+    'ElevationCostsInputs',
+    'ElevationFeaturesInputs',
+    'ElevationType',
+    'FireControlInputs',
+    'FiringInputs',
+    'ForestAdjustmentInputs',
+    'ForestCostsInputs',
+    'ForestDensity',
+    'ForestFeaturesInputs',
+    'ForestShiftInputs',
+    'HeavyDamageInputs',
+    'HexObscurementInputs',
+    'HullDownInputs',
+    'ImpactDmInputs',
+    'IndirectFireInputs',
     'InputSpec',
+    'LightDamageInputs',
     'Modifier',
+    'MovementType',
+    'NightInputs',
     'Note',
+    'OverkillEjectingInputs',
+    'RamDirection',
+    'RammingInputs',
+    'RangeBand',
+    'RangeModifiersInputs',
     'Resolution',
     'Restriction',
     'Roll',
     'RuleInfo',
     'RuleInputError',
     'RulebookInfo',
+    'SaturationFireInputs',
+    'Sensor',
+    'SensorRatingsInputs',
     'SequenceResult',
+    'SkidFumbleInputs',
+    'SkiddingInputs',
     'Special',
+    'Speed',
+    'StructuralInputs',
+    'SurfaceCostsInputs',
+    'SurfaceFeaturesInputs',
+    'SurfaceType',
     'TableResult',
+    'TargetMovementInputs',
+    'TerrainCostsInputs',
+    'TerrainFeaturesInputs',
+    'TerrainMovementInputs',
+    'TerrainType',
     'TraceEntry',
     'Value',
+    'VegetationCostsInputs',
+    'VegetationFeaturesInputs',
+    'VegetationType',
+    'WalkerKnockdownInputs',
+    'WalkingFireInputs',
+    'Weapon',
+    'WeatherEffectsInputs',
+    'WeatherInputs',
+    'WeatherType',
     'actions',
     'aiming',
     'ammunition_hit',

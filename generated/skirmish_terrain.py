@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypedDict
 
 import dsl.runtime as _runtime
 
-_runtime.require(1, 'skirmish_terrain.py', '0.2.0')
+_runtime.require(2, 'skirmish_terrain.py', '0.2.0')
 
 from dsl.runtime import (  # noqa: E402
     IMPASSABLE,
@@ -125,6 +125,17 @@ RULEBOOK: Final = RulebookInfo(
     ),
 )
 """The rulebook these resolvers were compiled from, with its general notes."""
+
+Weapon = Literal['none', 'melee', 'thrown', 'missile', 'laser']
+"""The choices of weapon."""
+Posture = Literal['standing', 'kneeling', 'prone', 'crawling']
+"""The choices of stance, attacker."""
+Depth = Literal['ankle', 'knee', 'deep']
+"""The choices of water_depth."""
+GroundDepth = Literal['ankle', 'knee']
+"""The choices of ground_depth."""
+Height = Literal['half_meter', 'one_meter', 'two_meters', 'over_two_meters']
+"""The choices of wall, pit."""
 
 INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'DEX': InputSpec('DEX', 'Dexterity', 'int', 0, 30, None, (), 10, True),
@@ -1945,22 +1956,117 @@ _table_recoil_push: Final = TableSpec(
 # ----------------------------------------------------------------------------
 
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
-    'broken_ground': RuleInfo('broken_ground', 'terrain', 'Broken Ground', '17.1', ('DEX', 'MOV', 'moved', 'weapon', 'acrobatics', )),
-    'water': RuleInfo('water', 'terrain', 'Water', '17.2', ('DEX', 'MOV', 'moved', 'weapon', 'acrobatics', 'water_depth', )),
-    'mud': RuleInfo('mud', 'terrain', 'Mud', '17.3', ('DEX', 'MOV', 'moved', 'weapon', 'acrobatics', 'ground_depth', )),
-    'snow': RuleInfo('snow', 'terrain', 'Snow', '17.3', ('DEX', 'MOV', 'moved', 'weapon', 'acrobatics', 'ground_depth', )),
-    'smoke': RuleInfo('smoke', 'condition', 'Smoke, Fog, and Dense Atmospheres', '17.4', ('DEX', 'to_hit', 'laser_damage', 'weapon', 'smoke_hexes', 'in_smoke', 'gas_mask', 'anti_laser', )),
-    'darkness': RuleInfo('darkness', 'condition', 'Complete Darkness', '17.5', ('DEX', 'to_hit', 'MOV', 'moved', 'weapon', 'lit', )),
-    'ice': RuleInfo('ice', 'terrain', 'Ice', '17.6', ('DEX', 'moved', 'stance', )),
-    'wall_cover': RuleInfo('wall_cover', 'terrain', 'Walls: cover', '17.7', ('DEX', 'to_hit', 'stance', 'wall', 'attacker', 'attacker_distance', 'throwing_grenade', 'firing_over', )),
+    'broken_ground': RuleInfo(
+        'broken_ground',
+        'terrain',
+        'Broken Ground',
+        '17.1',
+        ('DEX', 'MOV', 'moved', 'weapon', 'acrobatics', ),
+        stats=('DEX',),
+        rolls=('fall',),
+    ),
+    'water': RuleInfo(
+        'water',
+        'terrain',
+        'Water',
+        '17.2',
+        ('DEX', 'MOV', 'moved', 'weapon', 'acrobatics', 'water_depth', ),
+        stats=('DEX', 'MOV'),
+        rolls=('fall',),
+    ),
+    'mud': RuleInfo(
+        'mud',
+        'terrain',
+        'Mud',
+        '17.3',
+        ('DEX', 'MOV', 'moved', 'weapon', 'acrobatics', 'ground_depth', ),
+        stats=('DEX', 'MOV'),
+        rolls=('fall',),
+    ),
+    'snow': RuleInfo(
+        'snow',
+        'terrain',
+        'Snow',
+        '17.3',
+        ('DEX', 'MOV', 'moved', 'weapon', 'acrobatics', 'ground_depth', ),
+        stats=('DEX', 'MOV'),
+        rolls=('fall',),
+    ),
+    'smoke': RuleInfo(
+        'smoke',
+        'condition',
+        'Smoke, Fog, and Dense Atmospheres',
+        '17.4',
+        ('DEX', 'to_hit', 'laser_damage', 'weapon', 'smoke_hexes', 'in_smoke', 'gas_mask', 'anti_laser', ),
+        stats=('to_hit', 'laser_damage', 'DEX'),
+        rolls=('hit',),
+    ),
+    'darkness': RuleInfo(
+        'darkness',
+        'condition',
+        'Complete Darkness',
+        '17.5',
+        ('DEX', 'to_hit', 'MOV', 'moved', 'weapon', 'lit', ),
+        stats=('DEX', 'to_hit'),
+        rolls=('fall', 'hit'),
+    ),
+    'ice': RuleInfo(
+        'ice',
+        'terrain',
+        'Ice',
+        '17.6',
+        ('DEX', 'moved', 'stance', ),
+        rolls=('fall',),
+    ),
+    'wall_cover': RuleInfo(
+        'wall_cover',
+        'terrain',
+        'Walls: cover',
+        '17.7',
+        ('DEX', 'to_hit', 'stance', 'wall', 'attacker', 'attacker_distance', 'throwing_grenade', 'firing_over', ),
+        stats=('to_hit',),
+        derived=('protected',),
+    ),
     'wall_crossing': RuleInfo('wall_crossing', 'terrain', 'Walls: crossing', '17.7', ('wall', )),
-    'pits': RuleInfo('pits', 'terrain', 'Pits and Holes', '17.8', ('DEX', 'to_hit', 'stance', 'attacker', 'attacker_distance', 'throwing_grenade', 'firing_over', 'pit', )),
-    'gravity': RuleInfo('gravity', 'condition', 'Changes in Gravity', '17.9', ('gravity', 'carried', 'hole', )),
-    'microgravity': RuleInfo('microgravity', 'condition', 'Microgravity', '17.10', ('DEX', 'to_hit', 'STR', 'moved', 'running', 'weapon', 'astrobatics', 'stance', 'fired_recoil', 'hit_by_recoil', 'holding_on', 'recovering', 'recoil_st', 'shots', 'floating_speed', 'at_tether', )),
-    'spacesuit': RuleInfo('spacesuit', 'condition', 'Vacuum or Hostile Atmospheres: spacesuit', '17.11', ('DEX', 'MOV', 'leak_turns', )),
-    'recoil_push': RuleInfo('recoil_push', 'table', 'Floating speed per recoil shot', '17.10', ('recoil_st', )),
+    'pits': RuleInfo(
+        'pits',
+        'terrain',
+        'Pits and Holes',
+        '17.8',
+        ('DEX', 'to_hit', 'stance', 'attacker', 'attacker_distance', 'throwing_grenade', 'firing_over', 'pit', ),
+        stats=('to_hit',),
+        derived=('protected',),
+    ),
+    'gravity': RuleInfo(
+        'gravity',
+        'condition',
+        'Changes in Gravity',
+        '17.9',
+        ('gravity', 'carried', 'hole', ),
+        derived=('load', 'jump_width'),
+    ),
+    'microgravity': RuleInfo(
+        'microgravity',
+        'condition',
+        'Microgravity',
+        '17.10',
+        ('DEX', 'to_hit', 'STR', 'moved', 'running', 'weapon', 'astrobatics', 'stance', 'fired_recoil', 'hit_by_recoil', 'holding_on', 'recovering', 'recoil_st', 'shots', 'floating_speed', 'at_tether', ),
+        stats=('to_hit',),
+        derived=('float_speed', 'wall_hits', 'collision_speed'),
+        rolls=('footing',),
+    ),
+    'spacesuit': RuleInfo(
+        'spacesuit',
+        'condition',
+        'Vacuum or Hostile Atmospheres: spacesuit',
+        '17.11',
+        ('DEX', 'MOV', 'leak_turns', ),
+        stats=('DEX', 'MOV'),
+        derived=('leak_damage',),
+    ),
+    'recoil_push': RuleInfo('recoil_push', 'table', 'Floating speed per recoil shot', '17.10', ('recoil_st', ), columns=('speed',)),
 })
-"""Every rule, terrain, condition, trait and table, with the inputs each reads."""
+"""Every rule, terrain, condition, trait and table, with the inputs each reads and what it produces: the stats it changes, the values it derives, the rolls it may ask for, a table's columns."""
 
 
 
@@ -3987,13 +4093,22 @@ def resolve(
     """
     return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
 
+class BrokenGroundInputs(TypedDict, total=False):
+    """The inputs of broken_ground(), each optional: `broken_ground(**inputs)`."""
+
+    DEX: int
+    MOV: int
+    moved: int
+    weapon: Weapon
+    acrobatics: bool
+
 @inputs_by_name
 def broken_ground(
     *,
     DEX: int = 10,
     MOV: int = 10,
     moved: int = 0,
-    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
+    weapon: Weapon = 'none',
     acrobatics: bool = False,
 ) -> Resolution:
     """Broken Ground (17.1).
@@ -4019,15 +4134,25 @@ def broken_ground(
         return _resolve_broken_ground(values, changed(('acrobatics', acrobatics, False)))
     return resolve_rule(_BOOK, 'broken_ground', (DEX, MOV, moved, weapon, acrobatics))
 
+class WaterInputs(TypedDict, total=False):
+    """The inputs of water(), each optional: `water(**inputs)`."""
+
+    DEX: int
+    MOV: int
+    moved: int
+    weapon: Weapon
+    acrobatics: bool
+    water_depth: Depth
+
 @inputs_by_name
 def water(
     *,
     DEX: int = 10,
     MOV: int = 10,
     moved: int = 0,
-    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
+    weapon: Weapon = 'none',
     acrobatics: bool = False,
-    water_depth: Literal['ankle', 'knee', 'deep'] = 'ankle',
+    water_depth: Depth = 'ankle',
 ) -> Resolution:
     """Water (17.2).
 
@@ -4056,15 +4181,25 @@ def water(
         return _resolve_water(values, changed(('moved', moved, 0), ('weapon', weapon, 'none'), ('acrobatics', acrobatics, False)))
     return resolve_rule(_BOOK, 'water', (DEX, MOV, moved, weapon, acrobatics, water_depth))
 
+class MudInputs(TypedDict, total=False):
+    """The inputs of mud(), each optional: `mud(**inputs)`."""
+
+    DEX: int
+    MOV: int
+    moved: int
+    weapon: Weapon
+    acrobatics: bool
+    ground_depth: GroundDepth
+
 @inputs_by_name
 def mud(
     *,
     DEX: int = 10,
     MOV: int = 10,
     moved: int = 0,
-    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
+    weapon: Weapon = 'none',
     acrobatics: bool = False,
-    ground_depth: Literal['ankle', 'knee'] = 'ankle',
+    ground_depth: GroundDepth = 'ankle',
 ) -> Resolution:
     """Mud (17.3).
 
@@ -4093,15 +4228,25 @@ def mud(
         return _resolve_mud(values, changed(('acrobatics', acrobatics, False)))
     return resolve_rule(_BOOK, 'mud', (DEX, MOV, moved, weapon, acrobatics, ground_depth))
 
+class SnowInputs(TypedDict, total=False):
+    """The inputs of snow(), each optional: `snow(**inputs)`."""
+
+    DEX: int
+    MOV: int
+    moved: int
+    weapon: Weapon
+    acrobatics: bool
+    ground_depth: GroundDepth
+
 @inputs_by_name
 def snow(
     *,
     DEX: int = 10,
     MOV: int = 10,
     moved: int = 0,
-    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
+    weapon: Weapon = 'none',
     acrobatics: bool = False,
-    ground_depth: Literal['ankle', 'knee'] = 'ankle',
+    ground_depth: GroundDepth = 'ankle',
 ) -> Resolution:
     """Snow (17.3).
 
@@ -4130,13 +4275,25 @@ def snow(
         return _resolve_snow(values, changed(('acrobatics', acrobatics, False)))
     return resolve_rule(_BOOK, 'snow', (DEX, MOV, moved, weapon, acrobatics, ground_depth))
 
+class SmokeInputs(TypedDict, total=False):
+    """The inputs of smoke(), each optional: `smoke(**inputs)`."""
+
+    DEX: int
+    to_hit: int | None
+    laser_damage: Dice | str
+    weapon: Weapon
+    smoke_hexes: int
+    in_smoke: bool
+    gas_mask: bool
+    anti_laser: bool
+
 @inputs_by_name
 def smoke(
     *,
     DEX: int = 10,
     to_hit: int | None = None,
     laser_damage: Dice | str = '2d6',
-    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
+    weapon: Weapon = 'none',
     smoke_hexes: int = 0,
     in_smoke: bool = False,
     gas_mask: bool = False,
@@ -4156,6 +4313,16 @@ def smoke(
         (DEX, to_hit, laser_damage, weapon, smoke_hexes, in_smoke, gas_mask, anti_laser),
     )
 
+class DarknessInputs(TypedDict, total=False):
+    """The inputs of darkness(), each optional: `darkness(**inputs)`."""
+
+    DEX: int
+    to_hit: int | None
+    MOV: int
+    moved: int
+    weapon: Weapon
+    lit: bool
+
 @inputs_by_name
 def darkness(
     *,
@@ -4163,7 +4330,7 @@ def darkness(
     to_hit: int | None = None,
     MOV: int = 10,
     moved: int = 0,
-    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
+    weapon: Weapon = 'none',
     lit: bool = False,
 ) -> Resolution:
     """Complete Darkness (17.5).
@@ -4193,13 +4360,15 @@ def darkness(
         return _resolve_darkness(values, changed(('moved', moved, 0), ('weapon', weapon, 'none')))
     return resolve_rule(_BOOK, 'darkness', (DEX, to_hit, MOV, moved, weapon, lit))
 
+class IceInputs(TypedDict, total=False):
+    """The inputs of ice(), each optional: `ice(**inputs)`."""
+
+    DEX: int
+    moved: int
+    stance: Posture
+
 @inputs_by_name
-def ice(
-    *,
-    DEX: int = 10,
-    moved: int = 0,
-    stance: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
-) -> Resolution:
+def ice(*, DEX: int = 10, moved: int = 0, stance: Posture = 'standing') -> Resolution:
     """Ice (17.6).
 
     - roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
@@ -4213,14 +4382,26 @@ def ice(
         return _resolve_ice(values, changed(('moved', moved, 0)))
     return resolve_rule(_BOOK, 'ice', (DEX, moved, stance))
 
+class WallCoverInputs(TypedDict, total=False):
+    """The inputs of wall_cover(), each optional: `wall_cover(**inputs)`."""
+
+    DEX: int
+    to_hit: int | None
+    stance: Posture
+    wall: Height
+    attacker: Posture
+    attacker_distance: int
+    throwing_grenade: bool
+    firing_over: bool
+
 @inputs_by_name
 def wall_cover(
     *,
     DEX: int = 10,
     to_hit: int | None = None,
-    stance: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
-    wall: Literal['half_meter', 'one_meter', 'two_meters', 'over_two_meters'] = 'half_meter',
-    attacker: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
+    stance: Posture = 'standing',
+    wall: Height = 'half_meter',
+    attacker: Posture = 'standing',
     attacker_distance: int = 10,
     throwing_grenade: bool = False,
     firing_over: bool = False,
@@ -4261,11 +4442,13 @@ def wall_cover(
         (DEX, to_hit, stance, wall, attacker, attacker_distance, throwing_grenade, firing_over),
     )
 
+class WallCrossingInputs(TypedDict, total=False):
+    """The inputs of wall_crossing(), each optional: `wall_crossing(**inputs)`."""
+
+    wall: Height
+
 @inputs_by_name
-def wall_crossing(
-    *,
-    wall: Literal['half_meter', 'one_meter', 'two_meters', 'over_two_meters'] = 'half_meter',
-) -> Resolution:
+def wall_crossing(*, wall: Height = 'half_meter') -> Resolution:
     """Walls: crossing (17.7).
 
     - cannot move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
@@ -4279,17 +4462,29 @@ def wall_crossing(
         return _resolve_wall_crossing(values, NOTHING)
     return resolve_rule(_BOOK, 'wall_crossing', (wall,))
 
+class PitsInputs(TypedDict, total=False):
+    """The inputs of pits(), each optional: `pits(**inputs)`."""
+
+    DEX: int
+    to_hit: int | None
+    stance: Posture
+    attacker: Posture
+    attacker_distance: int
+    throwing_grenade: bool
+    firing_over: bool
+    pit: Height
+
 @inputs_by_name
 def pits(
     *,
     DEX: int = 10,
     to_hit: int | None = None,
-    stance: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
-    attacker: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
+    stance: Posture = 'standing',
+    attacker: Posture = 'standing',
     attacker_distance: int = 10,
     throwing_grenade: bool = False,
     firing_over: bool = False,
-    pit: Literal['half_meter', 'one_meter', 'two_meters', 'over_two_meters'] = 'half_meter',
+    pit: Height = 'half_meter',
 ) -> Resolution:
     """Pits and Holes (17.8).
 
@@ -4324,6 +4519,13 @@ def pits(
         (DEX, to_hit, stance, attacker, attacker_distance, throwing_grenade, firing_over, pit),
     )
 
+class GravityInputs(TypedDict, total=False):
+    """The inputs of gravity(), each optional: `gravity(**inputs)`."""
+
+    gravity: Fraction | int | float | str
+    carried: Fraction | int | float | str
+    hole: int
+
 @inputs_by_name
 def gravity(
     *,
@@ -4338,6 +4540,26 @@ def gravity(
     """
     return resolve_rule(_BOOK, 'gravity', (gravity, carried, hole))
 
+class MicrogravityInputs(TypedDict, total=False):
+    """The inputs of microgravity(), each optional: `microgravity(**inputs)`."""
+
+    DEX: int
+    to_hit: int | None
+    STR: int
+    moved: int
+    running: bool
+    weapon: Weapon
+    astrobatics: bool
+    stance: Posture
+    fired_recoil: bool
+    hit_by_recoil: bool
+    holding_on: bool
+    recovering: bool
+    recoil_st: int
+    shots: int
+    floating_speed: Fraction | int | float | str
+    at_tether: bool
+
 @inputs_by_name
 def microgravity(
     *,
@@ -4346,9 +4568,9 @@ def microgravity(
     STR: int = 10,
     moved: int = 0,
     running: bool = False,
-    weapon: Literal['none', 'melee', 'thrown', 'missile', 'laser'] = 'none',
+    weapon: Weapon = 'none',
     astrobatics: bool = False,
-    stance: Literal['standing', 'kneeling', 'prone', 'crawling'] = 'standing',
+    stance: Posture = 'standing',
     fired_recoil: bool = False,
     hit_by_recoil: bool = False,
     holding_on: bool = False,
@@ -4389,6 +4611,14 @@ def microgravity(
         ),
     )
 
+class SpacesuitInputs(TypedDict, total=False):
+    """The inputs of spacesuit(), each optional: `spacesuit(**inputs)`."""
+
+    DEX: int
+    MOV: int
+    leak_turns: int
+    rounds: int | None
+
 @inputs_by_name
 def spacesuit(
     *,
@@ -4408,6 +4638,11 @@ def spacesuit(
     given: dict[str, object] = {'DEX': DEX, 'MOV': MOV, 'leak_turns': leak_turns}
     return resolve_rounds(_BOOK, _SEQUENCES, ('spacesuit',), given, rounds, signature=True)
 
+class RecoilPushInputs(TypedDict, total=False):
+    """The inputs of recoil_push(), each optional: `recoil_push(**inputs)`."""
+
+    recoil_st: int
+
 @inputs_by_name
 def recoil_push(*, recoil_st: int = 0) -> Resolution:
     """Floating speed per recoil shot (17.10).
@@ -4423,13 +4658,25 @@ __all__ = [
     'NOT_APPLICABLE',
     'RULEBOOK',
     'RULES',
+    'BrokenGroundInputs',
     'Chain',
     'Chances',
     'Consequence',
+    'DarknessInputs',
+    'Depth',
     'Dice',
+    'GravityInputs',
+    'GroundDepth',
+    'Height',
+    'IceInputs',
     'InputSpec',
+    'MicrogravityInputs',
     'Modifier',
+    'MudInputs',
     'Note',
+    'PitsInputs',
+    'Posture',
+    'RecoilPushInputs',
     'Resolution',
     'Restriction',
     'Roll',
@@ -4437,10 +4684,17 @@ __all__ = [
     'RuleInputError',
     'RulebookInfo',
     'SequenceResult',
+    'SmokeInputs',
+    'SnowInputs',
+    'SpacesuitInputs',
     'Special',
     'TableResult',
     'TraceEntry',
     'Value',
+    'WallCoverInputs',
+    'WallCrossingInputs',
+    'WaterInputs',
+    'Weapon',
     'broken_ground',
     'darkness',
     'gravity',

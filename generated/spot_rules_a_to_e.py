@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypedDict
 
 import dsl.runtime as _runtime
 
-_runtime.require(1, 'spot_rules_a_to_e.py', '0.2.0')
+_runtime.require(2, 'spot_rules_a_to_e.py', '0.2.0')
 
 from dsl.runtime import (  # noqa: E402
     IMPASSABLE,
@@ -134,6 +134,57 @@ RULEBOOK: Final = RulebookInfo(
     ),
 )
 """The rulebook these resolvers were compiled from, with its general notes."""
+
+Acid = Literal['weak', 'strong', 'very_strong']
+"""The choices of acid."""
+Stunt = Literal['none', 'simple', 'moderately_difficult', 'difficult_stunt', 'extremely_difficult']
+"""The choices of stunt."""
+Wind = Literal['calm', 'light', 'moderate', 'strong', 'severe', 'windstorm', 'hurricane', 'tornado']
+"""The choices of wind."""
+ArmorWorn = Literal['no_armor', 'light_armor', 'medium_armor', 'heavy_armor']
+"""The choices of armor_worn."""
+FlyResult = Literal['not_rolled', 'fly_critical', 'fly_special', 'fly_success', 'fly_failure', 'fly_fumble']
+"""The choices of fly_result."""
+Ambush = Literal['no_ambush', 'missile_ambush', 'hand_to_hand_ambush']
+"""The choices of ambush."""
+AreaResponse = Literal['no_response', 'dodge_area', 'agility_area']
+"""The choices of area_response."""
+ArmorState = Literal['intact', 'damaged', 'destroyed', 'repaired_after_destruction']
+"""The choices of armor_state."""
+RollResult = Literal['not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result']
+"""The choices of command_roll, passion_roll, chase_result."""
+FireMode = Literal['single_shot', 'burst', 'full_autofire']
+"""The choices of fire_mode."""
+AutofireTargets = Literal['one_target', 'spread_targets', 'narrow_targets']
+"""The choices of autofire_targets."""
+TargetKind = Literal['creature', 'large_object', 'tiny_object']
+"""The choices of target_kind."""
+ChaseRangeBand = Literal['side_by_side', 'two_lengths', 'close', 'in_sight', 'out_of_sight']
+"""The choices of chase_range."""
+ChaseAttack = Literal['missile_attack', 'hand_to_hand_attack']
+"""The choices of chase_attack."""
+ManeuverKind = Literal['no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram']
+"""The choices of maneuver."""
+Protection = Literal['unprotected', 'adequate', 'exceptional']
+"""The choices of protection."""
+TroubleKind = Literal['no_trouble', 'flat_tire', 'propulsion_damage', 'propulsion_rupture', 'skid', 'minor_fishtail', 'moderate_fishtail', 'severe_fishtail', 'roll_or_tumble']
+"""The choices of trouble."""
+AsphyxiationStart = Literal['expected', 'surprised_took_breath', 'surprised_no_breath']
+"""The choices of asphyxiation_start."""
+Substance = Literal['water', 'smoke', 'dense_smoke', 'poison_gas']
+"""The choices of substance."""
+Darkness = Literal['lit', 'semi_darkness', 'complete_darkness']
+"""The choices of darkness."""
+Disarm = Literal['no_disarm', 'grapple_disarm', 'strike_disarm']
+"""The choices of disarm."""
+DiseaseType = Literal['atrophy', 'chills', 'delirium', 'malaise', 'shakes', 'pox']
+"""The choices of disease_type."""
+Disengage = Literal['stay_engaged', 'knockback_and_dodge', 'fighting_withdrawal', 'turn_and_run']
+"""The choices of disengage."""
+WeaponChange = Literal['no_change', 'draw', 'exchange', 'drop_and_draw']
+"""The choices of weapon_change."""
+Space = Literal['ample_space', 'under_one_meter', 'under_half_meter']
+"""The choices of space."""
 
 INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'skill': InputSpec('skill', 'Skill rating', 'percent', 0, 200, None, (), 50, True),
@@ -7508,61 +7559,399 @@ _table_disease_types: Final = TableSpec(
 # ----------------------------------------------------------------------------
 
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
-    'skill_roll': RuleInfo('skill_roll', 'rule', 'Skill rolls', '7 (system conventions)', ('skill', 'easy', 'difficult', 'at_one_fifth', 'impossible', )),
-    'characteristic_roll': RuleInfo('characteristic_roll', 'rule', 'Characteristic rolls', '7 (system conventions)', ('STR', 'CON', 'INT', 'POW', 'DEX', 'CHA', 'stamina', 'agility', 'idea', 'luck', 'multiplier', )),
-    'resistance_roll': RuleInfo('resistance_roll', 'rule', 'Resistance rolls', '7 (system conventions)', ('POW', 'opponent_POW', )),
-    'acid': RuleInfo('acid', 'rule', 'Acid', '7. Acid', ('acid_damage', 'acid', 'armored', 'acid_round', 'protection_rounds', 'armor_life', )),
-    'aerial_combat': RuleInfo('aerial_combat', 'rule', 'Aerial Combat', '7. Aerial Combat', ('skill', 'fly', 'stunt', 'wind', 'tail_wind', 'thin_air', 'armor_worn', 'flying', 'fly_result', )),
-    'aimed_attacks': RuleInfo('aimed_attacks', 'rule', 'Aimed Attacks', '7. Aimed Attacks', ('INT', 'idea', 'interrupted', )),
-    'aim_bonus': RuleInfo('aim_bonus', 'trait', 'Aimed Attacks: aiming bonus', '7. Aimed Attacks: Taking More Time', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', )),
-    'taking_more_time': RuleInfo('taking_more_time', 'rule', 'Aimed Attacks: Taking More Time', '7. Aimed Attacks: Taking More Time', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', 'unarmored_area', )),
-    'targeting_specific_area': RuleInfo('targeting_specific_area', 'rule', 'Aimed Attacks: Targeting a Specific Area', '7. Aimed Attacks: Targeting a Specific Area', ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', 'unarmored_area', )),
-    'ambushes': RuleInfo('ambushes', 'rule', 'Ambushes', '7. Ambushes', ('skill', 'defense', 'perception', 'ambush', 'stealth', 'attackers_seen', 'stealth_succeeded', 'target_noticed', 'after_first_round', )),
-    'area_attacks': RuleInfo('area_attacks', 'rule', 'Area Attacks', '7. Area Attacks', ('defense', 'DEX', 'agility', 'damage', 'area_response', 'response_succeeded', )),
-    'armor_damaged': RuleInfo('armor_damaged', 'rule', 'Armor Damaged', '7. Armor Damaged', ('armor', 'armor_roll', 'armor_state', 'armor_cost', )),
-    'aura_attacks': RuleInfo('aura_attacks', 'rule', 'Aura Attacks', '7. Aura Attacks', ('SIZ', 'POW', 'CHA', 'opponent_POW', 'aura', 'command_roll', 'passion_roll', 'previous_aura_success', 'experience', 'aura_circumstances', 'opponent_pow_shift', )),
-    'autofire': RuleInfo('autofire', 'rule', 'Autofire', '7. Autofire', ('skill', 'fire_mode', 'autofire_targets', 'shots', )),
-    'backstabs': RuleInfo('backstabs', 'rule', 'Backstabs and Helpless Opponents', '7. Backstabs and Helpless Opponents', ('skill', 'defense', 'perception', 'opponent_POW', 'backstab', 'helpless', )),
-    'big_and_little_targets': RuleInfo('big_and_little_targets', 'rule', 'Big and Little Targets', '7. Big and Little Targets', ('skill', 'SIZ', 'target_SIZ', 'target_kind', )),
-    'both_sides_surprised': RuleInfo('both_sides_surprised', 'rule', 'Both Sides Surprised', '7. Both Sides Surprised', ('perception', 'INT', 'idea', 'both_surprised', 'opponent_perception', 'both_ideas_succeed', )),
-    'broken_weapons': RuleInfo('broken_weapons', 'rule', 'Broken Weapons', '7. Broken Weapons', ('skill', 'defense', 'damage', 'weapon_broken', 'resembles_familiar', )),
-    'chases': RuleInfo('chases', 'rule', 'Chases', '7. Chases', ('skill', 'in_chase', 'chase_result', )),
-    'range_track_attacks': RuleInfo('range_track_attacks', 'rule', 'Chases: attacks on the Range Track', '7. Chases: Range Track', ('skill', 'in_chase', 'chase_range', 'chase_attack', )),
-    'chases_on_foot': RuleInfo('chases_on_foot', 'rule', 'Chases on Foot', '7. Chases: Chases on Foot', ('CON', 'stamina', 'opponent_CON', 'on_foot', 'encumbered', 'winded_failures', )),
-    'vehicular_chases': RuleInfo('vehicular_chases', 'rule', 'Vehicular Chases', '7. Chases: Vehicular Chases', ('speed', 'opponent_speed', 'top_speed', )),
-    'maneuvers': RuleInfo('maneuvers', 'rule', 'Chases: Maneuvers', '7. Chases: Maneuvers', ('skill', 'speed', 'crash_damage', 'passenger_damage', 'rebound_damage', 'maneuver', 'horse_drawn', 'protection', 'target_destroyed', 'vehicle_SIZ', 'other_SIZ', )),
-    'vehicle_damage': RuleInfo('vehicle_damage', 'rule', 'Chases: Vehicle Damage', '7. Chases: Maneuvers (Vehicle Damage)', ('top_speed', 'vehicle_hit_points', 'vehicle_max_hit_points', 'vehicle_armor', 'impact', )),
-    'maneuver_penalty': RuleInfo('maneuver_penalty', 'trait', 'Chases: maneuver modifier', '7. Chases: Skill Roll Modifiers Chart', ('skill', 'maneuver', )),
-    'skill_roll_modifiers': RuleInfo('skill_roll_modifiers', 'rule', 'Chases: Skill Roll Modifiers Chart', '7. Chases: Skill Roll Modifiers Chart', ('skill', 'speed', 'top_speed', 'handling', 'maneuver', 'fog', 'night', 'rain', 'chase_wind', 'heavy_rain', 'oily_or_icy', 'snow', 'gravel_road', 'downhill_grade', 'dirt_road', 'limbs_rocks', 'minor_vehicle_damage', )),
-    'individual_actions': RuleInfo('individual_actions', 'rule', 'Chases: Individual Actions', '7. Chases: Individual Actions', ('skill', 'POW', 'DEX', 'agility', 'luck', 'moving_in_vehicle', 'thrown_risk', 'enclosed_vehicle', )),
-    'chase_trouble_effects': RuleInfo('chase_trouble_effects', 'rule', 'Chases: Chase Trouble effects', '7. Chases: Chase Trouble Table', ('skill', 'speed', 'trouble', 'fueled', 'creature_drawn', )),
-    'asphyxiation': RuleInfo('asphyxiation', 'rule', 'Choking, Drowning, and Asphyxiation', '7. Choking, Drowning, and Asphyxiation', ('CON', 'POW', 'luck', 'asphyxiation_round', 'asphyxiation_start', 'substance', 'breath_failed', 'breath_multiplier', )),
-    'choking': RuleInfo('choking', 'rule', 'Choking: deliberate strangling', '7. Choking, Drowning, and Asphyxiation', ('CON', 'choked', )),
-    'close_combat': RuleInfo('close_combat', 'rule', 'Close Combat', '7. Close Combat', ('skill', 'defense', 'weapon_SIZ', 'opponent_weapon_SIZ', 'in_close_combat', 'kept_at_bay', )),
-    'closing': RuleInfo('closing', 'rule', 'Closing', '7. Closing', ('weapon_SIZ', 'opponent_weapon_SIZ', 'closed_this_round', )),
-    'cold_exposure_hunger_thirst': RuleInfo('cold_exposure_hunger_thirst', 'rule', 'Cold, Exposure, Hunger, and Thirst', '7. Cold, Exposure, Hunger, and Thirst', ('skill', 'CON', 'stamina', 'days_without_food', 'days_without_water', 'days_exposed', 'fatigue_points_used', 'physical_action', 'exposure_multiplier', )),
-    'cover': RuleInfo('cover', 'rule', 'Cover', '7. Cover', ('skill', 'partial_cover', )),
-    'darkness': RuleInfo('darkness', 'rule', 'Darkness', '7. Darkness', ('skill', 'perception', 'darkness', 'darkness_modifier', 'opponent_detected', )),
-    'desperate_actions': RuleInfo('desperate_actions', 'rule', 'Desperate Actions', '7. Desperate Actions', ('skill', 'DEX', 'agility', 'fatigue_points_used', 'desperate', 'desperate_last_round', 'fatigue_cost', )),
-    'disarming': RuleInfo('disarming', 'rule', 'Disarming', '7. Disarming', ('skill', 'opponent_STR', 'disarm', 'disarm_damage', 'weapon_hit_points', 'disarm_suspected', )),
-    'disease': RuleInfo('disease', 'rule', 'Disease', '7. Disease', ('CON', 'stamina', 'exposed_to_disease', 'diseased', 'con_failures', 'disease_type', )),
-    'disease_recovery': RuleInfo('disease_recovery', 'rule', 'Disease: recovery', '7. Disease', ('CON', 'diseased', 'disease_day', 'recovery_fumbles', 'strain', )),
-    'disengaging': RuleInfo('disengaging', 'rule', 'Disengaging', '7. Disengaging', ('skill', 'defense', 'disengage', 'all_defenses_succeeded', )),
-    'drawing_weapons': RuleInfo('drawing_weapons', 'rule', 'Drawing or Exchanging a Weapon', '7. Drawing or Exchanging a Weapon', ('skill', 'weapon_change', 'ready_ranks', )),
-    'enclosed_environments': RuleInfo('enclosed_environments', 'rule', 'Enclosed Environments', '7. Enclosed Environments', ('skill', 'weapon_SIZ', 'space', 'ranged_weapon', )),
-    'entangling': RuleInfo('entangling', 'rule', 'Entangling', '7. Entangling', ('skill', 'entangle', )),
-    'roll_bonus': RuleInfo('roll_bonus', 'table', 'Bonus of a Command or Passion roll to the aura total', '7. Aura Attacks', ('command_roll', )),
-    'autofire_hits': RuleInfo('autofire_hits', 'table', 'Shots that hit (roll when the attack succeeds)', '7. Autofire', ('shots', )),
-    'chase_steps': RuleInfo('chase_steps', 'table', 'Movement on the range track by the chase roll', '7. Chases', ('chase_result', )),
-    'range_track': RuleInfo('range_track', 'table', 'Range Track', '7. Chases: Range Track', ('chase_range', )),
-    'maneuver_modifier': RuleInfo('maneuver_modifier', 'table', 'Skill Roll Modifiers Chart: Maneuver', '7. Chases: Skill Roll Modifiers Chart', ('maneuver', )),
-    'chase_trouble': RuleInfo('chase_trouble', 'table', 'Chase Trouble Table', '7. Chases: Chase Trouble Table', ('trouble_modifier', )),
-    'breath_by_round': RuleInfo('breath_by_round', 'table', 'CON multiplier by round of asphyxiation', '7. Choking, Drowning, and Asphyxiation', ('asphyxiation_round', )),
-    'asphyxiation_damage': RuleInfo('asphyxiation_damage', 'table', 'Asphyxiation damage per combat round', '7. Choking, Drowning, and Asphyxiation', ('substance', )),
-    'illness_severity': RuleInfo('illness_severity', 'table', 'Illness Severity Table', '7. Disease: Illness Severity Table', ('con_failures', )),
-    'disease_types': RuleInfo('disease_types', 'table', 'Generic disease types', '7. Disease', ('disease_type', )),
+    'skill_roll': RuleInfo(
+        'skill_roll',
+        'rule',
+        'Skill rolls',
+        '7 (system conventions)',
+        ('skill', 'easy', 'difficult', 'at_one_fifth', 'impossible', ),
+        stats=('skill',),
+        rolls=('skill_check',),
+    ),
+    'characteristic_roll': RuleInfo(
+        'characteristic_roll',
+        'rule',
+        'Characteristic rolls',
+        '7 (system conventions)',
+        ('STR', 'CON', 'INT', 'POW', 'DEX', 'CHA', 'stamina', 'agility', 'idea', 'luck', 'multiplier', ),
+        rolls=('str_roll', 'con_roll', 'int_roll', 'pow_roll', 'dex_roll', 'cha_roll', 'stamina_roll', 'agility_roll', 'idea_roll', 'luck_roll'),
+    ),
+    'resistance_roll': RuleInfo(
+        'resistance_roll',
+        'rule',
+        'Resistance rolls',
+        '7 (system conventions)',
+        ('POW', 'opponent_POW', ),
+        rolls=('resist',),
+    ),
+    'acid': RuleInfo(
+        'acid',
+        'rule',
+        'Acid',
+        '7. Acid',
+        ('acid_damage', 'acid', 'armored', 'acid_round', 'protection_rounds', 'armor_life', ),
+        stats=('acid_damage',),
+        rolls=('armor_slows', 'armor_survives'),
+    ),
+    'aerial_combat': RuleInfo(
+        'aerial_combat',
+        'rule',
+        'Aerial Combat',
+        '7. Aerial Combat',
+        ('skill', 'fly', 'stunt', 'wind', 'tail_wind', 'thin_air', 'armor_worn', 'flying', 'fly_result', ),
+        stats=('fly', 'skill'),
+        rolls=('fly_roll',),
+    ),
+    'aimed_attacks': RuleInfo(
+        'aimed_attacks',
+        'rule',
+        'Aimed Attacks',
+        '7. Aimed Attacks',
+        ('INT', 'idea', 'interrupted', ),
+        rolls=('keep_aim',),
+    ),
+    'aim_bonus': RuleInfo(
+        'aim_bonus',
+        'trait',
+        'Aimed Attacks: aiming bonus',
+        '7. Aimed Attacks: Taking More Time',
+        ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', ),
+        stats=('skill',),
+    ),
+    'taking_more_time': RuleInfo(
+        'taking_more_time',
+        'rule',
+        'Aimed Attacks: Taking More Time',
+        '7. Aimed Attacks: Taking More Time',
+        ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', 'unarmored_area', ),
+        stats=('skill',),
+    ),
+    'targeting_specific_area': RuleInfo(
+        'targeting_specific_area',
+        'rule',
+        'Aimed Attacks: Targeting a Specific Area',
+        '7. Aimed Attacks: Targeting a Specific Area',
+        ('skill', 'aim_ranks', 'beyond_double_range', 'target_area', 'unarmored_area', ),
+        stats=('skill',),
+    ),
+    'ambushes': RuleInfo(
+        'ambushes',
+        'rule',
+        'Ambushes',
+        '7. Ambushes',
+        ('skill', 'defense', 'perception', 'ambush', 'stealth', 'attackers_seen', 'stealth_succeeded', 'target_noticed', 'after_first_round', ),
+        stats=('skill', 'perception', 'defense'),
+        rolls=('ambush_stealth', 'notice_attackers'),
+    ),
+    'area_attacks': RuleInfo(
+        'area_attacks',
+        'rule',
+        'Area Attacks',
+        '7. Area Attacks',
+        ('defense', 'DEX', 'agility', 'damage', 'area_response', 'response_succeeded', ),
+        stats=('damage',),
+        derived=('struck', 'stand_up'),
+        rolls=('dodge_area_roll', 'agility_area_roll'),
+    ),
+    'armor_damaged': RuleInfo(
+        'armor_damaged',
+        'rule',
+        'Armor Damaged',
+        '7. Armor Damaged',
+        ('armor', 'armor_roll', 'armor_state', 'armor_cost', ),
+        stats=('armor', 'armor_roll'),
+        derived=('repair_cost', 'rebuild_cost'),
+    ),
+    'aura_attacks': RuleInfo(
+        'aura_attacks',
+        'rule',
+        'Aura Attacks',
+        '7. Aura Attacks',
+        ('SIZ', 'POW', 'CHA', 'opponent_POW', 'aura', 'command_roll', 'passion_roll', 'previous_aura_success', 'experience', 'aura_circumstances', 'opponent_pow_shift', ),
+        stats=('aura',),
+        rolls=('resist_aura',),
+    ),
+    'autofire': RuleInfo(
+        'autofire',
+        'rule',
+        'Autofire',
+        '7. Autofire',
+        ('skill', 'fire_mode', 'autofire_targets', 'shots', ),
+        stats=('skill',),
+        derived=('hits',),
+        rolls=('burst_attack',),
+    ),
+    'backstabs': RuleInfo(
+        'backstabs',
+        'rule',
+        'Backstabs and Helpless Opponents',
+        '7. Backstabs and Helpless Opponents',
+        ('skill', 'defense', 'perception', 'opponent_POW', 'backstab', 'helpless', ),
+        stats=('skill', 'perception', 'defense'),
+        rolls=('sense_backstab', 'lucky_incident'),
+    ),
+    'big_and_little_targets': RuleInfo(
+        'big_and_little_targets',
+        'rule',
+        'Big and Little Targets',
+        '7. Big and Little Targets',
+        ('skill', 'SIZ', 'target_SIZ', 'target_kind', ),
+        stats=('skill',),
+    ),
+    'both_sides_surprised': RuleInfo(
+        'both_sides_surprised',
+        'rule',
+        'Both Sides Surprised',
+        '7. Both Sides Surprised',
+        ('perception', 'INT', 'idea', 'both_surprised', 'opponent_perception', 'both_ideas_succeed', ),
+        rolls=('detect_first', 'other_detects', 'act_first'),
+    ),
+    'broken_weapons': RuleInfo(
+        'broken_weapons',
+        'rule',
+        'Broken Weapons',
+        '7. Broken Weapons',
+        ('skill', 'defense', 'damage', 'weapon_broken', 'resembles_familiar', ),
+        stats=('damage', 'skill', 'defense'),
+    ),
+    'chases': RuleInfo(
+        'chases',
+        'rule',
+        'Chases',
+        '7. Chases',
+        ('skill', 'in_chase', 'chase_result', ),
+        derived=('moves', 'steps_back'),
+        rolls=('chase_roll',),
+    ),
+    'range_track_attacks': RuleInfo(
+        'range_track_attacks',
+        'rule',
+        'Chases: attacks on the Range Track',
+        '7. Chases: Range Track',
+        ('skill', 'in_chase', 'chase_range', 'chase_attack', ),
+        stats=('skill',),
+        derived=('range_number',),
+        rolls=('chase_shot',),
+    ),
+    'chases_on_foot': RuleInfo(
+        'chases_on_foot',
+        'rule',
+        'Chases on Foot',
+        '7. Chases: Chases on Foot',
+        ('CON', 'stamina', 'opponent_CON', 'on_foot', 'encumbered', 'winded_failures', ),
+        stats=('stamina',),
+        rolls=('outrun', 'keep_going'),
+    ),
+    'vehicular_chases': RuleInfo(
+        'vehicular_chases',
+        'rule',
+        'Vehicular Chases',
+        '7. Chases: Vehicular Chases',
+        ('speed', 'opponent_speed', 'top_speed', ),
+        derived=('range_shift',),
+    ),
+    'maneuvers': RuleInfo(
+        'maneuvers',
+        'rule',
+        'Chases: Maneuvers',
+        '7. Chases: Maneuvers',
+        ('skill', 'speed', 'crash_damage', 'passenger_damage', 'rebound_damage', 'maneuver', 'horse_drawn', 'protection', 'target_destroyed', 'vehicle_SIZ', 'other_SIZ', ),
+        stats=('skill', 'crash_damage', 'passenger_damage', 'rebound_damage'),
+        rolls=('turn_roll', 'maneuver_roll', 'knocked_aside', 'ram_prevails'),
+    ),
+    'vehicle_damage': RuleInfo(
+        'vehicle_damage',
+        'rule',
+        'Chases: Vehicle Damage',
+        '7. Chases: Maneuvers (Vehicle Damage)',
+        ('top_speed', 'vehicle_hit_points', 'vehicle_max_hit_points', 'vehicle_armor', 'impact', ),
+        derived=('hit_points_lost', 'damaged_top_speed'),
+    ),
+    'maneuver_penalty': RuleInfo(
+        'maneuver_penalty',
+        'trait',
+        'Chases: maneuver modifier',
+        '7. Chases: Skill Roll Modifiers Chart',
+        ('skill', 'maneuver', ),
+        stats=('skill',),
+    ),
+    'skill_roll_modifiers': RuleInfo(
+        'skill_roll_modifiers',
+        'rule',
+        'Chases: Skill Roll Modifiers Chart',
+        '7. Chases: Skill Roll Modifiers Chart',
+        ('skill', 'speed', 'top_speed', 'handling', 'maneuver', 'fog', 'night', 'rain', 'chase_wind', 'heavy_rain', 'oily_or_icy', 'snow', 'gravel_road', 'downhill_grade', 'dirt_road', 'limbs_rocks', 'minor_vehicle_damage', ),
+        stats=('skill',),
+    ),
+    'individual_actions': RuleInfo(
+        'individual_actions',
+        'rule',
+        'Chases: Individual Actions',
+        '7. Chases: Individual Actions',
+        ('skill', 'POW', 'DEX', 'agility', 'luck', 'moving_in_vehicle', 'thrown_risk', 'enclosed_vehicle', ),
+        stats=('skill', 'luck', 'agility'),
+        rolls=('grab_hold_luck', 'grab_hold_agility'),
+    ),
+    'chase_trouble_effects': RuleInfo(
+        'chase_trouble_effects',
+        'rule',
+        'Chases: Chase Trouble effects',
+        '7. Chases: Chase Trouble Table',
+        ('skill', 'speed', 'trouble', 'fueled', 'creature_drawn', ),
+        stats=('skill',),
+        derived=('vehicle_tumble', 'passenger_tumble', 'hurled_free'),
+        rolls=('fuel_explosion',),
+    ),
+    'asphyxiation': RuleInfo(
+        'asphyxiation',
+        'rule',
+        'Choking, Drowning, and Asphyxiation',
+        '7. Choking, Drowning, and Asphyxiation',
+        ('CON', 'POW', 'luck', 'asphyxiation_round', 'asphyxiation_start', 'substance', 'breath_failed', 'breath_multiplier', ),
+        stats=('breath_multiplier',),
+        derived=('damage_per_round',),
+        rolls=('hold_breath', 'took_a_breath'),
+    ),
+    'choking': RuleInfo(
+        'choking',
+        'rule',
+        'Choking: deliberate strangling',
+        '7. Choking, Drowning, and Asphyxiation',
+        ('CON', 'choked', ),
+        derived=('choking_damage',),
+        rolls=('resist_choking',),
+    ),
+    'close_combat': RuleInfo(
+        'close_combat',
+        'rule',
+        'Close Combat',
+        '7. Close Combat',
+        ('skill', 'defense', 'weapon_SIZ', 'opponent_weapon_SIZ', 'in_close_combat', 'kept_at_bay', ),
+        stats=('defense',),
+        derived=('strikes_first',),
+        rolls=('keep_at_bay', 'slip_past'),
+    ),
+    'closing': RuleInfo(
+        'closing',
+        'rule',
+        'Closing',
+        '7. Closing',
+        ('weapon_SIZ', 'opponent_weapon_SIZ', 'closed_this_round', ),
+        derived=('first_strike',),
+    ),
+    'cold_exposure_hunger_thirst': RuleInfo(
+        'cold_exposure_hunger_thirst',
+        'rule',
+        'Cold, Exposure, Hunger, and Thirst',
+        '7. Cold, Exposure, Hunger, and Thirst',
+        ('skill', 'CON', 'stamina', 'days_without_food', 'days_without_water', 'days_exposed', 'fatigue_points_used', 'physical_action', 'exposure_multiplier', ),
+        stats=('skill',),
+        derived=('days_deprived', 'fatigue_multiplier'),
+        rolls=('exertion',),
+    ),
+    'cover': RuleInfo(
+        'cover',
+        'rule',
+        'Cover',
+        '7. Cover',
+        ('skill', 'partial_cover', ),
+        stats=('skill',),
+        rolls=('hit_target', 'hit_target_or_cover'),
+    ),
+    'darkness': RuleInfo(
+        'darkness',
+        'rule',
+        'Darkness',
+        '7. Darkness',
+        ('skill', 'perception', 'darkness', 'darkness_modifier', 'opponent_detected', ),
+        stats=('skill', 'perception'),
+        rolls=('detect_in_dark',),
+    ),
+    'desperate_actions': RuleInfo(
+        'desperate_actions',
+        'rule',
+        'Desperate Actions',
+        '7. Desperate Actions',
+        ('skill', 'DEX', 'agility', 'fatigue_points_used', 'desperate', 'desperate_last_round', 'fatigue_cost', ),
+        stats=('agility', 'skill'),
+        derived=('desperate_fatigue',),
+        rolls=('desperate_agility',),
+    ),
+    'disarming': RuleInfo(
+        'disarming',
+        'rule',
+        'Disarming',
+        '7. Disarming',
+        ('skill', 'opponent_STR', 'disarm', 'disarm_damage', 'weapon_hit_points', 'disarm_suspected', ),
+        stats=('skill',),
+        derived=('weapon_damage',),
+        rolls=('strike_weapon', 'knock_away'),
+    ),
+    'disease': RuleInfo(
+        'disease',
+        'rule',
+        'Disease',
+        '7. Disease',
+        ('CON', 'stamina', 'exposed_to_disease', 'diseased', 'con_failures', 'disease_type', ),
+        derived=('severity', 'characteristic_loss', 'lost_characteristic'),
+        rolls=('resist_disease',),
+    ),
+    'disease_recovery': RuleInfo(
+        'disease_recovery',
+        'rule',
+        'Disease: recovery',
+        '7. Disease',
+        ('CON', 'diseased', 'disease_day', 'recovery_fumbles', 'strain', ),
+        derived=('recovery_multiplier',),
+        rolls=('recover',),
+    ),
+    'disengaging': RuleInfo(
+        'disengaging',
+        'rule',
+        'Disengaging',
+        '7. Disengaging',
+        ('skill', 'defense', 'disengage', 'all_defenses_succeeded', ),
+        stats=('skill',),
+        derived=('disengaged',),
+        rolls=('disengage_dodge', 'withdrawal_defense', 'parting_attack'),
+    ),
+    'drawing_weapons': RuleInfo(
+        'drawing_weapons',
+        'rule',
+        'Drawing or Exchanging a Weapon',
+        '7. Drawing or Exchanging a Weapon',
+        ('skill', 'weapon_change', 'ready_ranks', ),
+        stats=('ready_ranks',),
+    ),
+    'enclosed_environments': RuleInfo(
+        'enclosed_environments',
+        'rule',
+        'Enclosed Environments',
+        '7. Enclosed Environments',
+        ('skill', 'weapon_SIZ', 'space', 'ranged_weapon', ),
+        stats=('skill',),
+    ),
+    'entangling': RuleInfo(
+        'entangling',
+        'rule',
+        'Entangling',
+        '7. Entangling',
+        ('skill', 'entangle', ),
+        stats=('skill',),
+        rolls=('entangle_attack',),
+    ),
+    'roll_bonus': RuleInfo('roll_bonus', 'table', 'Bonus of a Command or Passion roll to the aura total', '7. Aura Attacks', ('command_roll', ), columns=('value',)),
+    'autofire_hits': RuleInfo('autofire_hits', 'table', 'Shots that hit (roll when the attack succeeds)', '7. Autofire', ('shots', ), columns=('value',)),
+    'chase_steps': RuleInfo('chase_steps', 'table', 'Movement on the range track by the chase roll', '7. Chases', ('chase_result', ), columns=('mover', 'steps')),
+    'range_track': RuleInfo('range_track', 'table', 'Range Track', '7. Chases: Range Track', ('chase_range', ), columns=('range', 'attacks')),
+    'maneuver_modifier': RuleInfo('maneuver_modifier', 'table', 'Skill Roll Modifiers Chart: Maneuver', '7. Chases: Skill Roll Modifiers Chart', ('maneuver', ), columns=('value',)),
+    'chase_trouble': RuleInfo('chase_trouble', 'table', 'Chase Trouble Table', '7. Chases: Chase Trouble Table', ('trouble_modifier', ), columns=('result', 'penalty', 'effect')),
+    'breath_by_round': RuleInfo('breath_by_round', 'table', 'CON multiplier by round of asphyxiation', '7. Choking, Drowning, and Asphyxiation', ('asphyxiation_round', ), columns=('expected', 'took_breath', 'no_breath')),
+    'asphyxiation_damage': RuleInfo('asphyxiation_damage', 'table', 'Asphyxiation damage per combat round', '7. Choking, Drowning, and Asphyxiation', ('substance', ), columns=('value',)),
+    'illness_severity': RuleInfo('illness_severity', 'table', 'Illness Severity Table', '7. Disease: Illness Severity Table', ('con_failures', ), columns=('degree', 'loss')),
+    'disease_types': RuleInfo('disease_types', 'table', 'Generic disease types', '7. Disease', ('disease_type', ), columns=('characteristic', 'description')),
 })
-"""Every rule, terrain, condition, trait and table, with the inputs each reads."""
+"""Every rule, terrain, condition, trait and table, with the inputs each reads and what it produces: the stats it changes, the values it derives, the rolls it may ask for, a table's columns."""
 
 def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:
     return 50 + (active - passive) * 5
@@ -14499,6 +14888,15 @@ def resolve(
     """
     return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
 
+class SkillRollInputs(TypedDict, total=False):
+    """The inputs of skill_roll(), each optional: `skill_roll(**inputs)`."""
+
+    skill: int
+    easy: bool
+    difficult: bool
+    at_one_fifth: bool
+    impossible: bool
+
 @inputs_by_name
 def skill_roll(
     *,
@@ -14533,6 +14931,21 @@ def skill_roll(
         }
         return _resolve_skill_roll(values, NOTHING)
     return resolve_rule(_BOOK, 'skill_roll', (skill, easy, difficult, at_one_fifth, impossible))
+
+class CharacteristicRollInputs(TypedDict, total=False):
+    """The inputs of characteristic_roll(), each optional: `characteristic_roll(**inputs)`."""
+
+    STR: int
+    CON: int
+    INT: int
+    POW: int
+    DEX: int
+    CHA: int
+    stamina: int | None
+    agility: int | None
+    idea: int | None
+    luck: int | None
+    multiplier: int
 
 @inputs_by_name
 def characteristic_roll(
@@ -14596,6 +15009,12 @@ def characteristic_roll(
         (STR, CON, INT, POW, DEX, CHA, stamina, agility, idea, luck, multiplier),
     )
 
+class ResistanceRollInputs(TypedDict, total=False):
+    """The inputs of resistance_roll(), each optional: `resistance_roll(**inputs)`."""
+
+    POW: int
+    opponent_POW: int
+
 @inputs_by_name
 def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
     """Resistance rolls (7 (system conventions)).
@@ -14610,11 +15029,21 @@ def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
         return _resolve_resistance_roll(values, NOTHING)
     return resolve_rule(_BOOK, 'resistance_roll', (POW, opponent_POW))
 
+class AcidInputs(TypedDict, total=False):
+    """The inputs of acid(), each optional: `acid(**inputs)`."""
+
+    acid_damage: Dice | str
+    acid: Acid
+    armored: bool
+    acid_round: int
+    protection_rounds: int
+    armor_life: int
+
 @inputs_by_name
 def acid(
     *,
     acid_damage: Dice | str = '1d4',
-    acid: Literal['weak', 'strong', 'very_strong'] = 'strong',
+    acid: Acid = 'strong',
     armored: bool = False,
     acid_round: int = 1,
     protection_rounds: int = 3,
@@ -14636,18 +15065,31 @@ def acid(
         (acid_damage, acid, armored, acid_round, protection_rounds, armor_life),
     )
 
+class AerialCombatInputs(TypedDict, total=False):
+    """The inputs of aerial_combat(), each optional: `aerial_combat(**inputs)`."""
+
+    skill: int
+    fly: int
+    stunt: Stunt
+    wind: Wind
+    tail_wind: bool
+    thin_air: bool
+    armor_worn: ArmorWorn
+    flying: bool
+    fly_result: FlyResult
+
 @inputs_by_name
 def aerial_combat(
     *,
     skill: int = 50,
     fly: int = 50,
-    stunt: Literal['none', 'simple', 'moderately_difficult', 'difficult_stunt', 'extremely_difficult'] = 'none',
-    wind: Literal['calm', 'light', 'moderate', 'strong', 'severe', 'windstorm', 'hurricane', 'tornado'] = 'calm',
+    stunt: Stunt = 'none',
+    wind: Wind = 'calm',
     tail_wind: bool = False,
     thin_air: bool = False,
-    armor_worn: Literal['no_armor', 'light_armor', 'medium_armor', 'heavy_armor'] = 'no_armor',
+    armor_worn: ArmorWorn = 'no_armor',
     flying: bool = False,
-    fly_result: Literal['not_rolled', 'fly_critical', 'fly_special', 'fly_success', 'fly_failure', 'fly_fumble'] = 'not_rolled',
+    fly_result: FlyResult = 'not_rolled',
 ) -> Resolution:
     """Aerial Combat (7. Aerial Combat).
 
@@ -14702,6 +15144,13 @@ def aerial_combat(
         (skill, fly, stunt, wind, tail_wind, thin_air, armor_worn, flying, fly_result),
     )
 
+class AimedAttacksInputs(TypedDict, total=False):
+    """The inputs of aimed_attacks(), each optional: `aimed_attacks(**inputs)`."""
+
+    INT: int
+    idea: int | None
+    interrupted: bool
+
 @inputs_by_name
 def aimed_attacks(
     *,
@@ -14721,6 +15170,14 @@ def aimed_attacks(
         values = {**_BOOK.defaults, 'INT': INT, 'idea': idea, 'interrupted': interrupted}
         return _resolve_aimed_attacks(values, NOTHING)
     return resolve_rule(_BOOK, 'aimed_attacks', (INT, idea, interrupted))
+
+class AimBonusInputs(TypedDict, total=False):
+    """The inputs of aim_bonus(), each optional: `aim_bonus(**inputs)`."""
+
+    skill: int
+    aim_ranks: int
+    beyond_double_range: bool
+    target_area: bool
 
 @inputs_by_name
 def aim_bonus(
@@ -14750,6 +15207,15 @@ def aim_bonus(
         }
         return _resolve_aim_bonus(values, changed(('target_area', target_area, False), ('aim_ranks', aim_ranks, 0)))
     return resolve_rule(_BOOK, 'aim_bonus', (skill, aim_ranks, beyond_double_range, target_area))
+
+class TakingMoreTimeInputs(TypedDict, total=False):
+    """The inputs of taking_more_time(), each optional: `taking_more_time(**inputs)`."""
+
+    skill: int
+    aim_ranks: int
+    beyond_double_range: bool
+    target_area: bool
+    unarmored_area: bool
 
 @inputs_by_name
 def taking_more_time(
@@ -14786,6 +15252,15 @@ def taking_more_time(
         'taking_more_time',
         (skill, aim_ranks, beyond_double_range, target_area, unarmored_area),
     )
+
+class TargetingSpecificAreaInputs(TypedDict, total=False):
+    """The inputs of targeting_specific_area(), each optional: `targeting_specific_area(**inputs)`."""
+
+    skill: int
+    aim_ranks: int
+    beyond_double_range: bool
+    target_area: bool
+    unarmored_area: bool
 
 @inputs_by_name
 def targeting_specific_area(
@@ -14824,13 +15299,26 @@ def targeting_specific_area(
         (skill, aim_ranks, beyond_double_range, target_area, unarmored_area),
     )
 
+class AmbushesInputs(TypedDict, total=False):
+    """The inputs of ambushes(), each optional: `ambushes(**inputs)`."""
+
+    skill: int
+    defense: int
+    perception: int
+    ambush: Ambush
+    stealth: int
+    attackers_seen: bool
+    stealth_succeeded: bool
+    target_noticed: bool
+    after_first_round: bool
+
 @inputs_by_name
 def ambushes(
     *,
     skill: int = 50,
     defense: int = 50,
     perception: int = 50,
-    ambush: Literal['no_ambush', 'missile_ambush', 'hand_to_hand_ambush'] = 'no_ambush',
+    ambush: Ambush = 'no_ambush',
     stealth: int = 50,
     attackers_seen: bool = False,
     stealth_succeeded: bool = False,
@@ -14888,6 +15376,16 @@ def ambushes(
         ),
     )
 
+class AreaAttacksInputs(TypedDict, total=False):
+    """The inputs of area_attacks(), each optional: `area_attacks(**inputs)`."""
+
+    defense: int
+    DEX: int
+    agility: int | None
+    damage: Dice | str
+    area_response: AreaResponse
+    response_succeeded: bool
+
 @inputs_by_name
 def area_attacks(
     *,
@@ -14895,7 +15393,7 @@ def area_attacks(
     DEX: int = 10,
     agility: int | None = None,
     damage: Dice | str = '1d8',
-    area_response: Literal['no_response', 'dodge_area', 'agility_area'] = 'no_response',
+    area_response: AreaResponse = 'no_response',
     response_succeeded: bool = False,
 ) -> Resolution:
     """Area Attacks (7. Area Attacks).
@@ -14912,12 +15410,20 @@ def area_attacks(
         (defense, DEX, agility, damage, area_response, response_succeeded),
     )
 
+class ArmorDamagedInputs(TypedDict, total=False):
+    """The inputs of armor_damaged(), each optional: `armor_damaged(**inputs)`."""
+
+    armor: int
+    armor_roll: Dice | str
+    armor_state: ArmorState
+    armor_cost: Fraction | int | float | str
+
 @inputs_by_name
 def armor_damaged(
     *,
     armor: int = 5,
     armor_roll: Dice | str = '1d8+1',
-    armor_state: Literal['intact', 'damaged', 'destroyed', 'repaired_after_destruction'] = 'intact',
+    armor_state: ArmorState = 'intact',
     armor_cost: Fraction | int | float | str = 100,
 ) -> Resolution:
     """Armor Damaged (7. Armor Damaged).
@@ -14931,6 +15437,21 @@ def armor_damaged(
     """
     return resolve_rule(_BOOK, 'armor_damaged', (armor, armor_roll, armor_state, armor_cost))
 
+class AuraAttacksInputs(TypedDict, total=False):
+    """The inputs of aura_attacks(), each optional: `aura_attacks(**inputs)`."""
+
+    SIZ: int
+    POW: int
+    CHA: int
+    opponent_POW: int
+    aura: int | None
+    command_roll: RollResult
+    passion_roll: RollResult
+    previous_aura_success: bool
+    experience: int
+    aura_circumstances: int
+    opponent_pow_shift: int
+
 @inputs_by_name
 def aura_attacks(
     *,
@@ -14939,8 +15460,8 @@ def aura_attacks(
     CHA: int = 10,
     opponent_POW: int = 10,
     aura: int | None = None,
-    command_roll: Literal['not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result'] = 'not_rolled',
-    passion_roll: Literal['not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result'] = 'not_rolled',
+    command_roll: RollResult = 'not_rolled',
+    passion_roll: RollResult = 'not_rolled',
     previous_aura_success: bool = False,
     experience: int = 0,
     aura_circumstances: int = 0,
@@ -15003,12 +15524,20 @@ def aura_attacks(
         ),
     )
 
+class AutofireInputs(TypedDict, total=False):
+    """The inputs of autofire(), each optional: `autofire(**inputs)`."""
+
+    skill: int
+    fire_mode: FireMode
+    autofire_targets: AutofireTargets
+    shots: int
+
 @inputs_by_name
 def autofire(
     *,
     skill: int = 50,
-    fire_mode: Literal['single_shot', 'burst', 'full_autofire'] = 'single_shot',
-    autofire_targets: Literal['one_target', 'spread_targets', 'narrow_targets'] = 'one_target',
+    fire_mode: FireMode = 'single_shot',
+    autofire_targets: AutofireTargets = 'one_target',
     shots: int = 3,
 ) -> Resolution:
     """Autofire (7. Autofire).
@@ -15034,6 +15563,16 @@ def autofire(
         }
         return _resolve_autofire(values, changed(('autofire_targets', autofire_targets, 'one_target'), ('shots', shots, 3)))
     return resolve_rule(_BOOK, 'autofire', (skill, fire_mode, autofire_targets, shots))
+
+class BackstabsInputs(TypedDict, total=False):
+    """The inputs of backstabs(), each optional: `backstabs(**inputs)`."""
+
+    skill: int
+    defense: int
+    perception: int
+    opponent_POW: int
+    backstab: bool
+    helpless: bool
 
 @inputs_by_name
 def backstabs(
@@ -15079,13 +15618,21 @@ def backstabs(
         (skill, defense, perception, opponent_POW, backstab, helpless),
     )
 
+class BigAndLittleTargetsInputs(TypedDict, total=False):
+    """The inputs of big_and_little_targets(), each optional: `big_and_little_targets(**inputs)`."""
+
+    skill: int
+    SIZ: int
+    target_SIZ: int
+    target_kind: TargetKind
+
 @inputs_by_name
 def big_and_little_targets(
     *,
     skill: int = 50,
     SIZ: int = 10,
     target_SIZ: int = 10,
-    target_kind: Literal['creature', 'large_object', 'tiny_object'] = 'creature',
+    target_kind: TargetKind = 'creature',
 ) -> Resolution:
     """Big and Little Targets (7. Big and Little Targets).
 
@@ -15109,6 +15656,16 @@ def big_and_little_targets(
         }
         return _resolve_big_and_little_targets(values, changed(('target_SIZ', target_SIZ, 10), ('SIZ', SIZ, 10)))
     return resolve_rule(_BOOK, 'big_and_little_targets', (skill, SIZ, target_SIZ, target_kind))
+
+class BothSidesSurprisedInputs(TypedDict, total=False):
+    """The inputs of both_sides_surprised(), each optional: `both_sides_surprised(**inputs)`."""
+
+    perception: int
+    INT: int
+    idea: int | None
+    both_surprised: bool
+    opponent_perception: int
+    both_ideas_succeed: bool
 
 @inputs_by_name
 def both_sides_surprised(
@@ -15150,6 +15707,15 @@ def both_sides_surprised(
         (perception, INT, idea, both_surprised, opponent_perception, both_ideas_succeed),
     )
 
+class BrokenWeaponsInputs(TypedDict, total=False):
+    """The inputs of broken_weapons(), each optional: `broken_weapons(**inputs)`."""
+
+    skill: int
+    defense: int
+    damage: Dice | str
+    weapon_broken: bool
+    resembles_familiar: bool
+
 @inputs_by_name
 def broken_weapons(
     *,
@@ -15171,12 +15737,19 @@ def broken_weapons(
         (skill, defense, damage, weapon_broken, resembles_familiar),
     )
 
+class ChasesInputs(TypedDict, total=False):
+    """The inputs of chases(), each optional: `chases(**inputs)`."""
+
+    skill: int
+    in_chase: bool
+    chase_result: RollResult
+
 @inputs_by_name
 def chases(
     *,
     skill: int = 50,
     in_chase: bool = False,
-    chase_result: Literal['not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result'] = 'not_rolled',
+    chase_result: RollResult = 'not_rolled',
 ) -> Resolution:
     """Chases (7. Chases).
 
@@ -15198,13 +15771,21 @@ def chases(
         return _resolve_chases(values, changed(('chase_result', chase_result, 'not_rolled')))
     return resolve_rule(_BOOK, 'chases', (skill, in_chase, chase_result))
 
+class RangeTrackAttacksInputs(TypedDict, total=False):
+    """The inputs of range_track_attacks(), each optional: `range_track_attacks(**inputs)`."""
+
+    skill: int
+    in_chase: bool
+    chase_range: ChaseRangeBand
+    chase_attack: ChaseAttack
+
 @inputs_by_name
 def range_track_attacks(
     *,
     skill: int = 50,
     in_chase: bool = False,
-    chase_range: Literal['side_by_side', 'two_lengths', 'close', 'in_sight', 'out_of_sight'] = 'side_by_side',
-    chase_attack: Literal['missile_attack', 'hand_to_hand_attack'] = 'missile_attack',
+    chase_range: ChaseRangeBand = 'side_by_side',
+    chase_attack: ChaseAttack = 'missile_attack',
 ) -> Resolution:
     """Chases: attacks on the Range Track (7. Chases: Range Track).
 
@@ -15231,6 +15812,16 @@ def range_track_attacks(
         }
         return _resolve_range_track_attacks(values, changed(('chase_range', chase_range, 'side_by_side'), ('chase_attack', chase_attack, 'missile_attack')))
     return resolve_rule(_BOOK, 'range_track_attacks', (skill, in_chase, chase_range, chase_attack))
+
+class ChasesOnFootInputs(TypedDict, total=False):
+    """The inputs of chases_on_foot(), each optional: `chases_on_foot(**inputs)`."""
+
+    CON: int
+    stamina: int | None
+    opponent_CON: int
+    on_foot: bool
+    encumbered: bool
+    winded_failures: int
 
 @inputs_by_name
 def chases_on_foot(
@@ -15273,6 +15864,13 @@ def chases_on_foot(
         (CON, stamina, opponent_CON, on_foot, encumbered, winded_failures),
     )
 
+class VehicularChasesInputs(TypedDict, total=False):
+    """The inputs of vehicular_chases(), each optional: `vehicular_chases(**inputs)`."""
+
+    speed: int
+    opponent_speed: int
+    top_speed: int
+
 @inputs_by_name
 def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int = 6) -> Resolution:
     """Vehicular Chases (7. Chases: Vehicular Chases).
@@ -15294,6 +15892,21 @@ def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int 
         return _resolve_vehicular_chases(values, NOTHING)
     return resolve_rule(_BOOK, 'vehicular_chases', (speed, opponent_speed, top_speed))
 
+class ManeuversInputs(TypedDict, total=False):
+    """The inputs of maneuvers(), each optional: `maneuvers(**inputs)`."""
+
+    skill: int
+    speed: int
+    crash_damage: Dice | str
+    passenger_damage: Dice | str
+    rebound_damage: Dice | str
+    maneuver: ManeuverKind
+    horse_drawn: bool
+    protection: Protection
+    target_destroyed: bool
+    vehicle_SIZ: int
+    other_SIZ: int
+
 @inputs_by_name
 def maneuvers(
     *,
@@ -15302,9 +15915,9 @@ def maneuvers(
     crash_damage: Dice | str = '1d6',
     passenger_damage: Dice | str = '1d3',
     rebound_damage: Dice | str = '1d10',
-    maneuver: Literal['no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'] = 'no_maneuver',
+    maneuver: ManeuverKind = 'no_maneuver',
     horse_drawn: bool = False,
-    protection: Literal['unprotected', 'adequate', 'exceptional'] = 'unprotected',
+    protection: Protection = 'unprotected',
     target_destroyed: bool = False,
     vehicle_SIZ: int = 30,
     other_SIZ: int = 30,
@@ -15345,6 +15958,15 @@ def maneuvers(
         ),
     )
 
+class VehicleDamageInputs(TypedDict, total=False):
+    """The inputs of vehicle_damage(), each optional: `vehicle_damage(**inputs)`."""
+
+    top_speed: int
+    vehicle_hit_points: int
+    vehicle_max_hit_points: int
+    vehicle_armor: int
+    impact: int
+
 @inputs_by_name
 def vehicle_damage(
     *,
@@ -15383,12 +16005,14 @@ def vehicle_damage(
         (top_speed, vehicle_hit_points, vehicle_max_hit_points, vehicle_armor, impact),
     )
 
+class ManeuverPenaltyInputs(TypedDict, total=False):
+    """The inputs of maneuver_penalty(), each optional: `maneuver_penalty(**inputs)`."""
+
+    skill: int
+    maneuver: ManeuverKind
+
 @inputs_by_name
-def maneuver_penalty(
-    *,
-    skill: int = 50,
-    maneuver: Literal['no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'] = 'no_maneuver',
-) -> Resolution:
+def maneuver_penalty(*, skill: int = 50, maneuver: ManeuverKind = 'no_maneuver') -> Resolution:
     """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
 
     - skill +maneuver_modifier[maneuver]
@@ -15401,6 +16025,27 @@ def maneuver_penalty(
         return _resolve_maneuver_penalty(values, NOTHING)
     return resolve_rule(_BOOK, 'maneuver_penalty', (skill, maneuver))
 
+class SkillRollModifiersInputs(TypedDict, total=False):
+    """The inputs of skill_roll_modifiers(), each optional: `skill_roll_modifiers(**inputs)`."""
+
+    skill: int
+    speed: int
+    top_speed: int
+    handling: int
+    maneuver: ManeuverKind
+    fog: bool
+    night: bool
+    rain: bool
+    chase_wind: bool
+    heavy_rain: bool
+    oily_or_icy: bool
+    snow: bool
+    gravel_road: bool
+    downhill_grade: bool
+    dirt_road: bool
+    limbs_rocks: bool
+    minor_vehicle_damage: bool
+
 @inputs_by_name
 def skill_roll_modifiers(
     *,
@@ -15408,7 +16053,7 @@ def skill_roll_modifiers(
     speed: int = 0,
     top_speed: int = 6,
     handling: int = 0,
-    maneuver: Literal['no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'] = 'no_maneuver',
+    maneuver: ManeuverKind = 'no_maneuver',
     fog: bool = False,
     night: bool = False,
     rain: bool = False,
@@ -15505,6 +16150,18 @@ def skill_roll_modifiers(
         ),
     )
 
+class IndividualActionsInputs(TypedDict, total=False):
+    """The inputs of individual_actions(), each optional: `individual_actions(**inputs)`."""
+
+    skill: int
+    POW: int
+    DEX: int
+    agility: int | None
+    luck: int | None
+    moving_in_vehicle: bool
+    thrown_risk: bool
+    enclosed_vehicle: bool
+
 @inputs_by_name
 def individual_actions(
     *,
@@ -15553,12 +16210,21 @@ def individual_actions(
         (skill, POW, DEX, agility, luck, moving_in_vehicle, thrown_risk, enclosed_vehicle),
     )
 
+class ChaseTroubleEffectsInputs(TypedDict, total=False):
+    """The inputs of chase_trouble_effects(), each optional: `chase_trouble_effects(**inputs)`."""
+
+    skill: int
+    speed: int
+    trouble: TroubleKind
+    fueled: bool
+    creature_drawn: bool
+
 @inputs_by_name
 def chase_trouble_effects(
     *,
     skill: int = 50,
     speed: int = 0,
-    trouble: Literal['no_trouble', 'flat_tire', 'propulsion_damage', 'propulsion_rupture', 'skid', 'minor_fishtail', 'moderate_fishtail', 'severe_fishtail', 'roll_or_tumble'] = 'no_trouble',
+    trouble: TroubleKind = 'no_trouble',
     fueled: bool = False,
     creature_drawn: bool = False,
 ) -> Resolution:
@@ -15596,6 +16262,19 @@ def chase_trouble_effects(
         (skill, speed, trouble, fueled, creature_drawn),
     )
 
+class AsphyxiationInputs(TypedDict, total=False):
+    """The inputs of asphyxiation(), each optional: `asphyxiation(**inputs)`."""
+
+    CON: int
+    POW: int
+    luck: int | None
+    asphyxiation_round: int
+    asphyxiation_start: AsphyxiationStart
+    substance: Substance
+    breath_failed: bool
+    breath_multiplier: int
+    rounds: int | None
+
 @inputs_by_name
 def asphyxiation(
     *,
@@ -15603,8 +16282,8 @@ def asphyxiation(
     POW: int = 10,
     luck: int | None = None,
     asphyxiation_round: int = 1,
-    asphyxiation_start: Literal['expected', 'surprised_took_breath', 'surprised_no_breath'] = 'expected',
-    substance: Literal['water', 'smoke', 'dense_smoke', 'poison_gas'] = 'water',
+    asphyxiation_start: AsphyxiationStart = 'expected',
+    substance: Substance = 'water',
     breath_failed: bool = False,
     breath_multiplier: int = 10,
     rounds: int | None = None,
@@ -15630,6 +16309,12 @@ def asphyxiation(
     }
     return resolve_rounds(_BOOK, _SEQUENCES, ('asphyxiation',), given, rounds, signature=True)
 
+class ChokingInputs(TypedDict, total=False):
+    """The inputs of choking(), each optional: `choking(**inputs)`."""
+
+    CON: int
+    choked: bool
+
 @inputs_by_name
 def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
     """Choking: deliberate strangling (7. Choking, Drowning, and Asphyxiation).
@@ -15644,6 +16329,16 @@ def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
         values = {**_BOOK.defaults, 'CON': CON, 'choked': choked}
         return _resolve_choking(values, changed(('CON', CON, 10)))
     return resolve_rule(_BOOK, 'choking', (CON, choked))
+
+class CloseCombatInputs(TypedDict, total=False):
+    """The inputs of close_combat(), each optional: `close_combat(**inputs)`."""
+
+    skill: int
+    defense: int
+    weapon_SIZ: Fraction | int | float | str
+    opponent_weapon_SIZ: Fraction | int | float | str
+    in_close_combat: bool
+    kept_at_bay: bool
 
 @inputs_by_name
 def close_combat(
@@ -15668,6 +16363,13 @@ def close_combat(
         (skill, defense, weapon_SIZ, opponent_weapon_SIZ, in_close_combat, kept_at_bay),
     )
 
+class ClosingInputs(TypedDict, total=False):
+    """The inputs of closing(), each optional: `closing(**inputs)`."""
+
+    weapon_SIZ: Fraction | int | float | str
+    opponent_weapon_SIZ: Fraction | int | float | str
+    closed_this_round: bool
+
 @inputs_by_name
 def closing(
     *,
@@ -15682,6 +16384,19 @@ def closing(
     - cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
     """
     return resolve_rule(_BOOK, 'closing', (weapon_SIZ, opponent_weapon_SIZ, closed_this_round))
+
+class ColdExposureHungerThirstInputs(TypedDict, total=False):
+    """The inputs of cold_exposure_hunger_thirst(), each optional: `cold_exposure_hunger_thirst(**inputs)`."""
+
+    skill: int
+    CON: int
+    stamina: int | None
+    days_without_food: int
+    days_without_water: int
+    days_exposed: int
+    fatigue_points_used: bool
+    physical_action: bool
+    exposure_multiplier: int
 
 @inputs_by_name
 def cold_exposure_hunger_thirst(
@@ -15744,6 +16459,12 @@ def cold_exposure_hunger_thirst(
         ),
     )
 
+class CoverInputs(TypedDict, total=False):
+    """The inputs of cover(), each optional: `cover(**inputs)`."""
+
+    skill: int
+    partial_cover: bool
+
 @inputs_by_name
 def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
     """Cover (7. Cover).
@@ -15760,12 +16481,21 @@ def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
         return _resolve_cover(values, NOTHING)
     return resolve_rule(_BOOK, 'cover', (skill, partial_cover))
 
+class DarknessInputs(TypedDict, total=False):
+    """The inputs of darkness(), each optional: `darkness(**inputs)`."""
+
+    skill: int
+    perception: int
+    darkness: Darkness
+    darkness_modifier: int
+    opponent_detected: bool
+
 @inputs_by_name
 def darkness(
     *,
     skill: int = 50,
     perception: int = 50,
-    darkness: Literal['lit', 'semi_darkness', 'complete_darkness'] = 'lit',
+    darkness: Darkness = 'lit',
     darkness_modifier: int = 0,
     opponent_detected: bool = False,
 ) -> Resolution:
@@ -15797,6 +16527,17 @@ def darkness(
         'darkness',
         (skill, perception, darkness, darkness_modifier, opponent_detected),
     )
+
+class DesperateActionsInputs(TypedDict, total=False):
+    """The inputs of desperate_actions(), each optional: `desperate_actions(**inputs)`."""
+
+    skill: int
+    DEX: int
+    agility: int | None
+    fatigue_points_used: bool
+    desperate: bool
+    desperate_last_round: bool
+    fatigue_cost: int
 
 @inputs_by_name
 def desperate_actions(
@@ -15843,12 +16584,22 @@ def desperate_actions(
         (skill, DEX, agility, fatigue_points_used, desperate, desperate_last_round, fatigue_cost),
     )
 
+class DisarmingInputs(TypedDict, total=False):
+    """The inputs of disarming(), each optional: `disarming(**inputs)`."""
+
+    skill: int
+    opponent_STR: int
+    disarm: Disarm
+    disarm_damage: int
+    weapon_hit_points: int
+    disarm_suspected: bool
+
 @inputs_by_name
 def disarming(
     *,
     skill: int = 50,
     opponent_STR: int = 10,
-    disarm: Literal['no_disarm', 'grapple_disarm', 'strike_disarm'] = 'no_disarm',
+    disarm: Disarm = 'no_disarm',
     disarm_damage: int = 0,
     weapon_hit_points: int = 10,
     disarm_suspected: bool = False,
@@ -15884,6 +16635,16 @@ def disarming(
         (skill, opponent_STR, disarm, disarm_damage, weapon_hit_points, disarm_suspected),
     )
 
+class DiseaseInputs(TypedDict, total=False):
+    """The inputs of disease(), each optional: `disease(**inputs)`."""
+
+    CON: int
+    stamina: int | None
+    exposed_to_disease: bool
+    diseased: bool
+    con_failures: int
+    disease_type: DiseaseType
+
 @inputs_by_name
 def disease(
     *,
@@ -15892,7 +16653,7 @@ def disease(
     exposed_to_disease: bool = False,
     diseased: bool = False,
     con_failures: int = 0,
-    disease_type: Literal['atrophy', 'chills', 'delirium', 'malaise', 'shakes', 'pox'] = 'chills',
+    disease_type: DiseaseType = 'chills',
 ) -> Resolution:
     """Disease (7. Disease).
 
@@ -15925,6 +16686,16 @@ def disease(
         (CON, stamina, exposed_to_disease, diseased, con_failures, disease_type),
     )
 
+class DiseaseRecoveryInputs(TypedDict, total=False):
+    """The inputs of disease_recovery(), each optional: `disease_recovery(**inputs)`."""
+
+    CON: int
+    diseased: bool
+    disease_day: int
+    recovery_fumbles: int
+    strain: int
+    rounds: int | None
+
 @inputs_by_name
 def disease_recovery(
     *,
@@ -15949,12 +16720,20 @@ def disease_recovery(
     }
     return resolve_rounds(_BOOK, _SEQUENCES, ('disease_recovery',), given, rounds, signature=True)
 
+class DisengagingInputs(TypedDict, total=False):
+    """The inputs of disengaging(), each optional: `disengaging(**inputs)`."""
+
+    skill: int
+    defense: int
+    disengage: Disengage
+    all_defenses_succeeded: bool
+
 @inputs_by_name
 def disengaging(
     *,
     skill: int = 50,
     defense: int = 50,
-    disengage: Literal['stay_engaged', 'knockback_and_dodge', 'fighting_withdrawal', 'turn_and_run'] = 'stay_engaged',
+    disengage: Disengage = 'stay_engaged',
     all_defenses_succeeded: bool = False,
 ) -> Resolution:
     """Disengaging (7. Disengaging).
@@ -15983,11 +16762,18 @@ def disengaging(
         return _resolve_disengaging(values, changed(('all_defenses_succeeded', all_defenses_succeeded, False)))
     return resolve_rule(_BOOK, 'disengaging', (skill, defense, disengage, all_defenses_succeeded))
 
+class DrawingWeaponsInputs(TypedDict, total=False):
+    """The inputs of drawing_weapons(), each optional: `drawing_weapons(**inputs)`."""
+
+    skill: int
+    weapon_change: WeaponChange
+    ready_ranks: int
+
 @inputs_by_name
 def drawing_weapons(
     *,
     skill: int = 50,
-    weapon_change: Literal['no_change', 'draw', 'exchange', 'drop_and_draw'] = 'no_change',
+    weapon_change: WeaponChange = 'no_change',
     ready_ranks: int = 5,
 ) -> Resolution:
     """Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
@@ -16010,12 +16796,20 @@ def drawing_weapons(
         return _resolve_drawing_weapons(values, NOTHING)
     return resolve_rule(_BOOK, 'drawing_weapons', (skill, weapon_change, ready_ranks))
 
+class EnclosedEnvironmentsInputs(TypedDict, total=False):
+    """The inputs of enclosed_environments(), each optional: `enclosed_environments(**inputs)`."""
+
+    skill: int
+    weapon_SIZ: Fraction | int | float | str
+    space: Space
+    ranged_weapon: bool
+
 @inputs_by_name
 def enclosed_environments(
     *,
     skill: int = 50,
     weapon_SIZ: Fraction | int | float | str = 1,
-    space: Literal['ample_space', 'under_one_meter', 'under_half_meter'] = 'ample_space',
+    space: Space = 'ample_space',
     ranged_weapon: bool = False,
 ) -> Resolution:
     """Enclosed Environments (7. Enclosed Environments).
@@ -16024,6 +16818,12 @@ def enclosed_environments(
     - skill is difficult (when space == under_half_meter and weapon_SIZ >= 1)
     """
     return resolve_rule(_BOOK, 'enclosed_environments', (skill, weapon_SIZ, space, ranged_weapon))
+
+class EntanglingInputs(TypedDict, total=False):
+    """The inputs of entangling(), each optional: `entangling(**inputs)`."""
+
+    skill: int
+    entangle: bool
 
 @inputs_by_name
 def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
@@ -16040,17 +16840,24 @@ def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
         return _resolve_entangling(values, NOTHING)
     return resolve_rule(_BOOK, 'entangling', (skill, entangle))
 
+class RollBonusInputs(TypedDict, total=False):
+    """The inputs of roll_bonus(), each optional: `roll_bonus(**inputs)`."""
+
+    command_roll: RollResult
+
 @inputs_by_name
-def roll_bonus(
-    *,
-    command_roll: Literal['not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result'] = 'not_rolled',
-) -> Resolution:
+def roll_bonus(*, command_roll: RollResult = 'not_rolled') -> Resolution:
     """Bonus of a Command or Passion roll to the aura total (7. Aura Attacks).
 
     Looked up by command_roll.
     """
     given: dict[str, object] = {'command_roll': command_roll}
     return resolve_with(_BOOK, ('roll_bonus',), given, signature=True)
+
+class AutofireHitsInputs(TypedDict, total=False):
+    """The inputs of autofire_hits(), each optional: `autofire_hits(**inputs)`."""
+
+    shots: int
 
 @inputs_by_name
 def autofire_hits(*, shots: int = 3) -> Resolution:
@@ -16061,11 +16868,13 @@ def autofire_hits(*, shots: int = 3) -> Resolution:
     given: dict[str, object] = {'shots': shots}
     return resolve_with(_BOOK, ('autofire_hits',), given, signature=True)
 
+class ChaseStepsInputs(TypedDict, total=False):
+    """The inputs of chase_steps(), each optional: `chase_steps(**inputs)`."""
+
+    chase_result: RollResult
+
 @inputs_by_name
-def chase_steps(
-    *,
-    chase_result: Literal['not_rolled', 'critical_result', 'special_result', 'success_result', 'failure_result', 'fumble_result'] = 'not_rolled',
-) -> Resolution:
+def chase_steps(*, chase_result: RollResult = 'not_rolled') -> Resolution:
     """Movement on the range track by the chase roll (7. Chases).
 
     Looked up by chase_result.
@@ -16073,11 +16882,13 @@ def chase_steps(
     given: dict[str, object] = {'chase_result': chase_result}
     return resolve_with(_BOOK, ('chase_steps',), given, signature=True)
 
+class RangeTrackInputs(TypedDict, total=False):
+    """The inputs of range_track(), each optional: `range_track(**inputs)`."""
+
+    chase_range: ChaseRangeBand
+
 @inputs_by_name
-def range_track(
-    *,
-    chase_range: Literal['side_by_side', 'two_lengths', 'close', 'in_sight', 'out_of_sight'] = 'side_by_side',
-) -> Resolution:
+def range_track(*, chase_range: ChaseRangeBand = 'side_by_side') -> Resolution:
     """Range Track (7. Chases: Range Track).
 
     Looked up by chase_range.
@@ -16085,17 +16896,25 @@ def range_track(
     given: dict[str, object] = {'chase_range': chase_range}
     return resolve_with(_BOOK, ('range_track',), given, signature=True)
 
+class ManeuverModifierInputs(TypedDict, total=False):
+    """The inputs of maneuver_modifier(), each optional: `maneuver_modifier(**inputs)`."""
+
+    maneuver: ManeuverKind
+
 @inputs_by_name
-def maneuver_modifier(
-    *,
-    maneuver: Literal['no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram'] = 'no_maneuver',
-) -> Resolution:
+def maneuver_modifier(*, maneuver: ManeuverKind = 'no_maneuver') -> Resolution:
     """Skill Roll Modifiers Chart: Maneuver (7. Chases: Skill Roll Modifiers Chart).
 
     Looked up by maneuver.
     """
     given: dict[str, object] = {'maneuver': maneuver}
     return resolve_with(_BOOK, ('maneuver_modifier',), given, signature=True)
+
+class ChaseTroubleInputs(TypedDict, total=False):
+    """The inputs of chase_trouble(), each optional: `chase_trouble(**inputs)`."""
+
+    trouble_modifier: int
+    roll: int | None
 
 @inputs_by_name
 def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Resolution:
@@ -16108,6 +16927,11 @@ def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Reso
         given['roll'] = roll
     return resolve_with(_BOOK, ('chase_trouble',), given, signature=True)
 
+class BreathByRoundInputs(TypedDict, total=False):
+    """The inputs of breath_by_round(), each optional: `breath_by_round(**inputs)`."""
+
+    asphyxiation_round: int
+
 @inputs_by_name
 def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
     """CON multiplier by round of asphyxiation (7. Choking, Drowning, and Asphyxiation).
@@ -16117,17 +16941,24 @@ def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
     given: dict[str, object] = {'asphyxiation_round': asphyxiation_round}
     return resolve_with(_BOOK, ('breath_by_round',), given, signature=True)
 
+class AsphyxiationDamageInputs(TypedDict, total=False):
+    """The inputs of asphyxiation_damage(), each optional: `asphyxiation_damage(**inputs)`."""
+
+    substance: Substance
+
 @inputs_by_name
-def asphyxiation_damage(
-    *,
-    substance: Literal['water', 'smoke', 'dense_smoke', 'poison_gas'] = 'water',
-) -> Resolution:
+def asphyxiation_damage(*, substance: Substance = 'water') -> Resolution:
     """Asphyxiation damage per combat round (7. Choking, Drowning, and Asphyxiation).
 
     Looked up by substance.
     """
     given: dict[str, object] = {'substance': substance}
     return resolve_with(_BOOK, ('asphyxiation_damage',), given, signature=True)
+
+class IllnessSeverityInputs(TypedDict, total=False):
+    """The inputs of illness_severity(), each optional: `illness_severity(**inputs)`."""
+
+    con_failures: int
 
 @inputs_by_name
 def illness_severity(*, con_failures: int = 0) -> Resolution:
@@ -16138,11 +16969,13 @@ def illness_severity(*, con_failures: int = 0) -> Resolution:
     given: dict[str, object] = {'con_failures': con_failures}
     return resolve_with(_BOOK, ('illness_severity',), given, signature=True)
 
+class DiseaseTypesInputs(TypedDict, total=False):
+    """The inputs of disease_types(), each optional: `disease_types(**inputs)`."""
+
+    disease_type: DiseaseType
+
 @inputs_by_name
-def disease_types(
-    *,
-    disease_type: Literal['atrophy', 'chills', 'delirium', 'malaise', 'shakes', 'pox'] = 'chills',
-) -> Resolution:
+def disease_types(*, disease_type: DiseaseType = 'chills') -> Resolution:
     """Generic disease types (7. Disease).
 
     Looked up by disease_type.
@@ -16156,24 +16989,102 @@ __all__ = [
     'NOT_APPLICABLE',
     'RULEBOOK',
     'RULES',
+    'Acid',
+    'AcidInputs',
+    'AerialCombatInputs',
+    'AimBonusInputs',
+    'AimedAttacksInputs',
+    'Ambush',
+    'AmbushesInputs',
+    'AreaAttacksInputs',
+    'AreaResponse',
+    'ArmorDamagedInputs',
+    'ArmorState',
+    'ArmorWorn',
+    'AsphyxiationDamageInputs',
+    'AsphyxiationInputs',
+    'AsphyxiationStart',
+    'AuraAttacksInputs',
+    'AutofireHitsInputs',
+    'AutofireInputs',
+    'AutofireTargets',
+    'BackstabsInputs',
+    'BigAndLittleTargetsInputs',
+    'BothSidesSurprisedInputs',
+    'BreathByRoundInputs',
+    'BrokenWeaponsInputs',
     'Chain',
     'Chances',
+    'CharacteristicRollInputs',
+    'ChaseAttack',
+    'ChaseRangeBand',
+    'ChaseStepsInputs',
+    'ChaseTroubleEffectsInputs',
+    'ChaseTroubleInputs',
+    'ChasesInputs',
+    'ChasesOnFootInputs',
+    'ChokingInputs',
+    'CloseCombatInputs',
+    'ClosingInputs',
+    'ColdExposureHungerThirstInputs',
     'Consequence',
+    'CoverInputs',
+    'Darkness',
+    'DarknessInputs',
+    'DesperateActionsInputs',
     'Dice',
+    'Disarm',
+    'DisarmingInputs',
+    'DiseaseInputs',
+    'DiseaseRecoveryInputs',
+    'DiseaseType',
+    'DiseaseTypesInputs',
+    'Disengage',
+    'DisengagingInputs',
+    'DrawingWeaponsInputs',
+    'EnclosedEnvironmentsInputs',
+    'EntanglingInputs',
+    'FireMode',
+    'FlyResult',
+    'IllnessSeverityInputs',
+    'IndividualActionsInputs',
     'InputSpec',
+    'ManeuverKind',
+    'ManeuverModifierInputs',
+    'ManeuverPenaltyInputs',
+    'ManeuversInputs',
     'Modifier',
     'Note',
+    'Protection',
+    'RangeTrackAttacksInputs',
+    'RangeTrackInputs',
+    'ResistanceRollInputs',
     'Resolution',
     'Restriction',
     'Roll',
+    'RollBonusInputs',
+    'RollResult',
     'RuleInfo',
     'RuleInputError',
     'RulebookInfo',
     'SequenceResult',
+    'SkillRollInputs',
+    'SkillRollModifiersInputs',
+    'Space',
     'Special',
+    'Stunt',
+    'Substance',
     'TableResult',
+    'TakingMoreTimeInputs',
+    'TargetKind',
+    'TargetingSpecificAreaInputs',
     'TraceEntry',
+    'TroubleKind',
     'Value',
+    'VehicleDamageInputs',
+    'VehicularChasesInputs',
+    'WeaponChange',
+    'Wind',
     'acid',
     'aerial_combat',
     'aim_bonus',

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypedDict
 
 import dsl.runtime as _runtime
 
-_runtime.require(1, 'spot_rules_e_to_z.py', '0.2.0')
+_runtime.require(2, 'spot_rules_e_to_z.py', '0.2.0')
 
 from dsl.runtime import (  # noqa: E402
     IMPASSABLE,
@@ -144,6 +144,47 @@ RULEBOOK: Final = RulebookInfo(
     ),
 )
 """The rulebook these resolvers were compiled from, with its general notes."""
+
+Action = Literal['attack', 'parry', 'dodge', 'other']
+"""The choices of action."""
+MissileWeapon = Literal['firearm', 'energy', 'crossbow', 'bow', 'thrown']
+"""The choices of missile_kind."""
+AttackKind = Literal['hand_to_hand', 'missile']
+"""The choices of attack_kind."""
+Demolition = Literal['none', 'strengthened', 'weakened']
+"""The choices of demolition."""
+FireSource = Literal['candle', 'torch', 'campfire', 'bonfire', 'burning_building', 'intense']
+"""The choices of fire."""
+Fortified = Literal['open', 'behind_fortification', 'crouched_behind']
+"""The choices of fortified."""
+Wound = Literal['minor', 'major']
+"""The choices of wound."""
+LightSource = Literal['long_candle', 'short_candle', 'torch_light', 'lantern']
+"""The choices of light."""
+Moving = Literal['still', 'mounted', 'running', 'leaping']
+"""The choices of moving."""
+FireDirection = Literal['ahead', 'sideways', 'behind']
+"""The choices of fire_direction."""
+NaturalWeapon = Literal['claw', 'bite', 'horn']
+"""The choices of natural_weapon."""
+PoisonSpeed = Literal['fast', 'slow']
+"""The choices of poison_speed."""
+ShieldSize = Literal['half', 'full', 'large']
+"""The choices of shield."""
+ShieldStance = Literal['in_combat', 'kneeling']
+"""The choices of shield_use."""
+ShotDirection = Literal['level', 'upward', 'downward']
+"""The choices of shot_direction."""
+AttackerWeapons = Literal['normal', 'large', 'long_spears']
+"""The choices of attacker_weapons."""
+DamageType = Literal['impaling', 'crushing', 'slashing', 'knockback', 'other']
+"""The choices of damage_type."""
+WeaponReach = Literal['short', 'medium', 'long']
+"""The choices of my_length, their_length."""
+Clouds = Literal['light_clouds', 'heavy_clouds', 'severe_clouds', 'complete_clouds']
+"""The choices of clouds."""
+PrecipitationKind = Literal['dry', 'rain_fall', 'snow', 'sleet', 'hail']
+"""The choices of precipitation_kind."""
 
 INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'STR': InputSpec('STR', 'Strength', 'int', 1, 100, None, (), 10, False),
@@ -5921,61 +5962,416 @@ _table_precipitation: Final = TableSpec(
 # ----------------------------------------------------------------------------
 
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
-    'attack': RuleInfo('attack', 'trait', 'The roll', '7. Spot Rules', ('skill', )),
-    'explosions': RuleInfo('explosions', 'rule', 'Explosions', 'Explosions', ('blast_dice', 'blast_radius', 'distance', 'demolition', )),
-    'point_blank_range': RuleInfo('point_blank_range', 'rule', 'Point-blank Range', 'Point-blank Range', ('DEX', 'skill', 'target_range', 'missile_kind', 'reach', )),
-    'extended_range': RuleInfo('extended_range', 'rule', 'Extended Range', 'Extended Range', ('DEX', 'skill', 'base_range', 'target_range', 'missile_kind', 'reach', 'hand_propelled', )),
-    'falling': RuleInfo('falling', 'rule', 'Falling', 'Falling', ('SIZ', 'armor', 'fall_dice', 'fall_distance', 'thrown_down', 'stake', )),
-    'fighting_while_down': RuleInfo('fighting_while_down', 'rule', 'Fighting While Down', 'Fighting While Down', ('skill', 'action', 'actor_prone', 'target_prone', 'two_handed', )),
-    'fire_and_heat': RuleInfo('fire_and_heat', 'rule', 'Fire and Heat', 'Fire and Heat', ('POW', 'luck', 'hit_points', 'fire', 'clothed_unarmored', 'burn_damage', 'extinguishing', )),
-    'firing_into_combat': RuleInfo('firing_into_combat', 'rule', 'Firing Into Combat', 'Firing Into Combat', ('skill', 'into_combat', 'engaged', 'both_close', 'extra_bodies', )),
-    'fortified_positions': RuleInfo('fortified_positions', 'rule', 'Fortified Positions', 'Fortified Positions', ('skill', 'attack_kind', 'fortified', )),
-    'improvised_wear': RuleInfo('improvised_wear', 'trait', 'Wear of improvised weapons', 'Improvised Parrying Weapons', ('weapon_hp', 'parried_damage', )),
-    'improvised_weapons': RuleInfo('improvised_weapons', 'rule', 'Improvised Weapons', 'Improvised Weapons', ('weapon_hp', 'parried_damage', )),
-    'improvised_parrying_weapons': RuleInfo('improvised_parrying_weapons', 'rule', 'Improvised Parrying Weapons', 'Improvised Parrying Weapons', ('weapon_hp', 'parried_damage', 'weapon_base', 'weapon_enc', )),
-    'knockback': RuleInfo('knockback', 'rule', 'Knockback', 'Knockback', ('SIZ', 'DEX', 'agility', 'ride', 'knock_siz', 'knockback_damage', 'mount_siz', 'kept_seat', 'from_above', 'half_siz_threshold', )),
-    'knockout_attacks': RuleInfo('knockout_attacks', 'rule', 'Knockout Attacks', 'Knockout Attacks', ('skill', 'wound', 'headed', )),
-    'light_sources': RuleInfo('light_sources', 'rule', 'Light Sources', 'Light Sources', ('POW', 'skill', 'luck', 'spot', 'light', 'light_distance', 'careful_light', 'light_dropped', )),
-    'mass_combat': RuleInfo('mass_combat', 'rule', 'Mass Combat', 'Mass Combat', ('POW', 'luck', 'immersed', 'side_pot', 'enemy_pot', )),
-    'missile_fire_while_moving': RuleInfo('missile_fire_while_moving', 'rule', 'Missile Fire While Moving', 'Missile Fire While Moving', ('DEX', 'skill', 'agility', 'jump', 'ride', 'missile_kind', 'moving', 'fire_direction', )),
-    'superior_position': RuleInfo('superior_position', 'rule', 'Superior/Inferior Positions', 'Superior/Inferior Positions', ('skill', 'action', 'superior', 'long_weapon', 'opponent_long_weapon', )),
-    'mounted_combat': RuleInfo('mounted_combat', 'rule', 'Mounted Combat', 'Mounted Combat', ('CON', 'POW', 'skill', 'luck', 'stamina', 'ride', 'action', 'long_weapon', 'opponent_long_weapon', 'mounted', 'target_on_foot', 'falling_from_mount', 'spurring', 'mount_POW', )),
-    'natural_weapons': RuleInfo('natural_weapons', 'rule', 'Natural Weapons', 'Natural Weapons', ('skill', 'damage_bonus', 'natural_weapon', 'natural_damage', )),
-    'poisons': RuleInfo('poisons', 'rule', 'Poisons', 'Poisons', ('CON', 'POT', 'poison_speed', )),
-    'poison_antidotes': RuleInfo('poison_antidotes', 'rule', 'Poison Antidotes', 'Poison Antidotes', ('CON', 'POT', 'antidote_pot', 'poison_speed', )),
-    'prone': RuleInfo('prone', 'rule', 'Prone', 'Prone', ('skill', 'action', 'base_range', 'target_range', 'missile_kind', 'attack_kind', 'actor_prone', 'target_prone', 'voluntarily_prone', 'getting_up', )),
-    'pulling_blows': RuleInfo('pulling_blows', 'rule', 'Pulling Blows', 'Pulling Blows', ('damage', 'pull_steps', 'pull_dice', )),
-    'quickdraws': RuleInfo('quickdraws', 'rule', 'Quickdraws', 'Quickdraws', ('DEX', 'skill', 'spot', 'action', 'opponent_DEX', 'after_exchange', )),
-    'radiation': RuleInfo('radiation', 'rule', 'Radiation', 'Radiation', ('CON', 'POW', 'skill', 'stamina', 'radiation_pot', 'mutations', 'physical_skill', )),
-    'shields_and_missile_fire': RuleInfo('shields_and_missile_fire', 'rule', 'Shields and Missile Fire', 'Shields and Missile Fire', ('shield', 'shield_use', 'fast_missile', )),
-    'shooting_up_or_down': RuleInfo('shooting_up_or_down', 'rule', 'Shooting Up or Down', 'Shooting Up or Down', ('skill', 'base_range', 'shot_angle', 'shot_direction', )),
-    'slippery_surfaces': RuleInfo('slippery_surfaces', 'rule', 'Slippery or Unstable Surfaces', 'Slippery or Unstable Surfaces', ('DEX', 'agility', 'slick', )),
-    'stunning_or_subduing': RuleInfo('stunning_or_subduing', 'rule', 'Stunning or Subduing', 'Stunning or Subduing', ('INT', 'DEX', 'skill', 'agility', 'hit_points', 'action', 'target_stunned', 'actor_stunned', 'stun_hit', 'stun_damage', )),
-    'superior_numbers': RuleInfo('superior_numbers', 'rule', 'Superior Numbers', 'Superior Numbers', ('attackers', 'attacker_weapons', )),
-    'sweep_attacks': RuleInfo('sweep_attacks', 'rule', 'Sweep Attacks', 'Sweep Attacks', ('STR', 'skill', 'damage', 'action', 'natural_sweep', 'sweep_defender', 'sweep_damage', )),
-    'thrown_weapons': RuleInfo('thrown_weapons', 'rule', 'Thrown Weapons', 'Thrown Weapons', ('skill', 'damage_bonus', 'thrown_attack', 'unskilled_close', )),
-    'two_weapons': RuleInfo('two_weapons', 'rule', 'Two Weapons', 'Two Weapons', ('POW', 'DEX', 'skill', 'luck', 'dex_rank', 'split_attack', 'off_hand', 'off_hand_trained', 'off_hand_weapon', 'handedness_unknown', )),
-    'underwater_combat': RuleInfo('underwater_combat', 'rule', 'Underwater Combat', 'Underwater Combat', ('skill', 'damage', 'swim', 'underwater', 'swimming', 'damage_type', 'close_or_small', 'shield_parry', 'acclimated', )),
-    'vacuum': RuleInfo('vacuum', 'rule', 'Vacuum', 'Vacuum', ('CON', 'INT', 'skill', 'stamina', 'vacuum_round', 'exhaled', 'suit_armor', 'abrupt', 'sight_roll', )),
-    'volley_fire': RuleInfo('volley_fire', 'rule', 'Volley Fire', 'Volley Fire', ('DEX', 'skill', 'dex_rank', 'attacks_per_round', )),
-    'weapon_length': RuleInfo('weapon_length', 'rule', 'Weapon Length', 'Weapon Length', ('skill', 'action', 'my_length', 'their_length', 'inside_guard', )),
-    'wind': RuleInfo('wind', 'rule', 'Wind', 'Wind', ('STR', 'skill', 'wind_str', 'wind_affected', )),
-    'cloud_cover': RuleInfo('cloud_cover', 'rule', 'Cloud Cover', 'Cloud Cover', ('skill', 'clouds', 'sky_skill', )),
-    'rain': RuleInfo('rain', 'rule', 'Rain', 'Rain', ('skill', 'precipitation_kind', 'weather_skill', )),
-    'weather_conditions': RuleInfo('weather_conditions', 'rule', 'Weather Conditions', 'Weather Conditions', ('STR', 'skill', 'wind_str', 'wind_affected', 'clouds', 'sky_skill', 'precipitation_kind', 'weather_skill', )),
-    'zero_gravity_combat': RuleInfo('zero_gravity_combat', 'rule', 'Zero-gravity Combat', 'Zero-gravity Combat', ('DEX', 'skill', 'agility', 'zero_g_failed', 'braced', 'impact_damage', )),
-    'fire_sources': RuleInfo('fire_sources', 'table', 'Fire damage by source', 'Fire and Heat', ('fire', )),
-    'light_burn_time': RuleInfo('light_burn_time', 'table', 'Burning time of light sources', 'Light Sources', ('light', )),
-    'poison_delay': RuleInfo('poison_delay', 'table', 'Delay before poison damage', 'Poisons', ('poison_speed', )),
-    'radiation_effects': RuleInfo('radiation_effects', 'table', 'Radiation Effects Table', 'Radiation Effects Table', ('radiation_pot', )),
-    'shield_block': RuleInfo('shield_block', 'table', 'Chance to block a missile', 'Shields and Missile Fire', ('shield', 'shield_use', )),
-    'attackers_with_room': RuleInfo('attackers_with_room', 'table', 'Attackers with room to attack one character', 'Superior Numbers', ('attacker_weapons', )),
-    'handedness': RuleInfo('handedness', 'table', 'Handedness after a failed Luck roll', 'Two Weapons', ()),
-    'wind_strength': RuleInfo('wind_strength', 'table', 'Wind', 'Wind', ('wind_str', )),
-    'cloud_cover_levels': RuleInfo('cloud_cover_levels', 'table', 'Cloud Cover', 'Cloud Cover', ('clouds', )),
-    'precipitation': RuleInfo('precipitation', 'table', 'Precipitation', 'Rain', ('precipitation_kind', )),
+    'attack': RuleInfo(
+        'attack',
+        'trait',
+        'The roll',
+        '7. Spot Rules',
+        ('skill', ),
+        rolls=('hit',),
+    ),
+    'explosions': RuleInfo(
+        'explosions',
+        'rule',
+        'Explosions',
+        'Explosions',
+        ('blast_dice', 'blast_radius', 'distance', 'demolition', ),
+        stats=('blast_dice',),
+        derived=('lost', 'caught', 'blast', 'blast_locations'),
+    ),
+    'point_blank_range': RuleInfo(
+        'point_blank_range',
+        'rule',
+        'Point-blank Range',
+        'Point-blank Range',
+        ('DEX', 'skill', 'target_range', 'missile_kind', 'reach', ),
+        stats=('skill',),
+        rolls=('hit',),
+    ),
+    'extended_range': RuleInfo(
+        'extended_range',
+        'rule',
+        'Extended Range',
+        'Extended Range',
+        ('DEX', 'skill', 'base_range', 'target_range', 'missile_kind', 'reach', 'hand_propelled', ),
+        stats=('skill',),
+        rolls=('hit',),
+    ),
+    'falling': RuleInfo(
+        'falling',
+        'rule',
+        'Falling',
+        'Falling',
+        ('SIZ', 'armor', 'fall_dice', 'fall_distance', 'thrown_down', 'stake', ),
+        stats=('fall_dice',),
+        derived=('fall_damage', 'fall_armor', 'fall_taken', 'stake_damage'),
+    ),
+    'fighting_while_down': RuleInfo(
+        'fighting_while_down',
+        'rule',
+        'Fighting While Down',
+        'Fighting While Down',
+        ('skill', 'action', 'actor_prone', 'target_prone', 'two_handed', ),
+        stats=('skill',),
+        rolls=('hit',),
+    ),
+    'fire_and_heat': RuleInfo(
+        'fire_and_heat',
+        'rule',
+        'Fire and Heat',
+        'Fire and Heat',
+        ('POW', 'luck', 'hit_points', 'fire', 'clothed_unarmored', 'burn_damage', 'extinguishing', ),
+        derived=('fire_damage', 'fire_locations', 'aflame_damage'),
+        rolls=('catch_fire', 'catch_fire_bonfire', 'burn_luck', 'extinguish'),
+    ),
+    'firing_into_combat': RuleInfo(
+        'firing_into_combat',
+        'rule',
+        'Firing Into Combat',
+        'Firing Into Combat',
+        ('skill', 'into_combat', 'engaged', 'both_close', 'extra_bodies', ),
+        stats=('skill',),
+        derived=('stray_band',),
+        rolls=('hit',),
+    ),
+    'fortified_positions': RuleInfo(
+        'fortified_positions',
+        'rule',
+        'Fortified Positions',
+        'Fortified Positions',
+        ('skill', 'attack_kind', 'fortified', ),
+        stats=('skill',),
+        rolls=('hit',),
+    ),
+    'improvised_wear': RuleInfo(
+        'improvised_wear',
+        'trait',
+        'Wear of improvised weapons',
+        'Improvised Parrying Weapons',
+        ('weapon_hp', 'parried_damage', ),
+        derived=('weapon_wear',),
+    ),
+    'improvised_weapons': RuleInfo(
+        'improvised_weapons',
+        'rule',
+        'Improvised Weapons',
+        'Improvised Weapons',
+        ('weapon_hp', 'parried_damage', ),
+        derived=('weapon_wear',),
+    ),
+    'improvised_parrying_weapons': RuleInfo(
+        'improvised_parrying_weapons',
+        'rule',
+        'Improvised Parrying Weapons',
+        'Improvised Parrying Weapons',
+        ('weapon_hp', 'parried_damage', 'weapon_base', 'weapon_enc', ),
+        derived=('weapon_wear', 'parry_base'),
+    ),
+    'knockback': RuleInfo(
+        'knockback',
+        'rule',
+        'Knockback',
+        'Knockback',
+        ('SIZ', 'DEX', 'agility', 'ride', 'knock_siz', 'knockback_damage', 'mount_siz', 'kept_seat', 'from_above', 'half_siz_threshold', ),
+        stats=('knock_siz',),
+        derived=('knocked_meters',),
+        rolls=('keep_seat', 'resist_knockback', 'stay_standing'),
+    ),
+    'knockout_attacks': RuleInfo(
+        'knockout_attacks',
+        'rule',
+        'Knockout Attacks',
+        'Knockout Attacks',
+        ('skill', 'wound', 'headed', ),
+        stats=('skill',),
+        derived=('knocked_out',),
+        rolls=('hit',),
+    ),
+    'light_sources': RuleInfo(
+        'light_sources',
+        'rule',
+        'Light Sources',
+        'Light Sources',
+        ('POW', 'skill', 'luck', 'spot', 'light', 'light_distance', 'careful_light', 'light_dropped', ),
+        stats=('skill',),
+        derived=('burn_time',),
+        rolls=('see_light', 'hit', 'keeps_burning'),
+    ),
+    'mass_combat': RuleInfo(
+        'mass_combat',
+        'rule',
+        'Mass Combat',
+        'Mass Combat',
+        ('POW', 'luck', 'immersed', 'side_pot', 'enemy_pot', ),
+        rolls=('mass_luck', 'battle'),
+    ),
+    'missile_fire_while_moving': RuleInfo(
+        'missile_fire_while_moving',
+        'rule',
+        'Missile Fire While Moving',
+        'Missile Fire While Moving',
+        ('DEX', 'skill', 'agility', 'jump', 'ride', 'missile_kind', 'moving', 'fire_direction', ),
+        stats=('skill',),
+        rolls=('hit',),
+    ),
+    'superior_position': RuleInfo(
+        'superior_position',
+        'rule',
+        'Superior/Inferior Positions',
+        'Superior/Inferior Positions',
+        ('skill', 'action', 'superior', 'long_weapon', 'opponent_long_weapon', ),
+        stats=('skill',),
+        derived=('hit_location_bonus',),
+        rolls=('hit',),
+    ),
+    'mounted_combat': RuleInfo(
+        'mounted_combat',
+        'rule',
+        'Mounted Combat',
+        'Mounted Combat',
+        ('CON', 'POW', 'skill', 'luck', 'stamina', 'ride', 'action', 'long_weapon', 'opponent_long_weapon', 'mounted', 'target_on_foot', 'falling_from_mount', 'spurring', 'mount_POW', ),
+        stats=('skill',),
+        derived=('hit_location_bonus', 'mounted_hit_location'),
+        rolls=('hit', 'spur_ride', 'spur_will', 'fall_luck', 'fall_stamina'),
+    ),
+    'natural_weapons': RuleInfo(
+        'natural_weapons',
+        'rule',
+        'Natural Weapons',
+        'Natural Weapons',
+        ('skill', 'damage_bonus', 'natural_weapon', 'natural_damage', ),
+        stats=('natural_damage',),
+        derived=('natural_total',),
+        rolls=('hit',),
+    ),
+    'poisons': RuleInfo(
+        'poisons',
+        'rule',
+        'Poisons',
+        'Poisons',
+        ('CON', 'POT', 'poison_speed', ),
+        derived=('poison_damage', 'poison_damage_resisted', 'poison_onset'),
+        rolls=('resist_poison',),
+    ),
+    'poison_antidotes': RuleInfo(
+        'poison_antidotes',
+        'rule',
+        'Poison Antidotes',
+        'Poison Antidotes',
+        ('CON', 'POT', 'antidote_pot', 'poison_speed', ),
+        stats=('POT',),
+        derived=('poison_damage', 'poison_damage_resisted', 'poison_onset'),
+        rolls=('resist_poison',),
+    ),
+    'prone': RuleInfo(
+        'prone',
+        'rule',
+        'Prone',
+        'Prone',
+        ('skill', 'action', 'base_range', 'target_range', 'missile_kind', 'attack_kind', 'actor_prone', 'target_prone', 'voluntarily_prone', 'getting_up', ),
+        stats=('skill',),
+        rolls=('hit',),
+    ),
+    'pulling_blows': RuleInfo(
+        'pulling_blows',
+        'rule',
+        'Pulling Blows',
+        'Pulling Blows',
+        ('damage', 'pull_steps', 'pull_dice', ),
+        stats=('damage',),
+    ),
+    'quickdraws': RuleInfo(
+        'quickdraws',
+        'rule',
+        'Quickdraws',
+        'Quickdraws',
+        ('DEX', 'skill', 'spot', 'action', 'opponent_DEX', 'after_exchange', ),
+        stats=('skill',),
+        rolls=('hit', 'notice_draw', 'draw_first'),
+    ),
+    'radiation': RuleInfo(
+        'radiation',
+        'rule',
+        'Radiation',
+        'Radiation',
+        ('CON', 'POW', 'skill', 'stamina', 'radiation_pot', 'mutations', 'physical_skill', ),
+        stats=('skill',),
+        derived=('radiation_intensity', 'radiation_interval', 'radiation_effect', 'death_hours', 'corpse_pot'),
+        rolls=('resist_radiation', 'sterility', 'acute_stamina', 'mutation'),
+    ),
+    'shields_and_missile_fire': RuleInfo(
+        'shields_and_missile_fire',
+        'rule',
+        'Shields and Missile Fire',
+        'Shields and Missile Fire',
+        ('shield', 'shield_use', 'fast_missile', ),
+        rolls=('block',),
+    ),
+    'shooting_up_or_down': RuleInfo(
+        'shooting_up_or_down',
+        'rule',
+        'Shooting Up or Down',
+        'Shooting Up or Down',
+        ('skill', 'base_range', 'shot_angle', 'shot_direction', ),
+        stats=('skill',),
+        derived=('overhead_range',),
+        rolls=('hit',),
+    ),
+    'slippery_surfaces': RuleInfo(
+        'slippery_surfaces',
+        'rule',
+        'Slippery or Unstable Surfaces',
+        'Slippery or Unstable Surfaces',
+        ('DEX', 'agility', 'slick', ),
+        stats=('agility',),
+        rolls=('keep_footing',),
+    ),
+    'stunning_or_subduing': RuleInfo(
+        'stunning_or_subduing',
+        'rule',
+        'Stunning or Subduing',
+        'Stunning or Subduing',
+        ('INT', 'DEX', 'skill', 'agility', 'hit_points', 'action', 'target_stunned', 'actor_stunned', 'stun_hit', 'stun_damage', ),
+        stats=('skill',),
+        derived=('stunned_rounds',),
+        rolls=('hit', 'stunned_defense', 'stagger_idea', 'stagger_agility', 'stun'),
+    ),
+    'superior_numbers': RuleInfo(
+        'superior_numbers',
+        'rule',
+        'Superior Numbers',
+        'Superior Numbers',
+        ('attackers', 'attacker_weapons', ),
+        derived=('can_attack', 'crowded_out'),
+    ),
+    'sweep_attacks': RuleInfo(
+        'sweep_attacks',
+        'rule',
+        'Sweep Attacks',
+        'Sweep Attacks',
+        ('STR', 'skill', 'damage', 'action', 'natural_sweep', 'sweep_defender', 'sweep_damage', ),
+        stats=('skill', 'damage'),
+        rolls=('hit', 'parry_strength'),
+    ),
+    'thrown_weapons': RuleInfo(
+        'thrown_weapons',
+        'rule',
+        'Thrown Weapons',
+        'Thrown Weapons',
+        ('skill', 'damage_bonus', 'thrown_attack', 'unskilled_close', ),
+        stats=('damage_bonus', 'skill'),
+        rolls=('hit',),
+    ),
+    'two_weapons': RuleInfo(
+        'two_weapons',
+        'rule',
+        'Two Weapons',
+        'Two Weapons',
+        ('POW', 'DEX', 'skill', 'luck', 'dex_rank', 'split_attack', 'off_hand', 'off_hand_trained', 'off_hand_weapon', 'handedness_unknown', ),
+        stats=('skill',),
+        derived=('second_attack_rank', 'may_be_ambidextrous'),
+        rolls=('hit', 'handedness_luck'),
+    ),
+    'underwater_combat': RuleInfo(
+        'underwater_combat',
+        'rule',
+        'Underwater Combat',
+        'Underwater Combat',
+        ('skill', 'damage', 'swim', 'underwater', 'swimming', 'damage_type', 'close_or_small', 'shield_parry', 'acclimated', ),
+        stats=('damage', 'skill'),
+        derived=('water_armor', 'fatigue_factor'),
+        rolls=('hit', 'maneuver'),
+    ),
+    'vacuum': RuleInfo(
+        'vacuum',
+        'rule',
+        'Vacuum',
+        'Vacuum',
+        ('CON', 'INT', 'skill', 'stamina', 'vacuum_round', 'exhaled', 'suit_armor', 'abrupt', 'sight_roll', ),
+        stats=('skill',),
+        derived=('hemorrhage', 'lung_damage'),
+        rolls=('hit', 'remember_exhale', 'eardrums'),
+    ),
+    'volley_fire': RuleInfo(
+        'volley_fire',
+        'rule',
+        'Volley Fire',
+        'Volley Fire',
+        ('DEX', 'skill', 'dex_rank', 'attacks_per_round', ),
+        stats=('skill',),
+        derived=('volley_attacks', 'last_volley_rank'),
+        rolls=('hit',),
+    ),
+    'weapon_length': RuleInfo(
+        'weapon_length',
+        'rule',
+        'Weapon Length',
+        'Weapon Length',
+        ('skill', 'action', 'my_length', 'their_length', 'inside_guard', ),
+        stats=('skill',),
+        derived=('strikes_first',),
+        rolls=('hit',),
+    ),
+    'wind': RuleInfo(
+        'wind',
+        'rule',
+        'Wind',
+        'Wind',
+        ('STR', 'skill', 'wind_str', 'wind_affected', ),
+        stats=('skill',),
+        derived=('wind_name',),
+        rolls=('stand_upright',),
+    ),
+    'cloud_cover': RuleInfo(
+        'cloud_cover',
+        'rule',
+        'Cloud Cover',
+        'Cloud Cover',
+        ('skill', 'clouds', 'sky_skill', ),
+        stats=('skill',),
+        rolls=('rains',),
+    ),
+    'rain': RuleInfo(
+        'rain',
+        'rule',
+        'Rain',
+        'Rain',
+        ('skill', 'precipitation_kind', 'weather_skill', ),
+        stats=('skill',),
+        rolls=('hit',),
+    ),
+    'weather_conditions': RuleInfo(
+        'weather_conditions',
+        'rule',
+        'Weather Conditions',
+        'Weather Conditions',
+        ('STR', 'skill', 'wind_str', 'wind_affected', 'clouds', 'sky_skill', 'precipitation_kind', 'weather_skill', ),
+        stats=('skill',),
+        derived=('wind_name',),
+        rolls=('stand_upright', 'rains', 'hit'),
+    ),
+    'zero_gravity_combat': RuleInfo(
+        'zero_gravity_combat',
+        'rule',
+        'Zero-gravity Combat',
+        'Zero-gravity Combat',
+        ('DEX', 'skill', 'agility', 'zero_g_failed', 'braced', 'impact_damage', ),
+        stats=('skill',),
+        derived=('impact',),
+        rolls=('hit', 'zero_g_agility'),
+    ),
+    'fire_sources': RuleInfo('fire_sources', 'table', 'Fire damage by source', 'Fire and Heat', ('fire', ), columns=('damage', 'aflame', 'locations')),
+    'light_burn_time': RuleInfo('light_burn_time', 'table', 'Burning time of light sources', 'Light Sources', ('light', ), columns=('value',)),
+    'poison_delay': RuleInfo('poison_delay', 'table', 'Delay before poison damage', 'Poisons', ('poison_speed', ), columns=('value',)),
+    'radiation_effects': RuleInfo('radiation_effects', 'table', 'Radiation Effects Table', 'Radiation Effects Table', ('radiation_pot', ), columns=('intensity', 'interval', 'effects')),
+    'shield_block': RuleInfo('shield_block', 'table', 'Chance to block a missile', 'Shields and Missile Fire', ('shield', 'shield_use', ), columns=('in_combat', 'kneeling')),
+    'attackers_with_room': RuleInfo('attackers_with_room', 'table', 'Attackers with room to attack one character', 'Superior Numbers', ('attacker_weapons', ), columns=('value',)),
+    'handedness': RuleInfo('handedness', 'table', 'Handedness after a failed Luck roll', 'Two Weapons', (), columns=('value',)),
+    'wind_strength': RuleInfo('wind_strength', 'table', 'Wind', 'Wind', ('wind_str', ), columns=('wind', 'modifier')),
+    'cloud_cover_levels': RuleInfo('cloud_cover_levels', 'table', 'Cloud Cover', 'Cloud Cover', ('clouds', ), columns=('modifier', 'rain_chance')),
+    'precipitation': RuleInfo('precipitation', 'table', 'Precipitation', 'Rain', ('precipitation_kind', ), columns=('value',)),
 })
-"""Every rule, terrain, condition, trait and table, with the inputs each reads."""
+"""Every rule, terrain, condition, trait and table, with the inputs each reads and what it produces: the stats it changes, the values it derives, the rolls it may ask for, a table's columns."""
 
 def _resistance(active: Fraction | int, passive: Fraction | int) -> Fraction | int:
     return 50 + (active - passive) * 5
@@ -12557,6 +12953,11 @@ def resolve(
     """
     return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
 
+class AttackInputs(TypedDict, total=False):
+    """The inputs of attack(), each optional: `attack(**inputs)`."""
+
+    skill: int
+
 @inputs_by_name
 def attack(*, skill: int = 50) -> Resolution:
     """The roll (7. Spot Rules).
@@ -12570,13 +12971,21 @@ def attack(*, skill: int = 50) -> Resolution:
         return _resolve_attack(values, NOTHING)
     return resolve_rule(_BOOK, 'attack', (skill,))
 
+class ExplosionsInputs(TypedDict, total=False):
+    """The inputs of explosions(), each optional: `explosions(**inputs)`."""
+
+    blast_dice: int
+    blast_radius: int | None
+    distance: Fraction | int | float | str
+    demolition: Demolition
+
 @inputs_by_name
 def explosions(
     *,
     blast_dice: int = 5,
     blast_radius: int | None = None,
     distance: Fraction | int | float | str = 0,
-    demolition: Literal['none', 'strengthened', 'weakened'] = 'none',
+    demolition: Demolition = 'none',
 ) -> Resolution:
     """Explosions (Explosions).
 
@@ -12589,13 +12998,22 @@ def explosions(
     """
     return resolve_rule(_BOOK, 'explosions', (blast_dice, blast_radius, distance, demolition))
 
+class PointBlankRangeInputs(TypedDict, total=False):
+    """The inputs of point_blank_range(), each optional: `point_blank_range(**inputs)`."""
+
+    DEX: int
+    skill: int
+    target_range: int
+    missile_kind: MissileWeapon
+    reach: int
+
 @inputs_by_name
 def point_blank_range(
     *,
     DEX: int = 10,
     skill: int = 50,
     target_range: int = 10,
-    missile_kind: Literal['firearm', 'energy', 'crossbow', 'bow', 'thrown'] = 'firearm',
+    missile_kind: MissileWeapon = 'firearm',
     reach: int = 1,
 ) -> Resolution:
     """Point-blank Range (Point-blank Range).
@@ -12627,6 +13045,17 @@ def point_blank_range(
         (DEX, skill, target_range, missile_kind, reach),
     )
 
+class ExtendedRangeInputs(TypedDict, total=False):
+    """The inputs of extended_range(), each optional: `extended_range(**inputs)`."""
+
+    DEX: int
+    skill: int
+    base_range: int
+    target_range: int
+    missile_kind: MissileWeapon
+    reach: int
+    hand_propelled: bool
+
 @inputs_by_name
 def extended_range(
     *,
@@ -12634,7 +13063,7 @@ def extended_range(
     skill: int = 50,
     base_range: int = 50,
     target_range: int = 10,
-    missile_kind: Literal['firearm', 'energy', 'crossbow', 'bow', 'thrown'] = 'firearm',
+    missile_kind: MissileWeapon = 'firearm',
     reach: int = 1,
     hand_propelled: bool = False,
 ) -> Resolution:
@@ -12675,6 +13104,16 @@ def extended_range(
         (DEX, skill, base_range, target_range, missile_kind, reach, hand_propelled),
     )
 
+class FallingInputs(TypedDict, total=False):
+    """The inputs of falling(), each optional: `falling(**inputs)`."""
+
+    SIZ: int
+    armor: int
+    fall_dice: int | None
+    fall_distance: Fraction | int | float | str
+    thrown_down: bool
+    stake: bool
+
 @inputs_by_name
 def falling(
     *,
@@ -12703,11 +13142,20 @@ def falling(
         (SIZ, armor, fall_dice, fall_distance, thrown_down, stake),
     )
 
+class FightingWhileDownInputs(TypedDict, total=False):
+    """The inputs of fighting_while_down(), each optional: `fighting_while_down(**inputs)`."""
+
+    skill: int
+    action: Action
+    actor_prone: bool
+    target_prone: bool
+    two_handed: bool
+
 @inputs_by_name
 def fighting_while_down(
     *,
     skill: int = 50,
-    action: Literal['attack', 'parry', 'dodge', 'other'] = 'attack',
+    action: Action = 'attack',
     actor_prone: bool = False,
     target_prone: bool = False,
     two_handed: bool = False,
@@ -12742,13 +13190,24 @@ def fighting_while_down(
         (skill, action, actor_prone, target_prone, two_handed),
     )
 
+class FireAndHeatInputs(TypedDict, total=False):
+    """The inputs of fire_and_heat(), each optional: `fire_and_heat(**inputs)`."""
+
+    POW: int
+    luck: int | None
+    hit_points: int
+    fire: FireSource
+    clothed_unarmored: bool
+    burn_damage: int
+    extinguishing: bool
+
 @inputs_by_name
 def fire_and_heat(
     *,
     POW: int = 10,
     luck: int | None = None,
     hit_points: int = 12,
-    fire: Literal['candle', 'torch', 'campfire', 'bonfire', 'burning_building', 'intense'] = 'torch',
+    fire: FireSource = 'torch',
     clothed_unarmored: bool = True,
     burn_damage: int = 0,
     extinguishing: bool = False,
@@ -12788,6 +13247,15 @@ def fire_and_heat(
         'fire_and_heat',
         (POW, luck, hit_points, fire, clothed_unarmored, burn_damage, extinguishing),
     )
+
+class FiringIntoCombatInputs(TypedDict, total=False):
+    """The inputs of firing_into_combat(), each optional: `firing_into_combat(**inputs)`."""
+
+    skill: int
+    into_combat: bool
+    engaged: bool
+    both_close: bool
+    extra_bodies: int
 
 @inputs_by_name
 def firing_into_combat(
@@ -12830,12 +13298,19 @@ def firing_into_combat(
         (skill, into_combat, engaged, both_close, extra_bodies),
     )
 
+class FortifiedPositionsInputs(TypedDict, total=False):
+    """The inputs of fortified_positions(), each optional: `fortified_positions(**inputs)`."""
+
+    skill: int
+    attack_kind: AttackKind
+    fortified: Fortified
+
 @inputs_by_name
 def fortified_positions(
     *,
     skill: int = 50,
-    attack_kind: Literal['hand_to_hand', 'missile'] = 'hand_to_hand',
-    fortified: Literal['open', 'behind_fortification', 'crouched_behind'] = 'open',
+    attack_kind: AttackKind = 'hand_to_hand',
+    fortified: Fortified = 'open',
 ) -> Resolution:
     """Fortified Positions (Fortified Positions).
 
@@ -12858,6 +13333,12 @@ def fortified_positions(
         return _resolve_fortified_positions(values, changed(('attack_kind', attack_kind, 'hand_to_hand')))
     return resolve_rule(_BOOK, 'fortified_positions', (skill, attack_kind, fortified))
 
+class ImprovisedWearInputs(TypedDict, total=False):
+    """The inputs of improvised_wear(), each optional: `improvised_wear(**inputs)`."""
+
+    weapon_hp: int
+    parried_damage: int
+
 @inputs_by_name
 def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
     """Wear of improvised weapons (Improvised Parrying Weapons).
@@ -12872,6 +13353,12 @@ def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resoluti
         return _resolve_improvised_wear(values, NOTHING)
     return resolve_rule(_BOOK, 'improvised_wear', (weapon_hp, parried_damage))
 
+class ImprovisedWeaponsInputs(TypedDict, total=False):
+    """The inputs of improvised_weapons(), each optional: `improvised_weapons(**inputs)`."""
+
+    weapon_hp: int
+    parried_damage: int
+
 @inputs_by_name
 def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
     """Improvised Weapons (Improvised Weapons).
@@ -12885,6 +13372,14 @@ def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resol
         values = {**_BOOK.defaults, 'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
         return _resolve_improvised_weapons(values, NOTHING)
     return resolve_rule(_BOOK, 'improvised_weapons', (weapon_hp, parried_damage))
+
+class ImprovisedParryingWeaponsInputs(TypedDict, total=False):
+    """The inputs of improvised_parrying_weapons(), each optional: `improvised_parrying_weapons(**inputs)`."""
+
+    weapon_hp: int
+    parried_damage: int
+    weapon_base: int
+    weapon_enc: Fraction | int | float | str
 
 @inputs_by_name
 def improvised_parrying_weapons(
@@ -12905,6 +13400,20 @@ def improvised_parrying_weapons(
         'improvised_parrying_weapons',
         (weapon_hp, parried_damage, weapon_base, weapon_enc),
     )
+
+class KnockbackInputs(TypedDict, total=False):
+    """The inputs of knockback(), each optional: `knockback(**inputs)`."""
+
+    SIZ: int
+    DEX: int
+    agility: int | None
+    ride: int
+    knock_siz: int | None
+    knockback_damage: int
+    mount_siz: int
+    kept_seat: bool
+    from_above: bool
+    half_siz_threshold: bool
 
 @inputs_by_name
 def knockback(
@@ -12972,11 +13481,18 @@ def knockback(
         ),
     )
 
+class KnockoutAttacksInputs(TypedDict, total=False):
+    """The inputs of knockout_attacks(), each optional: `knockout_attacks(**inputs)`."""
+
+    skill: int
+    wound: Wound
+    headed: bool
+
 @inputs_by_name
 def knockout_attacks(
     *,
     skill: int = 50,
-    wound: Literal['minor', 'major'] = 'minor',
+    wound: Wound = 'minor',
     headed: bool = True,
 ) -> Resolution:
     """Knockout Attacks (Knockout Attacks).
@@ -12995,6 +13511,18 @@ def knockout_attacks(
         return _resolve_knockout_attacks(values, NOTHING)
     return resolve_rule(_BOOK, 'knockout_attacks', (skill, wound, headed))
 
+class LightSourcesInputs(TypedDict, total=False):
+    """The inputs of light_sources(), each optional: `light_sources(**inputs)`."""
+
+    POW: int
+    skill: int
+    luck: int | None
+    spot: int
+    light: LightSource
+    light_distance: int
+    careful_light: bool
+    light_dropped: bool
+
 @inputs_by_name
 def light_sources(
     *,
@@ -13002,7 +13530,7 @@ def light_sources(
     skill: int = 50,
     luck: int | None = None,
     spot: int = 25,
-    light: Literal['long_candle', 'short_candle', 'torch_light', 'lantern'] = 'torch_light',
+    light: LightSource = 'torch_light',
     light_distance: int = 0,
     careful_light: bool = False,
     light_dropped: bool = False,
@@ -13043,6 +13571,15 @@ def light_sources(
         (POW, skill, luck, spot, light, light_distance, careful_light, light_dropped),
     )
 
+class MassCombatInputs(TypedDict, total=False):
+    """The inputs of mass_combat(), each optional: `mass_combat(**inputs)`."""
+
+    POW: int
+    luck: int | None
+    immersed: bool
+    side_pot: int
+    enemy_pot: int
+
 @inputs_by_name
 def mass_combat(
     *,
@@ -13075,6 +13612,18 @@ def mass_combat(
         return _resolve_mass_combat(values, NOTHING)
     return resolve_rule(_BOOK, 'mass_combat', (POW, luck, immersed, side_pot, enemy_pot))
 
+class MissileFireWhileMovingInputs(TypedDict, total=False):
+    """The inputs of missile_fire_while_moving(), each optional: `missile_fire_while_moving(**inputs)`."""
+
+    DEX: int
+    skill: int
+    agility: int | None
+    jump: int
+    ride: int
+    missile_kind: MissileWeapon
+    moving: Moving
+    fire_direction: FireDirection
+
 @inputs_by_name
 def missile_fire_while_moving(
     *,
@@ -13083,9 +13632,9 @@ def missile_fire_while_moving(
     agility: int | None = None,
     jump: int = 25,
     ride: int = 50,
-    missile_kind: Literal['firearm', 'energy', 'crossbow', 'bow', 'thrown'] = 'firearm',
-    moving: Literal['still', 'mounted', 'running', 'leaping'] = 'still',
-    fire_direction: Literal['ahead', 'sideways', 'behind'] = 'ahead',
+    missile_kind: MissileWeapon = 'firearm',
+    moving: Moving = 'still',
+    fire_direction: FireDirection = 'ahead',
 ) -> Resolution:
     """Missile Fire While Moving (Missile Fire While Moving).
 
@@ -13124,11 +13673,20 @@ def missile_fire_while_moving(
         (DEX, skill, agility, jump, ride, missile_kind, moving, fire_direction),
     )
 
+class SuperiorPositionInputs(TypedDict, total=False):
+    """The inputs of superior_position(), each optional: `superior_position(**inputs)`."""
+
+    skill: int
+    action: Action
+    superior: bool
+    long_weapon: bool
+    opponent_long_weapon: bool
+
 @inputs_by_name
 def superior_position(
     *,
     skill: int = 50,
-    action: Literal['attack', 'parry', 'dodge', 'other'] = 'attack',
+    action: Action = 'attack',
     superior: bool = False,
     long_weapon: bool = False,
     opponent_long_weapon: bool = False,
@@ -13161,6 +13719,24 @@ def superior_position(
         (skill, action, superior, long_weapon, opponent_long_weapon),
     )
 
+class MountedCombatInputs(TypedDict, total=False):
+    """The inputs of mounted_combat(), each optional: `mounted_combat(**inputs)`."""
+
+    CON: int
+    POW: int
+    skill: int
+    luck: int | None
+    stamina: int | None
+    ride: int
+    action: Action
+    long_weapon: bool
+    opponent_long_weapon: bool
+    mounted: bool
+    target_on_foot: bool
+    falling_from_mount: bool
+    spurring: bool
+    mount_POW: int
+
 @inputs_by_name
 def mounted_combat(
     *,
@@ -13170,7 +13746,7 @@ def mounted_combat(
     luck: int | None = None,
     stamina: int | None = None,
     ride: int = 50,
-    action: Literal['attack', 'parry', 'dodge', 'other'] = 'attack',
+    action: Action = 'attack',
     long_weapon: bool = False,
     opponent_long_weapon: bool = False,
     mounted: bool = True,
@@ -13247,12 +13823,20 @@ def mounted_combat(
         ),
     )
 
+class NaturalWeaponsInputs(TypedDict, total=False):
+    """The inputs of natural_weapons(), each optional: `natural_weapons(**inputs)`."""
+
+    skill: int
+    damage_bonus: Dice | str
+    natural_weapon: NaturalWeapon
+    natural_damage: Dice | str
+
 @inputs_by_name
 def natural_weapons(
     *,
     skill: int = 50,
     damage_bonus: Dice | str = '1d4',
-    natural_weapon: Literal['claw', 'bite', 'horn'] = 'claw',
+    natural_weapon: NaturalWeapon = 'claw',
     natural_damage: Dice | str = '1d6',
 ) -> Resolution:
     """Natural Weapons (Natural Weapons).
@@ -13268,13 +13852,15 @@ def natural_weapons(
         (skill, damage_bonus, natural_weapon, natural_damage),
     )
 
+class PoisonsInputs(TypedDict, total=False):
+    """The inputs of poisons(), each optional: `poisons(**inputs)`."""
+
+    CON: int
+    POT: int
+    poison_speed: PoisonSpeed
+
 @inputs_by_name
-def poisons(
-    *,
-    CON: int = 10,
-    POT: int = 10,
-    poison_speed: Literal['fast', 'slow'] = 'fast',
-) -> Resolution:
+def poisons(*, CON: int = 10, POT: int = 10, poison_speed: PoisonSpeed = 'fast') -> Resolution:
     """Poisons (Poisons).
 
     - roll resist_poison: resist CON vs POT
@@ -13291,13 +13877,21 @@ def poisons(
         return _resolve_poisons(values, NOTHING)
     return resolve_rule(_BOOK, 'poisons', (CON, POT, poison_speed))
 
+class PoisonAntidotesInputs(TypedDict, total=False):
+    """The inputs of poison_antidotes(), each optional: `poison_antidotes(**inputs)`."""
+
+    CON: int
+    POT: int
+    antidote_pot: int
+    poison_speed: PoisonSpeed
+
 @inputs_by_name
 def poison_antidotes(
     *,
     CON: int = 10,
     POT: int = 10,
     antidote_pot: int = 0,
-    poison_speed: Literal['fast', 'slow'] = 'fast',
+    poison_speed: PoisonSpeed = 'fast',
 ) -> Resolution:
     """Poison Antidotes (Poison Antidotes).
 
@@ -13321,15 +13915,29 @@ def poison_antidotes(
         return _resolve_poison_antidotes(values, NOTHING)
     return resolve_rule(_BOOK, 'poison_antidotes', (CON, POT, antidote_pot, poison_speed))
 
+class ProneInputs(TypedDict, total=False):
+    """The inputs of prone(), each optional: `prone(**inputs)`."""
+
+    skill: int
+    action: Action
+    base_range: int
+    target_range: int
+    missile_kind: MissileWeapon
+    attack_kind: AttackKind
+    actor_prone: bool
+    target_prone: bool
+    voluntarily_prone: bool
+    getting_up: bool
+
 @inputs_by_name
 def prone(
     *,
     skill: int = 50,
-    action: Literal['attack', 'parry', 'dodge', 'other'] = 'attack',
+    action: Action = 'attack',
     base_range: int = 50,
     target_range: int = 10,
-    missile_kind: Literal['firearm', 'energy', 'crossbow', 'bow', 'thrown'] = 'firearm',
-    attack_kind: Literal['hand_to_hand', 'missile'] = 'hand_to_hand',
+    missile_kind: MissileWeapon = 'firearm',
+    attack_kind: AttackKind = 'hand_to_hand',
     actor_prone: bool = False,
     target_prone: bool = False,
     voluntarily_prone: bool = False,
@@ -13388,6 +13996,13 @@ def prone(
         ),
     )
 
+class PullingBlowsInputs(TypedDict, total=False):
+    """The inputs of pulling_blows(), each optional: `pulling_blows(**inputs)`."""
+
+    damage: Dice | str
+    pull_steps: int
+    pull_dice: int
+
 @inputs_by_name
 def pulling_blows(
     *,
@@ -13402,13 +14017,23 @@ def pulling_blows(
     """
     return resolve_rule(_BOOK, 'pulling_blows', (damage, pull_steps, pull_dice))
 
+class QuickdrawsInputs(TypedDict, total=False):
+    """The inputs of quickdraws(), each optional: `quickdraws(**inputs)`."""
+
+    DEX: int
+    skill: int
+    spot: int
+    action: Action
+    opponent_DEX: int
+    after_exchange: bool
+
 @inputs_by_name
 def quickdraws(
     *,
     DEX: int = 10,
     skill: int = 50,
     spot: int = 25,
-    action: Literal['attack', 'parry', 'dodge', 'other'] = 'attack',
+    action: Action = 'attack',
     opponent_DEX: int = 10,
     after_exchange: bool = False,
 ) -> Resolution:
@@ -13442,6 +14067,17 @@ def quickdraws(
         'quickdraws',
         (DEX, skill, spot, action, opponent_DEX, after_exchange),
     )
+
+class RadiationInputs(TypedDict, total=False):
+    """The inputs of radiation(), each optional: `radiation(**inputs)`."""
+
+    CON: int
+    POW: int
+    skill: int
+    stamina: int | None
+    radiation_pot: int
+    mutations: bool
+    physical_skill: bool
 
 @inputs_by_name
 def radiation(
@@ -13494,11 +14130,18 @@ def radiation(
         (CON, POW, skill, stamina, radiation_pot, mutations, physical_skill),
     )
 
+class ShieldsAndMissileFireInputs(TypedDict, total=False):
+    """The inputs of shields_and_missile_fire(), each optional: `shields_and_missile_fire(**inputs)`."""
+
+    shield: ShieldSize
+    shield_use: ShieldStance
+    fast_missile: bool
+
 @inputs_by_name
 def shields_and_missile_fire(
     *,
-    shield: Literal['half', 'full', 'large'] = 'full',
-    shield_use: Literal['in_combat', 'kneeling'] = 'in_combat',
+    shield: ShieldSize = 'full',
+    shield_use: ShieldStance = 'in_combat',
     fast_missile: bool = False,
 ) -> Resolution:
     """Shields and Missile Fire (Shields and Missile Fire).
@@ -13520,13 +14163,21 @@ def shields_and_missile_fire(
         return _resolve_shields_and_missile_fire(values, changed(('shield', shield, 'full'), ('shield_use', shield_use, 'in_combat')))
     return resolve_rule(_BOOK, 'shields_and_missile_fire', (shield, shield_use, fast_missile))
 
+class ShootingUpOrDownInputs(TypedDict, total=False):
+    """The inputs of shooting_up_or_down(), each optional: `shooting_up_or_down(**inputs)`."""
+
+    skill: int
+    base_range: int
+    shot_angle: int
+    shot_direction: ShotDirection
+
 @inputs_by_name
 def shooting_up_or_down(
     *,
     skill: int = 50,
     base_range: int = 50,
     shot_angle: int = 0,
-    shot_direction: Literal['level', 'upward', 'downward'] = 'level',
+    shot_direction: ShotDirection = 'level',
 ) -> Resolution:
     """Shooting Up or Down (Shooting Up or Down).
 
@@ -13557,6 +14208,13 @@ def shooting_up_or_down(
         (skill, base_range, shot_angle, shot_direction),
     )
 
+class SlipperySurfacesInputs(TypedDict, total=False):
+    """The inputs of slippery_surfaces(), each optional: `slippery_surfaces(**inputs)`."""
+
+    DEX: int
+    agility: int | None
+    slick: bool
+
 @inputs_by_name
 def slippery_surfaces(
     *,
@@ -13578,6 +14236,20 @@ def slippery_surfaces(
         return _resolve_slippery_surfaces(values, NOTHING)
     return resolve_rule(_BOOK, 'slippery_surfaces', (DEX, agility, slick))
 
+class StunningOrSubduingInputs(TypedDict, total=False):
+    """The inputs of stunning_or_subduing(), each optional: `stunning_or_subduing(**inputs)`."""
+
+    INT: int
+    DEX: int
+    skill: int
+    agility: int | None
+    hit_points: int
+    action: Action
+    target_stunned: bool
+    actor_stunned: bool
+    stun_hit: bool
+    stun_damage: int
+
 @inputs_by_name
 def stunning_or_subduing(
     *,
@@ -13586,7 +14258,7 @@ def stunning_or_subduing(
     skill: int = 50,
     agility: int | None = None,
     hit_points: int = 12,
-    action: Literal['attack', 'parry', 'dodge', 'other'] = 'attack',
+    action: Action = 'attack',
     target_stunned: bool = False,
     actor_stunned: bool = False,
     stun_hit: bool = False,
@@ -13646,11 +14318,17 @@ def stunning_or_subduing(
         ),
     )
 
+class SuperiorNumbersInputs(TypedDict, total=False):
+    """The inputs of superior_numbers(), each optional: `superior_numbers(**inputs)`."""
+
+    attackers: int
+    attacker_weapons: AttackerWeapons
+
 @inputs_by_name
 def superior_numbers(
     *,
     attackers: int = 1,
-    attacker_weapons: Literal['normal', 'large', 'long_spears'] = 'normal',
+    attacker_weapons: AttackerWeapons = 'normal',
 ) -> Resolution:
     """Superior Numbers (Superior Numbers).
 
@@ -13665,13 +14343,24 @@ def superior_numbers(
         return _resolve_superior_numbers(values, NOTHING)
     return resolve_rule(_BOOK, 'superior_numbers', (attackers, attacker_weapons))
 
+class SweepAttacksInputs(TypedDict, total=False):
+    """The inputs of sweep_attacks(), each optional: `sweep_attacks(**inputs)`."""
+
+    STR: int
+    skill: int
+    damage: Dice | str
+    action: Action
+    natural_sweep: bool
+    sweep_defender: bool
+    sweep_damage: int
+
 @inputs_by_name
 def sweep_attacks(
     *,
     STR: int = 10,
     skill: int = 50,
     damage: Dice | str = '1d6',
-    action: Literal['attack', 'parry', 'dodge', 'other'] = 'attack',
+    action: Action = 'attack',
     natural_sweep: bool = False,
     sweep_defender: bool = False,
     sweep_damage: int = 0,
@@ -13689,6 +14378,14 @@ def sweep_attacks(
         'sweep_attacks',
         (STR, skill, damage, action, natural_sweep, sweep_defender, sweep_damage),
     )
+
+class ThrownWeaponsInputs(TypedDict, total=False):
+    """The inputs of thrown_weapons(), each optional: `thrown_weapons(**inputs)`."""
+
+    skill: int
+    damage_bonus: Dice | str
+    thrown_attack: bool
+    unskilled_close: bool
 
 @inputs_by_name
 def thrown_weapons(
@@ -13709,6 +14406,20 @@ def thrown_weapons(
         'thrown_weapons',
         (skill, damage_bonus, thrown_attack, unskilled_close),
     )
+
+class TwoWeaponsInputs(TypedDict, total=False):
+    """The inputs of two_weapons(), each optional: `two_weapons(**inputs)`."""
+
+    POW: int
+    DEX: int
+    skill: int
+    luck: int | None
+    dex_rank: int | None
+    split_attack: bool
+    off_hand: bool
+    off_hand_trained: bool
+    off_hand_weapon: bool
+    handedness_unknown: bool
 
 @inputs_by_name
 def two_weapons(
@@ -13777,6 +14488,19 @@ def two_weapons(
         ),
     )
 
+class UnderwaterCombatInputs(TypedDict, total=False):
+    """The inputs of underwater_combat(), each optional: `underwater_combat(**inputs)`."""
+
+    skill: int
+    damage: Dice | str
+    swim: int
+    underwater: bool
+    swimming: bool
+    damage_type: DamageType
+    close_or_small: bool
+    shield_parry: bool
+    acclimated: bool
+
 @inputs_by_name
 def underwater_combat(
     *,
@@ -13785,7 +14509,7 @@ def underwater_combat(
     swim: int = 25,
     underwater: bool = True,
     swimming: bool = False,
-    damage_type: Literal['impaling', 'crushing', 'slashing', 'knockback', 'other'] = 'impaling',
+    damage_type: DamageType = 'impaling',
     close_or_small: bool = False,
     shield_parry: bool = False,
     acclimated: bool = False,
@@ -13816,6 +14540,19 @@ def underwater_combat(
             acclimated,
         ),
     )
+
+class VacuumInputs(TypedDict, total=False):
+    """The inputs of vacuum(), each optional: `vacuum(**inputs)`."""
+
+    CON: int
+    INT: int
+    skill: int
+    stamina: int | None
+    vacuum_round: int
+    exhaled: bool
+    suit_armor: int
+    abrupt: bool
+    sight_roll: bool
 
 @inputs_by_name
 def vacuum(
@@ -13869,6 +14606,14 @@ def vacuum(
         (CON, INT, skill, stamina, vacuum_round, exhaled, suit_armor, abrupt, sight_roll),
     )
 
+class VolleyFireInputs(TypedDict, total=False):
+    """The inputs of volley_fire(), each optional: `volley_fire(**inputs)`."""
+
+    DEX: int
+    skill: int
+    dex_rank: int | None
+    attacks_per_round: int
+
 @inputs_by_name
 def volley_fire(
     *,
@@ -13901,13 +14646,22 @@ def volley_fire(
         return _resolve_volley_fire(values, NOTHING)
     return resolve_rule(_BOOK, 'volley_fire', (DEX, skill, dex_rank, attacks_per_round))
 
+class WeaponLengthInputs(TypedDict, total=False):
+    """The inputs of weapon_length(), each optional: `weapon_length(**inputs)`."""
+
+    skill: int
+    action: Action
+    my_length: WeaponReach
+    their_length: WeaponReach
+    inside_guard: bool
+
 @inputs_by_name
 def weapon_length(
     *,
     skill: int = 50,
-    action: Literal['attack', 'parry', 'dodge', 'other'] = 'attack',
-    my_length: Literal['short', 'medium', 'long'] = 'medium',
-    their_length: Literal['short', 'medium', 'long'] = 'medium',
+    action: Action = 'attack',
+    my_length: WeaponReach = 'medium',
+    their_length: WeaponReach = 'medium',
     inside_guard: bool = False,
 ) -> Resolution:
     """Weapon Length (Weapon Length).
@@ -13938,6 +14692,14 @@ def weapon_length(
         'weapon_length',
         (skill, action, my_length, their_length, inside_guard),
     )
+
+class WindInputs(TypedDict, total=False):
+    """The inputs of wind(), each optional: `wind(**inputs)`."""
+
+    STR: int
+    skill: int
+    wind_str: int
+    wind_affected: bool
 
 @inputs_by_name
 def wind(
@@ -13970,11 +14732,18 @@ def wind(
         return _resolve_wind(values, changed(('STR', STR, 10)))
     return resolve_rule(_BOOK, 'wind', (STR, skill, wind_str, wind_affected))
 
+class CloudCoverInputs(TypedDict, total=False):
+    """The inputs of cloud_cover(), each optional: `cloud_cover(**inputs)`."""
+
+    skill: int
+    clouds: Clouds
+    sky_skill: bool
+
 @inputs_by_name
 def cloud_cover(
     *,
     skill: int = 50,
-    clouds: Literal['light_clouds', 'heavy_clouds', 'severe_clouds', 'complete_clouds'] = 'light_clouds',
+    clouds: Clouds = 'light_clouds',
     sky_skill: bool = False,
 ) -> Resolution:
     """Cloud Cover (Cloud Cover).
@@ -13992,11 +14761,18 @@ def cloud_cover(
         return _resolve_cloud_cover(values, NOTHING)
     return resolve_rule(_BOOK, 'cloud_cover', (skill, clouds, sky_skill))
 
+class RainInputs(TypedDict, total=False):
+    """The inputs of rain(), each optional: `rain(**inputs)`."""
+
+    skill: int
+    precipitation_kind: PrecipitationKind
+    weather_skill: bool
+
 @inputs_by_name
 def rain(
     *,
     skill: int = 50,
-    precipitation_kind: Literal['dry', 'rain_fall', 'snow', 'sleet', 'hail'] = 'dry',
+    precipitation_kind: PrecipitationKind = 'dry',
     weather_skill: bool = True,
 ) -> Resolution:
     """Rain (Rain).
@@ -14019,6 +14795,18 @@ def rain(
         return _resolve_rain(values, changed(('precipitation_kind', precipitation_kind, 'dry')))
     return resolve_rule(_BOOK, 'rain', (skill, precipitation_kind, weather_skill))
 
+class WeatherConditionsInputs(TypedDict, total=False):
+    """The inputs of weather_conditions(), each optional: `weather_conditions(**inputs)`."""
+
+    STR: int
+    skill: int
+    wind_str: int
+    wind_affected: bool
+    clouds: Clouds
+    sky_skill: bool
+    precipitation_kind: PrecipitationKind
+    weather_skill: bool
+
 @inputs_by_name
 def weather_conditions(
     *,
@@ -14026,9 +14814,9 @@ def weather_conditions(
     skill: int = 50,
     wind_str: int = 0,
     wind_affected: bool = True,
-    clouds: Literal['light_clouds', 'heavy_clouds', 'severe_clouds', 'complete_clouds'] = 'light_clouds',
+    clouds: Clouds = 'light_clouds',
     sky_skill: bool = False,
-    precipitation_kind: Literal['dry', 'rain_fall', 'snow', 'sleet', 'hail'] = 'dry',
+    precipitation_kind: PrecipitationKind = 'dry',
     weather_skill: bool = True,
 ) -> Resolution:
     """Weather Conditions (Weather Conditions).
@@ -14074,6 +14862,16 @@ def weather_conditions(
         ),
     )
 
+class ZeroGravityCombatInputs(TypedDict, total=False):
+    """The inputs of zero_gravity_combat(), each optional: `zero_gravity_combat(**inputs)`."""
+
+    DEX: int
+    skill: int
+    agility: int | None
+    zero_g_failed: bool
+    braced: bool
+    impact_damage: int
+
 @inputs_by_name
 def zero_gravity_combat(
     *,
@@ -14115,11 +14913,13 @@ def zero_gravity_combat(
         (DEX, skill, agility, zero_g_failed, braced, impact_damage),
     )
 
+class FireSourcesInputs(TypedDict, total=False):
+    """The inputs of fire_sources(), each optional: `fire_sources(**inputs)`."""
+
+    fire: FireSource
+
 @inputs_by_name
-def fire_sources(
-    *,
-    fire: Literal['candle', 'torch', 'campfire', 'bonfire', 'burning_building', 'intense'] = 'torch',
-) -> Resolution:
+def fire_sources(*, fire: FireSource = 'torch') -> Resolution:
     """Fire damage by source (Fire and Heat).
 
     Looked up by fire.
@@ -14127,11 +14927,13 @@ def fire_sources(
     given: dict[str, object] = {'fire': fire}
     return resolve_with(_BOOK, ('fire_sources',), given, signature=True)
 
+class LightBurnTimeInputs(TypedDict, total=False):
+    """The inputs of light_burn_time(), each optional: `light_burn_time(**inputs)`."""
+
+    light: LightSource
+
 @inputs_by_name
-def light_burn_time(
-    *,
-    light: Literal['long_candle', 'short_candle', 'torch_light', 'lantern'] = 'torch_light',
-) -> Resolution:
+def light_burn_time(*, light: LightSource = 'torch_light') -> Resolution:
     """Burning time of light sources (Light Sources).
 
     Looked up by light.
@@ -14139,14 +14941,24 @@ def light_burn_time(
     given: dict[str, object] = {'light': light}
     return resolve_with(_BOOK, ('light_burn_time',), given, signature=True)
 
+class PoisonDelayInputs(TypedDict, total=False):
+    """The inputs of poison_delay(), each optional: `poison_delay(**inputs)`."""
+
+    poison_speed: PoisonSpeed
+
 @inputs_by_name
-def poison_delay(*, poison_speed: Literal['fast', 'slow'] = 'fast') -> Resolution:
+def poison_delay(*, poison_speed: PoisonSpeed = 'fast') -> Resolution:
     """Delay before poison damage (Poisons).
 
     Looked up by poison_speed.
     """
     given: dict[str, object] = {'poison_speed': poison_speed}
     return resolve_with(_BOOK, ('poison_delay',), given, signature=True)
+
+class RadiationEffectsInputs(TypedDict, total=False):
+    """The inputs of radiation_effects(), each optional: `radiation_effects(**inputs)`."""
+
+    radiation_pot: int
 
 @inputs_by_name
 def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
@@ -14157,11 +14969,17 @@ def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
     given: dict[str, object] = {'radiation_pot': radiation_pot}
     return resolve_with(_BOOK, ('radiation_effects',), given, signature=True)
 
+class ShieldBlockInputs(TypedDict, total=False):
+    """The inputs of shield_block(), each optional: `shield_block(**inputs)`."""
+
+    shield: ShieldSize
+    shield_use: ShieldStance
+
 @inputs_by_name
 def shield_block(
     *,
-    shield: Literal['half', 'full', 'large'] = 'full',
-    shield_use: Literal['in_combat', 'kneeling'] = 'in_combat',
+    shield: ShieldSize = 'full',
+    shield_use: ShieldStance = 'in_combat',
 ) -> Resolution:
     """Chance to block a missile (Shields and Missile Fire).
 
@@ -14170,17 +14988,24 @@ def shield_block(
     given: dict[str, object] = {'shield': shield, 'shield_use': shield_use}
     return resolve_with(_BOOK, ('shield_block',), given, signature=True)
 
+class AttackersWithRoomInputs(TypedDict, total=False):
+    """The inputs of attackers_with_room(), each optional: `attackers_with_room(**inputs)`."""
+
+    attacker_weapons: AttackerWeapons
+
 @inputs_by_name
-def attackers_with_room(
-    *,
-    attacker_weapons: Literal['normal', 'large', 'long_spears'] = 'normal',
-) -> Resolution:
+def attackers_with_room(*, attacker_weapons: AttackerWeapons = 'normal') -> Resolution:
     """Attackers with room to attack one character (Superior Numbers).
 
     Looked up by attacker_weapons.
     """
     given: dict[str, object] = {'attacker_weapons': attacker_weapons}
     return resolve_with(_BOOK, ('attackers_with_room',), given, signature=True)
+
+class HandednessInputs(TypedDict, total=False):
+    """The inputs of handedness(), each optional: `handedness(**inputs)`."""
+
+    roll: int | None
 
 @inputs_by_name
 def handedness(*, roll: int | None = None) -> Resolution:
@@ -14193,6 +15018,11 @@ def handedness(*, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('handedness',), given, signature=True)
 
+class WindStrengthInputs(TypedDict, total=False):
+    """The inputs of wind_strength(), each optional: `wind_strength(**inputs)`."""
+
+    wind_str: int
+
 @inputs_by_name
 def wind_strength(*, wind_str: int = 0) -> Resolution:
     """Wind (Wind).
@@ -14202,11 +15032,13 @@ def wind_strength(*, wind_str: int = 0) -> Resolution:
     given: dict[str, object] = {'wind_str': wind_str}
     return resolve_with(_BOOK, ('wind_strength',), given, signature=True)
 
+class CloudCoverLevelsInputs(TypedDict, total=False):
+    """The inputs of cloud_cover_levels(), each optional: `cloud_cover_levels(**inputs)`."""
+
+    clouds: Clouds
+
 @inputs_by_name
-def cloud_cover_levels(
-    *,
-    clouds: Literal['light_clouds', 'heavy_clouds', 'severe_clouds', 'complete_clouds'] = 'light_clouds',
-) -> Resolution:
+def cloud_cover_levels(*, clouds: Clouds = 'light_clouds') -> Resolution:
     """Cloud Cover (Cloud Cover).
 
     Looked up by clouds.
@@ -14214,11 +15046,13 @@ def cloud_cover_levels(
     given: dict[str, object] = {'clouds': clouds}
     return resolve_with(_BOOK, ('cloud_cover_levels',), given, signature=True)
 
+class PrecipitationInputs(TypedDict, total=False):
+    """The inputs of precipitation(), each optional: `precipitation(**inputs)`."""
+
+    precipitation_kind: PrecipitationKind
+
 @inputs_by_name
-def precipitation(
-    *,
-    precipitation_kind: Literal['dry', 'rain_fall', 'snow', 'sleet', 'hail'] = 'dry',
-) -> Resolution:
+def precipitation(*, precipitation_kind: PrecipitationKind = 'dry') -> Resolution:
     """Precipitation (Rain).
 
     Looked up by precipitation_kind.
@@ -14232,13 +15066,63 @@ __all__ = [
     'NOT_APPLICABLE',
     'RULEBOOK',
     'RULES',
+    'Action',
+    'AttackInputs',
+    'AttackKind',
+    'AttackerWeapons',
+    'AttackersWithRoomInputs',
     'Chain',
     'Chances',
+    'CloudCoverInputs',
+    'CloudCoverLevelsInputs',
+    'Clouds',
     'Consequence',
+    'DamageType',
+    'Demolition',
     'Dice',
+    'ExplosionsInputs',
+    'ExtendedRangeInputs',
+    'FallingInputs',
+    'FightingWhileDownInputs',
+    'FireAndHeatInputs',
+    'FireDirection',
+    'FireSource',
+    'FireSourcesInputs',
+    'FiringIntoCombatInputs',
+    'Fortified',
+    'FortifiedPositionsInputs',
+    'HandednessInputs',
+    'ImprovisedParryingWeaponsInputs',
+    'ImprovisedWeaponsInputs',
+    'ImprovisedWearInputs',
     'InputSpec',
+    'KnockbackInputs',
+    'KnockoutAttacksInputs',
+    'LightBurnTimeInputs',
+    'LightSource',
+    'LightSourcesInputs',
+    'MassCombatInputs',
+    'MissileFireWhileMovingInputs',
+    'MissileWeapon',
     'Modifier',
+    'MountedCombatInputs',
+    'Moving',
+    'NaturalWeapon',
+    'NaturalWeaponsInputs',
     'Note',
+    'PointBlankRangeInputs',
+    'PoisonAntidotesInputs',
+    'PoisonDelayInputs',
+    'PoisonSpeed',
+    'PoisonsInputs',
+    'PrecipitationInputs',
+    'PrecipitationKind',
+    'ProneInputs',
+    'PullingBlowsInputs',
+    'QuickdrawsInputs',
+    'RadiationEffectsInputs',
+    'RadiationInputs',
+    'RainInputs',
     'Resolution',
     'Restriction',
     'Roll',
@@ -14246,10 +15130,33 @@ __all__ = [
     'RuleInputError',
     'RulebookInfo',
     'SequenceResult',
+    'ShieldBlockInputs',
+    'ShieldSize',
+    'ShieldStance',
+    'ShieldsAndMissileFireInputs',
+    'ShootingUpOrDownInputs',
+    'ShotDirection',
+    'SlipperySurfacesInputs',
     'Special',
+    'StunningOrSubduingInputs',
+    'SuperiorNumbersInputs',
+    'SuperiorPositionInputs',
+    'SweepAttacksInputs',
     'TableResult',
+    'ThrownWeaponsInputs',
     'TraceEntry',
+    'TwoWeaponsInputs',
+    'UnderwaterCombatInputs',
+    'VacuumInputs',
     'Value',
+    'VolleyFireInputs',
+    'WeaponLengthInputs',
+    'WeaponReach',
+    'WeatherConditionsInputs',
+    'WindInputs',
+    'WindStrengthInputs',
+    'Wound',
+    'ZeroGravityCombatInputs',
     'attack',
     'attackers_with_room',
     'cloud_cover',

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypedDict
 
 import dsl.runtime as _runtime
 
-_runtime.require(1, 'terrain_cards.py', '0.2.0')
+_runtime.require(2, 'terrain_cards.py', '0.2.0')
 
 from dsl.runtime import (  # noqa: E402
     IMPASSABLE,
@@ -123,6 +123,19 @@ RULEBOOK: Final = RulebookInfo(
     ),
 )
 """The rulebook these resolvers were compiled from, with its general notes."""
+
+VisLevel = Literal['none', 'low', 'poor', 'zero']
+"""The choices of zone_vis, vis."""
+HostilityRank = Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage']
+"""The choices of hostility."""
+Turn = Literal['active', 'reactive']
+"""The choices of turn."""
+MovementSkill = Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage']
+"""The choices of movement."""
+LofSkillKind = Literal['none', 'bs_attack', 'other']
+"""The choices of lof_skill."""
+LofContact = Literal['clear_of', 'from', 'into', 'through']
+"""The choices of lof_zone."""
 
 INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'MOV_1': InputSpec('MOV_1', 'First MOV value', 'int', 0, 12, 'inch', (), 4, True),
@@ -2325,45 +2338,299 @@ _table_damage_value: Final = TableSpec(
 # ----------------------------------------------------------------------------
 
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
-    'other_mods_stack': RuleInfo('other_mods_stack', 'rule', 'Other MODs of the roll', 'VIS', ('attribute', 'lof_skill', 'range_mod', 'other_mods', )),
-    'lof_roll': RuleInfo('lof_roll', 'rule', 'The roll that requires LoF', 'VIS', ('attribute', 'burst', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
-    'difficult': RuleInfo('difficult', 'trait', 'MOV: Difficult (second MOV value)', 'MOV: Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
-    'very_difficult': RuleInfo('very_difficult', 'trait', 'MOV: Very Difficult (one Short Movement, second MOV value)', 'MOV: Very Difficult', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', )),
-    'saturation': RuleInfo('saturation', 'trait', 'SAT: Saturation Zone (-1B, minimum B1)', 'SAT: Saturation Zone', ('burst', 'lof_skill', 'lof_zone', )),
-    'high_saturation': RuleInfo('high_saturation', 'trait', 'SAT: High Saturation Zone (-2B, minimum B1)', 'SAT: High Sat Zone', ('burst', 'lof_skill', 'lof_zone', )),
-    'low_visibility': RuleInfo('low_visibility', 'trait', 'VIS: Low Visibility (-3)', 'VIS: Low Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
-    'poor_visibility': RuleInfo('poor_visibility', 'trait', 'VIS: Poor Visibility (-6)', 'VIS: Poor Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
-    'zero_visibility': RuleInfo('zero_visibility', 'trait', 'VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge)', 'VIS: Zero Visibility', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
-    'white_noise': RuleInfo('white_noise', 'trait', 'VIS: White Noise (Zero Visibility for MSV only)', 'VIS: White Noise', ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', )),
-    'insecure': RuleInfo('insecure', 'trait', 'Hostility Level: Insecure (only on 20)', 'HOSTILITY LEVEL', ('hostility', )),
-    'adverse': RuleInfo('adverse', 'trait', 'Hostility Level: Adverse (19-20)', 'HOSTILITY LEVEL', ('hostility', )),
-    'dangerous': RuleInfo('dangerous', 'trait', 'Hostility Level: Dangerous (18+)', 'HOSTILITY LEVEL', ('hostility', )),
-    'aggressive': RuleInfo('aggressive', 'trait', 'Hostility Level: Aggressive (17+)', 'HOSTILITY LEVEL', ('hostility', )),
-    'lethal': RuleInfo('lethal', 'trait', 'Hostility Level: Lethal (16+)', 'HOSTILITY LEVEL', ('hostility', )),
-    'savage': RuleInfo('savage', 'trait', 'Hostility Level: Savage (14+)', 'HOSTILITY LEVEL', ('hostility', )),
-    'woods': RuleInfo('woods', 'terrain', 'Woods', 'WOODS', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
-    'jungle': RuleInfo('jungle', 'terrain', 'Jungle', 'JUNGLE', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
-    'steep_hills': RuleInfo('steep_hills', 'terrain', 'Steep Hills', 'STEEP HILLS', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'mountains_type', 'turn', 'movement', 'failed_guts', )),
-    'high_mountain': RuleInfo('high_mountain', 'terrain', 'High Mountain', 'HIGH MOUNTAIN', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'mountains_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
-    'primeval_forest': RuleInfo('primeval_forest', 'terrain', 'Primeval Forest', 'PRIMEVAL FOREST', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
-    'dense_jungle': RuleInfo('dense_jungle', 'terrain', 'Dense Jungle', 'DENSE JUNGLE', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', )),
-    'arctic_plains': RuleInfo('arctic_plains', 'terrain', 'Arctic Plains', 'ARCTIC PLAINS', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'hostility', 'mountains_type', 'turn', 'movement', 'failed_guts', )),
-    'mid_mountain': RuleInfo('mid_mountain', 'terrain', 'Mid-Mountain', 'MID-MOUNTAIN', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'mountains_type', 'turn', 'movement', 'failed_guts', )),
-    'swamp': RuleInfo('swamp', 'terrain', 'Swamp', 'SWAMP', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'burst', 'hostility', 'aquatic_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', )),
-    'open_sea': RuleInfo('open_sea', 'terrain', 'Open Sea', 'OPEN SEA', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'hostility', 'aquatic_type', 'turn', 'movement', 'failed_guts', )),
-    'rocky_ground': RuleInfo('rocky_ground', 'terrain', 'Rocky Ground', 'ROCKY GROUND', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'burst', 'desert_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', )),
-    'sand_dunes': RuleInfo('sand_dunes', 'terrain', 'Sand Dunes', 'SAND DUNES', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'hostility', 'desert_type', 'turn', 'movement', 'failed_guts', )),
-    'beach': RuleInfo('beach', 'terrain', 'Beach', 'BEACH', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'aquatic_type', 'turn', 'movement', 'failed_guts', )),
-    'zero_g': RuleInfo('zero_g', 'terrain', 'Zero-G', 'ZERO-G', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'zero_g_type', 'turn', 'movement', 'failed_guts', )),
-    'generator_room': RuleInfo('generator_room', 'terrain', 'Generator Room', 'GENERATOR ROOM', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', 'optional_mov', )),
-    'engine_room': RuleInfo('engine_room', 'terrain', 'Engine Room', 'ENGINE ROOM', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'optional_mov', )),
-    'energy_core_room': RuleInfo('energy_core_room', 'terrain', 'Energy Core Room', 'ENERGY CORE ROOM', ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'zone_vis', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', 'optional_mov', )),
-    'storm': RuleInfo('storm', 'condition', 'Storm', 'STORM', ('attribute', 'zone_vis', 'vis', 'jungle_type', 'mountains_type', 'aquatic_type', 'desert_type', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', )),
-    'hostility_level': RuleInfo('hostility_level', 'table', 'Hostility Level', 'HOSTILITY LEVEL', ()),
-    'game_conditions': RuleInfo('game_conditions', 'table', 'Game Conditions', 'HOSTILITY LEVEL', ()),
-    'damage_value': RuleInfo('damage_value', 'table', 'Roll or Choose a Damage Value', 'Roll or Choose a Damage Value', ()),
+    'other_mods_stack': RuleInfo(
+        'other_mods_stack',
+        'rule',
+        'Other MODs of the roll',
+        'VIS',
+        ('attribute', 'lof_skill', 'range_mod', 'other_mods', ),
+        stats=('attribute',),
+    ),
+    'lof_roll': RuleInfo(
+        'lof_roll',
+        'rule',
+        'The roll that requires LoF',
+        'VIS',
+        ('attribute', 'burst', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', ),
+        stats=('attribute',),
+        rolls=('lof', 'hit'),
+    ),
+    'difficult': RuleInfo(
+        'difficult',
+        'trait',
+        'MOV: Difficult (second MOV value)',
+        'MOV: Difficult',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', ),
+        stats=('MOV_1', 'order_move', 'reaction_move'),
+    ),
+    'very_difficult': RuleInfo(
+        'very_difficult',
+        'trait',
+        'MOV: Very Difficult (one Short Movement, second MOV value)',
+        'MOV: Very Difficult',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'turn', 'movement', 'failed_guts', ),
+        stats=('MOV_1', 'order_move', 'reaction_move'),
+    ),
+    'saturation': RuleInfo(
+        'saturation',
+        'trait',
+        'SAT: Saturation Zone (-1B, minimum B1)',
+        'SAT: Saturation Zone',
+        ('burst', 'lof_skill', 'lof_zone', ),
+        stats=('burst',),
+    ),
+    'high_saturation': RuleInfo(
+        'high_saturation',
+        'trait',
+        'SAT: High Saturation Zone (-2B, minimum B1)',
+        'SAT: High Sat Zone',
+        ('burst', 'lof_skill', 'lof_zone', ),
+        stats=('burst',),
+    ),
+    'low_visibility': RuleInfo(
+        'low_visibility',
+        'trait',
+        'VIS: Low Visibility (-3)',
+        'VIS: Low Visibility',
+        ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', ),
+        stats=('attribute', 'vis'),
+    ),
+    'poor_visibility': RuleInfo(
+        'poor_visibility',
+        'trait',
+        'VIS: Poor Visibility (-6)',
+        'VIS: Poor Visibility',
+        ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', ),
+        stats=('attribute', 'vis'),
+    ),
+    'zero_visibility': RuleInfo(
+        'zero_visibility',
+        'trait',
+        'VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge)',
+        'VIS: Zero Visibility',
+        ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', ),
+        stats=('attribute', 'vis'),
+    ),
+    'white_noise': RuleInfo(
+        'white_noise',
+        'trait',
+        'VIS: White Noise (Zero Visibility for MSV only)',
+        'VIS: White Noise',
+        ('attribute', 'vis', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', ),
+        stats=('attribute', 'vis'),
+    ),
+    'insecure': RuleInfo(
+        'insecure',
+        'trait',
+        'Hostility Level: Insecure (only on 20)',
+        'HOSTILITY LEVEL',
+        ('hostility', ),
+        stats=('hostility',),
+        rolls=('hostile',),
+    ),
+    'adverse': RuleInfo(
+        'adverse',
+        'trait',
+        'Hostility Level: Adverse (19-20)',
+        'HOSTILITY LEVEL',
+        ('hostility', ),
+        stats=('hostility',),
+        rolls=('hostile',),
+    ),
+    'dangerous': RuleInfo(
+        'dangerous',
+        'trait',
+        'Hostility Level: Dangerous (18+)',
+        'HOSTILITY LEVEL',
+        ('hostility', ),
+        stats=('hostility',),
+        rolls=('hostile',),
+    ),
+    'aggressive': RuleInfo(
+        'aggressive',
+        'trait',
+        'Hostility Level: Aggressive (17+)',
+        'HOSTILITY LEVEL',
+        ('hostility', ),
+        stats=('hostility',),
+        rolls=('hostile',),
+    ),
+    'lethal': RuleInfo(
+        'lethal',
+        'trait',
+        'Hostility Level: Lethal (16+)',
+        'HOSTILITY LEVEL',
+        ('hostility', ),
+        stats=('hostility',),
+        rolls=('hostile',),
+    ),
+    'savage': RuleInfo(
+        'savage',
+        'trait',
+        'Hostility Level: Savage (14+)',
+        'HOSTILITY LEVEL',
+        ('hostility', ),
+        stats=('hostility',),
+        rolls=('hostile',),
+    ),
+    'woods': RuleInfo(
+        'woods',
+        'terrain',
+        'Woods',
+        'WOODS',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', ),
+        stats=('jungle_type', 'zone_vis', 'MOV_1', 'order_move', 'reaction_move', 'attribute', 'vis', 'burst', 'hostility'),
+        rolls=('hostile',),
+    ),
+    'jungle': RuleInfo(
+        'jungle',
+        'terrain',
+        'Jungle',
+        'JUNGLE',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', ),
+        stats=('jungle_type', 'zone_vis', 'MOV_1', 'order_move', 'reaction_move', 'attribute', 'vis', 'burst', 'hostility'),
+        rolls=('hostile',),
+    ),
+    'steep_hills': RuleInfo(
+        'steep_hills',
+        'terrain',
+        'Steep Hills',
+        'STEEP HILLS',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'mountains_type', 'turn', 'movement', 'failed_guts', ),
+        stats=('mountains_type', 'MOV_1', 'order_move', 'reaction_move'),
+    ),
+    'high_mountain': RuleInfo(
+        'high_mountain',
+        'terrain',
+        'High Mountain',
+        'HIGH MOUNTAIN',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'mountains_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', ),
+        stats=('mountains_type', 'zone_vis', 'MOV_1', 'order_move', 'reaction_move', 'attribute', 'vis', 'burst', 'hostility'),
+        rolls=('hostile',),
+    ),
+    'primeval_forest': RuleInfo(
+        'primeval_forest',
+        'terrain',
+        'Primeval Forest',
+        'PRIMEVAL FOREST',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', ),
+        stats=('jungle_type', 'zone_vis', 'MOV_1', 'order_move', 'reaction_move', 'attribute', 'vis', 'burst', 'hostility'),
+        rolls=('hostile',),
+    ),
+    'dense_jungle': RuleInfo(
+        'dense_jungle',
+        'terrain',
+        'Dense Jungle',
+        'DENSE JUNGLE',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'hostility', 'jungle_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', ),
+        stats=('jungle_type', 'zone_vis', 'MOV_1', 'order_move', 'reaction_move', 'attribute', 'vis', 'burst', 'hostility'),
+        rolls=('hostile',),
+    ),
+    'arctic_plains': RuleInfo(
+        'arctic_plains',
+        'terrain',
+        'Arctic Plains',
+        'ARCTIC PLAINS',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'hostility', 'mountains_type', 'turn', 'movement', 'failed_guts', ),
+        stats=('mountains_type', 'MOV_1', 'order_move', 'reaction_move', 'hostility'),
+        rolls=('hostile',),
+    ),
+    'mid_mountain': RuleInfo(
+        'mid_mountain',
+        'terrain',
+        'Mid-Mountain',
+        'MID-MOUNTAIN',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'mountains_type', 'turn', 'movement', 'failed_guts', ),
+        stats=('mountains_type', 'MOV_1', 'order_move', 'reaction_move'),
+    ),
+    'swamp': RuleInfo(
+        'swamp',
+        'terrain',
+        'Swamp',
+        'SWAMP',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'burst', 'hostility', 'aquatic_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', ),
+        stats=('aquatic_type', 'MOV_1', 'order_move', 'reaction_move', 'burst', 'hostility'),
+        rolls=('hostile',),
+    ),
+    'open_sea': RuleInfo(
+        'open_sea',
+        'terrain',
+        'Open Sea',
+        'OPEN SEA',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'hostility', 'aquatic_type', 'turn', 'movement', 'failed_guts', ),
+        stats=('aquatic_type', 'MOV_1', 'order_move', 'reaction_move', 'hostility'),
+        rolls=('hostile',),
+    ),
+    'rocky_ground': RuleInfo(
+        'rocky_ground',
+        'terrain',
+        'Rocky Ground',
+        'ROCKY GROUND',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'burst', 'desert_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', ),
+        stats=('desert_type', 'MOV_1', 'order_move', 'reaction_move', 'burst'),
+    ),
+    'sand_dunes': RuleInfo(
+        'sand_dunes',
+        'terrain',
+        'Sand Dunes',
+        'SAND DUNES',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'hostility', 'desert_type', 'turn', 'movement', 'failed_guts', ),
+        stats=('desert_type', 'MOV_1', 'order_move', 'reaction_move', 'hostility'),
+        rolls=('hostile',),
+    ),
+    'beach': RuleInfo(
+        'beach',
+        'terrain',
+        'Beach',
+        'BEACH',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'aquatic_type', 'turn', 'movement', 'failed_guts', ),
+        stats=('aquatic_type', 'MOV_1', 'order_move', 'reaction_move'),
+    ),
+    'zero_g': RuleInfo(
+        'zero_g',
+        'terrain',
+        'Zero-G',
+        'ZERO-G',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'zero_g_type', 'turn', 'movement', 'failed_guts', ),
+        stats=('zero_g_type', 'MOV_1', 'order_move', 'reaction_move'),
+    ),
+    'generator_room': RuleInfo(
+        'generator_room',
+        'terrain',
+        'Generator Room',
+        'GENERATOR ROOM',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', 'optional_mov', ),
+        stats=('zero_g_type', 'MOV_1', 'order_move', 'reaction_move', 'attribute', 'vis', 'burst'),
+    ),
+    'engine_room': RuleInfo(
+        'engine_room',
+        'terrain',
+        'Engine Room',
+        'ENGINE ROOM',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'burst', 'zone_vis', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'optional_mov', ),
+        stats=('zero_g_type', 'zone_vis', 'MOV_1', 'order_move', 'reaction_move', 'attribute', 'vis', 'burst'),
+    ),
+    'energy_core_room': RuleInfo(
+        'energy_core_room',
+        'terrain',
+        'Energy Core Room',
+        'ENERGY CORE ROOM',
+        ('MOV_1', 'MOV_2', 'order_move', 'reaction_move', 'attribute', 'zone_vis', 'vis', 'zero_g_type', 'turn', 'movement', 'failed_guts', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', 'msv', 'optional_mov', ),
+        stats=('zero_g_type', 'zone_vis', 'MOV_1', 'order_move', 'reaction_move', 'attribute', 'vis'),
+    ),
+    'storm': RuleInfo(
+        'storm',
+        'condition',
+        'Storm',
+        'STORM',
+        ('attribute', 'zone_vis', 'vis', 'jungle_type', 'mountains_type', 'aquatic_type', 'desert_type', 'lof_skill', 'lof_zone', 'range_mod', 'other_mods', 'responding', 'facing', ),
+        stats=('attribute', 'vis'),
+    ),
+    'hostility_level': RuleInfo('hostility_level', 'table', 'Hostility Level', 'HOSTILITY LEVEL', (), columns=('level', 'conditions')),
+    'game_conditions': RuleInfo('game_conditions', 'table', 'Game Conditions', 'HOSTILITY LEVEL', (), columns=('effect',)),
+    'damage_value': RuleInfo('damage_value', 'table', 'Roll or Choose a Damage Value', 'Roll or Choose a Damage Value', (), columns=('damage_type', 'strength')),
 })
-"""Every rule, terrain, condition, trait and table, with the inputs each reads."""
+"""Every rule, terrain, condition, trait and table, with the inputs each reads and what it produces: the stats it changes, the values it derives, the rolls it may ask for, a table's columns."""
 
 
 
@@ -10066,11 +10333,19 @@ def resolve(
     """
     return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
 
+class OtherModsStackInputs(TypedDict, total=False):
+    """The inputs of other_mods_stack(), each optional: `other_mods_stack(**inputs)`."""
+
+    attribute: int
+    lof_skill: LofSkillKind
+    range_mod: int
+    other_mods: int
+
 @inputs_by_name
 def other_mods_stack(
     *,
     attribute: int = 12,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
+    lof_skill: LofSkillKind = 'bs_attack',
     range_mod: int = 0,
     other_mods: int = 0,
 ) -> Resolution:
@@ -10095,14 +10370,27 @@ def other_mods_stack(
         return _resolve_other_mods_stack(values, changed(('range_mod', range_mod, 0), ('other_mods', other_mods, 0)))
     return resolve_rule(_BOOK, 'other_mods_stack', (attribute, lof_skill, range_mod, other_mods))
 
+class LofRollInputs(TypedDict, total=False):
+    """The inputs of lof_roll(), each optional: `lof_roll(**inputs)`."""
+
+    attribute: int
+    burst: int
+    vis: VisLevel
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+    responding: bool
+    facing: bool
+
 @inputs_by_name
 def lof_roll(
     *,
     attribute: int = 12,
     burst: int = 3,
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    vis: VisLevel = 'none',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
     responding: bool = False,
@@ -10144,6 +10432,17 @@ def lof_roll(
         (attribute, burst, vis, lof_skill, lof_zone, range_mod, other_mods, responding, facing),
     )
 
+class DifficultInputs(TypedDict, total=False):
+    """The inputs of difficult(), each optional: `difficult(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+
 @inputs_by_name
 def difficult(
     *,
@@ -10151,8 +10450,8 @@ def difficult(
     MOV_2: int = 4,
     order_move: int | None = None,
     reaction_move: int = 2,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
     """MOV: Difficult (second MOV value) (MOV: Difficult).
@@ -10188,6 +10487,17 @@ def difficult(
         (MOV_1, MOV_2, order_move, reaction_move, turn, movement, failed_guts),
     )
 
+class VeryDifficultInputs(TypedDict, total=False):
+    """The inputs of very_difficult(), each optional: `very_difficult(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+
 @inputs_by_name
 def very_difficult(
     *,
@@ -10195,8 +10505,8 @@ def very_difficult(
     MOV_2: int = 4,
     order_move: int | None = None,
     reaction_move: int = 2,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
     """MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
@@ -10233,12 +10543,19 @@ def very_difficult(
         (MOV_1, MOV_2, order_move, reaction_move, turn, movement, failed_guts),
     )
 
+class SaturationInputs(TypedDict, total=False):
+    """The inputs of saturation(), each optional: `saturation(**inputs)`."""
+
+    burst: int
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+
 @inputs_by_name
 def saturation(
     *,
     burst: int = 3,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
 ) -> Resolution:
     """SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
 
@@ -10254,12 +10571,19 @@ def saturation(
         return _resolve_saturation(values, NOTHING)
     return resolve_rule(_BOOK, 'saturation', (burst, lof_skill, lof_zone))
 
+class HighSaturationInputs(TypedDict, total=False):
+    """The inputs of high_saturation(), each optional: `high_saturation(**inputs)`."""
+
+    burst: int
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+
 @inputs_by_name
 def high_saturation(
     *,
     burst: int = 3,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
 ) -> Resolution:
     """SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
 
@@ -10275,13 +10599,23 @@ def high_saturation(
         return _resolve_high_saturation(values, NOTHING)
     return resolve_rule(_BOOK, 'high_saturation', (burst, lof_skill, lof_zone))
 
+class LowVisibilityInputs(TypedDict, total=False):
+    """The inputs of low_visibility(), each optional: `low_visibility(**inputs)`."""
+
+    attribute: int
+    vis: VisLevel
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+
 @inputs_by_name
 def low_visibility(
     *,
     attribute: int = 12,
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    vis: VisLevel = 'none',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
 ) -> Resolution:
@@ -10315,13 +10649,23 @@ def low_visibility(
         (attribute, vis, lof_skill, lof_zone, range_mod, other_mods),
     )
 
+class PoorVisibilityInputs(TypedDict, total=False):
+    """The inputs of poor_visibility(), each optional: `poor_visibility(**inputs)`."""
+
+    attribute: int
+    vis: VisLevel
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+
 @inputs_by_name
 def poor_visibility(
     *,
     attribute: int = 12,
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    vis: VisLevel = 'none',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
 ) -> Resolution:
@@ -10355,13 +10699,25 @@ def poor_visibility(
         (attribute, vis, lof_skill, lof_zone, range_mod, other_mods),
     )
 
+class ZeroVisibilityInputs(TypedDict, total=False):
+    """The inputs of zero_visibility(), each optional: `zero_visibility(**inputs)`."""
+
+    attribute: int
+    vis: VisLevel
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+    responding: bool
+    facing: bool
+
 @inputs_by_name
 def zero_visibility(
     *,
     attribute: int = 12,
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    vis: VisLevel = 'none',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
     responding: bool = False,
@@ -10404,13 +10760,26 @@ def zero_visibility(
         (attribute, vis, lof_skill, lof_zone, range_mod, other_mods, responding, facing),
     )
 
+class WhiteNoiseInputs(TypedDict, total=False):
+    """The inputs of white_noise(), each optional: `white_noise(**inputs)`."""
+
+    attribute: int
+    vis: VisLevel
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+    responding: bool
+    facing: bool
+    msv: bool
+
 @inputs_by_name
 def white_noise(
     *,
     attribute: int = 12,
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    vis: VisLevel = 'none',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
     responding: bool = False,
@@ -10451,11 +10820,13 @@ def white_noise(
         (attribute, vis, lof_skill, lof_zone, range_mod, other_mods, responding, facing, msv),
     )
 
+class InsecureInputs(TypedDict, total=False):
+    """The inputs of insecure(), each optional: `insecure(**inputs)`."""
+
+    hostility: HostilityRank
+
 @inputs_by_name
-def insecure(
-    *,
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
-) -> Resolution:
+def insecure(*, hostility: HostilityRank = 'none') -> Resolution:
     """Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
 
     - hostility min insecure
@@ -10468,11 +10839,13 @@ def insecure(
         return _resolve_insecure(values, NOTHING)
     return resolve_rule(_BOOK, 'insecure', (hostility,))
 
+class AdverseInputs(TypedDict, total=False):
+    """The inputs of adverse(), each optional: `adverse(**inputs)`."""
+
+    hostility: HostilityRank
+
 @inputs_by_name
-def adverse(
-    *,
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
-) -> Resolution:
+def adverse(*, hostility: HostilityRank = 'none') -> Resolution:
     """Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
 
     - hostility min adverse
@@ -10485,11 +10858,13 @@ def adverse(
         return _resolve_adverse(values, NOTHING)
     return resolve_rule(_BOOK, 'adverse', (hostility,))
 
+class DangerousInputs(TypedDict, total=False):
+    """The inputs of dangerous(), each optional: `dangerous(**inputs)`."""
+
+    hostility: HostilityRank
+
 @inputs_by_name
-def dangerous(
-    *,
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
-) -> Resolution:
+def dangerous(*, hostility: HostilityRank = 'none') -> Resolution:
     """Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
 
     - hostility min dangerous
@@ -10502,11 +10877,13 @@ def dangerous(
         return _resolve_dangerous(values, NOTHING)
     return resolve_rule(_BOOK, 'dangerous', (hostility,))
 
+class AggressiveInputs(TypedDict, total=False):
+    """The inputs of aggressive(), each optional: `aggressive(**inputs)`."""
+
+    hostility: HostilityRank
+
 @inputs_by_name
-def aggressive(
-    *,
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
-) -> Resolution:
+def aggressive(*, hostility: HostilityRank = 'none') -> Resolution:
     """Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
 
     - hostility min aggressive
@@ -10519,11 +10896,13 @@ def aggressive(
         return _resolve_aggressive(values, NOTHING)
     return resolve_rule(_BOOK, 'aggressive', (hostility,))
 
+class LethalInputs(TypedDict, total=False):
+    """The inputs of lethal(), each optional: `lethal(**inputs)`."""
+
+    hostility: HostilityRank
+
 @inputs_by_name
-def lethal(
-    *,
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
-) -> Resolution:
+def lethal(*, hostility: HostilityRank = 'none') -> Resolution:
     """Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
 
     - hostility min lethal
@@ -10536,11 +10915,13 @@ def lethal(
         return _resolve_lethal(values, NOTHING)
     return resolve_rule(_BOOK, 'lethal', (hostility,))
 
+class SavageInputs(TypedDict, total=False):
+    """The inputs of savage(), each optional: `savage(**inputs)`."""
+
+    hostility: HostilityRank
+
 @inputs_by_name
-def savage(
-    *,
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
-) -> Resolution:
+def savage(*, hostility: HostilityRank = 'none') -> Resolution:
     """Hostility Level: Savage (14+) (HOSTILITY LEVEL).
 
     - hostility min savage
@@ -10553,6 +10934,27 @@ def savage(
         return _resolve_savage(values, NOTHING)
     return resolve_rule(_BOOK, 'savage', (hostility,))
 
+class WoodsInputs(TypedDict, total=False):
+    """The inputs of woods(), each optional: `woods(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    attribute: int
+    burst: int
+    zone_vis: VisLevel
+    vis: VisLevel
+    hostility: HostilityRank
+    jungle_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+
 @inputs_by_name
 def woods(
     *,
@@ -10562,15 +10964,15 @@ def woods(
     reaction_move: int = 2,
     attribute: int = 12,
     burst: int = 3,
-    zone_vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
+    zone_vis: VisLevel = 'none',
+    vis: VisLevel = 'none',
+    hostility: HostilityRank = 'none',
     jungle_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
 ) -> Resolution:
@@ -10647,6 +11049,27 @@ def woods(
         ),
     )
 
+class JungleInputs(TypedDict, total=False):
+    """The inputs of jungle(), each optional: `jungle(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    attribute: int
+    burst: int
+    zone_vis: VisLevel
+    vis: VisLevel
+    hostility: HostilityRank
+    jungle_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+
 @inputs_by_name
 def jungle(
     *,
@@ -10656,15 +11079,15 @@ def jungle(
     reaction_move: int = 2,
     attribute: int = 12,
     burst: int = 3,
-    zone_vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
+    zone_vis: VisLevel = 'none',
+    vis: VisLevel = 'none',
+    hostility: HostilityRank = 'none',
     jungle_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
 ) -> Resolution:
@@ -10741,6 +11164,18 @@ def jungle(
         ),
     )
 
+class SteepHillsInputs(TypedDict, total=False):
+    """The inputs of steep_hills(), each optional: `steep_hills(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    mountains_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+
 @inputs_by_name
 def steep_hills(
     *,
@@ -10749,8 +11184,8 @@ def steep_hills(
     order_move: int | None = None,
     reaction_move: int = 2,
     mountains_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
     """Steep Hills (STEEP HILLS).
@@ -10786,6 +11221,27 @@ def steep_hills(
         (MOV_1, MOV_2, order_move, reaction_move, mountains_type, turn, movement, failed_guts),
     )
 
+class HighMountainInputs(TypedDict, total=False):
+    """The inputs of high_mountain(), each optional: `high_mountain(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    attribute: int
+    burst: int
+    zone_vis: VisLevel
+    vis: VisLevel
+    hostility: HostilityRank
+    mountains_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+
 @inputs_by_name
 def high_mountain(
     *,
@@ -10795,15 +11251,15 @@ def high_mountain(
     reaction_move: int = 2,
     attribute: int = 12,
     burst: int = 3,
-    zone_vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
+    zone_vis: VisLevel = 'none',
+    vis: VisLevel = 'none',
+    hostility: HostilityRank = 'none',
     mountains_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
 ) -> Resolution:
@@ -10880,6 +11336,29 @@ def high_mountain(
         ),
     )
 
+class PrimevalForestInputs(TypedDict, total=False):
+    """The inputs of primeval_forest(), each optional: `primeval_forest(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    attribute: int
+    burst: int
+    zone_vis: VisLevel
+    vis: VisLevel
+    hostility: HostilityRank
+    jungle_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+    responding: bool
+    facing: bool
+
 @inputs_by_name
 def primeval_forest(
     *,
@@ -10889,15 +11368,15 @@ def primeval_forest(
     reaction_move: int = 2,
     attribute: int = 12,
     burst: int = 3,
-    zone_vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
+    zone_vis: VisLevel = 'none',
+    vis: VisLevel = 'none',
+    hostility: HostilityRank = 'none',
     jungle_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
     responding: bool = False,
@@ -10982,6 +11461,27 @@ def primeval_forest(
         ),
     )
 
+class DenseJungleInputs(TypedDict, total=False):
+    """The inputs of dense_jungle(), each optional: `dense_jungle(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    attribute: int
+    burst: int
+    zone_vis: VisLevel
+    vis: VisLevel
+    hostility: HostilityRank
+    jungle_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+
 @inputs_by_name
 def dense_jungle(
     *,
@@ -10991,15 +11491,15 @@ def dense_jungle(
     reaction_move: int = 2,
     attribute: int = 12,
     burst: int = 3,
-    zone_vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
+    zone_vis: VisLevel = 'none',
+    vis: VisLevel = 'none',
+    hostility: HostilityRank = 'none',
     jungle_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
 ) -> Resolution:
@@ -11076,6 +11576,19 @@ def dense_jungle(
         ),
     )
 
+class ArcticPlainsInputs(TypedDict, total=False):
+    """The inputs of arctic_plains(), each optional: `arctic_plains(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    hostility: HostilityRank
+    mountains_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+
 @inputs_by_name
 def arctic_plains(
     *,
@@ -11083,10 +11596,10 @@ def arctic_plains(
     MOV_2: int = 4,
     order_move: int | None = None,
     reaction_move: int = 2,
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
+    hostility: HostilityRank = 'none',
     mountains_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
     """Arctic Plains (ARCTIC PLAINS).
@@ -11135,6 +11648,18 @@ def arctic_plains(
         ),
     )
 
+class MidMountainInputs(TypedDict, total=False):
+    """The inputs of mid_mountain(), each optional: `mid_mountain(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    mountains_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+
 @inputs_by_name
 def mid_mountain(
     *,
@@ -11143,8 +11668,8 @@ def mid_mountain(
     order_move: int | None = None,
     reaction_move: int = 2,
     mountains_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
     """Mid-Mountain (MID-MOUNTAIN).
@@ -11180,6 +11705,22 @@ def mid_mountain(
         (MOV_1, MOV_2, order_move, reaction_move, mountains_type, turn, movement, failed_guts),
     )
 
+class SwampInputs(TypedDict, total=False):
+    """The inputs of swamp(), each optional: `swamp(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    burst: int
+    hostility: HostilityRank
+    aquatic_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+
 @inputs_by_name
 def swamp(
     *,
@@ -11188,13 +11729,13 @@ def swamp(
     order_move: int | None = None,
     reaction_move: int = 2,
     burst: int = 3,
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
+    hostility: HostilityRank = 'none',
     aquatic_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
 ) -> Resolution:
     """Swamp (SWAMP).
 
@@ -11252,6 +11793,19 @@ def swamp(
         ),
     )
 
+class OpenSeaInputs(TypedDict, total=False):
+    """The inputs of open_sea(), each optional: `open_sea(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    hostility: HostilityRank
+    aquatic_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+
 @inputs_by_name
 def open_sea(
     *,
@@ -11259,10 +11813,10 @@ def open_sea(
     MOV_2: int = 4,
     order_move: int | None = None,
     reaction_move: int = 2,
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
+    hostility: HostilityRank = 'none',
     aquatic_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
     """Open Sea (OPEN SEA).
@@ -11311,6 +11865,21 @@ def open_sea(
         ),
     )
 
+class RockyGroundInputs(TypedDict, total=False):
+    """The inputs of rocky_ground(), each optional: `rocky_ground(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    burst: int
+    desert_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+
 @inputs_by_name
 def rocky_ground(
     *,
@@ -11320,11 +11889,11 @@ def rocky_ground(
     reaction_move: int = 2,
     burst: int = 3,
     desert_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
 ) -> Resolution:
     """Rocky Ground (ROCKY GROUND).
 
@@ -11378,6 +11947,19 @@ def rocky_ground(
         ),
     )
 
+class SandDunesInputs(TypedDict, total=False):
+    """The inputs of sand_dunes(), each optional: `sand_dunes(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    hostility: HostilityRank
+    desert_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+
 @inputs_by_name
 def sand_dunes(
     *,
@@ -11385,10 +11967,10 @@ def sand_dunes(
     MOV_2: int = 4,
     order_move: int | None = None,
     reaction_move: int = 2,
-    hostility: Literal['none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage'] = 'none',
+    hostility: HostilityRank = 'none',
     desert_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
     """Sand Dunes (SAND DUNES).
@@ -11437,6 +12019,18 @@ def sand_dunes(
         ),
     )
 
+class BeachInputs(TypedDict, total=False):
+    """The inputs of beach(), each optional: `beach(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    aquatic_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+
 @inputs_by_name
 def beach(
     *,
@@ -11445,8 +12039,8 @@ def beach(
     order_move: int | None = None,
     reaction_move: int = 2,
     aquatic_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
     """Beach (BEACH).
@@ -11482,6 +12076,18 @@ def beach(
         (MOV_1, MOV_2, order_move, reaction_move, aquatic_type, turn, movement, failed_guts),
     )
 
+class ZeroGInputs(TypedDict, total=False):
+    """The inputs of zero_g(), each optional: `zero_g(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    zero_g_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+
 @inputs_by_name
 def zero_g(
     *,
@@ -11490,8 +12096,8 @@ def zero_g(
     order_move: int | None = None,
     reaction_move: int = 2,
     zero_g_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
 ) -> Resolution:
     """Zero-G (ZERO-G).
@@ -11527,6 +12133,29 @@ def zero_g(
         (MOV_1, MOV_2, order_move, reaction_move, zero_g_type, turn, movement, failed_guts),
     )
 
+class GeneratorRoomInputs(TypedDict, total=False):
+    """The inputs of generator_room(), each optional: `generator_room(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    attribute: int
+    burst: int
+    vis: VisLevel
+    zero_g_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+    responding: bool
+    facing: bool
+    msv: bool
+    optional_mov: bool
+
 @inputs_by_name
 def generator_room(
     *,
@@ -11536,13 +12165,13 @@ def generator_room(
     reaction_move: int = 2,
     attribute: int = 12,
     burst: int = 3,
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
+    vis: VisLevel = 'none',
     zero_g_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
     responding: bool = False,
@@ -11627,6 +12256,27 @@ def generator_room(
         ),
     )
 
+class EngineRoomInputs(TypedDict, total=False):
+    """The inputs of engine_room(), each optional: `engine_room(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    attribute: int
+    burst: int
+    zone_vis: VisLevel
+    vis: VisLevel
+    zero_g_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+    optional_mov: bool
+
 @inputs_by_name
 def engine_room(
     *,
@@ -11636,14 +12286,14 @@ def engine_room(
     reaction_move: int = 2,
     attribute: int = 12,
     burst: int = 3,
-    zone_vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
+    zone_vis: VisLevel = 'none',
+    vis: VisLevel = 'none',
     zero_g_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
     optional_mov: bool = True,
@@ -11720,6 +12370,29 @@ def engine_room(
         ),
     )
 
+class EnergyCoreRoomInputs(TypedDict, total=False):
+    """The inputs of energy_core_room(), each optional: `energy_core_room(**inputs)`."""
+
+    MOV_1: int
+    MOV_2: int
+    order_move: int | None
+    reaction_move: int
+    attribute: int
+    zone_vis: VisLevel
+    vis: VisLevel
+    zero_g_type: bool
+    turn: Turn
+    movement: MovementSkill
+    failed_guts: bool
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+    responding: bool
+    facing: bool
+    msv: bool
+    optional_mov: bool
+
 @inputs_by_name
 def energy_core_room(
     *,
@@ -11728,14 +12401,14 @@ def energy_core_room(
     order_move: int | None = None,
     reaction_move: int = 2,
     attribute: int = 12,
-    zone_vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
+    zone_vis: VisLevel = 'none',
+    vis: VisLevel = 'none',
     zero_g_type: bool = False,
-    turn: Literal['active', 'reactive'] = 'active',
-    movement: Literal['none', 'move', 'cautious_movement', 'jump', 'climb', 'assault', 'dodge', 'engage'] = 'move',
+    turn: Turn = 'active',
+    movement: MovementSkill = 'move',
     failed_guts: bool = False,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
     responding: bool = False,
@@ -11821,18 +12494,35 @@ def energy_core_room(
         ),
     )
 
+class StormInputs(TypedDict, total=False):
+    """The inputs of storm(), each optional: `storm(**inputs)`."""
+
+    attribute: int
+    zone_vis: VisLevel
+    vis: VisLevel
+    jungle_type: bool
+    mountains_type: bool
+    aquatic_type: bool
+    desert_type: bool
+    lof_skill: LofSkillKind
+    lof_zone: LofContact
+    range_mod: int
+    other_mods: int
+    responding: bool
+    facing: bool
+
 @inputs_by_name
 def storm(
     *,
     attribute: int = 12,
-    zone_vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
-    vis: Literal['none', 'low', 'poor', 'zero'] = 'none',
+    zone_vis: VisLevel = 'none',
+    vis: VisLevel = 'none',
     jungle_type: bool = False,
     mountains_type: bool = False,
     aquatic_type: bool = False,
     desert_type: bool = False,
-    lof_skill: Literal['none', 'bs_attack', 'other'] = 'bs_attack',
-    lof_zone: Literal['clear_of', 'from', 'into', 'through'] = 'through',
+    lof_skill: LofSkillKind = 'bs_attack',
+    lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
     responding: bool = False,
@@ -11896,6 +12586,11 @@ def storm(
         ),
     )
 
+class HostilityLevelInputs(TypedDict, total=False):
+    """The inputs of hostility_level(), each optional: `hostility_level(**inputs)`."""
+
+    roll: int | None
+
 @inputs_by_name
 def hostility_level(*, roll: int | None = None) -> Resolution:
     """Hostility Level (HOSTILITY LEVEL).
@@ -11907,6 +12602,11 @@ def hostility_level(*, roll: int | None = None) -> Resolution:
         given['roll'] = roll
     return resolve_with(_BOOK, ('hostility_level',), given, signature=True)
 
+class GameConditionsInputs(TypedDict, total=False):
+    """The inputs of game_conditions(), each optional: `game_conditions(**inputs)`."""
+
+    roll: int | None
+
 @inputs_by_name
 def game_conditions(*, roll: int | None = None) -> Resolution:
     """Game Conditions (HOSTILITY LEVEL).
@@ -11917,6 +12617,11 @@ def game_conditions(*, roll: int | None = None) -> Resolution:
     if roll is not None:
         given['roll'] = roll
     return resolve_with(_BOOK, ('game_conditions',), given, signature=True)
+
+class DamageValueInputs(TypedDict, total=False):
+    """The inputs of damage_value(), each optional: `damage_value(**inputs)`."""
+
+    roll: int | None
 
 @inputs_by_name
 def damage_value(*, roll: int | None = None) -> Resolution:
@@ -11935,24 +12640,67 @@ __all__ = [
     'NOT_APPLICABLE',
     'RULEBOOK',
     'RULES',
+    'AdverseInputs',
+    'AggressiveInputs',
+    'ArcticPlainsInputs',
+    'BeachInputs',
     'Chain',
     'Chances',
     'Consequence',
+    'DamageValueInputs',
+    'DangerousInputs',
+    'DenseJungleInputs',
     'Dice',
+    'DifficultInputs',
+    'EnergyCoreRoomInputs',
+    'EngineRoomInputs',
+    'GameConditionsInputs',
+    'GeneratorRoomInputs',
+    'HighMountainInputs',
+    'HighSaturationInputs',
+    'HostilityLevelInputs',
+    'HostilityRank',
     'InputSpec',
+    'InsecureInputs',
+    'JungleInputs',
+    'LethalInputs',
+    'LofContact',
+    'LofRollInputs',
+    'LofSkillKind',
+    'LowVisibilityInputs',
+    'MidMountainInputs',
     'Modifier',
+    'MovementSkill',
     'Note',
+    'OpenSeaInputs',
+    'OtherModsStackInputs',
+    'PoorVisibilityInputs',
+    'PrimevalForestInputs',
     'Resolution',
     'Restriction',
+    'RockyGroundInputs',
     'Roll',
     'RuleInfo',
     'RuleInputError',
     'RulebookInfo',
+    'SandDunesInputs',
+    'SaturationInputs',
+    'SavageInputs',
     'SequenceResult',
     'Special',
+    'SteepHillsInputs',
+    'StormInputs',
+    'SwampInputs',
     'TableResult',
     'TraceEntry',
+    'Turn',
     'Value',
+    'VeryDifficultInputs',
+    'VisLevel',
+    'WhiteNoiseInputs',
+    'WoodsInputs',
+    'ZeroGInputs',
+    'ZeroVisibilityInputs',
     'adverse',
     'aggressive',
     'arctic_plains',

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypedDict
 
 import dsl.runtime as _runtime
 
-_runtime.require(1, 'zone_combat.py', '0.2.0')
+_runtime.require(2, 'zone_combat.py', '0.2.0')
 
 from dsl.runtime import (  # noqa: E402
     IMPASSABLE,
@@ -163,6 +163,27 @@ RULEBOOK: Final = RulebookInfo(
     ),
 )
 """The rulebook these resolvers were compiled from, with its general notes."""
+
+Band = Literal['close', 'short', 'medium', 'long', 'beyond']
+"""The choices of range."""
+Place = Literal['close', 'short', 'medium', 'long', 'flank']
+"""The choices of zone, destination."""
+PaceClass = Literal['slow', 'normal', 'fast', 'rapid', 'burst']
+"""The choices of pace_class."""
+Action = Literal['melee', 'range_attack', 'assist', 'distract', 'guard', 'cast', 'hold', 'defend', 'dodge', 'take_cover', 'use', 'flee', 'team', 'flank_move', 'stealth_action', 'drag', 'move']
+"""The choices of action."""
+Intensity = Literal['light', 'moderate', 'heavy']
+"""The choices of rain_level, fog_level, cover_level, debris_level, light_level, noise_level, buzz_level, wind_level, wall_level, barrier_level, chosen_level, tile_level."""
+DebrisChoice = Literal['lose_ma', 'roll_ag']
+"""The choices of debris_choice."""
+Suit = Literal['clubs', 'spades', 'diamonds', 'hearts']
+"""The choices of suit."""
+DamageSource = Literal['opponent', 'own_fail', 'casting']
+"""The choices of damage_source."""
+ShieldUse = Literal['no_shield', 'for_defence', 'for_armour']
+"""The choices of shield_use."""
+Template = Literal['small', 'sweep', 'cone', 'medium_template', 'large']
+"""The choices of aoe."""
 
 INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'pace': InputSpec('pace', 'Pace (MA)', 'int', -10, 12, None, (), 6, True),
@@ -7219,92 +7240,658 @@ _table_aoe_templates: Final = TableSpec(
 # ----------------------------------------------------------------------------
 
 RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
-    'range_bands': RuleInfo('range_bands', 'rule', 'Range bands', 'Range diagram; RANGE', ('all_actions', 'visibility', 'shot', 'range', 'different_arm', 'scope', )),
-    'pace_class_rule': RuleInfo('pace_class_rule', 'rule', 'Pace classes', 'MOVE: Pace', ('pace', 'pace_class', 'bursting', )),
-    'zone_move': RuleInfo('zone_move', 'rule', 'MOVE: zone to zone', 'MOVE', ('pace', 'move_target', 'all_actions', 'missile_against', 'zone', 'destination', 'running', 'second_move', )),
-    'action_limits': RuleInfo('action_limits', 'rule', 'Actions and where they may be taken', 'When it comes to your action', ('all_actions', 'range', 'zone', 'engaged', 'action', 'target_in_flank', 'same_flank', 'guarded', 'width_melee', 'assist_successes', )),
-    'flank_zones': RuleInfo('flank_zones', 'rule', 'Flank zones', 'Flank zones', ('range', 'zones_away', 'action', 'same_flank', )),
-    'take_cover': RuleInfo('take_cover', 'rule', 'COVER', 'COVER', ('all_actions', 'visibility', 'shot', 'defence', 'cover', 'default_cover', 'target_cover', 'own_cover', )),
-    'defend_dodge': RuleInfo('defend_dodge', 'rule', 'DEFEND and DODGE', 'DEFEND; DODGE', ('missile_against', 'melee_against', 'action', 'defend_moved', )),
-    'stealth_mode': RuleInfo('stealth_mode', 'rule', 'STEALTH', 'STEALTH', ('pace', 'stealth', 'engaged', 'stealthy', 'own_cover', )),
-    'drop_rule': RuleInfo('drop_rule', 'rule', 'DROP', 'DROP', ('all_actions', 'visibility', 'shot', 'damage', 'drop', )),
-    'targeting_rule': RuleInfo('targeting_rule', 'rule', 'Targeting', 'Targeting', ('defence', 'damage', 'targeting', 'vulnerability', 'extra_die', )),
-    'paralysed': RuleInfo('paralysed', 'rule', 'Paralysed', 'Targeting: wound effects', ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', )),
-    'broken_arm': RuleInfo('broken_arm', 'rule', 'Broken Arm', 'Targeting: wound effects', ('wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', )),
-    'bleeder': RuleInfo('bleeder', 'rule', 'Bleeder', 'Targeting: wound effects', ('wound_damage', 'wound_target', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', 'extra_bleeds', )),
-    'knockdown': RuleInfo('knockdown', 'rule', 'Knockdown', 'Targeting: wound effects', ('defence', 'wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', )),
-    'crippled': RuleInfo('crippled', 'rule', 'Crippled', 'Targeting: wound effects', ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', )),
-    'broken_leg': RuleInfo('broken_leg', 'rule', 'Broken Leg', 'Targeting: wound effects', ('pace', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
-    'winded': RuleInfo('winded', 'rule', 'Winded', 'Targeting: wound effects', ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', )),
-    'pain': RuleInfo('pain', 'rule', 'Pain', 'Targeting: wound effects', ('all_actions', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
-    'guts': RuleInfo('guts', 'rule', 'Guts', 'Targeting: wound effects', ('wound_duration', 'wound_damage', 'final_damage', 'tuffness', 'dice_raises', 'duration_raises', )),
-    'scarred': RuleInfo('scarred', 'rule', 'Scarred', 'Targeting: wound effects', ('wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', )),
-    'deafened': RuleInfo('deafened', 'rule', 'Deafened', 'Targeting: wound effects', ('wound_duration', 'wound_target', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
-    'blinded': RuleInfo('blinded', 'rule', 'Blinded', 'Targeting: wound effects', ('visibility', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', )),
-    'uncon': RuleInfo('uncon', 'rule', 'Uncon', 'Targeting: wound effects', ('wound_target', 'final_damage', 'tuffness', )),
-    'zone_cover': RuleInfo('zone_cover', 'trait', 'Zone trait: COVER', 'Zone Traits', ('cover', 'zone_cover_value', )),
-    'zone_light': RuleInfo('zone_light', 'trait', 'Zone trait: LIGHT', 'Zone Traits', ('visibility', 'zone_light_mod', )),
-    'zone_visibility': RuleInfo('zone_visibility', 'trait', 'Zone trait: VISIBILITY', 'Zone Traits', ('visibility', 'zone_visibility_mod', )),
-    'zone_entry': RuleInfo('zone_entry', 'trait', 'Zone trait: ENTRY', 'Zone Traits', ('zone_entry_max', 'crossings', )),
-    'zone_width': RuleInfo('zone_width', 'trait', 'Zone trait: WIDTH', 'Zone Traits', ('zone_width_max', 'close_occupants', )),
-    'zone_terrain': RuleInfo('zone_terrain', 'trait', 'Zone trait: TERRAIN', 'Zone Traits', ('pace', 'move_target', 'terrain_ma', 'rough', )),
-    'zone_debris': RuleInfo('zone_debris', 'trait', 'Zone trait: DEBRIS', 'Zone Traits', ('pace', 'stealth', 'cover', 'debris_level', 'debris_choice', )),
-    'zone_stacking': RuleInfo('zone_stacking', 'trait', 'Zone trait: STACKING', 'Zone Traits', ('stacking', 'zone_stacking_max', 'target_size', )),
-    'rain': RuleInfo('rain', 'condition', 'RAIN', 'Condition tiles: RAIN', ('visibility', 'range', 'ag', 'resist_fire', 'hearing', 'stealth', 'rain_level', )),
-    'fog': RuleInfo('fog', 'condition', 'FOG', 'Condition tiles: FOG', ('visibility', 'stealth', 'zones_away', 'fog_level', )),
-    'cover_tile': RuleInfo('cover_tile', 'condition', 'COVER', 'Condition tiles: COVER', ('stealth', 'cover', 'default_cover', 'tuff_aoe', 'cover_level', )),
-    'debris_tile': RuleInfo('debris_tile', 'condition', 'DEBRIS', 'Condition tiles: DEBRIS', ('pace', 'stealth', 'cover', 'debris_level', 'debris_choice', )),
-    'lighting': RuleInfo('lighting', 'condition', 'LIGHT', 'Condition tiles: LIGHT', ('visibility', 'stealth', 'light_level', )),
-    'noise': RuleInfo('noise', 'condition', 'NOISE', 'Condition tiles: NOISE', ('hearing', 'stealth', 'noise_level', )),
-    'buzz': RuleInfo('buzz', 'condition', 'BUZZ', 'Condition tiles: BUZZ', ('comms', 'buzz_level', )),
-    'wind': RuleInfo('wind', 'condition', 'WIND', 'Condition tiles: WIND', ('all_actions', 'visibility', 'shot', 'range', 'heavy_weapon', 'wind_level', )),
-    'wall_tile': RuleInfo('wall_tile', 'condition', 'WALL', 'Condition tiles: WALL', ('stealth', 'cover', 'wall_level', )),
-    'barrier': RuleInfo('barrier', 'condition', 'BARRIER', 'Condition tiles: BARRIER', ('barrier_level', )),
-    'tile_slippery': RuleInfo('tile_slippery', 'condition', 'SLIPPERY', 'Condition tiles: ground', ('stealth', )),
-    'tile_slowing': RuleInfo('tile_slowing', 'condition', 'SLOWING', 'Condition tiles: ground', ('pace', 'move_target', )),
-    'tile_obstacle': RuleInfo('tile_obstacle', 'condition', 'OBSTACLE', 'Condition tiles: ground', ('stealth', 'cover', )),
-    'tile_open_ground': RuleInfo('tile_open_ground', 'condition', 'OPEN GROUND', 'Condition tiles: ground', ('stealth', 'cover', 'default_cover', )),
-    'tile_exposed_ground': RuleInfo('tile_exposed_ground', 'condition', 'EXPOSED GROUND', 'Condition tiles: ground', ('stealth', 'cover', 'default_cover', 'missile_against', )),
-    'tile_clatter': RuleInfo('tile_clatter', 'condition', 'CLATTER', 'Condition tiles: ground', ('stealth', 'noticed', 'cover', 'default_cover', )),
-    'tile_shortcut': RuleInfo('tile_shortcut', 'condition', 'SHORTCUT', 'Condition tiles: ground', ()),
-    'tile_fire': RuleInfo('tile_fire', 'condition', 'FIRE', 'Condition tiles: hazards', ()),
-    'tile_danger': RuleInfo('tile_danger', 'condition', 'DANGER', 'Condition tiles: hazards', ()),
-    'tile_test': RuleInfo('tile_test', 'condition', 'TEST', 'Condition tiles: hazards', ()),
-    'tile_pit': RuleInfo('tile_pit', 'condition', 'PIT', 'Condition tiles: hazards', ()),
-    'tile_trap': RuleInfo('tile_trap', 'condition', 'TRAP', 'Condition tiles: hazards', ('noticed', )),
-    'tile_trip_wire': RuleInfo('tile_trip_wire', 'condition', 'TRIP WIRE', 'Condition tiles: alarms', ('noticed', )),
-    'tile_alarm': RuleInfo('tile_alarm', 'condition', 'ALARM', 'Condition tiles: alarms', ('noticed', )),
-    'tile_hideyhole': RuleInfo('tile_hideyhole', 'condition', 'HIDEYHOLE', 'Condition tiles: alarms', ()),
-    'tile_advantage': RuleInfo('tile_advantage', 'condition', 'ADVANTAGE', 'Condition tiles: positions', ('all_actions', )),
-    'tile_concealment': RuleInfo('tile_concealment', 'condition', 'CONCEALMENT', 'Condition tiles: positions', ('stealth', 'cover', 'tuff_aoe', 'drag_resist', )),
-    'tile_defensive': RuleInfo('tile_defensive', 'condition', 'DEFENSIVE', 'Condition tiles: positions', ('tuff_aoe', 'tuff_ranged', 'drag_resist', )),
-    'sporadic_encounter': RuleInfo('sporadic_encounter', 'rule', 'Sporadics', 'Sporadics', ('moving', 'target_groups', 'blank_options', )),
-    'sporadic_pit': RuleInfo('sporadic_pit', 'terrain', 'Pit (sporadic)', 'List of sporadic', ('failed_ag', )),
-    'sporadic_walls': RuleInfo('sporadic_walls', 'terrain', 'Walls (sporadic)', 'List of sporadic', ('stacking', 'adopted', )),
-    'sporadic_doorway': RuleInfo('sporadic_doorway', 'terrain', 'Doorway (sporadic)', 'List of sporadic', ('stacking', 'adopted', 'door_open', )),
-    'sporadic_window': RuleInfo('sporadic_window', 'terrain', 'Window (sporadic)', 'List of sporadic', ('stacking', 'adopted', 'door_open', )),
-    'sporadic_furniture': RuleInfo('sporadic_furniture', 'terrain', 'Furniture (sporadic)', 'List of sporadic', ('cover', 'failed_ag', 'adopted', )),
-    'sporadic_debris': RuleInfo('sporadic_debris', 'terrain', 'Debris (sporadic)', 'List of sporadic', ('cover', 'failed_ag', )),
-    'sporadic_vegetation': RuleInfo('sporadic_vegetation', 'terrain', 'Vegetation (sporadic)', 'List of sporadic', ('stealth', 'vegetation_stealth', )),
-    'sporadic_traps': RuleInfo('sporadic_traps', 'terrain', 'Traps (sporadic)', 'List of sporadic', ()),
-    'sporadic_slippery': RuleInfo('sporadic_slippery', 'terrain', 'Slippery (sporadic)', 'List of sporadic', ('failed_ag', )),
-    'sporadic_slowing': RuleInfo('sporadic_slowing', 'terrain', 'Slowing (sporadic)', 'List of sporadic', ('pace', 'slowing_points', )),
-    'sporadic_fire': RuleInfo('sporadic_fire', 'terrain', 'Fire (sporadic)', 'List of sporadic', ('failed_ag', )),
-    'sporadic_defensible': RuleInfo('sporadic_defensible', 'terrain', 'Defensible (sporadic)', 'List of sporadic', ('stacking', 'engaged', 'adopted', 'defensible_limit', )),
-    'sporadic_animals': RuleInfo('sporadic_animals', 'terrain', 'Animals (sporadic)', 'List of sporadic', ()),
-    'sporadic_falling_debris': RuleInfo('sporadic_falling_debris', 'terrain', 'Falling debris (sporadic)', 'List of sporadic', ()),
-    'card_draw': RuleInfo('card_draw', 'rule', 'Drawing the condition tiles', 'Step 2; Step 3', ('suit', 'high_rank', 'same_suit', 'chosen_level', 'tile_level', )),
-    'initiative': RuleInfo('initiative', 'rule', 'Initiative deck', 'Initiative: cards', ('heavy_weapon', 'light_weapon', 'stunned', 'joker', 'initiative_cards', 'initiative_discards', 'bonus_actions', )),
-    'weapons': RuleInfo('weapons', 'rule', 'Weapons and damage', 'Damage', ('heavy_weapon', 'light_weapon', 'weapon_die', 'two_handed', 'brawn_die', 'bulk_tier', )),
-    'armour_rules': RuleInfo('armour_rules', 'rule', 'Armour', 'Armour', ('defence', 'missile_against', 'armour', 'bulk', 'worn_armours', 'damage_source', 'shield_use', 'shield_bonus', 'large_shield', )),
-    'aoe_targets': RuleInfo('aoe_targets', 'rule', 'AoE targets: friends and enemies', 'AoE attacks', ('aoe', 'targets_rolled', 'targets_final', 'aoe_raises', 'converted', 'cast', )),
-    'stun': RuleInfo('stun', 'rule', 'Stun', 'Modifiers: Stun', ('bulk_tier', 'stun_damage', 'body', 'stun_levels', 'stun_option', )),
-    'pace_shift': RuleInfo('pace_shift', 'table', 'Pace by class', 'MOVE', ('pace_class', )),
-    'suit_category': RuleInfo('suit_category', 'table', 'Suits to tile categories', 'Step 3', ('suit', )),
-    'bulk_armour': RuleInfo('bulk_armour', 'table', 'Bulk armour', 'Armour: Bulk', ('bulk', )),
-    'aoe_templates': RuleInfo('aoe_templates', 'table', 'AoE templates', 'AoE attacks', ('aoe', )),
+    'range_bands': RuleInfo(
+        'range_bands',
+        'rule',
+        'Range bands',
+        'Range diagram; RANGE',
+        ('all_actions', 'visibility', 'shot', 'range', 'different_arm', 'scope', ),
+        stats=('range', 'shot'),
+    ),
+    'pace_class_rule': RuleInfo(
+        'pace_class_rule',
+        'rule',
+        'Pace classes',
+        'MOVE: Pace',
+        ('pace', 'pace_class', 'bursting', ),
+        stats=('pace',),
+    ),
+    'zone_move': RuleInfo(
+        'zone_move',
+        'rule',
+        'MOVE: zone to zone',
+        'MOVE',
+        ('pace', 'move_target', 'all_actions', 'missile_against', 'zone', 'destination', 'running', 'second_move', ),
+        stats=('all_actions', 'missile_against'),
+        rolls=('move',),
+    ),
+    'action_limits': RuleInfo(
+        'action_limits',
+        'rule',
+        'Actions and where they may be taken',
+        'When it comes to your action',
+        ('all_actions', 'range', 'zone', 'engaged', 'action', 'target_in_flank', 'same_flank', 'guarded', 'width_melee', 'assist_successes', ),
+        stats=('all_actions',),
+    ),
+    'flank_zones': RuleInfo(
+        'flank_zones',
+        'rule',
+        'Flank zones',
+        'Flank zones',
+        ('range', 'zones_away', 'action', 'same_flank', ),
+        stats=('range',),
+    ),
+    'take_cover': RuleInfo(
+        'take_cover',
+        'rule',
+        'COVER',
+        'COVER',
+        ('all_actions', 'visibility', 'shot', 'defence', 'cover', 'default_cover', 'target_cover', 'own_cover', ),
+        stats=('defence', 'shot'),
+    ),
+    'defend_dodge': RuleInfo(
+        'defend_dodge',
+        'rule',
+        'DEFEND and DODGE',
+        'DEFEND; DODGE',
+        ('missile_against', 'melee_against', 'action', 'defend_moved', ),
+        stats=('melee_against', 'missile_against'),
+    ),
+    'stealth_mode': RuleInfo(
+        'stealth_mode',
+        'rule',
+        'STEALTH',
+        'STEALTH',
+        ('pace', 'stealth', 'engaged', 'stealthy', 'own_cover', ),
+        stats=('pace', 'stealth'),
+    ),
+    'drop_rule': RuleInfo(
+        'drop_rule',
+        'rule',
+        'DROP',
+        'DROP',
+        ('all_actions', 'visibility', 'shot', 'damage', 'drop', ),
+        stats=('shot', 'damage'),
+    ),
+    'targeting_rule': RuleInfo(
+        'targeting_rule',
+        'rule',
+        'Targeting',
+        'Targeting',
+        ('defence', 'damage', 'targeting', 'vulnerability', 'extra_die', ),
+        stats=('defence', 'damage'),
+    ),
+    'paralysed': RuleInfo(
+        'paralysed',
+        'rule',
+        'Paralysed',
+        'Targeting: wound effects',
+        ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', ),
+        stats=('wound_duration',),
+    ),
+    'broken_arm': RuleInfo(
+        'broken_arm',
+        'rule',
+        'Broken Arm',
+        'Targeting: wound effects',
+        ('wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', ),
+        stats=('wound_penalty',),
+    ),
+    'bleeder': RuleInfo(
+        'bleeder',
+        'rule',
+        'Bleeder',
+        'Targeting: wound effects',
+        ('wound_damage', 'wound_target', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', 'extra_bleeds', ),
+        stats=('wound_damage', 'wound_target'),
+    ),
+    'knockdown': RuleInfo(
+        'knockdown',
+        'rule',
+        'Knockdown',
+        'Targeting: wound effects',
+        ('defence', 'wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', ),
+        stats=('wound_penalty', 'defence'),
+    ),
+    'crippled': RuleInfo(
+        'crippled',
+        'rule',
+        'Crippled',
+        'Targeting: wound effects',
+        ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', ),
+        stats=('wound_duration',),
+    ),
+    'broken_leg': RuleInfo(
+        'broken_leg',
+        'rule',
+        'Broken Leg',
+        'Targeting: wound effects',
+        ('pace', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', ),
+        stats=('pace', 'wound_duration'),
+    ),
+    'winded': RuleInfo(
+        'winded',
+        'rule',
+        'Winded',
+        'Targeting: wound effects',
+        ('wound_duration', 'final_damage', 'tuffness', 'dice_raises', ),
+        stats=('wound_duration',),
+    ),
+    'pain': RuleInfo(
+        'pain',
+        'rule',
+        'Pain',
+        'Targeting: wound effects',
+        ('all_actions', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', ),
+        stats=('all_actions', 'wound_duration'),
+    ),
+    'guts': RuleInfo(
+        'guts',
+        'rule',
+        'Guts',
+        'Targeting: wound effects',
+        ('wound_duration', 'wound_damage', 'final_damage', 'tuffness', 'dice_raises', 'duration_raises', ),
+        stats=('wound_damage', 'wound_duration'),
+    ),
+    'scarred': RuleInfo(
+        'scarred',
+        'rule',
+        'Scarred',
+        'Targeting: wound effects',
+        ('wound_penalty', 'final_damage', 'tuffness', 'penalty_raises', ),
+        stats=('wound_penalty',),
+    ),
+    'deafened': RuleInfo(
+        'deafened',
+        'rule',
+        'Deafened',
+        'Targeting: wound effects',
+        ('wound_duration', 'wound_target', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', ),
+        stats=('wound_target', 'wound_duration'),
+    ),
+    'blinded': RuleInfo(
+        'blinded',
+        'rule',
+        'Blinded',
+        'Targeting: wound effects',
+        ('visibility', 'wound_duration', 'final_damage', 'tuffness', 'dice_raises', 'penalty_raises', ),
+        stats=('visibility', 'wound_duration'),
+    ),
+    'uncon': RuleInfo(
+        'uncon',
+        'rule',
+        'Uncon',
+        'Targeting: wound effects',
+        ('wound_target', 'final_damage', 'tuffness', ),
+        derived=('uncon_target',),
+    ),
+    'zone_cover': RuleInfo(
+        'zone_cover',
+        'trait',
+        'Zone trait: COVER',
+        'Zone Traits',
+        ('cover', 'zone_cover_value', ),
+        stats=('cover',),
+    ),
+    'zone_light': RuleInfo(
+        'zone_light',
+        'trait',
+        'Zone trait: LIGHT',
+        'Zone Traits',
+        ('visibility', 'zone_light_mod', ),
+        stats=('visibility',),
+    ),
+    'zone_visibility': RuleInfo(
+        'zone_visibility',
+        'trait',
+        'Zone trait: VISIBILITY',
+        'Zone Traits',
+        ('visibility', 'zone_visibility_mod', ),
+        stats=('visibility',),
+    ),
+    'zone_entry': RuleInfo(
+        'zone_entry',
+        'trait',
+        'Zone trait: ENTRY',
+        'Zone Traits',
+        ('zone_entry_max', 'crossings', ),
+    ),
+    'zone_width': RuleInfo(
+        'zone_width',
+        'trait',
+        'Zone trait: WIDTH',
+        'Zone Traits',
+        ('zone_width_max', 'close_occupants', ),
+    ),
+    'zone_terrain': RuleInfo(
+        'zone_terrain',
+        'trait',
+        'Zone trait: TERRAIN',
+        'Zone Traits',
+        ('pace', 'move_target', 'terrain_ma', 'rough', ),
+        stats=('pace', 'move_target'),
+    ),
+    'zone_debris': RuleInfo(
+        'zone_debris',
+        'trait',
+        'Zone trait: DEBRIS',
+        'Zone Traits',
+        ('pace', 'stealth', 'cover', 'debris_level', 'debris_choice', ),
+        stats=('cover', 'pace', 'stealth'),
+        derived=('debris_ag',),
+    ),
+    'zone_stacking': RuleInfo(
+        'zone_stacking',
+        'trait',
+        'Zone trait: STACKING',
+        'Zone Traits',
+        ('stacking', 'zone_stacking_max', 'target_size', ),
+        stats=('stacking',),
+    ),
+    'rain': RuleInfo(
+        'rain',
+        'condition',
+        'RAIN',
+        'Condition tiles: RAIN',
+        ('visibility', 'range', 'ag', 'resist_fire', 'hearing', 'stealth', 'rain_level', ),
+        stats=('visibility', 'ag', 'resist_fire', 'hearing', 'stealth'),
+    ),
+    'fog': RuleInfo(
+        'fog',
+        'condition',
+        'FOG',
+        'Condition tiles: FOG',
+        ('visibility', 'stealth', 'zones_away', 'fog_level', ),
+        stats=('visibility', 'stealth'),
+    ),
+    'cover_tile': RuleInfo(
+        'cover_tile',
+        'condition',
+        'COVER',
+        'Condition tiles: COVER',
+        ('stealth', 'cover', 'default_cover', 'tuff_aoe', 'cover_level', ),
+        stats=('cover', 'tuff_aoe', 'default_cover', 'stealth'),
+    ),
+    'debris_tile': RuleInfo(
+        'debris_tile',
+        'condition',
+        'DEBRIS',
+        'Condition tiles: DEBRIS',
+        ('pace', 'stealth', 'cover', 'debris_level', 'debris_choice', ),
+        stats=('cover', 'pace', 'stealth'),
+        derived=('debris_ag',),
+    ),
+    'lighting': RuleInfo(
+        'lighting',
+        'condition',
+        'LIGHT',
+        'Condition tiles: LIGHT',
+        ('visibility', 'stealth', 'light_level', ),
+        stats=('visibility', 'stealth'),
+    ),
+    'noise': RuleInfo(
+        'noise',
+        'condition',
+        'NOISE',
+        'Condition tiles: NOISE',
+        ('hearing', 'stealth', 'noise_level', ),
+        stats=('hearing', 'stealth'),
+    ),
+    'buzz': RuleInfo(
+        'buzz',
+        'condition',
+        'BUZZ',
+        'Condition tiles: BUZZ',
+        ('comms', 'buzz_level', ),
+        stats=('comms',),
+    ),
+    'wind': RuleInfo(
+        'wind',
+        'condition',
+        'WIND',
+        'Condition tiles: WIND',
+        ('all_actions', 'visibility', 'shot', 'range', 'heavy_weapon', 'wind_level', ),
+        stats=('shot',),
+    ),
+    'wall_tile': RuleInfo(
+        'wall_tile',
+        'condition',
+        'WALL',
+        'Condition tiles: WALL',
+        ('stealth', 'cover', 'wall_level', ),
+        stats=('cover', 'stealth'),
+    ),
+    'barrier': RuleInfo(
+        'barrier',
+        'condition',
+        'BARRIER',
+        'Condition tiles: BARRIER',
+        ('barrier_level', ),
+        derived=('barrier_tuffness',),
+    ),
+    'tile_slippery': RuleInfo(
+        'tile_slippery',
+        'condition',
+        'SLIPPERY',
+        'Condition tiles: ground',
+        ('stealth', ),
+        stats=('stealth',),
+        derived=('slippery_ag',),
+    ),
+    'tile_slowing': RuleInfo(
+        'tile_slowing',
+        'condition',
+        'SLOWING',
+        'Condition tiles: ground',
+        ('pace', 'move_target', ),
+        stats=('move_target',),
+    ),
+    'tile_obstacle': RuleInfo(
+        'tile_obstacle',
+        'condition',
+        'OBSTACLE',
+        'Condition tiles: ground',
+        ('stealth', 'cover', ),
+        stats=('cover', 'stealth'),
+        derived=('obstacle_ag',),
+    ),
+    'tile_open_ground': RuleInfo(
+        'tile_open_ground',
+        'condition',
+        'OPEN GROUND',
+        'Condition tiles: ground',
+        ('stealth', 'cover', 'default_cover', ),
+        stats=('stealth', 'cover', 'default_cover'),
+    ),
+    'tile_exposed_ground': RuleInfo(
+        'tile_exposed_ground',
+        'condition',
+        'EXPOSED GROUND',
+        'Condition tiles: ground',
+        ('stealth', 'cover', 'default_cover', 'missile_against', ),
+        stats=('stealth', 'cover', 'default_cover', 'missile_against'),
+    ),
+    'tile_clatter': RuleInfo(
+        'tile_clatter',
+        'condition',
+        'CLATTER',
+        'Condition tiles: ground',
+        ('stealth', 'noticed', 'cover', 'default_cover', ),
+        stats=('stealth', 'noticed', 'cover', 'default_cover'),
+    ),
+    'tile_shortcut': RuleInfo(
+        'tile_shortcut',
+        'condition',
+        'SHORTCUT',
+        'Condition tiles: ground',
+        (),
+        derived=('free_zones',),
+    ),
+    'tile_fire': RuleInfo(
+        'tile_fire',
+        'condition',
+        'FIRE',
+        'Condition tiles: hazards',
+        (),
+        derived=('fire_ag',),
+    ),
+    'tile_danger': RuleInfo(
+        'tile_danger',
+        'condition',
+        'DANGER',
+        'Condition tiles: hazards',
+        (),
+        derived=('danger_ag', 'danger_damage'),
+    ),
+    'tile_test': RuleInfo(
+        'tile_test',
+        'condition',
+        'TEST',
+        'Condition tiles: hazards',
+        (),
+        derived=('trait_test',),
+    ),
+    'tile_pit': RuleInfo(
+        'tile_pit',
+        'condition',
+        'PIT',
+        'Condition tiles: hazards',
+        (),
+        derived=('pit_notice', 'pit_ag', 'pit_damage'),
+    ),
+    'tile_trap': RuleInfo(
+        'tile_trap',
+        'condition',
+        'TRAP',
+        'Condition tiles: hazards',
+        ('noticed', ),
+        stats=('noticed',),
+        derived=('trap_notice', 'trap_damage'),
+    ),
+    'tile_trip_wire': RuleInfo(
+        'tile_trip_wire',
+        'condition',
+        'TRIP WIRE',
+        'Condition tiles: alarms',
+        ('noticed', ),
+        stats=('noticed',),
+        derived=('trip_wire_notice',),
+    ),
+    'tile_alarm': RuleInfo(
+        'tile_alarm',
+        'condition',
+        'ALARM',
+        'Condition tiles: alarms',
+        ('noticed', ),
+        stats=('noticed',),
+        derived=('alarm_notice',),
+    ),
+    'tile_hideyhole': RuleInfo(
+        'tile_hideyhole',
+        'condition',
+        'HIDEYHOLE',
+        'Condition tiles: alarms',
+        (),
+        derived=('surprise',),
+    ),
+    'tile_advantage': RuleInfo(
+        'tile_advantage',
+        'condition',
+        'ADVANTAGE',
+        'Condition tiles: positions',
+        ('all_actions', ),
+        stats=('all_actions',),
+    ),
+    'tile_concealment': RuleInfo(
+        'tile_concealment',
+        'condition',
+        'CONCEALMENT',
+        'Condition tiles: positions',
+        ('stealth', 'cover', 'tuff_aoe', 'drag_resist', ),
+        stats=('drag_resist', 'stealth', 'cover', 'tuff_aoe'),
+    ),
+    'tile_defensive': RuleInfo(
+        'tile_defensive',
+        'condition',
+        'DEFENSIVE',
+        'Condition tiles: positions',
+        ('tuff_aoe', 'tuff_ranged', 'drag_resist', ),
+        stats=('drag_resist', 'tuff_ranged', 'tuff_aoe'),
+    ),
+    'sporadic_encounter': RuleInfo(
+        'sporadic_encounter',
+        'rule',
+        'Sporadics',
+        'Sporadics',
+        ('moving', 'target_groups', 'blank_options', ),
+        derived=('targeted_chance',),
+        rolls=('sporadic',),
+    ),
+    'sporadic_pit': RuleInfo(
+        'sporadic_pit',
+        'terrain',
+        'Pit (sporadic)',
+        'List of sporadic',
+        ('failed_ag', ),
+    ),
+    'sporadic_walls': RuleInfo(
+        'sporadic_walls',
+        'terrain',
+        'Walls (sporadic)',
+        'List of sporadic',
+        ('stacking', 'adopted', ),
+        stats=('stacking',),
+    ),
+    'sporadic_doorway': RuleInfo(
+        'sporadic_doorway',
+        'terrain',
+        'Doorway (sporadic)',
+        'List of sporadic',
+        ('stacking', 'adopted', 'door_open', ),
+        stats=('stacking',),
+    ),
+    'sporadic_window': RuleInfo(
+        'sporadic_window',
+        'terrain',
+        'Window (sporadic)',
+        'List of sporadic',
+        ('stacking', 'adopted', 'door_open', ),
+        stats=('stacking',),
+    ),
+    'sporadic_furniture': RuleInfo(
+        'sporadic_furniture',
+        'terrain',
+        'Furniture (sporadic)',
+        'List of sporadic',
+        ('cover', 'failed_ag', 'adopted', ),
+        stats=('cover',),
+    ),
+    'sporadic_debris': RuleInfo(
+        'sporadic_debris',
+        'terrain',
+        'Debris (sporadic)',
+        'List of sporadic',
+        ('cover', 'failed_ag', ),
+        stats=('cover',),
+    ),
+    'sporadic_vegetation': RuleInfo(
+        'sporadic_vegetation',
+        'terrain',
+        'Vegetation (sporadic)',
+        'List of sporadic',
+        ('stealth', 'vegetation_stealth', ),
+        stats=('stealth',),
+    ),
+    'sporadic_traps': RuleInfo(
+        'sporadic_traps',
+        'terrain',
+        'Traps (sporadic)',
+        'List of sporadic',
+        (),
+        derived=('traps_damage',),
+    ),
+    'sporadic_slippery': RuleInfo(
+        'sporadic_slippery',
+        'terrain',
+        'Slippery (sporadic)',
+        'List of sporadic',
+        ('failed_ag', ),
+    ),
+    'sporadic_slowing': RuleInfo(
+        'sporadic_slowing',
+        'terrain',
+        'Slowing (sporadic)',
+        'List of sporadic',
+        ('pace', 'slowing_points', ),
+        stats=('pace',),
+    ),
+    'sporadic_fire': RuleInfo(
+        'sporadic_fire',
+        'terrain',
+        'Fire (sporadic)',
+        'List of sporadic',
+        ('failed_ag', ),
+    ),
+    'sporadic_defensible': RuleInfo(
+        'sporadic_defensible',
+        'terrain',
+        'Defensible (sporadic)',
+        'List of sporadic',
+        ('stacking', 'engaged', 'adopted', 'defensible_limit', ),
+        stats=('stacking',),
+    ),
+    'sporadic_animals': RuleInfo(
+        'sporadic_animals',
+        'terrain',
+        'Animals (sporadic)',
+        'List of sporadic',
+        (),
+    ),
+    'sporadic_falling_debris': RuleInfo(
+        'sporadic_falling_debris',
+        'terrain',
+        'Falling debris (sporadic)',
+        'List of sporadic',
+        (),
+        derived=('falling_damage',),
+    ),
+    'card_draw': RuleInfo(
+        'card_draw',
+        'rule',
+        'Drawing the condition tiles',
+        'Step 2; Step 3',
+        ('suit', 'high_rank', 'same_suit', 'chosen_level', 'tile_level', ),
+        stats=('tile_level',),
+        derived=('tile_category', 'starts_with_benny'),
+    ),
+    'initiative': RuleInfo(
+        'initiative',
+        'rule',
+        'Initiative deck',
+        'Initiative: cards',
+        ('heavy_weapon', 'light_weapon', 'stunned', 'joker', 'initiative_cards', 'initiative_discards', 'bonus_actions', ),
+        stats=('initiative_cards', 'initiative_discards', 'bonus_actions'),
+    ),
+    'weapons': RuleInfo(
+        'weapons',
+        'rule',
+        'Weapons and damage',
+        'Damage',
+        ('heavy_weapon', 'light_weapon', 'weapon_die', 'two_handed', 'brawn_die', 'bulk_tier', ),
+        stats=('weapon_die',),
+        derived=('strike_damage', 'shooting_damage'),
+    ),
+    'armour_rules': RuleInfo(
+        'armour_rules',
+        'rule',
+        'Armour',
+        'Armour',
+        ('defence', 'missile_against', 'armour', 'bulk', 'worn_armours', 'damage_source', 'shield_use', 'shield_bonus', 'large_shield', ),
+        stats=('armour', 'defence', 'missile_against'),
+    ),
+    'aoe_targets': RuleInfo(
+        'aoe_targets',
+        'rule',
+        'AoE targets: friends and enemies',
+        'AoE attacks',
+        ('aoe', 'targets_rolled', 'targets_final', 'aoe_raises', 'converted', 'cast', ),
+        stats=('cast',),
+        derived=('template_targets', 'enemies', 'friends'),
+    ),
+    'stun': RuleInfo(
+        'stun',
+        'rule',
+        'Stun',
+        'Modifiers: Stun',
+        ('bulk_tier', 'stun_damage', 'body', 'stun_levels', 'stun_option', ),
+        derived=('stuns', 'stun_total'),
+    ),
+    'pace_shift': RuleInfo('pace_shift', 'table', 'Pace by class', 'MOVE', ('pace_class', ), columns=('shift', 'pace')),
+    'suit_category': RuleInfo('suit_category', 'table', 'Suits to tile categories', 'Step 3', ('suit', ), columns=('category',)),
+    'bulk_armour': RuleInfo('bulk_armour', 'table', 'Bulk armour', 'Armour: Bulk', ('bulk', ), columns=('armour',)),
+    'aoe_templates': RuleInfo('aoe_templates', 'table', 'AoE templates', 'AoE attacks', ('aoe', ), columns=('targets', 'zones')),
 })
-"""Every rule, terrain, condition, trait and table, with the inputs each reads."""
+"""Every rule, terrain, condition, trait and table, with the inputs each reads and what it produces: the stats it changes, the values it derives, the rolls it may ask for, a table's columns."""
 
 
 
@@ -15622,13 +16209,23 @@ def resolve(
     """
     return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
 
+class RangeBandsInputs(TypedDict, total=False):
+    """The inputs of range_bands(), each optional: `range_bands(**inputs)`."""
+
+    all_actions: int
+    visibility: int
+    shot: int | None
+    range_: Band
+    different_arm: bool
+    scope: bool
+
 @inputs_by_name
 def range_bands(
     *,
     all_actions: int = 0,
     visibility: int = 0,
     shot: int | None = None,
-    range_: Literal['close', 'short', 'medium', 'long', 'beyond'] = 'short',
+    range_: Band = 'short',
     different_arm: bool = False,
     scope: bool = False,
 ) -> Resolution:
@@ -15664,11 +16261,18 @@ def range_bands(
         (all_actions, visibility, shot, range_, different_arm, scope),
     )
 
+class PaceClassRuleInputs(TypedDict, total=False):
+    """The inputs of pace_class_rule(), each optional: `pace_class_rule(**inputs)`."""
+
+    pace: int
+    pace_class: PaceClass
+    bursting: bool
+
 @inputs_by_name
 def pace_class_rule(
     *,
     pace: int = 6,
-    pace_class: Literal['slow', 'normal', 'fast', 'rapid', 'burst'] = 'normal',
+    pace_class: PaceClass = 'normal',
     bursting: bool = False,
 ) -> Resolution:
     """Pace classes (MOVE: Pace).
@@ -15685,6 +16289,18 @@ def pace_class_rule(
         return _resolve_pace_class_rule(values, NOTHING)
     return resolve_rule(_BOOK, 'pace_class_rule', (pace, pace_class, bursting))
 
+class ZoneMoveInputs(TypedDict, total=False):
+    """The inputs of zone_move(), each optional: `zone_move(**inputs)`."""
+
+    pace: int
+    move_target: int | None
+    all_actions: int
+    missile_against: int
+    zone: Place
+    destination: Place
+    running: bool
+    second_move: bool
+
 @inputs_by_name
 def zone_move(
     *,
@@ -15692,8 +16308,8 @@ def zone_move(
     move_target: int | None = None,
     all_actions: int = 0,
     missile_against: int = 0,
-    zone: Literal['close', 'short', 'medium', 'long', 'flank'] = 'medium',
-    destination: Literal['close', 'short', 'medium', 'long', 'flank'] = 'short',
+    zone: Place = 'medium',
+    destination: Place = 'short',
     running: bool = False,
     second_move: bool = False,
 ) -> Resolution:
@@ -15732,14 +16348,28 @@ def zone_move(
         (pace, move_target, all_actions, missile_against, zone, destination, running, second_move),
     )
 
+class ActionLimitsInputs(TypedDict, total=False):
+    """The inputs of action_limits(), each optional: `action_limits(**inputs)`."""
+
+    all_actions: int
+    range_: Band
+    zone: Place
+    engaged: bool
+    action: Action
+    target_in_flank: bool
+    same_flank: bool
+    guarded: bool
+    width_melee: bool
+    assist_successes: int
+
 @inputs_by_name
 def action_limits(
     *,
     all_actions: int = 0,
-    range_: Literal['close', 'short', 'medium', 'long', 'beyond'] = 'short',
-    zone: Literal['close', 'short', 'medium', 'long', 'flank'] = 'medium',
+    range_: Band = 'short',
+    zone: Place = 'medium',
     engaged: bool = False,
-    action: Literal['melee', 'range_attack', 'assist', 'distract', 'guard', 'cast', 'hold', 'defend', 'dodge', 'take_cover', 'use', 'flee', 'team', 'flank_move', 'stealth_action', 'drag', 'move'] = 'move',
+    action: Action = 'move',
     target_in_flank: bool = False,
     same_flank: bool = False,
     guarded: bool = False,
@@ -15803,12 +16433,20 @@ def action_limits(
         ),
     )
 
+class FlankZonesInputs(TypedDict, total=False):
+    """The inputs of flank_zones(), each optional: `flank_zones(**inputs)`."""
+
+    range_: Band
+    zones_away: int
+    action: Action
+    same_flank: bool
+
 @inputs_by_name
 def flank_zones(
     *,
-    range_: Literal['close', 'short', 'medium', 'long', 'beyond'] = 'short',
+    range_: Band = 'short',
     zones_away: int = 1,
-    action: Literal['melee', 'range_attack', 'assist', 'distract', 'guard', 'cast', 'hold', 'defend', 'dodge', 'take_cover', 'use', 'flee', 'team', 'flank_move', 'stealth_action', 'drag', 'move'] = 'move',
+    action: Action = 'move',
     same_flank: bool = False,
 ) -> Resolution:
     """Flank zones (Flank zones).
@@ -15832,6 +16470,18 @@ def flank_zones(
         }
         return _resolve_flank_zones(values, NOTHING)
     return resolve_rule(_BOOK, 'flank_zones', (range_, zones_away, action, same_flank))
+
+class TakeCoverInputs(TypedDict, total=False):
+    """The inputs of take_cover(), each optional: `take_cover(**inputs)`."""
+
+    all_actions: int
+    visibility: int
+    shot: int | None
+    defence: int
+    cover: int
+    default_cover: int
+    target_cover: int
+    own_cover: int
 
 @inputs_by_name
 def take_cover(
@@ -15880,12 +16530,20 @@ def take_cover(
         (all_actions, visibility, shot, defence, cover, default_cover, target_cover, own_cover),
     )
 
+class DefendDodgeInputs(TypedDict, total=False):
+    """The inputs of defend_dodge(), each optional: `defend_dodge(**inputs)`."""
+
+    missile_against: int
+    melee_against: int
+    action: Action
+    defend_moved: bool
+
 @inputs_by_name
 def defend_dodge(
     *,
     missile_against: int = 0,
     melee_against: int = 0,
-    action: Literal['melee', 'range_attack', 'assist', 'distract', 'guard', 'cast', 'hold', 'defend', 'dodge', 'take_cover', 'use', 'flee', 'team', 'flank_move', 'stealth_action', 'drag', 'move'] = 'move',
+    action: Action = 'move',
     defend_moved: bool = False,
 ) -> Resolution:
     """DEFEND and DODGE (DEFEND; DODGE).
@@ -15913,6 +16571,15 @@ def defend_dodge(
         'defend_dodge',
         (missile_against, melee_against, action, defend_moved),
     )
+
+class StealthModeInputs(TypedDict, total=False):
+    """The inputs of stealth_mode(), each optional: `stealth_mode(**inputs)`."""
+
+    pace: int
+    stealth: int
+    engaged: bool
+    stealthy: bool
+    own_cover: int
 
 @inputs_by_name
 def stealth_mode(
@@ -15947,6 +16614,15 @@ def stealth_mode(
         return _resolve_stealth_mode(values, changed(('own_cover', own_cover, 0), ('engaged', engaged, False)))
     return resolve_rule(_BOOK, 'stealth_mode', (pace, stealth, engaged, stealthy, own_cover))
 
+class DropRuleInputs(TypedDict, total=False):
+    """The inputs of drop_rule(), each optional: `drop_rule(**inputs)`."""
+
+    all_actions: int
+    visibility: int
+    shot: int | None
+    damage: Dice | str
+    drop: bool
+
 @inputs_by_name
 def drop_rule(
     *,
@@ -15962,6 +16638,15 @@ def drop_rule(
     - damage +4 (when drop)
     """
     return resolve_rule(_BOOK, 'drop_rule', (all_actions, visibility, shot, damage, drop))
+
+class TargetingRuleInputs(TypedDict, total=False):
+    """The inputs of targeting_rule(), each optional: `targeting_rule(**inputs)`."""
+
+    defence: int
+    damage: Dice | str
+    targeting: int
+    vulnerability: bool
+    extra_die: Dice | str
 
 @inputs_by_name
 def targeting_rule(
@@ -15984,6 +16669,14 @@ def targeting_rule(
         (defence, damage, targeting, vulnerability, extra_die),
     )
 
+class ParalysedInputs(TypedDict, total=False):
+    """The inputs of paralysed(), each optional: `paralysed(**inputs)`."""
+
+    wound_duration: Dice | str
+    final_damage: int
+    tuffness: int
+    dice_raises: int
+
 @inputs_by_name
 def paralysed(
     *,
@@ -15998,6 +16691,14 @@ def paralysed(
     - cannot use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
     """
     return resolve_rule(_BOOK, 'paralysed', (wound_duration, final_damage, tuffness, dice_raises))
+
+class BrokenArmInputs(TypedDict, total=False):
+    """The inputs of broken_arm(), each optional: `broken_arm(**inputs)`."""
+
+    wound_penalty: int
+    final_damage: int
+    tuffness: int
+    penalty_raises: int
 
 @inputs_by_name
 def broken_arm(
@@ -16032,6 +16733,17 @@ def broken_arm(
         (wound_penalty, final_damage, tuffness, penalty_raises),
     )
 
+class BleederInputs(TypedDict, total=False):
+    """The inputs of bleeder(), each optional: `bleeder(**inputs)`."""
+
+    wound_damage: Dice | str
+    wound_target: int
+    final_damage: int
+    tuffness: int
+    dice_raises: int
+    penalty_raises: int
+    extra_bleeds: int
+
 @inputs_by_name
 def bleeder(
     *,
@@ -16062,6 +16774,15 @@ def bleeder(
             extra_bleeds,
         ),
     )
+
+class KnockdownInputs(TypedDict, total=False):
+    """The inputs of knockdown(), each optional: `knockdown(**inputs)`."""
+
+    defence: int
+    wound_penalty: int
+    final_damage: int
+    tuffness: int
+    penalty_raises: int
 
 @inputs_by_name
 def knockdown(
@@ -16101,6 +16822,14 @@ def knockdown(
         (defence, wound_penalty, final_damage, tuffness, penalty_raises),
     )
 
+class CrippledInputs(TypedDict, total=False):
+    """The inputs of crippled(), each optional: `crippled(**inputs)`."""
+
+    wound_duration: Dice | str
+    final_damage: int
+    tuffness: int
+    dice_raises: int
+
 @inputs_by_name
 def crippled(
     *,
@@ -16115,6 +16844,16 @@ def crippled(
     - cannot move: for the duration, in actions (when final_damage >= tuffness)
     """
     return resolve_rule(_BOOK, 'crippled', (wound_duration, final_damage, tuffness, dice_raises))
+
+class BrokenLegInputs(TypedDict, total=False):
+    """The inputs of broken_leg(), each optional: `broken_leg(**inputs)`."""
+
+    pace: int
+    wound_duration: Dice | str
+    final_damage: int
+    tuffness: int
+    dice_raises: int
+    penalty_raises: int
 
 @inputs_by_name
 def broken_leg(
@@ -16138,6 +16877,14 @@ def broken_leg(
         (pace, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
     )
 
+class WindedInputs(TypedDict, total=False):
+    """The inputs of winded(), each optional: `winded(**inputs)`."""
+
+    wound_duration: Dice | str
+    final_damage: int
+    tuffness: int
+    dice_raises: int
+
 @inputs_by_name
 def winded(
     *,
@@ -16151,6 +16898,16 @@ def winded(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
     return resolve_rule(_BOOK, 'winded', (wound_duration, final_damage, tuffness, dice_raises))
+
+class PainInputs(TypedDict, total=False):
+    """The inputs of pain(), each optional: `pain(**inputs)`."""
+
+    all_actions: int
+    wound_duration: Dice | str
+    final_damage: int
+    tuffness: int
+    dice_raises: int
+    penalty_raises: int
 
 @inputs_by_name
 def pain(
@@ -16174,6 +16931,16 @@ def pain(
         (all_actions, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
     )
 
+class GutsInputs(TypedDict, total=False):
+    """The inputs of guts(), each optional: `guts(**inputs)`."""
+
+    wound_duration: Dice | str
+    wound_damage: Dice | str
+    final_damage: int
+    tuffness: int
+    dice_raises: int
+    duration_raises: int
+
 @inputs_by_name
 def guts(
     *,
@@ -16194,6 +16961,14 @@ def guts(
         'guts',
         (wound_duration, wound_damage, final_damage, tuffness, dice_raises, duration_raises),
     )
+
+class ScarredInputs(TypedDict, total=False):
+    """The inputs of scarred(), each optional: `scarred(**inputs)`."""
+
+    wound_penalty: int
+    final_damage: int
+    tuffness: int
+    penalty_raises: int
 
 @inputs_by_name
 def scarred(
@@ -16224,6 +16999,16 @@ def scarred(
         return _resolve_scarred(values, changed(('penalty_raises', penalty_raises, 0)))
     return resolve_rule(_BOOK, 'scarred', (wound_penalty, final_damage, tuffness, penalty_raises))
 
+class DeafenedInputs(TypedDict, total=False):
+    """The inputs of deafened(), each optional: `deafened(**inputs)`."""
+
+    wound_duration: Dice | str
+    wound_target: int
+    final_damage: int
+    tuffness: int
+    dice_raises: int
+    penalty_raises: int
+
 @inputs_by_name
 def deafened(
     *,
@@ -16245,6 +17030,16 @@ def deafened(
         'deafened',
         (wound_duration, wound_target, final_damage, tuffness, dice_raises, penalty_raises),
     )
+
+class BlindedInputs(TypedDict, total=False):
+    """The inputs of blinded(), each optional: `blinded(**inputs)`."""
+
+    visibility: int
+    wound_duration: Dice | str
+    final_damage: int
+    tuffness: int
+    dice_raises: int
+    penalty_raises: int
 
 @inputs_by_name
 def blinded(
@@ -16269,6 +17064,13 @@ def blinded(
         (visibility, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
     )
 
+class UnconInputs(TypedDict, total=False):
+    """The inputs of uncon(), each optional: `uncon(**inputs)`."""
+
+    wound_target: int
+    final_damage: int
+    tuffness: int
+
 @inputs_by_name
 def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) -> Resolution:
     """Uncon (Targeting: wound effects).
@@ -16289,6 +17091,12 @@ def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) ->
         return _resolve_uncon(values, NOTHING)
     return resolve_rule(_BOOK, 'uncon', (wound_target, final_damage, tuffness))
 
+class ZoneCoverInputs(TypedDict, total=False):
+    """The inputs of zone_cover(), each optional: `zone_cover(**inputs)`."""
+
+    cover: int
+    zone_cover_value: int
+
 @inputs_by_name
 def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
     """Zone trait: COVER (Zone Traits).
@@ -16303,6 +17111,12 @@ def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
         return _resolve_zone_cover(values, NOTHING)
     return resolve_rule(_BOOK, 'zone_cover', (cover, zone_cover_value))
 
+class ZoneLightInputs(TypedDict, total=False):
+    """The inputs of zone_light(), each optional: `zone_light(**inputs)`."""
+
+    visibility: int
+    zone_light_mod: int
+
 @inputs_by_name
 def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
     """Zone trait: LIGHT (Zone Traits).
@@ -16316,6 +17130,12 @@ def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
         values = {**_BOOK.defaults, 'visibility': visibility, 'zone_light_mod': zone_light_mod}
         return _resolve_zone_light(values, NOTHING)
     return resolve_rule(_BOOK, 'zone_light', (visibility, zone_light_mod))
+
+class ZoneVisibilityInputs(TypedDict, total=False):
+    """The inputs of zone_visibility(), each optional: `zone_visibility(**inputs)`."""
+
+    visibility: int
+    zone_visibility_mod: int
 
 @inputs_by_name
 def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Resolution:
@@ -16335,6 +17155,12 @@ def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Res
         return _resolve_zone_visibility(values, NOTHING)
     return resolve_rule(_BOOK, 'zone_visibility', (visibility, zone_visibility_mod))
 
+class ZoneEntryInputs(TypedDict, total=False):
+    """The inputs of zone_entry(), each optional: `zone_entry(**inputs)`."""
+
+    zone_entry_max: int
+    crossings: int
+
 @inputs_by_name
 def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
     """Zone trait: ENTRY (Zone Traits).
@@ -16348,6 +17174,12 @@ def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
         values = {**_BOOK.defaults, 'zone_entry_max': zone_entry_max, 'crossings': crossings}
         return _resolve_zone_entry(values, NOTHING)
     return resolve_rule(_BOOK, 'zone_entry', (zone_entry_max, crossings))
+
+class ZoneWidthInputs(TypedDict, total=False):
+    """The inputs of zone_width(), each optional: `zone_width(**inputs)`."""
+
+    zone_width_max: int
+    close_occupants: int
 
 @inputs_by_name
 def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolution:
@@ -16366,6 +17198,14 @@ def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolut
         }
         return _resolve_zone_width(values, NOTHING)
     return resolve_rule(_BOOK, 'zone_width', (zone_width_max, close_occupants))
+
+class ZoneTerrainInputs(TypedDict, total=False):
+    """The inputs of zone_terrain(), each optional: `zone_terrain(**inputs)`."""
+
+    pace: int
+    move_target: int | None
+    terrain_ma: int
+    rough: bool
 
 @inputs_by_name
 def zone_terrain(
@@ -16396,14 +17236,23 @@ def zone_terrain(
         return _resolve_zone_terrain(values, NOTHING)
     return resolve_rule(_BOOK, 'zone_terrain', (pace, move_target, terrain_ma, rough))
 
+class ZoneDebrisInputs(TypedDict, total=False):
+    """The inputs of zone_debris(), each optional: `zone_debris(**inputs)`."""
+
+    pace: int
+    stealth: int
+    cover: int
+    debris_level: Intensity
+    debris_choice: DebrisChoice
+
 @inputs_by_name
 def zone_debris(
     *,
     pace: int = 6,
     stealth: int = 0,
     cover: int = 0,
-    debris_level: Literal['light', 'moderate', 'heavy'] = 'light',
-    debris_choice: Literal['lose_ma', 'roll_ag'] = 'lose_ma',
+    debris_level: Intensity = 'light',
+    debris_choice: DebrisChoice = 'lose_ma',
 ) -> Resolution:
     """Zone trait: DEBRIS (Zone Traits).
 
@@ -16426,6 +17275,13 @@ def zone_debris(
         }
         return _resolve_zone_debris(values, changed(('debris_choice', debris_choice, 'lose_ma')))
     return resolve_rule(_BOOK, 'zone_debris', (pace, stealth, cover, debris_level, debris_choice))
+
+class ZoneStackingInputs(TypedDict, total=False):
+    """The inputs of zone_stacking(), each optional: `zone_stacking(**inputs)`."""
+
+    stacking: int
+    zone_stacking_max: int
+    target_size: int
 
 @inputs_by_name
 def zone_stacking(
@@ -16453,16 +17309,27 @@ def zone_stacking(
         return _resolve_zone_stacking(values, NOTHING)
     return resolve_rule(_BOOK, 'zone_stacking', (stacking, zone_stacking_max, target_size))
 
+class RainInputs(TypedDict, total=False):
+    """The inputs of rain(), each optional: `rain(**inputs)`."""
+
+    visibility: int
+    range_: Band
+    ag: int
+    resist_fire: int
+    hearing: int
+    stealth: int
+    rain_level: Intensity
+
 @inputs_by_name
 def rain(
     *,
     visibility: int = 0,
-    range_: Literal['close', 'short', 'medium', 'long', 'beyond'] = 'short',
+    range_: Band = 'short',
     ag: int = 0,
     resist_fire: int = 0,
     hearing: int = 0,
     stealth: int = 0,
-    rain_level: Literal['light', 'moderate', 'heavy'] = 'light',
+    rain_level: Intensity = 'light',
 ) -> Resolution:
     """RAIN (Condition tiles: RAIN).
 
@@ -16508,13 +17375,21 @@ def rain(
         (visibility, range_, ag, resist_fire, hearing, stealth, rain_level),
     )
 
+class FogInputs(TypedDict, total=False):
+    """The inputs of fog(), each optional: `fog(**inputs)`."""
+
+    visibility: int
+    stealth: int
+    zones_away: int
+    fog_level: Intensity
+
 @inputs_by_name
 def fog(
     *,
     visibility: int = 0,
     stealth: int = 0,
     zones_away: int = 1,
-    fog_level: Literal['light', 'moderate', 'heavy'] = 'light',
+    fog_level: Intensity = 'light',
 ) -> Resolution:
     """FOG (Condition tiles: FOG).
 
@@ -16543,6 +17418,15 @@ def fog(
         return _resolve_fog(values, changed(('zones_away', zones_away, 1)))
     return resolve_rule(_BOOK, 'fog', (visibility, stealth, zones_away, fog_level))
 
+class CoverTileInputs(TypedDict, total=False):
+    """The inputs of cover_tile(), each optional: `cover_tile(**inputs)`."""
+
+    stealth: int
+    cover: int
+    default_cover: int
+    tuff_aoe: int
+    cover_level: Intensity
+
 @inputs_by_name
 def cover_tile(
     *,
@@ -16550,7 +17434,7 @@ def cover_tile(
     cover: int = 0,
     default_cover: int = 0,
     tuff_aoe: int = 0,
-    cover_level: Literal['light', 'moderate', 'heavy'] = 'light',
+    cover_level: Intensity = 'light',
 ) -> Resolution:
     """COVER (Condition tiles: COVER).
 
@@ -16587,14 +17471,23 @@ def cover_tile(
         (stealth, cover, default_cover, tuff_aoe, cover_level),
     )
 
+class DebrisTileInputs(TypedDict, total=False):
+    """The inputs of debris_tile(), each optional: `debris_tile(**inputs)`."""
+
+    pace: int
+    stealth: int
+    cover: int
+    debris_level: Intensity
+    debris_choice: DebrisChoice
+
 @inputs_by_name
 def debris_tile(
     *,
     pace: int = 6,
     stealth: int = 0,
     cover: int = 0,
-    debris_level: Literal['light', 'moderate', 'heavy'] = 'light',
-    debris_choice: Literal['lose_ma', 'roll_ag'] = 'lose_ma',
+    debris_level: Intensity = 'light',
+    debris_choice: DebrisChoice = 'lose_ma',
 ) -> Resolution:
     """DEBRIS (Condition tiles: DEBRIS).
 
@@ -16628,12 +17521,19 @@ def debris_tile(
         return _resolve_debris_tile(values, changed(('debris_choice', debris_choice, 'lose_ma')))
     return resolve_rule(_BOOK, 'debris_tile', (pace, stealth, cover, debris_level, debris_choice))
 
+class LightingInputs(TypedDict, total=False):
+    """The inputs of lighting(), each optional: `lighting(**inputs)`."""
+
+    visibility: int
+    stealth: int
+    light_level: Intensity
+
 @inputs_by_name
 def lighting(
     *,
     visibility: int = 0,
     stealth: int = 0,
-    light_level: Literal['light', 'moderate', 'heavy'] = 'light',
+    light_level: Intensity = 'light',
 ) -> Resolution:
     """LIGHT (Condition tiles: LIGHT).
 
@@ -16657,13 +17557,15 @@ def lighting(
         return _resolve_lighting(values, NOTHING)
     return resolve_rule(_BOOK, 'lighting', (visibility, stealth, light_level))
 
+class NoiseInputs(TypedDict, total=False):
+    """The inputs of noise(), each optional: `noise(**inputs)`."""
+
+    hearing: int
+    stealth: int
+    noise_level: Intensity
+
 @inputs_by_name
-def noise(
-    *,
-    hearing: int = 0,
-    stealth: int = 0,
-    noise_level: Literal['light', 'moderate', 'heavy'] = 'light',
-) -> Resolution:
+def noise(*, hearing: int = 0, stealth: int = 0, noise_level: Intensity = 'light') -> Resolution:
     """NOISE (Condition tiles: NOISE).
 
     - hearing -1 (when noise_level == light)
@@ -16686,12 +17588,14 @@ def noise(
         return _resolve_noise(values, NOTHING)
     return resolve_rule(_BOOK, 'noise', (hearing, stealth, noise_level))
 
+class BuzzInputs(TypedDict, total=False):
+    """The inputs of buzz(), each optional: `buzz(**inputs)`."""
+
+    comms: int
+    buzz_level: Intensity
+
 @inputs_by_name
-def buzz(
-    *,
-    comms: int = 0,
-    buzz_level: Literal['light', 'moderate', 'heavy'] = 'light',
-) -> Resolution:
+def buzz(*, comms: int = 0, buzz_level: Intensity = 'light') -> Resolution:
     """BUZZ (Condition tiles: BUZZ).
 
     - comms -1 (when buzz_level == light)
@@ -16706,15 +17610,25 @@ def buzz(
         return _resolve_buzz(values, NOTHING)
     return resolve_rule(_BOOK, 'buzz', (comms, buzz_level))
 
+class WindInputs(TypedDict, total=False):
+    """The inputs of wind(), each optional: `wind(**inputs)`."""
+
+    all_actions: int
+    visibility: int
+    shot: int | None
+    range_: Band
+    heavy_weapon: bool
+    wind_level: Intensity
+
 @inputs_by_name
 def wind(
     *,
     all_actions: int = 0,
     visibility: int = 0,
     shot: int | None = None,
-    range_: Literal['close', 'short', 'medium', 'long', 'beyond'] = 'short',
+    range_: Band = 'short',
     heavy_weapon: bool = False,
-    wind_level: Literal['light', 'moderate', 'heavy'] = 'light',
+    wind_level: Intensity = 'light',
 ) -> Resolution:
     """WIND (Condition tiles: WIND).
 
@@ -16749,13 +17663,15 @@ def wind(
         (all_actions, visibility, shot, range_, heavy_weapon, wind_level),
     )
 
+class WallTileInputs(TypedDict, total=False):
+    """The inputs of wall_tile(), each optional: `wall_tile(**inputs)`."""
+
+    stealth: int
+    cover: int
+    wall_level: Intensity
+
 @inputs_by_name
-def wall_tile(
-    *,
-    stealth: int = 0,
-    cover: int = 0,
-    wall_level: Literal['light', 'moderate', 'heavy'] = 'light',
-) -> Resolution:
+def wall_tile(*, stealth: int = 0, cover: int = 0, wall_level: Intensity = 'light') -> Resolution:
     """WALL (Condition tiles: WALL).
 
     - cover +1 (when wall_level == light)
@@ -16773,8 +17689,13 @@ def wall_tile(
         return _resolve_wall_tile(values, NOTHING)
     return resolve_rule(_BOOK, 'wall_tile', (stealth, cover, wall_level))
 
+class BarrierInputs(TypedDict, total=False):
+    """The inputs of barrier(), each optional: `barrier(**inputs)`."""
+
+    barrier_level: Intensity
+
 @inputs_by_name
-def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -> Resolution:
+def barrier(*, barrier_level: Intensity = 'light') -> Resolution:
     """BARRIER (Condition tiles: BARRIER).
 
     - derive barrier_tuffness = 8 (when barrier_level == light)
@@ -16787,6 +17708,11 @@ def barrier(*, barrier_level: Literal['light', 'moderate', 'heavy'] = 'light') -
         values = {**_BOOK.defaults, 'barrier_level': barrier_level}
         return _resolve_barrier(values, NOTHING)
     return resolve_rule(_BOOK, 'barrier', (barrier_level,))
+
+class TileSlipperyInputs(TypedDict, total=False):
+    """The inputs of tile_slippery(), each optional: `tile_slippery(**inputs)`."""
+
+    stealth: int
 
 @inputs_by_name
 def tile_slippery(*, stealth: int = 0) -> Resolution:
@@ -16802,6 +17728,12 @@ def tile_slippery(*, stealth: int = 0) -> Resolution:
         return _resolve_tile_slippery(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_slippery', (stealth,))
 
+class TileSlowingInputs(TypedDict, total=False):
+    """The inputs of tile_slowing(), each optional: `tile_slowing(**inputs)`."""
+
+    pace: int
+    move_target: int | None
+
 @inputs_by_name
 def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution:
     """SLOWING (Condition tiles: ground).
@@ -16815,6 +17747,12 @@ def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution
         values = {**_BOOK.defaults, 'pace': pace, 'move_target': move_target}
         return _resolve_tile_slowing(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_slowing', (pace, move_target))
+
+class TileObstacleInputs(TypedDict, total=False):
+    """The inputs of tile_obstacle(), each optional: `tile_obstacle(**inputs)`."""
+
+    stealth: int
+    cover: int
 
 @inputs_by_name
 def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
@@ -16831,6 +17769,13 @@ def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
         values = {**_BOOK.defaults, 'stealth': stealth, 'cover': cover}
         return _resolve_tile_obstacle(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_obstacle', (stealth, cover))
+
+class TileOpenGroundInputs(TypedDict, total=False):
+    """The inputs of tile_open_ground(), each optional: `tile_open_ground(**inputs)`."""
+
+    stealth: int
+    cover: int
+    default_cover: int
 
 @inputs_by_name
 def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0) -> Resolution:
@@ -16853,6 +17798,14 @@ def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0
         }
         return _resolve_tile_open_ground(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_open_ground', (stealth, cover, default_cover))
+
+class TileExposedGroundInputs(TypedDict, total=False):
+    """The inputs of tile_exposed_ground(), each optional: `tile_exposed_ground(**inputs)`."""
+
+    stealth: int
+    cover: int
+    default_cover: int
+    missile_against: int
 
 @inputs_by_name
 def tile_exposed_ground(
@@ -16889,6 +17842,14 @@ def tile_exposed_ground(
         (stealth, cover, default_cover, missile_against),
     )
 
+class TileClatterInputs(TypedDict, total=False):
+    """The inputs of tile_clatter(), each optional: `tile_clatter(**inputs)`."""
+
+    stealth: int
+    noticed: int
+    cover: int
+    default_cover: int
+
 @inputs_by_name
 def tile_clatter(
     *,
@@ -16920,6 +17881,9 @@ def tile_clatter(
         return _resolve_tile_clatter(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_clatter', (stealth, noticed, cover, default_cover))
 
+class TileShortcutInputs(TypedDict, total=False):
+    """The inputs of tile_shortcut(), each optional: `tile_shortcut(**inputs)`."""
+
 @inputs_by_name
 def tile_shortcut() -> Resolution:
     """SHORTCUT (Condition tiles: ground).
@@ -16930,6 +17894,9 @@ def tile_shortcut() -> Resolution:
     return _resolve_tile_shortcut(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_shortcut', ())
 
+class TileFireInputs(TypedDict, total=False):
+    """The inputs of tile_fire(), each optional: `tile_fire(**inputs)`."""
+
 @inputs_by_name
 def tile_fire() -> Resolution:
     """FIRE (Condition tiles: hazards).
@@ -16939,6 +17906,9 @@ def tile_fire() -> Resolution:
     values = {**_BOOK.defaults}
     return _resolve_tile_fire(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_fire', ())
+
+class TileDangerInputs(TypedDict, total=False):
+    """The inputs of tile_danger(), each optional: `tile_danger(**inputs)`."""
 
 @inputs_by_name
 def tile_danger() -> Resolution:
@@ -16951,6 +17921,9 @@ def tile_danger() -> Resolution:
     return _resolve_tile_danger(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_danger', ())
 
+class TileTestInputs(TypedDict, total=False):
+    """The inputs of tile_test(), each optional: `tile_test(**inputs)`."""
+
 @inputs_by_name
 def tile_test() -> Resolution:
     """TEST (Condition tiles: hazards).
@@ -16960,6 +17933,9 @@ def tile_test() -> Resolution:
     values = {**_BOOK.defaults}
     return _resolve_tile_test(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_test', ())
+
+class TilePitInputs(TypedDict, total=False):
+    """The inputs of tile_pit(), each optional: `tile_pit(**inputs)`."""
 
 @inputs_by_name
 def tile_pit() -> Resolution:
@@ -16972,6 +17948,11 @@ def tile_pit() -> Resolution:
     values = {**_BOOK.defaults}
     return _resolve_tile_pit(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_pit', ())
+
+class TileTrapInputs(TypedDict, total=False):
+    """The inputs of tile_trap(), each optional: `tile_trap(**inputs)`."""
+
+    noticed: int
 
 @inputs_by_name
 def tile_trap(*, noticed: int = 0) -> Resolution:
@@ -16988,6 +17969,11 @@ def tile_trap(*, noticed: int = 0) -> Resolution:
         return _resolve_tile_trap(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_trap', (noticed,))
 
+class TileTripWireInputs(TypedDict, total=False):
+    """The inputs of tile_trip_wire(), each optional: `tile_trip_wire(**inputs)`."""
+
+    noticed: int
+
 @inputs_by_name
 def tile_trip_wire(*, noticed: int = 0) -> Resolution:
     """TRIP WIRE (Condition tiles: alarms).
@@ -17001,6 +17987,11 @@ def tile_trip_wire(*, noticed: int = 0) -> Resolution:
         values = {**_BOOK.defaults, 'noticed': noticed}
         return _resolve_tile_trip_wire(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_trip_wire', (noticed,))
+
+class TileAlarmInputs(TypedDict, total=False):
+    """The inputs of tile_alarm(), each optional: `tile_alarm(**inputs)`."""
+
+    noticed: int
 
 @inputs_by_name
 def tile_alarm(*, noticed: int = 0) -> Resolution:
@@ -17016,6 +18007,9 @@ def tile_alarm(*, noticed: int = 0) -> Resolution:
         return _resolve_tile_alarm(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_alarm', (noticed,))
 
+class TileHideyholeInputs(TypedDict, total=False):
+    """The inputs of tile_hideyhole(), each optional: `tile_hideyhole(**inputs)`."""
+
 @inputs_by_name
 def tile_hideyhole() -> Resolution:
     """HIDEYHOLE (Condition tiles: alarms).
@@ -17025,6 +18019,11 @@ def tile_hideyhole() -> Resolution:
     values = {**_BOOK.defaults}
     return _resolve_tile_hideyhole(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_hideyhole', ())
+
+class TileAdvantageInputs(TypedDict, total=False):
+    """The inputs of tile_advantage(), each optional: `tile_advantage(**inputs)`."""
+
+    all_actions: int
 
 @inputs_by_name
 def tile_advantage(*, all_actions: int = 0) -> Resolution:
@@ -17038,6 +18037,14 @@ def tile_advantage(*, all_actions: int = 0) -> Resolution:
         values = {**_BOOK.defaults, 'all_actions': all_actions}
         return _resolve_tile_advantage(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_advantage', (all_actions,))
+
+class TileConcealmentInputs(TypedDict, total=False):
+    """The inputs of tile_concealment(), each optional: `tile_concealment(**inputs)`."""
+
+    stealth: int
+    cover: int
+    tuff_aoe: int
+    drag_resist: int
 
 @inputs_by_name
 def tile_concealment(
@@ -17070,6 +18077,13 @@ def tile_concealment(
         return _resolve_tile_concealment(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_concealment', (stealth, cover, tuff_aoe, drag_resist))
 
+class TileDefensiveInputs(TypedDict, total=False):
+    """The inputs of tile_defensive(), each optional: `tile_defensive(**inputs)`."""
+
+    tuff_aoe: int
+    tuff_ranged: int
+    drag_resist: int
+
 @inputs_by_name
 def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int = 0) -> Resolution:
     """DEFENSIVE (Condition tiles: positions).
@@ -17091,6 +18105,13 @@ def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int 
         }
         return _resolve_tile_defensive(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_defensive', (tuff_aoe, tuff_ranged, drag_resist))
+
+class SporadicEncounterInputs(TypedDict, total=False):
+    """The inputs of sporadic_encounter(), each optional: `sporadic_encounter(**inputs)`."""
+
+    moving: bool
+    target_groups: int
+    blank_options: int
 
 @inputs_by_name
 def sporadic_encounter(
@@ -17118,6 +18139,11 @@ def sporadic_encounter(
         return _resolve_sporadic_encounter(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_encounter', (moving, target_groups, blank_options))
 
+class SporadicPitInputs(TypedDict, total=False):
+    """The inputs of sporadic_pit(), each optional: `sporadic_pit(**inputs)`."""
+
+    failed_ag: bool
+
 @inputs_by_name
 def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
     """Pit (sporadic) (List of sporadic).
@@ -17130,6 +18156,12 @@ def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
         values = {**_BOOK.defaults, 'failed_ag': failed_ag}
         return _resolve_sporadic_pit(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_pit', (failed_ag,))
+
+class SporadicWallsInputs(TypedDict, total=False):
+    """The inputs of sporadic_walls(), each optional: `sporadic_walls(**inputs)`."""
+
+    stacking: int
+    adopted: bool
 
 @inputs_by_name
 def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
@@ -17145,6 +18177,13 @@ def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
         values = {**_BOOK.defaults, 'stacking': stacking, 'adopted': adopted}
         return _resolve_sporadic_walls(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_walls', (stacking, adopted))
+
+class SporadicDoorwayInputs(TypedDict, total=False):
+    """The inputs of sporadic_doorway(), each optional: `sporadic_doorway(**inputs)`."""
+
+    stacking: int
+    adopted: bool
+    door_open: bool
 
 @inputs_by_name
 def sporadic_doorway(
@@ -17171,6 +18210,13 @@ def sporadic_doorway(
         return _resolve_sporadic_doorway(values, changed(('adopted', adopted, False)))
     return resolve_rule(_BOOK, 'sporadic_doorway', (stacking, adopted, door_open))
 
+class SporadicWindowInputs(TypedDict, total=False):
+    """The inputs of sporadic_window(), each optional: `sporadic_window(**inputs)`."""
+
+    stacking: int
+    adopted: bool
+    door_open: bool
+
 @inputs_by_name
 def sporadic_window(
     *,
@@ -17196,6 +18242,13 @@ def sporadic_window(
         return _resolve_sporadic_window(values, changed(('adopted', adopted, False)))
     return resolve_rule(_BOOK, 'sporadic_window', (stacking, adopted, door_open))
 
+class SporadicFurnitureInputs(TypedDict, total=False):
+    """The inputs of sporadic_furniture(), each optional: `sporadic_furniture(**inputs)`."""
+
+    cover: int
+    failed_ag: bool
+    adopted: bool
+
 @inputs_by_name
 def sporadic_furniture(
     *,
@@ -17217,6 +18270,12 @@ def sporadic_furniture(
         return _resolve_sporadic_furniture(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_furniture', (cover, failed_ag, adopted))
 
+class SporadicDebrisInputs(TypedDict, total=False):
+    """The inputs of sporadic_debris(), each optional: `sporadic_debris(**inputs)`."""
+
+    cover: int
+    failed_ag: bool
+
 @inputs_by_name
 def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
     """Debris (sporadic) (List of sporadic).
@@ -17232,6 +18291,12 @@ def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
         return _resolve_sporadic_debris(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_debris', (cover, failed_ag))
 
+class SporadicVegetationInputs(TypedDict, total=False):
+    """The inputs of sporadic_vegetation(), each optional: `sporadic_vegetation(**inputs)`."""
+
+    stealth: int
+    vegetation_stealth: int
+
 @inputs_by_name
 def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Resolution:
     """Vegetation (sporadic) (List of sporadic).
@@ -17246,6 +18311,9 @@ def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Res
         return _resolve_sporadic_vegetation(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_vegetation', (stealth, vegetation_stealth))
 
+class SporadicTrapsInputs(TypedDict, total=False):
+    """The inputs of sporadic_traps(), each optional: `sporadic_traps(**inputs)`."""
+
 @inputs_by_name
 def sporadic_traps() -> Resolution:
     """Traps (sporadic) (List of sporadic).
@@ -17255,6 +18323,11 @@ def sporadic_traps() -> Resolution:
     values = {**_BOOK.defaults}
     return _resolve_sporadic_traps(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_traps', ())
+
+class SporadicSlipperyInputs(TypedDict, total=False):
+    """The inputs of sporadic_slippery(), each optional: `sporadic_slippery(**inputs)`."""
+
+    failed_ag: bool
 
 @inputs_by_name
 def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
@@ -17268,6 +18341,12 @@ def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
         values = {**_BOOK.defaults, 'failed_ag': failed_ag}
         return _resolve_sporadic_slippery(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_slippery', (failed_ag,))
+
+class SporadicSlowingInputs(TypedDict, total=False):
+    """The inputs of sporadic_slowing(), each optional: `sporadic_slowing(**inputs)`."""
+
+    pace: int
+    slowing_points: int
 
 @inputs_by_name
 def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
@@ -17283,6 +18362,11 @@ def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
         return _resolve_sporadic_slowing(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_slowing', (pace, slowing_points))
 
+class SporadicFireInputs(TypedDict, total=False):
+    """The inputs of sporadic_fire(), each optional: `sporadic_fire(**inputs)`."""
+
+    failed_ag: bool
+
 @inputs_by_name
 def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
     """Fire (sporadic) (List of sporadic).
@@ -17295,6 +18379,14 @@ def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
         values = {**_BOOK.defaults, 'failed_ag': failed_ag}
         return _resolve_sporadic_fire(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_fire', (failed_ag,))
+
+class SporadicDefensibleInputs(TypedDict, total=False):
+    """The inputs of sporadic_defensible(), each optional: `sporadic_defensible(**inputs)`."""
+
+    stacking: int
+    engaged: bool
+    adopted: bool
+    defensible_limit: int
 
 @inputs_by_name
 def sporadic_defensible(
@@ -17330,12 +18422,18 @@ def sporadic_defensible(
         (stacking, engaged, adopted, defensible_limit),
     )
 
+class SporadicAnimalsInputs(TypedDict, total=False):
+    """The inputs of sporadic_animals(), each optional: `sporadic_animals(**inputs)`."""
+
 @inputs_by_name
 def sporadic_animals() -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
     values = {**_BOOK.defaults}
     return _resolve_sporadic_animals(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_animals', ())
+
+class SporadicFallingDebrisInputs(TypedDict, total=False):
+    """The inputs of sporadic_falling_debris(), each optional: `sporadic_falling_debris(**inputs)`."""
 
 @inputs_by_name
 def sporadic_falling_debris() -> Resolution:
@@ -17347,14 +18445,23 @@ def sporadic_falling_debris() -> Resolution:
     return _resolve_sporadic_falling_debris(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_falling_debris', ())
 
+class CardDrawInputs(TypedDict, total=False):
+    """The inputs of card_draw(), each optional: `card_draw(**inputs)`."""
+
+    suit: Suit
+    high_rank: int
+    same_suit: int
+    chosen_level: Intensity
+    tile_level: Intensity
+
 @inputs_by_name
 def card_draw(
     *,
-    suit: Literal['clubs', 'spades', 'diamonds', 'hearts'] = 'diamonds',
+    suit: Suit = 'diamonds',
     high_rank: int = 2,
     same_suit: int = 1,
-    chosen_level: Literal['light', 'moderate', 'heavy'] = 'moderate',
-    tile_level: Literal['light', 'moderate', 'heavy'] = 'light',
+    chosen_level: Intensity = 'moderate',
+    tile_level: Intensity = 'light',
 ) -> Resolution:
     """Drawing the condition tiles (Step 2; Step 3).
 
@@ -17382,6 +18489,17 @@ def card_draw(
         }
         return _resolve_card_draw(values, changed(('chosen_level', chosen_level, 'moderate')))
     return resolve_rule(_BOOK, 'card_draw', (suit, high_rank, same_suit, chosen_level, tile_level))
+
+class InitiativeInputs(TypedDict, total=False):
+    """The inputs of initiative(), each optional: `initiative(**inputs)`."""
+
+    heavy_weapon: bool
+    light_weapon: bool
+    stunned: bool
+    joker: bool
+    initiative_cards: int
+    initiative_discards: int
+    bonus_actions: int
 
 @inputs_by_name
 def initiative(
@@ -17437,6 +18555,16 @@ def initiative(
         ),
     )
 
+class WeaponsInputs(TypedDict, total=False):
+    """The inputs of weapons(), each optional: `weapons(**inputs)`."""
+
+    heavy_weapon: bool
+    light_weapon: bool
+    weapon_die: Dice | str
+    two_handed: bool
+    brawn_die: Dice | str
+    bulk_tier: int
+
 @inputs_by_name
 def weapons(
     *,
@@ -17461,6 +18589,19 @@ def weapons(
         (heavy_weapon, light_weapon, weapon_die, two_handed, brawn_die, bulk_tier),
     )
 
+class ArmourRulesInputs(TypedDict, total=False):
+    """The inputs of armour_rules(), each optional: `armour_rules(**inputs)`."""
+
+    defence: int
+    missile_against: int
+    armour: int
+    bulk: int
+    worn_armours: int
+    damage_source: DamageSource
+    shield_use: ShieldUse
+    shield_bonus: int
+    large_shield: bool
+
 @inputs_by_name
 def armour_rules(
     *,
@@ -17469,8 +18610,8 @@ def armour_rules(
     armour: int = 0,
     bulk: int = 4,
     worn_armours: int = 0,
-    damage_source: Literal['opponent', 'own_fail', 'casting'] = 'opponent',
-    shield_use: Literal['no_shield', 'for_defence', 'for_armour'] = 'no_shield',
+    damage_source: DamageSource = 'opponent',
+    shield_use: ShieldUse = 'no_shield',
     shield_bonus: int = 1,
     large_shield: bool = False,
 ) -> Resolution:
@@ -17523,10 +18664,20 @@ def armour_rules(
         ),
     )
 
+class AoeTargetsInputs(TypedDict, total=False):
+    """The inputs of aoe_targets(), each optional: `aoe_targets(**inputs)`."""
+
+    aoe: Template
+    targets_rolled: int
+    targets_final: int
+    aoe_raises: int
+    converted: int
+    cast: int
+
 @inputs_by_name
 def aoe_targets(
     *,
-    aoe: Literal['small', 'sweep', 'cone', 'medium_template', 'large'] = 'small',
+    aoe: Template = 'small',
     targets_rolled: int = 1,
     targets_final: int = 1,
     aoe_raises: int = 0,
@@ -17568,6 +18719,15 @@ def aoe_targets(
         (aoe, targets_rolled, targets_final, aoe_raises, converted, cast),
     )
 
+class StunInputs(TypedDict, total=False):
+    """The inputs of stun(), each optional: `stun(**inputs)`."""
+
+    bulk_tier: int
+    stun_damage: int
+    body: int
+    stun_levels: int
+    stun_option: bool
+
 @inputs_by_name
 def stun(
     *,
@@ -17601,11 +18761,13 @@ def stun(
         return _resolve_stun(values, NOTHING)
     return resolve_rule(_BOOK, 'stun', (bulk_tier, stun_damage, body, stun_levels, stun_option))
 
+class PaceShiftInputs(TypedDict, total=False):
+    """The inputs of pace_shift(), each optional: `pace_shift(**inputs)`."""
+
+    pace_class: PaceClass
+
 @inputs_by_name
-def pace_shift(
-    *,
-    pace_class: Literal['slow', 'normal', 'fast', 'rapid', 'burst'] = 'normal',
-) -> Resolution:
+def pace_shift(*, pace_class: PaceClass = 'normal') -> Resolution:
     """Pace by class (MOVE).
 
     Looked up by pace_class.
@@ -17613,17 +18775,24 @@ def pace_shift(
     given: dict[str, object] = {'pace_class': pace_class}
     return resolve_with(_BOOK, ('pace_shift',), given, signature=True)
 
+class SuitCategoryInputs(TypedDict, total=False):
+    """The inputs of suit_category(), each optional: `suit_category(**inputs)`."""
+
+    suit: Suit
+
 @inputs_by_name
-def suit_category(
-    *,
-    suit: Literal['clubs', 'spades', 'diamonds', 'hearts'] = 'diamonds',
-) -> Resolution:
+def suit_category(*, suit: Suit = 'diamonds') -> Resolution:
     """Suits to tile categories (Step 3).
 
     Looked up by suit.
     """
     given: dict[str, object] = {'suit': suit}
     return resolve_with(_BOOK, ('suit_category',), given, signature=True)
+
+class BulkArmourInputs(TypedDict, total=False):
+    """The inputs of bulk_armour(), each optional: `bulk_armour(**inputs)`."""
+
+    bulk: int
 
 @inputs_by_name
 def bulk_armour(*, bulk: int = 4) -> Resolution:
@@ -17634,11 +18803,13 @@ def bulk_armour(*, bulk: int = 4) -> Resolution:
     given: dict[str, object] = {'bulk': bulk}
     return resolve_with(_BOOK, ('bulk_armour',), given, signature=True)
 
+class AoeTemplatesInputs(TypedDict, total=False):
+    """The inputs of aoe_templates(), each optional: `aoe_templates(**inputs)`."""
+
+    aoe: Template
+
 @inputs_by_name
-def aoe_templates(
-    *,
-    aoe: Literal['small', 'sweep', 'cone', 'medium_template', 'large'] = 'small',
-) -> Resolution:
+def aoe_templates(*, aoe: Template = 'small') -> Resolution:
     """AoE templates (AoE attacks).
 
     Looked up by aoe.
@@ -17652,24 +18823,118 @@ __all__ = [
     'NOT_APPLICABLE',
     'RULEBOOK',
     'RULES',
+    'Action',
+    'ActionLimitsInputs',
+    'AoeTargetsInputs',
+    'AoeTemplatesInputs',
+    'ArmourRulesInputs',
+    'Band',
+    'BarrierInputs',
+    'BleederInputs',
+    'BlindedInputs',
+    'BrokenArmInputs',
+    'BrokenLegInputs',
+    'BulkArmourInputs',
+    'BuzzInputs',
+    'CardDrawInputs',
     'Chain',
     'Chances',
     'Consequence',
+    'CoverTileInputs',
+    'CrippledInputs',
+    'DamageSource',
+    'DeafenedInputs',
+    'DebrisChoice',
+    'DebrisTileInputs',
+    'DefendDodgeInputs',
     'Dice',
+    'DropRuleInputs',
+    'FlankZonesInputs',
+    'FogInputs',
+    'GutsInputs',
+    'InitiativeInputs',
     'InputSpec',
+    'Intensity',
+    'KnockdownInputs',
+    'LightingInputs',
     'Modifier',
+    'NoiseInputs',
     'Note',
+    'PaceClass',
+    'PaceClassRuleInputs',
+    'PaceShiftInputs',
+    'PainInputs',
+    'ParalysedInputs',
+    'Place',
+    'RainInputs',
+    'RangeBandsInputs',
     'Resolution',
     'Restriction',
     'Roll',
     'RuleInfo',
     'RuleInputError',
     'RulebookInfo',
+    'ScarredInputs',
     'SequenceResult',
+    'ShieldUse',
     'Special',
+    'SporadicAnimalsInputs',
+    'SporadicDebrisInputs',
+    'SporadicDefensibleInputs',
+    'SporadicDoorwayInputs',
+    'SporadicEncounterInputs',
+    'SporadicFallingDebrisInputs',
+    'SporadicFireInputs',
+    'SporadicFurnitureInputs',
+    'SporadicPitInputs',
+    'SporadicSlipperyInputs',
+    'SporadicSlowingInputs',
+    'SporadicTrapsInputs',
+    'SporadicVegetationInputs',
+    'SporadicWallsInputs',
+    'SporadicWindowInputs',
+    'StealthModeInputs',
+    'StunInputs',
+    'Suit',
+    'SuitCategoryInputs',
     'TableResult',
+    'TakeCoverInputs',
+    'TargetingRuleInputs',
+    'Template',
+    'TileAdvantageInputs',
+    'TileAlarmInputs',
+    'TileClatterInputs',
+    'TileConcealmentInputs',
+    'TileDangerInputs',
+    'TileDefensiveInputs',
+    'TileExposedGroundInputs',
+    'TileFireInputs',
+    'TileHideyholeInputs',
+    'TileObstacleInputs',
+    'TileOpenGroundInputs',
+    'TilePitInputs',
+    'TileShortcutInputs',
+    'TileSlipperyInputs',
+    'TileSlowingInputs',
+    'TileTestInputs',
+    'TileTrapInputs',
+    'TileTripWireInputs',
     'TraceEntry',
+    'UnconInputs',
     'Value',
+    'WallTileInputs',
+    'WeaponsInputs',
+    'WindInputs',
+    'WindedInputs',
+    'ZoneCoverInputs',
+    'ZoneDebrisInputs',
+    'ZoneEntryInputs',
+    'ZoneLightInputs',
+    'ZoneMoveInputs',
+    'ZoneStackingInputs',
+    'ZoneTerrainInputs',
+    'ZoneVisibilityInputs',
+    'ZoneWidthInputs',
     'action_limits',
     'aoe_targets',
     'aoe_templates',

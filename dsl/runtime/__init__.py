@@ -34,10 +34,12 @@ from .results import (
     Consequence,
     FlowStep,
     Modifier,
+    ModOperation,
     Note,
     Resolution,
     Restriction,
     Roll,
+    RollKind,
     RoundResult,
     RulebookInfo,
     RuleInfo,
@@ -50,7 +52,7 @@ from .results import (
 VERSION = "0.2.0"
 """The rulecraft release this runtime is part of (the compiler's `dsl.__version__`)."""
 
-API = 1
+API = 2
 """The contract between generated modules and this runtime: the names they import and what each
 does.  Raised whenever a module built before would no longer work with it, or a module built now
 needs what an older runtime lacks."""
@@ -88,11 +90,13 @@ __all__ = [
     "Distribution",
     "FlowStep",
     "InputSpec",
+    "ModOperation",
     "Modifier",
     "Note",
     "Resolution",
     "Restriction",
     "Roll",
+    "RollKind",
     "RoundResult",
     "RuleInfo",
     "RuleInputError",

@@ -2,9 +2,10 @@
 numbers it accepts, the table cells that are not numbers (X, N/A), and how numbers are shown and
 written as JSON.
 
-The data contract (the JSON Schema is `rulecraft schema resolution`): whole numbers are JSON
-integers; any other exact number is {"fraction": "7/2", "float": 3.5}; a probability is always
-that object (0 and 1 too).
+The data contract (the JSON Schema is `rulecraft schema resolution`): a whole number within
++-(2**53 - 1) is a JSON integer; any other exact number, a whole number beyond that range included,
+is {"fraction": "7/2", "float": 3.5}, its exact value as text, so that a reader whose numbers are
+doubles (JavaScript's are) loses no digit; a probability is always that object (0 and 1 too).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -161,14 +163,33 @@ Status = Literal["applied", "suppressed", "overridden", "capped"]
 `= value` or absolute grade overrode it; or a limit stopped it (a pool keeps at least one die)."""
 
 
+SAFE_INTEGER: Final = 2**53 - 1
+"""The largest whole number every JSON reader holds exactly (JavaScript's Number.MAX_SAFE_INTEGER):
+beyond it, a double skips whole numbers, so the data contract writes the number as text."""
+
+
 def number_json(value: int | Fraction) -> object:
-    """A number as JSON: an integer, or {"fraction": "a/b", "float": ...} when not whole."""
-    if type(value) is int:
+    """A number as JSON: an integer within +-SAFE_INTEGER; else {"fraction": "a/b", "float": ...}
+    ("a" alone for a whole number beyond that range)."""
+    if type(value) is int and -SAFE_INTEGER <= value <= SAFE_INTEGER:
         return value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
     fraction = Fraction(value)
-    return {"fraction": f"{fraction.numerator}/{fraction.denominator}", "float": float(fraction)}
+    if fraction.denominator == 1:
+        if -SAFE_INTEGER <= fraction.numerator <= SAFE_INTEGER:
+            return fraction.numerator
+        text = str(fraction.numerator)
+    else:
+        text = f"{fraction.numerator}/{fraction.denominator}"
+    return {"fraction": text, "float": _nearest_float(fraction)}
+
+
+def _nearest_float(value: Fraction) -> float:
+    """The double nearest `value`, or the largest double of its sign past the range of doubles
+    (JSON has no infinity)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return sys.float_info.max if value > 0 else -sys.float_info.max
 
 
 def probability_json(value: Fraction | int) -> dict[str, object]:

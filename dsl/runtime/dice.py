@@ -93,10 +93,16 @@ class Dice:
 
     @classmethod
     def parse(cls, text: str) -> Dice:
-        """Read a dice expression as `str` writes it (spaces allowed; `d20` is `1d20`)."""
-        reader = _DiceReader(text)
-        value = reader.expression()
-        reader.end()
+        """Read a dice expression as `str` writes it (spaces allowed; `d20` is `1d20`).
+        RuleInputError for text that is not dice (`3d-6`), as for any bad input."""
+        try:
+            reader = _DiceReader(text)
+            value = reader.expression()
+            reader.end()
+        except RuleInputError:
+            raise
+        except ValueError as error:
+            raise RuleInputError(str(error)) from None
         return value
 
     def plus(self, other: Dice | int) -> Dice:
@@ -827,20 +833,69 @@ def value_json(value: object) -> object:
 
 def dice_json(dice: Dice) -> dict[str, object]:
     """Dice in their one notation, with their lowest, highest and average total and the chance of
-    each total (none listed past a million combinations)."""
+    each total (none listed past a million combinations; the lowest, highest and average are
+    worked out without them)."""
     try:
         totals = dice.totals(limit=MAX_COMBINATIONS)
     except ValueError:
-        return {"dice": str(dice), "min": None, "max": None, "mean": None, "distribution": None, "at_least": None}
+        low, high, mean = _extent(dice)
+        return {
+            "dice": str(dice),
+            "min": number_json(low),
+            "max": number_json(high),
+            "mean": None if mean is None else number_json(mean),
+            "distribution": None,
+            "at_least": None,
+        }
     mean = sum((total * chance for total, chance in totals.items()), Fraction(0))
     return {
         "dice": str(dice),
-        "min": min(totals),
-        "max": max(totals),
+        "min": number_json(min(totals)),
+        "max": number_json(max(totals)),
         "mean": number_json(mean),
-        "distribution": [{"total": total, "probability": probability_json(p)} for total, p in totals.items()],
-        "at_least": [{"total": total, "probability": probability_json(p)} for total, p in at_least_chances(totals).items()],
+        "distribution": [{"total": number_json(t), "probability": probability_json(p)} for t, p in totals.items()],
+        "at_least": [
+            {"total": number_json(t), "probability": probability_json(p)} for t, p in at_least_chances(totals).items()
+        ],
     }
+
+
+def _extent(dice: Dice) -> tuple[int, int, Fraction | None]:
+    """The lowest, highest and average total of dice too many to list: a pool of n dice of s sides
+    averages n(s+1)/2, whatever its size.  A scaled or clamped part moves its dice's lowest and
+    highest totals where they go (both are monotone).  Its average comes from its own distribution
+    when that is within the bounds, else from its dice's average where the part is linear (a whole
+    factor; a clamp that never bites); a rounding or a clamp that bites, on dice past the bounds,
+    leaves the average unknown (None): the exact value would take seconds to work out."""
+    low = dice.bonus + sum(count for count, _ in dice.terms)
+    high = dice.bonus + sum(count * sides for count, sides in dice.terms)
+    mean: Fraction | None = Fraction(dice.bonus) + sum(
+        (Fraction(count * (sides + 1), 2) for count, sides in dice.terms), Fraction(0)
+    )
+    for part in dice.parts:
+        inner_low, inner_high, inner_mean = _extent(part.dice)
+        ends = sorted((part.value(inner_low), part.value(inner_high)))
+        low, high = low + ends[0], high + ends[1]
+        try:
+            chances = part.dice.totals(limit=MAX_COMBINATIONS)
+        except ValueError:
+            part_mean = None if inner_mean is None else _linear_mean(part, inner_low, inner_high, inner_mean)
+        else:
+            part_mean = sum((part.value(total) * chance for total, chance in chances.items()), Fraction(0))
+        mean = None if mean is None or part_mean is None else mean + part_mean
+    return low, high, mean
+
+
+def _linear_mean(part: Scaled | Clamped, low: int, high: int, mean: Fraction) -> Fraction | None:
+    """The average of a part whose dice average `mean` over `low..high`, where the part is linear
+    there; else None."""
+    if isinstance(part, Scaled):
+        return mean * part.factor if part.factor.denominator == 1 else None
+    if (part.op == "max" and part.bound <= low) or (part.op == "min" and part.bound >= high):
+        return mean
+    if (part.op == "max" and part.bound >= high) or (part.op == "min" and part.bound <= low):
+        return Fraction(part.bound)
+    return None
 
 
 MAX_HORIZON = 100_000

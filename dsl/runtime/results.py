@@ -7,11 +7,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, cast
 
 from .base import RuleInputError, Status, clip, number_json, probability_json, show
 from .dice import Chances, Value, value_json
 from .specs import ModSpec, RollSpec, TraceSpec
+
+ModOperation = Literal["add", "mul", "div", "set", "min", "max", "grade", "dice", "step", "shift"]
+"""What a modifier does to its stat."""
+
+RollKind = Literal["check", "total", "count", "resist", "opposed", "automatic"]
+"""The kinds of roll."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +30,7 @@ class RulebookInfo:
 
 
 def chances_json(chances: Mapping[int, Fraction], key: str) -> list[dict[str, object]]:
-    return [{key: k, "probability": probability_json(p)} for k, p in chances.items()]
+    return [{key: number_json(k), "probability": probability_json(p)} for k, p in chances.items()]
 
 
 
@@ -38,13 +44,40 @@ class Modifier:
     status: Status
     reason: str | None
 
-    rule = property(lambda self: self.spec.rule)
-    source = property(lambda self: self.spec.source)
-    target = property(lambda self: self.spec.target)
-    operation = property(lambda self: self.spec.op)
-    text = property(lambda self: self.spec.text)
-    group = property(lambda self: self.spec.group)
-    label = property(lambda self: self.spec.label)
+    @property
+    def rule(self) -> str:
+        """The rule whose modifier it is."""
+        return self.spec.rule
+
+    @property
+    def source(self) -> str | None:
+        """That rule's citation."""
+        return self.spec.source
+
+    @property
+    def target(self) -> str:
+        """The stat it changes."""
+        return self.spec.target
+
+    @property
+    def operation(self) -> ModOperation:
+        """add, mul, div, set, min, max, grade, dice, step or shift."""
+        return cast(ModOperation, self.spec.op)
+
+    @property
+    def text(self) -> str:
+        """The modifier as the rulebook writes it."""
+        return self.spec.text
+
+    @property
+    def group(self) -> str | None:
+        """Its stacking group."""
+        return self.spec.group
+
+    @property
+    def label(self) -> str | None:
+        """Its label, as the rulebook gives it."""
+        return self.spec.label
 
     @property
     def applied(self) -> bool:
@@ -109,13 +142,40 @@ class Roll:
     consequences: tuple[Consequence, ...] = ()
     merged: tuple[Roll, ...] = ()  # the same roll asked for by other rules, rolled once with this one
 
-    rule = property(lambda self: self.spec.rule)
-    source = property(lambda self: self.spec.source)
-    name = property(lambda self: self.spec.name)
-    label = property(lambda self: self.spec.label)
-    kind = property(lambda self: self.spec.kind)
-    effects = property(lambda self: self.spec.outcomes)
-    notes = property(lambda self: self.spec.notes)
+    @property
+    def rule(self) -> str:
+        """The rule that asks for the roll."""
+        return self.spec.rule
+
+    @property
+    def source(self) -> str | None:
+        """That rule's citation."""
+        return self.spec.source
+
+    @property
+    def name(self) -> str:
+        """The roll's name."""
+        return self.spec.name
+
+    @property
+    def label(self) -> str | None:
+        """Its label, as the rulebook gives it."""
+        return self.spec.label
+
+    @property
+    def kind(self) -> RollKind:
+        """check, total, count, resist, opposed or automatic."""
+        return cast(RollKind, self.spec.kind)
+
+    @property
+    def effects(self) -> Mapping[str, str]:
+        """What each outcome does, by outcome."""
+        return self.spec.outcomes
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The roll's notes."""
+        return self.spec.notes
 
     def __repr__(self) -> str:
         target = f" {self.comparison} {show(self.target)}" if self.target is not None else ""
@@ -134,7 +194,7 @@ class Roll:
             "bonus": number_json(self.bonus),
             "comparison": self.comparison,
             "target": None if self.target is None else number_json(self.target),
-            "needed": self.needed,
+            "needed": None if self.needed is None else number_json(self.needed),
             "probability": None if self.probability is None else probability_json(self.probability),
             "automatic": self.automatic,
             "outcomes": {k: probability_json(v) for k, v in self.outcomes.items()},
@@ -208,9 +268,20 @@ class TraceEntry:
     values: Mapping[str, Any]  # the situation's inputs and base values
     effective: Mapping[str, Any]  # its stats (after their modifiers) and derived values
 
-    rule = property(lambda self: self.spec.rule)
-    source = property(lambda self: self.spec.source)
-    item = property(lambda self: self.spec.item)
+    @property
+    def rule(self) -> str:
+        """The rule the part belongs to."""
+        return self.spec.rule
+
+    @property
+    def source(self) -> str | None:
+        """That rule's citation."""
+        return self.spec.source
+
+    @property
+    def item(self) -> str:
+        """The part, as the rulebook writes it."""
+        return self.spec.item
 
     @property
     def applied(self) -> bool:
@@ -307,7 +378,7 @@ class TableResult:
             "source": self.source,
             "dice": self.dice,
             "keys": {k: value_json(v) for k, v in self.keys.items()},
-            "result": self.result,
+            "result": None if self.result is None else number_json(self.result),
             "selected": None if self.selected is None else self.selected.to_dict(),
             "rows": [row.to_dict() for row in self.rows],
         }
@@ -376,11 +447,19 @@ class Resolution:
 
 @dataclass(frozen=True, slots=True)
 class RuleInfo:
+    """A rule, terrain, condition, trait or table, with the inputs it reads and what it produces:
+    the stats it changes (its modifiers', its outcomes' and those of the rules it composes), the
+    values it derives, the rolls it may ask for, and, for a table, its columns."""
+
     name: str
     kind: str
     title: str
     source: str | None
     reads: tuple[str, ...]
+    stats: tuple[str, ...] = ()
+    derived: tuple[str, ...] = ()
+    rolls: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -444,8 +444,10 @@ def test_processes_compiling_and_reading_a_changing_rulebook(
             assert "internal error" not in str(result["stderr"]) and "Traceback" not in str(result["stderr"])
             if result["exit"] == 0:
                 answers.append(_dex(str(result["stdout"])))
-            else:
-                assert result["exit"] == 1 and "error[E001]" in str(result["stderr"]), result
+            else:  # the broken version, under --json: the error as JSON on stdout
+                error = json.loads(str(result["stdout"]))["error"]
+                assert result["exit"] == 1 and error["code"] == "rulebook-errors", result
+                assert "E001" in {d["code"] for d in error["diagnostics"]}, result
     assert set(answers) <= {9, 8, 7}
     for amount, text in zip((1, 2, 3), versions, strict=False):
         book.write_text(text, encoding="utf-8")

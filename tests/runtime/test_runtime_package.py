@@ -62,7 +62,13 @@ def test_a_module_lists_its_names_once_and_completely() -> None:
 def test_no_generated_module_carries_a_runtime_of_its_own() -> None:
     for path in GENERATED.glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        classes = [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
+        # the only classes a module defines are the TypedDicts of its rules' inputs (types, not runtime)
+        classes = [
+            node.name
+            for node in tree.body
+            if isinstance(node, ast.ClassDef)
+            and not (len(node.bases) == 1 and isinstance(node.bases[0], ast.Name) and node.bases[0].id == "TypedDict")
+        ]
         assert classes == [], (path.name, classes)
 
 

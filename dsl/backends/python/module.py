@@ -33,6 +33,7 @@ from dsl.backends.python.expressions import ADD, Expressions, Frame, fraction_li
 from dsl.backends.python.rules import RuleWriter
 from dsl.model.exprs import trace_names
 from dsl.model.order import settle_order
+from dsl.model.parts import flat_effects
 from dsl.printer import text_kind, trace_item
 from dsl.runtime import API as RUNTIME_API
 from dsl.runtime.dice import Dice
@@ -100,7 +101,7 @@ STANDARD: dict[str, tuple[str, ...]] = {
     "collections.abc": ("Mapping", "Sequence"),
     "fractions": ("Fraction",),
     "types": ("MappingProxyType",),
-    "typing": ("Any", "Final", "Literal"),
+    "typing": ("Any", "Final", "Literal", "TypedDict"),
 }
 """The standard library's names generated code uses."""
 
@@ -205,6 +206,14 @@ class ModuleWriter:
         for name in [*book.rules, *book.tables]:
             self.public[name] = python_name(name, taken)
             taken.add(self.public[name])
+        self.aliases = _choice_aliases(book, taken)
+        """The `Literal` alias of each input that is a choice, by input (`Weapon` for `weapon`)."""
+        taken.update(self.aliases.values())
+        self.forms: dict[str, str] = {}
+        """The TypedDict of the inputs of each rule and table (`BrokenGroundInputs`)."""
+        for name in [*book.rules, *book.tables]:
+            self.forms[name] = python_name(_camel(name) + "Inputs", taken)
+            taken.add(self.forms[name])
         self.private = PrivateNames(self.reserved | {"_BOOK", "_resistance"})
         for index, key in enumerate(book.parts, start=1):
             self.private.part(key, book.parts[key].rule, index)
@@ -232,6 +241,7 @@ class ModuleWriter:
         w.line("# " + "-" * 76)
         w.blank()
         self._rulebook_info()
+        self._choices()
         self._inputs()
         for part in book.parts.values():
             self._part(part)
@@ -322,6 +332,23 @@ class ModuleWriter:
         w.line(")")
         w.line('"""The rulebook these resolvers were compiled from, with its general notes."""')
         w.blank()
+
+    def _choices(self) -> None:
+        """A `Literal` alias per input that is a choice: an app holds a terrain as `Terrain`, not
+        as `str`, and passes it to a rule under `mypy --strict`."""
+        w = self.w
+        written: set[str] = set()
+        for var_name, alias in self.aliases.items():
+            if alias in written:
+                continue
+            written.add(alias)
+            type_ = self.book.vars[var_name].type
+            assert isinstance(type_, t.Enum)
+            users = [name for name, other in self.aliases.items() if other == alias]
+            w.line(f"{alias} = Literal[" + ", ".join(literal(x) for x in type_.members) + "]")
+            w.docstring("The choices of " + ", ".join(users) + ".")
+        if written:
+            w.blank()
 
     def _inputs(self) -> None:
         w = self.w
@@ -653,20 +680,33 @@ class ModuleWriter:
         w.indent()
         for rule in book.rules.values():
             reads = "(" + "".join(literal(x) + ", " for x in rule.reads) + ")"
-            w.line(
-                f"{literal(rule.name)}: RuleInfo({literal(rule.name)}, {literal(rule.kind)}, "
-                f"{literal(rule.title)}, {literal(rule.cites)}, {reads}),"
+            produced = _produced(book, rule)
+            w.call(
+                f"{literal(rule.name)}: RuleInfo",
+                [
+                    literal(rule.name),
+                    literal(rule.kind),
+                    literal(rule.title),
+                    literal(rule.cites),
+                    reads,
+                    *(f"{key}={tuple_code([literal(x) for x in names])}" for key, names in produced.items() if names),
+                ],
+                ",",
             )
         for table in book.tables.values():
             table_reads = table.reads
             reads_code = "(" + "".join(literal(x) + ", " for x in table_reads) + ")"
+            columns = tuple_code([literal(name) for name, _ in table.columns])
             w.line(
                 f"{literal(table.name)}: RuleInfo({literal(table.name)}, 'table', "
-                f"{literal(table.title)}, {literal(table.cites)}, {reads_code}),"
+                f"{literal(table.title)}, {literal(table.cites)}, {reads_code}, columns={columns}),"
             )
         w.dedent()
         w.line("})")
-        w.line('"""Every rule, terrain, condition, trait and table, with the inputs each reads."""')
+        w.line(
+            '"""Every rule, terrain, condition, trait and table, with the inputs each reads and what it'
+            ' produces: the stats it changes, the values it derives, the rolls it may ask for, a table\'s columns."""'
+        )
         w.blank()
         if book.resistance is not None:
             resistance = book.resistance
@@ -771,7 +811,7 @@ class ModuleWriter:
         )
         w.line(f"return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, {self.rounds})")
         w.dedent()
-        exported = list(PUBLIC_NAMES)
+        exported = list(PUBLIC_NAMES) + sorted(set(self.aliases.values())) + list(self.forms.values())
         for rule in book.rules.values():
             self._function(rule.name, rule.reads, _rule_doc(rule), table=False)
             exported.append(self.public[rule.name])
@@ -788,26 +828,50 @@ class ModuleWriter:
         w.dedent()
         w.line("]")
 
-    def _function(self, name: str, reads: tuple[str, ...], doc: str, *, table: bool) -> None:
-        w = self.w
-        params = []
-        told: list[str] = []
+    def _parameters(self, name: str, reads: tuple[str, ...], *, table: bool) -> list[tuple[str, str, str]]:
+        """The keyword parameters of the function of a rule or table: name, annotation, default."""
+        found = []
         sequence = name in self.book.rules and self.book.rules[name].sequence is not None
         taken = set(self.reserved) | ({self.rounds} if sequence else set())
         for var_name in reads:
             var = self.book.vars[var_name]
             param = python_name(var_name, taken)
             taken.add(param)
+            annotation = self.aliases.get(var_name) or _annotation(var.type)
             if var.default_expr is not None:
-                params.append(f"{param}: {_annotation(var.type)} | None = None")
+                found.append((param, f"{annotation} | None", "None"))
             else:
-                params.append(f"{param}: {_annotation(var.type)} = {_constant_literal(var.default, annotation=True)}")
-            told.append(param)
+                found.append((param, annotation, _constant_literal(var.default, annotation=True)))
         if table:
-            param = python_name("roll", taken)
-            params.append(f"{param}: int | None = None")
+            found.append((python_name("roll", taken), "int | None", "None"))
         if sequence:
-            params.append(f"{self.rounds}: int | None = None")
+            found.append((self.rounds, "int | None", "None"))
+        return found
+
+    def _form(self, name: str, parameters: list[tuple[str, str, str]]) -> None:
+        """The TypedDict of a rule's inputs, keyed by its function's parameters: an app builds a
+        situation as typed data and passes it on, `broken_ground(**situation)`."""
+        w = self.w
+        w.blank()
+        w.blank()
+        form = self.forms[name]
+        w.line(f"class {form}(TypedDict, total=False):")
+        w.indent()
+        w.docstring(f"The inputs of {self.public[name]}(), each optional: `{self.public[name]}(**inputs)`.")
+        if parameters:
+            w.blank()
+            w.lines([f"{param}: {annotation}" for param, annotation, _ in parameters])
+        w.dedent()
+
+    def _function(self, name: str, reads: tuple[str, ...], doc: str, *, table: bool) -> None:
+        w = self.w
+        parameters = self._parameters(name, reads, table=table)
+        self._form(name, parameters)
+        sequence = name in self.book.rules and self.book.rules[name].sequence is not None
+        params = [f"{param}: {annotation} = {default}" for param, annotation, default in parameters]
+        told = [param for param, _, _ in parameters[: len(reads)]]
+        if table:
+            param = parameters[len(reads)][0]
         w.blank()
         w.blank()
         w.line("@inputs_by_name")
@@ -920,6 +984,46 @@ def _kind_of(type_: t.Type) -> tuple[str, Fraction | None, Fraction | None, str 
     if isinstance(type_, t.Dice):
         return "dice", None, None, None, ()
     return "text", None, None, None, ()
+
+
+def _camel(name: str) -> str:
+    """`water_depth` -> `WaterDepth`, `DEX` -> `DEX`: the name of a type made from a rulebook's."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part) or "Choice"
+
+
+def _choice_aliases(book: m.Book, taken: Container[str]) -> dict[str, str]:
+    """A `Literal` alias for each input that is a choice: the name of its named type, else its
+    own name, in CamelCase; inputs of one named type share it.  A name that is taken gets a `_`."""
+    aliases: dict[str, str] = {}
+    members: dict[str, tuple[str, ...]] = {}
+    for var in book.vars.values():
+        if not isinstance(var.type, t.Enum):
+            continue
+        alias = _camel(var.type.name or var.name)
+        while alias in taken or (alias in members and members[alias] != var.type.members) or keyword.iskeyword(alias):
+            alias += "_"
+        members[alias] = var.type.members
+        aliases[var.name] = alias
+    return aliases
+
+
+def _produced(book: m.Book, rule: m.Rule) -> dict[str, tuple[str, ...]]:
+    """What a rule produces, its composed parts included: the stats its modifiers and outcomes
+    change, the values it derives, the rolls it may ask for, each once in the order written."""
+    stats: dict[str, None] = {}
+    derived: dict[str, None] = {}
+    rolls: dict[str, None] = {}
+    for effect in flat_effects(book, rule.effects):
+        if isinstance(effect, m.ModEffect):
+            stats.setdefault(effect.target)
+        elif isinstance(effect, m.DeriveEffect):
+            derived.setdefault(effect.name)
+        elif isinstance(effect, m.RollEffect):
+            rolls.setdefault(effect.name)
+            for outcome in effect.outcomes:
+                for change in outcome.changes:
+                    stats.setdefault(change.target)
+    return {"stats": tuple(stats), "derived": tuple(derived), "rolls": tuple(rolls)}
 
 
 def _annotation(type_: t.Type) -> str:
