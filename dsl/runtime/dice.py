@@ -873,6 +873,14 @@ def _extent(dice: Dice) -> tuple[int, int, Fraction | None]:
         (Fraction(count * (sides + 1), 2) for count, sides in dice.terms), Fraction(0)
     )
     for part in dice.parts:
+        if isinstance(part, (Pooled, Extreme)):
+            # a pool's lowest and highest come from its dice's faces; its average, past the
+            # bounds, would take the work the bounds refuse
+            part_high = dice_high(Dice((), 0, (part,)))
+            if part_high is None:
+                raise ValueError(f"{dice} has no highest total: a die in it explodes without end")
+            low, high, mean = low + part_low(part), high + part_high, None
+            continue
         inner_low, inner_high, inner_mean = _extent(part.dice)
         ends = sorted((part.value(inner_low), part.value(inner_high)))
         low, high = low + ends[0], high + ends[1]
