@@ -158,6 +158,15 @@ class PoolDice(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class PairedDice(Expr):
+    """`opposed 3d6 vs 2d6 by pairs`: each side's dice sorted and paired highest against highest
+    (RISK); the value is how many pairs the first side wins, a tie going to the second."""
+
+    first: Expr
+    second: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class NamedDie(Expr):
     """`exploding d6 as wild`: a die given a name, whose natural face tiers read (`natural 1 on
     wild`)."""

@@ -1259,6 +1259,15 @@ class Builder(Transformer[Token, Any]):
     def exploding_dice(self, meta: Any, operand: n.Expr, times: n.Expr | None = None) -> n.PoolDice:
         return self._placed(meta, n.PoolDice(span=self.here, op="exploding", operand=operand, amount=times))
 
+    def paired_dice(self, meta: Any, first: n.Expr, second: n.Expr) -> n.PairedDice:
+        return self._placed(meta, n.PairedDice(span=self.here, first=first, second=second))
+
+    def paired_pool(self, meta: Any, first: n.Pool | n.DicePool, second: n.Pool | n.DicePool) -> n.DicePool:
+        """`roll battle: opposed 3d6 vs 2d6 by pairs`: the pairs won, a roll's dice."""
+        sides = [pool.value if isinstance(pool, n.DicePool) else self._pool_expr(meta, pool) for pool in (first, second)]
+        value = self.paired_dice(meta, sides[0], sides[1])
+        return self._placed(meta, n.DicePool(span=self.here, value=value))
+
     def explosions(self, meta: Any, times: n.Expr, *word: Token) -> n.Expr:
         return times
 

@@ -88,6 +88,8 @@ def _text(expr: n.Expr) -> tuple[str, int]:
         return f"{_wrap(inner, level, _PRECEDENCE['atom'])} d{expr.sides}", _PRECEDENCE["atom"] - 1
     if isinstance(expr, n.PoolDice):
         return pool_dice_text(expr, expr_text), _PRECEDENCE["atom"] - 1
+    if isinstance(expr, n.PairedDice):
+        return paired_dice_text(expr, expr_text), _PRECEDENCE["atom"] - 1
     if isinstance(expr, n.NamedDie):
         inner, level = _text(expr.operand)
         return f"{_wrap(inner, level, _PRECEDENCE['atom'] - 1)} as {expr.name.text}", _PRECEDENCE["atom"] - 1
@@ -111,6 +113,16 @@ def _text(expr: n.Expr) -> tuple[str, int]:
         right, right_level = _text(expr.right)
         return f"{_wrap(left, left_level, level)} {expr.op} {_wrap(right, right_level, level + 1)}", level
     raise TypeError(f"no text for {type(expr).__name__}")
+
+
+def paired_dice_text(expr: n.PairedDice, text: Callable[[n.Expr], str]) -> str:
+    """`opposed 3d6 vs 2d6 by pairs`, `opposed (2d6 + d8) vs 3d6 by pairs`."""
+    sides = [text(side) for side in (expr.first, expr.second)]
+    sides = [
+        shown if isinstance(side, (n.DiceLiteral, n.DiceCount)) else f"({shown})"
+        for side, shown in zip((expr.first, expr.second), sides, strict=True)
+    ]
+    return f"opposed {sides[0]} vs {sides[1]} by pairs"
 
 
 def pool_dice_text(expr: n.PoolDice, text: Callable[[n.Expr], str]) -> str:

@@ -126,6 +126,8 @@ class ExprTyper:
                 return self._pool_dice(expr, scope, expected)
             case n.NamedDie():
                 return self._named_die(expr, scope, expected)
+            case n.PairedDice():
+                return self._paired_dice(expr, scope, expected)
         raise TypeError(f"cannot type {type(expr).__name__}")
 
     def _number(self, expr: n.Number, scope: Scope, expected: t.Type | None) -> t.Type | None:
@@ -514,6 +516,25 @@ class ExprTyper:
                 )
                 return None
         return t.DICE
+
+    def _paired_dice(self, expr: n.PairedDice, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        """`opposed 3d6 vs 2d6 by pairs`: the pairs the first side wins, its dice and the second's
+        sorted and paired highest against highest."""
+        found = True
+        for side in (expr.first, expr.second):
+            kind = self.infer(side, scope)
+            if kind is None:
+                found = False
+            elif not isinstance(kind, t.Dice) or not pooled_dice(side):
+                self.reporter.report(
+                    "E203",
+                    "pairs are dice against dice: each side dice added together (`3d6`, `(2d6 + d8)`), not"
+                    " numbers or dice already read another way",
+                    side.span,
+                    "e.g. `opposed 3d6 vs 2d6 by pairs`",
+                )
+                found = False
+        return t.DICE if found else None
 
     def _named_die(self, expr: n.NamedDie, scope: Scope, expected: t.Type | None) -> t.Type | None:
         """`exploding d6 as wild`: one die with a name (its natural face: `natural 1 on wild`)."""

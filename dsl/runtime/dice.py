@@ -161,11 +161,16 @@ class Dice:
         100d100 costs, never the product of the two pools' totals; counts are whole numbers over
         one denominator until the end.  Dice that explode without end are worked out up to
         `horizon` (ValueError without one): every higher total is gathered at `horizon + 1`."""
+        weights, denominator = self.total_weights(limit, horizon)
+        return {total: Fraction(weights[total], denominator) for total in sorted(weights) if weights[total]}
+
+    def total_weights(self, limit: int = 1_000_000, horizon: int | None = None) -> tuple[dict[int, int], int]:
+        """What `totals` works out, as whole weights over one denominator (not reduced)."""
         self.check_size()
         weights, denominator = self.weights(horizon, {}, limit)
         if horizon is not None and not self.bounded:
             weights = _gathered(weights, horizon)
-        return {total: Fraction(weights[total], denominator) for total in sorted(weights) if weights[total]}
+        return weights, denominator
 
     def weights(self, horizon: int | None, condition: Mapping[str, int], limit: int) -> tuple[dict[int, int], int]:
         """The whole weight of each total over one denominator (see `totals`); `condition` keeps
@@ -1030,3 +1035,22 @@ def named_die(dice: Dice, name: str) -> Dice:
         if isinstance(part, Pooled) and part.reading == "sum" and part.groups[0].count == 1:
             return Dice((), 0, (Pooled((replace(part.groups[0], name=name),)),))
     raise RuleInputError(f"a name belongs to one die, not to {dice}")
+
+
+def paired_dice(first: Dice, second: Dice) -> Dice:
+    """`opposed 3d6 vs 2d6 by pairs`: each side's dice sorted and paired highest against highest
+    (RISK); how many pairs the first side wins, a tie going to the second."""
+    both: list[list[Group]] = []
+    for dice in (first, second):
+        groups = [Group(count, faces) for count, faces in dice.terms]
+        for part in dice.parts:
+            if not isinstance(part, Pooled) or part.reading != "sum":
+                raise RuleInputError(f"pairs are won by dice added together, not by {dice}")
+            groups += part.groups
+        if dice.bonus or not groups:
+            raise RuleInputError(f"pairs are won by dice added together, not by {dice}")
+        both.append(groups)
+    try:
+        return Dice((), 0, (Pooled((*both[0], *both[1]), "pairs", side=len(both[0])),))
+    except ValueError as error:
+        raise RuleInputError(str(error)) from None

@@ -136,6 +136,8 @@ class Expressions:
                 if op == "exploding":
                     return f"exploding_dice({dice}, {times})", ATOM
                 return f"kept_dice({dice}, {literal(op)}, {times})", ATOM
+            case n.PairedDice(first=first, second=second):
+                return f"paired_dice({self.expression(first, frame)}, {self.expression(second, frame)})", ATOM
             case n.NamedDie(operand=operand, name=name):
                 return f"named_die({self.expression(operand, frame)}, {literal(name.text)})", ATOM
             case n.Compare():
