@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate, product
 from operator import sub
 from typing import Final, Literal
@@ -345,7 +346,14 @@ class Pooled:
 
     def weights(self, horizon: int | None, condition: Mapping[str, int]) -> tuple[Weights, int]:
         """The weight of each value the pool reads, over its denominator (values past `horizon`
-        may stand for higher ones)."""
+        may stand for higher ones).  Worked out once per pool, horizon and condition on its named
+        dice (`_pool_weights`): a pool read beside different numbers (`highest 3 of 5d10 +
+        skill`) or in several rolls is one piece of work."""
+        named = tuple(sorted((name, face) for name, face in condition.items() if name in self.names()))
+        weights, denominator = _pool_weights(self, horizon, named)
+        return dict(weights), denominator
+
+    def _weights(self, horizon: int | None, condition: Mapping[str, int]) -> tuple[Weights, int]:
         dice = []
         denominator = 1
         for group in self.groups:
@@ -384,6 +392,11 @@ class Pooled:
                     following[key] = following.get(key, 0) + w1 * w2
             found = following
         return found, each**group.count
+
+
+@lru_cache(maxsize=256)
+def _pool_weights(pool: Pooled, horizon: int | None, condition: tuple[tuple[str, int], ...]) -> tuple[Weights, int]:
+    return pool._weights(horizon, dict(condition))
 
 
 def _joined(groups: tuple[Group, ...]) -> str:
