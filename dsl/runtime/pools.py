@@ -297,11 +297,13 @@ class Pooled:
         if self.reading == "matches":
             return f"matches of {inner}"
         low, high = self.within
-        if low == high and low is not None:
-            faces = str(low)
+        if high is None:
+            faces = f"at least {low}"
+        elif low is None:
+            faces = f"at most {high}"
         else:
-            faces = f"{'' if low is None else low}..{'' if high is None else high}"
-        return f"count {faces} of {inner}"
+            faces = str(low) if low == high else f"{low}..{high}"
+        return f"{_joined(self.groups)} showing {faces}"
 
     @property
     def low(self) -> int:
