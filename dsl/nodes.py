@@ -158,6 +158,27 @@ class PoolDice(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class FacedDice(Expr):
+    """Dice read or changed on some faces: `5d6 showing 6` (how many show 6), `5d6 showing at
+    least 5` (successes), `5d6 rerolling 2..5` (each die showing 2 to 5 rolled once more, the
+    second roll standing: a push).  `low`/`high`: the faces, None where open."""
+
+    op: Literal["showing", "rerolling"]
+    operand: Expr
+    low: int | None
+    high: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PairedDice(Expr):
+    """`opposed 3d6 vs 2d6 by pairs`: each side's dice sorted and paired highest against highest
+    (RISK); the value is how many pairs the first side wins, a tie going to the second."""
+
+    first: Expr
+    second: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class NamedDie(Expr):
     """`exploding d6 as wild`: a die given a name, whose natural face tiers read (`natural 1 on
     wild`)."""

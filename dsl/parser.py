@@ -1259,6 +1259,37 @@ class Builder(Transformer[Token, Any]):
     def exploding_dice(self, meta: Any, operand: n.Expr, times: n.Expr | None = None) -> n.PoolDice:
         return self._placed(meta, n.PoolDice(span=self.here, op="exploding", operand=operand, amount=times))
 
+    def showing_dice(self, meta: Any, operand: n.Expr, faces: tuple[int | None, int | None]) -> n.FacedDice:
+        return self._placed(meta, n.FacedDice(span=self.here, op="showing", operand=operand, low=faces[0], high=faces[1]))
+
+    def rerolling_dice(self, meta: Any, operand: n.Expr, faces: tuple[int | None, int | None]) -> n.FacedDice:
+        return self._placed(
+            meta, n.FacedDice(span=self.here, op="rerolling", operand=operand, low=faces[0], high=faces[1])
+        )
+
+    def faces_one(self, meta: Any, face: int) -> tuple[int | None, int | None]:
+        return face, face
+
+    def faces_range(self, meta: Any, low: int, high: int) -> tuple[int | None, int | None]:
+        if low > high:
+            raise _BuildError(f"faces {low}..{high} run downwards: write the lower face first", self._span(meta), "E303")
+        return low, high
+
+    def faces_from(self, meta: Any, face: int) -> tuple[int | None, int | None]:
+        return face, None
+
+    def faces_up_to(self, meta: Any, face: int) -> tuple[int | None, int | None]:
+        return None, face
+
+    def paired_dice(self, meta: Any, first: n.Expr, second: n.Expr) -> n.PairedDice:
+        return self._placed(meta, n.PairedDice(span=self.here, first=first, second=second))
+
+    def paired_pool(self, meta: Any, first: n.Pool | n.DicePool, second: n.Pool | n.DicePool) -> n.DicePool:
+        """`roll battle: opposed 3d6 vs 2d6 by pairs`: the pairs won, a roll's dice."""
+        sides = [pool.value if isinstance(pool, n.DicePool) else self._pool_expr(meta, pool) for pool in (first, second)]
+        value = self.paired_dice(meta, sides[0], sides[1])
+        return self._placed(meta, n.DicePool(span=self.here, value=value))
+
     def explosions(self, meta: Any, times: n.Expr, *word: Token) -> n.Expr:
         return times
 
@@ -1269,6 +1300,20 @@ class Builder(Transformer[Token, Any]):
         operand = pool.value if isinstance(pool, n.DicePool) else self._pool_expr(meta, pool)
         value = self._placed(meta, n.NamedDie(span=self.here, operand=operand, name=self._name(name)))
         return self._placed(meta, n.DicePool(span=self.here, value=value))
+
+    def showing_pool(self, meta: Any, pool: n.Pool | n.DicePool, faces: tuple[int | None, int | None]) -> n.DicePool:
+        """`roll two_sixes: 5d6 showing 6 >= 2`: how many dice show the faces, a roll's dice."""
+        return self._faced_pool(meta, "showing", pool, faces)
+
+    def rerolling_pool(self, meta: Any, pool: n.Pool | n.DicePool, faces: tuple[int | None, int | None]) -> n.DicePool:
+        return self._faced_pool(meta, "rerolling", pool, faces)
+
+    def _faced_pool(
+        self, meta: Any, op: str, pool: n.Pool | n.DicePool, faces: tuple[int | None, int | None]
+    ) -> n.DicePool:
+        operand = pool.value if isinstance(pool, n.DicePool) else self._pool_expr(meta, pool)
+        value = n.FacedDice(span=self.here, op=op, operand=operand, low=faces[0], high=faces[1])  # type: ignore[arg-type]
+        return self._placed(meta, n.DicePool(span=self.here, value=self._placed(meta, value)))
 
     def _pool_expr(self, meta: Any, pool: n.Pool) -> n.Expr:
         """A pool known when writing as the dice value it is (to name a die of it)."""

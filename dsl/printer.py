@@ -88,6 +88,10 @@ def _text(expr: n.Expr) -> tuple[str, int]:
         return f"{_wrap(inner, level, _PRECEDENCE['atom'])} d{expr.sides}", _PRECEDENCE["atom"] - 1
     if isinstance(expr, n.PoolDice):
         return pool_dice_text(expr, expr_text), _PRECEDENCE["atom"] - 1
+    if isinstance(expr, n.PairedDice):
+        return paired_dice_text(expr, expr_text), _PRECEDENCE["atom"] - 1
+    if isinstance(expr, n.FacedDice):
+        return faced_dice_text(expr, expr_text), _PRECEDENCE["atom"] - 1
     if isinstance(expr, n.NamedDie):
         inner, level = _text(expr.operand)
         return f"{_wrap(inner, level, _PRECEDENCE['atom'] - 1)} as {expr.name.text}", _PRECEDENCE["atom"] - 1
@@ -111,6 +115,33 @@ def _text(expr: n.Expr) -> tuple[str, int]:
         right, right_level = _text(expr.right)
         return f"{_wrap(left, left_level, level)} {expr.op} {_wrap(right, right_level, level + 1)}", level
     raise TypeError(f"no text for {type(expr).__name__}")
+
+
+def faces_text(low: int | None, high: int | None) -> str:
+    """`6`, `2..5`, `at least 5`, `at most 2`."""
+    if high is None:
+        return f"at least {low}"
+    if low is None:
+        return f"at most {high}"
+    return str(low) if low == high else f"{low}..{high}"
+
+
+def faced_dice_text(expr: n.FacedDice, text: Callable[[n.Expr], str]) -> str:
+    """`5d6 showing 6`, `(2d6 + d8) showing at least 5`, `5d6 rerolling 2..5 showing 6`."""
+    operand = text(expr.operand)
+    if not isinstance(expr.operand, (n.DiceLiteral, n.DiceCount, n.FacedDice)):
+        operand = f"({operand})"
+    return f"{operand} {expr.op} {faces_text(expr.low, expr.high)}"
+
+
+def paired_dice_text(expr: n.PairedDice, text: Callable[[n.Expr], str]) -> str:
+    """`opposed 3d6 vs 2d6 by pairs`, `opposed (2d6 + d8) vs 3d6 by pairs`."""
+    sides = [text(side) for side in (expr.first, expr.second)]
+    sides = [
+        shown if isinstance(side, (n.DiceLiteral, n.DiceCount)) else f"({shown})"
+        for side, shown in zip((expr.first, expr.second), sides, strict=True)
+    ]
+    return f"opposed {sides[0]} vs {sides[1]} by pairs"
 
 
 def pool_dice_text(expr: n.PoolDice, text: Callable[[n.Expr], str]) -> str:

@@ -29,11 +29,31 @@ CONSTRUCTS = (
     "lowest",
     "count",
     "matches",
+    "pairs",
     "scaled",
     "clamped",
     "better",
     "worse",
 )
+
+
+class PairsWon(icepool.MultisetEvaluator):  # type: ignore[misc]
+    """The pairs the first pool wins, both sorted and paired highest against highest, ties to
+    the second (icepool's RISK notebook)."""
+
+    def initial_state(self, order: Any, outcomes: Any, *sizes: int) -> tuple[int, int]:
+        if order > 0:  # outcomes highest first only
+            raise icepool.UnsupportedOrder()
+        return 0, 0
+
+    def next_state(self, state: tuple[int, int], order: Any, outcome: int, a: int, b: int) -> tuple[int, int]:
+        won, advantage = state
+        if advantage > 0:
+            won += min(b, advantage)
+        return won, advantage + a - b
+
+    def final_outcome(self, final_state: tuple[int, int], *rest: Any) -> int:
+        return final_state[0]
 
 
 @dataclass
@@ -93,14 +113,14 @@ def build(rng: random.Random, depth: int = 2, unbounded_ok: bool = True) -> Buil
     up), as the algebra allows."""
     constructs: set[tuple[str, str]] = set()
     choice = rng.choice(
-        ("sum", "highest", "lowest", "count", "matches", "scaled", "clamped", "better", "worse")
+        ("sum", "highest", "lowest", "count", "matches", "pairs", "scaled", "clamped", "better", "worse")
         if depth > 0
-        else ("sum", "highest", "lowest", "count", "matches")
+        else ("sum", "highest", "lowest", "count", "matches", "pairs")
     )
-    if choice in ("sum", "highest", "lowest", "count", "matches"):
-        allow = unbounded_ok and choice not in ("matches", "count")
+    if choice in ("sum", "highest", "lowest", "count", "matches", "pairs"):
+        allow = unbounded_ok and choice not in ("matches", "count", "pairs")
         groups = []
-        for _ in range(1 if choice == "sum" else rng.randint(1, 2)):
+        for _ in range(1 if choice == "sum" else rng.randint(2, 3) if choice == "pairs" else rng.randint(1, 2)):
             group, _kind = _group(rng, allow, constructs, choice)
             groups.append(group)
         if choice == "sum":
@@ -114,6 +134,11 @@ def build(rng: random.Random, depth: int = 2, unbounded_ok: bool = True) -> Buil
                 pooled = Pooled(tuple(groups), choice, kept)
                 pool = icepool.Pool(dice)
                 die = (pool.highest(kept) if choice == "highest" else pool.lowest(kept)).sum()
+            elif choice == "pairs":
+                side = rng.randint(1, len(groups) - 1)
+                pooled = Pooled(tuple(groups), "pairs", side=side)
+                first = sum(g.count for g in groups[:side])
+                die = PairsWon()(icepool.Pool(dice[:first]), icepool.Pool(dice[first:]))
             elif choice == "count":
                 low = rng.randint(-1, 6)
                 high = rng.choice((None, low + rng.randint(0, 3)))

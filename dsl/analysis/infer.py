@@ -126,6 +126,10 @@ class ExprTyper:
                 return self._pool_dice(expr, scope, expected)
             case n.NamedDie():
                 return self._named_die(expr, scope, expected)
+            case n.PairedDice():
+                return self._paired_dice(expr, scope, expected)
+            case n.FacedDice():
+                return self._faced_dice(expr, scope, expected)
         raise TypeError(f"cannot type {type(expr).__name__}")
 
     def _number(self, expr: n.Number, scope: Scope, expected: t.Type | None) -> t.Type | None:
@@ -515,6 +519,42 @@ class ExprTyper:
                 return None
         return t.DICE
 
+    def _faced_dice(self, expr: n.FacedDice, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        """`5d6 showing 6`: how many dice show some faces; `5d6 rerolling 2..5`: a push."""
+        found = self.infer(expr.operand, scope)
+        if found is None:
+            return None
+        if not isinstance(found, t.Dice) or not pooled_dice(expr.operand):
+            what = "counts the dice" if expr.op == "showing" else "re-rolls the dice"
+            self.reporter.report(
+                "E203",
+                f"`{expr.op}` {what} of a pool: dice added together (`5d6`, `(2d6 + exploding d6)`), not"
+                " numbers or dice already read another way",
+                expr.operand.span,
+                f"e.g. `5d6 {expr.op} 6`",
+            )
+            return None
+        return t.DICE
+
+    def _paired_dice(self, expr: n.PairedDice, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        """`opposed 3d6 vs 2d6 by pairs`: the pairs the first side wins, its dice and the second's
+        sorted and paired highest against highest."""
+        found = True
+        for side in (expr.first, expr.second):
+            kind = self.infer(side, scope)
+            if kind is None:
+                found = False
+            elif not isinstance(kind, t.Dice) or not pooled_dice(side):
+                self.reporter.report(
+                    "E203",
+                    "pairs are dice against dice: each side dice added together (`3d6`, `(2d6 + d8)`), not"
+                    " numbers or dice already read another way",
+                    side.span,
+                    "e.g. `opposed 3d6 vs 2d6 by pairs`",
+                )
+                found = False
+        return t.DICE if found else None
+
     def _named_die(self, expr: n.NamedDie, scope: Scope, expected: t.Type | None) -> t.Type | None:
         """`exploding d6 as wild`: one die with a name (its natural face: `natural 1 on wild`)."""
         found = self.infer(expr.operand, scope)
@@ -775,6 +815,8 @@ def pooled_dice(expr: n.Expr) -> bool:
     if isinstance(expr, n.PoolDice):
         return expr.op == "exploding"
     if isinstance(expr, n.NamedDie):
+        return pooled_dice(expr.operand)
+    if isinstance(expr, n.FacedDice) and expr.op == "rerolling":
         return pooled_dice(expr.operand)
     if isinstance(expr, n.Binary) and expr.op == "+":
         return pooled_dice(expr.left) and pooled_dice(expr.right)

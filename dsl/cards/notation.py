@@ -387,6 +387,10 @@ class Notation:
             return f"({inner})d{expr.sides}", _ATOM
         if isinstance(expr, n.PoolDice):
             return printer.pool_dice_text(expr, lambda inner: self._note(inner, words)[0]), _ATOM
+        if isinstance(expr, n.FacedDice):
+            return printer.faced_dice_text(expr, lambda inner: self._note(inner, words)[0]), _ATOM
+        if isinstance(expr, n.PairedDice):
+            return printer.paired_dice_text(expr, lambda inner: self._note(inner, words)[0]), _ATOM
         if isinstance(expr, n.NamedDie):
             inner, _ = self._note(expr.operand, words)
             return f"{inner} ({display_name(expr.name.text)})", _ATOM

@@ -141,13 +141,13 @@ class Book:
             if horizon is not None and horizon > MAX_HORIZON:
                 raise RuleInputError(f"the chance of a total above {MAX_HORIZON:,} on exploding dice is not worked out")
             try:
-                chances = value.totals(limit=MAX_COMBINATIONS, horizon=horizon)
+                weights, denominator = value.total_weights(limit=MAX_COMBINATIONS, horizon=horizon)
             except ValueError as error:
                 raise RuleInputError(str(error)) from None
-            denominator = math.lcm(*(p.denominator for p in chances.values()))
-            low, high = min(chances), max(chances)
-            ways = [int(chances.get(t, 0) * denominator) for t in range(low, high + 1)]
-            found = from_ways(low, denominator, ways)
+            low, high = min(weights), max(weights)
+            ways = [weights.get(t, 0) for t in range(low, high + 1)]
+            common = math.gcd(denominator, *ways)
+            found = from_ways(low, denominator // common, [way // common for way in ways])
             if not value.bounded and horizon is not None:
                 found = Distribution(found.low, found.denominator, found.at_most[: horizon - low + 1], limit=horizon)
             self.values[key] = found

@@ -167,11 +167,16 @@ class Dice:
         100d100 costs, never the product of the two pools' totals; counts are whole numbers over
         one denominator until the end.  Dice that explode without end are worked out up to
         `horizon` (ValueError without one): every higher total is gathered at `horizon + 1`."""
+        weights, denominator = self.total_weights(limit, horizon)
+        return {total: Fraction(weights[total], denominator) for total in sorted(weights) if weights[total]}
+
+    def total_weights(self, limit: int = 1_000_000, horizon: int | None = None) -> tuple[dict[int, int], int]:
+        """What `totals` works out, as whole weights over one denominator (not reduced)."""
         self.check_size()
         weights, denominator = self.weights(horizon, {}, limit)
         if horizon is not None and not self.bounded:
             weights = _gathered(weights, horizon)
-        return {total: Fraction(weights[total], denominator) for total in sorted(weights) if weights[total]}
+        return weights, denominator
 
     def weights(self, horizon: int | None, condition: Mapping[str, int], limit: int) -> tuple[dict[int, int], int]:
         """The whole weight of each total over one denominator (see `totals`); `condition` keeps
@@ -1071,13 +1076,7 @@ def exploding_dice(dice: Dice, times: int | Fraction | None = None) -> Dice:
 def kept_dice(dice: Dice, side: Literal["highest", "lowest"], kept: int | Fraction | None = None) -> Dice:
     """`highest 3 of (ring + skill) d10`, `highest 2 of (2d6 + exploding d6 as wild)`: the sum of
     the `kept` highest (or lowest) dice of a pool (fewer when the pool has fewer)."""
-    groups = [Group(count, sides) for count, sides in dice.terms]
-    for part in dice.parts:
-        if not isinstance(part, Pooled) or part.reading != "sum":
-            raise RuleInputError(f"the {side} dice are kept from dice added together, not from {dice}")
-        groups += part.groups
-    if dice.bonus or not groups:
-        raise RuleInputError(f"the {side} dice are kept from dice added together, not from {dice}")
+    groups = _pool_groups(dice, f"the {side} dice are kept from")
     if kept is not None and (Fraction(kept).denominator != 1 or kept < 1):
         raise RuleInputError(f"at least one whole die is kept, not {show(Fraction(kept))}")
     size = sum(group.count for group in groups)
@@ -1093,3 +1092,53 @@ def named_die(dice: Dice, name: str) -> Dice:
         if isinstance(part, Pooled) and part.reading == "sum" and part.groups[0].count == 1:
             return Dice((), 0, (Pooled((replace(part.groups[0], name=name),)),))
     raise RuleInputError(f"a name belongs to one die, not to {dice}")
+
+
+def paired_dice(first: Dice, second: Dice) -> Dice:
+    """`opposed 3d6 vs 2d6 by pairs`: each side's dice sorted and paired highest against highest
+    (RISK); how many pairs the first side wins, a tie going to the second."""
+    both = [_pool_groups(dice, "pairs are won by") for dice in (first, second)]
+    try:
+        return Dice((), 0, (Pooled((*both[0], *both[1]), "pairs", side=len(both[0])),))
+    except ValueError as error:
+        raise RuleInputError(str(error)) from None
+
+
+def _pool_groups(dice: Dice, what: str) -> list[Group]:
+    """The groups of dice added together (plain, exploding, named, re-rolled), else an error
+    saying `what` needs them."""
+    groups = [Group(count, faces) for count, faces in dice.terms]
+    for part in dice.parts:
+        if not isinstance(part, Pooled) or part.reading != "sum":
+            raise RuleInputError(f"{what} dice added together, not {dice}")
+        groups += part.groups
+    if dice.bonus or not groups:
+        raise RuleInputError(f"{what} dice added together, not {dice}")
+    return groups
+
+
+def counted_dice(dice: Dice, low: int | None, high: int | None) -> Dice:
+    """`5d6 showing 6`, `(ndice) d6 showing at least 5`: how many dice of a pool show a face from
+    `low` to `high` (None: open), each die by the value it ends on (after explosions, re-rolls)."""
+    groups = _pool_groups(dice, "a count of faces reads")
+    try:
+        return Dice((), 0, (Pooled(tuple(groups), "count", within=(low, high)),))
+    except ValueError as error:
+        raise RuleInputError(str(error)) from None
+
+
+def rerolled_dice(dice: Dice, low: int | None, high: int | None) -> Dice:
+    """`5d6 rerolling 2..5`: each die showing a face from `low` to `high` (None: open) rolled once
+    more, the second roll standing (a push: the dice that are not 6s, the 1s kept as banes)."""
+    groups = _pool_groups(dice, "a re-roll takes")
+    changed = []
+    for group in groups:
+        if group.reroll is not None:
+            raise RuleInputError(f"{group.text()} is already re-rolled")
+        faces = group.faces
+        span = (faces[0] if low is None else low, faces[-1] if high is None else high)
+        try:
+            changed.append(replace(group, reroll=span))
+        except ValueError as error:
+            raise RuleInputError(str(error)) from None
+    return Dice((), 0, tuple(Pooled((group,)) for group in changed))

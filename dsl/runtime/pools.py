@@ -3,8 +3,9 @@
 A `Group` is some dice of one kind: plain, Fate, exploding (once, up to N times, or without
 end), re-rolled once on some faces (a push), and possibly named (`the wild die`).  A `Pooled`
 reads one number from groups rolled together: their sum, the sum of the highest or lowest N,
-how many show a face in a range (successes, "two 6s", "any 1"), or the most that match
-("doubles").  `Extreme` is the better or worse of two dice values.  They are parts of a `Dice`
+how many show a face in a range (successes, "two 6s", "any 1"), the most that match
+("doubles"), or how many pairs one side wins when two sides' dice are sorted and compared highest
+against highest (RISK).  `Extreme` is the better or worse of two dice values.  They are parts of a `Dice`
 (dsl/runtime/dice.py), so they add, scale and clamp like every other dice value: one algebra.
 
 How it is worked out, exactly: each die is a distribution of whole weights over one
@@ -30,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate, product
 from operator import sub
 from typing import Final, Literal
@@ -227,19 +229,22 @@ def add_uniform(ways: list[int], count: int, sides: int) -> list[int]:
     return ways
 
 
-Reading = Literal["sum", "highest", "lowest", "count", "matches"]
+Reading = Literal["sum", "highest", "lowest", "count", "matches", "pairs"]
 
 
 @dataclass(frozen=True, slots=True)
 class Pooled:
     """A number read from groups of dice rolled together: `sum`; the sum of the `highest` or
     `lowest` `kept`; `count`, how many show a value in `within` (low, high; None: no bound);
-    `matches`, the most dice showing one value (2: doubles)."""
+    `matches`, the most dice showing one value (2: doubles); `pairs`, how many pairs the first
+    `side` groups win against the others, each side's dice sorted and paired highest against
+    highest, a tie won by the other side (RISK's attacker against its defender)."""
 
     groups: tuple[Group, ...]
     reading: Reading = "sum"
     kept: int = 1
     within: tuple[int | None, int | None] = (None, None)
+    side: int = 0
 
     def __post_init__(self) -> None:
         if not self.groups or not all(isinstance(g, Group) for g in self.groups):
@@ -248,9 +253,12 @@ class Pooled:
             raise ValueError("a sum of several groups is the sum of each")
         if self.reading in ("highest", "lowest") and not 1 <= self.kept <= self.size:
             raise ValueError(f"{self.reading} {self.kept} of {self.size} dice keeps more dice than it rolls")
+        if self.reading == "pairs" and not 1 <= self.side < len(self.groups):
+            raise ValueError("pairs are won by the dice of one side against the dice of another")
         unbounded = [g for g in self.groups if not g.bounded]
-        if unbounded and self.reading == "matches":
-            raise ValueError(f"matching faces of {unbounded[0].text()} are not worked out: bound its explosions")
+        if unbounded and self.reading in ("matches", "pairs"):
+            what = "matching faces" if self.reading == "matches" else "pairs won"
+            raise ValueError(f"{what} of {unbounded[0].text()} are not worked out: bound its explosions")
         if unbounded and self.reading == "count" and self.within[1] is not None:
             raise ValueError(
                 f"counting the dice of {unbounded[0].text()} at or below a face is not worked out: bound its explosions"
@@ -277,6 +285,9 @@ class Pooled:
     def text(self) -> str:
         if self.reading == "sum":
             return self.groups[0].text()
+        if self.reading == "pairs":
+            first, second = (_joined(self.groups[: self.side]), _joined(self.groups[self.side :]))
+            return f"opposed {first} vs {second} by pairs"
         inner = ", ".join(g.text() for g in self.groups)
         if len(self.groups) > 1 or " " in inner:
             inner = f"({inner})"
@@ -286,11 +297,13 @@ class Pooled:
         if self.reading == "matches":
             return f"matches of {inner}"
         low, high = self.within
-        if low == high and low is not None:
-            faces = str(low)
+        if high is None:
+            faces = f"at least {low}"
+        elif low is None:
+            faces = f"at most {high}"
         else:
-            faces = f"{'' if low is None else low}..{'' if high is None else high}"
-        return f"count {faces} of {inner}"
+            faces = str(low) if low == high else f"{low}..{high}"
+        return f"{_joined(self.groups)} showing {faces}"
 
     @property
     def low(self) -> int:
@@ -301,12 +314,15 @@ class Pooled:
             return sum(lows[-self.kept :])
         if self.reading == "lowest":
             return sum(lows[: self.kept])
-        return 0 if self.reading == "count" else 1
+        return 0 if self.reading in ("count", "pairs") else 1
 
     @property
     def high(self) -> int | None:
         if self.reading == "count":
             return self.size
+        if self.reading == "pairs":
+            first = sum(g.count for g in self.groups[: self.side])
+            return min(first, self.size - first)
         if self.reading == "matches":
             return self.size
         highs = [g.high for g in self.groups for _ in range(g.count)]
@@ -332,7 +348,14 @@ class Pooled:
 
     def weights(self, horizon: int | None, condition: Mapping[str, int]) -> tuple[Weights, int]:
         """The weight of each value the pool reads, over its denominator (values past `horizon`
-        may stand for higher ones)."""
+        may stand for higher ones).  Worked out once per pool, horizon and condition on its named
+        dice (`_pool_weights`): a pool read beside different numbers (`highest 3 of 5d10 +
+        skill`) or in several rolls is one piece of work."""
+        named = tuple(sorted((name, face) for name, face in condition.items() if name in self.names()))
+        weights, denominator = _pool_weights(self, horizon, named)
+        return dict(weights), denominator
+
+    def _weights(self, horizon: int | None, condition: Mapping[str, int]) -> tuple[Weights, int]:
         dice = []
         denominator = 1
         for group in self.groups:
@@ -345,6 +368,8 @@ class Pooled:
             return weights_power(weights, count), denominator
         if self.reading == "count":
             return _counted(dice, self.within), denominator
+        if self.reading == "pairs":
+            return _paired(dice, self.side), denominator
         return _ordered(dice, self.reading, self.kept), denominator
 
     def joint(self, horizon: int | None) -> tuple[dict[tuple[int, int], int], int]:
@@ -371,6 +396,17 @@ class Pooled:
         return found, each**group.count
 
 
+@lru_cache(maxsize=256)
+def _pool_weights(pool: Pooled, horizon: int | None, condition: tuple[tuple[str, int], ...]) -> tuple[Weights, int]:
+    return pool._weights(horizon, dict(condition))
+
+
+def _joined(groups: tuple[Group, ...]) -> str:
+    """Groups of one side as the language writes them: `3d6`, `(2d6 + exploding d6)`."""
+    text = " + ".join(g.text() for g in groups)
+    return f"({text})" if " " in text else text
+
+
 def _counted(dice: list[tuple[int, Weights]], within: tuple[int | None, int | None]) -> Weights:
     """How many dice show a value within `within`: a binomial per group, added."""
     low, high = within
@@ -386,7 +422,13 @@ def _counted(dice: list[tuple[int, Weights]], within: tuple[int | None, int | No
 def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weights:
     """Keep or match, face by face in order (highest first for `highest` and `matches`, lowest
     first for `lowest`): the state is how many dice of each group are still to place, and what
-    the reading has gathered (dice kept and their sum; or the most that matched)."""
+    the reading has gathered (dice kept; or the most that matched), with the weight of each sum
+    kept so far.
+
+    The sums of a state are packed into one integer, `width` bits a sum (Kronecker's
+    substitution): keeping `more` dice showing `value` moves every sum up at once by a shift,
+    weighting them is one multiplication, and adding two states one addition.  No weight is
+    larger than the pool's denominator, so the packed sums never carry into each other."""
     outcomes = sorted({v for _, weights in dice for v in weights}, reverse=reading != "lowest")
     counts = tuple(count for count, _ in dice)
     # the weight of the faces after each one, per group: dice placed past the end of the
@@ -405,13 +447,17 @@ def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weight
             f"a pool of {sum(counts)} dice with {len(outcomes)} values each is past the work a pool is worked out"
             f" within: {steps:,} steps of faces, dice placed and dice kept, at most {MAX_POOL_STATES:,}"
         )
-    finished: Weights = {}
-    # (dice left per group, kept so far; for matches the most that matched) -> {sum kept: weight}
-    states: dict[tuple[tuple[int, ...], int], dict[int, int]] = {(counts, 0): {0: 1}}
+    matching = reading == "matches"
+    base = min(outcomes)  # slot i of a packed sum of `taken` dice is the sum taken * base + i
+    width = -(-math.prod(sum(weights.values()) ** count for count, weights in dice).bit_length() // 8) * 8
+    finished = 0
+    matched: Weights = {}
+    # (dice left per group, dice kept so far; for matches the most that matched) -> packed sums
+    states: dict[tuple[tuple[int, ...], int], int] = {(counts, 0): 1}
     choices = [[(k, math.comb(left, k)) for k in range(left + 1)] for left in range(max(counts) + 1)]
     for index, value in enumerate(outcomes):
         powers = [[weights.get(value, 0) ** k for k in range(count + 1)] for count, weights in dice]
-        following: dict[tuple[tuple[int, ...], int], dict[int, int]] = {}
+        following: dict[tuple[tuple[int, ...], int], int] = {}
         for (left, taken), sums in states.items():
             options = [
                 [(k, ways * powers[g][k]) for k, ways in choices[left[g]] if k == 0 or powers[g][1]]
@@ -424,30 +470,79 @@ def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weight
                     shown += k
                     way *= w
                 rest = tuple(left[g] - chosen[g][0] for g in range(len(dice)))
-                if reading == "matches":
+                if matching:
                     key = (rest, max(taken, shown))
-                    shift = 0
-                else:
-                    more = min(shown, kept - taken)
-                    key = (rest, taken + more)
-                    shift = more * value
-                    if key[1] == kept:
-                        # every die still to place shows a face after this one, kept or not
-                        placed = way
-                        for g, left_over in enumerate(rest):
-                            placed *= after[g][index] ** left_over
-                        if placed:
-                            for total, weight in sums.items():
-                                finished[total + shift] = finished.get(total + shift, 0) + weight * placed
-                        continue
-                bucket = following.setdefault(key, {})
-                for total, weight in sums.items():
-                    bucket[total + shift] = bucket.get(total + shift, 0) + weight * way
+                    following[key] = following.get(key, 0) + sums * way
+                    continue
+                more = min(shown, kept - taken)
+                shift = width * more * (value - base)
+                if taken + more == kept:
+                    # every die still to place shows a face after this one, kept or not
+                    for g, left_over in enumerate(rest):
+                        way *= after[g][index] ** left_over
+                    if way:
+                        finished += (sums * way) << shift
+                    continue
+                key = (rest, taken + more)
+                following[key] = following.get(key, 0) + ((sums * way) << shift)
         states = following
-    for (left, taken), sums in states.items():
-        if any(left):
-            continue
-        for total, weight in sums.items():
-            result = taken if reading == "matches" else total
-            finished[result] = finished.get(result, 0) + weight
-    return {v: w for v, w in finished.items() if w}
+    for (left, taken), weight in states.items():
+        if matching and not any(left) and weight:
+            matched[taken] = matched.get(taken, 0) + weight
+    if matching:
+        return matched
+    return _unpacked(finished, width, kept * base)
+
+
+def _paired(dice: list[tuple[int, Weights]], side: int) -> Weights:
+    """How many pairs the first `side` groups win, face by face from the highest: the state is
+    how many dice of each group are still to place, with the weight of each number of pairs won
+    so far packed into one integer (as in `_ordered`).  The advantage, how many dice placed on
+    the first side (positive) or the second (negative) are still unpaired, follows from the dice
+    placed: those dice are higher than every die still to place, so each pairs off with a die of
+    the other side shown later and wins (icepool's RISK evaluator).  Dice of both sides showing
+    one face pair off as ties, won by the second side."""
+    outcomes = sorted({v for _, weights in dice for v in weights}, reverse=True)
+    counts = tuple(count for count, _ in dice)
+    first = sum(counts[:side])
+    second = sum(counts) - first
+    steps = len(outcomes) * math.prod(c + 1 for c in counts) ** 2
+    if steps > MAX_POOL_STATES:
+        raise ValueError(
+            f"pairs of {first} dice against {second} with {len(outcomes)} values each are past the work a pool is"
+            f" worked out within: {steps:,} steps of faces and dice placed, at most {MAX_POOL_STATES:,}"
+        )
+    width = -(-math.prod(sum(weights.values()) ** count for count, weights in dice).bit_length() // 8) * 8
+    groups = range(len(dice))
+    # dice left per group -> packed weights of the pairs won so far
+    states: dict[tuple[int, ...], int] = {counts: 1}
+    choices = [[(k, math.comb(left, k)) for k in range(left + 1)] for left in range(max(counts) + 1)]
+    for value in outcomes:
+        powers = [[weights.get(value, 0) ** k for k in range(count + 1)] for count, weights in dice]
+        following: dict[tuple[int, ...], int] = {}
+        for left, won in states.items():
+            advantage = (first - sum(left[:side])) - (second - sum(left[side:]))
+            options = [[(k, ways * powers[g][k]) for k, ways in choices[left[g]] if k == 0 or powers[g][1]] for g in groups]
+            for chosen in product(*options):
+                way = 1
+                for _, w in chosen:
+                    way *= w
+                if advantage > 0:
+                    way <<= width * min(advantage, sum(k for k, _ in chosen[side:]))
+                rest = tuple(left[g] - chosen[g][0] for g in groups)
+                following[rest] = following.get(rest, 0) + won * way
+        states = following
+    packed = states.get(tuple(0 for _ in counts), 0)
+    return _unpacked(packed, width, 0)
+
+
+def _unpacked(packed: int, width: int, low: int) -> Weights:
+    """The weights packed `width` bits each into one integer, slot i the weight of `low + i`."""
+    size = width // 8
+    data = packed.to_bytes(max(1, -(-packed.bit_length() // 8)), "little")
+    found: Weights = {}
+    for slot in range(0, len(data), size):
+        weight = int.from_bytes(data[slot : slot + size], "little")
+        if weight:
+            found[low + slot // size] = weight
+    return found

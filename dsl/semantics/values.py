@@ -22,7 +22,17 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.printer import expr_text
 from dsl.runtime.base import IMPASSABLE, NOT_APPLICABLE, RuleInputError, Special, round_value
-from dsl.runtime.dice import Dice, Value, clamp_dice, exploding_dice, kept_dice, named_die
+from dsl.runtime.dice import (
+    Dice,
+    Value,
+    clamp_dice,
+    counted_dice,
+    exploding_dice,
+    kept_dice,
+    named_die,
+    paired_dice,
+    rerolled_dice,
+)
 
 MAX_EXPONENT = 1000
 """The largest exponent worked out (`10 ^ 10 ^ 10` would never finish)."""
@@ -112,6 +122,10 @@ def evaluate(expr: n.Expr, book: m.Book, env: Env) -> Value:
             return _pool_dice(expr, book, env)
         case n.NamedDie():
             return _named_die(expr, book, env)
+        case n.PairedDice():
+            return _paired_dice(expr, book, env)
+        case n.FacedDice():
+            return _faced_dice(expr, book, env)
     raise TypeError(f"cannot evaluate {type(expr).__name__}")
 
 
@@ -283,6 +297,30 @@ def _pool_dice(expr: n.PoolDice, book: m.Book, env: Env) -> Value:
         if expr.op == "exploding":
             return exploding_dice(dice, amount)
         return kept_dice(dice, expr.op, amount)
+    except RuleInputError as error:
+        raise NoValue(str(error)) from None
+
+
+def _faced_dice(expr: n.FacedDice, book: m.Book, env: Env) -> Value:
+    """How many dice show some faces, or the dice re-rolled once on them (dsl/runtime/pools.py)."""
+    dice = evaluate(expr.operand, book, env)
+    if not isinstance(dice, Dice):
+        raise NoValue(f"`{expr_text(expr)}`: {expr.op} applies to dice")
+    try:
+        if expr.op == "showing":
+            return counted_dice(dice, expr.low, expr.high)
+        return rerolled_dice(dice, expr.low, expr.high)
+    except RuleInputError as error:
+        raise NoValue(str(error)) from None
+
+
+def _paired_dice(expr: n.PairedDice, book: m.Book, env: Env) -> Value:
+    """The pairs the first side's dice win against the second's (dsl/runtime/pools.py)."""
+    first, second = evaluate(expr.first, book, env), evaluate(expr.second, book, env)
+    if not isinstance(first, Dice) or not isinstance(second, Dice):
+        raise NoValue(f"`{expr_text(expr)}`: pairs are dice against dice")
+    try:
+        return paired_dice(first, second)
     except RuleInputError as error:
         raise NoValue(str(error)) from None
 

@@ -168,3 +168,57 @@ def test_the_reference_reads_the_wild_die() -> None:
     roll = reference_resolve(book, ["wild_check"], {"ndice": 3, "difficulty": 20}).roll("action")
     assert roll.probability == Fraction(301, 7776)
     assert json.loads(json.dumps(roll.to_dict()))["dice"] == "2d6+(exploding 1d6 as wild)"
+
+
+RISK = ROOT / "tests" / "fixtures" / "dice" / "risk.rules"
+
+
+def _pairs_won(attackers: int, defenders: int) -> dict[int, Fraction]:
+    """icepool: each side's d6s sorted, compared highest against highest, ties to the defender."""
+    from tests.dice_expressions import PairsWon
+
+    die = PairsWon()(icepool.d6.pool(attackers), icepool.d6.pool(defenders))
+    return {int(o): Fraction(q, die.denominator()) for o, q in die.items() if q}
+
+
+def test_risk_pairs_compared_highest_against_highest() -> None:
+    """`opposed (attackers) d6 vs (defenders) d6 by pairs` (icepool's Table 1 RISK problems had no
+    form in the language): every battle of RISK, and the sweep, against icepool."""
+    module = module_for(RISK)
+    for attackers in range(1, 4):
+        for defenders in range(1, 3):
+            theirs = _pairs_won(attackers, defenders)
+            battle = module.resolve("battle", attackers=attackers, defenders=defenders).roll("battle")
+            assert dict(battle.totals) == theirs
+            sweep = module.resolve("sweep", attackers=attackers, defenders=defenders).roll("sweep")
+            assert sweep.probability == theirs[min(attackers, defenders)]
+    assert run_cli("test", str(RISK)).exit_code == 0
+
+
+def test_risk_pairs_resolver_agrees_with_the_reference() -> None:
+    book = compiled(RISK).book
+    assert book is not None
+    module = module_for(RISK)
+    rng = random.Random(3)
+    tally = Tally()
+    texts = texts_of(book)
+    for _ in range(20):
+        for rule in book.rules:
+            compare(book, module, [rule], random_situation(book, [rule], rng, texts), tally)
+    assert not tally.mismatches, tally.mismatches[:3]
+    assert tally.situations - tally.refused >= 30
+
+
+def test_pairs_of_what_is_not_dice_added_together_are_refused(tmp_path: Path) -> None:
+    book = tmp_path / "pairs.rules"
+    book.write_text(
+        'rulebook pairs "Pairs":\n    source "test"\n\n'
+        'rule r "R" cites "x":\n    derive won = opposed (highest 2 of 3d6) vs 2d6 by pairs\n'
+        "    derive fine = opposed (2d6 + d8) vs 3d6 by pairs\n",
+        encoding="utf-8",
+    )
+    result = run_cli("check", str(book))
+    assert result.exit_code == 1
+    assert result.output.count("error[E203]") == 1
+    assert "pairs are dice against dice" in result.output
+    assert "derive won =" in result.output and "derive fine =" not in result.output  # both sides dice added

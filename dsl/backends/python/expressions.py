@@ -136,6 +136,11 @@ class Expressions:
                 if op == "exploding":
                     return f"exploding_dice({dice}, {times})", ATOM
                 return f"kept_dice({dice}, {literal(op)}, {times})", ATOM
+            case n.FacedDice(op=op, operand=operand, low=low, high=high):
+                reader = "counted_dice" if op == "showing" else "rerolled_dice"
+                return f"{reader}({self.expression(operand, frame)}, {literal(low)}, {literal(high)})", ATOM
+            case n.PairedDice(first=first, second=second):
+                return f"paired_dice({self.expression(first, frame)}, {self.expression(second, frame)})", ATOM
             case n.NamedDie(operand=operand, name=name):
                 return f"named_die({self.expression(operand, frame)}, {literal(name.text)})", ATOM
             case n.Compare():
