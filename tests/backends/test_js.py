@@ -40,6 +40,18 @@ DICE = ROOT / "tests" / "fixtures" / "dice"
 GROUPS = {"rulebooks": RULEBOOKS, "mechanics": MECHANICS, "features": FEATURES, "dice": DICE}
 """Built as one package each (mechanics and features both have a book named `percentile`)."""
 
+NOT_YET = {
+    DICE / "idioms.rules": "ndice d6 showing at least 5",
+    DICE / "risk.rules": "opposed attackers d6 vs defenders d6 by pairs",
+}
+"""Books of forms the JavaScript target does not write yet (counting dice showing faces, a push,
+RISK's pairs): their build is refused, naming the form, and they are left out of the package."""
+
+
+def books(folder: Path) -> list[Path]:
+    """The rulebooks of a group that the JavaScript target writes."""
+    return [path for path in sorted(folder.glob("*.rules")) if path not in NOT_YET]
+
 NODE = shutil.which("node")
 
 
@@ -57,7 +69,7 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     found = {}
     for group, folder in GROUPS.items():
         out = tmp_path_factory.mktemp(f"js-{group}")
-        result = run_cli("build", "--target", "js", "-o", str(out), *map(str, sorted(folder.glob("*.rules"))))
+        result = run_cli("build", "--target", "js", "-o", str(out), *map(str, books(folder)))
         assert result.exit_code == 0, result.output
         found[group] = out
     return found
@@ -198,7 +210,7 @@ def test_every_worked_example_passes_in_node(packages: dict[str, Path], tmp_path
     node = need_node()
     examples = []
     for group, folder in GROUPS.items():
-        for path in sorted(folder.glob("*.rules")):
+        for path in books(folder):
             book = compiled(path).book
             assert book is not None
             for example in all_examples(book):
@@ -283,8 +295,16 @@ BUNDLED = sorted(RULEBOOKS.glob("*.rules"))
 GALLERY = (
     [("mechanics", p) for p in sorted(MECHANICS.glob("*.rules"))]
     + [("features", p) for p in sorted(FEATURES.glob("*.rules"))]
-    + [("dice", p) for p in sorted(DICE.glob("*.rules"))]
+    + [("dice", p) for p in books(DICE)]
 )
+
+
+@pytest.mark.parametrize("path", sorted(NOT_YET), ids=lambda p: p.stem)
+def test_a_book_of_forms_not_written_yet_is_refused_naming_the_form(path: Path, tmp_path: Path) -> None:
+    result = run_cli("build", "--target", "js", "-o", str(tmp_path / "out"), str(path))
+    assert result.exit_code == 1, result.output
+    assert f"the JavaScript target cannot write the expression `{NOT_YET[path]}` yet" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
@@ -415,3 +435,10 @@ def test_a_typescript_app_checks_against_the_declarations(packages: dict[str, Pa
     )
     errors = re.findall(r"^wrong\.ts\((\d+),\d+\): error", wrong.stdout, re.M)
     assert wrong.returncode != 0 and errors == ["4", "5", "6"], wrong.stdout
+
+
+def test_modules_ask_for_the_api_the_javascript_runtime_offers() -> None:
+    from dsl.backends.js.module import RUNTIME_API
+
+    index = (ROOT / "dsl" / "backends" / "js" / "runtime" / "index.js").read_text(encoding="utf-8")
+    assert f"export const API = {RUNTIME_API};" in index

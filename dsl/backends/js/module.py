@@ -37,7 +37,6 @@ from dsl.backends.python.rules import Flat, Shape, shape_of
 from dsl.model.exprs import trace_names
 from dsl.model.order import settle_order
 from dsl.printer import text_kind, trace_item
-from dsl.runtime import API as RUNTIME_API
 from dsl.runtime.dice import Dice
 from dsl.semantics import constant_value
 from dsl.writer import CodeWriter
@@ -115,6 +114,10 @@ REEXPORTED = (
     "show",
 )
 """The runtime's names a module offers its apps: the same objects in every module."""
+
+RUNTIME_API = 1
+"""The API of the JavaScript runtime these modules import (`API` in runtime/index.js; the two
+change together, apart from the Python runtime's)."""
 
 
 def runtime_exports() -> dict[str, str]:

@@ -360,12 +360,14 @@ export function toFloat(value) {
 }
 
 /** A number as JSON: an integer, or {"fraction": "a/b", "float": ...} when not whole. */
+export const SAFE_INTEGER = 2n ** 53n - 1n;
+
+/** A number as JSON (number_json in base.py): an integer within +-SAFE_INTEGER; else
+ * {"fraction": "a/b", "float": ...}, "a" alone for a whole number beyond that range. */
 export function numberJson(value) {
-  if (typeof value === "bigint") return value;
-  if (typeof value === "number") return BigInt(value);
   const [n, d] = parts(value);
-  if (d === 1n) return n;
-  return { fraction: `${n}/${d}`, float: toFloat(value) };
+  if (d === 1n && -SAFE_INTEGER <= n && n <= SAFE_INTEGER) return n;
+  return { fraction: d === 1n ? `${n}` : `${n}/${d}`, float: toFloat(value) };
 }
 
 export function probabilityJson(value) {

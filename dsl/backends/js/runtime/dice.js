@@ -895,7 +895,15 @@ export function diceJson(dice) {
     totals = dice.totals(MAX_COMBINATIONS);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    return { dice: String(dice), min: null, max: null, mean: null, distribution: null, at_least: null };
+    const [low, high, average] = extent(dice);
+    return {
+      dice: String(dice),
+      min: numberJson(low),
+      max: numberJson(high),
+      mean: average === null ? null : numberJson(average),
+      distribution: null,
+      at_least: null,
+    };
   }
   let mean = 0n;
   for (const [total, chance] of totals) mean = add(mean, mul(total, chance));
@@ -992,4 +1000,43 @@ export function clampDice(op, first, second) {
   if (!(dice instanceof Dice) || bound instanceof Dice) throw new RuleInputError(`${op}() keeps one dice value within one number`);
   if (parts(bound)[1] !== 1n) throw new RuleInputError(`${op}() keeps dice within a whole number, not ${show(bound)}`);
   return dice.clamped(op, parts(bound)[0]);
+}
+
+/** The lowest, highest and average total of dice too many to list (dice.py _extent). */
+function extent(dice) {
+  let low = dice.bonus + dice.terms.reduce((sum, [count]) => sum + count, 0n);
+  let high = dice.bonus + dice.terms.reduce((sum, [count, sides]) => sum + count * sides, 0n);
+  let mean = dice.terms.reduce((sum, [count, sides]) => add(sum, frac(count * (sides + 1n), 2n)), dice.bonus);
+  for (const part of dice.parts) {
+    if (part instanceof Pooled || part instanceof Extreme) {
+      const partHigh = diceHigh(new Dice([], 0n, [part]));
+      if (partHigh === null) throw new RangeError(`${dice} has no highest total: a die in it explodes without end`);
+      low += partLow(part);
+      high += partHigh;
+      mean = null;
+      continue;
+    }
+    const [innerLow, innerHigh, innerMean] = extent(part.dice);
+    const ends = [part.value(innerLow), part.value(innerHigh)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    low += ends[0];
+    high += ends[1];
+    let partMean;
+    try {
+      const chances = part.dice.totals(MAX_COMBINATIONS);
+      partMean = 0n;
+      for (const [total, chance] of chances) partMean = add(partMean, mul(part.value(total), chance));
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      partMean = innerMean === null ? null : linearMean(part, innerLow, innerHigh, innerMean);
+    }
+    mean = mean === null || partMean === null ? null : add(mean, partMean);
+  }
+  return [low, high, mean];
+}
+
+function linearMean(part, low, high, mean) {
+  if (part instanceof Scaled) return parts(part.factor)[1] === 1n ? mul(mean, part.factor) : null;
+  if ((part.op === "max" && part.bound <= low) || (part.op === "min" && part.bound >= high)) return mean;
+  if ((part.op === "max" && part.bound >= high) || (part.op === "min" && part.bound <= low)) return part.bound;
+  return null;
 }
