@@ -359,13 +359,20 @@ export function toFloat(value) {
   return negative ? -result : result;
 }
 
-/** A number as JSON: an integer, or {"fraction": "a/b", "float": ...} when not whole. */
+/** The largest whole number every JSON reader holds exactly (Number.MAX_SAFE_INTEGER). */
+export const SAFE_INTEGER = 2n ** 53n - 1n;
+
+/** A number as JSON, as the Python runtime writes it: an integer within +-SAFE_INTEGER; else
+ * {"fraction": "a/b", "float": ...} ("a" alone for a whole number beyond that range), the float
+ * the largest double of its sign past the range of doubles. */
 export function numberJson(value) {
-  if (typeof value === "bigint") return value;
-  if (typeof value === "number") return BigInt(value);
-  const [n, d] = parts(value);
-  if (d === 1n) return n;
-  return { fraction: `${n}/${d}`, float: toFloat(value) };
+  const [n, d] = typeof value === "number" ? [BigInt(value), 1n] : typeof value === "bigint" ? [value, 1n] : parts(value);
+  if (d === 1n && n <= SAFE_INTEGER && n >= -SAFE_INTEGER) return n;
+  const float = toFloat(d === 1n ? n : value);
+  return {
+    fraction: d === 1n ? `${n}` : `${n}/${d}`,
+    float: Number.isFinite(float) ? float : float > 0 ? Number.MAX_VALUE : -Number.MAX_VALUE,
+  };
 }
 
 export function probabilityJson(value) {

@@ -889,24 +889,86 @@ export function valueJson(value) {
   return String(value);
 }
 
+/** The lowest, highest and average total of dice too many to list, as Python's dice._extent:
+ * pools by their sizes; a pool read as kept or exploding dice, or the better of two, by its
+ * faces (its average unknown); a scaled or clamped part by its dice's ends (it is monotone) and
+ * its own distribution, else, where it is linear, its dice's average. */
+function extent(dice) {
+  let low = dice.bonus;
+  let high = dice.bonus;
+  let average = dice.bonus;
+  for (const [count, sides] of dice.terms) {
+    low += BigInt(count);
+    high += BigInt(count) * BigInt(sides);
+    average = add(average, frac(BigInt(count) * (BigInt(sides) + 1n), 2n));
+  }
+  for (const part of dice.parts) {
+    if (!(part instanceof Scaled || part instanceof Clamped)) {
+      const partHigh = diceHigh(new Dice([], 0n, [part]));
+      if (partHigh === null) throw new RangeError(`${dice} has no highest total: a die in it explodes without end`);
+      low += partLow(part);
+      high += partHigh;
+      average = null;
+      continue;
+    }
+    const [innerLow, innerHigh, innerMean] = extent(part.dice);
+    const ends = [part.value(innerLow), part.value(innerHigh)].sort((a, b) => cmp(a, b));
+    low += ends[0];
+    high += ends[1];
+    let partMean = null;
+    try {
+      const totals = part.dice.totals(MAX_COMBINATIONS);
+      partMean = 0n;
+      for (const [total, chance] of totals) partMean = add(partMean, mul(part.value(total), chance));
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      if (innerMean !== null) partMean = linearMean(part, innerLow, innerHigh, innerMean);
+    }
+    average = average === null || partMean === null ? null : add(average, partMean);
+  }
+  return [low, high, average];
+}
+
+function linearMean(part, low, high, mean) {
+  if (part instanceof Scaled) return parts(part.factor)[1] === 1n ? mul(mean, part.factor) : null;
+  if ((part.op === "max" && part.bound <= low) || (part.op === "min" && part.bound >= high)) return mean;
+  if ((part.op === "max" && part.bound >= high) || (part.op === "min" && part.bound <= low)) return part.bound;
+  return null;
+}
+
 export function diceJson(dice) {
   let totals;
   try {
     totals = dice.totals(MAX_COMBINATIONS);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    return { dice: String(dice), min: null, max: null, mean: null, distribution: null, at_least: null };
+    let found;
+    try {
+      found = extent(dice);
+    } catch (reason) {
+      if (!(reason instanceof RangeError)) throw reason;
+      return { dice: String(dice), min: null, max: null, mean: null, distribution: null, at_least: null };
+    }
+    const [low, high, average] = found;
+    return {
+      dice: String(dice),
+      min: numberJson(low),
+      max: numberJson(high),
+      mean: average === null ? null : numberJson(average),
+      distribution: null,
+      at_least: null,
+    };
   }
   let mean = 0n;
   for (const [total, chance] of totals) mean = add(mean, mul(total, chance));
   const keys = [...totals.keys()];
   return {
     dice: String(dice),
-    min: keys[0],
-    max: keys[keys.length - 1],
+    min: numberJson(keys[0]),
+    max: numberJson(keys[keys.length - 1]),
     mean: numberJson(mean),
-    distribution: keys.map((total) => ({ total, probability: probabilityJson(totals.get(total)) })),
-    at_least: [...atLeastChances(totals)].map(([total, p]) => ({ total, probability: probabilityJson(p) })),
+    distribution: keys.map((total) => ({ total: numberJson(total), probability: probabilityJson(totals.get(total)) })),
+    at_least: [...atLeastChances(totals)].map(([total, p]) => ({ total: numberJson(total), probability: probabilityJson(p) })),
   };
 }
 
