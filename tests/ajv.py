@@ -2,15 +2,17 @@
 to what a JavaScript app's validator accepts, not only to Python's `jsonschema`.
 
 ajv is installed from npm into tests/js (`npm ci`, package-lock.json; node_modules is not
-committed); .ci/run installs Debian's nodejs and npm.  Without node on a developer's machine the
-tests that need it are skipped, saying why; with node, a missing tests/js/node_modules is
-installed (`npm ci`) before the first use.
+committed); .ci/run installs Debian's nodejs and npm and sets RULECRAFT_REQUIRE_NODE=1, so there
+the tests fail rather than skip without node.  Without node on a developer's machine they are
+skipped, saying why; with node, a missing ajv in tests/js/node_modules is installed (`npm ci`)
+before the first use.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -34,6 +36,8 @@ class Checked:
 def _node() -> str:
     node = shutil.which("node")
     if node is None:
+        if os.environ.get("RULECRAFT_REQUIRE_NODE") == "1":
+            pytest.fail("node is not installed, and RULECRAFT_REQUIRE_NODE=1 says the ajv tests must run")
         pytest.skip("node is not installed: ajv (JavaScript) cannot check the schemas here; CI installs it")
     if not (JS / "node_modules" / "ajv").is_dir():
         npm = shutil.which("npm")

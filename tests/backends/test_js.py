@@ -336,7 +336,7 @@ def test_javascript_agrees_with_python_on_10000_situations(
 
 def test_integers_beyond_2_53_stay_exact(packages: dict[str, Path], tmp_path: Path) -> None:
     """The issue's repair cost of 123456789012345678901234567890: exact in JavaScript (BigInt),
-    written as the same JSON integer Python writes."""
+    written as Python writes it, past 2^53 as its digits in text ({"fraction": "1234...", ...})."""
     path = RULEBOOKS / "spot_rules_a_to_e.rules"
     module = module_for(path)
     given = {"armor_cost": 123456789012345678901234567890, "armor_state": "damaged"}

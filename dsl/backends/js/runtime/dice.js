@@ -910,11 +910,11 @@ export function diceJson(dice) {
   const keys = [...totals.keys()];
   return {
     dice: String(dice),
-    min: keys[0],
-    max: keys[keys.length - 1],
+    min: numberJson(keys[0]),
+    max: numberJson(keys[keys.length - 1]),
     mean: numberJson(mean),
-    distribution: keys.map((total) => ({ total, probability: probabilityJson(totals.get(total)) })),
-    at_least: [...atLeastChances(totals)].map(([total, p]) => ({ total, probability: probabilityJson(p) })),
+    distribution: keys.map((total) => ({ total: numberJson(total), probability: probabilityJson(totals.get(total)) })),
+    at_least: [...atLeastChances(totals)].map(([total, p]) => ({ total: numberJson(total), probability: probabilityJson(p) })),
   };
 }
 

@@ -14,7 +14,7 @@ export class RulebookInfo {
 }
 
 function chancesJson(chances, key) {
-  return [...chances].map(([k, p]) => ({ [key]: k, probability: probabilityJson(p) }));
+  return [...chances].map(([k, p]) => ({ [key]: numberJson(k), probability: probabilityJson(p) }));
 }
 
 function mapOf(entries, value) {
@@ -99,7 +99,7 @@ export class Roll {
       bonus: numberJson(this.bonus),
       comparison: this.comparison,
       target: this.target === null ? null : numberJson(this.target),
-      needed: this.needed,
+      needed: this.needed === null ? null : numberJson(this.needed),
       probability: this.probability === null ? null : probabilityJson(this.probability),
       automatic: this.automatic,
       outcomes: mapOf(this.outcomes, probabilityJson),
@@ -227,7 +227,7 @@ export class TableResult {
       source: this.source,
       dice: this.dice,
       keys: mapOf(this.keys, valueJson),
-      result: this.result,
+      result: this.result === null ? null : numberJson(this.result),
       selected: this.selected === null ? null : this.selected.toDict(),
       rows: this.rows.map((row) => row.toDict()),
     };
