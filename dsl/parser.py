@@ -979,6 +979,14 @@ class Builder(Transformer[Token, Any]):
         return "success" if str(verb) == "succeeds" else "failure"
 
     def resistance_decl(self, meta: Any, *children: Any) -> n.ResistanceDecl:
+        worked_out = next(self._split(children, n.DicePool), None)
+        if worked_out is not None:
+            raise _BuildError(
+                "a resistance roll is made on dice known when writing it, not on dice worked out when resolving",
+                worked_out.span,
+                "E203",
+                "roll plain dice, kept or exploding without a bound: `resistance: 3d6 <= CON`",
+            )
         pool = next(self._split(children, n.Pool))
         op = next(c for c in children if isinstance(c, str) and not isinstance(c, Token))
         target = children[-1]
