@@ -163,7 +163,7 @@ class _Steps:
             status, output = _cli(args)
             if status not in ok:
                 self.measure.broken.append(f"{name}: `rulecraft {' '.join(args)}` exited {status}:\n{output[-1500:]}")
-            elif "internal error" in output or "Traceback" in output:
+            elif "internal error" in output or "Traceback" in output or '"code": "internal"' in output:
                 self.measure.broken.append(f"{name}: `rulecraft {' '.join(args)}` failed inside:\n{output[-1500:]}")
 
 
@@ -192,8 +192,9 @@ def run_program(text: str, work: Path) -> Measure:
     steps.command("export", ["export", str(path), "-o", str(work / "export.json")])
     for rule in names:
         steps.command("describe", ["describe", str(path), rule])
-        # 1: a rule may refuse its defaults with a clear message (an input without a default)
-        steps.command("resolve", ["resolve", str(path), rule, "--json"], ok=(0, 1))
+        # a rule may refuse its defaults with a clear message (an input without a default is a
+        # bad input: exit 2, its error as JSON), never with an internal error
+        steps.command("resolve", ["resolve", str(path), rule, "--json"], ok=(0, 1, 2))
     with steps.step("preview"):
         session = Session(path, None, cards=False)
         hub = Hub(session)
