@@ -534,6 +534,15 @@ class ExprTyper:
                 f"e.g. `5d6 {expr.op} 6`",
             )
             return None
+        if expr.op == "rerolling" and expr.high is not None and expr.high < 1:
+            # the dice of a pool show 1 and up: no face to re-roll (the resolver would refuse it)
+            self.reporter.report(
+                "E303",
+                f"no die shows a face of at most {expr.high}: the dice of a pool show 1 and up",
+                expr.span,
+                "e.g. `5d6 rerolling at most 5`",
+            )
+            return None
         return t.DICE
 
     def _paired_dice(self, expr: n.PairedDice, scope: Scope, expected: t.Type | None) -> t.Type | None:

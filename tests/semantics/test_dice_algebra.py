@@ -222,3 +222,16 @@ def test_pairs_of_what_is_not_dice_added_together_are_refused(tmp_path: Path) ->
     assert result.output.count("error[E203]") == 1
     assert "pairs are dice against dice" in result.output
     assert "derive won =" in result.output and "derive fine =" not in result.output  # both sides dice added
+
+
+def test_rerolling_faces_no_die_shows_is_an_error_when_checking(tmp_path: Path) -> None:
+    """Found by the fuzz soak: `3d6 rerolling at most 0` passed check and the resolver refused
+    its defaults (faces 1..0 of 3d6 cannot be re-rolled); it is E303 where it is written."""
+    book = tmp_path / "push.rules"
+    book.write_text(
+        'rulebook push "Push":\n    source "s"\n\nrule r "R" cites "c":\n    roll x: 3d6 rerolling at most 0 >= 10\n',
+        encoding="utf-8",
+    )
+    result = run_cli("check", str(book))
+    assert result.exit_code == 1
+    assert "error[E303]: no die shows a face of at most 0" in result.output
