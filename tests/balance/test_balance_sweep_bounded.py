@@ -303,7 +303,13 @@ def running(oom_book: Path, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[s
     out.write_text("the last sweep's results\n", encoding="utf-8")
     command = _rulecraft("sweep", str(oom_book), "r", *EVERY, "--limit", HUGE, "--jobs", "2", "-o", str(out))
     process = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_signals_as_from_a_terminal,
     )
     try:
         deadline = time.monotonic() + 60
@@ -315,6 +321,14 @@ def running(oom_book: Path, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[s
         if process.poll() is None:
             process.kill()
         process.communicate()
+
+
+def _signals_as_from_a_terminal() -> None:
+    """A sweep started from a shell: SIGINT and SIGHUP at their defaults, whatever the test
+    process inherited or set (an ignored signal stays ignored across exec, as under `nohup`, and
+    Python then installs no KeyboardInterrupt for SIGINT)."""
+    for number in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
 
 
 @pytest.mark.slow
