@@ -228,7 +228,21 @@ class _SchemaWriter:
         if name not in self.defs:
             self.defs[name] = {}  # taken: a member may hold the group again (an expression)
             members = [self.record(cls) for cls in _concrete(base)]
-            self.defs[name] = {"oneOf": [{"$ref": f"#/$defs/{member}"} for member in members]}
+            # told apart by `node` first, each member checked only when `node` names it: a
+            # validator then walks a deep expression once (a `oneOf` of the members tries every
+            # member at every depth, which took Python's jsonschema minutes on one rulebook)
+            self.defs[name] = {
+                "type": "object",
+                "required": ["node"],
+                "properties": {"node": {"enum": members}},
+                "allOf": [
+                    {
+                        "if": {"properties": {"node": {"const": member}}},
+                        "then": {"$ref": f"#/$defs/{member}"},
+                    }
+                    for member in members
+                ],
+            }
         return {"$ref": f"#/$defs/{name}"}
 
     def record(self, cls: type) -> str:
