@@ -501,8 +501,29 @@ def describe(book: str, rule: str, as_json: bool) -> None:
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="An input of the situation (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the resolution as JSON.")
 @click.option("--rounds", type=click.IntRange(1), default=None, help="Resolve a rule's sequence over N rounds.")
-def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_json: bool, rounds: int | None) -> None:
-    """Resolve a situation in which the rules and tables NAMES apply together."""
+@click.option("--roll", "rolling", is_flag=True, help="Roll the situation's rolls and tables (reports the seed).")
+@click.option("--seed", type=int, default=None, help="Roll from this seed (implies --roll): the same seed, the same dice.")
+@click.option(
+    "--rolled",
+    "told",
+    multiple=True,
+    metavar="ROLL=FACES|TOTAL",
+    help="A result rolled elsewhere: `fall=3,4,2` (the faces) or `fall=9` (a total); repeatable.",
+)
+def resolve(
+    book: str,
+    names: tuple[str, ...],
+    settings: tuple[str, ...],
+    as_json: bool,
+    rounds: int | None,
+    rolling: bool,
+    seed: int | None,
+    told: tuple[str, ...],
+) -> None:
+    """Resolve a situation in which the rules and tables NAMES apply together.
+
+    With --roll (or --seed N) its rolls and the tables it rolls on are rolled, each die shown; with
+    --rolled the results rolled elsewhere are told.  Either reports what came of each."""
     module = _compiled_book(book).module
     for name in names:
         if name not in module.RULES:
@@ -532,18 +553,52 @@ def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_jso
                 given[name] = raw.strip()
         except module.RuleInputError as error:
             raise Usage(str(error), "bad-input") from None
+    rolled = _rolled_option(told)
+    if rolling and seed is None:
+        import secrets
+
+        seed = secrets.randbits(63)
     try:
-        resolution = module.resolve(list(names), rounds=rounds, **given)
+        resolution = module.resolve(list(names), rounds=rounds, rng=seed, rolled=rolled, **given)
     except module.RuleInputError as error:
         raise Usage(str(error), "bad-input") from None
     if as_json:
         from dsl.report import json_text
 
-        click.echo(json_text(resolution.to_dict()))
+        data = resolution.to_dict()
+        if seed is not None:
+            data["seed"] = seed
+        click.echo(json_text(data))
         return
     from dsl.report import resolution_text
 
     click.echo(resolution_text(resolution))
+    if seed is not None:
+        click.echo(f"\nrolled with --seed {seed}")
+
+
+def _rolled_option(told: tuple[str, ...]) -> dict[str, int | list[int]] | None:
+    """`--rolled fall=3,4,2` (faces) and `--rolled fall=9` (a total), by roll name."""
+    if not told:
+        return None
+    found: dict[str, int | list[int]] = {}
+    for item in told:
+        name, sep, raw = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise Usage(f"--rolled takes ROLL=FACES or ROLL=TOTAL (`fall=3,4,2`, `fall=9`), not `{item}`")
+        if name in found:
+            raise Usage(f"--rolled gives `{name}` twice; tell each roll once", "repeated-input")
+        if len(raw) > 100_000:
+            raise Usage(f"--rolled {name}: at most 100,000 characters of faces", "bad-input")
+        try:
+            numbers = [int(part) for part in raw.split(",")] if raw.strip() else []
+        except ValueError:
+            raise Usage(f"--rolled {name}: faces and totals are whole numbers, not `{raw}`", "bad-input") from None
+        if not numbers:
+            raise Usage(f"--rolled {name}: give the faces (`3,4,2`) or a total (`9`)", "bad-input")
+        found[name] = numbers if "," in raw else numbers[0]
+    return found
 
 
 @main.command(name="test")

@@ -166,6 +166,8 @@ def resolution_text(resolution: Any) -> str:
                     f"      on {v(consequence.outcome)}: {v(consequence.text, '        ')}{then}: "
                     f"{chance(consequence.probability)}"
                 )
+            if roll.rolled is not None:
+                lines += rolled_lines(roll.rolled)
             if roll.merged:
                 lines.append(f"      asked for by {v(', '.join(roll.asked_by))}: one roll")
                 for other in roll.merged:
@@ -185,6 +187,8 @@ def resolution_text(resolution: Any) -> str:
                 lines.append(f"  {mark} {v(row.key):<8} {values}{then}{odds}")
             if table.selected is not None and table.selected.steps:
                 lines.append(f"  then: {v(', '.join(table.selected.steps))}")
+            if table.rolled is not None:
+                lines.append(f"  rolled: {dice_roll_text(table.rolled)}")
     lines += chain_lines([chain.to_dict() for chain in getattr(resolution, "chains", ())])
     if resolution.restrictions:
         lines.append("")
@@ -203,6 +207,42 @@ def resolution_text(resolution: Any) -> str:
             else:
                 lines.append(f"  - {v(note.text, '    ')}")
     return "\n".join(lines)
+
+
+def rolled_lines(made: Any) -> list[str]:
+    """A roll made or told: its dice, total and outcome, and the consequences that come."""
+    from dsl.runtime.base import show  # here, as in resolution_text
+
+    v = visible
+    told = {"faces": " (faces told)", "total": " (total told)"}.get(made.source, "")
+    if made.source == "automatic":
+        return [f"      rolled: no dice, {v(made.outcome)}"]
+    sides = " vs ".join(dice_roll_text(side) for side in made.sides)
+    total = f"{show(made.total)}" if made.total is not None else ""
+    shown = ", ".join(x for x in (sides, f"total {total}" if total and not sides else "") if x)
+    margin = f" by {show(made.margin)}" if made.margin is not None else ""
+    outcome = f" -> {v(', '.join(made.outcomes))}{margin}" if made.outcomes else ""
+    lines = [f"      rolled{told}: {shown}{outcome}"]
+    for consequence in made.consequences:
+        then = f" ({v(consequence.stat)} {v(show(consequence.value))})" if consequence.stat is not None else ""
+        lines.append(f"        {v(consequence.text, '          ')}{then}")
+    return lines
+
+
+def dice_roll_text(side: Any) -> str:
+    """`3d6 [3, 4, 2] = 9`; a die that exploded or was re-rolled shows each face
+    (`6+6+2`, `1>4`), a die not kept is in parentheses."""
+    from dsl.runtime.base import show  # here, as in resolution_text
+
+    dice = []
+    for die in side.rolled:
+        first = f"{die.faces[0]}>{die.faces[1]}" if die.rerolled else str(die.faces[0])
+        rest = die.faces[2:] if die.rerolled else die.faces[1:]
+        text = "+".join([first, *map(str, rest)])
+        dice.append(text if die.kept else f"({text})")
+    faces = f" [{', '.join(dice)}]" if dice else ""
+    bonus = f" {'-' if side.bonus < 0 else '+'} {show(abs(side.bonus))}" if side.bonus else ""
+    return f"{visible(side.dice)}{faces}{bonus} = {show(side.total)}"
 
 
 def dice_summary(value: Any) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from random import Random
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypedDict
 
@@ -59,6 +60,9 @@ from dsl.runtime.book import (  # noqa: E402
 from dsl.runtime.chains import (  # noqa: E402
     chains_of,
 )
+from dsl.runtime.prng import (  # noqa: E402
+    Xoshiro128,
+)
 from dsl.runtime.resolve import (  # noqa: E402
     FIRST,
     NOTHING,
@@ -67,7 +71,6 @@ from dsl.runtime.resolve import (  # noqa: E402
     inputs_by_name,
     note_of,
     resolve_rule,
-    resolve_with,
     restriction_of,
 )
 from dsl.runtime.rolls import (  # noqa: E402
@@ -7638,6 +7641,8 @@ def resolve(
     /,
     *,
     rounds: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
     **inputs: object,
 ) -> Resolution:
     """Resolve a situation in which the named rules and tables apply together.
@@ -7645,8 +7650,11 @@ def resolve(
     Inputs not given take their defaults (see INPUTS).  Modifiers stack across the
     rules; a bad rule name or input raises RuleInputError.  `rounds`: resolve a rule
     with a sequence (`each round ...`) over so many rounds (`Resolution.sequence`).
+    `rng`: roll the situation's rolls and tables (a seed, or a random.Random);
+    `rolled`: results rolled elsewhere, faces or a total by roll name
+    (`Roll.rolled`, `Resolution.rolled(name)`).
     """
-    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
+    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds, rng=rng, rolled=rolled)
 
 class ForestAdjustmentInputs(TypedDict, total=False):
     """The inputs of forest_adjustment(), each optional: `forest_adjustment(**inputs)`."""
@@ -7663,12 +7671,31 @@ def forest_adjustment(
     vehicle_size: int = 8,
     forest: ForestDensity = 'no_forest',
     forest_entry: ForestDensity | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Vehicle size forest adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
     - forest_entry +forest_shift[vehicle_size].levels levels (when unit != infantry and forest != no_forest)
     - forest_entry min sparse (when unit != infantry and forest != no_forest)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'unit': unit,
+            'vehicle_size': vehicle_size,
+            'forest': forest,
+            'forest_entry': forest_entry,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('forest_adjustment',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
         and type(vehicle_size) is int and 1 <= vehicle_size <= 100
@@ -7710,6 +7737,8 @@ def terrain_movement(
     vegetation: VegetationType = 'no_vegetation',
     surface: SurfaceType = 'bare',
     elevation: ElevationType = 'level',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Movement cost of a hex (TERRAIN TYPE).
 
@@ -7724,6 +7753,28 @@ def terrain_movement(
     - cannot enter this hex: impassable (X) for this movement type (when cost == X)
     - cannot enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'unit': unit,
+            'vehicle_size': vehicle_size,
+            'terrain': terrain,
+            'forest': forest,
+            'forest_entry': forest_entry,
+            'forest_column': forest_column,
+            'vegetation': vegetation,
+            'surface': surface,
+            'elevation': elevation,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('terrain_movement',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
         and type(vehicle_size) is int and 1 <= vehicle_size <= 100
@@ -7785,6 +7836,8 @@ def hex_obscurement(
     vegetation: VegetationType = 'no_vegetation',
     surface: SurfaceType = 'bare',
     obscurement: Fraction | int | float | str = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Obscurement of a hex (TERRAIN TYPE).
 
@@ -7794,6 +7847,26 @@ def hex_obscurement(
     - obscurement +1 (when unit == infantry or vehicle_size < 2; when vegetation in {tall_grasses, jungle})
     - obscurement +1 (when unit == infantry or vehicle_size < 2; when surface == deep_snow)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'unit': unit,
+            'vehicle_size': vehicle_size,
+            'terrain': terrain,
+            'forest': forest,
+            'vegetation': vegetation,
+            'surface': surface,
+            'obscurement': obscurement,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('hex_obscurement',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'hex_obscurement',
@@ -7817,6 +7890,8 @@ def hull_down(
     vegetation: VegetationType = 'no_vegetation',
     surface: SurfaceType = 'bare',
     elevation: ElevationType = 'level',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Hull-down position (TERRAIN).
 
@@ -7827,6 +7902,24 @@ def hull_down(
     - derive elevation_hull_down = elevation_features[elevation].hull_down
     - cannot take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'terrain': terrain,
+            'forest': forest,
+            'vegetation': vegetation,
+            'surface': surface,
+            'elevation': elevation,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('hull_down',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(terrain) is str and terrain in ('clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids')
         and type(forest) is str and forest in ('no_forest', 'sparse', 'open', 'dense', 'closed')
@@ -7862,6 +7955,8 @@ def weather(
     weapon: Weapon = 'ballistic',
     MP: int = 6,
     attack: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Weather and environment (WEATHER/ENVIRONMENT MODIFIERS).
 
@@ -7871,6 +7966,24 @@ def weather(
     - attack -1 (when weather == high_wind; unless weapon == missile)
     - attack -weather_obscurement (when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm})
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'weather': weather,
+            'weather_hexes': weather_hexes,
+            'weapon': weapon,
+            'MP': MP,
+            'attack': attack,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('weather',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(weather) is str and weather in ('fair', 'rain_snowing', 'heavy_rain_blizzard', 'high_wind', 'light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm')
         and type(weather_hexes) is int and 0 <= weather_hexes <= 100
@@ -7904,12 +8017,31 @@ def night(
     has_sensors: bool = False,
     MP: int = 6,
     obscurement: Fraction | int | float | str = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Night (WEATHER/ENVIRONMENT MODIFIERS).
 
     - MP / 2 round down (when night and not has_sensors)
     - obscurement +1 (when night and not has_sensors)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'night': night,
+            'has_sensors': has_sensors,
+            'MP': MP,
+            'obscurement': obscurement,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('night',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(_BOOK, 'night', (night, has_sensors, MP, obscurement))
 
 class SkiddingInputs(TypedDict, total=False):
@@ -7937,6 +8069,8 @@ def skidding(
     off_road: bool = False,
     wet_pavement: bool = False,
     skid_threshold: int = 3,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Skidding (SKIDDING).
 
@@ -7953,6 +8087,28 @@ def skidding(
     - derive slick = terrain in {sand, mud} or surface in {ice, snow} or wet_pavement
     - roll skid: highest of 2d6 >= max(skid_threshold, 2) (unless unit == gev or unit == infantry; when turning and slick)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'unit': unit,
+            'terrain': terrain,
+            'surface': surface,
+            'speed': speed,
+            'pilot_skill': pilot_skill,
+            'turning': turning,
+            'off_road': off_road,
+            'wet_pavement': wet_pavement,
+            'skid_threshold': skid_threshold,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('skidding',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
         and type(terrain) is str and terrain in ('clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids')
@@ -7999,11 +8155,28 @@ class CrewActionsInputs(TypedDict, total=False):
     crew: int
 
 @inputs_by_name
-def crew_actions(*, crew: int = 1) -> Resolution:
+def crew_actions(
+    *,
+    crew: int = 1,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Number of actions (NUMBER OF ACTIONS).
 
     - derive total_actions = actions[crew].total
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'crew': crew}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('crew_actions',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(crew) is int and 1 <= crew <= 1000
     ):  # every value as it is told: the rule written out, at once
@@ -8040,6 +8213,8 @@ def firing(
     attack: int = 0,
     attack_dice: int = 2,
     defense: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Firing modifiers (FIRING MODIFIERS).
 
@@ -8052,6 +8227,30 @@ def firing(
     - attack -2 (when turret_locked)
     - attack -2 (when different_environment)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'speed': speed,
+            'range_band': range_band,
+            'aim': aim,
+            'target_speed': target_speed,
+            'arc': arc,
+            'obscurement_points': obscurement_points,
+            'turret_locked': turret_locked,
+            'different_environment': different_environment,
+            'attack': attack,
+            'attack_dice': attack_dice,
+            'defense': defense,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('firing',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(speed) is str and speed in ('stationary', 'half_combat_speed', 'combat_speed', 'half_top_speed', 'top_speed')
         and type(range_band) is str and range_band in ('point_blank', 'short', 'medium', 'long', 'extreme')
@@ -8113,6 +8312,8 @@ def burst_fire(
     armored_target: bool = True,
     DM: int = 10,
     MoS: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Burst fire (BURST FIRE).
 
@@ -8120,6 +8321,23 @@ def burst_fire(
     - MoS +rof (unless armored_target)
     - derive rounds = 5 * rof
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'rof': rof,
+            'armored_target': armored_target,
+            'DM': DM,
+            'MoS': MoS,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('burst_fire',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(rof) is int and 0 <= rof <= 20
         and type(armored_target) is bool
@@ -8153,6 +8371,8 @@ def walking_fire(
     targets: int = 1,
     DM: int = 10,
     MoS: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Walking fire (WALKING FIRE).
 
@@ -8163,6 +8383,24 @@ def walking_fire(
     - MoS +damage_rof (unless armored_target)
     - cannot attack more targets than the weapon's ROF + 1 (when targets > max_targets)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'rof': rof,
+            'armored_target': armored_target,
+            'targets': targets,
+            'DM': DM,
+            'MoS': MoS,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('walking_fire',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(rof) is int and 0 <= rof <= 20
         and type(armored_target) is bool
@@ -8200,6 +8438,8 @@ def saturation_fire(
     attack_total: int = 0,
     defense_total: int = 0,
     DM: int = 10,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Saturation fire (SATURATION FIRE).
 
@@ -8209,6 +8449,25 @@ def saturation_fire(
     - derive saturation_rounds = 10 * rof (unless weapon == missile)
     - cannot saturate a hex beyond medium range (when range_band in {long, extreme})
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'weapon': weapon,
+            'range_band': range_band,
+            'rof': rof,
+            'attack_total': attack_total,
+            'defense_total': defense_total,
+            'DM': DM,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('saturation_fire',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(weapon) is str and weapon in ('ballistic', 'missile', 'energy')
         and type(range_band) is str and range_band in ('point_blank', 'short', 'medium', 'long', 'extreme')
@@ -8246,6 +8505,8 @@ def area_of_effect(
     in_space: bool = False,
     targeting_hex: bool = False,
     DM: int = 10,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Area of effect attack (AREA OF EFFECT (AOE) ATTACK).
 
@@ -8253,6 +8514,22 @@ def area_of_effect(
     - derive concussion = DM / 2 round down (when in_space)
     - derive concussion_atmosphere = DM (unless in_space)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'in_space': in_space,
+            'targeting_hex': targeting_hex,
+            'DM': DM,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('area_of_effect',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(in_space) is bool
         and type(targeting_hex) is bool
@@ -8275,12 +8552,30 @@ def indirect_fire(
     observer: bool = True,
     observer_obscurement: int = 0,
     attack: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Indirect fire (INDIRECT FIRE).
 
     - attack -observer_obscurement (when observer)
     - derive deviation = d6 (unless observer)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'observer': observer,
+            'observer_obscurement': observer_obscurement,
+            'attack': attack,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('indirect_fire',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(observer) is bool
         and type(observer_obscurement) is int and 0 <= observer_obscurement <= 40
@@ -8312,6 +8607,8 @@ def anti_missile_fire(
     missile_rof: int = 0,
     attack: int = 0,
     MoS: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Anti-missile fire (ANTI-MISSILE FIRE).
 
@@ -8323,6 +8620,24 @@ def anti_missile_fire(
     - derive missile_rof_left = missile_rof - MoS (when missile_rof > 0)
     - cannot defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'weapon': weapon,
+            'rof': rof,
+            'missile_rof': missile_rof,
+            'attack': attack,
+            'MoS': MoS,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('anti_missile_fire',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(weapon) is str and weapon in ('ballistic', 'missile', 'energy')
         and type(rof) is int and 0 <= rof <= 20
@@ -8362,6 +8677,8 @@ def ramming(
     air_space: bool = False,
     impact_speed: int | None = None,
     ram_dm: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Ramming (RAMMING).
 
@@ -8371,6 +8688,26 @@ def ramming(
     - ram_dm +impact_dm[impact_speed].air_space (unless ram_direction == rear and own_speed == other_speed; when air_space)
     - ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'vehicle_size': vehicle_size,
+            'ram_direction': ram_direction,
+            'own_speed': own_speed,
+            'other_speed': other_speed,
+            'air_space': air_space,
+            'impact_speed': impact_speed,
+            'ram_dm': ram_dm,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('ramming',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(vehicle_size) is int and 1 <= vehicle_size <= 100
         and type(ram_direction) is str and ram_direction in ('head_on', 'side', 'rear')
@@ -8410,11 +8747,29 @@ def ecm_jam(
     ecm_iw: int = 0,
     ecm_rating: int = 0,
     ecm_threshold: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """ECM: jam communications (ECM - JAM COMMUNICATIONS).
 
     - derive jam_threshold = ecm_threshold
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'ecm_iw': ecm_iw,
+            'ecm_rating': ecm_rating,
+            'ecm_threshold': ecm_threshold,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('ecm_jam',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(ecm_iw) is int and 0 <= ecm_iw <= 10
         and type(ecm_rating) is int and 0 <= ecm_rating <= 20
@@ -8442,11 +8797,29 @@ def ecm_degrade_sensors(
     ecm_iw: int = 0,
     ecm_rating: int = 0,
     ecm_threshold: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """ECM: degrade sensors (ECM - DEGRADE SENSORS).
 
     - derive sensor_threshold = ecm_threshold
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'ecm_iw': ecm_iw,
+            'ecm_rating': ecm_rating,
+            'ecm_threshold': ecm_threshold,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('ecm_degrade_sensors',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(ecm_iw) is int and 0 <= ecm_iw <= 10
         and type(ecm_rating) is int and 0 <= ecm_rating <= 20
@@ -8469,11 +8842,34 @@ class EcmSpoofInputs(TypedDict, total=False):
     guided: bool
 
 @inputs_by_name
-def ecm_spoof(*, ecm_iw: int = 0, ecm_rating: int = 0, guided: bool = False) -> Resolution:
+def ecm_spoof(
+    *,
+    ecm_iw: int = 0,
+    ecm_rating: int = 0,
+    guided: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """ECM: spoof attack (ECM - SPOOF ATTACK).
 
     - derive spoof_defense = ecm_iw + ecm_rating (when guided)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'ecm_iw': ecm_iw,
+            'ecm_rating': ecm_rating,
+            'guided': guided,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('ecm_spoof',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(ecm_iw) is int and 0 <= ecm_iw <= 10
         and type(ecm_rating) is int and 0 <= ecm_rating <= 20
@@ -8498,12 +8894,31 @@ def eecm_counteract(
     ecm_rating: int = 0,
     eecm_mos: int = 0,
     ecm_threshold: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """EECM: counteract ECM (EECM - COUNTERACT ECM).
 
     - ecm_threshold -eecm_mos
     - ecm_threshold min 0
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'ecm_iw': ecm_iw,
+            'ecm_rating': ecm_rating,
+            'eecm_mos': eecm_mos,
+            'ecm_threshold': ecm_threshold,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('eecm_counteract',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(ecm_iw) is int and 0 <= ecm_iw <= 10
         and type(ecm_rating) is int and 0 <= ecm_rating <= 20
@@ -8527,12 +8942,30 @@ class EecmDegradeRangeInputs(TypedDict, total=False):
     ecm_range: int
 
 @inputs_by_name
-def eecm_degrade_range(*, eecm_mos: int = 0, ecm_range: int = 0) -> Resolution:
+def eecm_degrade_range(
+    *,
+    eecm_mos: int = 0,
+    ecm_range: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """EECM: degrade ECM range (EECM - DEGRADE ECM RANGE).
 
     - ecm_range -eecm_mos
     - ecm_range min 0
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'eecm_mos': eecm_mos, 'ecm_range': ecm_range}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('eecm_degrade_range',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(eecm_mos) is int and 0 <= eecm_mos <= 20
         and type(ecm_range) is int and 0 <= ecm_range <= 1000
@@ -8548,7 +8981,13 @@ class DamageInputs(TypedDict, total=False):
     armor: int
 
 @inputs_by_name
-def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
+def damage(
+    *,
+    damage_band: int = 0,
+    armor: int = 10,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Damage effects (DAMAGE EFFECTS).
 
     - derive damage_effect = damage_effects[damage_band].effect
@@ -8556,6 +8995,18 @@ def damage(*, damage_band: int = 0, armor: int = 10) -> Resolution:
     - armor -2 (when damage_band == 1 or damage_band == 2; unless damage_band == 1)
     - cannot fight on: Overkill, target destroyed (when damage_band >= 3)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'damage_band': damage_band, 'armor': armor}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('damage',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(damage_band) is int and 0 <= damage_band <= 100
         and type(armor) is int and -10 <= armor <= 100
@@ -8570,11 +9021,28 @@ class OverkillEjectingInputs(TypedDict, total=False):
     ejection: Ejection
 
 @inputs_by_name
-def overkill_ejecting(*, ejection: Ejection = 'no_ejection_system') -> Resolution:
+def overkill_ejecting(
+    *,
+    ejection: Ejection = 'no_ejection_system',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Overkill ejecting (OVERKILL EJECTING).
 
     - roll eject: d6 >= ejection[ejection]
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'ejection': ejection}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('overkill_ejecting',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(ejection) is str and ejection in ('no_ejection_system', 'has_ejection_system')
     ):  # every value as it is told: the rule written out, at once
@@ -8599,6 +9067,8 @@ def walker_knockdown(
     pilot_skill: int = 2,
     damage_taken: int = 0,
     MoS: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Walker knockdown (WALKER KNOCKDOWN).
 
@@ -8606,6 +9076,24 @@ def walker_knockdown(
     - derive knockdown_threshold = 1 + MoS (when unit == walker and damage_taken >= damage_required)
     - roll knockdown: highest of 2d6 >= max(knockdown_threshold, 2) (when unit == walker and damage_taken >= damage_required)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'unit': unit,
+            'vehicle_size': vehicle_size,
+            'pilot_skill': pilot_skill,
+            'damage_taken': damage_taken,
+            'MoS': MoS,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('walker_knockdown',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
         and type(vehicle_size) is int and 1 <= vehicle_size <= 100
@@ -8669,6 +9157,8 @@ def detection(
     concealment_points: int = 0,
     detection: int = 0,
     stealth: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Detection modifiers (DETECTION MODIFIERS).
 
@@ -8685,6 +9175,36 @@ def detection(
     - stealth -1 per weapons_fired
     - stealth -1 per rof_points
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'obscurement_points': obscurement_points,
+            'sensor': sensor,
+            'iw_skill': iw_skill,
+            'sensor_rating': sensor_rating,
+            'range_bonus': range_bonus,
+            'extra_range_bands': extra_range_bands,
+            'defender_active': defender_active,
+            'defender_range_bands': defender_range_bands,
+            'stealth_rating': stealth_rating,
+            'sensor_profile': sensor_profile,
+            'hexes_moved': hexes_moved,
+            'thrust_spent': thrust_spent,
+            'weapons_fired': weapons_fired,
+            'rof_points': rof_points,
+            'concealment_points': concealment_points,
+            'detection': detection,
+            'stealth': stealth,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('detection',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(obscurement_points) is int and 0 <= obscurement_points <= 40
         and type(sensor) is str and sensor in ('visual_day', 'visual_night', 'passive', 'active')
@@ -8760,13 +9280,24 @@ def terrain_costs(
     *,
     unit: MovementType = 'infantry',
     terrain: TerrainType = 'clear',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Terrain Type: movement cost (TERRAIN TYPE).
 
     Looked up by terrain, unit.
     """
     given: dict[str, object] = {'unit': unit, 'terrain': terrain}
-    return resolve_with(_BOOK, ('terrain_costs',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('terrain_costs',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class TerrainFeaturesInputs(TypedDict, total=False):
     """The inputs of terrain_features(), each optional: `terrain_features(**inputs)`."""
@@ -8774,13 +9305,27 @@ class TerrainFeaturesInputs(TypedDict, total=False):
     terrain: TerrainType
 
 @inputs_by_name
-def terrain_features(*, terrain: TerrainType = 'clear') -> Resolution:
+def terrain_features(
+    *,
+    terrain: TerrainType = 'clear',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Terrain Type: obscurement, hull down, notes (TERRAIN TYPE).
 
     Looked up by terrain.
     """
     given: dict[str, object] = {'terrain': terrain}
-    return resolve_with(_BOOK, ('terrain_features',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('terrain_features',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ForestCostsInputs(TypedDict, total=False):
     """The inputs of forest_costs(), each optional: `forest_costs(**inputs)`."""
@@ -8793,13 +9338,24 @@ def forest_costs(
     *,
     unit: MovementType = 'infantry',
     forest: ForestDensity = 'no_forest',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Terrain Modifiers: forest (TERRAIN MODIFIERS).
 
     Looked up by forest, unit.
     """
     given: dict[str, object] = {'unit': unit, 'forest': forest}
-    return resolve_with(_BOOK, ('forest_costs',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('forest_costs',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ForestFeaturesInputs(TypedDict, total=False):
     """The inputs of forest_features(), each optional: `forest_features(**inputs)`."""
@@ -8807,13 +9363,27 @@ class ForestFeaturesInputs(TypedDict, total=False):
     forest: ForestDensity
 
 @inputs_by_name
-def forest_features(*, forest: ForestDensity = 'no_forest') -> Resolution:
+def forest_features(
+    *,
+    forest: ForestDensity = 'no_forest',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Terrain Modifiers: forest obscurement and hull down (TERRAIN MODIFIERS).
 
     Looked up by forest.
     """
     given: dict[str, object] = {'forest': forest}
-    return resolve_with(_BOOK, ('forest_features',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('forest_features',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class VegetationCostsInputs(TypedDict, total=False):
     """The inputs of vegetation_costs(), each optional: `vegetation_costs(**inputs)`."""
@@ -8826,13 +9396,24 @@ def vegetation_costs(
     *,
     unit: MovementType = 'infantry',
     vegetation: VegetationType = 'no_vegetation',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Terrain Modifiers: tall grasses and jungle (TERRAIN MODIFIERS).
 
     Looked up by vegetation, unit.
     """
     given: dict[str, object] = {'unit': unit, 'vegetation': vegetation}
-    return resolve_with(_BOOK, ('vegetation_costs',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('vegetation_costs',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class VegetationFeaturesInputs(TypedDict, total=False):
     """The inputs of vegetation_features(), each optional: `vegetation_features(**inputs)`."""
@@ -8840,13 +9421,27 @@ class VegetationFeaturesInputs(TypedDict, total=False):
     vegetation: VegetationType
 
 @inputs_by_name
-def vegetation_features(*, vegetation: VegetationType = 'no_vegetation') -> Resolution:
+def vegetation_features(
+    *,
+    vegetation: VegetationType = 'no_vegetation',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Terrain Modifiers: tall grasses and jungle, obscurement (TERRAIN MODIFIERS).
 
     Looked up by vegetation.
     """
     given: dict[str, object] = {'vegetation': vegetation}
-    return resolve_with(_BOOK, ('vegetation_features',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('vegetation_features',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class SurfaceCostsInputs(TypedDict, total=False):
     """The inputs of surface_costs(), each optional: `surface_costs(**inputs)`."""
@@ -8855,13 +9450,28 @@ class SurfaceCostsInputs(TypedDict, total=False):
     surface: SurfaceType
 
 @inputs_by_name
-def surface_costs(*, unit: MovementType = 'infantry', surface: SurfaceType = 'bare') -> Resolution:
+def surface_costs(
+    *,
+    unit: MovementType = 'infantry',
+    surface: SurfaceType = 'bare',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Terrain Modifiers: ice and snow (TERRAIN MODIFIERS).
 
     Looked up by surface, unit.
     """
     given: dict[str, object] = {'unit': unit, 'surface': surface}
-    return resolve_with(_BOOK, ('surface_costs',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('surface_costs',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class SurfaceFeaturesInputs(TypedDict, total=False):
     """The inputs of surface_features(), each optional: `surface_features(**inputs)`."""
@@ -8869,13 +9479,27 @@ class SurfaceFeaturesInputs(TypedDict, total=False):
     surface: SurfaceType
 
 @inputs_by_name
-def surface_features(*, surface: SurfaceType = 'bare') -> Resolution:
+def surface_features(
+    *,
+    surface: SurfaceType = 'bare',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Terrain Modifiers: ice and snow, hull down (TERRAIN MODIFIERS).
 
     Looked up by surface.
     """
     given: dict[str, object] = {'surface': surface}
-    return resolve_with(_BOOK, ('surface_features',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('surface_features',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ElevationCostsInputs(TypedDict, total=False):
     """The inputs of elevation_costs(), each optional: `elevation_costs(**inputs)`."""
@@ -8888,13 +9512,24 @@ def elevation_costs(
     *,
     unit: MovementType = 'infantry',
     elevation: ElevationType = 'level',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Terrain Modifiers: elevation (TERRAIN MODIFIERS).
 
     Looked up by elevation, unit.
     """
     given: dict[str, object] = {'unit': unit, 'elevation': elevation}
-    return resolve_with(_BOOK, ('elevation_costs',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('elevation_costs',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ElevationFeaturesInputs(TypedDict, total=False):
     """The inputs of elevation_features(), each optional: `elevation_features(**inputs)`."""
@@ -8902,13 +9537,27 @@ class ElevationFeaturesInputs(TypedDict, total=False):
     elevation: ElevationType
 
 @inputs_by_name
-def elevation_features(*, elevation: ElevationType = 'level') -> Resolution:
+def elevation_features(
+    *,
+    elevation: ElevationType = 'level',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Terrain Modifiers: elevation, hull down (TERRAIN MODIFIERS).
 
     Looked up by elevation.
     """
     given: dict[str, object] = {'elevation': elevation}
-    return resolve_with(_BOOK, ('elevation_features',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('elevation_features',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ForestShiftInputs(TypedDict, total=False):
     """The inputs of forest_shift(), each optional: `forest_shift(**inputs)`."""
@@ -8916,13 +9565,27 @@ class ForestShiftInputs(TypedDict, total=False):
     vehicle_size: int
 
 @inputs_by_name
-def forest_shift(*, vehicle_size: int = 8) -> Resolution:
+def forest_shift(
+    *,
+    vehicle_size: int = 8,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Vehicle Size Forest Adjustment (VEHICLE SIZE FOREST ADJUSTMENT TABLE).
 
     Looked up by vehicle_size.
     """
     given: dict[str, object] = {'vehicle_size': vehicle_size}
-    return resolve_with(_BOOK, ('forest_shift',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('forest_shift',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class WeatherEffectsInputs(TypedDict, total=False):
     """The inputs of weather_effects(), each optional: `weather_effects(**inputs)`."""
@@ -8930,13 +9593,27 @@ class WeatherEffectsInputs(TypedDict, total=False):
     weather: WeatherType
 
 @inputs_by_name
-def weather_effects(*, weather: WeatherType = 'fair') -> Resolution:
+def weather_effects(
+    *,
+    weather: WeatherType = 'fair',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Weather/Environment Modifiers (WEATHER/ENVIRONMENT MODIFIERS).
 
     Looked up by weather.
     """
     given: dict[str, object] = {'weather': weather}
-    return resolve_with(_BOOK, ('weather_effects',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('weather_effects',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class AttackerMovementInputs(TypedDict, total=False):
     """The inputs of attacker_movement(), each optional: `attacker_movement(**inputs)`."""
@@ -8944,13 +9621,27 @@ class AttackerMovementInputs(TypedDict, total=False):
     speed: Speed
 
 @inputs_by_name
-def attacker_movement(*, speed: Speed = 'combat_speed') -> Resolution:
+def attacker_movement(
+    *,
+    speed: Speed = 'combat_speed',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Attacker Movement (ATTACKER MOVEMENT).
 
     Looked up by speed.
     """
     given: dict[str, object] = {'speed': speed}
-    return resolve_with(_BOOK, ('attacker_movement',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('attacker_movement',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class SkidFumbleInputs(TypedDict, total=False):
     """The inputs of skid_fumble(), each optional: `skid_fumble(**inputs)`."""
@@ -8958,7 +9649,12 @@ class SkidFumbleInputs(TypedDict, total=False):
     roll: int | None
 
 @inputs_by_name
-def skid_fumble(*, roll: int | None = None) -> Resolution:
+def skid_fumble(
+    *,
+    roll: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Skidding fumble (SKIDDING).
 
     Rolled on d6; pass `roll` to select a row.
@@ -8966,7 +9662,16 @@ def skid_fumble(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('skid_fumble',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('skid_fumble',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ActionsInputs(TypedDict, total=False):
     """The inputs of actions(), each optional: `actions(**inputs)`."""
@@ -8974,13 +9679,27 @@ class ActionsInputs(TypedDict, total=False):
     crew: int
 
 @inputs_by_name
-def actions(*, crew: int = 1) -> Resolution:
+def actions(
+    *,
+    crew: int = 1,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Number of Actions (NUMBER OF ACTIONS).
 
     Looked up by crew.
     """
     given: dict[str, object] = {'crew': crew}
-    return resolve_with(_BOOK, ('actions',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('actions',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class RangeModifiersInputs(TypedDict, total=False):
     """The inputs of range_modifiers(), each optional: `range_modifiers(**inputs)`."""
@@ -8988,13 +9707,27 @@ class RangeModifiersInputs(TypedDict, total=False):
     range_band: RangeBand
 
 @inputs_by_name
-def range_modifiers(*, range_band: RangeBand = 'short') -> Resolution:
+def range_modifiers(
+    *,
+    range_band: RangeBand = 'short',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Range to Target (RANGE TO TARGET).
 
     Looked up by range_band.
     """
     given: dict[str, object] = {'range_band': range_band}
-    return resolve_with(_BOOK, ('range_modifiers',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('range_modifiers',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class AimingInputs(TypedDict, total=False):
     """The inputs of aiming(), each optional: `aiming(**inputs)`."""
@@ -9002,13 +9735,27 @@ class AimingInputs(TypedDict, total=False):
     aim: Aim
 
 @inputs_by_name
-def aiming(*, aim: Aim = 'no_aim') -> Resolution:
+def aiming(
+    *,
+    aim: Aim = 'no_aim',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Attacker Aiming (ATTACKER AIMING).
 
     Looked up by aim.
     """
     given: dict[str, object] = {'aim': aim}
-    return resolve_with(_BOOK, ('aiming',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('aiming',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class TargetMovementInputs(TypedDict, total=False):
     """The inputs of target_movement(), each optional: `target_movement(**inputs)`."""
@@ -9016,13 +9763,27 @@ class TargetMovementInputs(TypedDict, total=False):
     target_speed: int
 
 @inputs_by_name
-def target_movement(*, target_speed: int = 0) -> Resolution:
+def target_movement(
+    *,
+    target_speed: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Target Movement (TARGET MOVEMENT).
 
     Looked up by target_speed.
     """
     given: dict[str, object] = {'target_speed': target_speed}
-    return resolve_with(_BOOK, ('target_movement',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('target_movement',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class DefensiveArcInputs(TypedDict, total=False):
     """The inputs of defensive_arc(), each optional: `defensive_arc(**inputs)`."""
@@ -9030,13 +9791,27 @@ class DefensiveArcInputs(TypedDict, total=False):
     arc: Arc
 
 @inputs_by_name
-def defensive_arc(*, arc: Arc = 'front') -> Resolution:
+def defensive_arc(
+    *,
+    arc: Arc = 'front',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Target Defensive Arc (TARGET DEFENSIVE ARC).
 
     Looked up by arc.
     """
     given: dict[str, object] = {'arc': arc}
-    return resolve_with(_BOOK, ('defensive_arc',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('defensive_arc',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ImpactDmInputs(TypedDict, total=False):
     """The inputs of impact_dm(), each optional: `impact_dm(**inputs)`."""
@@ -9045,13 +9820,28 @@ class ImpactDmInputs(TypedDict, total=False):
     impact_speed: int | None
 
 @inputs_by_name
-def impact_dm(*, own_speed: int = 1, impact_speed: int | None = None) -> Resolution:
+def impact_dm(
+    *,
+    own_speed: int = 1,
+    impact_speed: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Impact Speed (RAMMING).
 
     Looked up by impact_speed.
     """
     given: dict[str, object] = {'own_speed': own_speed, 'impact_speed': impact_speed}
-    return resolve_with(_BOOK, ('impact_dm',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('impact_dm',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class DamageEffectsInputs(TypedDict, total=False):
     """The inputs of damage_effects(), each optional: `damage_effects(**inputs)`."""
@@ -9059,13 +9849,27 @@ class DamageEffectsInputs(TypedDict, total=False):
     damage_band: int
 
 @inputs_by_name
-def damage_effects(*, damage_band: int = 0) -> Resolution:
+def damage_effects(
+    *,
+    damage_band: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Damage Effects (DAMAGE EFFECTS).
 
     Looked up by damage_band.
     """
     given: dict[str, object] = {'damage_band': damage_band}
-    return resolve_with(_BOOK, ('damage_effects',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('damage_effects',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class LightDamageInputs(TypedDict, total=False):
     """The inputs of light_damage(), each optional: `light_damage(**inputs)`."""
@@ -9073,7 +9877,12 @@ class LightDamageInputs(TypedDict, total=False):
     roll: int | None
 
 @inputs_by_name
-def light_damage(*, roll: int | None = None) -> Resolution:
+def light_damage(
+    *,
+    roll: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """System Damage: Light Damage (SYSTEM DAMAGE TABLES).
 
     Rolled on d6; pass `roll` to select a row.
@@ -9081,7 +9890,16 @@ def light_damage(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('light_damage',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('light_damage',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class HeavyDamageInputs(TypedDict, total=False):
     """The inputs of heavy_damage(), each optional: `heavy_damage(**inputs)`."""
@@ -9089,7 +9907,12 @@ class HeavyDamageInputs(TypedDict, total=False):
     roll: int | None
 
 @inputs_by_name
-def heavy_damage(*, roll: int | None = None) -> Resolution:
+def heavy_damage(
+    *,
+    roll: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """System Damage: Heavy Damage (SYSTEM DAMAGE TABLES).
 
     Rolled on d6; pass `roll` to select a row.
@@ -9097,7 +9920,16 @@ def heavy_damage(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('heavy_damage',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('heavy_damage',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class FireControlInputs(TypedDict, total=False):
     """The inputs of fire_control(), each optional: `fire_control(**inputs)`."""
@@ -9106,7 +9938,13 @@ class FireControlInputs(TypedDict, total=False):
     roll: int | None
 
 @inputs_by_name
-def fire_control(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
+def fire_control(
+    *,
+    heavy_hit: int = 0,
+    roll: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Sub-table A: Fire Control Damage (SUBTABLE A: FIRE CONTROL DAMAGE).
 
     Rolled on d6; pass `roll` to select a row.
@@ -9114,7 +9952,16 @@ def fire_control(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {'heavy_hit': heavy_hit}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('fire_control',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('fire_control',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class AmmunitionHitInputs(TypedDict, total=False):
     """The inputs of ammunition_hit(), each optional: `ammunition_hit(**inputs)`."""
@@ -9122,7 +9969,12 @@ class AmmunitionHitInputs(TypedDict, total=False):
     roll: int | None
 
 @inputs_by_name
-def ammunition_hit(*, roll: int | None = None) -> Resolution:
+def ammunition_hit(
+    *,
+    roll: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Ammunition/Fuel Hit (SUBTABLE A: FIRE CONTROL DAMAGE).
 
     Rolled on d6; pass `roll` to select a row.
@@ -9130,7 +9982,16 @@ def ammunition_hit(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('ammunition_hit',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('ammunition_hit',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class StructuralInputs(TypedDict, total=False):
     """The inputs of structural(), each optional: `structural(**inputs)`."""
@@ -9139,7 +10000,13 @@ class StructuralInputs(TypedDict, total=False):
     roll: int | None
 
 @inputs_by_name
-def structural(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
+def structural(
+    *,
+    heavy_hit: int = 0,
+    roll: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Sub-table B: Structural Damage (SUBTABLE B: STRUCTURAL DAMAGE).
 
     Rolled on d6; pass `roll` to select a row.
@@ -9147,7 +10014,16 @@ def structural(*, heavy_hit: int = 0, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {'heavy_hit': heavy_hit}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('structural',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('structural',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class EjectionInputs(TypedDict, total=False):
     """The inputs of ejection(), each optional: `ejection(**inputs)`."""
@@ -9155,13 +10031,27 @@ class EjectionInputs(TypedDict, total=False):
     ejection: Ejection
 
 @inputs_by_name
-def ejection(*, ejection: Ejection = 'no_ejection_system') -> Resolution:
+def ejection(
+    *,
+    ejection: Ejection = 'no_ejection_system',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Overkill Ejecting (OVERKILL EJECTING).
 
     Looked up by ejection.
     """
     given: dict[str, object] = {'ejection': ejection}
-    return resolve_with(_BOOK, ('ejection',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('ejection',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class SensorRatingsInputs(TypedDict, total=False):
     """The inputs of sensor_ratings(), each optional: `sensor_ratings(**inputs)`."""
@@ -9178,6 +10068,8 @@ def sensor_ratings(
     iw_skill: int = 0,
     sensor_rating: int = 0,
     range_bonus: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Base Sensor Ratings (BASE SENSOR RATINGS).
 
@@ -9189,7 +10081,16 @@ def sensor_ratings(
         'sensor_rating': sensor_rating,
         'range_bonus': range_bonus,
     }
-    return resolve_with(_BOOK, ('sensor_ratings',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('sensor_ratings',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 __all__ = [
     'IMPASSABLE',

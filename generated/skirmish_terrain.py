@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from random import Random
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypedDict
 
@@ -56,6 +57,9 @@ from dsl.runtime.book import (  # noqa: E402
     Scope,
     Settled,
 )
+from dsl.runtime.prng import (  # noqa: E402
+    Xoshiro128,
+)
 from dsl.runtime.resolve import (  # noqa: E402
     FIRST,
     NOTHING,
@@ -64,7 +68,6 @@ from dsl.runtime.resolve import (  # noqa: E402
     inputs_by_name,
     note_of,
     resolve_rule,
-    resolve_with,
     restriction_of,
     rolls_counted,
     settle_counted,
@@ -4083,6 +4086,8 @@ def resolve(
     /,
     *,
     rounds: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
     **inputs: object,
 ) -> Resolution:
     """Resolve a situation in which the named rules and tables apply together.
@@ -4090,8 +4095,11 @@ def resolve(
     Inputs not given take their defaults (see INPUTS).  Modifiers stack across the
     rules; a bad rule name or input raises RuleInputError.  `rounds`: resolve a rule
     with a sequence (`each round ...`) over so many rounds (`Resolution.sequence`).
+    `rng`: roll the situation's rolls and tables (a seed, or a random.Random);
+    `rolled`: results rolled elsewhere, faces or a total by roll name
+    (`Roll.rolled`, `Resolution.rolled(name)`).
     """
-    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
+    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds, rng=rng, rolled=rolled)
 
 class BrokenGroundInputs(TypedDict, total=False):
     """The inputs of broken_ground(), each optional: `broken_ground(**inputs)`."""
@@ -4110,12 +4118,32 @@ def broken_ground(
     moved: int = 0,
     weapon: Weapon = 'none',
     acrobatics: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Broken Ground (17.1).
 
     - DEX -2 (when moved > 0 or weapon != none; unless moved == 0 and weapon in {thrown, missile, laser})
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'acrobatics': acrobatics,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('broken_ground',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 0 <= DEX <= 30
         and type(MOV) is int and 0 <= MOV <= 30
@@ -4153,6 +4181,8 @@ def water(
     weapon: Weapon = 'none',
     acrobatics: bool = False,
     water_depth: Depth = 'ankle',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Water (17.2).
 
@@ -4161,6 +4191,25 @@ def water(
     - MOV / 2 round up (when water_depth == knee)
     - cannot fight effectively in deep water (when water_depth == deep)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'acrobatics': acrobatics,
+            'water_depth': water_depth,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('water',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 0 <= DEX <= 30
         and type(MOV) is int and 0 <= MOV <= 30
@@ -4200,6 +4249,8 @@ def mud(
     weapon: Weapon = 'none',
     acrobatics: bool = False,
     ground_depth: GroundDepth = 'ankle',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Mud (17.3).
 
@@ -4208,6 +4259,25 @@ def mud(
     - MOV / 4 round up (when ground_depth == knee)
     - MOV min 1
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'acrobatics': acrobatics,
+            'ground_depth': ground_depth,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('mud',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 0 <= DEX <= 30
         and type(MOV) is int and 0 <= MOV <= 30
@@ -4247,6 +4317,8 @@ def snow(
     weapon: Weapon = 'none',
     acrobatics: bool = False,
     ground_depth: GroundDepth = 'ankle',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Snow (17.3).
 
@@ -4255,6 +4327,25 @@ def snow(
     - MOV -8 (when ground_depth == knee)
     - MOV min 1
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'acrobatics': acrobatics,
+            'ground_depth': ground_depth,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('snow',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 0 <= DEX <= 30
         and type(MOV) is int and 0 <= MOV <= 30
@@ -4298,6 +4389,8 @@ def smoke(
     in_smoke: bool = False,
     gas_mask: bool = False,
     anti_laser: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Smoke, Fog, and Dense Atmospheres (17.4).
 
@@ -4307,6 +4400,27 @@ def smoke(
     - laser_damage -1 die (when smoke_hexes > 0; when weapon == laser; when anti_laser)
     - DEX -2 (when in_smoke and not gas_mask)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'to_hit': to_hit,
+            'laser_damage': laser_damage,
+            'weapon': weapon,
+            'smoke_hexes': smoke_hexes,
+            'in_smoke': in_smoke,
+            'gas_mask': gas_mask,
+            'anti_laser': anti_laser,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('smoke',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'smoke',
@@ -4332,6 +4446,8 @@ def darkness(
     moved: int = 0,
     weapon: Weapon = 'none',
     lit: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Complete Darkness (17.5).
 
@@ -4340,6 +4456,25 @@ def darkness(
     - to_hit = 5 (unless lit; when weapon in {missile, thrown, laser})
     - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'to_hit': to_hit,
+            'MOV': MOV,
+            'moved': moved,
+            'weapon': weapon,
+            'lit': lit,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('darkness',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 0 <= DEX <= 30
         and (to_hit is None or (type(to_hit) is int and 0 <= to_hit <= 30))
@@ -4368,11 +4503,30 @@ class IceInputs(TypedDict, total=False):
     stance: Posture
 
 @inputs_by_name
-def ice(*, DEX: int = 10, moved: int = 0, stance: Posture = 'standing') -> Resolution:
+def ice(
+    *,
+    DEX: int = 10,
+    moved: int = 0,
+    stance: Posture = 'standing',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Ice (17.6).
 
     - roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'DEX': DEX, 'moved': moved, 'stance': stance}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('ice',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 0 <= DEX <= 30
         and type(moved) is int and 0 <= moved <= 60
@@ -4405,6 +4559,8 @@ def wall_cover(
     attacker_distance: int = 10,
     throwing_grenade: bool = False,
     firing_over: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Walls: cover (17.7).
 
@@ -4414,6 +4570,27 @@ def wall_cover(
     - cannot fire over the wall (when wall == over_two_meters)
     - to_hit -8 (when throwing_grenade)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'to_hit': to_hit,
+            'stance': stance,
+            'wall': wall,
+            'attacker': attacker,
+            'attacker_distance': attacker_distance,
+            'throwing_grenade': throwing_grenade,
+            'firing_over': firing_over,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('wall_cover',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 0 <= DEX <= 30
         and (to_hit is None or (type(to_hit) is int and 0 <= to_hit <= 30))
@@ -4448,13 +4625,30 @@ class WallCrossingInputs(TypedDict, total=False):
     wall: Height
 
 @inputs_by_name
-def wall_crossing(*, wall: Height = 'half_meter') -> Resolution:
+def wall_crossing(
+    *,
+    wall: Height = 'half_meter',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Walls: crossing (17.7).
 
     - cannot move over the wall: it must be jumped over (see Jumping) (when wall == one_meter)
     - cannot move over the wall (when wall in {two_meters, over_two_meters})
     - cannot jump over the wall (when wall in {two_meters, over_two_meters})
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'wall': wall}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('wall_crossing',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(wall) is str and wall in ('half_meter', 'one_meter', 'two_meters', 'over_two_meters')
     ):  # every value as it is told: the rule written out, at once
@@ -4485,12 +4679,35 @@ def pits(
     throwing_grenade: bool = False,
     firing_over: bool = False,
     pit: Height = 'half_meter',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Pits and Holes (17.8).
 
     - as wall_cover with wall=pit
     - cannot walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'to_hit': to_hit,
+            'stance': stance,
+            'attacker': attacker,
+            'attacker_distance': attacker_distance,
+            'throwing_grenade': throwing_grenade,
+            'firing_over': firing_over,
+            'pit': pit,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('pits',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 0 <= DEX <= 30
         and (to_hit is None or (type(to_hit) is int and 0 <= to_hit <= 30))
@@ -4532,12 +4749,26 @@ def gravity(
     gravity: Fraction | int | float | str = 1,
     carried: Fraction | int | float | str = 0,
     hole: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Changes in Gravity (17.9).
 
     - derive load = carried * gravity + (gravity - 1) * 70
     - derive jump_width = hole * gravity
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'gravity': gravity, 'carried': carried, 'hole': hole}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('gravity',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(_BOOK, 'gravity', (gravity, carried, hole))
 
 class MicrogravityInputs(TypedDict, total=False):
@@ -4579,6 +4810,8 @@ def microgravity(
     shots: int = 0,
     floating_speed: Fraction | int | float | str = 0,
     at_tether: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Microgravity (17.10).
 
@@ -4588,6 +4821,35 @@ def microgravity(
     - derive collision_speed = floating_speed / 2
     - to_hit -8 (when at_tether and weapon in {thrown, missile, laser})
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'to_hit': to_hit,
+            'STR': STR,
+            'moved': moved,
+            'running': running,
+            'weapon': weapon,
+            'astrobatics': astrobatics,
+            'stance': stance,
+            'fired_recoil': fired_recoil,
+            'hit_by_recoil': hit_by_recoil,
+            'holding_on': holding_on,
+            'recovering': recovering,
+            'recoil_st': recoil_st,
+            'shots': shots,
+            'floating_speed': floating_speed,
+            'at_tether': at_tether,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('microgravity',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'microgravity',
@@ -4626,6 +4888,8 @@ def spacesuit(
     MOV: int = 10,
     leak_turns: int = 0,
     rounds: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Vacuum or Hostile Atmospheres: spacesuit (17.11).
 
@@ -4636,7 +4900,16 @@ def spacesuit(
     - derive leak_damage = leak_turns d6 (when leak_turns > 0)
     """
     given: dict[str, object] = {'DEX': DEX, 'MOV': MOV, 'leak_turns': leak_turns}
-    return resolve_rounds(_BOOK, _SEQUENCES, ('spacesuit',), given, rounds, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('spacesuit',),
+        given,
+        rounds,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class RecoilPushInputs(TypedDict, total=False):
     """The inputs of recoil_push(), each optional: `recoil_push(**inputs)`."""
@@ -4644,13 +4917,27 @@ class RecoilPushInputs(TypedDict, total=False):
     recoil_st: int
 
 @inputs_by_name
-def recoil_push(*, recoil_st: int = 0) -> Resolution:
+def recoil_push(
+    *,
+    recoil_st: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Floating speed per recoil shot (17.10).
 
     Looked up by recoil_st.
     """
     given: dict[str, object] = {'recoil_st': recoil_st}
-    return resolve_with(_BOOK, ('recoil_push',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('recoil_push',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 __all__ = [
     'IMPASSABLE',

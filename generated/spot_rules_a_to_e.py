@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from random import Random
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypedDict
 
@@ -59,6 +60,9 @@ from dsl.runtime.book import (  # noqa: E402
 from dsl.runtime.chains import (  # noqa: E402
     chains_of,
 )
+from dsl.runtime.prng import (  # noqa: E402
+    Xoshiro128,
+)
 from dsl.runtime.resolve import (  # noqa: E402
     FIRST,
     NOTHING,
@@ -67,7 +71,6 @@ from dsl.runtime.resolve import (  # noqa: E402
     inputs_by_name,
     note_of,
     resolve_rule,
-    resolve_with,
     restriction_of,
     settle_counted,
     texts_counted,
@@ -14878,6 +14881,8 @@ def resolve(
     /,
     *,
     rounds: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
     **inputs: object,
 ) -> Resolution:
     """Resolve a situation in which the named rules and tables apply together.
@@ -14885,8 +14890,11 @@ def resolve(
     Inputs not given take their defaults (see INPUTS).  Modifiers stack across the
     rules; a bad rule name or input raises RuleInputError.  `rounds`: resolve a rule
     with a sequence (`each round ...`) over so many rounds (`Resolution.sequence`).
+    `rng`: roll the situation's rolls and tables (a seed, or a random.Random);
+    `rolled`: results rolled elsewhere, faces or a total by roll name
+    (`Roll.rolled`, `Resolution.rolled(name)`).
     """
-    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
+    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds, rng=rng, rolled=rolled)
 
 class SkillRollInputs(TypedDict, total=False):
     """The inputs of skill_roll(), each optional: `skill_roll(**inputs)`."""
@@ -14905,6 +14913,8 @@ def skill_roll(
     difficult: bool = False,
     at_one_fifth: bool = False,
     impossible: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Skill rolls (7 (system conventions)).
 
@@ -14914,6 +14924,24 @@ def skill_roll(
     - skill is impossible (when impossible)
     - roll skill_check: d100 <= skill
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'easy': easy,
+            'difficult': difficult,
+            'at_one_fifth': at_one_fifth,
+            'impossible': impossible,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('skill_roll',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(easy) is bool
@@ -14961,6 +14989,8 @@ def characteristic_roll(
     idea: int | None = None,
     luck: int | None = None,
     multiplier: int = 5,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Characteristic rolls (7 (system conventions)).
 
@@ -14975,6 +15005,30 @@ def characteristic_roll(
     - roll idea_roll: d100 <= idea
     - roll luck_roll: d100 <= luck
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'STR': STR,
+            'CON': CON,
+            'INT': INT,
+            'POW': POW,
+            'DEX': DEX,
+            'CHA': CHA,
+            'stamina': stamina,
+            'agility': agility,
+            'idea': idea,
+            'luck': luck,
+            'multiplier': multiplier,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('characteristic_roll',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(STR) is int and 1 <= STR <= 100
         and type(CON) is int and 1 <= CON <= 100
@@ -15016,11 +15070,29 @@ class ResistanceRollInputs(TypedDict, total=False):
     opponent_POW: int
 
 @inputs_by_name
-def resistance_roll(*, POW: int = 10, opponent_POW: int = 10) -> Resolution:
+def resistance_roll(
+    *,
+    POW: int = 10,
+    opponent_POW: int = 10,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Resistance rolls (7 (system conventions)).
 
     - roll resist: resist POW vs opponent_POW
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'POW': POW, 'opponent_POW': opponent_POW}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('resistance_roll',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(POW) is int and 1 <= POW <= 100
         and type(opponent_POW) is int and 1 <= opponent_POW <= 100
@@ -15048,6 +15120,8 @@ def acid(
     acid_round: int = 1,
     protection_rounds: int = 3,
     armor_life: int = 6,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Acid (7. Acid).
 
@@ -15059,6 +15133,25 @@ def acid(
     - roll armor_survives: d6 >= acid_round (when armored; when acid == very_strong)
     - cannot use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'acid_damage': acid_damage,
+            'acid': acid,
+            'armored': armored,
+            'acid_round': acid_round,
+            'protection_rounds': protection_rounds,
+            'armor_life': armor_life,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('acid',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'acid',
@@ -15090,6 +15183,8 @@ def aerial_combat(
     armor_worn: ArmorWorn = 'no_armor',
     flying: bool = False,
     fly_result: FlyResult = 'not_rolled',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Aerial Combat (7. Aerial Combat).
 
@@ -15114,6 +15209,28 @@ def aerial_combat(
     - skill is easy (when flying; when fly_result == fly_critical)
     - cannot attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'fly': fly,
+            'stunt': stunt,
+            'wind': wind,
+            'tail_wind': tail_wind,
+            'thin_air': thin_air,
+            'armor_worn': armor_worn,
+            'flying': flying,
+            'fly_result': fly_result,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('aerial_combat',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(fly) is int and 0 <= fly <= 200
@@ -15157,11 +15274,25 @@ def aimed_attacks(
     INT: int = 10,
     idea: int | None = None,
     interrupted: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Aimed Attacks (7. Aimed Attacks).
 
     - roll keep_aim: d100 <= idea (when interrupted)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'INT': INT, 'idea': idea, 'interrupted': interrupted}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('aimed_attacks',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(INT) is int and 1 <= INT <= 100
         and (idea is None or (type(idea) is int and 0 <= idea <= 500))
@@ -15186,12 +15317,31 @@ def aim_bonus(
     aim_ranks: int = 0,
     beyond_double_range: bool = False,
     target_area: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Aimed Attacks: aiming bonus (7. Aimed Attacks: Taking More Time).
 
     - skill +((aim_ranks / 5 round down) - 1) * (base skill / 10 round up) (unless beyond_double_range; when target_area and aim_ranks >= 5)
     - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'aim_ranks': aim_ranks,
+            'beyond_double_range': beyond_double_range,
+            'target_area': target_area,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('aim_bonus',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(aim_ranks) is int and 0 <= aim_ranks <= 50
@@ -15225,12 +15375,32 @@ def taking_more_time(
     beyond_double_range: bool = False,
     target_area: bool = False,
     unarmored_area: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Aimed Attacks: Taking More Time (7. Aimed Attacks: Taking More Time).
 
     - as aim_bonus
     - as targeting_specific_area
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'aim_ranks': aim_ranks,
+            'beyond_double_range': beyond_double_range,
+            'target_area': target_area,
+            'unarmored_area': unarmored_area,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('taking_more_time',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(aim_ranks) is int and 0 <= aim_ranks <= 50
@@ -15270,6 +15440,8 @@ def targeting_specific_area(
     beyond_double_range: bool = False,
     target_area: bool = False,
     unarmored_area: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Aimed Attacks: Targeting a Specific Area (7. Aimed Attacks: Targeting a Specific Area).
 
@@ -15277,6 +15449,24 @@ def targeting_specific_area(
     - skill is difficult (when target_area)
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'aim_ranks': aim_ranks,
+            'beyond_double_range': beyond_double_range,
+            'target_area': target_area,
+            'unarmored_area': unarmored_area,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('targeting_specific_area',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(aim_ranks) is int and 0 <= aim_ranks <= 50
@@ -15324,6 +15514,8 @@ def ambushes(
     stealth_succeeded: bool = False,
     target_noticed: bool = False,
     after_first_round: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Ambushes (7. Ambushes).
 
@@ -15336,6 +15528,28 @@ def ambushes(
     - defense is difficult (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; when stealth_succeeded or not target_noticed)
     - cannot retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'defense': defense,
+            'perception': perception,
+            'ambush': ambush,
+            'stealth': stealth,
+            'attackers_seen': attackers_seen,
+            'stealth_succeeded': stealth_succeeded,
+            'target_noticed': target_noticed,
+            'after_first_round': after_first_round,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('ambushes',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(defense) is int and 0 <= defense <= 200
@@ -15395,6 +15609,8 @@ def area_attacks(
     damage: Dice | str = '1d8',
     area_response: AreaResponse = 'no_response',
     response_succeeded: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Area Attacks (7. Area Attacks).
 
@@ -15404,6 +15620,25 @@ def area_attacks(
     - derive struck = not (area_response == dodge_area and response_succeeded)
     - derive stand_up = 5 (when area_response != no_response)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'defense': defense,
+            'DEX': DEX,
+            'agility': agility,
+            'damage': damage,
+            'area_response': area_response,
+            'response_succeeded': response_succeeded,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('area_attacks',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'area_attacks',
@@ -15425,6 +15660,8 @@ def armor_damaged(
     armor_roll: Dice | str = '1d8+1',
     armor_state: ArmorState = 'intact',
     armor_cost: Fraction | int | float | str = 100,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Armor Damaged (7. Armor Damaged).
 
@@ -15435,6 +15672,23 @@ def armor_damaged(
     - derive rebuild_cost = armor_cost (when armor_state == destroyed)
     - armor -1 (when armor_state == repaired_after_destruction)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'armor': armor,
+            'armor_roll': armor_roll,
+            'armor_state': armor_state,
+            'armor_cost': armor_cost,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('armor_damaged',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(_BOOK, 'armor_damaged', (armor, armor_roll, armor_state, armor_cost))
 
 class AuraAttacksInputs(TypedDict, total=False):
@@ -15466,6 +15720,8 @@ def aura_attacks(
     experience: int = 0,
     aura_circumstances: int = 0,
     opponent_pow_shift: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Aura Attacks (7. Aura Attacks).
 
@@ -15478,6 +15734,30 @@ def aura_attacks(
     - aura +aura_circumstances
     - roll resist_aura: resist opponent_POW + opponent_pow_shift vs aura
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'SIZ': SIZ,
+            'POW': POW,
+            'CHA': CHA,
+            'opponent_POW': opponent_POW,
+            'aura': aura,
+            'command_roll': command_roll,
+            'passion_roll': passion_roll,
+            'previous_aura_success': previous_aura_success,
+            'experience': experience,
+            'aura_circumstances': aura_circumstances,
+            'opponent_pow_shift': opponent_pow_shift,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('aura_attacks',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(SIZ) is int and 1 <= SIZ <= 100
         and type(POW) is int and 1 <= POW <= 100
@@ -15539,6 +15819,8 @@ def autofire(
     fire_mode: FireMode = 'single_shot',
     autofire_targets: AutofireTargets = 'one_target',
     shots: int = 3,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Autofire (7. Autofire).
 
@@ -15548,6 +15830,23 @@ def autofire(
     - derive hits = autofire_hits[shots] (when fire_mode != single_shot)
     - roll burst_attack: d100 <= skill (when fire_mode != single_shot)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'fire_mode': fire_mode,
+            'autofire_targets': autofire_targets,
+            'shots': shots,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('autofire',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(fire_mode) is str and fire_mode in ('single_shot', 'burst', 'full_autofire')
@@ -15583,6 +15882,8 @@ def backstabs(
     opponent_POW: int = 10,
     backstab: bool = False,
     helpless: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Backstabs and Helpless Opponents (7. Backstabs and Helpless Opponents).
 
@@ -15594,6 +15895,25 @@ def backstabs(
     - cannot dodge or parry: the target is helpless (when helpless)
     - roll lucky_incident: d100 <= opponent_POW (when helpless)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'defense': defense,
+            'perception': perception,
+            'opponent_POW': opponent_POW,
+            'backstab': backstab,
+            'helpless': helpless,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('backstabs',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(defense) is int and 0 <= defense <= 200
@@ -15633,6 +15953,8 @@ def big_and_little_targets(
     SIZ: int = 10,
     target_SIZ: int = 10,
     target_kind: TargetKind = 'creature',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Big and Little Targets (7. Big and Little Targets).
 
@@ -15641,6 +15963,23 @@ def big_and_little_targets(
     - skill is easy (when target_kind == large_object)
     - skill is difficult (when target_kind == tiny_object)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'SIZ': SIZ,
+            'target_SIZ': target_SIZ,
+            'target_kind': target_kind,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('big_and_little_targets',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(SIZ) is int and 1 <= SIZ <= 100
@@ -15676,6 +16015,8 @@ def both_sides_surprised(
     both_surprised: bool = False,
     opponent_perception: int = 50,
     both_ideas_succeed: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Both Sides Surprised (7. Both Sides Surprised).
 
@@ -15683,6 +16024,25 @@ def both_sides_surprised(
     - roll other_detects: d100 <= opponent_perception (when both_surprised)
     - roll act_first: d100 <= idea (when both_surprised)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'perception': perception,
+            'INT': INT,
+            'idea': idea,
+            'both_surprised': both_surprised,
+            'opponent_perception': opponent_perception,
+            'both_ideas_succeed': both_ideas_succeed,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('both_sides_surprised',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(perception) is int and 0 <= perception <= 200
         and type(INT) is int and 1 <= INT <= 100
@@ -15724,6 +16084,8 @@ def broken_weapons(
     damage: Dice | str = '1d8',
     weapon_broken: bool = False,
     resembles_familiar: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Broken Weapons (7. Broken Weapons).
 
@@ -15731,6 +16093,24 @@ def broken_weapons(
     - skill is difficult (when weapon_broken; unless resembles_familiar)
     - defense is difficult (when weapon_broken; unless resembles_familiar)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'defense': defense,
+            'damage': damage,
+            'weapon_broken': weapon_broken,
+            'resembles_familiar': resembles_familiar,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('broken_weapons',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'broken_weapons',
@@ -15750,6 +16130,8 @@ def chases(
     skill: int = 50,
     in_chase: bool = False,
     chase_result: RollResult = 'not_rolled',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Chases (7. Chases).
 
@@ -15757,6 +16139,22 @@ def chases(
     - derive moves = chase_steps[chase_result].mover (when in_chase)
     - derive steps_back = chase_steps[chase_result].steps (when in_chase)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'in_chase': in_chase,
+            'chase_result': chase_result,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('chases',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(in_chase) is bool
@@ -15786,6 +16184,8 @@ def range_track_attacks(
     in_chase: bool = False,
     chase_range: ChaseRangeBand = 'side_by_side',
     chase_attack: ChaseAttack = 'missile_attack',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Chases: attacks on the Range Track (7. Chases: Range Track).
 
@@ -15797,6 +16197,23 @@ def range_track_attacks(
     - skill = 0 (when in_chase; when chase_attack == missile_attack; when chase_range == out_of_sight)
     - roll chase_shot: d100 <= skill (when in_chase)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'in_chase': in_chase,
+            'chase_range': chase_range,
+            'chase_attack': chase_attack,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('range_track_attacks',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(in_chase) is bool
@@ -15832,6 +16249,8 @@ def chases_on_foot(
     on_foot: bool = False,
     encumbered: bool = False,
     winded_failures: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Chases on Foot (7. Chases: Chases on Foot).
 
@@ -15840,6 +16259,25 @@ def chases_on_foot(
     - roll keep_going: d100 <= stamina (when on_foot; when encumbered)
     - cannot continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'CON': CON,
+            'stamina': stamina,
+            'opponent_CON': opponent_CON,
+            'on_foot': on_foot,
+            'encumbered': encumbered,
+            'winded_failures': winded_failures,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('chases_on_foot',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(CON) is int and 1 <= CON <= 100
         and (stamina is None or (type(stamina) is int and 0 <= stamina <= 500))
@@ -15872,12 +16310,35 @@ class VehicularChasesInputs(TypedDict, total=False):
     top_speed: int
 
 @inputs_by_name
-def vehicular_chases(*, speed: int = 0, opponent_speed: int = 0, top_speed: int = 6) -> Resolution:
+def vehicular_chases(
+    *,
+    speed: int = 0,
+    opponent_speed: int = 0,
+    top_speed: int = 6,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Vehicular Chases (7. Chases: Vehicular Chases).
 
     - derive range_shift = max(0, speed - opponent_speed)
     - cannot travel faster than the vehicle's rated speed (when speed > top_speed)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'speed': speed,
+            'opponent_speed': opponent_speed,
+            'top_speed': top_speed,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('vehicular_chases',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(speed) is int and 0 <= speed <= 20
         and type(opponent_speed) is int and 0 <= opponent_speed <= 20
@@ -15921,6 +16382,8 @@ def maneuvers(
     target_destroyed: bool = False,
     vehicle_SIZ: int = 30,
     other_SIZ: int = 30,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Chases: Maneuvers (7. Chases: Maneuvers).
 
@@ -15940,6 +16403,30 @@ def maneuvers(
     - passenger_damage / 2 round up (when maneuver in {collide, ram}; when protection == adequate)
     - passenger_damage * 1 / 4 round up (when maneuver in {collide, ram}; when protection == exceptional)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'speed': speed,
+            'crash_damage': crash_damage,
+            'passenger_damage': passenger_damage,
+            'rebound_damage': rebound_damage,
+            'maneuver': maneuver,
+            'horse_drawn': horse_drawn,
+            'protection': protection,
+            'target_destroyed': target_destroyed,
+            'vehicle_SIZ': vehicle_SIZ,
+            'other_SIZ': other_SIZ,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('maneuvers',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'maneuvers',
@@ -15975,6 +16462,8 @@ def vehicle_damage(
     vehicle_max_hit_points: int = 20,
     vehicle_armor: int = 0,
     impact: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Chases: Vehicle Damage (7. Chases: Maneuvers (Vehicle Damage)).
 
@@ -15983,6 +16472,24 @@ def vehicle_damage(
     - cannot function: the vehicle has 5 or fewer hit points (and may crash as it halts) (when vehicle_hit_points <= 5 and vehicle_hit_points > 0)
     - cannot function: the vehicle is destroyed (when vehicle_hit_points <= 0)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'top_speed': top_speed,
+            'vehicle_hit_points': vehicle_hit_points,
+            'vehicle_max_hit_points': vehicle_max_hit_points,
+            'vehicle_armor': vehicle_armor,
+            'impact': impact,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('vehicle_damage',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(top_speed) is int and 1 <= top_speed <= 20
         and type(vehicle_hit_points) is int and -100 <= vehicle_hit_points <= 1000
@@ -16012,11 +16519,29 @@ class ManeuverPenaltyInputs(TypedDict, total=False):
     maneuver: ManeuverKind
 
 @inputs_by_name
-def maneuver_penalty(*, skill: int = 50, maneuver: ManeuverKind = 'no_maneuver') -> Resolution:
+def maneuver_penalty(
+    *,
+    skill: int = 50,
+    maneuver: ManeuverKind = 'no_maneuver',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Chases: maneuver modifier (7. Chases: Skill Roll Modifiers Chart).
 
     - skill +maneuver_modifier[maneuver]
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'skill': skill, 'maneuver': maneuver}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('maneuver_penalty',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(maneuver) is str and maneuver in ('no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram')
@@ -16066,6 +16591,8 @@ def skill_roll_modifiers(
     dirt_road: bool = False,
     limbs_rocks: bool = False,
     minor_vehicle_damage: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Chases: Skill Roll Modifiers Chart (7. Chases: Skill Roll Modifiers Chart).
 
@@ -16086,6 +16613,36 @@ def skill_roll_modifiers(
     - skill -10% (when minor_vehicle_damage)
     - skill +handling
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'speed': speed,
+            'top_speed': top_speed,
+            'handling': handling,
+            'maneuver': maneuver,
+            'fog': fog,
+            'night': night,
+            'rain': rain,
+            'chase_wind': chase_wind,
+            'heavy_rain': heavy_rain,
+            'oily_or_icy': oily_or_icy,
+            'snow': snow,
+            'gravel_road': gravel_road,
+            'downhill_grade': downhill_grade,
+            'dirt_road': dirt_road,
+            'limbs_rocks': limbs_rocks,
+            'minor_vehicle_damage': minor_vehicle_damage,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('skill_roll_modifiers',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(speed) is int and 0 <= speed <= 20
@@ -16173,6 +16730,8 @@ def individual_actions(
     moving_in_vehicle: bool = False,
     thrown_risk: bool = False,
     enclosed_vehicle: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Chases: Individual Actions (7. Chases: Individual Actions).
 
@@ -16182,6 +16741,27 @@ def individual_actions(
     - roll grab_hold_luck: d100 <= luck (when thrown_risk and not enclosed_vehicle)
     - roll grab_hold_agility: d100 <= agility (when thrown_risk and not enclosed_vehicle)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'POW': POW,
+            'DEX': DEX,
+            'agility': agility,
+            'luck': luck,
+            'moving_in_vehicle': moving_in_vehicle,
+            'thrown_risk': thrown_risk,
+            'enclosed_vehicle': enclosed_vehicle,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('individual_actions',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(POW) is int and 1 <= POW <= 100
@@ -16227,6 +16807,8 @@ def chase_trouble_effects(
     trouble: TroubleKind = 'no_trouble',
     fueled: bool = False,
     creature_drawn: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Chases: Chase Trouble effects (7. Chases: Chase Trouble Table).
 
@@ -16240,6 +16822,24 @@ def chase_trouble_effects(
     - derive hurled_free = speed d6 (when trouble == roll_or_tumble; when creature_drawn)
     - roll fuel_explosion: d100 <= 10 (when trouble == roll_or_tumble; when fueled)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'speed': speed,
+            'trouble': trouble,
+            'fueled': fueled,
+            'creature_drawn': creature_drawn,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('chase_trouble_effects',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(speed) is int and 0 <= speed <= 20
@@ -16287,6 +16887,8 @@ def asphyxiation(
     breath_failed: bool = False,
     breath_multiplier: int = 10,
     rounds: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Choking, Drowning, and Asphyxiation (7. Choking, Drowning, and Asphyxiation).
 
@@ -16307,7 +16909,16 @@ def asphyxiation(
         'breath_failed': breath_failed,
         'breath_multiplier': breath_multiplier,
     }
-    return resolve_rounds(_BOOK, _SEQUENCES, ('asphyxiation',), given, rounds, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('asphyxiation',),
+        given,
+        rounds,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ChokingInputs(TypedDict, total=False):
     """The inputs of choking(), each optional: `choking(**inputs)`."""
@@ -16316,12 +16927,30 @@ class ChokingInputs(TypedDict, total=False):
     choked: bool
 
 @inputs_by_name
-def choking(*, CON: int = 10, choked: bool = False) -> Resolution:
+def choking(
+    *,
+    CON: int = 10,
+    choked: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Choking: deliberate strangling (7. Choking, Drowning, and Asphyxiation).
 
     - roll resist_choking: d100 <= CON (when choked)
     - derive choking_damage = d6 (when choked)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'CON': CON, 'choked': choked}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('choking',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(CON) is int and 1 <= CON <= 100
         and type(choked) is bool
@@ -16349,6 +16978,8 @@ def close_combat(
     opponent_weapon_SIZ: Fraction | int | float | str = 1,
     in_close_combat: bool = False,
     kept_at_bay: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Close Combat (7. Close Combat).
 
@@ -16357,6 +16988,25 @@ def close_combat(
     - roll keep_at_bay: d100 <= skill (when weapon_SIZ >= 2 and opponent_weapon_SIZ <= 1.5; unless in_close_combat)
     - roll slip_past: d100 <= defense (when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'defense': defense,
+            'weapon_SIZ': weapon_SIZ,
+            'opponent_weapon_SIZ': opponent_weapon_SIZ,
+            'in_close_combat': in_close_combat,
+            'kept_at_bay': kept_at_bay,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('close_combat',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'close_combat',
@@ -16376,6 +17026,8 @@ def closing(
     weapon_SIZ: Fraction | int | float | str = 1,
     opponent_weapon_SIZ: Fraction | int | float | str = 1,
     closed_this_round: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Closing (7. Closing).
 
@@ -16383,6 +17035,22 @@ def closing(
     - cannot do more than one of attack, parry or Dodge in that DEX rank (long weapon against a short one in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ <= 1.5)
     - cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'weapon_SIZ': weapon_SIZ,
+            'opponent_weapon_SIZ': opponent_weapon_SIZ,
+            'closed_this_round': closed_this_round,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('closing',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(_BOOK, 'closing', (weapon_SIZ, opponent_weapon_SIZ, closed_this_round))
 
 class ColdExposureHungerThirstInputs(TypedDict, total=False):
@@ -16410,6 +17078,8 @@ def cold_exposure_hunger_thirst(
     fatigue_points_used: bool = True,
     physical_action: bool = False,
     exposure_multiplier: int = 2,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Cold, Exposure, Hunger, and Thirst (7. Cold, Exposure, Hunger, and Thirst).
 
@@ -16419,6 +17089,28 @@ def cold_exposure_hunger_thirst(
     - roll exertion: d100 <= stamina (when days_deprived * 2 >= CON and physical_action)
     - skill is difficult (when days_deprived >= CON)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'CON': CON,
+            'stamina': stamina,
+            'days_without_food': days_without_food,
+            'days_without_water': days_without_water,
+            'days_exposed': days_exposed,
+            'fatigue_points_used': fatigue_points_used,
+            'physical_action': physical_action,
+            'exposure_multiplier': exposure_multiplier,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('cold_exposure_hunger_thirst',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(CON) is int and 1 <= CON <= 100
@@ -16466,13 +17158,31 @@ class CoverInputs(TypedDict, total=False):
     partial_cover: bool
 
 @inputs_by_name
-def cover(*, skill: int = 50, partial_cover: bool = False) -> Resolution:
+def cover(
+    *,
+    skill: int = 50,
+    partial_cover: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Cover (7. Cover).
 
     - skill is difficult (when partial_cover)
     - roll hit_target: d100 <= skill (when partial_cover)
     - roll hit_target_or_cover: d100 <= base skill (when partial_cover)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'skill': skill, 'partial_cover': partial_cover}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('cover',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(partial_cover) is bool
@@ -16498,6 +17208,8 @@ def darkness(
     darkness: Darkness = 'lit',
     darkness_modifier: int = 0,
     opponent_detected: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Darkness (7. Darkness).
 
@@ -16506,6 +17218,24 @@ def darkness(
     - roll detect_in_dark: d100 <= perception (when darkness == complete_darkness)
     - skill -(darkness_modifier / 2 round up) (when darkness == complete_darkness; when opponent_detected)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'perception': perception,
+            'darkness': darkness,
+            'darkness_modifier': darkness_modifier,
+            'opponent_detected': opponent_detected,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('darkness',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(perception) is int and 0 <= perception <= 200
@@ -16549,6 +17279,8 @@ def desperate_actions(
     desperate: bool = False,
     desperate_last_round: bool = False,
     fatigue_cost: int = 1,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Desperate Actions (7. Desperate Actions).
 
@@ -16558,6 +17290,26 @@ def desperate_actions(
     - derive desperate_fatigue = fatigue_cost * 2 (when desperate; when fatigue_points_used)
     - cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'DEX': DEX,
+            'agility': agility,
+            'fatigue_points_used': fatigue_points_used,
+            'desperate': desperate,
+            'desperate_last_round': desperate_last_round,
+            'fatigue_cost': fatigue_cost,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('desperate_actions',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(DEX) is int and 1 <= DEX <= 100
@@ -16603,6 +17355,8 @@ def disarming(
     disarm_damage: int = 0,
     weapon_hit_points: int = 10,
     disarm_suspected: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Disarming (7. Disarming).
 
@@ -16611,6 +17365,25 @@ def disarming(
     - roll knock_away: resist disarm_damage vs opponent_STR (when disarm == strike_disarm)
     - derive weapon_damage = max(0, disarm_damage - weapon_hit_points) (when disarm == strike_disarm)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'opponent_STR': opponent_STR,
+            'disarm': disarm,
+            'disarm_damage': disarm_damage,
+            'weapon_hit_points': weapon_hit_points,
+            'disarm_suspected': disarm_suspected,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('disarming',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(opponent_STR) is int and 1 <= opponent_STR <= 100
@@ -16654,6 +17427,8 @@ def disease(
     diseased: bool = False,
     con_failures: int = 0,
     disease_type: DiseaseType = 'chills',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Disease (7. Disease).
 
@@ -16662,6 +17437,25 @@ def disease(
     - derive characteristic_loss = illness_severity[con_failures].loss (when diseased)
     - derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'CON': CON,
+            'stamina': stamina,
+            'exposed_to_disease': exposed_to_disease,
+            'diseased': diseased,
+            'con_failures': con_failures,
+            'disease_type': disease_type,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('disease',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(CON) is int and 1 <= CON <= 100
         and (stamina is None or (type(stamina) is int and 0 <= stamina <= 500))
@@ -16705,6 +17499,8 @@ def disease_recovery(
     recovery_fumbles: int = 0,
     strain: int = 0,
     rounds: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Disease: recovery (7. Disease).
 
@@ -16718,7 +17514,16 @@ def disease_recovery(
         'recovery_fumbles': recovery_fumbles,
         'strain': strain,
     }
-    return resolve_rounds(_BOOK, _SEQUENCES, ('disease_recovery',), given, rounds, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('disease_recovery',),
+        given,
+        rounds,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class DisengagingInputs(TypedDict, total=False):
     """The inputs of disengaging(), each optional: `disengaging(**inputs)`."""
@@ -16735,6 +17540,8 @@ def disengaging(
     defense: int = 50,
     disengage: Disengage = 'stay_engaged',
     all_defenses_succeeded: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Disengaging (7. Disengaging).
 
@@ -16746,6 +17553,23 @@ def disengaging(
     - cannot parry or Dodge the immediate attack on a fleeing character (when disengage == turn_and_run)
     - roll parting_attack: d100 <= skill (when disengage == turn_and_run)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'defense': defense,
+            'disengage': disengage,
+            'all_defenses_succeeded': all_defenses_succeeded,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('disengaging',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(defense) is int and 0 <= defense <= 200
@@ -16775,6 +17599,8 @@ def drawing_weapons(
     skill: int = 50,
     weapon_change: WeaponChange = 'no_change',
     ready_ranks: int = 5,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Drawing or Exchanging a Weapon (7. Drawing or Exchanging a Weapon).
 
@@ -16782,6 +17608,22 @@ def drawing_weapons(
     - ready_ranks = 10 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == exchange)
     - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'weapon_change': weapon_change,
+            'ready_ranks': ready_ranks,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('drawing_weapons',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(weapon_change) is str and weapon_change in ('no_change', 'draw', 'exchange', 'drop_and_draw')
@@ -16811,12 +17653,31 @@ def enclosed_environments(
     weapon_SIZ: Fraction | int | float | str = 1,
     space: Space = 'ample_space',
     ranged_weapon: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Enclosed Environments (7. Enclosed Environments).
 
     - skill is difficult (when space == under_one_meter and not ranged_weapon; when weapon_SIZ > 1.5)
     - skill is difficult (when space == under_half_meter and weapon_SIZ >= 1)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'weapon_SIZ': weapon_SIZ,
+            'space': space,
+            'ranged_weapon': ranged_weapon,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('enclosed_environments',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(_BOOK, 'enclosed_environments', (skill, weapon_SIZ, space, ranged_weapon))
 
 class EntanglingInputs(TypedDict, total=False):
@@ -16826,12 +17687,30 @@ class EntanglingInputs(TypedDict, total=False):
     entangle: bool
 
 @inputs_by_name
-def entangling(*, skill: int = 50, entangle: bool = False) -> Resolution:
+def entangling(
+    *,
+    skill: int = 50,
+    entangle: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Entangling (7. Entangling).
 
     - skill is difficult (when entangle)
     - roll entangle_attack: d100 <= skill (when entangle)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'skill': skill, 'entangle': entangle}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('entangling',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(entangle) is bool
@@ -16846,13 +17725,27 @@ class RollBonusInputs(TypedDict, total=False):
     command_roll: RollResult
 
 @inputs_by_name
-def roll_bonus(*, command_roll: RollResult = 'not_rolled') -> Resolution:
+def roll_bonus(
+    *,
+    command_roll: RollResult = 'not_rolled',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Bonus of a Command or Passion roll to the aura total (7. Aura Attacks).
 
     Looked up by command_roll.
     """
     given: dict[str, object] = {'command_roll': command_roll}
-    return resolve_with(_BOOK, ('roll_bonus',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('roll_bonus',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class AutofireHitsInputs(TypedDict, total=False):
     """The inputs of autofire_hits(), each optional: `autofire_hits(**inputs)`."""
@@ -16860,13 +17753,27 @@ class AutofireHitsInputs(TypedDict, total=False):
     shots: int
 
 @inputs_by_name
-def autofire_hits(*, shots: int = 3) -> Resolution:
+def autofire_hits(
+    *,
+    shots: int = 3,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Shots that hit (roll when the attack succeeds) (7. Autofire).
 
     Looked up by shots.
     """
     given: dict[str, object] = {'shots': shots}
-    return resolve_with(_BOOK, ('autofire_hits',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('autofire_hits',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ChaseStepsInputs(TypedDict, total=False):
     """The inputs of chase_steps(), each optional: `chase_steps(**inputs)`."""
@@ -16874,13 +17781,27 @@ class ChaseStepsInputs(TypedDict, total=False):
     chase_result: RollResult
 
 @inputs_by_name
-def chase_steps(*, chase_result: RollResult = 'not_rolled') -> Resolution:
+def chase_steps(
+    *,
+    chase_result: RollResult = 'not_rolled',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Movement on the range track by the chase roll (7. Chases).
 
     Looked up by chase_result.
     """
     given: dict[str, object] = {'chase_result': chase_result}
-    return resolve_with(_BOOK, ('chase_steps',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('chase_steps',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class RangeTrackInputs(TypedDict, total=False):
     """The inputs of range_track(), each optional: `range_track(**inputs)`."""
@@ -16888,13 +17809,27 @@ class RangeTrackInputs(TypedDict, total=False):
     chase_range: ChaseRangeBand
 
 @inputs_by_name
-def range_track(*, chase_range: ChaseRangeBand = 'side_by_side') -> Resolution:
+def range_track(
+    *,
+    chase_range: ChaseRangeBand = 'side_by_side',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Range Track (7. Chases: Range Track).
 
     Looked up by chase_range.
     """
     given: dict[str, object] = {'chase_range': chase_range}
-    return resolve_with(_BOOK, ('range_track',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('range_track',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ManeuverModifierInputs(TypedDict, total=False):
     """The inputs of maneuver_modifier(), each optional: `maneuver_modifier(**inputs)`."""
@@ -16902,13 +17837,27 @@ class ManeuverModifierInputs(TypedDict, total=False):
     maneuver: ManeuverKind
 
 @inputs_by_name
-def maneuver_modifier(*, maneuver: ManeuverKind = 'no_maneuver') -> Resolution:
+def maneuver_modifier(
+    *,
+    maneuver: ManeuverKind = 'no_maneuver',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Skill Roll Modifiers Chart: Maneuver (7. Chases: Skill Roll Modifiers Chart).
 
     Looked up by maneuver.
     """
     given: dict[str, object] = {'maneuver': maneuver}
-    return resolve_with(_BOOK, ('maneuver_modifier',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('maneuver_modifier',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ChaseTroubleInputs(TypedDict, total=False):
     """The inputs of chase_trouble(), each optional: `chase_trouble(**inputs)`."""
@@ -16917,7 +17866,13 @@ class ChaseTroubleInputs(TypedDict, total=False):
     roll: int | None
 
 @inputs_by_name
-def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Resolution:
+def chase_trouble(
+    *,
+    trouble_modifier: int = 0,
+    roll: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Chase Trouble Table (7. Chases: Chase Trouble Table).
 
     Rolled on d10; pass `roll` to select a row.
@@ -16925,7 +17880,16 @@ def chase_trouble(*, trouble_modifier: int = 0, roll: int | None = None) -> Reso
     given: dict[str, object] = {'trouble_modifier': trouble_modifier}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('chase_trouble',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('chase_trouble',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class BreathByRoundInputs(TypedDict, total=False):
     """The inputs of breath_by_round(), each optional: `breath_by_round(**inputs)`."""
@@ -16933,13 +17897,27 @@ class BreathByRoundInputs(TypedDict, total=False):
     asphyxiation_round: int
 
 @inputs_by_name
-def breath_by_round(*, asphyxiation_round: int = 1) -> Resolution:
+def breath_by_round(
+    *,
+    asphyxiation_round: int = 1,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """CON multiplier by round of asphyxiation (7. Choking, Drowning, and Asphyxiation).
 
     Looked up by asphyxiation_round.
     """
     given: dict[str, object] = {'asphyxiation_round': asphyxiation_round}
-    return resolve_with(_BOOK, ('breath_by_round',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('breath_by_round',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class AsphyxiationDamageInputs(TypedDict, total=False):
     """The inputs of asphyxiation_damage(), each optional: `asphyxiation_damage(**inputs)`."""
@@ -16947,13 +17925,27 @@ class AsphyxiationDamageInputs(TypedDict, total=False):
     substance: Substance
 
 @inputs_by_name
-def asphyxiation_damage(*, substance: Substance = 'water') -> Resolution:
+def asphyxiation_damage(
+    *,
+    substance: Substance = 'water',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Asphyxiation damage per combat round (7. Choking, Drowning, and Asphyxiation).
 
     Looked up by substance.
     """
     given: dict[str, object] = {'substance': substance}
-    return resolve_with(_BOOK, ('asphyxiation_damage',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('asphyxiation_damage',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class IllnessSeverityInputs(TypedDict, total=False):
     """The inputs of illness_severity(), each optional: `illness_severity(**inputs)`."""
@@ -16961,13 +17953,27 @@ class IllnessSeverityInputs(TypedDict, total=False):
     con_failures: int
 
 @inputs_by_name
-def illness_severity(*, con_failures: int = 0) -> Resolution:
+def illness_severity(
+    *,
+    con_failures: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Illness Severity Table (7. Disease: Illness Severity Table).
 
     Looked up by con_failures.
     """
     given: dict[str, object] = {'con_failures': con_failures}
-    return resolve_with(_BOOK, ('illness_severity',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('illness_severity',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class DiseaseTypesInputs(TypedDict, total=False):
     """The inputs of disease_types(), each optional: `disease_types(**inputs)`."""
@@ -16975,13 +17981,27 @@ class DiseaseTypesInputs(TypedDict, total=False):
     disease_type: DiseaseType
 
 @inputs_by_name
-def disease_types(*, disease_type: DiseaseType = 'chills') -> Resolution:
+def disease_types(
+    *,
+    disease_type: DiseaseType = 'chills',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Generic disease types (7. Disease).
 
     Looked up by disease_type.
     """
     given: dict[str, object] = {'disease_type': disease_type}
-    return resolve_with(_BOOK, ('disease_types',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('disease_types',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 __all__ = [
     'IMPASSABLE',

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from random import Random
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypedDict
 
@@ -62,6 +63,9 @@ from dsl.runtime.chains import (  # noqa: E402
 from dsl.runtime.dice import (  # noqa: E402
     clamp_dice,
 )
+from dsl.runtime.prng import (  # noqa: E402
+    Xoshiro128,
+)
 from dsl.runtime.resolve import (  # noqa: E402
     FIRST,
     NOTHING,
@@ -70,7 +74,6 @@ from dsl.runtime.resolve import (  # noqa: E402
     inputs_by_name,
     note_of,
     resolve_rule,
-    resolve_with,
     restriction_of,
     rolls_counted,
     within,
@@ -12943,6 +12946,8 @@ def resolve(
     /,
     *,
     rounds: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
     **inputs: object,
 ) -> Resolution:
     """Resolve a situation in which the named rules and tables apply together.
@@ -12950,8 +12955,11 @@ def resolve(
     Inputs not given take their defaults (see INPUTS).  Modifiers stack across the
     rules; a bad rule name or input raises RuleInputError.  `rounds`: resolve a rule
     with a sequence (`each round ...`) over so many rounds (`Resolution.sequence`).
+    `rng`: roll the situation's rolls and tables (a seed, or a random.Random);
+    `rolled`: results rolled elsewhere, faces or a total by roll name
+    (`Roll.rolled`, `Resolution.rolled(name)`).
     """
-    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
+    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds, rng=rng, rolled=rolled)
 
 class AttackInputs(TypedDict, total=False):
     """The inputs of attack(), each optional: `attack(**inputs)`."""
@@ -12959,11 +12967,28 @@ class AttackInputs(TypedDict, total=False):
     skill: int
 
 @inputs_by_name
-def attack(*, skill: int = 50) -> Resolution:
+def attack(
+    *,
+    skill: int = 50,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """The roll (7. Spot Rules).
 
     - roll hit: d100 <= skill
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'skill': skill}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('attack',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
     ):  # every value as it is told: the rule written out, at once
@@ -12986,6 +13011,8 @@ def explosions(
     blast_radius: int | None = None,
     distance: Fraction | int | float | str = 0,
     demolition: Demolition = 'none',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Explosions (Explosions).
 
@@ -12996,6 +13023,23 @@ def explosions(
     - derive blast = (blast_dice - lost) d6 (when caught)
     - derive blast_locations = d4 (when caught)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'blast_dice': blast_dice,
+            'blast_radius': blast_radius,
+            'distance': distance,
+            'demolition': demolition,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('explosions',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(_BOOK, 'explosions', (blast_dice, blast_radius, distance, demolition))
 
 class PointBlankRangeInputs(TypedDict, total=False):
@@ -13015,6 +13059,8 @@ def point_blank_range(
     target_range: int = 10,
     missile_kind: MissileWeapon = 'firearm',
     reach: int = 1,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Point-blank Range (Point-blank Range).
 
@@ -13023,6 +13069,24 @@ def point_blank_range(
     - skill is easy (when target_range <= reach; unless missile_kind in {bow, thrown})
     - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'skill': skill,
+            'target_range': target_range,
+            'missile_kind': missile_kind,
+            'reach': reach,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('point_blank_range',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 1 <= DEX <= 100
         and type(skill) is int and 0 <= skill <= 200
@@ -13066,6 +13130,8 @@ def extended_range(
     missile_kind: MissileWeapon = 'firearm',
     reach: int = 1,
     hand_propelled: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Extended Range (Extended Range).
 
@@ -13078,6 +13144,26 @@ def extended_range(
     - cannot hit beyond long range (four times base range) (when target_range > 2 * base_range; when target_range > 4 * base_range)
     - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'skill': skill,
+            'base_range': base_range,
+            'target_range': target_range,
+            'missile_kind': missile_kind,
+            'reach': reach,
+            'hand_propelled': hand_propelled,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('extended_range',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 1 <= DEX <= 100
         and type(skill) is int and 0 <= skill <= 200
@@ -13123,6 +13209,8 @@ def falling(
     fall_distance: Fraction | int | float | str = 0,
     thrown_down: bool = False,
     stake: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Falling (Falling).
 
@@ -13136,6 +13224,25 @@ def falling(
     - derive fall_taken = max(fall_damage - fall_armor, 0) (when fall_dice > 0)
     - derive stake_damage = d10 + 1 (when stake)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'SIZ': SIZ,
+            'armor': armor,
+            'fall_dice': fall_dice,
+            'fall_distance': fall_distance,
+            'thrown_down': thrown_down,
+            'stake': stake,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('falling',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'falling',
@@ -13159,6 +13266,8 @@ def fighting_while_down(
     actor_prone: bool = False,
     target_prone: bool = False,
     two_handed: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Fighting While Down (Fighting While Down).
 
@@ -13168,6 +13277,24 @@ def fighting_while_down(
     - cannot attack with a two-handed weapon while down (when actor_prone; when two_handed)
     - skill is easy (when target_prone)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'action': action,
+            'actor_prone': actor_prone,
+            'target_prone': target_prone,
+            'two_handed': two_handed,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('fighting_while_down',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
@@ -13211,6 +13338,8 @@ def fire_and_heat(
     clothed_unarmored: bool = True,
     burn_damage: int = 0,
     extinguishing: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Fire and Heat (Fire and Heat).
 
@@ -13222,6 +13351,26 @@ def fire_and_heat(
     - roll burn_luck: d100 <= luck (when burn_damage > hit_points / 4 round up)
     - roll extinguish: d100 <= luck (when extinguishing)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'POW': POW,
+            'luck': luck,
+            'hit_points': hit_points,
+            'fire': fire,
+            'clothed_unarmored': clothed_unarmored,
+            'burn_damage': burn_damage,
+            'extinguishing': extinguishing,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('fire_and_heat',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(POW) is int and 1 <= POW <= 100
         and (luck is None or (type(luck) is int and 0 <= luck <= 200))
@@ -13265,6 +13414,8 @@ def firing_into_combat(
     engaged: bool = False,
     both_close: bool = False,
     extra_bodies: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Firing Into Combat (Firing Into Combat).
 
@@ -13276,6 +13427,24 @@ def firing_into_combat(
     - skill +5% per extra_bodies (when extra_bodies > 0)
     - skill min 0
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'into_combat': into_combat,
+            'engaged': engaged,
+            'both_close': both_close,
+            'extra_bodies': extra_bodies,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('firing_into_combat',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(into_combat) is bool
@@ -13311,6 +13480,8 @@ def fortified_positions(
     skill: int = 50,
     attack_kind: AttackKind = 'hand_to_hand',
     fortified: Fortified = 'open',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Fortified Positions (Fortified Positions).
 
@@ -13319,6 +13490,22 @@ def fortified_positions(
     - skill is impossible (when fortified == crouched_behind; when attack_kind == missile)
     - cannot hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'attack_kind': attack_kind,
+            'fortified': fortified,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('fortified_positions',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(attack_kind) is str and attack_kind in ('hand_to_hand', 'missile')
@@ -13340,11 +13527,29 @@ class ImprovisedWearInputs(TypedDict, total=False):
     parried_damage: int
 
 @inputs_by_name
-def improvised_wear(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
+def improvised_wear(
+    *,
+    weapon_hp: int = 10,
+    parried_damage: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Wear of improvised weapons (Improvised Parrying Weapons).
 
     - derive weapon_wear = max(1, parried_damage - weapon_hp)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('improvised_wear',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(weapon_hp) is int and 1 <= weapon_hp <= 100
         and type(parried_damage) is int and 0 <= parried_damage <= 200
@@ -13360,11 +13565,29 @@ class ImprovisedWeaponsInputs(TypedDict, total=False):
     parried_damage: int
 
 @inputs_by_name
-def improvised_weapons(*, weapon_hp: int = 10, parried_damage: int = 0) -> Resolution:
+def improvised_weapons(
+    *,
+    weapon_hp: int = 10,
+    parried_damage: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Improvised Weapons (Improvised Weapons).
 
     - as improvised_wear
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('improvised_weapons',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(weapon_hp) is int and 1 <= weapon_hp <= 100
         and type(parried_damage) is int and 0 <= parried_damage <= 200
@@ -13388,6 +13611,8 @@ def improvised_parrying_weapons(
     parried_damage: int = 0,
     weapon_base: int = 25,
     weapon_enc: Fraction | int | float | str = 1,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Improvised Parrying Weapons (Improvised Parrying Weapons).
 
@@ -13395,6 +13620,23 @@ def improvised_parrying_weapons(
     - derive parry_base = max(weapon_base / 2 round up, 20)
     - cannot parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'weapon_hp': weapon_hp,
+            'parried_damage': parried_damage,
+            'weapon_base': weapon_base,
+            'weapon_enc': weapon_enc,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('improvised_parrying_weapons',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'improvised_parrying_weapons',
@@ -13428,6 +13670,8 @@ def knockback(
     kept_seat: bool = False,
     from_above: bool = False,
     half_siz_threshold: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Knockback (Knockback).
 
@@ -13438,6 +13682,29 @@ def knockback(
     - derive knocked_meters = max(0, knockback_damage - knock_siz) / 5 round down (unless from_above)
     - roll stay_standing: d100 <= agility
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'SIZ': SIZ,
+            'DEX': DEX,
+            'agility': agility,
+            'ride': ride,
+            'knock_siz': knock_siz,
+            'knockback_damage': knockback_damage,
+            'mount_siz': mount_siz,
+            'kept_seat': kept_seat,
+            'from_above': from_above,
+            'half_siz_threshold': half_siz_threshold,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('knockback',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(SIZ) is int and 1 <= SIZ <= 200
         and type(DEX) is int and 1 <= DEX <= 100
@@ -13494,6 +13761,8 @@ def knockout_attacks(
     skill: int = 50,
     wound: Wound = 'minor',
     headed: bool = True,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Knockout Attacks (Knockout Attacks).
 
@@ -13502,6 +13771,18 @@ def knockout_attacks(
     - cannot knock out a being without a clearly defined head (unless headed)
     - derive knocked_out = d10 + 10 (when wound == major)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'skill': skill, 'wound': wound, 'headed': headed}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('knockout_attacks',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(wound) is str and wound in ('minor', 'major')
@@ -13534,6 +13815,8 @@ def light_sources(
     light_distance: int = 0,
     careful_light: bool = False,
     light_dropped: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Light Sources (Light Sources).
 
@@ -13543,6 +13826,27 @@ def light_sources(
     - skill is difficult (when careful_light)
     - roll keeps_burning: d100 <= luck (when light_dropped)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'POW': POW,
+            'skill': skill,
+            'luck': luck,
+            'spot': spot,
+            'light': light,
+            'light_distance': light_distance,
+            'careful_light': careful_light,
+            'light_dropped': light_dropped,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('light_sources',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(POW) is int and 1 <= POW <= 100
         and type(skill) is int and 0 <= skill <= 200
@@ -13588,12 +13892,32 @@ def mass_combat(
     immersed: bool = True,
     side_pot: int = 0,
     enemy_pot: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Mass Combat (Mass Combat).
 
     - roll mass_luck: d100 <= luck (when immersed)
     - roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'POW': POW,
+            'luck': luck,
+            'immersed': immersed,
+            'side_pot': side_pot,
+            'enemy_pot': enemy_pot,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('mass_combat',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(POW) is int and 1 <= POW <= 100
         and (luck is None or (type(luck) is int and 0 <= luck <= 200))
@@ -13635,6 +13959,8 @@ def missile_fire_while_moving(
     missile_kind: MissileWeapon = 'firearm',
     moving: Moving = 'still',
     fire_direction: FireDirection = 'ahead',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Missile Fire While Moving (Missile Fire While Moving).
 
@@ -13645,6 +13971,27 @@ def missile_fire_while_moving(
     - skill is difficult (when moving != still; when fire_direction == sideways and missile_kind != bow)
     - skill is one_fifth (when moving != still; when fire_direction == behind)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'skill': skill,
+            'agility': agility,
+            'jump': jump,
+            'ride': ride,
+            'missile_kind': missile_kind,
+            'moving': moving,
+            'fire_direction': fire_direction,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('missile_fire_while_moving',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 1 <= DEX <= 100
         and type(skill) is int and 0 <= skill <= 200
@@ -13690,6 +14037,8 @@ def superior_position(
     superior: bool = False,
     long_weapon: bool = False,
     opponent_long_weapon: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Superior/Inferior Positions (Superior/Inferior Positions).
 
@@ -13697,6 +14046,24 @@ def superior_position(
     - skill +10% (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     - derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'action': action,
+            'superior': superior,
+            'long_weapon': long_weapon,
+            'opponent_long_weapon': opponent_long_weapon,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('superior_position',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
@@ -13754,6 +14121,8 @@ def mounted_combat(
     falling_from_mount: bool = False,
     spurring: bool = False,
     mount_POW: int = 10,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Mounted Combat (Mounted Combat).
 
@@ -13768,6 +14137,33 @@ def mounted_combat(
     - roll fall_luck: d100 <= luck (when falling_from_mount)
     - roll fall_stamina: d100 <= stamina (when falling_from_mount)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'CON': CON,
+            'POW': POW,
+            'skill': skill,
+            'luck': luck,
+            'stamina': stamina,
+            'ride': ride,
+            'action': action,
+            'long_weapon': long_weapon,
+            'opponent_long_weapon': opponent_long_weapon,
+            'mounted': mounted,
+            'target_on_foot': target_on_foot,
+            'falling_from_mount': falling_from_mount,
+            'spurring': spurring,
+            'mount_POW': mount_POW,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('mounted_combat',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(CON) is int and 1 <= CON <= 100
         and type(POW) is int and 1 <= POW <= 100
@@ -13838,6 +14234,8 @@ def natural_weapons(
     damage_bonus: Dice | str = '1d4',
     natural_weapon: NaturalWeapon = 'claw',
     natural_damage: Dice | str = '1d6',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Natural Weapons (Natural Weapons).
 
@@ -13846,6 +14244,23 @@ def natural_weapons(
     - natural_damage = d6 (unless natural_weapon in {bite, horn})
     - derive natural_total = natural_damage + damage_bonus
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'damage_bonus': damage_bonus,
+            'natural_weapon': natural_weapon,
+            'natural_damage': natural_damage,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('natural_weapons',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'natural_weapons',
@@ -13860,7 +14275,14 @@ class PoisonsInputs(TypedDict, total=False):
     poison_speed: PoisonSpeed
 
 @inputs_by_name
-def poisons(*, CON: int = 10, POT: int = 10, poison_speed: PoisonSpeed = 'fast') -> Resolution:
+def poisons(
+    *,
+    CON: int = 10,
+    POT: int = 10,
+    poison_speed: PoisonSpeed = 'fast',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Poisons (Poisons).
 
     - roll resist_poison: resist CON vs POT
@@ -13868,6 +14290,18 @@ def poisons(*, CON: int = 10, POT: int = 10, poison_speed: PoisonSpeed = 'fast')
     - derive poison_damage_resisted = POT / 2 round up
     - derive poison_onset = poison_delay[poison_speed]
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'CON': CON, 'POT': POT, 'poison_speed': poison_speed}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('poisons',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(CON) is int and 1 <= CON <= 100
         and type(POT) is int and 0 <= POT <= 100
@@ -13892,6 +14326,8 @@ def poison_antidotes(
     POT: int = 10,
     antidote_pot: int = 0,
     poison_speed: PoisonSpeed = 'fast',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Poison Antidotes (Poison Antidotes).
 
@@ -13899,6 +14335,23 @@ def poison_antidotes(
     - POT min 0
     - as poisons
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'CON': CON,
+            'POT': POT,
+            'antidote_pot': antidote_pot,
+            'poison_speed': poison_speed,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('poison_antidotes',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(CON) is int and 1 <= CON <= 100
         and type(POT) is int and 0 <= POT <= 100
@@ -13942,6 +14395,8 @@ def prone(
     target_prone: bool = False,
     voluntarily_prone: bool = False,
     getting_up: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Prone (Prone).
 
@@ -13953,6 +14408,29 @@ def prone(
     - cannot add a positive damage modifier while prone (when actor_prone)
     - skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'action': action,
+            'base_range': base_range,
+            'target_range': target_range,
+            'missile_kind': missile_kind,
+            'attack_kind': attack_kind,
+            'actor_prone': actor_prone,
+            'target_prone': target_prone,
+            'voluntarily_prone': voluntarily_prone,
+            'getting_up': getting_up,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('prone',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
@@ -14009,12 +14487,30 @@ def pulling_blows(
     damage: Dice | str = '1d6',
     pull_steps: int = 0,
     pull_dice: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Pulling Blows (Pulling Blows).
 
     - damage -pull_steps steps
     - damage -pull_dice dice
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'damage': damage,
+            'pull_steps': pull_steps,
+            'pull_dice': pull_dice,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('pulling_blows',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(_BOOK, 'pulling_blows', (damage, pull_steps, pull_dice))
 
 class QuickdrawsInputs(TypedDict, total=False):
@@ -14036,6 +14532,8 @@ def quickdraws(
     action: Action = 'attack',
     opponent_DEX: int = 10,
     after_exchange: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Quickdraws (Quickdraws).
 
@@ -14044,6 +14542,25 @@ def quickdraws(
     - roll draw_first: resist DEX vs opponent_DEX (unless after_exchange)
     - skill is difficult (when after_exchange and action in {parry, dodge})
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'skill': skill,
+            'spot': spot,
+            'action': action,
+            'opponent_DEX': opponent_DEX,
+            'after_exchange': after_exchange,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('quickdraws',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 1 <= DEX <= 100
         and type(skill) is int and 0 <= skill <= 200
@@ -14089,6 +14606,8 @@ def radiation(
     radiation_pot: int = 5,
     mutations: bool = False,
     physical_skill: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Radiation (Radiation).
 
@@ -14104,6 +14623,26 @@ def radiation(
     - derive corpse_pot = radiation_pot / 2 round up (when radiation_pot >= 30)
     - roll mutation: d100 <= POW (when mutations)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'CON': CON,
+            'POW': POW,
+            'skill': skill,
+            'stamina': stamina,
+            'radiation_pot': radiation_pot,
+            'mutations': mutations,
+            'physical_skill': physical_skill,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('radiation',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(CON) is int and 1 <= CON <= 100
         and type(POW) is int and 1 <= POW <= 100
@@ -14143,12 +14682,30 @@ def shields_and_missile_fire(
     shield: ShieldSize = 'full',
     shield_use: ShieldStance = 'in_combat',
     fast_missile: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Shields and Missile Fire (Shields and Missile Fire).
 
     - roll block: d100 <= shield_block[shield, in_combat] (when fast_missile)
     - roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'shield': shield,
+            'shield_use': shield_use,
+            'fast_missile': fast_missile,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('shields_and_missile_fire',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(shield) is str and shield in ('half', 'full', 'large')
         and type(shield_use) is str and shield_use in ('in_combat', 'kneeling')
@@ -14178,6 +14735,8 @@ def shooting_up_or_down(
     base_range: int = 50,
     shot_angle: int = 0,
     shot_direction: ShotDirection = 'level',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Shooting Up or Down (Shooting Up or Down).
 
@@ -14188,6 +14747,23 @@ def shooting_up_or_down(
     - skill +10% (when shot_direction == downward)
     - skill min 0
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'base_range': base_range,
+            'shot_angle': shot_angle,
+            'shot_direction': shot_direction,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('shooting_up_or_down',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(base_range) is int and 1 <= base_range <= 5000
@@ -14221,12 +14797,26 @@ def slippery_surfaces(
     DEX: int = 10,
     agility: int | None = None,
     slick: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Slippery or Unstable Surfaces (Slippery or Unstable Surfaces).
 
     - agility is difficult (when slick)
     - roll keep_footing: d100 <= agility
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'DEX': DEX, 'agility': agility, 'slick': slick}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('slippery_surfaces',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 1 <= DEX <= 100
         and (agility is None or (type(agility) is int and 0 <= agility <= 200))
@@ -14263,6 +14853,8 @@ def stunning_or_subduing(
     actor_stunned: bool = False,
     stun_hit: bool = False,
     stun_damage: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Stunning or Subduing (Stunning or Subduing).
 
@@ -14275,6 +14867,29 @@ def stunning_or_subduing(
     - roll stun: resist stun_damage vs hit_points (when stun_hit)
     - derive stunned_rounds = stun_damage (when stun_hit)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'INT': INT,
+            'DEX': DEX,
+            'skill': skill,
+            'agility': agility,
+            'hit_points': hit_points,
+            'action': action,
+            'target_stunned': target_stunned,
+            'actor_stunned': actor_stunned,
+            'stun_hit': stun_hit,
+            'stun_damage': stun_damage,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('stunning_or_subduing',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(INT) is int and 1 <= INT <= 100
         and type(DEX) is int and 1 <= DEX <= 100
@@ -14329,12 +14944,29 @@ def superior_numbers(
     *,
     attackers: int = 1,
     attacker_weapons: AttackerWeapons = 'normal',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Superior Numbers (Superior Numbers).
 
     - derive can_attack = min(attackers, attackers_with_room[attacker_weapons])
     - derive crowded_out = attackers - can_attack
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'attackers': attackers,
+            'attacker_weapons': attacker_weapons,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('superior_numbers',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(attackers) is int and 1 <= attackers <= 50
         and type(attacker_weapons) is str and attacker_weapons in ('normal', 'large', 'long_spears')
@@ -14364,6 +14996,8 @@ def sweep_attacks(
     natural_sweep: bool = False,
     sweep_defender: bool = False,
     sweep_damage: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Sweep Attacks (Sweep Attacks).
 
@@ -14373,6 +15007,26 @@ def sweep_attacks(
     - cannot Dodge a sweep attack (use Jump to get out of the way) (when sweep_defender)
     - roll parry_strength: resist STR vs sweep_damage (when sweep_defender; when action == parry)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'STR': STR,
+            'skill': skill,
+            'damage': damage,
+            'action': action,
+            'natural_sweep': natural_sweep,
+            'sweep_defender': sweep_defender,
+            'sweep_damage': sweep_damage,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sweep_attacks',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'sweep_attacks',
@@ -14394,6 +15048,8 @@ def thrown_weapons(
     damage_bonus: Dice | str = '1d4',
     thrown_attack: bool = True,
     unskilled_close: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Thrown Weapons (Thrown Weapons).
 
@@ -14401,6 +15057,23 @@ def thrown_weapons(
     - damage_bonus -2 steps (when thrown_attack and not unskilled_close)
     - skill is difficult (when unskilled_close)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'damage_bonus': damage_bonus,
+            'thrown_attack': thrown_attack,
+            'unskilled_close': unskilled_close,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('thrown_weapons',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'thrown_weapons',
@@ -14434,6 +15107,8 @@ def two_weapons(
     off_hand_trained: bool = False,
     off_hand_weapon: bool = False,
     handedness_unknown: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Two Weapons (Two Weapons).
 
@@ -14445,6 +15120,29 @@ def two_weapons(
     - derive may_be_ambidextrous = DEX >= 16
     - roll handedness_luck: d100 <= luck (when handedness_unknown and DEX <= 15)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'POW': POW,
+            'DEX': DEX,
+            'skill': skill,
+            'luck': luck,
+            'dex_rank': dex_rank,
+            'split_attack': split_attack,
+            'off_hand': off_hand,
+            'off_hand_trained': off_hand_trained,
+            'off_hand_weapon': off_hand_weapon,
+            'handedness_unknown': handedness_unknown,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('two_weapons',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(POW) is int and 1 <= POW <= 100
         and type(DEX) is int and 1 <= DEX <= 100
@@ -14513,6 +15211,8 @@ def underwater_combat(
     close_or_small: bool = False,
     shield_parry: bool = False,
     acclimated: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Underwater Combat (Underwater Combat).
 
@@ -14525,6 +15225,28 @@ def underwater_combat(
     - cannot parry with a shield underwater (when underwater and not acclimated; when shield_parry)
     - derive fatigue_factor = 2 (when underwater and not acclimated)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'damage': damage,
+            'swim': swim,
+            'underwater': underwater,
+            'swimming': swimming,
+            'damage_type': damage_type,
+            'close_or_small': close_or_small,
+            'shield_parry': shield_parry,
+            'acclimated': acclimated,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('underwater_combat',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'underwater_combat',
@@ -14566,6 +15288,8 @@ def vacuum(
     suit_armor: int = 0,
     abrupt: bool = True,
     sight_roll: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Vacuum (Vacuum).
 
@@ -14576,6 +15300,28 @@ def vacuum(
     - roll eardrums: d100 <= stamina (when abrupt)
     - skill is difficult (when vacuum_round > CON * 2 and sight_roll)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'CON': CON,
+            'INT': INT,
+            'skill': skill,
+            'stamina': stamina,
+            'vacuum_round': vacuum_round,
+            'exhaled': exhaled,
+            'suit_armor': suit_armor,
+            'abrupt': abrupt,
+            'sight_roll': sight_roll,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('vacuum',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(CON) is int and 1 <= CON <= 100
         and type(INT) is int and 1 <= INT <= 100
@@ -14621,6 +15367,8 @@ def volley_fire(
     skill: int = 50,
     dex_rank: int | None = None,
     attacks_per_round: int = 1,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Volley Fire (Volley Fire).
 
@@ -14630,6 +15378,23 @@ def volley_fire(
     - derive last_volley_rank = dex_rank - 5 * (volley_attacks - 1)
     - cannot parry or Dodge while launching volley attacks
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'skill': skill,
+            'dex_rank': dex_rank,
+            'attacks_per_round': attacks_per_round,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('volley_fire',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 1 <= DEX <= 100
         and type(skill) is int and 0 <= skill <= 200
@@ -14663,6 +15428,8 @@ def weapon_length(
     my_length: WeaponReach = 'medium',
     their_length: WeaponReach = 'medium',
     inside_guard: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Weapon Length (Weapon Length).
 
@@ -14671,6 +15438,24 @@ def weapon_length(
     - skill is easy (when my_length == short and their_length == long; when inside_guard and action == attack)
     - skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'action': action,
+            'my_length': my_length,
+            'their_length': their_length,
+            'inside_guard': inside_guard,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('weapon_length',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(action) is str and action in ('attack', 'parry', 'dodge', 'other')
@@ -14708,6 +15493,8 @@ def wind(
     skill: int = 50,
     wind_str: int = 0,
     wind_affected: bool = True,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Wind (Wind).
 
@@ -14716,6 +15503,23 @@ def wind(
     - skill min 0 (when wind_affected)
     - roll stand_upright: resist STR vs wind_str (when wind_str >= 2)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'STR': STR,
+            'skill': skill,
+            'wind_str': wind_str,
+            'wind_affected': wind_affected,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('wind',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(STR) is int and 1 <= STR <= 100
         and type(skill) is int and 0 <= skill <= 200
@@ -14745,6 +15549,8 @@ def cloud_cover(
     skill: int = 50,
     clouds: Clouds = 'light_clouds',
     sky_skill: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Cloud Cover (Cloud Cover).
 
@@ -14752,6 +15558,18 @@ def cloud_cover(
     - skill min 0 (when sky_skill)
     - roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'skill': skill, 'clouds': clouds, 'sky_skill': sky_skill}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('cloud_cover',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(clouds) is str and clouds in ('light_clouds', 'heavy_clouds', 'severe_clouds', 'complete_clouds')
@@ -14774,6 +15592,8 @@ def rain(
     skill: int = 50,
     precipitation_kind: PrecipitationKind = 'dry',
     weather_skill: bool = True,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Rain (Rain).
 
@@ -14781,6 +15601,22 @@ def rain(
     - skill +precipitation[precipitation_kind] (when weather_skill)
     - skill min 0 (when weather_skill)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'skill': skill,
+            'precipitation_kind': precipitation_kind,
+            'weather_skill': weather_skill,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('rain',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(precipitation_kind) is str and precipitation_kind in ('dry', 'rain_fall', 'snow', 'sleet', 'hail')
@@ -14818,6 +15654,8 @@ def weather_conditions(
     sky_skill: bool = False,
     precipitation_kind: PrecipitationKind = 'dry',
     weather_skill: bool = True,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Weather Conditions (Weather Conditions).
 
@@ -14825,6 +15663,27 @@ def weather_conditions(
     - as cloud_cover
     - as rain
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'STR': STR,
+            'skill': skill,
+            'wind_str': wind_str,
+            'wind_affected': wind_affected,
+            'clouds': clouds,
+            'sky_skill': sky_skill,
+            'precipitation_kind': precipitation_kind,
+            'weather_skill': weather_skill,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('weather_conditions',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(STR) is int and 1 <= STR <= 100
         and type(skill) is int and 0 <= skill <= 200
@@ -14881,6 +15740,8 @@ def zero_gravity_combat(
     zero_g_failed: bool = False,
     braced: bool = False,
     impact_damage: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Zero-gravity Combat (Zero-gravity Combat).
 
@@ -14889,6 +15750,25 @@ def zero_gravity_combat(
     - skill is difficult (when zero_g_failed)
     - derive impact = impact_damage / 2 round up (unless braced)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'DEX': DEX,
+            'skill': skill,
+            'agility': agility,
+            'zero_g_failed': zero_g_failed,
+            'braced': braced,
+            'impact_damage': impact_damage,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zero_gravity_combat',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(DEX) is int and 1 <= DEX <= 100
         and type(skill) is int and 0 <= skill <= 200
@@ -14919,13 +15799,27 @@ class FireSourcesInputs(TypedDict, total=False):
     fire: FireSource
 
 @inputs_by_name
-def fire_sources(*, fire: FireSource = 'torch') -> Resolution:
+def fire_sources(
+    *,
+    fire: FireSource = 'torch',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Fire damage by source (Fire and Heat).
 
     Looked up by fire.
     """
     given: dict[str, object] = {'fire': fire}
-    return resolve_with(_BOOK, ('fire_sources',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('fire_sources',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class LightBurnTimeInputs(TypedDict, total=False):
     """The inputs of light_burn_time(), each optional: `light_burn_time(**inputs)`."""
@@ -14933,13 +15827,27 @@ class LightBurnTimeInputs(TypedDict, total=False):
     light: LightSource
 
 @inputs_by_name
-def light_burn_time(*, light: LightSource = 'torch_light') -> Resolution:
+def light_burn_time(
+    *,
+    light: LightSource = 'torch_light',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Burning time of light sources (Light Sources).
 
     Looked up by light.
     """
     given: dict[str, object] = {'light': light}
-    return resolve_with(_BOOK, ('light_burn_time',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('light_burn_time',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class PoisonDelayInputs(TypedDict, total=False):
     """The inputs of poison_delay(), each optional: `poison_delay(**inputs)`."""
@@ -14947,13 +15855,27 @@ class PoisonDelayInputs(TypedDict, total=False):
     poison_speed: PoisonSpeed
 
 @inputs_by_name
-def poison_delay(*, poison_speed: PoisonSpeed = 'fast') -> Resolution:
+def poison_delay(
+    *,
+    poison_speed: PoisonSpeed = 'fast',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Delay before poison damage (Poisons).
 
     Looked up by poison_speed.
     """
     given: dict[str, object] = {'poison_speed': poison_speed}
-    return resolve_with(_BOOK, ('poison_delay',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('poison_delay',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class RadiationEffectsInputs(TypedDict, total=False):
     """The inputs of radiation_effects(), each optional: `radiation_effects(**inputs)`."""
@@ -14961,13 +15883,27 @@ class RadiationEffectsInputs(TypedDict, total=False):
     radiation_pot: int
 
 @inputs_by_name
-def radiation_effects(*, radiation_pot: int = 5) -> Resolution:
+def radiation_effects(
+    *,
+    radiation_pot: int = 5,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Radiation Effects Table (Radiation Effects Table).
 
     Looked up by radiation_pot.
     """
     given: dict[str, object] = {'radiation_pot': radiation_pot}
-    return resolve_with(_BOOK, ('radiation_effects',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('radiation_effects',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class ShieldBlockInputs(TypedDict, total=False):
     """The inputs of shield_block(), each optional: `shield_block(**inputs)`."""
@@ -14980,13 +15916,24 @@ def shield_block(
     *,
     shield: ShieldSize = 'full',
     shield_use: ShieldStance = 'in_combat',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Chance to block a missile (Shields and Missile Fire).
 
     Looked up by shield, shield_use.
     """
     given: dict[str, object] = {'shield': shield, 'shield_use': shield_use}
-    return resolve_with(_BOOK, ('shield_block',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('shield_block',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class AttackersWithRoomInputs(TypedDict, total=False):
     """The inputs of attackers_with_room(), each optional: `attackers_with_room(**inputs)`."""
@@ -14994,13 +15941,27 @@ class AttackersWithRoomInputs(TypedDict, total=False):
     attacker_weapons: AttackerWeapons
 
 @inputs_by_name
-def attackers_with_room(*, attacker_weapons: AttackerWeapons = 'normal') -> Resolution:
+def attackers_with_room(
+    *,
+    attacker_weapons: AttackerWeapons = 'normal',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Attackers with room to attack one character (Superior Numbers).
 
     Looked up by attacker_weapons.
     """
     given: dict[str, object] = {'attacker_weapons': attacker_weapons}
-    return resolve_with(_BOOK, ('attackers_with_room',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('attackers_with_room',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class HandednessInputs(TypedDict, total=False):
     """The inputs of handedness(), each optional: `handedness(**inputs)`."""
@@ -15008,7 +15969,12 @@ class HandednessInputs(TypedDict, total=False):
     roll: int | None
 
 @inputs_by_name
-def handedness(*, roll: int | None = None) -> Resolution:
+def handedness(
+    *,
+    roll: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Handedness after a failed Luck roll (Two Weapons).
 
     Rolled on d6; pass `roll` to select a row.
@@ -15016,7 +15982,16 @@ def handedness(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('handedness',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('handedness',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class WindStrengthInputs(TypedDict, total=False):
     """The inputs of wind_strength(), each optional: `wind_strength(**inputs)`."""
@@ -15024,13 +15999,27 @@ class WindStrengthInputs(TypedDict, total=False):
     wind_str: int
 
 @inputs_by_name
-def wind_strength(*, wind_str: int = 0) -> Resolution:
+def wind_strength(
+    *,
+    wind_str: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Wind (Wind).
 
     Looked up by wind_str.
     """
     given: dict[str, object] = {'wind_str': wind_str}
-    return resolve_with(_BOOK, ('wind_strength',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('wind_strength',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class CloudCoverLevelsInputs(TypedDict, total=False):
     """The inputs of cloud_cover_levels(), each optional: `cloud_cover_levels(**inputs)`."""
@@ -15038,13 +16027,27 @@ class CloudCoverLevelsInputs(TypedDict, total=False):
     clouds: Clouds
 
 @inputs_by_name
-def cloud_cover_levels(*, clouds: Clouds = 'light_clouds') -> Resolution:
+def cloud_cover_levels(
+    *,
+    clouds: Clouds = 'light_clouds',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Cloud Cover (Cloud Cover).
 
     Looked up by clouds.
     """
     given: dict[str, object] = {'clouds': clouds}
-    return resolve_with(_BOOK, ('cloud_cover_levels',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('cloud_cover_levels',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class PrecipitationInputs(TypedDict, total=False):
     """The inputs of precipitation(), each optional: `precipitation(**inputs)`."""
@@ -15052,13 +16055,27 @@ class PrecipitationInputs(TypedDict, total=False):
     precipitation_kind: PrecipitationKind
 
 @inputs_by_name
-def precipitation(*, precipitation_kind: PrecipitationKind = 'dry') -> Resolution:
+def precipitation(
+    *,
+    precipitation_kind: PrecipitationKind = 'dry',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Precipitation (Rain).
 
     Looked up by precipitation_kind.
     """
     given: dict[str, object] = {'precipitation_kind': precipitation_kind}
-    return resolve_with(_BOOK, ('precipitation',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('precipitation',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 __all__ = [
     'IMPASSABLE',

@@ -16,6 +16,7 @@ RuleInputError reports a bad rule name or input.  The module imports the rulecra
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from random import Random
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypedDict
 
@@ -57,6 +58,9 @@ from dsl.runtime.book import (  # noqa: E402
 from dsl.runtime.chains import (  # noqa: E402
     chains_of,
 )
+from dsl.runtime.prng import (  # noqa: E402
+    Xoshiro128,
+)
 from dsl.runtime.resolve import (  # noqa: E402
     FIRST,
     NOTHING,
@@ -65,7 +69,6 @@ from dsl.runtime.resolve import (  # noqa: E402
     inputs_by_name,
     note_of,
     resolve_rule,
-    resolve_with,
     restriction_of,
     settle_counted,
     texts_counted,
@@ -10323,6 +10326,8 @@ def resolve(
     /,
     *,
     rounds: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
     **inputs: object,
 ) -> Resolution:
     """Resolve a situation in which the named rules and tables apply together.
@@ -10330,8 +10335,11 @@ def resolve(
     Inputs not given take their defaults (see INPUTS).  Modifiers stack across the
     rules; a bad rule name or input raises RuleInputError.  `rounds`: resolve a rule
     with a sequence (`each round ...`) over so many rounds (`Resolution.sequence`).
+    `rng`: roll the situation's rolls and tables (a seed, or a random.Random);
+    `rolled`: results rolled elsewhere, faces or a total by roll name
+    (`Roll.rolled`, `Resolution.rolled(name)`).
     """
-    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
+    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds, rng=rng, rolled=rolled)
 
 class OtherModsStackInputs(TypedDict, total=False):
     """The inputs of other_mods_stack(), each optional: `other_mods_stack(**inputs)`."""
@@ -10348,12 +10356,31 @@ def other_mods_stack(
     lof_skill: LofSkillKind = 'bs_attack',
     range_mod: int = 0,
     other_mods: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Other MODs of the roll (VIS).
 
     - attribute +range_mod (when lof_skill != none; when range_mod != 0)
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'attribute': attribute,
+            'lof_skill': lof_skill,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('other_mods_stack',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(attribute) is int and 0 <= attribute <= 30
         and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
@@ -10395,6 +10422,8 @@ def lof_roll(
     other_mods: int = 0,
     responding: bool = False,
     facing: bool = True,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """The roll that requires LoF (VIS).
 
@@ -10402,6 +10431,28 @@ def lof_roll(
     - roll lof: d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack))
     - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'attribute': attribute,
+            'burst': burst,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('lof_roll',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(attribute) is int and 0 <= attribute <= 30
         and type(burst) is int and 1 <= burst <= 6
@@ -10453,6 +10504,8 @@ def difficult(
     turn: Turn = 'active',
     movement: MovementSkill = 'move',
     failed_guts: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """MOV: Difficult (second MOV value) (MOV: Difficult).
 
@@ -10461,6 +10514,26 @@ def difficult(
     - cannot move on after entering base contact with a Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('difficult',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -10508,6 +10581,8 @@ def very_difficult(
     turn: Turn = 'active',
     movement: MovementSkill = 'move',
     failed_guts: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """MOV: Very Difficult (one Short Movement, second MOV value) (MOV: Very Difficult).
 
@@ -10517,6 +10592,26 @@ def very_difficult(
     - cannot move on after entering base contact with a Very Difficult Terrain area: the Movement ends at once, whatever its type (when movement in {move, cautious_movement, jump, climb} or movement == assault and turn == active or movement in {dodge, engage} and turn == reactive)
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('very_difficult',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -10556,12 +10651,30 @@ def saturation(
     burst: int = 3,
     lof_skill: LofSkillKind = 'bs_attack',
     lof_zone: LofContact = 'through',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """SAT: Saturation Zone (-1B, minimum B1) (SAT: Saturation Zone).
 
     - burst -1 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'burst': burst,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('saturation',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(burst) is int and 1 <= burst <= 6
         and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
@@ -10584,12 +10697,30 @@ def high_saturation(
     burst: int = 3,
     lof_skill: LofSkillKind = 'bs_attack',
     lof_zone: LofContact = 'through',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """SAT: High Saturation Zone (-2B, minimum B1) (SAT: High Sat Zone).
 
     - burst -2 (when lof_skill == bs_attack and lof_zone != clear_of)
     - burst min 1
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'burst': burst,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('high_saturation',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(burst) is int and 1 <= burst <= 6
         and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
@@ -10618,6 +10749,8 @@ def low_visibility(
     lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """VIS: Low Visibility (-3) (VIS: Low Visibility).
 
@@ -10625,6 +10758,25 @@ def low_visibility(
     - vis min low
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('low_visibility',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(attribute) is int and 0 <= attribute <= 30
         and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
@@ -10668,6 +10820,8 @@ def poor_visibility(
     lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """VIS: Poor Visibility (-6) (VIS: Poor Visibility).
 
@@ -10675,6 +10829,25 @@ def poor_visibility(
     - vis min poor
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('poor_visibility',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(attribute) is int and 0 <= attribute <= 30
         and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
@@ -10722,6 +10895,8 @@ def zero_visibility(
     other_mods: int = 0,
     responding: bool = False,
     facing: bool = True,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """VIS: Zero Visibility (no LoF; ARO: BS -6, Dodge) (VIS: Zero Visibility).
 
@@ -10732,6 +10907,27 @@ def zero_visibility(
     - cannot respond with another Skill: the only options are a BS Attack at -6, a Dodge without the MOD, or Change Facing (when lof_zone != clear_of; when responding; when facing; when lof_skill == other)
     - cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zero_visibility',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(attribute) is int and 0 <= attribute <= 30
         and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
@@ -10785,11 +10981,35 @@ def white_noise(
     responding: bool = False,
     facing: bool = True,
     msv: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """VIS: White Noise (Zero Visibility for MSV only) (VIS: White Noise).
 
     - as zero_visibility (when msv)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'attribute': attribute,
+            'vis': vis,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+            'msv': msv,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('white_noise',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(attribute) is int and 0 <= attribute <= 30
         and type(vis) is str and vis in ('none', 'low', 'poor', 'zero')
@@ -10826,12 +11046,29 @@ class InsecureInputs(TypedDict, total=False):
     hostility: HostilityRank
 
 @inputs_by_name
-def insecure(*, hostility: HostilityRank = 'none') -> Resolution:
+def insecure(
+    *,
+    hostility: HostilityRank = 'none',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Hostility Level: Insecure (only on 20) (HOSTILITY LEVEL).
 
     - hostility min insecure
     - roll hostile: d20 >= 20
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'hostility': hostility}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('insecure',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -10845,12 +11082,29 @@ class AdverseInputs(TypedDict, total=False):
     hostility: HostilityRank
 
 @inputs_by_name
-def adverse(*, hostility: HostilityRank = 'none') -> Resolution:
+def adverse(
+    *,
+    hostility: HostilityRank = 'none',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Hostility Level: Adverse (19-20) (HOSTILITY LEVEL).
 
     - hostility min adverse
     - roll hostile: d20 >= 19
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'hostility': hostility}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('adverse',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -10864,12 +11118,29 @@ class DangerousInputs(TypedDict, total=False):
     hostility: HostilityRank
 
 @inputs_by_name
-def dangerous(*, hostility: HostilityRank = 'none') -> Resolution:
+def dangerous(
+    *,
+    hostility: HostilityRank = 'none',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Hostility Level: Dangerous (18+) (HOSTILITY LEVEL).
 
     - hostility min dangerous
     - roll hostile: d20 >= 18
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'hostility': hostility}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('dangerous',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -10883,12 +11154,29 @@ class AggressiveInputs(TypedDict, total=False):
     hostility: HostilityRank
 
 @inputs_by_name
-def aggressive(*, hostility: HostilityRank = 'none') -> Resolution:
+def aggressive(
+    *,
+    hostility: HostilityRank = 'none',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Hostility Level: Aggressive (17+) (HOSTILITY LEVEL).
 
     - hostility min aggressive
     - roll hostile: d20 >= 17
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'hostility': hostility}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('aggressive',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -10902,12 +11190,29 @@ class LethalInputs(TypedDict, total=False):
     hostility: HostilityRank
 
 @inputs_by_name
-def lethal(*, hostility: HostilityRank = 'none') -> Resolution:
+def lethal(
+    *,
+    hostility: HostilityRank = 'none',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Hostility Level: Lethal (16+) (HOSTILITY LEVEL).
 
     - hostility min lethal
     - roll hostile: d20 >= 16
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'hostility': hostility}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('lethal',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -10921,12 +11226,29 @@ class SavageInputs(TypedDict, total=False):
     hostility: HostilityRank
 
 @inputs_by_name
-def savage(*, hostility: HostilityRank = 'none') -> Resolution:
+def savage(
+    *,
+    hostility: HostilityRank = 'none',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Hostility Level: Savage (14+) (HOSTILITY LEVEL).
 
     - hostility min savage
     - roll hostile: d20 >= 14
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'hostility': hostility}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('savage',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -10975,6 +11297,8 @@ def woods(
     lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Woods (WOODS).
 
@@ -10985,6 +11309,36 @@ def woods(
     - as saturation
     - as insecure
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'hostility': hostility,
+            'jungle_type': jungle_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('woods',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -11090,6 +11444,8 @@ def jungle(
     lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Jungle (JUNGLE).
 
@@ -11100,6 +11456,36 @@ def jungle(
     - as saturation
     - as adverse
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'hostility': hostility,
+            'jungle_type': jungle_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('jungle',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -11187,12 +11573,35 @@ def steep_hills(
     turn: Turn = 'active',
     movement: MovementSkill = 'move',
     failed_guts: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Steep Hills (STEEP HILLS).
 
     - mountains_type = yes
     - as difficult
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'mountains_type': mountains_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('steep_hills',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -11262,6 +11671,8 @@ def high_mountain(
     lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """High Mountain (HIGH MOUNTAIN).
 
@@ -11272,6 +11683,36 @@ def high_mountain(
     - as saturation
     - as adverse
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'hostility': hostility,
+            'mountains_type': mountains_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('high_mountain',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -11381,6 +11822,8 @@ def primeval_forest(
     other_mods: int = 0,
     responding: bool = False,
     facing: bool = True,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Primeval Forest (PRIMEVAL FOREST).
 
@@ -11391,6 +11834,38 @@ def primeval_forest(
     - as high_saturation
     - as dangerous
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'hostility': hostility,
+            'jungle_type': jungle_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('primeval_forest',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -11502,6 +11977,8 @@ def dense_jungle(
     lof_zone: LofContact = 'through',
     range_mod: int = 0,
     other_mods: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Dense Jungle (DENSE JUNGLE).
 
@@ -11512,6 +11989,36 @@ def dense_jungle(
     - as high_saturation
     - as dangerous
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'hostility': hostility,
+            'jungle_type': jungle_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('dense_jungle',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -11601,6 +12108,8 @@ def arctic_plains(
     turn: Turn = 'active',
     movement: MovementSkill = 'move',
     failed_guts: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Arctic Plains (ARCTIC PLAINS).
 
@@ -11608,6 +12117,28 @@ def arctic_plains(
     - as difficult
     - as insecure
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'hostility': hostility,
+            'mountains_type': mountains_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('arctic_plains',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -11671,12 +12202,35 @@ def mid_mountain(
     turn: Turn = 'active',
     movement: MovementSkill = 'move',
     failed_guts: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Mid-Mountain (MID-MOUNTAIN).
 
     - mountains_type = yes
     - as very_difficult
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'mountains_type': mountains_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('mid_mountain',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -11736,6 +12290,8 @@ def swamp(
     failed_guts: bool = False,
     lof_skill: LofSkillKind = 'bs_attack',
     lof_zone: LofContact = 'through',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Swamp (SWAMP).
 
@@ -11744,6 +12300,31 @@ def swamp(
     - as saturation
     - as insecure
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'burst': burst,
+            'hostility': hostility,
+            'aquatic_type': aquatic_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('swamp',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -11818,6 +12399,8 @@ def open_sea(
     turn: Turn = 'active',
     movement: MovementSkill = 'move',
     failed_guts: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Open Sea (OPEN SEA).
 
@@ -11825,6 +12408,28 @@ def open_sea(
     - as very_difficult
     - as insecure
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'hostility': hostility,
+            'aquatic_type': aquatic_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('open_sea',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -11894,6 +12499,8 @@ def rocky_ground(
     failed_guts: bool = False,
     lof_skill: LofSkillKind = 'bs_attack',
     lof_zone: LofContact = 'through',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Rocky Ground (ROCKY GROUND).
 
@@ -11901,6 +12508,30 @@ def rocky_ground(
     - as difficult
     - as saturation
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'burst': burst,
+            'desert_type': desert_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('rocky_ground',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -11972,6 +12603,8 @@ def sand_dunes(
     turn: Turn = 'active',
     movement: MovementSkill = 'move',
     failed_guts: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Sand Dunes (SAND DUNES).
 
@@ -11979,6 +12612,28 @@ def sand_dunes(
     - as very_difficult
     - as adverse
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'hostility': hostility,
+            'desert_type': desert_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sand_dunes',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -12042,12 +12697,35 @@ def beach(
     turn: Turn = 'active',
     movement: MovementSkill = 'move',
     failed_guts: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Beach (BEACH).
 
     - aquatic_type = yes
     - as difficult
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'aquatic_type': aquatic_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('beach',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -12099,12 +12777,35 @@ def zero_g(
     turn: Turn = 'active',
     movement: MovementSkill = 'move',
     failed_guts: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Zero-G (ZERO-G).
 
     - zero_g_type = yes
     - as very_difficult
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'zero_g_type': zero_g_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zero_g',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -12178,6 +12879,8 @@ def generator_room(
     facing: bool = True,
     msv: bool = False,
     optional_mov: bool = True,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Generator Room (GENERATOR ROOM).
 
@@ -12186,6 +12889,38 @@ def generator_room(
     - as white_noise
     - as saturation
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'vis': vis,
+            'zero_g_type': zero_g_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+            'msv': msv,
+            'optional_mov': optional_mov,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('generator_room',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -12297,6 +13032,8 @@ def engine_room(
     range_mod: int = 0,
     other_mods: int = 0,
     optional_mov: bool = True,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Engine Room (ENGINE ROOM).
 
@@ -12306,6 +13043,36 @@ def engine_room(
     - as low_visibility
     - as saturation
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'burst': burst,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'zero_g_type': zero_g_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'optional_mov': optional_mov,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('engine_room',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -12415,6 +13182,8 @@ def energy_core_room(
     facing: bool = True,
     msv: bool = False,
     optional_mov: bool = True,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Energy Core Room (ENERGY CORE ROOM).
 
@@ -12424,6 +13193,38 @@ def energy_core_room(
     - as low_visibility
     - as white_noise
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'MOV_1': MOV_1,
+            'MOV_2': MOV_2,
+            'order_move': order_move,
+            'reaction_move': reaction_move,
+            'attribute': attribute,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'zero_g_type': zero_g_type,
+            'turn': turn,
+            'movement': movement,
+            'failed_guts': failed_guts,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+            'msv': msv,
+            'optional_mov': optional_mov,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('energy_core_room',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
         and type(MOV_2) is int and 0 <= MOV_2 <= 12
@@ -12527,6 +13328,8 @@ def storm(
     other_mods: int = 0,
     responding: bool = False,
     facing: bool = True,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Storm (STORM).
 
@@ -12534,6 +13337,32 @@ def storm(
     - as zero_visibility (when jungle_type or aquatic_type or desert_type or mountains_type; when zone_vis == poor)
     - cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'attribute': attribute,
+            'zone_vis': zone_vis,
+            'vis': vis,
+            'jungle_type': jungle_type,
+            'mountains_type': mountains_type,
+            'aquatic_type': aquatic_type,
+            'desert_type': desert_type,
+            'lof_skill': lof_skill,
+            'lof_zone': lof_zone,
+            'range_mod': range_mod,
+            'other_mods': other_mods,
+            'responding': responding,
+            'facing': facing,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('storm',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(attribute) is int and 0 <= attribute <= 30
         and type(zone_vis) is str and zone_vis in ('none', 'low', 'poor', 'zero')
@@ -12592,7 +13421,12 @@ class HostilityLevelInputs(TypedDict, total=False):
     roll: int | None
 
 @inputs_by_name
-def hostility_level(*, roll: int | None = None) -> Resolution:
+def hostility_level(
+    *,
+    roll: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Hostility Level (HOSTILITY LEVEL).
 
     Rolled on d20; pass `roll` to select a row.
@@ -12600,7 +13434,16 @@ def hostility_level(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('hostility_level',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('hostility_level',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class GameConditionsInputs(TypedDict, total=False):
     """The inputs of game_conditions(), each optional: `game_conditions(**inputs)`."""
@@ -12608,7 +13451,12 @@ class GameConditionsInputs(TypedDict, total=False):
     roll: int | None
 
 @inputs_by_name
-def game_conditions(*, roll: int | None = None) -> Resolution:
+def game_conditions(
+    *,
+    roll: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Game Conditions (HOSTILITY LEVEL).
 
     Rolled on d20; pass `roll` to select a row.
@@ -12616,7 +13464,16 @@ def game_conditions(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('game_conditions',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('game_conditions',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class DamageValueInputs(TypedDict, total=False):
     """The inputs of damage_value(), each optional: `damage_value(**inputs)`."""
@@ -12624,7 +13481,12 @@ class DamageValueInputs(TypedDict, total=False):
     roll: int | None
 
 @inputs_by_name
-def damage_value(*, roll: int | None = None) -> Resolution:
+def damage_value(
+    *,
+    roll: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Roll or Choose a Damage Value (Roll or Choose a Damage Value).
 
     Rolled on d20; pass `roll` to select a row.
@@ -12632,7 +13494,16 @@ def damage_value(*, roll: int | None = None) -> Resolution:
     given: dict[str, object] = {}
     if roll is not None:
         given['roll'] = roll
-    return resolve_with(_BOOK, ('damage_value',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('damage_value',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 __all__ = [
     'IMPASSABLE',

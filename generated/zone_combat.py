@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from random import Random
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypedDict
 
@@ -56,6 +57,9 @@ from dsl.runtime.book import (  # noqa: E402
     Scope,
     Settled,
 )
+from dsl.runtime.prng import (  # noqa: E402
+    Xoshiro128,
+)
 from dsl.runtime.resolve import (  # noqa: E402
     FIRST,
     NOTHING,
@@ -64,7 +68,6 @@ from dsl.runtime.resolve import (  # noqa: E402
     inputs_by_name,
     note_of,
     resolve_rule,
-    resolve_with,
     restriction_of,
     within,
 )
@@ -16199,6 +16202,8 @@ def resolve(
     /,
     *,
     rounds: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
     **inputs: object,
 ) -> Resolution:
     """Resolve a situation in which the named rules and tables apply together.
@@ -16206,8 +16211,11 @@ def resolve(
     Inputs not given take their defaults (see INPUTS).  Modifiers stack across the
     rules; a bad rule name or input raises RuleInputError.  `rounds`: resolve a rule
     with a sequence (`each round ...`) over so many rounds (`Resolution.sequence`).
+    `rng`: roll the situation's rolls and tables (a seed, or a random.Random);
+    `rolled`: results rolled elsewhere, faces or a total by roll name
+    (`Roll.rolled`, `Resolution.rolled(name)`).
     """
-    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds)
+    return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, rounds, rng=rng, rolled=rolled)
 
 class RangeBandsInputs(TypedDict, total=False):
     """The inputs of range_bands(), each optional: `range_bands(**inputs)`."""
@@ -16228,6 +16236,8 @@ def range_bands(
     range_: Band = 'short',
     different_arm: bool = False,
     scope: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Range bands (Range diagram; RANGE).
 
@@ -16237,6 +16247,25 @@ def range_bands(
     - shot -4 (when range == long)
     - cannot attack the target: anything past LONG is out of range (when range == beyond)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'all_actions': all_actions,
+            'visibility': visibility,
+            'shot': shot,
+            'range': range_,
+            'different_arm': different_arm,
+            'scope': scope,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('range_bands',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(all_actions) is int and -20 <= all_actions <= 20
         and type(visibility) is int and -20 <= visibility <= 20
@@ -16274,12 +16303,30 @@ def pace_class_rule(
     pace: int = 6,
     pace_class: PaceClass = 'normal',
     bursting: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Pace classes (MOVE: Pace).
 
     - pace +pace_shift[pace_class].shift
     - pace -2 (when pace_class == burst and not bursting)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'pace': pace,
+            'pace_class': pace_class,
+            'bursting': bursting,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('pace_class_rule',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(pace) is int and -10 <= pace <= 12
         and type(pace_class) is str and pace_class in ('slow', 'normal', 'fast', 'rapid', 'burst')
@@ -16312,6 +16359,8 @@ def zone_move(
     destination: Place = 'short',
     running: bool = False,
     second_move: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """MOVE: zone to zone (MOVE).
 
@@ -16320,6 +16369,27 @@ def zone_move(
     - missile_against -1 (when running)
     - cannot move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'pace': pace,
+            'move_target': move_target,
+            'all_actions': all_actions,
+            'missile_against': missile_against,
+            'zone': zone,
+            'destination': destination,
+            'running': running,
+            'second_move': second_move,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zone_move',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(pace) is int and -10 <= pace <= 12
         and (move_target is None or (type(move_target) is int and -10 <= move_target <= 12))
@@ -16375,6 +16445,8 @@ def action_limits(
     guarded: bool = False,
     width_melee: bool = False,
     assist_successes: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Actions and where they may be taken (When it comes to your action).
 
@@ -16390,6 +16462,29 @@ def action_limits(
     - cannot attack the GUARDED figure before its guard (when action == melee and guarded)
     - all_actions +assist_successes (when action == assist)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'all_actions': all_actions,
+            'range': range_,
+            'zone': zone,
+            'engaged': engaged,
+            'action': action,
+            'target_in_flank': target_in_flank,
+            'same_flank': same_flank,
+            'guarded': guarded,
+            'width_melee': width_melee,
+            'assist_successes': assist_successes,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('action_limits',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(all_actions) is int and -20 <= all_actions <= 20
         and type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
@@ -16448,6 +16543,8 @@ def flank_zones(
     zones_away: int = 1,
     action: Action = 'move',
     same_flank: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Flank zones (Flank zones).
 
@@ -16455,6 +16552,23 @@ def flank_zones(
     - range max short (when same_flank)
     - cannot DRAG in or out of a Flank zone (when action == drag)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'range': range_,
+            'zones_away': zones_away,
+            'action': action,
+            'same_flank': same_flank,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('flank_zones',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
         and type(zones_away) is int and 0 <= zones_away <= 8
@@ -16494,6 +16608,8 @@ def take_cover(
     default_cover: int = 0,
     target_cover: int = 0,
     own_cover: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """COVER (COVER).
 
@@ -16502,6 +16618,27 @@ def take_cover(
     - shot -(own_cover / 2 round down)
     - cannot take more COVER than the zone offers (when target_cover > cover)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'all_actions': all_actions,
+            'visibility': visibility,
+            'shot': shot,
+            'defence': defence,
+            'cover': cover,
+            'default_cover': default_cover,
+            'target_cover': target_cover,
+            'own_cover': own_cover,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('take_cover',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(all_actions) is int and -20 <= all_actions <= 20
         and type(visibility) is int and -20 <= visibility <= 20
@@ -16545,6 +16682,8 @@ def defend_dodge(
     melee_against: int = 0,
     action: Action = 'move',
     defend_moved: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """DEFEND and DODGE (DEFEND; DODGE).
 
@@ -16552,6 +16691,23 @@ def defend_dodge(
     - melee_against -4 (when action == defend; unless defend_moved)
     - missile_against -2 (when action == dodge)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'missile_against': missile_against,
+            'melee_against': melee_against,
+            'action': action,
+            'defend_moved': defend_moved,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('defend_dodge',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(missile_against) is int and -20 <= missile_against <= 20
         and type(melee_against) is int and -20 <= melee_against <= 20
@@ -16589,6 +16745,8 @@ def stealth_mode(
     engaged: bool = False,
     stealthy: bool = False,
     own_cover: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """STEALTH (STEALTH).
 
@@ -16596,6 +16754,24 @@ def stealth_mode(
     - stealth +own_cover (when stealthy)
     - cannot be in STEALTH while ENGAGED (when stealthy; when engaged)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'pace': pace,
+            'stealth': stealth,
+            'engaged': engaged,
+            'stealthy': stealthy,
+            'own_cover': own_cover,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('stealth_mode',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(pace) is int and -10 <= pace <= 12
         and type(stealth) is int and -20 <= stealth <= 20
@@ -16631,12 +16807,32 @@ def drop_rule(
     shot: int | None = None,
     damage: Dice | str = '1d6+1d8+4',
     drop: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """DROP (DROP).
 
     - shot +4 (when drop)
     - damage +4 (when drop)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'all_actions': all_actions,
+            'visibility': visibility,
+            'shot': shot,
+            'damage': damage,
+            'drop': drop,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('drop_rule',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(_BOOK, 'drop_rule', (all_actions, visibility, shot, damage, drop))
 
 class TargetingRuleInputs(TypedDict, total=False):
@@ -16656,6 +16852,8 @@ def targeting_rule(
     targeting: int = 0,
     vulnerability: bool = False,
     extra_die: Dice | str = '1d6',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Targeting (Targeting).
 
@@ -16663,6 +16861,24 @@ def targeting_rule(
     - damage +extra_die (when targeting == 3; when vulnerability)
     - cannot strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'defence': defence,
+            'damage': damage,
+            'targeting': targeting,
+            'vulnerability': vulnerability,
+            'extra_die': extra_die,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('targeting_rule',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'targeting_rule',
@@ -16684,12 +16900,31 @@ def paralysed(
     final_damage: int = 0,
     tuffness: int = 4,
     dice_raises: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Paralysed (Targeting: wound effects).
 
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'wound_duration': wound_duration,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'dice_raises': dice_raises,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('paralysed',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(_BOOK, 'paralysed', (wound_duration, final_damage, tuffness, dice_raises))
 
 class BrokenArmInputs(TypedDict, total=False):
@@ -16707,12 +16942,31 @@ def broken_arm(
     final_damage: int = 0,
     tuffness: int = 4,
     penalty_raises: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Broken Arm (Targeting: wound effects).
 
     - wound_penalty +4 (when final_damage >= tuffness)
     - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'wound_penalty': wound_penalty,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'penalty_raises': penalty_raises,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('broken_arm',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(wound_penalty) is int and 0 <= wound_penalty <= 30
         and type(final_damage) is int and 0 <= final_damage <= 100
@@ -16754,6 +17008,8 @@ def bleeder(
     dice_raises: int = 0,
     penalty_raises: int = 0,
     extra_bleeds: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Bleeder (Targeting: wound effects).
 
@@ -16761,6 +17017,26 @@ def bleeder(
     - wound_target +2 per extra_bleeds (when final_damage >= tuffness)
     - wound_target +penalty_raises (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'wound_damage': wound_damage,
+            'wound_target': wound_target,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'dice_raises': dice_raises,
+            'penalty_raises': penalty_raises,
+            'extra_bleeds': extra_bleeds,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('bleeder',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'bleeder',
@@ -16792,6 +17068,8 @@ def knockdown(
     final_damage: int = 0,
     tuffness: int = 4,
     penalty_raises: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Knockdown (Targeting: wound effects).
 
@@ -16800,6 +17078,24 @@ def knockdown(
     - defence -2 (when final_damage >= tuffness)
     - defence -2 per penalty_raises (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'defence': defence,
+            'wound_penalty': wound_penalty,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'penalty_raises': penalty_raises,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('knockdown',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(defence) is int and 0 <= defence <= 40
         and type(wound_penalty) is int and 0 <= wound_penalty <= 30
@@ -16837,12 +17133,31 @@ def crippled(
     final_damage: int = 0,
     tuffness: int = 4,
     dice_raises: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Crippled (Targeting: wound effects).
 
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot move: for the duration, in actions (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'wound_duration': wound_duration,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'dice_raises': dice_raises,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('crippled',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(_BOOK, 'crippled', (wound_duration, final_damage, tuffness, dice_raises))
 
 class BrokenLegInputs(TypedDict, total=False):
@@ -16864,6 +17179,8 @@ def broken_leg(
     tuffness: int = 4,
     dice_raises: int = 0,
     penalty_raises: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Broken Leg (Targeting: wound effects).
 
@@ -16871,6 +17188,25 @@ def broken_leg(
     - pace -2 per penalty_raises (when final_damage >= tuffness)
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'pace': pace,
+            'wound_duration': wound_duration,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'dice_raises': dice_raises,
+            'penalty_raises': penalty_raises,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('broken_leg',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'broken_leg',
@@ -16892,11 +17228,30 @@ def winded(
     final_damage: int = 0,
     tuffness: int = 4,
     dice_raises: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Winded (Targeting: wound effects).
 
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'wound_duration': wound_duration,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'dice_raises': dice_raises,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('winded',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(_BOOK, 'winded', (wound_duration, final_damage, tuffness, dice_raises))
 
 class PainInputs(TypedDict, total=False):
@@ -16918,6 +17273,8 @@ def pain(
     tuffness: int = 4,
     dice_raises: int = 0,
     penalty_raises: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Pain (Targeting: wound effects).
 
@@ -16925,6 +17282,25 @@ def pain(
     - all_actions -2 per penalty_raises (when final_damage >= tuffness)
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'all_actions': all_actions,
+            'wound_duration': wound_duration,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'dice_raises': dice_raises,
+            'penalty_raises': penalty_raises,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('pain',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'pain',
@@ -16950,12 +17326,33 @@ def guts(
     tuffness: int = 4,
     dice_raises: int = 0,
     duration_raises: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Guts (Targeting: wound effects).
 
     - wound_damage +dice_raises steps (when final_damage >= tuffness)
     - wound_duration +duration_raises steps (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'wound_duration': wound_duration,
+            'wound_damage': wound_damage,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'dice_raises': dice_raises,
+            'duration_raises': duration_raises,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('guts',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'guts',
@@ -16977,12 +17374,31 @@ def scarred(
     final_damage: int = 0,
     tuffness: int = 4,
     penalty_raises: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Scarred (Targeting: wound effects).
 
     - wound_penalty +1 (when final_damage >= tuffness)
     - wound_penalty +penalty_raises (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'wound_penalty': wound_penalty,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'penalty_raises': penalty_raises,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('scarred',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(wound_penalty) is int and 0 <= wound_penalty <= 30
         and type(final_damage) is int and 0 <= final_damage <= 100
@@ -17018,6 +17434,8 @@ def deafened(
     tuffness: int = 4,
     dice_raises: int = 0,
     penalty_raises: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Deafened (Targeting: wound effects).
 
@@ -17025,6 +17443,25 @@ def deafened(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'wound_duration': wound_duration,
+            'wound_target': wound_target,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'dice_raises': dice_raises,
+            'penalty_raises': penalty_raises,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('deafened',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'deafened',
@@ -17050,6 +17487,8 @@ def blinded(
     tuffness: int = 4,
     dice_raises: int = 0,
     penalty_raises: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Blinded (Targeting: wound effects).
 
@@ -17058,6 +17497,25 @@ def blinded(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     - cannot perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'visibility': visibility,
+            'wound_duration': wound_duration,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+            'dice_raises': dice_raises,
+            'penalty_raises': penalty_raises,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('blinded',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'blinded',
@@ -17072,11 +17530,34 @@ class UnconInputs(TypedDict, total=False):
     tuffness: int
 
 @inputs_by_name
-def uncon(*, wound_target: int = 4, final_damage: int = 0, tuffness: int = 4) -> Resolution:
+def uncon(
+    *,
+    wound_target: int = 4,
+    final_damage: int = 0,
+    tuffness: int = 4,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Uncon (Targeting: wound effects).
 
     - derive uncon_target = wound_target (when final_damage >= tuffness)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'wound_target': wound_target,
+            'final_damage': final_damage,
+            'tuffness': tuffness,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('uncon',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(wound_target) is int and 0 <= wound_target <= 30
         and type(final_damage) is int and 0 <= final_damage <= 100
@@ -17098,11 +17579,29 @@ class ZoneCoverInputs(TypedDict, total=False):
     zone_cover_value: int
 
 @inputs_by_name
-def zone_cover(*, cover: int = 0, zone_cover_value: int = 0) -> Resolution:
+def zone_cover(
+    *,
+    cover: int = 0,
+    zone_cover_value: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Zone trait: COVER (Zone Traits).
 
     - cover +zone_cover_value
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'cover': cover, 'zone_cover_value': zone_cover_value}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zone_cover',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(cover) is int and 0 <= cover <= 4
         and type(zone_cover_value) is int and 0 <= zone_cover_value <= 4
@@ -17118,11 +17617,29 @@ class ZoneLightInputs(TypedDict, total=False):
     zone_light_mod: int
 
 @inputs_by_name
-def zone_light(*, visibility: int = 0, zone_light_mod: int = 0) -> Resolution:
+def zone_light(
+    *,
+    visibility: int = 0,
+    zone_light_mod: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Zone trait: LIGHT (Zone Traits).
 
     - visibility +zone_light_mod
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'visibility': visibility, 'zone_light_mod': zone_light_mod}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zone_light',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(visibility) is int and -20 <= visibility <= 20
         and type(zone_light_mod) is int and -6 <= zone_light_mod <= 2
@@ -17138,11 +17655,32 @@ class ZoneVisibilityInputs(TypedDict, total=False):
     zone_visibility_mod: int
 
 @inputs_by_name
-def zone_visibility(*, visibility: int = 0, zone_visibility_mod: int = 0) -> Resolution:
+def zone_visibility(
+    *,
+    visibility: int = 0,
+    zone_visibility_mod: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Zone trait: VISIBILITY (Zone Traits).
 
     - visibility +zone_visibility_mod
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'visibility': visibility,
+            'zone_visibility_mod': zone_visibility_mod,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zone_visibility',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(visibility) is int and -20 <= visibility <= 20
         and type(zone_visibility_mod) is int and -6 <= zone_visibility_mod <= 2
@@ -17162,11 +17700,29 @@ class ZoneEntryInputs(TypedDict, total=False):
     crossings: int
 
 @inputs_by_name
-def zone_entry(*, zone_entry_max: int = 20, crossings: int = 0) -> Resolution:
+def zone_entry(
+    *,
+    zone_entry_max: int = 20,
+    crossings: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Zone trait: ENTRY (Zone Traits).
 
     - cannot enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'zone_entry_max': zone_entry_max, 'crossings': crossings}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zone_entry',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(zone_entry_max) is int and 0 <= zone_entry_max <= 20
         and type(crossings) is int and 0 <= crossings <= 40
@@ -17182,11 +17738,32 @@ class ZoneWidthInputs(TypedDict, total=False):
     close_occupants: int
 
 @inputs_by_name
-def zone_width(*, zone_width_max: int = 20, close_occupants: int = 0) -> Resolution:
+def zone_width(
+    *,
+    zone_width_max: int = 20,
+    close_occupants: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Zone trait: WIDTH (Zone Traits).
 
     - cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'zone_width_max': zone_width_max,
+            'close_occupants': close_occupants,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zone_width',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(zone_width_max) is int and 1 <= zone_width_max <= 20
         and type(close_occupants) is int and 0 <= close_occupants <= 40
@@ -17214,12 +17791,31 @@ def zone_terrain(
     move_target: int | None = None,
     terrain_ma: int = 0,
     rough: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Zone trait: TERRAIN (Zone Traits).
 
     - pace +terrain_ma
     - move_target * 3 / 4 round down (when rough)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'pace': pace,
+            'move_target': move_target,
+            'terrain_ma': terrain_ma,
+            'rough': rough,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zone_terrain',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(pace) is int and -10 <= pace <= 12
         and (move_target is None or (type(move_target) is int and -10 <= move_target <= 12))
@@ -17253,11 +17849,31 @@ def zone_debris(
     cover: int = 0,
     debris_level: Intensity = 'light',
     debris_choice: DebrisChoice = 'lose_ma',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Zone trait: DEBRIS (Zone Traits).
 
     - as debris_tile
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'pace': pace,
+            'stealth': stealth,
+            'cover': cover,
+            'debris_level': debris_level,
+            'debris_choice': debris_choice,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zone_debris',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(pace) is int and -10 <= pace <= 12
         and type(stealth) is int and -20 <= stealth <= 20
@@ -17289,12 +17905,30 @@ def zone_stacking(
     stacking: int = 4,
     zone_stacking_max: int = 4,
     target_size: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Zone trait: STACKING (Zone Traits).
 
     - stacking +zone_stacking_max - 4
     - stacking +target_size
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'stacking': stacking,
+            'zone_stacking_max': zone_stacking_max,
+            'target_size': target_size,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('zone_stacking',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stacking) is int and 0 <= stacking <= 20
         and type(zone_stacking_max) is int and 1 <= zone_stacking_max <= 4
@@ -17330,6 +17964,8 @@ def rain(
     hearing: int = 0,
     stealth: int = 0,
     rain_level: Intensity = 'light',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """RAIN (Condition tiles: RAIN).
 
@@ -17349,6 +17985,26 @@ def rain(
     - hearing -2 (when rain_level == heavy)
     - stealth +2 (when rain_level == heavy)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'visibility': visibility,
+            'range': range_,
+            'ag': ag,
+            'resist_fire': resist_fire,
+            'hearing': hearing,
+            'stealth': stealth,
+            'rain_level': rain_level,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('rain',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(visibility) is int and -20 <= visibility <= 20
         and type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
@@ -17390,6 +18046,8 @@ def fog(
     stealth: int = 0,
     zones_away: int = 1,
     fog_level: Intensity = 'light',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """FOG (Condition tiles: FOG).
 
@@ -17402,6 +18060,23 @@ def fog(
     - stealth +4 (when fog_level == heavy)
     - cannot see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'visibility': visibility,
+            'stealth': stealth,
+            'zones_away': zones_away,
+            'fog_level': fog_level,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('fog',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(visibility) is int and -20 <= visibility <= 20
         and type(stealth) is int and -20 <= stealth <= 20
@@ -17435,6 +18110,8 @@ def cover_tile(
     default_cover: int = 0,
     tuff_aoe: int = 0,
     cover_level: Intensity = 'light',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """COVER (Condition tiles: COVER).
 
@@ -17449,6 +18126,24 @@ def cover_tile(
     - tuff_aoe +4 (when cover_level == heavy)
     - stealth +2 (when cover_level == heavy)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'stealth': stealth,
+            'cover': cover,
+            'default_cover': default_cover,
+            'tuff_aoe': tuff_aoe,
+            'cover_level': cover_level,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('cover_tile',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(cover) is int and 0 <= cover <= 4
@@ -17488,6 +18183,8 @@ def debris_tile(
     cover: int = 0,
     debris_level: Intensity = 'light',
     debris_choice: DebrisChoice = 'lose_ma',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """DEBRIS (Condition tiles: DEBRIS).
 
@@ -17503,6 +18200,24 @@ def debris_tile(
     - pace -3 (when debris_level == heavy; when debris_choice == lose_ma)
     - derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'pace': pace,
+            'stealth': stealth,
+            'cover': cover,
+            'debris_level': debris_level,
+            'debris_choice': debris_choice,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('debris_tile',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(pace) is int and -10 <= pace <= 12
         and type(stealth) is int and -20 <= stealth <= 20
@@ -17534,6 +18249,8 @@ def lighting(
     visibility: int = 0,
     stealth: int = 0,
     light_level: Intensity = 'light',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """LIGHT (Condition tiles: LIGHT).
 
@@ -17543,6 +18260,22 @@ def lighting(
     - visibility -4 (when light_level == heavy)
     - stealth +2 (when light_level == heavy)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'visibility': visibility,
+            'stealth': stealth,
+            'light_level': light_level,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('lighting',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(visibility) is int and -20 <= visibility <= 20
         and type(stealth) is int and -20 <= stealth <= 20
@@ -17565,7 +18298,14 @@ class NoiseInputs(TypedDict, total=False):
     noise_level: Intensity
 
 @inputs_by_name
-def noise(*, hearing: int = 0, stealth: int = 0, noise_level: Intensity = 'light') -> Resolution:
+def noise(
+    *,
+    hearing: int = 0,
+    stealth: int = 0,
+    noise_level: Intensity = 'light',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """NOISE (Condition tiles: NOISE).
 
     - hearing -1 (when noise_level == light)
@@ -17574,6 +18314,22 @@ def noise(*, hearing: int = 0, stealth: int = 0, noise_level: Intensity = 'light
     - hearing -4 (when noise_level == heavy)
     - stealth +1 (when noise_level == heavy)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'hearing': hearing,
+            'stealth': stealth,
+            'noise_level': noise_level,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('noise',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(hearing) is int and -20 <= hearing <= 20
         and type(stealth) is int and -20 <= stealth <= 20
@@ -17595,13 +18351,31 @@ class BuzzInputs(TypedDict, total=False):
     buzz_level: Intensity
 
 @inputs_by_name
-def buzz(*, comms: int = 0, buzz_level: Intensity = 'light') -> Resolution:
+def buzz(
+    *,
+    comms: int = 0,
+    buzz_level: Intensity = 'light',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """BUZZ (Condition tiles: BUZZ).
 
     - comms -1 (when buzz_level == light)
     - comms -2 (when buzz_level == moderate)
     - comms -4 (when buzz_level == heavy)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'comms': comms, 'buzz_level': buzz_level}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('buzz',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(comms) is int and -20 <= comms <= 20
         and type(buzz_level) is str and buzz_level in ('light', 'moderate', 'heavy')
@@ -17629,6 +18403,8 @@ def wind(
     range_: Band = 'short',
     heavy_weapon: bool = False,
     wind_level: Intensity = 'light',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """WIND (Condition tiles: WIND).
 
@@ -17639,6 +18415,25 @@ def wind(
     - shot -4 (when wind_level == heavy; unless range == close; unless heavy_weapon; when range >= medium)
     - shot -2 (when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'all_actions': all_actions,
+            'visibility': visibility,
+            'shot': shot,
+            'range': range_,
+            'heavy_weapon': heavy_weapon,
+            'wind_level': wind_level,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('wind',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(all_actions) is int and -20 <= all_actions <= 20
         and type(visibility) is int and -20 <= visibility <= 20
@@ -17671,7 +18466,14 @@ class WallTileInputs(TypedDict, total=False):
     wall_level: Intensity
 
 @inputs_by_name
-def wall_tile(*, stealth: int = 0, cover: int = 0, wall_level: Intensity = 'light') -> Resolution:
+def wall_tile(
+    *,
+    stealth: int = 0,
+    cover: int = 0,
+    wall_level: Intensity = 'light',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """WALL (Condition tiles: WALL).
 
     - cover +1 (when wall_level == light)
@@ -17680,6 +18482,22 @@ def wall_tile(*, stealth: int = 0, cover: int = 0, wall_level: Intensity = 'ligh
     - cover +4 (when wall_level == heavy)
     - stealth +2 (when wall_level == heavy)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'stealth': stealth,
+            'cover': cover,
+            'wall_level': wall_level,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('wall_tile',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(cover) is int and 0 <= cover <= 4
@@ -17695,13 +18513,30 @@ class BarrierInputs(TypedDict, total=False):
     barrier_level: Intensity
 
 @inputs_by_name
-def barrier(*, barrier_level: Intensity = 'light') -> Resolution:
+def barrier(
+    *,
+    barrier_level: Intensity = 'light',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """BARRIER (Condition tiles: BARRIER).
 
     - derive barrier_tuffness = 8 (when barrier_level == light)
     - derive barrier_tuffness = 10 (when barrier_level == moderate)
     - derive barrier_tuffness = 12 (when barrier_level == heavy)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'barrier_level': barrier_level}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('barrier',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(barrier_level) is str and barrier_level in ('light', 'moderate', 'heavy')
     ):  # every value as it is told: the rule written out, at once
@@ -17715,12 +18550,29 @@ class TileSlipperyInputs(TypedDict, total=False):
     stealth: int
 
 @inputs_by_name
-def tile_slippery(*, stealth: int = 0) -> Resolution:
+def tile_slippery(
+    *,
+    stealth: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """SLIPPERY (Condition tiles: ground).
 
     - derive slippery_ag = 4
     - stealth -1
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'stealth': stealth}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_slippery',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stealth) is int and -20 <= stealth <= 20
     ):  # every value as it is told: the rule written out, at once
@@ -17735,11 +18587,29 @@ class TileSlowingInputs(TypedDict, total=False):
     move_target: int | None
 
 @inputs_by_name
-def tile_slowing(*, pace: int = 6, move_target: int | None = None) -> Resolution:
+def tile_slowing(
+    *,
+    pace: int = 6,
+    move_target: int | None = None,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """SLOWING (Condition tiles: ground).
 
     - move_target / 2 round down
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'pace': pace, 'move_target': move_target}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_slowing',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(pace) is int and -10 <= pace <= 12
         and (move_target is None or (type(move_target) is int and -10 <= move_target <= 12))
@@ -17755,13 +18625,31 @@ class TileObstacleInputs(TypedDict, total=False):
     cover: int
 
 @inputs_by_name
-def tile_obstacle(*, stealth: int = 0, cover: int = 0) -> Resolution:
+def tile_obstacle(
+    *,
+    stealth: int = 0,
+    cover: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """OBSTACLE (Condition tiles: ground).
 
     - derive obstacle_ag = 4
     - cover +2
     - stealth +1
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'stealth': stealth, 'cover': cover}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_obstacle',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(cover) is int and 0 <= cover <= 4
@@ -17778,13 +18666,36 @@ class TileOpenGroundInputs(TypedDict, total=False):
     default_cover: int
 
 @inputs_by_name
-def tile_open_ground(*, stealth: int = 0, cover: int = 0, default_cover: int = 0) -> Resolution:
+def tile_open_ground(
+    *,
+    stealth: int = 0,
+    cover: int = 0,
+    default_cover: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """OPEN GROUND (Condition tiles: ground).
 
     - stealth -2
     - cover = 0
     - default_cover = 0
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'stealth': stealth,
+            'cover': cover,
+            'default_cover': default_cover,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_open_ground',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(cover) is int and 0 <= cover <= 4
@@ -17814,6 +18725,8 @@ def tile_exposed_ground(
     cover: int = 0,
     default_cover: int = 0,
     missile_against: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """EXPOSED GROUND (Condition tiles: ground).
 
@@ -17822,6 +18735,23 @@ def tile_exposed_ground(
     - default_cover = 0
     - missile_against +1
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'stealth': stealth,
+            'cover': cover,
+            'default_cover': default_cover,
+            'missile_against': missile_against,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_exposed_ground',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(cover) is int and 0 <= cover <= 4
@@ -17857,6 +18787,8 @@ def tile_clatter(
     noticed: int = 0,
     cover: int = 0,
     default_cover: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """CLATTER (Condition tiles: ground).
 
@@ -17865,6 +18797,23 @@ def tile_clatter(
     - cover = 0
     - default_cover = 0
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'stealth': stealth,
+            'noticed': noticed,
+            'cover': cover,
+            'default_cover': default_cover,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_clatter',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(noticed) is int and 0 <= noticed <= 20
@@ -17885,11 +18834,27 @@ class TileShortcutInputs(TypedDict, total=False):
     """The inputs of tile_shortcut(), each optional: `tile_shortcut(**inputs)`."""
 
 @inputs_by_name
-def tile_shortcut() -> Resolution:
+def tile_shortcut(
+    *,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """SHORTCUT (Condition tiles: ground).
 
     - derive free_zones = 1
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_shortcut',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     values = {**_BOOK.defaults}
     return _resolve_tile_shortcut(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_shortcut', ())
@@ -17898,11 +18863,27 @@ class TileFireInputs(TypedDict, total=False):
     """The inputs of tile_fire(), each optional: `tile_fire(**inputs)`."""
 
 @inputs_by_name
-def tile_fire() -> Resolution:
+def tile_fire(
+    *,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """FIRE (Condition tiles: hazards).
 
     - derive fire_ag = 4
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_fire',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     values = {**_BOOK.defaults}
     return _resolve_tile_fire(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_fire', ())
@@ -17911,12 +18892,28 @@ class TileDangerInputs(TypedDict, total=False):
     """The inputs of tile_danger(), each optional: `tile_danger(**inputs)`."""
 
 @inputs_by_name
-def tile_danger() -> Resolution:
+def tile_danger(
+    *,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """DANGER (Condition tiles: hazards).
 
     - derive danger_ag = 4
     - derive danger_damage = 2d6
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_danger',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     values = {**_BOOK.defaults}
     return _resolve_tile_danger(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_danger', ())
@@ -17925,11 +18922,27 @@ class TileTestInputs(TypedDict, total=False):
     """The inputs of tile_test(), each optional: `tile_test(**inputs)`."""
 
 @inputs_by_name
-def tile_test() -> Resolution:
+def tile_test(
+    *,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """TEST (Condition tiles: hazards).
 
     - derive trait_test = 4
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_test',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     values = {**_BOOK.defaults}
     return _resolve_tile_test(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_test', ())
@@ -17938,13 +18951,29 @@ class TilePitInputs(TypedDict, total=False):
     """The inputs of tile_pit(), each optional: `tile_pit(**inputs)`."""
 
 @inputs_by_name
-def tile_pit() -> Resolution:
+def tile_pit(
+    *,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """PIT (Condition tiles: hazards).
 
     - derive pit_notice = 4
     - derive pit_ag = 6
     - derive pit_damage = 3d6
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_pit',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     values = {**_BOOK.defaults}
     return _resolve_tile_pit(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_pit', ())
@@ -17955,13 +18984,30 @@ class TileTrapInputs(TypedDict, total=False):
     noticed: int
 
 @inputs_by_name
-def tile_trap(*, noticed: int = 0) -> Resolution:
+def tile_trap(
+    *,
+    noticed: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """TRAP (Condition tiles: hazards).
 
     - derive trap_notice = 6
     - derive trap_damage = 3d6
     - noticed +2
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'noticed': noticed}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_trap',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(noticed) is int and 0 <= noticed <= 20
     ):  # every value as it is told: the rule written out, at once
@@ -17975,12 +19021,29 @@ class TileTripWireInputs(TypedDict, total=False):
     noticed: int
 
 @inputs_by_name
-def tile_trip_wire(*, noticed: int = 0) -> Resolution:
+def tile_trip_wire(
+    *,
+    noticed: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """TRIP WIRE (Condition tiles: alarms).
 
     - derive trip_wire_notice = 6
     - noticed +2
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'noticed': noticed}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_trip_wire',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(noticed) is int and 0 <= noticed <= 20
     ):  # every value as it is told: the rule written out, at once
@@ -17994,12 +19057,29 @@ class TileAlarmInputs(TypedDict, total=False):
     noticed: int
 
 @inputs_by_name
-def tile_alarm(*, noticed: int = 0) -> Resolution:
+def tile_alarm(
+    *,
+    noticed: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """ALARM (Condition tiles: alarms).
 
     - derive alarm_notice = 6
     - noticed +4
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'noticed': noticed}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_alarm',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(noticed) is int and 0 <= noticed <= 20
     ):  # every value as it is told: the rule written out, at once
@@ -18011,11 +19091,27 @@ class TileHideyholeInputs(TypedDict, total=False):
     """The inputs of tile_hideyhole(), each optional: `tile_hideyhole(**inputs)`."""
 
 @inputs_by_name
-def tile_hideyhole() -> Resolution:
+def tile_hideyhole(
+    *,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """HIDEYHOLE (Condition tiles: alarms).
 
     - derive surprise = yes
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_hideyhole',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     values = {**_BOOK.defaults}
     return _resolve_tile_hideyhole(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_hideyhole', ())
@@ -18026,11 +19122,28 @@ class TileAdvantageInputs(TypedDict, total=False):
     all_actions: int
 
 @inputs_by_name
-def tile_advantage(*, all_actions: int = 0) -> Resolution:
+def tile_advantage(
+    *,
+    all_actions: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """ADVANTAGE (Condition tiles: positions).
 
     - all_actions +1
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'all_actions': all_actions}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_advantage',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(all_actions) is int and -20 <= all_actions <= 20
     ):  # every value as it is told: the rule written out, at once
@@ -18053,6 +19166,8 @@ def tile_concealment(
     cover: int = 0,
     tuff_aoe: int = 0,
     drag_resist: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """CONCEALMENT (Condition tiles: positions).
 
@@ -18061,6 +19176,23 @@ def tile_concealment(
     - cover +2
     - tuff_aoe +2
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'stealth': stealth,
+            'cover': cover,
+            'tuff_aoe': tuff_aoe,
+            'drag_resist': drag_resist,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_concealment',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(cover) is int and 0 <= cover <= 4
@@ -18085,13 +19217,36 @@ class TileDefensiveInputs(TypedDict, total=False):
     drag_resist: int
 
 @inputs_by_name
-def tile_defensive(*, tuff_aoe: int = 0, tuff_ranged: int = 0, drag_resist: int = 0) -> Resolution:
+def tile_defensive(
+    *,
+    tuff_aoe: int = 0,
+    tuff_ranged: int = 0,
+    drag_resist: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """DEFENSIVE (Condition tiles: positions).
 
     - drag_resist +2
     - tuff_ranged +2
     - tuff_aoe +2
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'tuff_aoe': tuff_aoe,
+            'tuff_ranged': tuff_ranged,
+            'drag_resist': drag_resist,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('tile_defensive',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(tuff_aoe) is int and 0 <= tuff_aoe <= 20
         and type(tuff_ranged) is int and 0 <= tuff_ranged <= 20
@@ -18119,12 +19274,30 @@ def sporadic_encounter(
     moving: bool = False,
     target_groups: int = 3,
     blank_options: int = 2,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Sporadics (Sporadics).
 
     - roll sporadic: d6 <= 1 (when moving)
     - derive targeted_chance = 1 / (target_groups + blank_options)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'moving': moving,
+            'target_groups': target_groups,
+            'blank_options': blank_options,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_encounter',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(moving) is bool
         and type(target_groups) is int and 1 <= target_groups <= 20
@@ -18145,11 +19318,28 @@ class SporadicPitInputs(TypedDict, total=False):
     failed_ag: bool
 
 @inputs_by_name
-def sporadic_pit(*, failed_ag: bool = False) -> Resolution:
+def sporadic_pit(
+    *,
+    failed_ag: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Pit (sporadic) (List of sporadic).
 
     - cannot stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'failed_ag': failed_ag}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_pit',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(failed_ag) is bool
     ):  # every value as it is told: the rule written out, at once
@@ -18164,12 +19354,30 @@ class SporadicWallsInputs(TypedDict, total=False):
     adopted: bool
 
 @inputs_by_name
-def sporadic_walls(*, stacking: int = 4, adopted: bool = False) -> Resolution:
+def sporadic_walls(
+    *,
+    stacking: int = 4,
+    adopted: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Walls (sporadic) (List of sporadic).
 
     - cannot move on this turn: the move is stopped by the wall (JUMP it if the GM sets a target)
     - stacking max 2 (when adopted)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'stacking': stacking, 'adopted': adopted}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_walls',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stacking) is int and 0 <= stacking <= 20
         and type(adopted) is bool
@@ -18191,11 +19399,29 @@ def sporadic_doorway(
     stacking: int = 4,
     adopted: bool = False,
     door_open: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Doorway (sporadic) (List of sporadic).
 
     - as sporadic_walls (unless door_open)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'stacking': stacking,
+            'adopted': adopted,
+            'door_open': door_open,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_doorway',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stacking) is int and 0 <= stacking <= 20
         and type(adopted) is bool
@@ -18223,11 +19449,29 @@ def sporadic_window(
     stacking: int = 4,
     adopted: bool = False,
     door_open: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Window (sporadic) (List of sporadic).
 
     - as sporadic_doorway
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'stacking': stacking,
+            'adopted': adopted,
+            'door_open': door_open,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_window',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stacking) is int and 0 <= stacking <= 20
         and type(adopted) is bool
@@ -18255,12 +19499,26 @@ def sporadic_furniture(
     cover: int = 0,
     failed_ag: bool = False,
     adopted: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Furniture (sporadic) (List of sporadic).
 
     - cover +2 (when adopted)
     - cannot move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag, 'adopted': adopted}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_furniture',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(cover) is int and 0 <= cover <= 4
         and type(failed_ag) is bool
@@ -18277,12 +19535,30 @@ class SporadicDebrisInputs(TypedDict, total=False):
     failed_ag: bool
 
 @inputs_by_name
-def sporadic_debris(*, cover: int = 0, failed_ag: bool = False) -> Resolution:
+def sporadic_debris(
+    *,
+    cover: int = 0,
+    failed_ag: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Debris (sporadic) (List of sporadic).
 
     - cover +1
     - cannot act further: the turn ends (failed AG) (when failed_ag)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_debris',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(cover) is int and 0 <= cover <= 4
         and type(failed_ag) is bool
@@ -18298,11 +19574,32 @@ class SporadicVegetationInputs(TypedDict, total=False):
     vegetation_stealth: int
 
 @inputs_by_name
-def sporadic_vegetation(*, stealth: int = 0, vegetation_stealth: int = 1) -> Resolution:
+def sporadic_vegetation(
+    *,
+    stealth: int = 0,
+    vegetation_stealth: int = 1,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Vegetation (sporadic) (List of sporadic).
 
     - stealth +vegetation_stealth
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'stealth': stealth,
+            'vegetation_stealth': vegetation_stealth,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_vegetation',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(vegetation_stealth) is int and 1 <= vegetation_stealth <= 2
@@ -18315,11 +19612,27 @@ class SporadicTrapsInputs(TypedDict, total=False):
     """The inputs of sporadic_traps(), each optional: `sporadic_traps(**inputs)`."""
 
 @inputs_by_name
-def sporadic_traps() -> Resolution:
+def sporadic_traps(
+    *,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Traps (sporadic) (List of sporadic).
 
     - derive traps_damage = 2d6 + 1
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_traps',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     values = {**_BOOK.defaults}
     return _resolve_sporadic_traps(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_traps', ())
@@ -18330,11 +19643,28 @@ class SporadicSlipperyInputs(TypedDict, total=False):
     failed_ag: bool
 
 @inputs_by_name
-def sporadic_slippery(*, failed_ag: bool = False) -> Resolution:
+def sporadic_slippery(
+    *,
+    failed_ag: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Slippery (sporadic) (List of sporadic).
 
     - cannot keep moving: fallen PRONE and the turn ends (when failed_ag)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'failed_ag': failed_ag}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_slippery',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(failed_ag) is bool
     ):  # every value as it is told: the rule written out, at once
@@ -18349,11 +19679,29 @@ class SporadicSlowingInputs(TypedDict, total=False):
     slowing_points: int
 
 @inputs_by_name
-def sporadic_slowing(*, pace: int = 6, slowing_points: int = 1) -> Resolution:
+def sporadic_slowing(
+    *,
+    pace: int = 6,
+    slowing_points: int = 1,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Slowing (sporadic) (List of sporadic).
 
     - pace -slowing_points
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'pace': pace, 'slowing_points': slowing_points}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_slowing',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(pace) is int and -10 <= pace <= 12
         and type(slowing_points) is int and 1 <= slowing_points <= 4
@@ -18368,11 +19716,28 @@ class SporadicFireInputs(TypedDict, total=False):
     failed_ag: bool
 
 @inputs_by_name
-def sporadic_fire(*, failed_ag: bool = False) -> Resolution:
+def sporadic_fire(
+    *,
+    failed_ag: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Fire (sporadic) (List of sporadic).
 
     - cannot stay put: you must MOVE next action or you DO catch fire
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {'failed_ag': failed_ag}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_fire',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(failed_ag) is bool
     ):  # every value as it is told: the rule written out, at once
@@ -18395,6 +19760,8 @@ def sporadic_defensible(
     engaged: bool = False,
     adopted: bool = False,
     defensible_limit: int = 2,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Defensible (sporadic) (List of sporadic).
 
@@ -18402,6 +19769,23 @@ def sporadic_defensible(
     - cannot move without losing the Defensible spot (when adopted)
     - cannot move while engaged: they have trapped you in it (when adopted; when engaged)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'stacking': stacking,
+            'engaged': engaged,
+            'adopted': adopted,
+            'defensible_limit': defensible_limit,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_defensible',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(stacking) is int and 0 <= stacking <= 20
         and type(engaged) is bool
@@ -18426,8 +19810,24 @@ class SporadicAnimalsInputs(TypedDict, total=False):
     """The inputs of sporadic_animals(), each optional: `sporadic_animals(**inputs)`."""
 
 @inputs_by_name
-def sporadic_animals() -> Resolution:
+def sporadic_animals(
+    *,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_animals',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     values = {**_BOOK.defaults}
     return _resolve_sporadic_animals(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_animals', ())
@@ -18436,11 +19836,27 @@ class SporadicFallingDebrisInputs(TypedDict, total=False):
     """The inputs of sporadic_falling_debris(), each optional: `sporadic_falling_debris(**inputs)`."""
 
 @inputs_by_name
-def sporadic_falling_debris() -> Resolution:
+def sporadic_falling_debris(
+    *,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Falling debris (sporadic) (List of sporadic).
 
     - derive falling_damage = 3d6
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {}
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('sporadic_falling_debris',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     values = {**_BOOK.defaults}
     return _resolve_sporadic_falling_debris(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_falling_debris', ())
@@ -18462,6 +19878,8 @@ def card_draw(
     same_suit: int = 1,
     chosen_level: Intensity = 'moderate',
     tile_level: Intensity = 'light',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Drawing the condition tiles (Step 2; Step 3).
 
@@ -18472,6 +19890,24 @@ def card_draw(
     - tile_level = chosen_level (when high_rank >= 11)
     - derive starts_with_benny = yes (when high_rank >= 11)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'suit': suit,
+            'high_rank': high_rank,
+            'same_suit': same_suit,
+            'chosen_level': chosen_level,
+            'tile_level': tile_level,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('card_draw',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(suit) is str and suit in ('clubs', 'spades', 'diamonds', 'hearts')
         and type(high_rank) is int and 2 <= high_rank <= 14
@@ -18511,6 +19947,8 @@ def initiative(
     initiative_cards: int = 1,
     initiative_discards: int = 0,
     bonus_actions: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Initiative deck (Initiative: cards).
 
@@ -18521,6 +19959,26 @@ def initiative(
     - initiative_discards +1 (when stunned)
     - bonus_actions +1 (when joker)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'heavy_weapon': heavy_weapon,
+            'light_weapon': light_weapon,
+            'stunned': stunned,
+            'joker': joker,
+            'initiative_cards': initiative_cards,
+            'initiative_discards': initiative_discards,
+            'bonus_actions': bonus_actions,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('initiative',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(heavy_weapon) is bool
         and type(light_weapon) is bool
@@ -18574,6 +20032,8 @@ def weapons(
     two_handed: bool = False,
     brawn_die: Dice | str = '1d8',
     bulk_tier: int = 4,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Weapons and damage (Damage).
 
@@ -18583,6 +20043,25 @@ def weapons(
     - derive strike_damage = weapon_die + brawn_die + bulk_tier
     - derive shooting_damage = weapon_die + brawn_die
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'heavy_weapon': heavy_weapon,
+            'light_weapon': light_weapon,
+            'weapon_die': weapon_die,
+            'two_handed': two_handed,
+            'brawn_die': brawn_die,
+            'bulk_tier': bulk_tier,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('weapons',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     return resolve_rule(
         _BOOK,
         'weapons',
@@ -18614,6 +20093,8 @@ def armour_rules(
     shield_use: ShieldUse = 'no_shield',
     shield_bonus: int = 1,
     large_shield: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Armour (Armour).
 
@@ -18624,6 +20105,28 @@ def armour_rules(
     - cannot layer worn armour on top of worn armour (when worn_armours > 1)
     - cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'defence': defence,
+            'missile_against': missile_against,
+            'armour': armour,
+            'bulk': bulk,
+            'worn_armours': worn_armours,
+            'damage_source': damage_source,
+            'shield_use': shield_use,
+            'shield_bonus': shield_bonus,
+            'large_shield': large_shield,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('armour_rules',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(defence) is int and 0 <= defence <= 40
         and type(missile_against) is int and -20 <= missile_against <= 20
@@ -18683,6 +20186,8 @@ def aoe_targets(
     aoe_raises: int = 0,
     converted: int = 0,
     cast: int = 0,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """AoE targets: friends and enemies (AoE attacks).
 
@@ -18695,6 +20200,25 @@ def aoe_targets(
     - cannot add targets past the most the template's roll can give (when aoe in {small, cone} and targets_final > 5 or aoe == medium_template and targets_final > 7)
     - cannot convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'aoe': aoe,
+            'targets_rolled': targets_rolled,
+            'targets_final': targets_final,
+            'aoe_raises': aoe_raises,
+            'converted': converted,
+            'cast': cast,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('aoe_targets',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(aoe) is str and aoe in ('small', 'sweep', 'cone', 'medium_template', 'large')
         and type(targets_rolled) is int and 1 <= targets_rolled <= 9
@@ -18736,6 +20260,8 @@ def stun(
     body: int = 4,
     stun_levels: int = 0,
     stun_option: bool = False,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Resolution:
     """Stun (Modifiers: Stun).
 
@@ -18743,6 +20269,24 @@ def stun(
     - derive stun_total = stun_levels + stuns
     - cannot act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
     """
+    if rng is not None or rolled is not None:
+        given: dict[str, object] = {
+            'bulk_tier': bulk_tier,
+            'stun_damage': stun_damage,
+            'body': body,
+            'stun_levels': stun_levels,
+            'stun_option': stun_option,
+        }
+        return resolve_rounds(
+            _BOOK,
+            _SEQUENCES,
+            ('stun',),
+            given,
+            None,
+            signature=True,
+            rng=rng,
+            rolled=rolled,
+        )
     if (
         type(bulk_tier) is int and 0 <= bulk_tier <= 15
         and type(stun_damage) is int and 0 <= stun_damage <= 100
@@ -18767,13 +20311,27 @@ class PaceShiftInputs(TypedDict, total=False):
     pace_class: PaceClass
 
 @inputs_by_name
-def pace_shift(*, pace_class: PaceClass = 'normal') -> Resolution:
+def pace_shift(
+    *,
+    pace_class: PaceClass = 'normal',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Pace by class (MOVE).
 
     Looked up by pace_class.
     """
     given: dict[str, object] = {'pace_class': pace_class}
-    return resolve_with(_BOOK, ('pace_shift',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('pace_shift',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class SuitCategoryInputs(TypedDict, total=False):
     """The inputs of suit_category(), each optional: `suit_category(**inputs)`."""
@@ -18781,13 +20339,27 @@ class SuitCategoryInputs(TypedDict, total=False):
     suit: Suit
 
 @inputs_by_name
-def suit_category(*, suit: Suit = 'diamonds') -> Resolution:
+def suit_category(
+    *,
+    suit: Suit = 'diamonds',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Suits to tile categories (Step 3).
 
     Looked up by suit.
     """
     given: dict[str, object] = {'suit': suit}
-    return resolve_with(_BOOK, ('suit_category',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('suit_category',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class BulkArmourInputs(TypedDict, total=False):
     """The inputs of bulk_armour(), each optional: `bulk_armour(**inputs)`."""
@@ -18795,13 +20367,27 @@ class BulkArmourInputs(TypedDict, total=False):
     bulk: int
 
 @inputs_by_name
-def bulk_armour(*, bulk: int = 4) -> Resolution:
+def bulk_armour(
+    *,
+    bulk: int = 4,
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """Bulk armour (Armour: Bulk).
 
     Looked up by bulk.
     """
     given: dict[str, object] = {'bulk': bulk}
-    return resolve_with(_BOOK, ('bulk_armour',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('bulk_armour',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 class AoeTemplatesInputs(TypedDict, total=False):
     """The inputs of aoe_templates(), each optional: `aoe_templates(**inputs)`."""
@@ -18809,13 +20395,27 @@ class AoeTemplatesInputs(TypedDict, total=False):
     aoe: Template
 
 @inputs_by_name
-def aoe_templates(*, aoe: Template = 'small') -> Resolution:
+def aoe_templates(
+    *,
+    aoe: Template = 'small',
+    rng: int | Xoshiro128 | Random | None = None,
+    rolled: Mapping[str, int | Sequence[int]] | None = None,
+) -> Resolution:
     """AoE templates (AoE attacks).
 
     Looked up by aoe.
     """
     given: dict[str, object] = {'aoe': aoe}
-    return resolve_with(_BOOK, ('aoe_templates',), given, signature=True)
+    return resolve_rounds(
+        _BOOK,
+        _SEQUENCES,
+        ('aoe_templates',),
+        given,
+        None,
+        signature=True,
+        rng=rng,
+        rolled=rolled,
+    )
 
 __all__ = [
     'IMPASSABLE',

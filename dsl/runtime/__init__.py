@@ -15,7 +15,8 @@ Its modules, lowest first: `base` (errors, numbers, the special cells), `dice` (
 expressions and their exact distributions), `specs` (what a module says of each rule), `results`
 (what a resolution returns), `inputs`, `book` (a module's rulebook and its caches), `settle`
 (stacking and the order of modifiers), `rolls`, `tables`, `chains`, `resolve` (the entry points),
-`sequences` (rounds).
+`sequences` (rounds); and for rolling: `prng` (the one seeded generator), `throws` (dice
+rolled die by die), `rolling` (a situation rolled, or told what was rolled elsewhere).
 
 A module states the API it was built for: `require(API, ...)` at its top refuses, with both
 versions named, a runtime that does not offer it.
@@ -27,11 +28,14 @@ from .base import IMPASSABLE, NOT_APPLICABLE, RuleInputError, Special
 from .chains import CHAIN_DEPTH
 from .dice import Chances, Clamped, Dice, Distribution, Scaled, Value
 from .inputs import InputSpec
+from .prng import Xoshiro128
 from .results import (
     Chain,
     ChainOutcome,
     ChainStep,
     Consequence,
+    DiceRoll,
+    DieRoll,
     FlowStep,
     Modifier,
     ModOperation,
@@ -40,6 +44,7 @@ from .results import (
     Restriction,
     Roll,
     RollKind,
+    RollMade,
     RoundResult,
     RulebookInfo,
     RuleInfo,
@@ -87,6 +92,8 @@ __all__ = [
     "Clamped",
     "Consequence",
     "Dice",
+    "DiceRoll",
+    "DieRoll",
     "Distribution",
     "FlowStep",
     "InputSpec",
@@ -97,6 +104,7 @@ __all__ = [
     "Restriction",
     "Roll",
     "RollKind",
+    "RollMade",
     "RoundResult",
     "RuleInfo",
     "RuleInputError",
@@ -109,6 +117,7 @@ __all__ = [
     "TableRow",
     "TraceEntry",
     "Value",
+    "Xoshiro128",
     "require",
 ]
 

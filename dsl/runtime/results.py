@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any, Literal, cast
 
 from .base import RuleInputError, Status, clip, number_json, probability_json, show
-from .dice import Chances, Value, value_json
+from .dice import Chances, Dice, Value, value_json
 from .specs import ModSpec, RollSpec, TraceSpec
 
 ModOperation = Literal["add", "mul", "div", "set", "min", "max", "grade", "dice", "step", "shift"]
@@ -141,6 +141,8 @@ class Roll:
     needed: int | None  # a count: how many dice must meet it
     consequences: tuple[Consequence, ...] = ()
     merged: tuple[Roll, ...] = ()  # the same roll asked for by other rules, rolled once with this one
+    plan: tuple[tuple[Dice, int | Fraction], ...] = ()  # what is rolled: each side's dice and what is added to them
+    rolled: RollMade | None = None  # the roll made (`rng=`) or told (`rolled=`): its dice and outcome
 
     @property
     def rule(self) -> str:
@@ -215,12 +217,98 @@ class Roll:
                 }
                 for x in self.merged
             ],
+            **({"rolled": self.rolled.to_dict()} if self.rolled is not None else {}),
         }
 
     @property
     def asked_by(self) -> tuple[str, ...]:
         """The rules that asked for this roll: its own, then those of the rolls merged into it."""
         return (self.spec.rule, *(x.spec.rule for x in self.merged))
+
+
+@dataclass(frozen=True, slots=True)
+class DieRoll:
+    """One die as it was rolled: every face it showed in order (the first; the face it was
+    re-rolled to, when its first was among those re-rolled; then each explosion's), and the value
+    it counts for.  `kept`: whether the pool's reading counts it (kept among the highest or lowest,
+    showing a face counted, among the most that match, winning its pair; always, in a sum)."""
+
+    die: str  # the die as the language writes it: `d6`, `exploding d6 as wild`, `dF`
+    faces: tuple[int, ...]
+    rerolled: bool
+    explosions: int
+    value: int
+    kept: bool = True
+    name: str | None = None
+
+    @property
+    def natural(self) -> int:
+        """The face it showed first, before it was re-rolled or exploded."""
+        return self.faces[0]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "die": self.die,
+            "faces": [number_json(f) for f in self.faces],
+            "natural": number_json(self.faces[0]),
+            "rerolled": self.rerolled,
+            "explosions": self.explosions,
+            "value": number_json(self.value),
+            "kept": self.kept,
+            "name": self.name,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRoll:
+    """A dice value rolled: each die, what the dice come to (`dice_total`: the dice value's total,
+    numbers inside it included; a count: the dice that met the target), and the total with what the
+    roll adds to them (`bonus`).  Told as a total (`rolled={"fall": 9}`), it has no dice."""
+
+    dice: str
+    bonus: int | Fraction
+    rolled: tuple[DieRoll, ...]
+    dice_total: int
+    total: int | Fraction
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "dice": self.dice,
+            "bonus": number_json(self.bonus),
+            "rolled": [d.to_dict() for d in self.rolled],
+            "dice_total": number_json(self.dice_total),
+            "total": number_json(self.total),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RollMade:
+    """What a roll came to: its dice (one side; two for an opposed roll; none when automatic or
+    told as a total of successes), the total, the outcome and every outcome it counts as (a
+    critical is also a success), the margin, and the consequences that come."""
+
+    source: str  # "rng" (rolled here), "faces" or "total" (told), "automatic" (no dice), "table"
+    sides: tuple[DiceRoll, ...]
+    total: int | Fraction | None  # the total compared (a count: the dice that met the target)
+    margin: int | None  # how far the total lands from the target
+    outcome: str  # the tier, else success / failure (win / tie / lose); a table's row
+    outcomes: tuple[str, ...]  # every outcome it counts as, the one the effects and consequences name
+    success: bool | None  # None for a roll without a target
+    consequences: tuple[Consequence, ...]  # of this roll and of the rolls merged into it, that come
+    effects: tuple[str, ...] = ()  # what the outcomes do, as the rules say it
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "source": self.source,
+            "sides": [side.to_dict() for side in self.sides],
+            "total": None if self.total is None else number_json(self.total),
+            "margin": None if self.margin is None else number_json(self.margin),
+            "outcome": self.outcome,
+            "outcomes": list(self.outcomes),
+            "success": self.success,
+            "consequences": [c.to_dict() for c in self.consequences],
+            "effects": list(self.effects),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,6 +458,7 @@ class TableResult:
     result: int | None  # the modified roll, when a roll was given
     selected: TableRow | None
     rows: tuple[TableRow, ...]
+    rolled: DiceRoll | None = None  # the dice rolled for it (`rng=`, `rolled=`), each die's faces
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -381,6 +470,7 @@ class TableResult:
             "result": None if self.result is None else number_json(self.result),
             "selected": None if self.selected is None else self.selected.to_dict(),
             "rows": [row.to_dict() for row in self.rows],
+            **({"rolled": self.rolled.to_dict()} if self.rolled is not None else {}),
         }
 
 
@@ -415,6 +505,21 @@ class Resolution:
             raise RuleInputError(f"several rules call for a roll `{clip(name)}` ({rules}): say which with rule=")
         called = ", ".join(f"{r.spec.name} ({r.spec.rule})" for r in self.rolls) or "none"
         raise RuleInputError(f"no roll `{clip(name)}` in this situation (rolls: {called})")
+
+    def rolled(self, name: str, rule: str | None = None) -> RollMade:
+        """What the roll called `name` (of `rule`; a table's name for a table rolled on) came to,
+        when the situation was rolled (`rng=`) or its results told (`rolled=`).
+
+        RuleInputError if there is no such roll, or it was not rolled."""
+        table = next((t for t in self.tables if t.name == name and rule is None), None)
+        if table is not None and table.rolled is not None and table.result is not None:
+            key = table.selected.key if table.selected is not None else None
+            outcome = f"row {key}" if key is not None else "no row"
+            return RollMade("table", (table.rolled,), table.result, None, outcome, (outcome,), None, ())
+        roll = self.roll(name, rule)
+        if roll.rolled is None:
+            raise RuleInputError(f"roll `{clip(name)}` was not rolled: resolve with rng= (or its result in rolled=)")
+        return roll.rolled
 
     def __repr__(self) -> str:
         parts = [f"{name} {show(value)}" for name, value in self.stats.items() if self.inputs.get(name) != value]

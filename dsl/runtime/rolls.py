@@ -35,14 +35,14 @@ def roll_of(scope: Scope, step: RollStep) -> Roll:
     values = step.values
     found = values(scope) if callable(values) else values
     if spec.consequences:
-        return rolled(scope, spec, found, *changed, cached=True)
+        return roll_from(scope, spec, found, *changed, cached=True)
     key = (id(spec), found, *changed)
     rolls = scope.book.rolled
     roll = rolls.get(key)
     if roll is None:
         if len(rolls) >= MAX_CACHED:
             rolls.clear()
-        roll = rolls[key] = rolled(scope, spec, found, *changed, cached=True)
+        roll = rolls[key] = roll_from(scope, spec, found, *changed, cached=True)
     return roll
 
 
@@ -78,7 +78,7 @@ def roll_changes(
     return pool, delta, shift, automatic
 
 
-def rolled(
+def roll_from(
     scope: Scope,
     spec: RollSpec,
     found: Any,
@@ -123,6 +123,7 @@ def rolled(
             dice = f"{found[2]} vs {found[3]}"
         op = "vs"
     pair = found if spec.kind == "opposed" and automatic is None else None
+    plan = _plan(spec, automatic, pool, value, bonus, pair)
     chances = _chances_of(book, spec, automatic, pool, value, goal, bonus, op, needed, pair, cached)
     probability, outcomes, margins, totals, successes = chances
     consequences = []
@@ -149,7 +150,33 @@ def rolled(
         successes=successes,
         needed=needed if spec.kind == "count" else None,
         consequences=tuple(consequences),
+        plan=plan,
     )
+
+
+def _plan(
+    spec: RollSpec,
+    automatic: str | None,
+    pool: tuple[int, int, str | None] | None,
+    value: Dice | None,
+    bonus: int | Fraction,
+    pair: Any,
+) -> tuple[tuple[Dice, int | Fraction], ...]:
+    """What is rolled, as the chances take it: each side's dice and the number added to them (a
+    count rolls its first kind of dice, each die met against the target)."""
+    if automatic is not None:
+        return ()
+    if spec.kind == "opposed":
+        if spec.pool is not None and spec.against is not None:
+            return ((pool_dice(*spec.pool), pair[0]), (pool_dice(*spec.against), pair[1]))
+        return ((pair[2], pair[0]), (pair[3], pair[1]))
+    if spec.kind == "count":
+        if value is not None:
+            return ((Dice.pool(value.first_count(), value.terms[0][1] if value.terms else 2), 0),)
+        assert pool is not None
+        return ((Dice.pool(pool[0], pool[1]), 0),)
+    dice = value if value is not None else pool_dice(*pool) if pool is not None else None
+    return ((dice, bonus),) if dice is not None else ()
 
 
 _Chances = tuple[
@@ -458,5 +485,6 @@ def merged_rolls(rolls: Sequence[Roll]) -> tuple[Roll, ...]:
             kept.needed,
             kept.consequences,
             (*kept.merged, roll),
+            kept.plan,
         )
     return tuple(out)

@@ -15,6 +15,7 @@ from .book import Book
 from .dice import MAX_COMBINATIONS, Chances, Dice
 from .resolve import resolve_with
 from .results import Resolution, RoundResult, SequenceResult
+from .rolling import resolve_rolling
 from .specs import SequenceSpec
 
 _MAX_ROUNDS = 1000
@@ -29,9 +30,17 @@ def resolve_rounds(
     given: Mapping[str, object],
     rounds: object,
     signature: bool = False,
+    rng: object = None,
+    rolled: object = None,
 ) -> Resolution:
     """`resolve(names, rounds=N, ...)`: the situation of the first round, with its sequence over
-    N rounds (`Resolution.sequence`).  Without `rounds`, `resolve_with` alone."""
+    N rounds (`Resolution.sequence`).  Without `rounds`, `resolve_with` alone.  `rng` (a seed or
+    a random.Random) rolls the situation's rolls and tables, `rolled` tells results rolled
+    elsewhere (dsl/runtime/rolling.py): the first round's, with a sequence."""
+    if rng is not None or rolled is not None:
+        return resolve_rolling(
+            book, names, given, rng, rolled, lambda inputs: resolve_rounds(book, sequences, names, inputs, rounds, signature)
+        )
     if rounds is None:
         return resolve_with(book, names, given, signature)
     if type(rounds) is not int or not 1 <= rounds <= _MAX_ROUNDS:

@@ -100,6 +100,7 @@ HELPERS: Final = runtime_helpers()
 STANDARD: dict[str, tuple[str, ...]] = {
     "collections.abc": ("Mapping", "Sequence"),
     "fractions": ("Fraction",),
+    "random": ("Random",),
     "types": ("MappingProxyType",),
     "typing": ("Any", "Final", "Literal", "TypedDict"),
 }
@@ -230,6 +231,13 @@ class ModuleWriter:
         self.rounds = "rounds"
         while self.rounds in book.vars:
             self.rounds += "_"
+        # the parameters that roll (a seed or a Random) and tell results rolled elsewhere
+        self.rng = "rng"
+        while self.rng in book.vars:
+            self.rng += "_"
+        self.rolled = "rolled"
+        while self.rolled in book.vars:
+            self.rolled += "_"
 
     # ------------------------------------------------------------------ module
 
@@ -799,7 +807,15 @@ class ModuleWriter:
         w.blank()
         w.call(
             "def resolve",
-            ["names: str | Sequence[str]", "/", "*", f"{self.rounds}: int | None = None", "**inputs: object"],
+            [
+                "names: str | Sequence[str]",
+                "/",
+                "*",
+                f"{self.rounds}: int | None = None",
+                f"{self.rng}: int | Xoshiro128 | Random | None = None",
+                f"{self.rolled}: Mapping[str, int | Sequence[int]] | None = None",
+                "**inputs: object",
+            ],
             " -> Resolution:",
         )
         w.indent()
@@ -807,9 +823,14 @@ class ModuleWriter:
             "Resolve a situation in which the named rules and tables apply together.\n\n"
             "Inputs not given take their defaults (see INPUTS).  Modifiers stack across the\n"
             f"rules; a bad rule name or input raises RuleInputError.  `{self.rounds}`: resolve a rule\n"
-            "with a sequence (`each round ...`) over so many rounds (`Resolution.sequence`)."
+            "with a sequence (`each round ...`) over so many rounds (`Resolution.sequence`).\n"
+            f"`{self.rng}`: roll the situation's rolls and tables (a seed, or a random.Random);\n"
+            f"`{self.rolled}`: results rolled elsewhere, faces or a total by roll name\n"
+            "(`Roll.rolled`, `Resolution.rolled(name)`)."
         )
-        w.line(f"return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, {self.rounds})")
+        w.line(
+            f"return resolve_rounds(_BOOK, _SEQUENCES, names, inputs, {self.rounds}, rng={self.rng}, rolled={self.rolled})"
+        )
         w.dedent()
         exported = list(PUBLIC_NAMES) + sorted(set(self.aliases.values())) + list(self.forms.values())
         for rule in book.rules.values():
@@ -832,7 +853,7 @@ class ModuleWriter:
         """The keyword parameters of the function of a rule or table: name, annotation, default."""
         found = []
         sequence = name in self.book.rules and self.book.rules[name].sequence is not None
-        taken = set(self.reserved) | ({self.rounds} if sequence else set())
+        taken = set(self.reserved) | ({self.rounds} if sequence else set()) | {self.rng, self.rolled}
         for var_name in reads:
             var = self.book.vars[var_name]
             param = python_name(var_name, taken)
@@ -846,6 +867,8 @@ class ModuleWriter:
             found.append((python_name("roll", taken), "int | None", "None"))
         if sequence:
             found.append((self.rounds, "int | None", "None"))
+        found.append((self.rng, "int | Xoshiro128 | Random | None", "None"))
+        found.append((self.rolled, "Mapping[str, int | Sequence[int]] | None", "None"))
         return found
 
     def _form(self, name: str, parameters: list[tuple[str, str, str]]) -> None:
@@ -866,7 +889,7 @@ class ModuleWriter:
     def _function(self, name: str, reads: tuple[str, ...], doc: str, *, table: bool) -> None:
         w = self.w
         parameters = self._parameters(name, reads, table=table)
-        self._form(name, parameters)
+        self._form(name, parameters[:-2])  # the situation's inputs: not how to roll it
         sequence = name in self.book.rules and self.book.rules[name].sequence is not None
         params = [f"{param}: {annotation} = {default}" for param, annotation, default in parameters]
         told = [param for param, _, _ in parameters[: len(reads)]]
@@ -879,13 +902,30 @@ class ModuleWriter:
         w.indent()
         w.docstring(doc)
         if name in self.book.rules and not sequence:  # the values in the order of the rule's reads
+            w.line(f"if {self.rng} is not None or {self.rolled} is not None:")
+            w.indent()
+            self._given(reads, told)
+            self._rolling_call(name, "None")
+            w.dedent()
             self.rules.told(name, reads, told)
             self._resolve_rule(name, told)
             w.dedent()
             return
+        self._given(reads, told)
+        if table:
+            w.line(f"if {param} is not None:")
+            w.indent()
+            w.line(f"given['roll'] = {param}")
+            w.dedent()
+        self._rolling_call(name, self.rounds if sequence else "None")
+        w.dedent()
+
+    def _given(self, reads: tuple[str, ...], told: list[str]) -> None:
+        """`given = {...}`: the values told, by input name (a line each if long)."""
+        w = self.w
         arguments = [f"{literal(var_name)}: {param}" for var_name, param in zip(reads, told, strict=True)]
         one_line = "given: dict[str, object] = {" + ", ".join(arguments) + "}"
-        if len(one_line) + 8 <= 99:
+        if len(one_line) + 12 <= 99:
             w.line(one_line)
         else:
             w.line("given: dict[str, object] = {")
@@ -894,18 +934,14 @@ class ModuleWriter:
                 w.line(argument + ",")
             w.dedent()
             w.line("}")
-        if table:
-            w.line(f"if {param} is not None:")
-            w.indent()
-            w.line(f"given['roll'] = {param}")
-            w.dedent()
-        if sequence:
-            w.line(
-                f"return resolve_rounds(_BOOK, _SEQUENCES, ({literal(name)},), given, {self.rounds}, signature=True)"
-            )
-        else:
-            w.line(f"return resolve_with(_BOOK, ({literal(name)},), given, signature=True)")
-        w.dedent()
+
+    def _rolling_call(self, name: str, rounds: str) -> None:
+        """`return resolve_rounds(...)` of a rule or table alone, on `given`, rolling when asked to."""
+        self.w.call(
+            "return resolve_rounds",
+            ["_BOOK", "_SEQUENCES", f"({literal(name)},)", "given", rounds, "signature=True", f"rng={self.rng}", f"rolled={self.rolled}"],
+            "",
+        )
 
     def _resolve_rule(self, name: str, told: list[str]) -> None:
         """`return resolve_rule(_BOOK, 'name', (a, b, ...))` in a function's body (indented once),

@@ -1,0 +1,294 @@
+"""Rolling a situation: every roll it calls for, and every table it rolls on, rolled from a seed
+(`rng=`) or told as rolled elsewhere (`rolled=`), with what came of each: the dice, the total, the
+tier and outcome, the margin and the consequences that come, beside the exact chances.
+
+A roll's outcome is decided as its chances count it (rolls.py), die by die instead of total by
+total: the first tier that holds (a `natural` tier reads the dice alone or a named die's first
+face), then success by the tier's `always` or by the comparison; a count meets the target die by
+die; an opposed roll compares the two sides' totals, a tie going as the roll says.  So over many
+seeds the outcomes come up as often as the chances say (tests/runtime/test_rolling.py counts them).
+
+Rolled from a seed, the generator goes in one order, the same in every runtime: the tables of
+the situation in the order named, then its rolls in the order the resolution lists them; a roll
+or table whose result is told takes no face from it.  A roll is told by its name (`rule.name`
+when two rules of the situation have a roll of that name), as faces (a list, in the order its
+dice take them, throws.py) or as a total (a number: what the dice show, before the roll adds its
+bonus; for a count, the dice that met the target).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from fractions import Fraction
+from typing import cast
+
+from .base import HugeNumber, RuleInputError, as_number, clip, shown, whole
+from .book import Book
+from .dice import MAX_COMBINATIONS, Dice, pool_dice
+from .results import Consequence, DiceRoll, Resolution, Roll, RollMade, TableResult
+from .throws import FaceSource, GeneratedFaces, ThrownDice, ToldFaces, throw_dice
+
+
+def resolve_rolling(
+    book: Book,
+    names: str | Sequence[str],
+    given: Mapping[str, object],
+    rng: object,
+    rolled: object,
+    resolve: Callable[[Mapping[str, object]], Resolution],
+) -> Resolution:
+    """The situation resolved by `resolve` (on `given`), then rolled: its tables and rolls from
+    `rng` (a seed or a random.Random; None: only what `rolled` tells), or as `rolled` tells."""
+    generated = GeneratedFaces(rng) if rng is not None else None  # type: ignore[arg-type]
+    told = _told(rolled)
+    chosen = [names] if isinstance(names, str) else list(names) if isinstance(names, Sequence) else []
+    tables = [name for name in dict.fromkeys(chosen) if isinstance(name, str) and name in book.tables]
+    on_dice = [name for name in tables if book.tables[name].pool is not None]
+    inputs = dict(given)
+    table_rolls: dict[str, DiceRoll] = {}
+    to_roll = [name for name in on_dice if name in told or (generated is not None and "roll" not in given)]
+    if len(to_roll) > 1 or (to_roll and "roll" in given):
+        raise RuleInputError(
+            f"one roll selects the rows of {', '.join(on_dice)}: roll one table at a time, or give `roll`"
+        )
+    for name in to_roll:
+        spec = book.tables[name]
+        assert spec.pool is not None
+        dice = pool_dice(*spec.pool)
+        side = _side(name, dice, 0, told.pop(name, None), generated)
+        table_rolls[name] = side
+        inputs["roll"] = side.dice_total
+    resolution = resolve(inputs)
+    rolls = list(resolution.rolls)
+    places = _places(rolls, told, tables)
+    results: list[Roll] = []
+    for index, roll in enumerate(rolls):
+        said = places.get(index)
+        if said is None and generated is None:
+            results.append(roll)
+            continue
+        results.append(replace(roll, rolled=_roll_made(roll, said, generated)))
+    tables_out = tuple(
+        replace(t, rolled=_table_side(book, t, table_rolls[t.name])) if t.name in table_rolls else t
+        for t in resolution.tables
+    )
+    return replace(resolution, rolls=tuple(results), tables=tables_out)
+
+
+def _table_side(book: Book, table: TableResult, side: DiceRoll) -> DiceRoll:
+    """A table's dice with what its modifier adds (`roll d6 + heavy_hit`)."""
+    spec = book.tables[table.name]
+    if spec.modifier is None:
+        return side
+    offset = spec.sign * int(cast(int, table.keys[spec.modifier]))
+    return replace(side, bonus=offset, total=side.dice_total + offset)
+
+
+def _told(rolled: object) -> dict[str, object]:
+    if rolled is None:
+        return {}
+    if not isinstance(rolled, Mapping) or not all(isinstance(key, str) for key in rolled):
+        raise RuleInputError(
+            f"rolled maps each roll's name to its faces or its total, as in {{'fall': [3, 4, 2]}}, not {shown(rolled)}"
+        )
+    return dict(rolled)
+
+
+def _places(rolls: list[Roll], told: dict[str, object], tables: list[str]) -> dict[int, object]:
+    """Which roll each told result is for (by its name, or `rule.name`)."""
+    places: dict[int, object] = {}
+    for key, value in told.items():
+        rule, _, name = key.rpartition(".")
+        found = [i for i, r in enumerate(rolls) if r.spec.name == name and (not rule or rule in r.asked_by)]
+        if len(found) > 1:
+            rules = ", ".join(f"{rolls[i].spec.rule}.{name}" for i in found)
+            raise RuleInputError(f"several rules of the situation have a roll `{clip(name)}`: say which ({rules})")
+        if not found:
+            called = [f"{r.spec.name}" for r in rolls] + [t for t in tables]
+            if key in tables:
+                raise RuleInputError(f"`{clip(key)}` is a table looked up by its inputs, not rolled on")
+            raise RuleInputError(
+                f"no roll `{clip(key)}` in this situation (rolled: {', '.join(called) or 'none'})"
+            )
+        places[found[0]] = value
+    return places
+
+
+def _roll_made(roll: Roll, said: object, generated: FaceSource | None) -> RollMade:
+    """What a roll came to: rolled from `generated`, or as `said` (faces or a total)."""
+    spec = roll.spec
+    if roll.automatic is not None:
+        if said is not None:
+            raise RuleInputError(f"{spec.name}: no dice are rolled, it is an automatic {roll.automatic}")
+        return _decided(roll, "automatic", (), None, None, (roll.automatic,), roll.automatic == "success")
+    plan = roll.plan
+    if spec.kind == "opposed":
+        if said is not None and not isinstance(said, (list, tuple)):
+            raise RuleInputError(f"{spec.name}: an opposed roll is told by the faces of both sides, first side first")
+        faces = _faces(spec.name, said) if said is not None else generated
+        assert faces is not None
+        sides = tuple(_thrown_side(dice, bonus, throw_dice(dice, faces)) for dice, bonus in plan)
+        if isinstance(faces, ToldFaces):
+            faces.finish()
+        first, second = sides[0].total, sides[1].total
+        outcome = "win" if first > second else "tie" if first == second else "lose"
+        success = outcome == "win" or (outcome == "tie" and spec.ties == "win")
+        return _decided(roll, "faces" if said is not None else "rng", sides, None, None, (outcome,), success)
+    dice, bonus = plan[0]
+    if spec.kind == "count":
+        return _count(roll, dice, said, generated)
+    if said is None or isinstance(said, (list, tuple)):
+        faces = _faces(spec.name, said) if said is not None else generated
+        assert faces is not None
+        thrown = throw_dice(dice, faces)
+        if isinstance(faces, ToldFaces):
+            faces.finish()
+        source = "faces" if said is not None else "rng"
+    else:
+        thrown = _total_told(spec.name, dice, said, any(t.natural is not None for t in spec.tiers))
+        source = "total"
+    side = _thrown_side(dice, bonus, thrown)
+    return _checked(roll, source, side, thrown)
+
+
+def _faces(name: str, said: object) -> ToldFaces:
+    if not isinstance(said, (list, tuple)) or not all(type(f) is int for f in said):
+        raise RuleInputError(f"{name}: the faces told are whole numbers, as in [3, 4, 2], not {shown(said)}")
+    return ToldFaces(name, list(said))
+
+
+def _thrown_side(dice: Dice, bonus: int | Fraction, thrown: ThrownDice) -> DiceRoll:
+    return DiceRoll(str(dice), whole(bonus), thrown.dice, thrown.total, whole(thrown.total + bonus))
+
+
+def _side(name: str, dice: Dice, bonus: int, said: object, generated: FaceSource | None) -> DiceRoll:
+    """A table's dice: rolled, or told as faces or a total."""
+    if said is None or isinstance(said, (list, tuple)):
+        faces = _faces(name, said) if said is not None else generated
+        assert faces is not None
+        thrown = throw_dice(dice, faces)
+        if isinstance(faces, ToldFaces):
+            faces.finish()
+    else:
+        thrown = _total_told(name, dice, said, False)
+    return _thrown_side(dice, bonus, thrown)
+
+
+def _total_told(name: str, dice: Dice, said: object, natural_needed: bool) -> ThrownDice:
+    """A total told: one the dice can show."""
+    try:
+        number = as_number(said)
+    except HugeNumber:
+        number = None
+    if number is None or number.denominator != 1 or isinstance(said, bool):
+        raise RuleInputError(f"{name}: a total told is a whole number (or a list of faces), not {shown(said)}")
+    total = number.numerator
+    try:
+        weights, _ = dice.total_weights(MAX_COMBINATIONS, None if dice.bounded else max(total, dice.lowest))
+    except ValueError as error:
+        raise RuleInputError(f"{name}: {error}") from None
+    if not weights.get(total):
+        low, high = min(weights), max(weights)
+        reach = f"{low}..{high}" if dice.bounded else f"{low} or more"
+        raise RuleInputError(f"{name}: {total} is not a total {dice} can show ({reach})")
+    natural = None
+    if all(g.plain for g in dice.groups()):
+        natural = total - dice.bonus
+    elif natural_needed:
+        raise RuleInputError(f"{name}: its outcome reads the dice as first rolled; tell the faces, not the total")
+    named: dict[str, int] = {}
+    if natural_needed and any(g.name is not None for g in dice.groups()):
+        raise RuleInputError(f"{name}: its outcome reads a named die; tell the faces, not the total")
+    return ThrownDice(total, natural, named, ())
+
+
+def _count(roll: Roll, dice: Dice, said: object, generated: FaceSource | None) -> RollMade:
+    """A count: each die meets the target or not; enough of them is a success."""
+    name = roll.spec.name
+    op, goal = roll.comparison, roll.target
+    assert op is not None and goal is not None and roll.needed is not None
+    count = dice.terms[0][0]
+    if said is None or isinstance(said, (list, tuple)):
+        faces = _faces(name, said) if said is not None else generated
+        assert faces is not None
+        thrown = throw_dice(dice, faces)
+        if isinstance(faces, ToldFaces):
+            faces.finish()
+        met = tuple(replace(d, kept=_meets(d.value, op, goal)) for d in thrown.dice)
+        successes = sum(d.kept for d in met)
+        sides: tuple[DiceRoll, ...] = (DiceRoll(str(dice), 0, met, successes, successes),)
+        source = "faces" if said is not None else "rng"
+    else:
+        if type(said) is not int or not 0 <= said <= count:
+            raise RuleInputError(f"{name}: the dice that met the target are a whole number from 0 to {count}, not {shown(said)}")
+        successes, sides, source = said, (), "total"
+    success = successes >= roll.needed
+    return _decided(roll, source, sides, successes, None, ("success" if success else "failure",), success)
+
+
+def _checked(roll: Roll, source: str, side: DiceRoll, thrown: ThrownDice) -> RollMade:
+    """A roll of one side: its tier (the first that holds), success, margin."""
+    spec = roll.spec
+    total = side.total
+    goal, op = roll.target, roll.comparison
+    chosen = None
+    for tier in spec.tiers:
+        if tier.natural is not None:
+            natural = thrown.natural if tier.die is None else thrown.named.get(tier.die)
+            if natural is None:
+                raise RuleInputError(f"{spec.name}: the natural result of {side.dice} is not defined")
+            holds = tier.natural[0] <= natural <= tier.natural[1]
+        elif tier.op in ("<=", ">=") and tier.bound is not None:
+            bound = tier.bound(goal if goal is not None else 0)
+            holds = total <= bound if tier.op == "<=" else total >= bound
+        else:
+            holds = True
+        if holds:
+            chosen = tier
+            break
+    if spec.kind == "total" or op is None or goal is None:
+        outcomes = (chosen.name,) if chosen is not None else ()
+        return _decided(roll, source, (side,), total, None, outcomes, None)
+    won = chosen.always == "success" if chosen is not None and chosen.always else _meets(total, op, goal)
+    named = {tier.name for tier in spec.tiers}
+    plain = "success" if won else "failure"
+    found = ((chosen.name,) if chosen is not None else ()) + ((plain,) if plain not in named else ())
+    margin = abs(math.floor(total - goal)) if total >= goal else math.ceil(goal - total)
+    return _decided(roll, source, (side,), total, margin, found, won)
+
+
+def _decided(
+    roll: Roll,
+    source: str,
+    sides: tuple[DiceRoll, ...],
+    total: int | Fraction | None,
+    margin: int | None,
+    outcomes: tuple[str, ...],
+    success: bool | None,
+) -> RollMade:
+    """The result, with the consequences and effects of its outcomes (of every rule that asked for it)."""
+    consequences: list[Consequence] = []
+    effects: list[str] = []
+    for asking in (roll, *roll.merged):
+        consequences += [c for c in asking.consequences if c.outcome in outcomes]
+        effects += [asking.spec.outcomes[o] for o in outcomes if o in asking.spec.outcomes]
+    outcome = outcomes[0] if outcomes else "none"
+    return RollMade(source, sides, total, margin, outcome, outcomes, success, tuple(consequences), tuple(effects))
+
+
+def _meets(total: int | Fraction, op: str, goal: int | Fraction) -> bool:
+    """Whether a total meets a target by a comparison."""
+    if op == "<=":
+        return total <= goal
+    if op == "<":
+        return total < goal
+    if op == ">=":
+        return total >= goal
+    if op == ">":
+        return total > goal
+    if op == "==":
+        return total == goal
+    return total != goal
+
