@@ -557,7 +557,7 @@ def resolve(
     if rolling and seed is None:
         import secrets
 
-        seed = secrets.randbits(63)
+        seed = secrets.randbits(53)  # a JSON integer every reader holds exactly
     try:
         resolution = module.resolve(list(names), rounds=rounds, rng=seed, rolled=rolled, **given)
     except module.RuleInputError as error:
@@ -567,7 +567,9 @@ def resolve(
 
         data = resolution.to_dict()
         if seed is not None:
-            data["seed"] = seed
+            from dsl.runtime.base import number_json
+
+            data["seed"] = number_json(seed)
         click.echo(json_text(data))
         return
     from dsl.report import resolution_text

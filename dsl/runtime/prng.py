@@ -52,6 +52,11 @@ class Xoshiro128:
             words[0] = 1
         self._s = words
 
+    def getstate(self) -> tuple[int, int, int, int]:
+        """The four words of state, s[0] first."""
+        s = self._s
+        return (s[0], s[1], s[2], s[3])
+
     def next32(self) -> int:
         """The next 32-bit output."""
         s = self._s

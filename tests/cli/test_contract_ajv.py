@@ -22,6 +22,8 @@ from tests.ajv import ajv_check
 from tests.conftest import RULEBOOKS, compiled, module_for, run_cli
 
 BOOKS = sorted(RULEBOOKS.glob("*.rules"))
+DICE = RULEBOOKS.parent / "tests" / "fixtures" / "dice"
+ROLLING_RULES = ["plain", "explosions", "kept", "named", "better", "counted", "fate", "pairs", "contest", "arithmetic", "pool"]
 SAFE = 2**53 - 1
 
 
@@ -73,6 +75,13 @@ def _resolutions() -> list[tuple[str, str, Any]]:
         ["skirmish_terrain", "spacesuit", "--rounds", "4"],
         ["skirmish_terrain", "broken_ground", "mud", "--set", "moved=3", "--set", "DEX=12"],
         ["mecha_tables", "skidding", "--set", "turning=yes", "--set", "terrain=mud", "--set", "pilot_skill=5"],
+        # rolled (rolling.rules has a roll of every dice form)
+        ["skirmish_terrain", "broken_ground", "--set", "moved=8", "--seed", "7"],
+        ["skirmish_terrain", "broken_ground", "--set", "moved=8", "--seed", str(2**64 + 5)],
+        ["skirmish_terrain", "broken_ground", "--set", "moved=8", "--rolled", "fall=9"],
+        ["mecha_tables", "fire_control", "--set", "heavy_hit=1", "--seed", "3"],
+        [str(DICE / "rolling.rules"), *ROLLING_RULES, "--seed", "11"],
+        [str(DICE / "opend6.rules"), "wild_check", "--rolled", "action=3,4,6,6,1"],
     ]
     for args in edges:
         found.append(("resolution", " ".join(args), _json("resolve", *args, "--json")))
@@ -180,6 +189,7 @@ def test_list_describe_diff_and_errors_validate_against_their_schemas(tmp_path: 
     failing = [
         ["resolve", "skirmish_terrain", "mud", "--set", "DEX=12", "--set", "DEX=13"],
         ["resolve", "skirmish_terrain", "mudd"],
+        ["resolve", "skirmish_terrain", "broken_ground", "--set", "moved=8", "--rolled", "fall=3,4,9"],
         ["resolve", "nobook", "mud"],
         ["describe", "skirmish_terrain", "nothing"],
         ["list", "--bogus"],

@@ -1,0 +1,61 @@
+"""`rulecraft resolve --roll / --seed N / --rolled ROLL=FACES|TOTAL`: the dice shown beside the
+chances, the same seed the same dice, and a clear usage error (exit 2) for results no dice show."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import ROOT, run_cli
+
+ROLLING = str(ROOT / "tests" / "fixtures" / "dice" / "rolling.rules")
+
+
+def test_a_seed_rolls_the_same_dice_as_the_python_api() -> None:
+    import generated.skirmish_terrain as skirmish
+
+    result = run_cli("resolve", "skirmish_terrain", "broken_ground", "--set", "moved=8", "--seed", "7", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["seed"] == 7
+    expected = skirmish.resolve("broken_ground", moved=8, rng=7).to_dict()["rolls"][0]["rolled"]
+    assert data["rolls"][0]["rolled"] == expected
+    text = run_cli("resolve", "skirmish_terrain", "broken_ground", "--set", "moved=8", "--seed", "7")
+    assert "      rolled: 3d6 [6, 5, 3] = 14 -> failure by 6" in text.output
+    assert text.output.rstrip().endswith("rolled with --seed 7")
+
+
+def test_roll_without_a_seed_reports_the_one_it_drew() -> None:
+    result = run_cli("resolve", "skirmish_terrain", "broken_ground", "--set", "moved=8", "--roll", "--json")
+    data = json.loads(result.stdout)
+    again = run_cli(
+        "resolve", "skirmish_terrain", "broken_ground", "--set", "moved=8", "--seed", str(data["seed"]), "--json"
+    )
+    assert json.loads(again.stdout)["rolls"] == data["rolls"]
+
+
+def test_results_told_as_faces_or_a_total() -> None:
+    faces = run_cli("resolve", ROLLING, "explosions", "--rolled", "capped=6,6,6,2", "--rolled", "open=4", "--json")
+    assert faces.exit_code == 0, faces.output
+    rolls = {r["name"]: r["rolled"] for r in json.loads(faces.stdout)["rolls"]}
+    assert [d["faces"] for d in rolls["capped"]["sides"][0]["rolled"]] == [[6, 6, 6], [2]]
+    assert rolls["open"]["source"] == "total" and rolls["open"]["total"] == 6  # 4 and the bonus 2
+    text = run_cli("resolve", ROLLING, "kept", "--rolled", "highest=1,6,3,5")
+    assert "rolled (faces told): highest 2 of 4d6 [(1), 6, (3), 5] = 11" in text.output
+
+
+def test_bad_rolled_results_exit_2_without_a_traceback() -> None:
+    cases = [
+        (["--rolled", "fall=3,4,9"], "face 9 (the 3rd told) is not a face of a d6"),
+        (["--rolled", "fall=3,4"], "2 faces told, and the dice take more"),
+        (["--rolled", "fall=40"], "40 is not a total 3d6 can show (3..18)"),
+        (["--rolled", "fell=9"], "no roll `fell` in this situation"),
+        (["--rolled", "fall=x"], "faces and totals are whole numbers"),
+        (["--rolled", "fall"], "--rolled takes ROLL=FACES or ROLL=TOTAL"),
+        (["--rolled", "fall=9", "--rolled", "fall=8"], "gives `fall` twice"),
+    ]
+    for extra, message in cases:
+        result = run_cli("resolve", "skirmish_terrain", "broken_ground", "--set", "moved=8", *extra)
+        assert result.exit_code == 2, (extra, result.output)
+        assert message in result.output, (extra, result.output)
+        as_json = run_cli("resolve", "skirmish_terrain", "broken_ground", "--set", "moved=8", *extra, "--json")
+        assert as_json.exit_code == 2 and message in json.loads(as_json.stdout)["error"]["message"]
