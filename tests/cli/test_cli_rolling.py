@@ -7,7 +7,7 @@ import json
 
 from tests.conftest import ROOT, run_cli
 
-ROLLING = str(ROOT / "tests" / "fixtures" / "dice" / "rolling.rules")
+ROLLING = str(ROOT / "tests" / "fixtures" / "rolling" / "forms.rules")
 
 
 def test_a_seed_rolls_the_same_dice_as_the_python_api() -> None:

@@ -75,12 +75,12 @@ def _resolutions() -> list[tuple[str, str, Any]]:
         ["skirmish_terrain", "spacesuit", "--rounds", "4"],
         ["skirmish_terrain", "broken_ground", "mud", "--set", "moved=3", "--set", "DEX=12"],
         ["mecha_tables", "skidding", "--set", "turning=yes", "--set", "terrain=mud", "--set", "pilot_skill=5"],
-        # rolled (rolling.rules has a roll of every dice form)
+        # rolled (forms.rules has a roll of every dice form)
         ["skirmish_terrain", "broken_ground", "--set", "moved=8", "--seed", "7"],
         ["skirmish_terrain", "broken_ground", "--set", "moved=8", "--seed", str(2**64 + 5)],
         ["skirmish_terrain", "broken_ground", "--set", "moved=8", "--rolled", "fall=9"],
         ["mecha_tables", "fire_control", "--set", "heavy_hit=1", "--seed", "3"],
-        [str(DICE / "rolling.rules"), *ROLLING_RULES, "--seed", "11"],
+        [str(DICE.parent / "rolling" / "forms.rules"), *ROLLING_RULES, "--seed", "11"],
         [str(DICE / "opend6.rules"), "wild_check", "--rolled", "action=3,4,6,6,1"],
     ]
     for args in edges:

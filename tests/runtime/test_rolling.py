@@ -14,10 +14,12 @@ from dsl.runtime import RuleInputError, Xoshiro128
 from tests.conftest import ROOT, module_for
 
 DICE = ROOT / "tests" / "fixtures" / "dice"
+FORMS = ROOT / "tests" / "fixtures" / "rolling" / "forms.rules"
 
 
 def book(name: str) -> ModuleType:
-    return module_for(Path(DICE / f"{name}.rules"))
+    """A dice fixture book; `forms`: tests/fixtures/rolling/forms.rules, a roll of every form."""
+    return module_for(FORMS if name == "forms" else Path(DICE / f"{name}.rules"))
 
 
 def faces(made: object) -> list[list[int]]:
@@ -136,7 +138,7 @@ def test_rerolled_dice_show_both_faces() -> None:
 def test_the_better_of_two_and_at_most_n_explosions() -> None:
     made = book("idioms").resolve("trait_and_wild", rolled={"trait": [8, 3, 2]}).rolled("trait")
     assert made.total == 11 and faces(made) == [[8, 3], [2]]
-    capped = book("rolling").resolve("explosions", rolled={"capped": [6, 6, 6, 2]}).rolled("capped")
+    capped = book("forms").resolve("explosions", rolled={"capped": [6, 6, 6, 2]}).rolled("capped")
     assert faces(capped) == [[6, 6, 6], [2]]  # at most 2 explosions: the third 6 stands
     assert capped.total == 20
 
@@ -148,13 +150,13 @@ def test_pairs_sort_each_side_and_give_ties_to_the_defender() -> None:
 
 
 def test_opposed_rolls_have_two_sides() -> None:
-    made = book("rolling").resolve("contest", rolled={"contest": [6, 2, 3, 4]}).rolled("contest")
+    made = book("forms").resolve("contest", rolled={"contest": [6, 2, 3, 4]}).rolled("contest")
     assert [side.total for side in made.sides] == [10, 7]  # exploding d6 (6+2) + bonus 2 vs 2d6
     assert made.outcome == "win" and made.success
 
 
 def test_fate_counts_pools_and_dice_arithmetic() -> None:
-    rolling = book("rolling")
+    rolling = book("forms")
     fate = rolling.resolve("fate", rolled={"fate": [-1, 0, 1, 1]}).rolled("fate")
     assert fate.total == 3  # +1, and the bonus 2
     pool = rolling.resolve("pool", rolled={"pool": [5, 6, 1, 2]}).rolled("pool")
@@ -164,7 +166,7 @@ def test_fate_counts_pools_and_dice_arithmetic() -> None:
 
 
 def test_a_total_told() -> None:
-    rolling = book("rolling")
+    rolling = book("forms")
     made = rolling.resolve("plain", rolled={"check": 15}).rolled("check")
     assert made.source == "total" and made.total == 17 and made.success  # d20 15 + bonus 2 >= 12
     assert made.sides[0].rolled == () and made.consequences == ()
@@ -208,7 +210,7 @@ def test_bad_results_told_are_clear_errors(skirmish: ModuleType, rolled: object,
 
 
 def test_bad_rng_and_forms_that_need_faces() -> None:
-    rolling = book("rolling")
+    rolling = book("forms")
     with pytest.raises(RuleInputError, match="rng is a whole-number seed"):
         rolling.resolve("plain", rng="seven")
     with pytest.raises(RuleInputError, match="opposed roll is told by the faces"):

@@ -1,8 +1,8 @@
 """Seeded rolls come up as often as the exact chances say: chi-square at a fixed seed.
 
 The rolls tried: every roll of the dice fixture books (tests/fixtures/dice/*.rules: the idioms of
-published games, the OpenD6 wild die, RISK, and rolling.rules with one roll of every dice form)
-at their defaults; and, of the bundled rulebooks' rolls at their defaults, one per kind of dice,
+published games, the OpenD6 wild die, RISK) and of tests/fixtures/rolling/forms.rules (one roll
+of every dice form) at their defaults; and, of the bundled rulebooks' rolls at their defaults, one per kind of dice,
 comparison and tiers (percentile rolls with tiers, resistance rolls, 2d6 and 3d6 checks, ...).
 Each is rolled through the public API (`resolve(rule, rng=stream)`, one `Xoshiro128` stream
 per roll) and what it came to is counted against its exact chances: its totals (a roll without a
@@ -27,6 +27,7 @@ from dsl.runtime import Xoshiro128
 from tests.conftest import FIGURES, ROOT, module_for
 
 DICE = ROOT / "tests" / "fixtures" / "dice"
+FORMS = ROOT / "tests" / "fixtures" / "rolling" / "forms.rules"
 BUNDLED = ("skirmish_terrain", "spot_rules_a_to_e", "spot_rules_e_to_z", "zone_combat", "mecha_tables", "terrain_cards")
 SEED = 20261127
 LEAST_P = 1e-4
@@ -35,7 +36,7 @@ stays a pass)."""
 
 
 def _fixture_rolls() -> Iterator[tuple[str, ModuleType, str, str]]:
-    for path in sorted(DICE.glob("*.rules")):
+    for path in [*sorted(DICE.glob("*.rules")), FORMS]:
         module = module_for(Path(path))
         for rule in module.RULES:
             for roll in module.resolve(rule).rolls:
@@ -157,7 +158,7 @@ def test_the_chi_square_helper_tells_a_fair_die_from_a_loaded_one() -> None:
 
 
 def test_the_set_covers_every_dice_form() -> None:
-    """Every form of the dice algebra is among the rolls counted (rolling.rules has one of each)."""
+    """Every form of the dice algebra is among the rolls counted (forms.rules has one of each)."""
     dice = " ".join(_single(m, rule, name).dice for _, m, rule, name in ROLLS)
     for form in ("exploding", "at most", "highest", "lowest", "as wild", "max(", "showing", "rerolling", "dF", "by pairs", " vs ", "round up"):
         assert form in dice, form
