@@ -428,13 +428,16 @@ def test_a_typescript_app_checks_against_the_declarations(packages: dict[str, Pa
     assert said["fall"] == str(module.broken_ground(DEX=12, MOV=10, moved=6).roll("fall").probability)
     assert said["refused"].startswith("input `DEX` must be")
     assert said["json"]["DEX"] == {"start": 12, "final": int(said["dex"])}
+    seeded = module.broken_ground(moved=8, rng=20261127).rolled("fall")
+    assert said["rolled"] == [str(d.faces[0]) for d in seeded.sides[0].rolled]
+    assert said["told"] == ["faces", "failure", "9"]
     config = json.loads((app / "tsconfig.json").read_text())
     (app / "tsconfig.wrong.json").write_text(json.dumps({**config, "files": ["wrong.ts"]}))
     wrong = subprocess.run(
         [node, str(tsc), "-p", "tsconfig.wrong.json", "--noEmit"], cwd=app, capture_output=True, text=True, timeout=300
     )
     errors = re.findall(r"^wrong\.ts\((\d+),\d+\): error", wrong.stdout, re.M)
-    assert wrong.returncode != 0 and errors == ["4", "5", "6"], wrong.stdout
+    assert wrong.returncode != 0 and errors == ["4", "5", "6", "7"], wrong.stdout
 
 
 def test_modules_ask_for_the_api_the_javascript_runtime_offers() -> None:

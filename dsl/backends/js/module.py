@@ -711,17 +711,18 @@ class JsModuleWriter:
     def _api(self) -> None:
         w = self.w
         w.line("/** Resolve a situation in which the named rules and tables apply together (inputs not given")
-        w.line(" * take their defaults; `rounds`: a rule with a sequence over so many rounds). */")
-        w.line("export function resolve(names, inputs = {}, { rounds = null } = {}) {")
+        w.line(" * take their defaults; `rounds`: a rule with a sequence over so many rounds; `rng`: roll it from")
+        w.line(" * a seed or a Xoshiro128; `rolled`: results rolled elsewhere, faces or a total by roll name). */")
+        w.line("export function resolve(names, inputs = {}, { rounds = null, rng = null, rolled = null } = {}) {")
         w.indent()
-        w.line("return resolveRounds(_BOOK, _SEQUENCES, names, inputs, rounds);")
+        w.line("return resolveRounds(_BOOK, _SEQUENCES, names, inputs, rounds, false, rng, rolled);")
         w.dedent()
         w.line("}")
         for name in [*self.book.rules, *self.book.tables]:
             w.blank()
-            w.line(f"export function {self.public[name]}(inputs = {{}}, {{ rounds = null }} = {{}}) {{")
+            w.line(f"export function {self.public[name]}(inputs = {{}}, {{ rounds = null, rng = null, rolled = null }} = {{}}) {{")
             w.indent()
-            w.line(f"return resolveRule(_BOOK, _SEQUENCES, {js_string(name)}, inputs, rounds);")
+            w.line(f"return resolveRule(_BOOK, _SEQUENCES, {js_string(name)}, inputs, rounds, rng, rolled);")
             w.dedent()
             w.line("}")
 

@@ -4,7 +4,8 @@
 import { broken_ground, resolve, Dice, RuleInputError, jsonText } from "rulecraft-rulebooks/skirmish_terrain";
 import type { Inputs, RuleName } from "rulecraft-rulebooks/skirmish_terrain";
 import * as books from "rulecraft-rulebooks";
-import type { Resolution, Roll } from "rulecraft-rulebooks/runtime";
+import type { Resolution, Roll, RollMade } from "rulecraft-rulebooks/runtime";
+import { Xoshiro128 } from "rulecraft-rulebooks/runtime";
 
 const situation: Inputs = { DEX: 12n, MOV: 10, moved: "6", weapon: "thrown", acrobatics: false };
 const alone: Resolution = broken_ground({ DEX: 12n, MOV: 10, moved: 6 });
@@ -21,6 +22,10 @@ try {
   if (error instanceof RuleInputError) refused = error.message;
 }
 
+const made: RollMade = broken_ground({ moved: 8 }, { rng: 20261127 }).rolled("fall");
+const stream = new Xoshiro128(7n);
+const told = resolve("broken_ground", { moved: 8 }, { rng: stream, rolled: { fall: [3, 4, 2] } }).rolled("fall");
+
 const laser = new Dice([[2, 6]], 1);
 const out = {
   fall: chance,
@@ -30,5 +35,7 @@ const out = {
   laser: String(laser),
   mecha: books.mecha_tables.RULEBOOK.title,
   json: together.toDict().stats,
+  rolled: made.sides[0].rolled.map((die) => String(die.faces[0])),
+  told: [told.source, told.outcome, told.total === null ? null : String(told.total)],
 };
 console.log(jsonText(out));

@@ -128,7 +128,58 @@ export declare class Roll {
   readonly consequences: readonly Consequence[];
   readonly merged: readonly Roll[];
   readonly asked_by: readonly string[];
+  /** What the roll came to, when the situation was rolled (`rng`) or told (`rolled`). */
+  readonly rolled: RollMade | null;
   toDict(): RollJson;
+}
+
+/** rulecraft's one generator (xoshiro128** seeded by SplitMix64): the same seed, the same dice as
+ * in Python. */
+export declare class Xoshiro128 {
+  constructor(seed: bigint | number);
+  getstate(): number[];
+  next32(): number;
+  below(n: bigint | number): number;
+}
+
+/** A seed, or a Xoshiro128 kept to roll one situation after another from one stream. */
+export type Rng = bigint | number | Xoshiro128;
+
+/** Results rolled elsewhere, by roll name (`rule.name` for one of two): faces or a total. */
+export type Rolled = Record<string, Whole | readonly (bigint | number)[]> | ReadonlyMap<string, Whole | readonly (bigint | number)[]>;
+
+export declare class DieRoll {
+  readonly die: string;
+  readonly faces: readonly bigint[];
+  readonly natural: bigint;
+  readonly rerolled: boolean;
+  readonly explosions: bigint;
+  readonly value: bigint;
+  readonly kept: boolean;
+  readonly name: string | null;
+  toDict(): DieRollJson;
+}
+
+export declare class DiceRoll {
+  readonly dice: string;
+  readonly bonus: Num;
+  readonly rolled: readonly DieRoll[];
+  readonly dice_total: bigint;
+  readonly total: Num;
+  toDict(): DiceRollJson;
+}
+
+export declare class RollMade {
+  readonly source: "rng" | "faces" | "total" | "automatic" | "table";
+  readonly sides: readonly DiceRoll[];
+  readonly total: Num | null;
+  readonly margin: bigint | null;
+  readonly outcome: string;
+  readonly outcomes: readonly string[];
+  readonly success: boolean | null;
+  readonly consequences: readonly Consequence[];
+  readonly effects: readonly string[];
+  toDict(): RollMadeJson;
 }
 
 export declare class Restriction {
@@ -172,6 +223,8 @@ export declare class TableResult {
   readonly result: bigint | null;
   readonly selected: TableRow | null;
   readonly rows: readonly TableRow[];
+  /** Its dice, when the situation was rolled (`rng`) or its roll told (`rolled`). */
+  readonly rolled: DiceRoll | null;
 }
 
 export declare class Chain {
@@ -209,6 +262,8 @@ export declare class Resolution {
   readonly sequence: SequenceResult | null;
   /** The roll called `name` (of `rule`, when several rules call for a roll of that name). */
   roll(name: string, rule?: string | null): Roll;
+  /** What the roll (or the rolled table) called `name` came to, when rolled. */
+  rolled(name: string, rule?: string | null): RollMade;
   toDict(): ResolutionJson;
 }
 
@@ -278,6 +333,35 @@ export interface RollJson {
   notes: string[];
   asked_by: string[];
   merged: Array<{ rule: string; source: string | null; effects: Record<string, string>; consequences: ConsequenceJson[]; notes: string[] }>;
+  rolled?: RollMadeJson;
+}
+export interface DieRollJson {
+  die: string;
+  faces: bigint[];
+  natural: bigint;
+  rerolled: boolean;
+  explosions: bigint;
+  value: bigint;
+  kept: boolean;
+  name: string | null;
+}
+export interface DiceRollJson {
+  dice: string;
+  bonus: NumberJson;
+  rolled: DieRollJson[];
+  dice_total: bigint;
+  total: NumberJson;
+}
+export interface RollMadeJson {
+  source: "rng" | "faces" | "total" | "automatic";
+  sides: DiceRollJson[];
+  total: NumberJson | null;
+  margin: bigint | null;
+  outcome: string;
+  outcomes: string[];
+  success: boolean | null;
+  consequences: ConsequenceJson[];
+  effects: string[];
 }
 export interface RestrictionJson {
   what: string;

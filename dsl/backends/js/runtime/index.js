@@ -10,17 +10,21 @@ export { IMPASSABLE, NOT_APPLICABLE, Fraction, RuleInputError, Special, frac, js
 export { CHAIN_DEPTH } from "./chains.js";
 export { Chances, Clamped, Dice, Distribution, Scaled } from "./dice.js";
 export { InputSpec } from "./inputs.js";
+export { Xoshiro128 } from "./prng.js";
 export {
   Chain,
   ChainOutcome,
   ChainStep,
   Consequence,
+  DiceRoll,
+  DieRoll,
   FlowStep,
   Modifier,
   Note,
   Resolution,
   Restriction,
   Roll,
+  RollMade,
   RoundResult,
   RuleInfo,
   RulebookInfo,

@@ -73,9 +73,10 @@ export class Consequence {
 
 export class Roll {
   /** fields: spec, dice, bonus, comparison, target, probability, automatic, outcomes (Map),
-   * margins (Map), totals (Map), successes (Map), needed, consequences, merged. */
+   * margins (Map), totals (Map), successes (Map), needed, consequences, merged; plan (what is
+   * rolled: [dice, bonus] per side) and rolled (a RollMade, when rolled). */
   constructor(fields) {
-    Object.assign(this, { consequences: [], merged: [] }, fields);
+    Object.assign(this, { consequences: [], merged: [], plan: [], rolled: null }, fields);
     Object.freeze(this);
   }
   get name() {
@@ -117,6 +118,75 @@ export class Roll {
         consequences: x.consequences.map((c) => c.toDict()),
         notes: [...x.spec.notes],
       })),
+      ...(this.rolled !== null ? { rolled: this.rolled.toDict() } : {}),
+    };
+  }
+}
+
+/** One die as it was rolled (results.py DieRoll). */
+export class DieRoll {
+  constructor(die, faces, rerolled, explosions, value, kept = true, name = null) {
+    Object.assign(this, { die, faces: Object.freeze([...faces]), rerolled, explosions, value, kept, name });
+    Object.freeze(this);
+  }
+  get natural() {
+    return this.faces[0];
+  }
+  withKept(kept) {
+    return new DieRoll(this.die, this.faces, this.rerolled, this.explosions, this.value, kept, this.name);
+  }
+  toDict() {
+    return {
+      die: this.die,
+      faces: this.faces.map(numberJson),
+      natural: numberJson(this.faces[0]),
+      rerolled: this.rerolled,
+      explosions: numberJson(this.explosions),
+      value: numberJson(this.value),
+      kept: this.kept,
+      name: this.name,
+    };
+  }
+}
+
+/** A dice value rolled (results.py DiceRoll). */
+export class DiceRoll {
+  constructor(dice, bonus, rolled, diceTotal, total) {
+    Object.assign(this, { dice, bonus, rolled: Object.freeze([...rolled]), dice_total: diceTotal, total });
+    Object.freeze(this);
+  }
+  with(changes) {
+    const next = { ...this, ...changes };
+    return new DiceRoll(next.dice, next.bonus, next.rolled, next.dice_total, next.total);
+  }
+  toDict() {
+    return {
+      dice: this.dice,
+      bonus: numberJson(this.bonus),
+      rolled: this.rolled.map((d) => d.toDict()),
+      dice_total: numberJson(this.dice_total),
+      total: numberJson(this.total),
+    };
+  }
+}
+
+/** What a roll came to (results.py RollMade). */
+export class RollMade {
+  constructor(source, sides, total, margin, outcome, outcomes, success, consequences, effects = []) {
+    Object.assign(this, { source, sides, total, margin, outcome, outcomes, success, consequences, effects });
+    Object.freeze(this);
+  }
+  toDict() {
+    return {
+      source: this.source,
+      sides: this.sides.map((side) => side.toDict()),
+      total: this.total === null ? null : numberJson(this.total),
+      margin: this.margin === null ? null : numberJson(this.margin),
+      outcome: this.outcome,
+      outcomes: [...this.outcomes],
+      success: this.success,
+      consequences: this.consequences.map((c) => c.toDict()),
+      effects: [...this.effects],
     };
   }
 }
@@ -216,8 +286,8 @@ export class TableRow {
 }
 
 export class TableResult {
-  constructor(name, title, source, dice, keys, result, selected, rows) {
-    Object.assign(this, { name, title, source, dice, keys, result, selected, rows });
+  constructor(name, title, source, dice, keys, result, selected, rows, rolled = null) {
+    Object.assign(this, { name, title, source, dice, keys, result, selected, rows, rolled });
     Object.freeze(this);
   }
   toDict() {
@@ -230,6 +300,7 @@ export class TableResult {
       result: this.result === null ? null : numberJson(this.result),
       selected: this.selected === null ? null : this.selected.toDict(),
       rows: this.rows.map((row) => row.toDict()),
+      ...(this.rolled !== null ? { rolled: this.rolled.toDict() } : {}),
     };
   }
 }
@@ -252,6 +323,20 @@ export class Resolution {
     }
     const called = this.rolls.map((r) => `${r.spec.name} (${r.spec.rule})`).join(", ") || "none";
     throw new RuleInputError(`no roll \`${clip(name)}\` in this situation (rolls: ${called})`);
+  }
+
+  /** What the roll called `name` (a rolled table's name too) came to, when rolled. */
+  rolled(name, rule = null) {
+    const table = rule === null ? this.tables.find((t) => t.name === name) : undefined;
+    if (table !== undefined && table.rolled !== null && table.result !== null) {
+      const outcome = table.selected !== null ? `row ${table.selected.key}` : "no row";
+      return new RollMade("table", [table.rolled], table.result, null, outcome, [outcome], null, []);
+    }
+    const roll = this.roll(name, rule);
+    if (roll.rolled === null) {
+      throw new RuleInputError(`roll \`${clip(name)}\` was not rolled: resolve with rng (or its result in rolled)`);
+    }
+    return roll.rolled;
   }
 
   toDict() {

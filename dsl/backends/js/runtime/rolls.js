@@ -3,7 +3,7 @@
 // the same roll asked for by several rules (rolled once).
 
 import { RuleInputError, add, ceil, cmp, floor, frac, mul, show, sub, whole } from "./base.js";
-import { poolDice, poolText } from "./dice.js";
+import { Dice, poolDice, poolText } from "./dice.js";
 import { Consequence, Roll, TraceEntry } from "./results.js";
 import { applyOne } from "./settle.js";
 import { TraceSpec } from "./specs.js";
@@ -102,7 +102,23 @@ export function rolled(scope, spec, found, pool, delta, shift, automatic) {
     successes,
     needed: spec.kind === "count" ? needed : null,
     consequences,
+    plan: rollPlan(spec, automatic, pool, value, bonus, pair),
   });
+}
+
+/** What is rolled, as the chances take it: each side's [dice, bonus] (rolls.py _plan). */
+function rollPlan(spec, automatic, pool, value, bonus, pair) {
+  if (automatic !== null) return [];
+  if (spec.kind === "opposed") {
+    if (spec.pool !== null && spec.against !== null) return [[poolDice(...spec.pool), pair[0]], [poolDice(...spec.against), pair[1]]];
+    return [[pair[2], pair[0]], [pair[3], pair[1]]];
+  }
+  if (spec.kind === "count") {
+    if (value !== null) return [[Dice.pool(value.firstCount(), value.terms.length ? value.terms[0][1] : 2n), 0n]];
+    return [[Dice.pool(pool[0], pool[1]), 0n]];
+  }
+  const dice = value !== null ? value : pool !== null ? poolDice(...pool) : null;
+  return dice !== null ? [[dice, bonus]] : [];
 }
 
 function rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed, pair) {

@@ -6,13 +6,18 @@ import { RuleInputError, add, bitLength, clip, closeMatch, cmp, eq, frac, isNumb
 import { Chances, Dice, MAX_COMBINATIONS } from "./dice.js";
 import { resolveWith } from "./resolve.js";
 import { Resolution, RoundResult, SequenceResult } from "./results.js";
+import { resolveRolling } from "./rolling.js";
 
 const MAX_ROUNDS = 1000;
 export const SEQUENCE_WORK = 300000000n;
 
 /** `resolve(names, {rounds: N, ...})`: the situation of the first round, with its sequence over N
- * rounds (`Resolution.sequence`).  Without `rounds`, `resolveWith` alone. */
-export function resolveRounds(book, sequences, names, given, rounds, signature = false) {
+ * rounds (`Resolution.sequence`).  Without `rounds`, `resolveWith` alone.  `rng` (a seed or a
+ * Xoshiro128) rolls the situation, `rolled` tells results rolled elsewhere (rolling.js). */
+export function resolveRounds(book, sequences, names, given, rounds, signature = false, rng = null, rolled = null) {
+  if ((rng !== null && rng !== undefined) || (rolled !== null && rolled !== undefined)) {
+    return resolveRolling(book, names, given, rng, rolled, (inputs) => resolveRounds(book, sequences, names, inputs, rounds, signature));
+  }
   if (rounds === null || rounds === undefined) return resolveWith(book, names, given, signature);
   const count = typeof rounds === "bigint" ? rounds : Number.isInteger(rounds) ? BigInt(rounds) : null;
   if (count === null || count < 1n || count > BigInt(MAX_ROUNDS)) {
@@ -209,7 +214,7 @@ function merge(states, state, mass, totals) {
 
 /** A rule's or table's own function: its inputs by name (each one it reads; `roll` for a table
  * rolled with dice), those not given at their defaults; one at its default counts as not given. */
-export function resolveRule(book, sequences, name, inputs, rounds) {
+export function resolveRule(book, sequences, name, inputs, rounds, rng = null, told = null) {
   const reads = book.rules.get(name).reads;
   const rolled = book.tables.has(name) && book.tables.get(name).pool !== null;
   const given = new Map(reads.map((key) => [key, book.derivedInputs.has(key) ? null : book.defaults.get(key)]));
@@ -223,5 +228,5 @@ export function resolveRule(book, sequences, name, inputs, rounds) {
     }
     given.set(key, value);
   }
-  return resolveRounds(book, sequences, [name], given, rounds, true);
+  return resolveRounds(book, sequences, [name], given, rounds, true, rng, told);
 }

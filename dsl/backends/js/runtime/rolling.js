@@ -1,0 +1,266 @@
+// Rolling a situation (mirrors dsl/runtime/rolling.py): every roll it calls for, and every table
+// it rolls on, rolled from a seed (`rng`) or told as rolled elsewhere (`rolled`), with what came
+// of each: the dice, the total, the tier and outcome, the margin and the consequences that come,
+// beside the exact chances.  The generator goes through the tables named, then the rolls in the
+// order the resolution lists them, as in Python: the same seed, the same dice.
+
+import { HugeNumber, RuleInputError, abs, add, asNumber, ceil, clip, cmp, floor, parts, shown, sub, whole } from "./base.js";
+import { MAX_COMBINATIONS, poolDice } from "./dice.js";
+import { DiceRoll, Resolution, Roll, RollMade, TableResult } from "./results.js";
+import { GeneratedFaces, ToldFaces, throwDice } from "./throws.js";
+
+/** The situation resolved by `resolve` (on `given`), then rolled. */
+export function resolveRolling(book, names, given, rng, rolled, resolve) {
+  const generated = rng !== null && rng !== undefined ? new GeneratedFaces(rng) : null;
+  const told = toldResults(rolled);
+  const chosen = typeof names === "string" ? [names] : Array.isArray(names) ? names : [];
+  const tables = [...new Set(chosen)].filter((name) => typeof name === "string" && book.tables.has(name));
+  const onDice = tables.filter((name) => book.tables.get(name).pool !== null);
+  const inputs = given instanceof Map ? new Map(given) : new Map(Object.entries(given || {}));
+  const givenRoll = inputs.has("roll") && inputs.get("roll") !== null && inputs.get("roll") !== undefined;
+  const tableRolls = new Map();
+  const toRoll = onDice.filter((name) => told.has(name) || (generated !== null && !givenRoll));
+  if (toRoll.length > 1 || (toRoll.length && givenRoll)) {
+    throw new RuleInputError(`one roll selects the rows of ${onDice.join(", ")}: roll one table at a time, or give \`roll\``);
+  }
+  for (const name of toRoll) {
+    const spec = book.tables.get(name);
+    const dice = poolDice(...spec.pool);
+    const said = told.has(name) ? told.get(name) : null;
+    told.delete(name);
+    const side = sideOf(name, dice, 0n, said, generated);
+    tableRolls.set(name, side);
+    inputs.set("roll", side.dice_total);
+  }
+  const resolution = resolve(inputs);
+  const rolls = resolution.rolls;
+  const places = placesOf(rolls, told, tables);
+  const results = rolls.map((roll, index) => {
+    const said = places.has(index) ? places.get(index) : null;
+    if (said === null && generated === null) return roll;
+    return new Roll({ ...roll, rolled: rollMade(roll, said, generated) });
+  });
+  const tablesOut = resolution.tables.map((t) =>
+    tableRolls.has(t.name)
+      ? new TableResult(t.name, t.title, t.source, t.dice, t.keys, t.result, t.selected, t.rows, tableSide(book, t, tableRolls.get(t.name)))
+      : t,
+  );
+  return new Resolution({ ...resolution, rolls: results, tables: tablesOut });
+}
+
+function tableSide(book, table, side) {
+  const spec = book.tables.get(table.name);
+  if (spec.modifier === null) return side;
+  const offset = BigInt(spec.sign) * parts(table.keys.get(spec.modifier))[0];
+  return side.with({ bonus: offset, total: side.dice_total + offset });
+}
+
+function toldResults(rolled) {
+  if (rolled === null || rolled === undefined) return new Map();
+  const entries = rolled instanceof Map ? [...rolled] : typeof rolled === "object" && !Array.isArray(rolled) ? Object.entries(rolled) : null;
+  if (entries === null || !entries.every(([key]) => typeof key === "string")) {
+    throw new RuleInputError(`rolled maps each roll's name to its faces or its total, as in {fall: [3, 4, 2]}, not ${shown(rolled)}`);
+  }
+  return new Map(entries);
+}
+
+function placesOf(rolls, told, tables) {
+  const places = new Map();
+  for (const [key, value] of told) {
+    const dot = key.lastIndexOf(".");
+    const rule = dot >= 0 ? key.slice(0, dot) : "";
+    const name = dot >= 0 ? key.slice(dot + 1) : key;
+    const found = [];
+    rolls.forEach((r, i) => {
+      if (r.spec.name === name && (!rule || r.asked_by.includes(rule))) found.push(i);
+    });
+    if (found.length > 1) {
+      const rules = found.map((i) => `${rolls[i].spec.rule}.${name}`).join(", ");
+      throw new RuleInputError(`several rules of the situation have a roll \`${clip(name)}\`: say which (${rules})`);
+    }
+    if (!found.length) {
+      if (tables.includes(key)) throw new RuleInputError(`\`${clip(key)}\` is a table looked up by its inputs, not rolled on`);
+      const called = [...rolls.map((r) => r.spec.name), ...tables];
+      throw new RuleInputError(`no roll \`${clip(key)}\` in this situation (rolled: ${called.join(", ") || "none"})`);
+    }
+    places.set(found[0], value);
+  }
+  return places;
+}
+
+function isFaces(said) {
+  return Array.isArray(said);
+}
+
+function facesOf(name, said) {
+  if (!Array.isArray(said) || !said.every((f) => typeof f === "bigint" || (typeof f === "number" && Number.isSafeInteger(f)))) {
+    throw new RuleInputError(`${name}: the faces told are whole numbers, as in [3, 4, 2], not ${shown(said)}`);
+  }
+  return new ToldFaces(name, said.map((f) => BigInt(f)));
+}
+
+function thrownSide(dice, bonus, thrown) {
+  return new DiceRoll(String(dice), whole(bonus), thrown.dice, thrown.total, whole(add(thrown.total, bonus)));
+}
+
+function thrownFrom(name, dice, said, generated) {
+  const faces = said !== null ? facesOf(name, said) : generated;
+  const thrown = throwDice(dice, faces);
+  if (faces instanceof ToldFaces) faces.finish();
+  return thrown;
+}
+
+function sideOf(name, dice, bonus, said, generated) {
+  const thrown = said === null || isFaces(said) ? thrownFrom(name, dice, said, generated) : totalTold(name, dice, said, false);
+  return thrownSide(dice, bonus, thrown);
+}
+
+function totalTold(name, dice, said, naturalNeeded) {
+  let number;
+  try {
+    number = typeof said === "boolean" ? null : asNumber(said);
+  } catch (error) {
+    if (!(error instanceof HugeNumber)) throw error;
+    number = null;
+  }
+  if (number === null || parts(number)[1] !== 1n) {
+    throw new RuleInputError(`${name}: a total told is a whole number (or a list of faces), not ${shown(said)}`);
+  }
+  const total = parts(number)[0];
+  let totals;
+  try {
+    totals = dice.totals(MAX_COMBINATIONS, dice.bounded ? null : total > dice.lowest ? total : dice.lowest);
+  } catch (error) {
+    if (error instanceof RuleInputError) throw error;
+    throw new RuleInputError(`${name}: ${error.message}`);
+  }
+  if (!totals.has(total)) {
+    const keys = [...totals.keys()];
+    const reach = dice.bounded ? `${keys[0]}..${keys[keys.length - 1]}` : `${keys[0]} or more`;
+    throw new RuleInputError(`${name}: ${total} is not a total ${dice} can show (${reach})`);
+  }
+  const groups = dice.groups();
+  let natural = null;
+  if (groups.every((g) => g.plain)) natural = total - dice.bonus;
+  else if (naturalNeeded) throw new RuleInputError(`${name}: its outcome reads the dice as first rolled; tell the faces, not the total`);
+  if (naturalNeeded && groups.some((g) => g.name !== null)) {
+    throw new RuleInputError(`${name}: its outcome reads a named die; tell the faces, not the total`);
+  }
+  return { total, natural, named: new Map(), dice: [] };
+}
+
+function rollMade(roll, said, generated) {
+  const spec = roll.spec;
+  if (roll.automatic !== null) {
+    if (said !== null) throw new RuleInputError(`${spec.name}: no dice are rolled, it is an automatic ${roll.automatic}`);
+    return decided(roll, "automatic", [], null, null, [roll.automatic], roll.automatic === "success");
+  }
+  const plan = roll.plan;
+  if (spec.kind === "opposed") {
+    if (said !== null && !isFaces(said)) {
+      throw new RuleInputError(`${spec.name}: an opposed roll is told by the faces of both sides, first side first`);
+    }
+    const faces = said !== null ? facesOf(spec.name, said) : generated;
+    const sides = plan.map(([dice, bonus]) => thrownSide(dice, bonus, throwDice(dice, faces)));
+    if (faces instanceof ToldFaces) faces.finish();
+    const order = cmp(sides[0].total, sides[1].total);
+    const outcome = order > 0 ? "win" : order === 0 ? "tie" : "lose";
+    const success = outcome === "win" || (outcome === "tie" && spec.ties === "win");
+    return decided(roll, said !== null ? "faces" : "rng", sides, null, null, [outcome], success);
+  }
+  const [dice, bonus] = plan[0];
+  if (spec.kind === "count") return counted(roll, dice, said, generated);
+  let thrown;
+  let source;
+  if (said === null || isFaces(said)) {
+    thrown = thrownFrom(spec.name, dice, said, generated);
+    source = said !== null ? "faces" : "rng";
+  } else {
+    thrown = totalTold(spec.name, dice, said, spec.tiers.some((t) => t.natural !== null));
+    source = "total";
+  }
+  return checked(roll, source, thrownSide(dice, bonus, thrown), thrown);
+}
+
+function counted(roll, dice, said, generated) {
+  const name = roll.spec.name;
+  const op = roll.comparison;
+  const goal = roll.target;
+  const count = dice.terms[0][0];
+  let successes;
+  let sides;
+  let source;
+  if (said === null || isFaces(said)) {
+    const thrown = thrownFrom(name, dice, said, generated);
+    const met = thrown.dice.map((d) => d.withKept(meets(d.value, op, goal)));
+    successes = BigInt(met.filter((d) => d.kept).length);
+    sides = [new DiceRoll(String(dice), 0n, met, successes, successes)];
+    source = said !== null ? "faces" : "rng";
+  } else {
+    const number = typeof said === "bigint" ? said : typeof said === "number" && Number.isSafeInteger(said) ? BigInt(said) : null;
+    if (number === null || number < 0n || number > count) {
+      throw new RuleInputError(`${name}: the dice that met the target are a whole number from 0 to ${count}, not ${shown(said)}`);
+    }
+    successes = number;
+    sides = [];
+    source = "total";
+  }
+  const success = successes >= roll.needed;
+  return decided(roll, source, sides, successes, null, [success ? "success" : "failure"], success);
+}
+
+function checked(roll, source, side, thrown) {
+  const spec = roll.spec;
+  const total = side.total;
+  const goal = roll.target;
+  const op = roll.comparison;
+  let chosen = null;
+  for (const tier of spec.tiers) {
+    let holds;
+    if (tier.natural !== null) {
+      const natural = tier.die === null ? thrown.natural : thrown.named.has(tier.die) ? thrown.named.get(tier.die) : null;
+      if (natural === null) throw new RuleInputError(`${spec.name}: the natural result of ${side.dice} is not defined`);
+      holds = tier.natural[0] <= natural && natural <= tier.natural[1];
+    } else if ((tier.op === "<=" || tier.op === ">=") && tier.bound !== null) {
+      const bound = tier.bound(goal !== null ? goal : 0n);
+      holds = tier.op === "<=" ? cmp(total, bound) <= 0 : cmp(total, bound) >= 0;
+    } else {
+      holds = true;
+    }
+    if (holds) {
+      chosen = tier;
+      break;
+    }
+  }
+  if (spec.kind === "total" || op === null || goal === null) {
+    return decided(roll, source, [side], total, null, chosen !== null ? [chosen.name] : [], null);
+  }
+  const won = chosen !== null && chosen.always ? chosen.always === "success" : meets(total, op, goal);
+  const named = new Set(spec.tiers.map((t) => t.name));
+  const plain = won ? "success" : "failure";
+  const found = [...(chosen !== null ? [chosen.name] : []), ...(named.has(plain) ? [] : [plain])];
+  const margin = cmp(total, goal) >= 0 ? abs(floor(sub(total, goal))) : ceil(sub(goal, total));
+  return decided(roll, source, [side], total, margin, found, won);
+}
+
+function decided(roll, source, sides, total, margin, outcomes, success) {
+  const consequences = [];
+  const effects = [];
+  for (const asking of [roll, ...roll.merged]) {
+    consequences.push(...asking.consequences.filter((c) => outcomes.includes(c.outcome)));
+    for (const o of outcomes) if (Object.prototype.hasOwnProperty.call(asking.spec.outcomes, o)) effects.push(asking.spec.outcomes[o]);
+  }
+  const outcome = outcomes.length ? outcomes[0] : "none";
+  return new RollMade(source, sides, total === null ? null : whole(total), margin, outcome, outcomes, success, consequences, effects);
+}
+
+/** Whether a total meets a target by a comparison. */
+export function meets(total, op, goal) {
+  const order = cmp(total, goal);
+  if (op === "<=") return order <= 0;
+  if (op === "<") return order < 0;
+  if (op === ">=") return order >= 0;
+  if (op === ">") return order > 0;
+  if (op === "==") return order === 0;
+  return order !== 0;
+}

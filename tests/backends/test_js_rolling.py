@@ -1,0 +1,135 @@
+"""Rolling in JavaScript gives what rolling in Python gives: the same generator (pinned outputs),
+and, for every rule and table of the bundled rulebooks and of the dice books the JavaScript
+target writes, the same whole Resolution rolled from the same seeds (each die's faces, the
+outcome, the consequences) and told the same faces; bad results told are refused with the same
+message.  Node runs the generated modules (tests/js/rolling.mjs), as in tests/backends/test_js.py.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.backends.test_js import DICE, books, encoded, need_node
+from tests.conftest import FIGURES, ROOT, RULEBOOKS, compiled, module_for, run_cli
+from tests.differential import drawn
+from tests.runtime.test_rolling import PINNED_D6, PINNED_OUTPUTS
+
+JS_TESTS = ROOT / "tests" / "js"
+BOOKS = [*sorted(RULEBOOKS.glob("*.rules")), *books(DICE)]
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("js-rolling")
+    for path in BOOKS:  # one package per book: the dice books' names may repeat the bundled ones'
+        result = run_cli("build", "--target", "js", "-o", str(out / path.stem), str(path))
+        assert result.exit_code == 0, result.output
+    return out
+
+
+def _node(*args: str) -> list[str]:
+    result = subprocess.run(
+        [need_node(), str(JS_TESTS / "rolling.mjs"), *args], capture_output=True, text=True, timeout=1200
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    return result.stdout.splitlines()
+
+
+def test_the_generator_is_the_same_in_javascript(package: Path) -> None:
+    path = BOOKS[0]
+    pinned = json.loads(_node(str(package / path.stem / f"{compiled(path).book.name}.js"))[0])  # type: ignore[union-attr]
+    assert pinned == {
+        "state": [0x7B1DCDAF, 0xE220A839, 0xA1B965F4, 0x6E789E6A],
+        "outputs": PINNED_OUTPUTS,
+        "d6": PINNED_D6,
+    }
+
+
+def _situations(path: Path, count: int, seed: int) -> list[dict[str, Any]]:
+    """Every rule and table at its defaults with three seeds, and `count` drawn situations, each
+    with a seed; then each situation Python rolled, told to JavaScript as the faces it rolled."""
+    book = compiled(path).book
+    assert book is not None
+    module = module_for(path)
+    chooser = random.Random(seed)
+    found: list[dict[str, Any]] = []
+    for name in [*book.rules, *book.tables]:
+        for _ in range(3):
+            found.append({"names": [name], "given": {}, "rng": str(chooser.getrandbits(64)), "rolled": None})
+    for names, given, rounds in drawn(book, count, chooser):
+        if rounds is None:
+            found.append({"names": names, "given": given, "rng": str(chooser.getrandbits(64)), "rolled": None})
+    told = []
+    for situation in found:
+        try:
+            resolution = module.resolve(situation["names"], rng=int(situation["rng"]), **_plain(situation["given"]))
+        except module.RuleInputError:
+            continue
+        faces = {
+            f"{roll.rule}.{roll.name}": [f for side in roll.rolled.sides for d in side.rolled for f in d.faces]
+            for roll in resolution.rolls
+            if roll.rolled is not None and roll.rolled.sides and roll.automatic is None
+        }
+        if faces and len({key.split(".")[1] for key in faces}) == len(faces):
+            told.append({"names": situation["names"], "given": situation["given"], "rng": None, "rolled": faces})
+    return found + told
+
+
+def _plain(given: dict[str, Any]) -> dict[str, Any]:
+    return {k: (str(v) if type(v).__name__ == "Dice" else v) for k, v in given.items()}
+
+
+def _compare(path: Path, package: Path, situations: list[dict[str, Any]], tmp_path: Path) -> tuple[int, list[str]]:
+    book = compiled(path).book
+    assert book is not None
+    module = module_for(path)
+    listed = tmp_path / f"{book.name}.rolling.json"
+    listed.write_text(
+        json.dumps([{**s, "given": {k: encoded(v) for k, v in s["given"].items()}} for s in situations])
+    )
+    answers = _node(str(package / path.stem / f"{book.name}.js"), str(listed))
+    mismatches = []
+    for situation, line in zip(situations, answers, strict=True):
+        ours = json.loads(line)
+        rng = None if situation["rng"] is None else int(situation["rng"])
+        try:
+            resolution = module.resolve(situation["names"], rng=rng, rolled=situation["rolled"], **_plain(situation["given"]))
+            theirs: dict[str, Any] = {"ok": json.loads(json.dumps(resolution.to_dict()))}
+        except module.RuleInputError as error:
+            theirs = {"error": str(error)}
+        if ours != theirs:
+            mismatches.append(f"{book.name} {situation}: python {str(theirs)[:400]} / js {str(ours)[:400]}")
+    return len(situations), mismatches
+
+
+@pytest.mark.parametrize("path", BOOKS, ids=[f"{p.parent.name}/{p.stem}" for p in BOOKS])
+def test_javascript_rolls_what_python_rolls(path: Path, package: Path, tmp_path: Path) -> None:
+    count, mismatches = _compare(path, package, _situations(path, 40, 27), tmp_path)
+    assert mismatches == [], "\n".join(mismatches[:5])
+    assert count > 0
+
+
+@pytest.mark.slow
+def test_javascript_rolls_what_python_rolls_1000_situations_per_book(package: Path, tmp_path: Path) -> None:
+    total = 0
+    for path in BOOKS:
+        count, mismatches = _compare(path, package, _situations(path, 1_000, 2027), tmp_path)
+        assert mismatches == [], "\n".join(mismatches[:5])
+        total += count
+    FIGURES.append(f"javascript rolling: {total} rolled or told situations, Python and JavaScript agree on every one")
+
+
+def test_bad_results_told_are_refused_alike(package: Path, tmp_path: Path) -> None:
+    path = RULEBOOKS / "skirmish_terrain.rules"
+    bad: list[Any] = [[3, 4, 9], [3, 4], [3, 4, 2, 1], 2, 19, "nine"]
+    situations = [
+        {"names": ["broken_ground"], "given": {"moved": 8}, "rng": None, "rolled": {"fall": told}} for told in bad
+    ] + [{"names": ["broken_ground"], "given": {"moved": 8}, "rng": None, "rolled": {"fal": 9}}]
+    count, mismatches = _compare(path, package, situations, tmp_path)
+    assert mismatches == [] and count == len(bad) + 1
