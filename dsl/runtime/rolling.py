@@ -6,7 +6,8 @@ A roll's outcome is decided as its chances count it (rolls.py), die by die inste
 total: the first tier that holds (a `natural` tier reads the dice alone or a named die's first
 face), then success by the tier's `always` or by the comparison; a count meets the target die by
 die; an opposed roll compares the two sides' totals, a tie going as the roll says.  So over many
-seeds the outcomes come up as often as the chances say (tests/runtime/test_rolling.py counts them).
+seeds the outcomes come up as often as the chances say (tests/runtime/test_rolling_chances.py
+counts them).
 
 Rolled from a seed, the generator goes in one order, the same in every runtime: the tables of
 the situation in the order named, then its rolls in the order the resolution lists them; a roll
@@ -41,7 +42,7 @@ def resolve_rolling(
 ) -> Resolution:
     """The situation resolved by `resolve` (on `given`), then rolled: its tables and rolls from
     `rng` (a seed or a random.Random; None: only what `rolled` tells), or as `rolled` tells."""
-    generated = GeneratedFaces(rng) if rng is not None else None  # type: ignore[arg-type]
+    generated = GeneratedFaces(rng) if rng is not None else None
     told = _told(rolled)
     chosen = [names] if isinstance(names, str) else list(names) if isinstance(names, Sequence) else []
     tables = [name for name in dict.fromkeys(chosen) if isinstance(name, str) and name in book.tables]

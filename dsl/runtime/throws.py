@@ -53,7 +53,7 @@ class GeneratedFaces:
 
     _below: Callable[[int], int]
 
-    def __init__(self, rng: int | Xoshiro128 | random.Random) -> None:
+    def __init__(self, rng: object) -> None:
         if isinstance(rng, Xoshiro128):
             self._below = rng.below
         elif isinstance(rng, random.Random):
