@@ -73,6 +73,9 @@ from dsl.runtime.resolve import (  # noqa: E402
     resolve_rule,
     restriction_of,
 )
+from dsl.runtime.rolling import (  # noqa: E402
+    roll_rule,
+)
 from dsl.runtime.rolls import (  # noqa: E402
     roll_of,
 )
@@ -7680,21 +7683,12 @@ def forest_adjustment(
     - forest_entry min sparse (when unit != infantry and forest != no_forest)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'unit': unit,
-            'vehicle_size': vehicle_size,
-            'forest': forest,
-            'forest_entry': forest_entry,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('forest_adjustment',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'forest_adjustment',
+            (unit, vehicle_size, forest, forest_entry),
+            rng,
+            rolled,
         )
     if (
         type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
@@ -7754,26 +7748,22 @@ def terrain_movement(
     - cannot enter this hex: the terrain table has no entry (N/A) for this movement type (when cost == N/A)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'unit': unit,
-            'vehicle_size': vehicle_size,
-            'terrain': terrain,
-            'forest': forest,
-            'forest_entry': forest_entry,
-            'forest_column': forest_column,
-            'vegetation': vegetation,
-            'surface': surface,
-            'elevation': elevation,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('terrain_movement',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'terrain_movement',
+            (
+                unit,
+                vehicle_size,
+                terrain,
+                forest,
+                forest_entry,
+                forest_column,
+                vegetation,
+                surface,
+                elevation,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
@@ -7848,24 +7838,12 @@ def hex_obscurement(
     - obscurement +1 (when unit == infantry or vehicle_size < 2; when surface == deep_snow)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'unit': unit,
-            'vehicle_size': vehicle_size,
-            'terrain': terrain,
-            'forest': forest,
-            'vegetation': vegetation,
-            'surface': surface,
-            'obscurement': obscurement,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('hex_obscurement',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'hex_obscurement',
+            (unit, vehicle_size, terrain, forest, vegetation, surface, obscurement),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -7903,22 +7881,12 @@ def hull_down(
     - cannot take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'terrain': terrain,
-            'forest': forest,
-            'vegetation': vegetation,
-            'surface': surface,
-            'elevation': elevation,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('hull_down',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'hull_down',
+            (terrain, forest, vegetation, surface, elevation),
+            rng,
+            rolled,
         )
     if (
         type(terrain) is str and terrain in ('clear', 'scrub', 'sand', 'mud', 'swamp', 'road', 'urban', 'dense_urban', 'rough_broken', 'rocky_rubble', 'calm_water', 'choppy_water', 'turbulent_water', 'rapids')
@@ -7967,22 +7935,12 @@ def weather(
     - attack -weather_obscurement (when weapon == energy and weather in {light_fog_duststorm, heavy_fog, smoke_sandstorm})
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'weather': weather,
-            'weather_hexes': weather_hexes,
-            'weapon': weapon,
-            'MP': MP,
-            'attack': attack,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('weather',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'weather',
+            (weather, weather_hexes, weapon, MP, attack),
+            rng,
+            rolled,
         )
     if (
         type(weather) is str and weather in ('fair', 'rain_snowing', 'heavy_rain_blizzard', 'high_wind', 'light_fog_duststorm', 'heavy_fog', 'smoke_sandstorm')
@@ -8026,22 +7984,7 @@ def night(
     - obscurement +1 (when night and not has_sensors)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'night': night,
-            'has_sensors': has_sensors,
-            'MP': MP,
-            'obscurement': obscurement,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('night',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'night', (night, has_sensors, MP, obscurement), rng, rolled)
     return resolve_rule(_BOOK, 'night', (night, has_sensors, MP, obscurement))
 
 class SkiddingInputs(TypedDict, total=False):
@@ -8088,26 +8031,22 @@ def skidding(
     - roll skid: highest of 2d6 >= max(skid_threshold, 2) (unless unit == gev or unit == infantry; when turning and slick)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'unit': unit,
-            'terrain': terrain,
-            'surface': surface,
-            'speed': speed,
-            'pilot_skill': pilot_skill,
-            'turning': turning,
-            'off_road': off_road,
-            'wet_pavement': wet_pavement,
-            'skid_threshold': skid_threshold,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('skidding',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'skidding',
+            (
+                unit,
+                terrain,
+                surface,
+                speed,
+                pilot_skill,
+                turning,
+                off_road,
+                wet_pavement,
+                skid_threshold,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
@@ -8166,17 +8105,7 @@ def crew_actions(
     - derive total_actions = actions[crew].total
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'crew': crew}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('crew_actions',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'crew_actions', (crew,), rng, rolled)
     if (
         type(crew) is int and 1 <= crew <= 1000
     ):  # every value as it is told: the rule written out, at once
@@ -8228,28 +8157,24 @@ def firing(
     - attack -2 (when different_environment)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'speed': speed,
-            'range_band': range_band,
-            'aim': aim,
-            'target_speed': target_speed,
-            'arc': arc,
-            'obscurement_points': obscurement_points,
-            'turret_locked': turret_locked,
-            'different_environment': different_environment,
-            'attack': attack,
-            'attack_dice': attack_dice,
-            'defense': defense,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('firing',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'firing',
+            (
+                speed,
+                range_band,
+                aim,
+                target_speed,
+                arc,
+                obscurement_points,
+                turret_locked,
+                different_environment,
+                attack,
+                attack_dice,
+                defense,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(speed) is str and speed in ('stationary', 'half_combat_speed', 'combat_speed', 'half_top_speed', 'top_speed')
@@ -8322,22 +8247,7 @@ def burst_fire(
     - derive rounds = 5 * rof
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'rof': rof,
-            'armored_target': armored_target,
-            'DM': DM,
-            'MoS': MoS,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('burst_fire',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'burst_fire', (rof, armored_target, DM, MoS), rng, rolled)
     if (
         type(rof) is int and 0 <= rof <= 20
         and type(armored_target) is bool
@@ -8384,22 +8294,12 @@ def walking_fire(
     - cannot attack more targets than the weapon's ROF + 1 (when targets > max_targets)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'rof': rof,
-            'armored_target': armored_target,
-            'targets': targets,
-            'DM': DM,
-            'MoS': MoS,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('walking_fire',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'walking_fire',
+            (rof, armored_target, targets, DM, MoS),
+            rng,
+            rolled,
         )
     if (
         type(rof) is int and 0 <= rof <= 20
@@ -8450,23 +8350,12 @@ def saturation_fire(
     - cannot saturate a hex beyond medium range (when range_band in {long, extreme})
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'weapon': weapon,
-            'range_band': range_band,
-            'rof': rof,
-            'attack_total': attack_total,
-            'defense_total': defense_total,
-            'DM': DM,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('saturation_fire',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'saturation_fire',
+            (weapon, range_band, rof, attack_total, defense_total, DM),
+            rng,
+            rolled,
         )
     if (
         type(weapon) is str and weapon in ('ballistic', 'missile', 'energy')
@@ -8515,21 +8404,7 @@ def area_of_effect(
     - derive concussion_atmosphere = DM (unless in_space)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'in_space': in_space,
-            'targeting_hex': targeting_hex,
-            'DM': DM,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('area_of_effect',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'area_of_effect', (in_space, targeting_hex, DM), rng, rolled)
     if (
         type(in_space) is bool
         and type(targeting_hex) is bool
@@ -8561,20 +8436,12 @@ def indirect_fire(
     - derive deviation = d6 (unless observer)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'observer': observer,
-            'observer_obscurement': observer_obscurement,
-            'attack': attack,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('indirect_fire',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'indirect_fire',
+            (observer, observer_obscurement, attack),
+            rng,
+            rolled,
         )
     if (
         type(observer) is bool
@@ -8621,22 +8488,12 @@ def anti_missile_fire(
     - cannot defend against an ROF missile attack without burst fire (when missile_rof > 0; when rof == 0)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'weapon': weapon,
-            'rof': rof,
-            'missile_rof': missile_rof,
-            'attack': attack,
-            'MoS': MoS,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('anti_missile_fire',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'anti_missile_fire',
+            (weapon, rof, missile_rof, attack, MoS),
+            rng,
+            rolled,
         )
     if (
         type(weapon) is str and weapon in ('ballistic', 'missile', 'energy')
@@ -8689,24 +8546,12 @@ def ramming(
     - ram_dm +impact_dm[impact_speed].ground (unless ram_direction == rear and own_speed == other_speed; unless air_space)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'vehicle_size': vehicle_size,
-            'ram_direction': ram_direction,
-            'own_speed': own_speed,
-            'other_speed': other_speed,
-            'air_space': air_space,
-            'impact_speed': impact_speed,
-            'ram_dm': ram_dm,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('ramming',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'ramming',
+            (vehicle_size, ram_direction, own_speed, other_speed, air_space, impact_speed, ram_dm),
+            rng,
+            rolled,
         )
     if (
         type(vehicle_size) is int and 1 <= vehicle_size <= 100
@@ -8755,21 +8600,7 @@ def ecm_jam(
     - derive jam_threshold = ecm_threshold
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'ecm_iw': ecm_iw,
-            'ecm_rating': ecm_rating,
-            'ecm_threshold': ecm_threshold,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('ecm_jam',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'ecm_jam', (ecm_iw, ecm_rating, ecm_threshold), rng, rolled)
     if (
         type(ecm_iw) is int and 0 <= ecm_iw <= 10
         and type(ecm_rating) is int and 0 <= ecm_rating <= 20
@@ -8805,20 +8636,12 @@ def ecm_degrade_sensors(
     - derive sensor_threshold = ecm_threshold
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'ecm_iw': ecm_iw,
-            'ecm_rating': ecm_rating,
-            'ecm_threshold': ecm_threshold,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('ecm_degrade_sensors',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'ecm_degrade_sensors',
+            (ecm_iw, ecm_rating, ecm_threshold),
+            rng,
+            rolled,
         )
     if (
         type(ecm_iw) is int and 0 <= ecm_iw <= 10
@@ -8855,21 +8678,7 @@ def ecm_spoof(
     - derive spoof_defense = ecm_iw + ecm_rating (when guided)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'ecm_iw': ecm_iw,
-            'ecm_rating': ecm_rating,
-            'guided': guided,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('ecm_spoof',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'ecm_spoof', (ecm_iw, ecm_rating, guided), rng, rolled)
     if (
         type(ecm_iw) is int and 0 <= ecm_iw <= 10
         and type(ecm_rating) is int and 0 <= ecm_rating <= 20
@@ -8903,21 +8712,12 @@ def eecm_counteract(
     - ecm_threshold min 0
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'ecm_iw': ecm_iw,
-            'ecm_rating': ecm_rating,
-            'eecm_mos': eecm_mos,
-            'ecm_threshold': ecm_threshold,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('eecm_counteract',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'eecm_counteract',
+            (ecm_iw, ecm_rating, eecm_mos, ecm_threshold),
+            rng,
+            rolled,
         )
     if (
         type(ecm_iw) is int and 0 <= ecm_iw <= 10
@@ -8955,17 +8755,7 @@ def eecm_degrade_range(
     - ecm_range min 0
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'eecm_mos': eecm_mos, 'ecm_range': ecm_range}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('eecm_degrade_range',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'eecm_degrade_range', (eecm_mos, ecm_range), rng, rolled)
     if (
         type(eecm_mos) is int and 0 <= eecm_mos <= 20
         and type(ecm_range) is int and 0 <= ecm_range <= 1000
@@ -8996,17 +8786,7 @@ def damage(
     - cannot fight on: Overkill, target destroyed (when damage_band >= 3)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'damage_band': damage_band, 'armor': armor}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('damage',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'damage', (damage_band, armor), rng, rolled)
     if (
         type(damage_band) is int and 0 <= damage_band <= 100
         and type(armor) is int and -10 <= armor <= 100
@@ -9032,17 +8812,7 @@ def overkill_ejecting(
     - roll eject: d6 >= ejection[ejection]
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'ejection': ejection}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('overkill_ejecting',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'overkill_ejecting', (ejection,), rng, rolled)
     if (
         type(ejection) is str and ejection in ('no_ejection_system', 'has_ejection_system')
     ):  # every value as it is told: the rule written out, at once
@@ -9077,22 +8847,12 @@ def walker_knockdown(
     - roll knockdown: highest of 2d6 >= max(knockdown_threshold, 2) (when unit == walker and damage_taken >= damage_required)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'unit': unit,
-            'vehicle_size': vehicle_size,
-            'pilot_skill': pilot_skill,
-            'damage_taken': damage_taken,
-            'MoS': MoS,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('walker_knockdown',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'walker_knockdown',
+            (unit, vehicle_size, pilot_skill, damage_taken, MoS),
+            rng,
+            rolled,
         )
     if (
         type(unit) is str and unit in ('infantry', 'wheel', 'track', 'walker', 'gev')
@@ -9176,34 +8936,30 @@ def detection(
     - stealth -1 per rof_points
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'obscurement_points': obscurement_points,
-            'sensor': sensor,
-            'iw_skill': iw_skill,
-            'sensor_rating': sensor_rating,
-            'range_bonus': range_bonus,
-            'extra_range_bands': extra_range_bands,
-            'defender_active': defender_active,
-            'defender_range_bands': defender_range_bands,
-            'stealth_rating': stealth_rating,
-            'sensor_profile': sensor_profile,
-            'hexes_moved': hexes_moved,
-            'thrust_spent': thrust_spent,
-            'weapons_fired': weapons_fired,
-            'rof_points': rof_points,
-            'concealment_points': concealment_points,
-            'detection': detection,
-            'stealth': stealth,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('detection',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'detection',
+            (
+                obscurement_points,
+                sensor,
+                iw_skill,
+                sensor_rating,
+                range_bonus,
+                extra_range_bands,
+                defender_active,
+                defender_range_bands,
+                stealth_rating,
+                sensor_profile,
+                hexes_moved,
+                thrust_spent,
+                weapons_fired,
+                rof_points,
+                concealment_points,
+                detection,
+                stealth,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(obscurement_points) is int and 0 <= obscurement_points <= 40

@@ -74,6 +74,9 @@ from dsl.runtime.resolve import (  # noqa: E402
     texts_counted,
     within,
 )
+from dsl.runtime.rolling import (  # noqa: E402
+    roll_rule,
+)
 from dsl.runtime.rolls import (  # noqa: E402
     merge_rolls,
     roll_of,
@@ -4127,22 +4130,12 @@ def broken_ground(
     - roll fall: 3d6 <= DEX (when moved > MOV / 2)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'MOV': MOV,
-            'moved': moved,
-            'weapon': weapon,
-            'acrobatics': acrobatics,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('broken_ground',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'broken_ground',
+            (DEX, MOV, moved, weapon, acrobatics),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 0 <= DEX <= 30
@@ -4192,23 +4185,12 @@ def water(
     - cannot fight effectively in deep water (when water_depth == deep)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'MOV': MOV,
-            'moved': moved,
-            'weapon': weapon,
-            'acrobatics': acrobatics,
-            'water_depth': water_depth,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('water',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'water',
+            (DEX, MOV, moved, weapon, acrobatics, water_depth),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 0 <= DEX <= 30
@@ -4260,23 +4242,12 @@ def mud(
     - MOV min 1
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'MOV': MOV,
-            'moved': moved,
-            'weapon': weapon,
-            'acrobatics': acrobatics,
-            'ground_depth': ground_depth,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('mud',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'mud',
+            (DEX, MOV, moved, weapon, acrobatics, ground_depth),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 0 <= DEX <= 30
@@ -4328,23 +4299,12 @@ def snow(
     - MOV min 1
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'MOV': MOV,
-            'moved': moved,
-            'weapon': weapon,
-            'acrobatics': acrobatics,
-            'ground_depth': ground_depth,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('snow',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'snow',
+            (DEX, MOV, moved, weapon, acrobatics, ground_depth),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 0 <= DEX <= 30
@@ -4401,25 +4361,12 @@ def smoke(
     - DEX -2 (when in_smoke and not gas_mask)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'to_hit': to_hit,
-            'laser_damage': laser_damage,
-            'weapon': weapon,
-            'smoke_hexes': smoke_hexes,
-            'in_smoke': in_smoke,
-            'gas_mask': gas_mask,
-            'anti_laser': anti_laser,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('smoke',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'smoke',
+            (DEX, to_hit, laser_damage, weapon, smoke_hexes, in_smoke, gas_mask, anti_laser),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -4457,24 +4404,7 @@ def darkness(
     - roll hit: 3d6 <= to_hit (unless lit; when weapon in {missile, thrown, laser})
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'to_hit': to_hit,
-            'MOV': MOV,
-            'moved': moved,
-            'weapon': weapon,
-            'lit': lit,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('darkness',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'darkness', (DEX, to_hit, MOV, moved, weapon, lit), rng, rolled)
     if (
         type(DEX) is int and 0 <= DEX <= 30
         and (to_hit is None or (type(to_hit) is int and 0 <= to_hit <= 30))
@@ -4516,17 +4446,7 @@ def ice(
     - roll fall: 2d6 <= DEX (unless stance in {prone, kneeling, crawling})
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'DEX': DEX, 'moved': moved, 'stance': stance}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('ice',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'ice', (DEX, moved, stance), rng, rolled)
     if (
         type(DEX) is int and 0 <= DEX <= 30
         and type(moved) is int and 0 <= moved <= 60
@@ -4571,25 +4491,21 @@ def wall_cover(
     - to_hit -8 (when throwing_grenade)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'to_hit': to_hit,
-            'stance': stance,
-            'wall': wall,
-            'attacker': attacker,
-            'attacker_distance': attacker_distance,
-            'throwing_grenade': throwing_grenade,
-            'firing_over': firing_over,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('wall_cover',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'wall_cover',
+            (
+                DEX,
+                to_hit,
+                stance,
+                wall,
+                attacker,
+                attacker_distance,
+                throwing_grenade,
+                firing_over,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 0 <= DEX <= 30
@@ -4638,17 +4554,7 @@ def wall_crossing(
     - cannot jump over the wall (when wall in {two_meters, over_two_meters})
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'wall': wall}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('wall_crossing',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'wall_crossing', (wall,), rng, rolled)
     if (
         type(wall) is str and wall in ('half_meter', 'one_meter', 'two_meters', 'over_two_meters')
     ):  # every value as it is told: the rule written out, at once
@@ -4688,25 +4594,12 @@ def pits(
     - cannot walk through the pit: it must be jumped over (see Jumping and Falling) (when pit != half_meter)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'to_hit': to_hit,
-            'stance': stance,
-            'attacker': attacker,
-            'attacker_distance': attacker_distance,
-            'throwing_grenade': throwing_grenade,
-            'firing_over': firing_over,
-            'pit': pit,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('pits',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'pits',
+            (DEX, to_hit, stance, attacker, attacker_distance, throwing_grenade, firing_over, pit),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 0 <= DEX <= 30
@@ -4758,17 +4651,7 @@ def gravity(
     - derive jump_width = hole * gravity
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'gravity': gravity, 'carried': carried, 'hole': hole}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('gravity',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'gravity', (gravity, carried, hole), rng, rolled)
     return resolve_rule(_BOOK, 'gravity', (gravity, carried, hole))
 
 class MicrogravityInputs(TypedDict, total=False):
@@ -4822,33 +4705,29 @@ def microgravity(
     - to_hit -8 (when at_tether and weapon in {thrown, missile, laser})
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'to_hit': to_hit,
-            'STR': STR,
-            'moved': moved,
-            'running': running,
-            'weapon': weapon,
-            'astrobatics': astrobatics,
-            'stance': stance,
-            'fired_recoil': fired_recoil,
-            'hit_by_recoil': hit_by_recoil,
-            'holding_on': holding_on,
-            'recovering': recovering,
-            'recoil_st': recoil_st,
-            'shots': shots,
-            'floating_speed': floating_speed,
-            'at_tether': at_tether,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('microgravity',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'microgravity',
+            (
+                DEX,
+                to_hit,
+                STR,
+                moved,
+                running,
+                weapon,
+                astrobatics,
+                stance,
+                fired_recoil,
+                hit_by_recoil,
+                holding_on,
+                recovering,
+                recoil_st,
+                shots,
+                floating_speed,
+                at_tether,
+            ),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,

@@ -75,6 +75,9 @@ from dsl.runtime.resolve import (  # noqa: E402
     settle_counted,
     texts_counted,
 )
+from dsl.runtime.rolling import (  # noqa: E402
+    roll_rule,
+)
 from dsl.runtime.rolls import (  # noqa: E402
     merge_rolls,
     roll_of,
@@ -14925,22 +14928,12 @@ def skill_roll(
     - roll skill_check: d100 <= skill
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'easy': easy,
-            'difficult': difficult,
-            'at_one_fifth': at_one_fifth,
-            'impossible': impossible,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('skill_roll',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'skill_roll',
+            (skill, easy, difficult, at_one_fifth, impossible),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -15006,28 +14999,12 @@ def characteristic_roll(
     - roll luck_roll: d100 <= luck
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'STR': STR,
-            'CON': CON,
-            'INT': INT,
-            'POW': POW,
-            'DEX': DEX,
-            'CHA': CHA,
-            'stamina': stamina,
-            'agility': agility,
-            'idea': idea,
-            'luck': luck,
-            'multiplier': multiplier,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('characteristic_roll',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'characteristic_roll',
+            (STR, CON, INT, POW, DEX, CHA, stamina, agility, idea, luck, multiplier),
+            rng,
+            rolled,
         )
     if (
         type(STR) is int and 1 <= STR <= 100
@@ -15082,17 +15059,7 @@ def resistance_roll(
     - roll resist: resist POW vs opponent_POW
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'POW': POW, 'opponent_POW': opponent_POW}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('resistance_roll',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'resistance_roll', (POW, opponent_POW), rng, rolled)
     if (
         type(POW) is int and 1 <= POW <= 100
         and type(opponent_POW) is int and 1 <= opponent_POW <= 100
@@ -15134,23 +15101,12 @@ def acid(
     - cannot use the armor: very strong acid has functionally destroyed it (when armored; when acid == very_strong; when acid_round > armor_life)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'acid_damage': acid_damage,
-            'acid': acid,
-            'armored': armored,
-            'acid_round': acid_round,
-            'protection_rounds': protection_rounds,
-            'armor_life': armor_life,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('acid',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'acid',
+            (acid_damage, acid, armored, acid_round, protection_rounds, armor_life),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -15210,26 +15166,12 @@ def aerial_combat(
     - cannot attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'fly': fly,
-            'stunt': stunt,
-            'wind': wind,
-            'tail_wind': tail_wind,
-            'thin_air': thin_air,
-            'armor_worn': armor_worn,
-            'flying': flying,
-            'fly_result': fly_result,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('aerial_combat',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'aerial_combat',
+            (skill, fly, stunt, wind, tail_wind, thin_air, armor_worn, flying, fly_result),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -15282,17 +15224,7 @@ def aimed_attacks(
     - roll keep_aim: d100 <= idea (when interrupted)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'INT': INT, 'idea': idea, 'interrupted': interrupted}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('aimed_attacks',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'aimed_attacks', (INT, idea, interrupted), rng, rolled)
     if (
         type(INT) is int and 1 <= INT <= 100
         and (idea is None or (type(idea) is int and 0 <= idea <= 500))
@@ -15326,21 +15258,12 @@ def aim_bonus(
     - skill +(aim_ranks / 5 round down) * (base skill / 10 round up) (unless beyond_double_range; unless target_area and aim_ranks >= 5)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'aim_ranks': aim_ranks,
-            'beyond_double_range': beyond_double_range,
-            'target_area': target_area,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('aim_bonus',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'aim_bonus',
+            (skill, aim_ranks, beyond_double_range, target_area),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -15384,22 +15307,12 @@ def taking_more_time(
     - as targeting_specific_area
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'aim_ranks': aim_ranks,
-            'beyond_double_range': beyond_double_range,
-            'target_area': target_area,
-            'unarmored_area': unarmored_area,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('taking_more_time',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'taking_more_time',
+            (skill, aim_ranks, beyond_double_range, target_area, unarmored_area),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -15450,22 +15363,12 @@ def targeting_specific_area(
     - skill is easy (when target_area; when aim_ranks >= 5 and not beyond_double_range)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'aim_ranks': aim_ranks,
-            'beyond_double_range': beyond_double_range,
-            'target_area': target_area,
-            'unarmored_area': unarmored_area,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('targeting_specific_area',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'targeting_specific_area',
+            (skill, aim_ranks, beyond_double_range, target_area, unarmored_area),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -15529,26 +15432,22 @@ def ambushes(
     - cannot retaliate or move until the next combat round (the target noticed the attackers) (when ambush != no_ambush and not after_first_round; when ambush == hand_to_hand_ambush; unless stealth_succeeded or not target_noticed)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'defense': defense,
-            'perception': perception,
-            'ambush': ambush,
-            'stealth': stealth,
-            'attackers_seen': attackers_seen,
-            'stealth_succeeded': stealth_succeeded,
-            'target_noticed': target_noticed,
-            'after_first_round': after_first_round,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('ambushes',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'ambushes',
+            (
+                skill,
+                defense,
+                perception,
+                ambush,
+                stealth,
+                attackers_seen,
+                stealth_succeeded,
+                target_noticed,
+                after_first_round,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -15621,23 +15520,12 @@ def area_attacks(
     - derive stand_up = 5 (when area_response != no_response)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'defense': defense,
-            'DEX': DEX,
-            'agility': agility,
-            'damage': damage,
-            'area_response': area_response,
-            'response_succeeded': response_succeeded,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('area_attacks',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'area_attacks',
+            (defense, DEX, agility, damage, area_response, response_succeeded),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -15673,21 +15561,12 @@ def armor_damaged(
     - armor -1 (when armor_state == repaired_after_destruction)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'armor': armor,
-            'armor_roll': armor_roll,
-            'armor_state': armor_state,
-            'armor_cost': armor_cost,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('armor_damaged',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'armor_damaged',
+            (armor, armor_roll, armor_state, armor_cost),
+            rng,
+            rolled,
         )
     return resolve_rule(_BOOK, 'armor_damaged', (armor, armor_roll, armor_state, armor_cost))
 
@@ -15735,28 +15614,24 @@ def aura_attacks(
     - roll resist_aura: resist opponent_POW + opponent_pow_shift vs aura
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'SIZ': SIZ,
-            'POW': POW,
-            'CHA': CHA,
-            'opponent_POW': opponent_POW,
-            'aura': aura,
-            'command_roll': command_roll,
-            'passion_roll': passion_roll,
-            'previous_aura_success': previous_aura_success,
-            'experience': experience,
-            'aura_circumstances': aura_circumstances,
-            'opponent_pow_shift': opponent_pow_shift,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('aura_attacks',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'aura_attacks',
+            (
+                SIZ,
+                POW,
+                CHA,
+                opponent_POW,
+                aura,
+                command_roll,
+                passion_roll,
+                previous_aura_success,
+                experience,
+                aura_circumstances,
+                opponent_pow_shift,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(SIZ) is int and 1 <= SIZ <= 100
@@ -15831,21 +15706,12 @@ def autofire(
     - roll burst_attack: d100 <= skill (when fire_mode != single_shot)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'fire_mode': fire_mode,
-            'autofire_targets': autofire_targets,
-            'shots': shots,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('autofire',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'autofire',
+            (skill, fire_mode, autofire_targets, shots),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -15896,23 +15762,12 @@ def backstabs(
     - roll lucky_incident: d100 <= opponent_POW (when helpless)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'defense': defense,
-            'perception': perception,
-            'opponent_POW': opponent_POW,
-            'backstab': backstab,
-            'helpless': helpless,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('backstabs',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'backstabs',
+            (skill, defense, perception, opponent_POW, backstab, helpless),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -15964,21 +15819,12 @@ def big_and_little_targets(
     - skill is difficult (when target_kind == tiny_object)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'SIZ': SIZ,
-            'target_SIZ': target_SIZ,
-            'target_kind': target_kind,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('big_and_little_targets',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'big_and_little_targets',
+            (skill, SIZ, target_SIZ, target_kind),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -16025,23 +15871,12 @@ def both_sides_surprised(
     - roll act_first: d100 <= idea (when both_surprised)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'perception': perception,
-            'INT': INT,
-            'idea': idea,
-            'both_surprised': both_surprised,
-            'opponent_perception': opponent_perception,
-            'both_ideas_succeed': both_ideas_succeed,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('both_sides_surprised',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'both_sides_surprised',
+            (perception, INT, idea, both_surprised, opponent_perception, both_ideas_succeed),
+            rng,
+            rolled,
         )
     if (
         type(perception) is int and 0 <= perception <= 200
@@ -16094,22 +15929,12 @@ def broken_weapons(
     - defense is difficult (when weapon_broken; unless resembles_familiar)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'defense': defense,
-            'damage': damage,
-            'weapon_broken': weapon_broken,
-            'resembles_familiar': resembles_familiar,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('broken_weapons',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'broken_weapons',
+            (skill, defense, damage, weapon_broken, resembles_familiar),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -16140,21 +15965,7 @@ def chases(
     - derive steps_back = chase_steps[chase_result].steps (when in_chase)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'in_chase': in_chase,
-            'chase_result': chase_result,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('chases',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'chases', (skill, in_chase, chase_result), rng, rolled)
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(in_chase) is bool
@@ -16198,21 +16009,12 @@ def range_track_attacks(
     - roll chase_shot: d100 <= skill (when in_chase)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'in_chase': in_chase,
-            'chase_range': chase_range,
-            'chase_attack': chase_attack,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('range_track_attacks',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'range_track_attacks',
+            (skill, in_chase, chase_range, chase_attack),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -16260,23 +16062,12 @@ def chases_on_foot(
     - cannot continue the chase: too winded or overburdened after two failed rolls in a row (when on_foot; when encumbered; when winded_failures >= 2)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'CON': CON,
-            'stamina': stamina,
-            'opponent_CON': opponent_CON,
-            'on_foot': on_foot,
-            'encumbered': encumbered,
-            'winded_failures': winded_failures,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('chases_on_foot',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'chases_on_foot',
+            (CON, stamina, opponent_CON, on_foot, encumbered, winded_failures),
+            rng,
+            rolled,
         )
     if (
         type(CON) is int and 1 <= CON <= 100
@@ -16324,20 +16115,12 @@ def vehicular_chases(
     - cannot travel faster than the vehicle's rated speed (when speed > top_speed)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'speed': speed,
-            'opponent_speed': opponent_speed,
-            'top_speed': top_speed,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('vehicular_chases',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'vehicular_chases',
+            (speed, opponent_speed, top_speed),
+            rng,
+            rolled,
         )
     if (
         type(speed) is int and 0 <= speed <= 20
@@ -16404,28 +16187,24 @@ def maneuvers(
     - passenger_damage * 1 / 4 round up (when maneuver in {collide, ram}; when protection == exceptional)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'speed': speed,
-            'crash_damage': crash_damage,
-            'passenger_damage': passenger_damage,
-            'rebound_damage': rebound_damage,
-            'maneuver': maneuver,
-            'horse_drawn': horse_drawn,
-            'protection': protection,
-            'target_destroyed': target_destroyed,
-            'vehicle_SIZ': vehicle_SIZ,
-            'other_SIZ': other_SIZ,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('maneuvers',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'maneuvers',
+            (
+                skill,
+                speed,
+                crash_damage,
+                passenger_damage,
+                rebound_damage,
+                maneuver,
+                horse_drawn,
+                protection,
+                target_destroyed,
+                vehicle_SIZ,
+                other_SIZ,
+            ),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -16473,22 +16252,12 @@ def vehicle_damage(
     - cannot function: the vehicle is destroyed (when vehicle_hit_points <= 0)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'top_speed': top_speed,
-            'vehicle_hit_points': vehicle_hit_points,
-            'vehicle_max_hit_points': vehicle_max_hit_points,
-            'vehicle_armor': vehicle_armor,
-            'impact': impact,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('vehicle_damage',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'vehicle_damage',
+            (top_speed, vehicle_hit_points, vehicle_max_hit_points, vehicle_armor, impact),
+            rng,
+            rolled,
         )
     if (
         type(top_speed) is int and 1 <= top_speed <= 20
@@ -16531,17 +16300,7 @@ def maneuver_penalty(
     - skill +maneuver_modifier[maneuver]
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'skill': skill, 'maneuver': maneuver}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('maneuver_penalty',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'maneuver_penalty', (skill, maneuver), rng, rolled)
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(maneuver) is str and maneuver in ('no_maneuver', 'turn', 'u_turn', 'high_speed_turn', 'bootlegger_reverse', 'collide', 'ram')
@@ -16614,34 +16373,30 @@ def skill_roll_modifiers(
     - skill +handling
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'speed': speed,
-            'top_speed': top_speed,
-            'handling': handling,
-            'maneuver': maneuver,
-            'fog': fog,
-            'night': night,
-            'rain': rain,
-            'chase_wind': chase_wind,
-            'heavy_rain': heavy_rain,
-            'oily_or_icy': oily_or_icy,
-            'snow': snow,
-            'gravel_road': gravel_road,
-            'downhill_grade': downhill_grade,
-            'dirt_road': dirt_road,
-            'limbs_rocks': limbs_rocks,
-            'minor_vehicle_damage': minor_vehicle_damage,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('skill_roll_modifiers',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'skill_roll_modifiers',
+            (
+                skill,
+                speed,
+                top_speed,
+                handling,
+                maneuver,
+                fog,
+                night,
+                rain,
+                chase_wind,
+                heavy_rain,
+                oily_or_icy,
+                snow,
+                gravel_road,
+                downhill_grade,
+                dirt_road,
+                limbs_rocks,
+                minor_vehicle_damage,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -16742,25 +16497,12 @@ def individual_actions(
     - roll grab_hold_agility: d100 <= agility (when thrown_risk and not enclosed_vehicle)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'POW': POW,
-            'DEX': DEX,
-            'agility': agility,
-            'luck': luck,
-            'moving_in_vehicle': moving_in_vehicle,
-            'thrown_risk': thrown_risk,
-            'enclosed_vehicle': enclosed_vehicle,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('individual_actions',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'individual_actions',
+            (skill, POW, DEX, agility, luck, moving_in_vehicle, thrown_risk, enclosed_vehicle),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -16823,22 +16565,12 @@ def chase_trouble_effects(
     - roll fuel_explosion: d100 <= 10 (when trouble == roll_or_tumble; when fueled)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'speed': speed,
-            'trouble': trouble,
-            'fueled': fueled,
-            'creature_drawn': creature_drawn,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('chase_trouble_effects',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'chase_trouble_effects',
+            (skill, speed, trouble, fueled, creature_drawn),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -16940,17 +16672,7 @@ def choking(
     - derive choking_damage = d6 (when choked)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'CON': CON, 'choked': choked}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('choking',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'choking', (CON, choked), rng, rolled)
     if (
         type(CON) is int and 1 <= CON <= 100
         and type(choked) is bool
@@ -16989,23 +16711,12 @@ def close_combat(
     - roll slip_past: d100 <= defense (when weapon_SIZ <= 1.5 and opponent_weapon_SIZ >= 2 and kept_at_bay)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'defense': defense,
-            'weapon_SIZ': weapon_SIZ,
-            'opponent_weapon_SIZ': opponent_weapon_SIZ,
-            'in_close_combat': in_close_combat,
-            'kept_at_bay': kept_at_bay,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('close_combat',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'close_combat',
+            (skill, defense, weapon_SIZ, opponent_weapon_SIZ, in_close_combat, kept_at_bay),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -17036,20 +16747,12 @@ def closing(
     - cannot do more than one of attack, parry or Dodge in that DEX rank (two long weapons in close) (when weapon_SIZ >= 2 and closed_this_round; when opponent_weapon_SIZ >= 2)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'weapon_SIZ': weapon_SIZ,
-            'opponent_weapon_SIZ': opponent_weapon_SIZ,
-            'closed_this_round': closed_this_round,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('closing',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'closing',
+            (weapon_SIZ, opponent_weapon_SIZ, closed_this_round),
+            rng,
+            rolled,
         )
     return resolve_rule(_BOOK, 'closing', (weapon_SIZ, opponent_weapon_SIZ, closed_this_round))
 
@@ -17090,26 +16793,22 @@ def cold_exposure_hunger_thirst(
     - skill is difficult (when days_deprived >= CON)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'CON': CON,
-            'stamina': stamina,
-            'days_without_food': days_without_food,
-            'days_without_water': days_without_water,
-            'days_exposed': days_exposed,
-            'fatigue_points_used': fatigue_points_used,
-            'physical_action': physical_action,
-            'exposure_multiplier': exposure_multiplier,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('cold_exposure_hunger_thirst',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'cold_exposure_hunger_thirst',
+            (
+                skill,
+                CON,
+                stamina,
+                days_without_food,
+                days_without_water,
+                days_exposed,
+                fatigue_points_used,
+                physical_action,
+                exposure_multiplier,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -17172,17 +16871,7 @@ def cover(
     - roll hit_target_or_cover: d100 <= base skill (when partial_cover)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'skill': skill, 'partial_cover': partial_cover}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('cover',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'cover', (skill, partial_cover), rng, rolled)
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(partial_cover) is bool
@@ -17219,22 +16908,12 @@ def darkness(
     - skill -(darkness_modifier / 2 round up) (when darkness == complete_darkness; when opponent_detected)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'perception': perception,
-            'darkness': darkness,
-            'darkness_modifier': darkness_modifier,
-            'opponent_detected': opponent_detected,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('darkness',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'darkness',
+            (skill, perception, darkness, darkness_modifier, opponent_detected),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -17291,24 +16970,20 @@ def desperate_actions(
     - cannot attack or move this round (unbalanced by last round's desperate action); dodges and parries are unaffected (when desperate_last_round)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'DEX': DEX,
-            'agility': agility,
-            'fatigue_points_used': fatigue_points_used,
-            'desperate': desperate,
-            'desperate_last_round': desperate_last_round,
-            'fatigue_cost': fatigue_cost,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('desperate_actions',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'desperate_actions',
+            (
+                skill,
+                DEX,
+                agility,
+                fatigue_points_used,
+                desperate,
+                desperate_last_round,
+                fatigue_cost,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -17366,23 +17041,12 @@ def disarming(
     - derive weapon_damage = max(0, disarm_damage - weapon_hit_points) (when disarm == strike_disarm)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'opponent_STR': opponent_STR,
-            'disarm': disarm,
-            'disarm_damage': disarm_damage,
-            'weapon_hit_points': weapon_hit_points,
-            'disarm_suspected': disarm_suspected,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('disarming',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'disarming',
+            (skill, opponent_STR, disarm, disarm_damage, weapon_hit_points, disarm_suspected),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -17438,23 +17102,12 @@ def disease(
     - derive lost_characteristic = disease_types[disease_type].characteristic (when diseased)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'CON': CON,
-            'stamina': stamina,
-            'exposed_to_disease': exposed_to_disease,
-            'diseased': diseased,
-            'con_failures': con_failures,
-            'disease_type': disease_type,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('disease',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'disease',
+            (CON, stamina, exposed_to_disease, diseased, con_failures, disease_type),
+            rng,
+            rolled,
         )
     if (
         type(CON) is int and 1 <= CON <= 100
@@ -17554,21 +17207,12 @@ def disengaging(
     - roll parting_attack: d100 <= skill (when disengage == turn_and_run)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'defense': defense,
-            'disengage': disengage,
-            'all_defenses_succeeded': all_defenses_succeeded,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('disengaging',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'disengaging',
+            (skill, defense, disengage, all_defenses_succeeded),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -17609,20 +17253,12 @@ def drawing_weapons(
     - ready_ranks = 5 (when weapon_change != no_change; unless base skill >= 101; when weapon_change == drop_and_draw)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'weapon_change': weapon_change,
-            'ready_ranks': ready_ranks,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('drawing_weapons',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'drawing_weapons',
+            (skill, weapon_change, ready_ranks),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -17662,21 +17298,12 @@ def enclosed_environments(
     - skill is difficult (when space == under_half_meter and weapon_SIZ >= 1)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'weapon_SIZ': weapon_SIZ,
-            'space': space,
-            'ranged_weapon': ranged_weapon,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('enclosed_environments',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'enclosed_environments',
+            (skill, weapon_SIZ, space, ranged_weapon),
+            rng,
+            rolled,
         )
     return resolve_rule(_BOOK, 'enclosed_environments', (skill, weapon_SIZ, space, ranged_weapon))
 
@@ -17700,17 +17327,7 @@ def entangling(
     - roll entangle_attack: d100 <= skill (when entangle)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'skill': skill, 'entangle': entangle}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('entangling',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'entangling', (skill, entangle), rng, rolled)
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(entangle) is bool

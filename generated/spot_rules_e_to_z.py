@@ -78,6 +78,9 @@ from dsl.runtime.resolve import (  # noqa: E402
     rolls_counted,
     within,
 )
+from dsl.runtime.rolling import (  # noqa: E402
+    roll_rule,
+)
 from dsl.runtime.rolls import (  # noqa: E402
     merge_rolls,
     roll_of,
@@ -12978,17 +12981,7 @@ def attack(
     - roll hit: d100 <= skill
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'skill': skill}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('attack',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'attack', (skill,), rng, rolled)
     if (
         type(skill) is int and 0 <= skill <= 200
     ):  # every value as it is told: the rule written out, at once
@@ -13024,21 +13017,12 @@ def explosions(
     - derive blast_locations = d4 (when caught)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'blast_dice': blast_dice,
-            'blast_radius': blast_radius,
-            'distance': distance,
-            'demolition': demolition,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('explosions',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'explosions',
+            (blast_dice, blast_radius, distance, demolition),
+            rng,
+            rolled,
         )
     return resolve_rule(_BOOK, 'explosions', (blast_dice, blast_radius, distance, demolition))
 
@@ -13070,22 +13054,12 @@ def point_blank_range(
     - skill is easy (unless target_range <= reach; when target_range <= DEX / 3)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'skill': skill,
-            'target_range': target_range,
-            'missile_kind': missile_kind,
-            'reach': reach,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('point_blank_range',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'point_blank_range',
+            (DEX, skill, target_range, missile_kind, reach),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 1 <= DEX <= 100
@@ -13145,24 +13119,12 @@ def extended_range(
     - skill is one_fifth (when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'skill': skill,
-            'base_range': base_range,
-            'target_range': target_range,
-            'missile_kind': missile_kind,
-            'reach': reach,
-            'hand_propelled': hand_propelled,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('extended_range',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'extended_range',
+            (DEX, skill, base_range, target_range, missile_kind, reach, hand_propelled),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 1 <= DEX <= 100
@@ -13225,23 +13187,12 @@ def falling(
     - derive stake_damage = d10 + 1 (when stake)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'SIZ': SIZ,
-            'armor': armor,
-            'fall_dice': fall_dice,
-            'fall_distance': fall_distance,
-            'thrown_down': thrown_down,
-            'stake': stake,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('falling',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'falling',
+            (SIZ, armor, fall_dice, fall_distance, thrown_down, stake),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -13278,22 +13229,12 @@ def fighting_while_down(
     - skill is easy (when target_prone)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'action': action,
-            'actor_prone': actor_prone,
-            'target_prone': target_prone,
-            'two_handed': two_handed,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('fighting_while_down',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'fighting_while_down',
+            (skill, action, actor_prone, target_prone, two_handed),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -13352,24 +13293,12 @@ def fire_and_heat(
     - roll extinguish: d100 <= luck (when extinguishing)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'POW': POW,
-            'luck': luck,
-            'hit_points': hit_points,
-            'fire': fire,
-            'clothed_unarmored': clothed_unarmored,
-            'burn_damage': burn_damage,
-            'extinguishing': extinguishing,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('fire_and_heat',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'fire_and_heat',
+            (POW, luck, hit_points, fire, clothed_unarmored, burn_damage, extinguishing),
+            rng,
+            rolled,
         )
     if (
         type(POW) is int and 1 <= POW <= 100
@@ -13428,22 +13357,12 @@ def firing_into_combat(
     - skill min 0
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'into_combat': into_combat,
-            'engaged': engaged,
-            'both_close': both_close,
-            'extra_bodies': extra_bodies,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('firing_into_combat',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'firing_into_combat',
+            (skill, into_combat, engaged, both_close, extra_bodies),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -13491,20 +13410,12 @@ def fortified_positions(
     - cannot hit a defender crouched entirely behind a fortification with small missile fire (when fortified == crouched_behind; when attack_kind == missile)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'attack_kind': attack_kind,
-            'fortified': fortified,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('fortified_positions',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'fortified_positions',
+            (skill, attack_kind, fortified),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -13539,17 +13450,7 @@ def improvised_wear(
     - derive weapon_wear = max(1, parried_damage - weapon_hp)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('improvised_wear',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'improvised_wear', (weapon_hp, parried_damage), rng, rolled)
     if (
         type(weapon_hp) is int and 1 <= weapon_hp <= 100
         and type(parried_damage) is int and 0 <= parried_damage <= 200
@@ -13577,17 +13478,7 @@ def improvised_weapons(
     - as improvised_wear
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'weapon_hp': weapon_hp, 'parried_damage': parried_damage}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('improvised_weapons',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'improvised_weapons', (weapon_hp, parried_damage), rng, rolled)
     if (
         type(weapon_hp) is int and 1 <= weapon_hp <= 100
         and type(parried_damage) is int and 0 <= parried_damage <= 200
@@ -13621,21 +13512,12 @@ def improvised_parrying_weapons(
     - cannot parry with a weapon of SIZ/ENC 0 (when weapon_enc == 0)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'weapon_hp': weapon_hp,
-            'parried_damage': parried_damage,
-            'weapon_base': weapon_base,
-            'weapon_enc': weapon_enc,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('improvised_parrying_weapons',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'improvised_parrying_weapons',
+            (weapon_hp, parried_damage, weapon_base, weapon_enc),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -13683,27 +13565,23 @@ def knockback(
     - roll stay_standing: d100 <= agility
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'SIZ': SIZ,
-            'DEX': DEX,
-            'agility': agility,
-            'ride': ride,
-            'knock_siz': knock_siz,
-            'knockback_damage': knockback_damage,
-            'mount_siz': mount_siz,
-            'kept_seat': kept_seat,
-            'from_above': from_above,
-            'half_siz_threshold': half_siz_threshold,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('knockback',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'knockback',
+            (
+                SIZ,
+                DEX,
+                agility,
+                ride,
+                knock_siz,
+                knockback_damage,
+                mount_siz,
+                kept_seat,
+                from_above,
+                half_siz_threshold,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(SIZ) is int and 1 <= SIZ <= 200
@@ -13772,17 +13650,7 @@ def knockout_attacks(
     - derive knocked_out = d10 + 10 (when wound == major)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'skill': skill, 'wound': wound, 'headed': headed}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('knockout_attacks',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'knockout_attacks', (skill, wound, headed), rng, rolled)
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(wound) is str and wound in ('minor', 'major')
@@ -13827,25 +13695,12 @@ def light_sources(
     - roll keeps_burning: d100 <= luck (when light_dropped)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'POW': POW,
-            'skill': skill,
-            'luck': luck,
-            'spot': spot,
-            'light': light,
-            'light_distance': light_distance,
-            'careful_light': careful_light,
-            'light_dropped': light_dropped,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('light_sources',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'light_sources',
+            (POW, skill, luck, spot, light, light_distance, careful_light, light_dropped),
+            rng,
+            rolled,
         )
     if (
         type(POW) is int and 1 <= POW <= 100
@@ -13901,22 +13756,12 @@ def mass_combat(
     - roll battle: resist side_pot vs enemy_pot (when side_pot > 0 and enemy_pot > 0)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'POW': POW,
-            'luck': luck,
-            'immersed': immersed,
-            'side_pot': side_pot,
-            'enemy_pot': enemy_pot,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('mass_combat',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'mass_combat',
+            (POW, luck, immersed, side_pot, enemy_pot),
+            rng,
+            rolled,
         )
     if (
         type(POW) is int and 1 <= POW <= 100
@@ -13972,25 +13817,12 @@ def missile_fire_while_moving(
     - skill is one_fifth (when moving != still; when fire_direction == behind)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'skill': skill,
-            'agility': agility,
-            'jump': jump,
-            'ride': ride,
-            'missile_kind': missile_kind,
-            'moving': moving,
-            'fire_direction': fire_direction,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('missile_fire_while_moving',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'missile_fire_while_moving',
+            (DEX, skill, agility, jump, ride, missile_kind, moving, fire_direction),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 1 <= DEX <= 100
@@ -14047,22 +13879,12 @@ def superior_position(
     - derive hit_location_bonus = 1 (when superior and action in {attack, parry}; unless opponent_long_weapon and not long_weapon)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'action': action,
-            'superior': superior,
-            'long_weapon': long_weapon,
-            'opponent_long_weapon': opponent_long_weapon,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('superior_position',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'superior_position',
+            (skill, action, superior, long_weapon, opponent_long_weapon),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -14138,31 +13960,27 @@ def mounted_combat(
     - roll fall_stamina: d100 <= stamina (when falling_from_mount)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'CON': CON,
-            'POW': POW,
-            'skill': skill,
-            'luck': luck,
-            'stamina': stamina,
-            'ride': ride,
-            'action': action,
-            'long_weapon': long_weapon,
-            'opponent_long_weapon': opponent_long_weapon,
-            'mounted': mounted,
-            'target_on_foot': target_on_foot,
-            'falling_from_mount': falling_from_mount,
-            'spurring': spurring,
-            'mount_POW': mount_POW,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('mounted_combat',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'mounted_combat',
+            (
+                CON,
+                POW,
+                skill,
+                luck,
+                stamina,
+                ride,
+                action,
+                long_weapon,
+                opponent_long_weapon,
+                mounted,
+                target_on_foot,
+                falling_from_mount,
+                spurring,
+                mount_POW,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(CON) is int and 1 <= CON <= 100
@@ -14245,21 +14063,12 @@ def natural_weapons(
     - derive natural_total = natural_damage + damage_bonus
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'damage_bonus': damage_bonus,
-            'natural_weapon': natural_weapon,
-            'natural_damage': natural_damage,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('natural_weapons',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'natural_weapons',
+            (skill, damage_bonus, natural_weapon, natural_damage),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -14291,17 +14100,7 @@ def poisons(
     - derive poison_onset = poison_delay[poison_speed]
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'CON': CON, 'POT': POT, 'poison_speed': poison_speed}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('poisons',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'poisons', (CON, POT, poison_speed), rng, rolled)
     if (
         type(CON) is int and 1 <= CON <= 100
         and type(POT) is int and 0 <= POT <= 100
@@ -14336,21 +14135,12 @@ def poison_antidotes(
     - as poisons
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'CON': CON,
-            'POT': POT,
-            'antidote_pot': antidote_pot,
-            'poison_speed': poison_speed,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('poison_antidotes',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'poison_antidotes',
+            (CON, POT, antidote_pot, poison_speed),
+            rng,
+            rolled,
         )
     if (
         type(CON) is int and 1 <= CON <= 100
@@ -14409,27 +14199,23 @@ def prone(
     - skill +10% (when actor_prone; when attack_kind == missile and action == attack; when voluntarily_prone and missile_kind in {firearm, energy, crossbow})
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'action': action,
-            'base_range': base_range,
-            'target_range': target_range,
-            'missile_kind': missile_kind,
-            'attack_kind': attack_kind,
-            'actor_prone': actor_prone,
-            'target_prone': target_prone,
-            'voluntarily_prone': voluntarily_prone,
-            'getting_up': getting_up,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('prone',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'prone',
+            (
+                skill,
+                action,
+                base_range,
+                target_range,
+                missile_kind,
+                attack_kind,
+                actor_prone,
+                target_prone,
+                voluntarily_prone,
+                getting_up,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -14496,21 +14282,7 @@ def pulling_blows(
     - damage -pull_dice dice
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'damage': damage,
-            'pull_steps': pull_steps,
-            'pull_dice': pull_dice,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('pulling_blows',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'pulling_blows', (damage, pull_steps, pull_dice), rng, rolled)
     return resolve_rule(_BOOK, 'pulling_blows', (damage, pull_steps, pull_dice))
 
 class QuickdrawsInputs(TypedDict, total=False):
@@ -14543,23 +14315,12 @@ def quickdraws(
     - skill is difficult (when after_exchange and action in {parry, dodge})
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'skill': skill,
-            'spot': spot,
-            'action': action,
-            'opponent_DEX': opponent_DEX,
-            'after_exchange': after_exchange,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('quickdraws',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'quickdraws',
+            (DEX, skill, spot, action, opponent_DEX, after_exchange),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 1 <= DEX <= 100
@@ -14624,24 +14385,12 @@ def radiation(
     - roll mutation: d100 <= POW (when mutations)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'CON': CON,
-            'POW': POW,
-            'skill': skill,
-            'stamina': stamina,
-            'radiation_pot': radiation_pot,
-            'mutations': mutations,
-            'physical_skill': physical_skill,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('radiation',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'radiation',
+            (CON, POW, skill, stamina, radiation_pot, mutations, physical_skill),
+            rng,
+            rolled,
         )
     if (
         type(CON) is int and 1 <= CON <= 100
@@ -14691,20 +14440,12 @@ def shields_and_missile_fire(
     - roll block: d100 <= shield_block[shield, shield_use] (unless fast_missile)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'shield': shield,
-            'shield_use': shield_use,
-            'fast_missile': fast_missile,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('shields_and_missile_fire',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'shields_and_missile_fire',
+            (shield, shield_use, fast_missile),
+            rng,
+            rolled,
         )
     if (
         type(shield) is str and shield in ('half', 'full', 'large')
@@ -14748,21 +14489,12 @@ def shooting_up_or_down(
     - skill min 0
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'base_range': base_range,
-            'shot_angle': shot_angle,
-            'shot_direction': shot_direction,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('shooting_up_or_down',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'shooting_up_or_down',
+            (skill, base_range, shot_angle, shot_direction),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -14806,17 +14538,7 @@ def slippery_surfaces(
     - roll keep_footing: d100 <= agility
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'DEX': DEX, 'agility': agility, 'slick': slick}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('slippery_surfaces',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'slippery_surfaces', (DEX, agility, slick), rng, rolled)
     if (
         type(DEX) is int and 1 <= DEX <= 100
         and (agility is None or (type(agility) is int and 0 <= agility <= 200))
@@ -14868,27 +14590,23 @@ def stunning_or_subduing(
     - derive stunned_rounds = stun_damage (when stun_hit)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'INT': INT,
-            'DEX': DEX,
-            'skill': skill,
-            'agility': agility,
-            'hit_points': hit_points,
-            'action': action,
-            'target_stunned': target_stunned,
-            'actor_stunned': actor_stunned,
-            'stun_hit': stun_hit,
-            'stun_damage': stun_damage,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('stunning_or_subduing',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'stunning_or_subduing',
+            (
+                INT,
+                DEX,
+                skill,
+                agility,
+                hit_points,
+                action,
+                target_stunned,
+                actor_stunned,
+                stun_hit,
+                stun_damage,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(INT) is int and 1 <= INT <= 100
@@ -14953,20 +14671,7 @@ def superior_numbers(
     - derive crowded_out = attackers - can_attack
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'attackers': attackers,
-            'attacker_weapons': attacker_weapons,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('superior_numbers',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'superior_numbers', (attackers, attacker_weapons), rng, rolled)
     if (
         type(attackers) is int and 1 <= attackers <= 50
         and type(attacker_weapons) is str and attacker_weapons in ('normal', 'large', 'long_spears')
@@ -15008,24 +14713,12 @@ def sweep_attacks(
     - roll parry_strength: resist STR vs sweep_damage (when sweep_defender; when action == parry)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'STR': STR,
-            'skill': skill,
-            'damage': damage,
-            'action': action,
-            'natural_sweep': natural_sweep,
-            'sweep_defender': sweep_defender,
-            'sweep_damage': sweep_damage,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('sweep_attacks',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'sweep_attacks',
+            (STR, skill, damage, action, natural_sweep, sweep_defender, sweep_damage),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -15058,21 +14751,12 @@ def thrown_weapons(
     - skill is difficult (when unskilled_close)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'damage_bonus': damage_bonus,
-            'thrown_attack': thrown_attack,
-            'unskilled_close': unskilled_close,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('thrown_weapons',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'thrown_weapons',
+            (skill, damage_bonus, thrown_attack, unskilled_close),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -15121,27 +14805,23 @@ def two_weapons(
     - roll handedness_luck: d100 <= luck (when handedness_unknown and DEX <= 15)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'POW': POW,
-            'DEX': DEX,
-            'skill': skill,
-            'luck': luck,
-            'dex_rank': dex_rank,
-            'split_attack': split_attack,
-            'off_hand': off_hand,
-            'off_hand_trained': off_hand_trained,
-            'off_hand_weapon': off_hand_weapon,
-            'handedness_unknown': handedness_unknown,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('two_weapons',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'two_weapons',
+            (
+                POW,
+                DEX,
+                skill,
+                luck,
+                dex_rank,
+                split_attack,
+                off_hand,
+                off_hand_trained,
+                off_hand_weapon,
+                handedness_unknown,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(POW) is int and 1 <= POW <= 100
@@ -15226,26 +14906,22 @@ def underwater_combat(
     - derive fatigue_factor = 2 (when underwater and not acclimated)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'damage': damage,
-            'swim': swim,
-            'underwater': underwater,
-            'swimming': swimming,
-            'damage_type': damage_type,
-            'close_or_small': close_or_small,
-            'shield_parry': shield_parry,
-            'acclimated': acclimated,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('underwater_combat',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'underwater_combat',
+            (
+                skill,
+                damage,
+                swim,
+                underwater,
+                swimming,
+                damage_type,
+                close_or_small,
+                shield_parry,
+                acclimated,
+            ),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -15301,26 +14977,12 @@ def vacuum(
     - skill is difficult (when vacuum_round > CON * 2 and sight_roll)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'CON': CON,
-            'INT': INT,
-            'skill': skill,
-            'stamina': stamina,
-            'vacuum_round': vacuum_round,
-            'exhaled': exhaled,
-            'suit_armor': suit_armor,
-            'abrupt': abrupt,
-            'sight_roll': sight_roll,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('vacuum',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'vacuum',
+            (CON, INT, skill, stamina, vacuum_round, exhaled, suit_armor, abrupt, sight_roll),
+            rng,
+            rolled,
         )
     if (
         type(CON) is int and 1 <= CON <= 100
@@ -15379,21 +15041,12 @@ def volley_fire(
     - cannot parry or Dodge while launching volley attacks
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'skill': skill,
-            'dex_rank': dex_rank,
-            'attacks_per_round': attacks_per_round,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('volley_fire',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'volley_fire',
+            (DEX, skill, dex_rank, attacks_per_round),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 1 <= DEX <= 100
@@ -15439,22 +15092,12 @@ def weapon_length(
     - skill is difficult (when my_length == long and their_length == short and inside_guard; when action in {attack, parry})
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'action': action,
-            'my_length': my_length,
-            'their_length': their_length,
-            'inside_guard': inside_guard,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('weapon_length',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'weapon_length',
+            (skill, action, my_length, their_length, inside_guard),
+            rng,
+            rolled,
         )
     if (
         type(skill) is int and 0 <= skill <= 200
@@ -15504,22 +15147,7 @@ def wind(
     - roll stand_upright: resist STR vs wind_str (when wind_str >= 2)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'STR': STR,
-            'skill': skill,
-            'wind_str': wind_str,
-            'wind_affected': wind_affected,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('wind',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'wind', (STR, skill, wind_str, wind_affected), rng, rolled)
     if (
         type(STR) is int and 1 <= STR <= 100
         and type(skill) is int and 0 <= skill <= 200
@@ -15559,17 +15187,7 @@ def cloud_cover(
     - roll rains: d100 <= cloud_cover_levels[clouds].rain_chance
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'skill': skill, 'clouds': clouds, 'sky_skill': sky_skill}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('cloud_cover',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'cloud_cover', (skill, clouds, sky_skill), rng, rolled)
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(clouds) is str and clouds in ('light_clouds', 'heavy_clouds', 'severe_clouds', 'complete_clouds')
@@ -15602,21 +15220,7 @@ def rain(
     - skill min 0 (when weather_skill)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'skill': skill,
-            'precipitation_kind': precipitation_kind,
-            'weather_skill': weather_skill,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('rain',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'rain', (skill, precipitation_kind, weather_skill), rng, rolled)
     if (
         type(skill) is int and 0 <= skill <= 200
         and type(precipitation_kind) is str and precipitation_kind in ('dry', 'rain_fall', 'snow', 'sleet', 'hail')
@@ -15664,25 +15268,21 @@ def weather_conditions(
     - as rain
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'STR': STR,
-            'skill': skill,
-            'wind_str': wind_str,
-            'wind_affected': wind_affected,
-            'clouds': clouds,
-            'sky_skill': sky_skill,
-            'precipitation_kind': precipitation_kind,
-            'weather_skill': weather_skill,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('weather_conditions',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'weather_conditions',
+            (
+                STR,
+                skill,
+                wind_str,
+                wind_affected,
+                clouds,
+                sky_skill,
+                precipitation_kind,
+                weather_skill,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(STR) is int and 1 <= STR <= 100
@@ -15751,23 +15351,12 @@ def zero_gravity_combat(
     - derive impact = impact_damage / 2 round up (unless braced)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'DEX': DEX,
-            'skill': skill,
-            'agility': agility,
-            'zero_g_failed': zero_g_failed,
-            'braced': braced,
-            'impact_damage': impact_damage,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('zero_gravity_combat',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'zero_gravity_combat',
+            (DEX, skill, agility, zero_g_failed, braced, impact_damage),
+            rng,
+            rolled,
         )
     if (
         type(DEX) is int and 1 <= DEX <= 100

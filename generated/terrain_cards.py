@@ -74,6 +74,9 @@ from dsl.runtime.resolve import (  # noqa: E402
     texts_counted,
     within,
 )
+from dsl.runtime.rolling import (  # noqa: E402
+    roll_rule,
+)
 from dsl.runtime.rolls import (  # noqa: E402
     merge_rolls,
     roll_of,
@@ -10365,21 +10368,12 @@ def other_mods_stack(
     - attribute +other_mods (when lof_skill != none; when other_mods != 0)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'attribute': attribute,
-            'lof_skill': lof_skill,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('other_mods_stack',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'other_mods_stack',
+            (attribute, lof_skill, range_mod, other_mods),
+            rng,
+            rolled,
         )
     if (
         type(attribute) is int and 0 <= attribute <= 30
@@ -10432,26 +10426,22 @@ def lof_roll(
     - roll hit: lowest of 6d20 <= attribute (when lof_skill != none; unless vis == zero and lof_zone != clear_of and not (responding and facing and lof_skill == bs_attack); when lof_skill == bs_attack)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'attribute': attribute,
-            'burst': burst,
-            'vis': vis,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-            'responding': responding,
-            'facing': facing,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('lof_roll',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'lof_roll',
+            (
+                attribute,
+                burst,
+                vis,
+                lof_skill,
+                lof_zone,
+                range_mod,
+                other_mods,
+                responding,
+                facing,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(attribute) is int and 0 <= attribute <= 30
@@ -10515,24 +10505,12 @@ def difficult(
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('difficult',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'difficult',
+            (MOV_1, MOV_2, order_move, reaction_move, turn, movement, failed_guts),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -10593,24 +10571,12 @@ def very_difficult(
     - reaction_move max 1 (when turn == reactive and (movement in {dodge, engage} or failed_guts))
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('very_difficult',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'very_difficult',
+            (MOV_1, MOV_2, order_move, reaction_move, turn, movement, failed_guts),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -10660,21 +10626,7 @@ def saturation(
     - burst min 1
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'burst': burst,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('saturation',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'saturation', (burst, lof_skill, lof_zone), rng, rolled)
     if (
         type(burst) is int and 1 <= burst <= 6
         and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
@@ -10706,21 +10658,7 @@ def high_saturation(
     - burst min 1
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'burst': burst,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('high_saturation',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'high_saturation', (burst, lof_skill, lof_zone), rng, rolled)
     if (
         type(burst) is int and 1 <= burst <= 6
         and type(lof_skill) is str and lof_skill in ('none', 'bs_attack', 'other')
@@ -10759,23 +10697,12 @@ def low_visibility(
     - attribute -3 (when lof_skill != none and lof_zone != clear_of)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'attribute': attribute,
-            'vis': vis,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('low_visibility',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'low_visibility',
+            (attribute, vis, lof_skill, lof_zone, range_mod, other_mods),
+            rng,
+            rolled,
         )
     if (
         type(attribute) is int and 0 <= attribute <= 30
@@ -10830,23 +10757,12 @@ def poor_visibility(
     - attribute -6 (when lof_skill != none and lof_zone != clear_of)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'attribute': attribute,
-            'vis': vis,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('poor_visibility',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'poor_visibility',
+            (attribute, vis, lof_skill, lof_zone, range_mod, other_mods),
+            rng,
+            rolled,
         )
     if (
         type(attribute) is int and 0 <= attribute <= 30
@@ -10908,25 +10824,12 @@ def zero_visibility(
     - cannot respond with a BS Attack or a Dodge while not facing the attacker: Change Facing is the only option (when lof_zone != clear_of; when responding; unless facing)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'attribute': attribute,
-            'vis': vis,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-            'responding': responding,
-            'facing': facing,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('zero_visibility',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'zero_visibility',
+            (attribute, vis, lof_skill, lof_zone, range_mod, other_mods, responding, facing),
+            rng,
+            rolled,
         )
     if (
         type(attribute) is int and 0 <= attribute <= 30
@@ -10989,26 +10892,12 @@ def white_noise(
     - as zero_visibility (when msv)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'attribute': attribute,
-            'vis': vis,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-            'responding': responding,
-            'facing': facing,
-            'msv': msv,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('white_noise',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'white_noise',
+            (attribute, vis, lof_skill, lof_zone, range_mod, other_mods, responding, facing, msv),
+            rng,
+            rolled,
         )
     if (
         type(attribute) is int and 0 <= attribute <= 30
@@ -11058,17 +10947,7 @@ def insecure(
     - roll hostile: d20 >= 20
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'hostility': hostility}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('insecure',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'insecure', (hostility,), rng, rolled)
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -11094,17 +10973,7 @@ def adverse(
     - roll hostile: d20 >= 19
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'hostility': hostility}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('adverse',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'adverse', (hostility,), rng, rolled)
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -11130,17 +10999,7 @@ def dangerous(
     - roll hostile: d20 >= 18
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'hostility': hostility}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('dangerous',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'dangerous', (hostility,), rng, rolled)
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -11166,17 +11025,7 @@ def aggressive(
     - roll hostile: d20 >= 17
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'hostility': hostility}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('aggressive',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'aggressive', (hostility,), rng, rolled)
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -11202,17 +11051,7 @@ def lethal(
     - roll hostile: d20 >= 16
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'hostility': hostility}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('lethal',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'lethal', (hostility,), rng, rolled)
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -11238,17 +11077,7 @@ def savage(
     - roll hostile: d20 >= 14
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'hostility': hostility}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('savage',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'savage', (hostility,), rng, rolled)
     if (
         type(hostility) is str and hostility in ('none', 'insecure', 'adverse', 'dangerous', 'aggressive', 'lethal', 'savage')
     ):  # every value as it is told: the rule written out, at once
@@ -11310,34 +11139,30 @@ def woods(
     - as insecure
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'attribute': attribute,
-            'burst': burst,
-            'zone_vis': zone_vis,
-            'vis': vis,
-            'hostility': hostility,
-            'jungle_type': jungle_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('woods',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'woods',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                attribute,
+                burst,
+                zone_vis,
+                vis,
+                hostility,
+                jungle_type,
+                turn,
+                movement,
+                failed_guts,
+                lof_skill,
+                lof_zone,
+                range_mod,
+                other_mods,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -11457,34 +11282,30 @@ def jungle(
     - as adverse
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'attribute': attribute,
-            'burst': burst,
-            'zone_vis': zone_vis,
-            'vis': vis,
-            'hostility': hostility,
-            'jungle_type': jungle_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('jungle',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'jungle',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                attribute,
+                burst,
+                zone_vis,
+                vis,
+                hostility,
+                jungle_type,
+                turn,
+                movement,
+                failed_guts,
+                lof_skill,
+                lof_zone,
+                range_mod,
+                other_mods,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -11582,25 +11403,12 @@ def steep_hills(
     - as difficult
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'mountains_type': mountains_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('steep_hills',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'steep_hills',
+            (MOV_1, MOV_2, order_move, reaction_move, mountains_type, turn, movement, failed_guts),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -11684,34 +11492,30 @@ def high_mountain(
     - as adverse
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'attribute': attribute,
-            'burst': burst,
-            'zone_vis': zone_vis,
-            'vis': vis,
-            'hostility': hostility,
-            'mountains_type': mountains_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('high_mountain',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'high_mountain',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                attribute,
+                burst,
+                zone_vis,
+                vis,
+                hostility,
+                mountains_type,
+                turn,
+                movement,
+                failed_guts,
+                lof_skill,
+                lof_zone,
+                range_mod,
+                other_mods,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -11835,36 +11639,32 @@ def primeval_forest(
     - as dangerous
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'attribute': attribute,
-            'burst': burst,
-            'zone_vis': zone_vis,
-            'vis': vis,
-            'hostility': hostility,
-            'jungle_type': jungle_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-            'responding': responding,
-            'facing': facing,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('primeval_forest',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'primeval_forest',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                attribute,
+                burst,
+                zone_vis,
+                vis,
+                hostility,
+                jungle_type,
+                turn,
+                movement,
+                failed_guts,
+                lof_skill,
+                lof_zone,
+                range_mod,
+                other_mods,
+                responding,
+                facing,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -11990,34 +11790,30 @@ def dense_jungle(
     - as dangerous
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'attribute': attribute,
-            'burst': burst,
-            'zone_vis': zone_vis,
-            'vis': vis,
-            'hostility': hostility,
-            'jungle_type': jungle_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('dense_jungle',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'dense_jungle',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                attribute,
+                burst,
+                zone_vis,
+                vis,
+                hostility,
+                jungle_type,
+                turn,
+                movement,
+                failed_guts,
+                lof_skill,
+                lof_zone,
+                range_mod,
+                other_mods,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -12118,26 +11914,22 @@ def arctic_plains(
     - as insecure
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'hostility': hostility,
-            'mountains_type': mountains_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('arctic_plains',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'arctic_plains',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                hostility,
+                mountains_type,
+                turn,
+                movement,
+                failed_guts,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -12211,25 +12003,12 @@ def mid_mountain(
     - as very_difficult
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'mountains_type': mountains_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('mid_mountain',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'mid_mountain',
+            (MOV_1, MOV_2, order_move, reaction_move, mountains_type, turn, movement, failed_guts),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -12301,29 +12080,25 @@ def swamp(
     - as insecure
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'burst': burst,
-            'hostility': hostility,
-            'aquatic_type': aquatic_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('swamp',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'swamp',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                burst,
+                hostility,
+                aquatic_type,
+                turn,
+                movement,
+                failed_guts,
+                lof_skill,
+                lof_zone,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -12409,26 +12184,22 @@ def open_sea(
     - as insecure
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'hostility': hostility,
-            'aquatic_type': aquatic_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('open_sea',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'open_sea',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                hostility,
+                aquatic_type,
+                turn,
+                movement,
+                failed_guts,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -12509,28 +12280,24 @@ def rocky_ground(
     - as saturation
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'burst': burst,
-            'desert_type': desert_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('rocky_ground',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'rocky_ground',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                burst,
+                desert_type,
+                turn,
+                movement,
+                failed_guts,
+                lof_skill,
+                lof_zone,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -12613,26 +12380,22 @@ def sand_dunes(
     - as adverse
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'hostility': hostility,
-            'desert_type': desert_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('sand_dunes',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'sand_dunes',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                hostility,
+                desert_type,
+                turn,
+                movement,
+                failed_guts,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -12706,25 +12469,12 @@ def beach(
     - as difficult
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'aquatic_type': aquatic_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('beach',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'beach',
+            (MOV_1, MOV_2, order_move, reaction_move, aquatic_type, turn, movement, failed_guts),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -12786,25 +12536,12 @@ def zero_g(
     - as very_difficult
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'zero_g_type': zero_g_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('zero_g',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'zero_g',
+            (MOV_1, MOV_2, order_move, reaction_move, zero_g_type, turn, movement, failed_guts),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -12890,36 +12627,32 @@ def generator_room(
     - as saturation
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'attribute': attribute,
-            'burst': burst,
-            'vis': vis,
-            'zero_g_type': zero_g_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-            'responding': responding,
-            'facing': facing,
-            'msv': msv,
-            'optional_mov': optional_mov,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('generator_room',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'generator_room',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                attribute,
+                burst,
+                vis,
+                zero_g_type,
+                turn,
+                movement,
+                failed_guts,
+                lof_skill,
+                lof_zone,
+                range_mod,
+                other_mods,
+                responding,
+                facing,
+                msv,
+                optional_mov,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -13044,34 +12777,30 @@ def engine_room(
     - as saturation
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'attribute': attribute,
-            'burst': burst,
-            'zone_vis': zone_vis,
-            'vis': vis,
-            'zero_g_type': zero_g_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-            'optional_mov': optional_mov,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('engine_room',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'engine_room',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                attribute,
+                burst,
+                zone_vis,
+                vis,
+                zero_g_type,
+                turn,
+                movement,
+                failed_guts,
+                lof_skill,
+                lof_zone,
+                range_mod,
+                other_mods,
+                optional_mov,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -13194,36 +12923,32 @@ def energy_core_room(
     - as white_noise
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'MOV_1': MOV_1,
-            'MOV_2': MOV_2,
-            'order_move': order_move,
-            'reaction_move': reaction_move,
-            'attribute': attribute,
-            'zone_vis': zone_vis,
-            'vis': vis,
-            'zero_g_type': zero_g_type,
-            'turn': turn,
-            'movement': movement,
-            'failed_guts': failed_guts,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-            'responding': responding,
-            'facing': facing,
-            'msv': msv,
-            'optional_mov': optional_mov,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('energy_core_room',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'energy_core_room',
+            (
+                MOV_1,
+                MOV_2,
+                order_move,
+                reaction_move,
+                attribute,
+                zone_vis,
+                vis,
+                zero_g_type,
+                turn,
+                movement,
+                failed_guts,
+                lof_skill,
+                lof_zone,
+                range_mod,
+                other_mods,
+                responding,
+                facing,
+                msv,
+                optional_mov,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(MOV_1) is int and 0 <= MOV_1 <= 12
@@ -13338,30 +13063,26 @@ def storm(
     - cannot occur over this terrain: a Storm occurs only in Jungle, Aquatic, Desert or Mountain terrain (unless jungle_type or aquatic_type or desert_type or mountains_type)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'attribute': attribute,
-            'zone_vis': zone_vis,
-            'vis': vis,
-            'jungle_type': jungle_type,
-            'mountains_type': mountains_type,
-            'aquatic_type': aquatic_type,
-            'desert_type': desert_type,
-            'lof_skill': lof_skill,
-            'lof_zone': lof_zone,
-            'range_mod': range_mod,
-            'other_mods': other_mods,
-            'responding': responding,
-            'facing': facing,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('storm',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'storm',
+            (
+                attribute,
+                zone_vis,
+                vis,
+                jungle_type,
+                mountains_type,
+                aquatic_type,
+                desert_type,
+                lof_skill,
+                lof_zone,
+                range_mod,
+                other_mods,
+                responding,
+                facing,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(attribute) is int and 0 <= attribute <= 30

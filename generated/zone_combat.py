@@ -71,6 +71,9 @@ from dsl.runtime.resolve import (  # noqa: E402
     restriction_of,
     within,
 )
+from dsl.runtime.rolling import (  # noqa: E402
+    roll_rule,
+)
 from dsl.runtime.rolls import (  # noqa: E402
     roll_of,
 )
@@ -16248,23 +16251,12 @@ def range_bands(
     - cannot attack the target: anything past LONG is out of range (when range == beyond)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'all_actions': all_actions,
-            'visibility': visibility,
-            'shot': shot,
-            'range': range_,
-            'different_arm': different_arm,
-            'scope': scope,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('range_bands',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'range_bands',
+            (all_actions, visibility, shot, range_, different_arm, scope),
+            rng,
+            rolled,
         )
     if (
         type(all_actions) is int and -20 <= all_actions <= 20
@@ -16312,21 +16304,7 @@ def pace_class_rule(
     - pace -2 (when pace_class == burst and not bursting)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'pace': pace,
-            'pace_class': pace_class,
-            'bursting': bursting,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('pace_class_rule',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'pace_class_rule', (pace, pace_class, bursting), rng, rolled)
     if (
         type(pace) is int and -10 <= pace <= 12
         and type(pace_class) is str and pace_class in ('slow', 'normal', 'fast', 'rapid', 'burst')
@@ -16370,25 +16348,21 @@ def zone_move(
     - cannot move a second time: a second move only involves the Medium, Short and Close zones (when second_move and (zone in {long, flank} or destination in {long, flank}))
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'pace': pace,
-            'move_target': move_target,
-            'all_actions': all_actions,
-            'missile_against': missile_against,
-            'zone': zone,
-            'destination': destination,
-            'running': running,
-            'second_move': second_move,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('zone_move',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'zone_move',
+            (
+                pace,
+                move_target,
+                all_actions,
+                missile_against,
+                zone,
+                destination,
+                running,
+                second_move,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(pace) is int and -10 <= pace <= 12
@@ -16463,27 +16437,23 @@ def action_limits(
     - all_actions +assist_successes (when action == assist)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'all_actions': all_actions,
-            'range': range_,
-            'zone': zone,
-            'engaged': engaged,
-            'action': action,
-            'target_in_flank': target_in_flank,
-            'same_flank': same_flank,
-            'guarded': guarded,
-            'width_melee': width_melee,
-            'assist_successes': assist_successes,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('action_limits',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'action_limits',
+            (
+                all_actions,
+                range_,
+                zone,
+                engaged,
+                action,
+                target_in_flank,
+                same_flank,
+                guarded,
+                width_melee,
+                assist_successes,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(all_actions) is int and -20 <= all_actions <= 20
@@ -16553,21 +16523,12 @@ def flank_zones(
     - cannot DRAG in or out of a Flank zone (when action == drag)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'range': range_,
-            'zones_away': zones_away,
-            'action': action,
-            'same_flank': same_flank,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('flank_zones',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'flank_zones',
+            (range_, zones_away, action, same_flank),
+            rng,
+            rolled,
         )
     if (
         type(range_) is str and range_ in ('close', 'short', 'medium', 'long', 'beyond')
@@ -16619,25 +16580,21 @@ def take_cover(
     - cannot take more COVER than the zone offers (when target_cover > cover)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'all_actions': all_actions,
-            'visibility': visibility,
-            'shot': shot,
-            'defence': defence,
-            'cover': cover,
-            'default_cover': default_cover,
-            'target_cover': target_cover,
-            'own_cover': own_cover,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('take_cover',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'take_cover',
+            (
+                all_actions,
+                visibility,
+                shot,
+                defence,
+                cover,
+                default_cover,
+                target_cover,
+                own_cover,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(all_actions) is int and -20 <= all_actions <= 20
@@ -16692,21 +16649,12 @@ def defend_dodge(
     - missile_against -2 (when action == dodge)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'missile_against': missile_against,
-            'melee_against': melee_against,
-            'action': action,
-            'defend_moved': defend_moved,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('defend_dodge',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'defend_dodge',
+            (missile_against, melee_against, action, defend_moved),
+            rng,
+            rolled,
         )
     if (
         type(missile_against) is int and -20 <= missile_against <= 20
@@ -16755,22 +16703,12 @@ def stealth_mode(
     - cannot be in STEALTH while ENGAGED (when stealthy; when engaged)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'pace': pace,
-            'stealth': stealth,
-            'engaged': engaged,
-            'stealthy': stealthy,
-            'own_cover': own_cover,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('stealth_mode',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'stealth_mode',
+            (pace, stealth, engaged, stealthy, own_cover),
+            rng,
+            rolled,
         )
     if (
         type(pace) is int and -10 <= pace <= 12
@@ -16816,22 +16754,12 @@ def drop_rule(
     - damage +4 (when drop)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'all_actions': all_actions,
-            'visibility': visibility,
-            'shot': shot,
-            'damage': damage,
-            'drop': drop,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('drop_rule',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'drop_rule',
+            (all_actions, visibility, shot, damage, drop),
+            rng,
+            rolled,
         )
     return resolve_rule(_BOOK, 'drop_rule', (all_actions, visibility, shot, damage, drop))
 
@@ -16862,22 +16790,12 @@ def targeting_rule(
     - cannot strike a vulnerability: none exists (when targeting == 3; unless vulnerability)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'defence': defence,
-            'damage': damage,
-            'targeting': targeting,
-            'vulnerability': vulnerability,
-            'extra_die': extra_die,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('targeting_rule',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'targeting_rule',
+            (defence, damage, targeting, vulnerability, extra_die),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -16909,21 +16827,12 @@ def paralysed(
     - cannot use the arm: unusable for the duration, in actions (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'wound_duration': wound_duration,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'dice_raises': dice_raises,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('paralysed',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'paralysed',
+            (wound_duration, final_damage, tuffness, dice_raises),
+            rng,
+            rolled,
         )
     return resolve_rule(_BOOK, 'paralysed', (wound_duration, final_damage, tuffness, dice_raises))
 
@@ -16951,21 +16860,12 @@ def broken_arm(
     - wound_penalty +2 per penalty_raises (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'wound_penalty': wound_penalty,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'penalty_raises': penalty_raises,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('broken_arm',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'broken_arm',
+            (wound_penalty, final_damage, tuffness, penalty_raises),
+            rng,
+            rolled,
         )
     if (
         type(wound_penalty) is int and 0 <= wound_penalty <= 30
@@ -17018,24 +16918,20 @@ def bleeder(
     - wound_target +penalty_raises (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'wound_damage': wound_damage,
-            'wound_target': wound_target,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'dice_raises': dice_raises,
-            'penalty_raises': penalty_raises,
-            'extra_bleeds': extra_bleeds,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('bleeder',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'bleeder',
+            (
+                wound_damage,
+                wound_target,
+                final_damage,
+                tuffness,
+                dice_raises,
+                penalty_raises,
+                extra_bleeds,
+            ),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -17079,22 +16975,12 @@ def knockdown(
     - defence -2 per penalty_raises (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'defence': defence,
-            'wound_penalty': wound_penalty,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'penalty_raises': penalty_raises,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('knockdown',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'knockdown',
+            (defence, wound_penalty, final_damage, tuffness, penalty_raises),
+            rng,
+            rolled,
         )
     if (
         type(defence) is int and 0 <= defence <= 40
@@ -17142,21 +17028,12 @@ def crippled(
     - cannot move: for the duration, in actions (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'wound_duration': wound_duration,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'dice_raises': dice_raises,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('crippled',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'crippled',
+            (wound_duration, final_damage, tuffness, dice_raises),
+            rng,
+            rolled,
         )
     return resolve_rule(_BOOK, 'crippled', (wound_duration, final_damage, tuffness, dice_raises))
 
@@ -17189,23 +17066,12 @@ def broken_leg(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'pace': pace,
-            'wound_duration': wound_duration,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'dice_raises': dice_raises,
-            'penalty_raises': penalty_raises,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('broken_leg',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'broken_leg',
+            (pace, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -17236,21 +17102,12 @@ def winded(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'wound_duration': wound_duration,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'dice_raises': dice_raises,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('winded',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'winded',
+            (wound_duration, final_damage, tuffness, dice_raises),
+            rng,
+            rolled,
         )
     return resolve_rule(_BOOK, 'winded', (wound_duration, final_damage, tuffness, dice_raises))
 
@@ -17283,23 +17140,12 @@ def pain(
     - wound_duration +dice_raises steps (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'all_actions': all_actions,
-            'wound_duration': wound_duration,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'dice_raises': dice_raises,
-            'penalty_raises': penalty_raises,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('pain',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'pain',
+            (all_actions, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -17335,23 +17181,12 @@ def guts(
     - wound_duration +duration_raises steps (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'wound_duration': wound_duration,
-            'wound_damage': wound_damage,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'dice_raises': dice_raises,
-            'duration_raises': duration_raises,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('guts',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'guts',
+            (wound_duration, wound_damage, final_damage, tuffness, dice_raises, duration_raises),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -17383,21 +17218,12 @@ def scarred(
     - wound_penalty +penalty_raises (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'wound_penalty': wound_penalty,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'penalty_raises': penalty_raises,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('scarred',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'scarred',
+            (wound_penalty, final_damage, tuffness, penalty_raises),
+            rng,
+            rolled,
         )
     if (
         type(wound_penalty) is int and 0 <= wound_penalty <= 30
@@ -17444,23 +17270,12 @@ def deafened(
     - cannot perform any action without passing a SP roll vs 4 (mods), for the duration in rounds (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'wound_duration': wound_duration,
-            'wound_target': wound_target,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'dice_raises': dice_raises,
-            'penalty_raises': penalty_raises,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('deafened',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'deafened',
+            (wound_duration, wound_target, final_damage, tuffness, dice_raises, penalty_raises),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -17498,23 +17313,12 @@ def blinded(
     - cannot perform any kind of targeting, for the duration in actions (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'visibility': visibility,
-            'wound_duration': wound_duration,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-            'dice_raises': dice_raises,
-            'penalty_raises': penalty_raises,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('blinded',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'blinded',
+            (visibility, wound_duration, final_damage, tuffness, dice_raises, penalty_raises),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -17543,21 +17347,7 @@ def uncon(
     - derive uncon_target = wound_target (when final_damage >= tuffness)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'wound_target': wound_target,
-            'final_damage': final_damage,
-            'tuffness': tuffness,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('uncon',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'uncon', (wound_target, final_damage, tuffness), rng, rolled)
     if (
         type(wound_target) is int and 0 <= wound_target <= 30
         and type(final_damage) is int and 0 <= final_damage <= 100
@@ -17591,17 +17381,7 @@ def zone_cover(
     - cover +zone_cover_value
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'cover': cover, 'zone_cover_value': zone_cover_value}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('zone_cover',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'zone_cover', (cover, zone_cover_value), rng, rolled)
     if (
         type(cover) is int and 0 <= cover <= 4
         and type(zone_cover_value) is int and 0 <= zone_cover_value <= 4
@@ -17629,17 +17409,7 @@ def zone_light(
     - visibility +zone_light_mod
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'visibility': visibility, 'zone_light_mod': zone_light_mod}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('zone_light',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'zone_light', (visibility, zone_light_mod), rng, rolled)
     if (
         type(visibility) is int and -20 <= visibility <= 20
         and type(zone_light_mod) is int and -6 <= zone_light_mod <= 2
@@ -17667,20 +17437,7 @@ def zone_visibility(
     - visibility +zone_visibility_mod
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'visibility': visibility,
-            'zone_visibility_mod': zone_visibility_mod,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('zone_visibility',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'zone_visibility', (visibility, zone_visibility_mod), rng, rolled)
     if (
         type(visibility) is int and -20 <= visibility <= 20
         and type(zone_visibility_mod) is int and -6 <= zone_visibility_mod <= 2
@@ -17712,17 +17469,7 @@ def zone_entry(
     - cannot enter or leave the zone this turn: its ENTRY is used up (when crossings >= zone_entry_max)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'zone_entry_max': zone_entry_max, 'crossings': crossings}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('zone_entry',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'zone_entry', (zone_entry_max, crossings), rng, rolled)
     if (
         type(zone_entry_max) is int and 0 <= zone_entry_max <= 20
         and type(crossings) is int and 0 <= crossings <= 40
@@ -17750,20 +17497,7 @@ def zone_width(
     - cannot enter the CLOSE zone: it is full; a spot must be created (ranged combat) (when close_occupants >= zone_width_max)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'zone_width_max': zone_width_max,
-            'close_occupants': close_occupants,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('zone_width',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'zone_width', (zone_width_max, close_occupants), rng, rolled)
     if (
         type(zone_width_max) is int and 1 <= zone_width_max <= 20
         and type(close_occupants) is int and 0 <= close_occupants <= 40
@@ -17800,21 +17534,12 @@ def zone_terrain(
     - move_target * 3 / 4 round down (when rough)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'pace': pace,
-            'move_target': move_target,
-            'terrain_ma': terrain_ma,
-            'rough': rough,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('zone_terrain',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'zone_terrain',
+            (pace, move_target, terrain_ma, rough),
+            rng,
+            rolled,
         )
     if (
         type(pace) is int and -10 <= pace <= 12
@@ -17857,22 +17582,12 @@ def zone_debris(
     - as debris_tile
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'pace': pace,
-            'stealth': stealth,
-            'cover': cover,
-            'debris_level': debris_level,
-            'debris_choice': debris_choice,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('zone_debris',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'zone_debris',
+            (pace, stealth, cover, debris_level, debris_choice),
+            rng,
+            rolled,
         )
     if (
         type(pace) is int and -10 <= pace <= 12
@@ -17914,20 +17629,12 @@ def zone_stacking(
     - stacking +target_size
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'stacking': stacking,
-            'zone_stacking_max': zone_stacking_max,
-            'target_size': target_size,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('zone_stacking',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'zone_stacking',
+            (stacking, zone_stacking_max, target_size),
+            rng,
+            rolled,
         )
     if (
         type(stacking) is int and 0 <= stacking <= 20
@@ -17986,24 +17693,12 @@ def rain(
     - stealth +2 (when rain_level == heavy)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'visibility': visibility,
-            'range': range_,
-            'ag': ag,
-            'resist_fire': resist_fire,
-            'hearing': hearing,
-            'stealth': stealth,
-            'rain_level': rain_level,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('rain',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'rain',
+            (visibility, range_, ag, resist_fire, hearing, stealth, rain_level),
+            rng,
+            rolled,
         )
     if (
         type(visibility) is int and -20 <= visibility <= 20
@@ -18061,22 +17756,7 @@ def fog(
     - cannot see more than 1 zone in Heavy fog (when fog_level == heavy; when zones_away > 1)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'visibility': visibility,
-            'stealth': stealth,
-            'zones_away': zones_away,
-            'fog_level': fog_level,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('fog',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'fog', (visibility, stealth, zones_away, fog_level), rng, rolled)
     if (
         type(visibility) is int and -20 <= visibility <= 20
         and type(stealth) is int and -20 <= stealth <= 20
@@ -18127,22 +17807,12 @@ def cover_tile(
     - stealth +2 (when cover_level == heavy)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'stealth': stealth,
-            'cover': cover,
-            'default_cover': default_cover,
-            'tuff_aoe': tuff_aoe,
-            'cover_level': cover_level,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('cover_tile',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'cover_tile',
+            (stealth, cover, default_cover, tuff_aoe, cover_level),
+            rng,
+            rolled,
         )
     if (
         type(stealth) is int and -20 <= stealth <= 20
@@ -18201,22 +17871,12 @@ def debris_tile(
     - derive debris_ag = 8 (when debris_level == heavy; unless debris_choice == lose_ma)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'pace': pace,
-            'stealth': stealth,
-            'cover': cover,
-            'debris_level': debris_level,
-            'debris_choice': debris_choice,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('debris_tile',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'debris_tile',
+            (pace, stealth, cover, debris_level, debris_choice),
+            rng,
+            rolled,
         )
     if (
         type(pace) is int and -10 <= pace <= 12
@@ -18261,21 +17921,7 @@ def lighting(
     - stealth +2 (when light_level == heavy)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'visibility': visibility,
-            'stealth': stealth,
-            'light_level': light_level,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('lighting',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'lighting', (visibility, stealth, light_level), rng, rolled)
     if (
         type(visibility) is int and -20 <= visibility <= 20
         and type(stealth) is int and -20 <= stealth <= 20
@@ -18315,21 +17961,7 @@ def noise(
     - stealth +1 (when noise_level == heavy)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'hearing': hearing,
-            'stealth': stealth,
-            'noise_level': noise_level,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('noise',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'noise', (hearing, stealth, noise_level), rng, rolled)
     if (
         type(hearing) is int and -20 <= hearing <= 20
         and type(stealth) is int and -20 <= stealth <= 20
@@ -18365,17 +17997,7 @@ def buzz(
     - comms -4 (when buzz_level == heavy)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'comms': comms, 'buzz_level': buzz_level}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('buzz',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'buzz', (comms, buzz_level), rng, rolled)
     if (
         type(comms) is int and -20 <= comms <= 20
         and type(buzz_level) is str and buzz_level in ('light', 'moderate', 'heavy')
@@ -18416,23 +18038,12 @@ def wind(
     - shot -2 (when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'all_actions': all_actions,
-            'visibility': visibility,
-            'shot': shot,
-            'range': range_,
-            'heavy_weapon': heavy_weapon,
-            'wind_level': wind_level,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('wind',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'wind',
+            (all_actions, visibility, shot, range_, heavy_weapon, wind_level),
+            rng,
+            rolled,
         )
     if (
         type(all_actions) is int and -20 <= all_actions <= 20
@@ -18483,21 +18094,7 @@ def wall_tile(
     - stealth +2 (when wall_level == heavy)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'stealth': stealth,
-            'cover': cover,
-            'wall_level': wall_level,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('wall_tile',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'wall_tile', (stealth, cover, wall_level), rng, rolled)
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(cover) is int and 0 <= cover <= 4
@@ -18526,17 +18123,7 @@ def barrier(
     - derive barrier_tuffness = 12 (when barrier_level == heavy)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'barrier_level': barrier_level}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('barrier',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'barrier', (barrier_level,), rng, rolled)
     if (
         type(barrier_level) is str and barrier_level in ('light', 'moderate', 'heavy')
     ):  # every value as it is told: the rule written out, at once
@@ -18562,17 +18149,7 @@ def tile_slippery(
     - stealth -1
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'stealth': stealth}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_slippery',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_slippery', (stealth,), rng, rolled)
     if (
         type(stealth) is int and -20 <= stealth <= 20
     ):  # every value as it is told: the rule written out, at once
@@ -18599,17 +18176,7 @@ def tile_slowing(
     - move_target / 2 round down
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'pace': pace, 'move_target': move_target}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_slowing',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_slowing', (pace, move_target), rng, rolled)
     if (
         type(pace) is int and -10 <= pace <= 12
         and (move_target is None or (type(move_target) is int and -10 <= move_target <= 12))
@@ -18639,17 +18206,7 @@ def tile_obstacle(
     - stealth +1
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'stealth': stealth, 'cover': cover}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_obstacle',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_obstacle', (stealth, cover), rng, rolled)
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(cover) is int and 0 <= cover <= 4
@@ -18681,21 +18238,7 @@ def tile_open_ground(
     - default_cover = 0
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'stealth': stealth,
-            'cover': cover,
-            'default_cover': default_cover,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_open_ground',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_open_ground', (stealth, cover, default_cover), rng, rolled)
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(cover) is int and 0 <= cover <= 4
@@ -18736,21 +18279,12 @@ def tile_exposed_ground(
     - missile_against +1
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'stealth': stealth,
-            'cover': cover,
-            'default_cover': default_cover,
-            'missile_against': missile_against,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('tile_exposed_ground',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'tile_exposed_ground',
+            (stealth, cover, default_cover, missile_against),
+            rng,
+            rolled,
         )
     if (
         type(stealth) is int and -20 <= stealth <= 20
@@ -18798,21 +18332,12 @@ def tile_clatter(
     - default_cover = 0
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'stealth': stealth,
-            'noticed': noticed,
-            'cover': cover,
-            'default_cover': default_cover,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('tile_clatter',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'tile_clatter',
+            (stealth, noticed, cover, default_cover),
+            rng,
+            rolled,
         )
     if (
         type(stealth) is int and -20 <= stealth <= 20
@@ -18844,17 +18369,7 @@ def tile_shortcut(
     - derive free_zones = 1
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_shortcut',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_shortcut', (), rng, rolled)
     values = {**_BOOK.defaults}
     return _resolve_tile_shortcut(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_shortcut', ())
@@ -18873,17 +18388,7 @@ def tile_fire(
     - derive fire_ag = 4
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_fire',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_fire', (), rng, rolled)
     values = {**_BOOK.defaults}
     return _resolve_tile_fire(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_fire', ())
@@ -18903,17 +18408,7 @@ def tile_danger(
     - derive danger_damage = 2d6
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_danger',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_danger', (), rng, rolled)
     values = {**_BOOK.defaults}
     return _resolve_tile_danger(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_danger', ())
@@ -18932,17 +18427,7 @@ def tile_test(
     - derive trait_test = 4
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_test',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_test', (), rng, rolled)
     values = {**_BOOK.defaults}
     return _resolve_tile_test(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_test', ())
@@ -18963,17 +18448,7 @@ def tile_pit(
     - derive pit_damage = 3d6
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_pit',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_pit', (), rng, rolled)
     values = {**_BOOK.defaults}
     return _resolve_tile_pit(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_pit', ())
@@ -18997,17 +18472,7 @@ def tile_trap(
     - noticed +2
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'noticed': noticed}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_trap',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_trap', (noticed,), rng, rolled)
     if (
         type(noticed) is int and 0 <= noticed <= 20
     ):  # every value as it is told: the rule written out, at once
@@ -19033,17 +18498,7 @@ def tile_trip_wire(
     - noticed +2
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'noticed': noticed}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_trip_wire',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_trip_wire', (noticed,), rng, rolled)
     if (
         type(noticed) is int and 0 <= noticed <= 20
     ):  # every value as it is told: the rule written out, at once
@@ -19069,17 +18524,7 @@ def tile_alarm(
     - noticed +4
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'noticed': noticed}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_alarm',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_alarm', (noticed,), rng, rolled)
     if (
         type(noticed) is int and 0 <= noticed <= 20
     ):  # every value as it is told: the rule written out, at once
@@ -19101,17 +18546,7 @@ def tile_hideyhole(
     - derive surprise = yes
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_hideyhole',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_hideyhole', (), rng, rolled)
     values = {**_BOOK.defaults}
     return _resolve_tile_hideyhole(values, NOTHING)
     return resolve_rule(_BOOK, 'tile_hideyhole', ())
@@ -19133,17 +18568,7 @@ def tile_advantage(
     - all_actions +1
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'all_actions': all_actions}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('tile_advantage',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'tile_advantage', (all_actions,), rng, rolled)
     if (
         type(all_actions) is int and -20 <= all_actions <= 20
     ):  # every value as it is told: the rule written out, at once
@@ -19177,21 +18602,12 @@ def tile_concealment(
     - tuff_aoe +2
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'stealth': stealth,
-            'cover': cover,
-            'tuff_aoe': tuff_aoe,
-            'drag_resist': drag_resist,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('tile_concealment',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'tile_concealment',
+            (stealth, cover, tuff_aoe, drag_resist),
+            rng,
+            rolled,
         )
     if (
         type(stealth) is int and -20 <= stealth <= 20
@@ -19232,20 +18648,12 @@ def tile_defensive(
     - tuff_aoe +2
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'tuff_aoe': tuff_aoe,
-            'tuff_ranged': tuff_ranged,
-            'drag_resist': drag_resist,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('tile_defensive',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'tile_defensive',
+            (tuff_aoe, tuff_ranged, drag_resist),
+            rng,
+            rolled,
         )
     if (
         type(tuff_aoe) is int and 0 <= tuff_aoe <= 20
@@ -19283,20 +18691,12 @@ def sporadic_encounter(
     - derive targeted_chance = 1 / (target_groups + blank_options)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'moving': moving,
-            'target_groups': target_groups,
-            'blank_options': blank_options,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('sporadic_encounter',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'sporadic_encounter',
+            (moving, target_groups, blank_options),
+            rng,
+            rolled,
         )
     if (
         type(moving) is bool
@@ -19329,17 +18729,7 @@ def sporadic_pit(
     - cannot stand up: permanently PRONE until out of the pit (ST to get out) (when failed_ag)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'failed_ag': failed_ag}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_pit',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_pit', (failed_ag,), rng, rolled)
     if (
         type(failed_ag) is bool
     ):  # every value as it is told: the rule written out, at once
@@ -19367,17 +18757,7 @@ def sporadic_walls(
     - stacking max 2 (when adopted)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'stacking': stacking, 'adopted': adopted}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_walls',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_walls', (stacking, adopted), rng, rolled)
     if (
         type(stacking) is int and 0 <= stacking <= 20
         and type(adopted) is bool
@@ -19407,21 +18787,7 @@ def sporadic_doorway(
     - as sporadic_walls (unless door_open)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'stacking': stacking,
-            'adopted': adopted,
-            'door_open': door_open,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_doorway',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_doorway', (stacking, adopted, door_open), rng, rolled)
     if (
         type(stacking) is int and 0 <= stacking <= 20
         and type(adopted) is bool
@@ -19457,21 +18823,7 @@ def sporadic_window(
     - as sporadic_doorway
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'stacking': stacking,
-            'adopted': adopted,
-            'door_open': door_open,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_window',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_window', (stacking, adopted, door_open), rng, rolled)
     if (
         type(stacking) is int and 0 <= stacking <= 20
         and type(adopted) is bool
@@ -19508,17 +18860,7 @@ def sporadic_furniture(
     - cannot move on past the furniture: it is an obstacle (AG to avoid) (when failed_ag)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag, 'adopted': adopted}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_furniture',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_furniture', (cover, failed_ag, adopted), rng, rolled)
     if (
         type(cover) is int and 0 <= cover <= 4
         and type(failed_ag) is bool
@@ -19548,17 +18890,7 @@ def sporadic_debris(
     - cannot act further: the turn ends (failed AG) (when failed_ag)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'cover': cover, 'failed_ag': failed_ag}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_debris',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_debris', (cover, failed_ag), rng, rolled)
     if (
         type(cover) is int and 0 <= cover <= 4
         and type(failed_ag) is bool
@@ -19586,20 +18918,7 @@ def sporadic_vegetation(
     - stealth +vegetation_stealth
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'stealth': stealth,
-            'vegetation_stealth': vegetation_stealth,
-        }
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_vegetation',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_vegetation', (stealth, vegetation_stealth), rng, rolled)
     if (
         type(stealth) is int and -20 <= stealth <= 20
         and type(vegetation_stealth) is int and 1 <= vegetation_stealth <= 2
@@ -19622,17 +18941,7 @@ def sporadic_traps(
     - derive traps_damage = 2d6 + 1
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_traps',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_traps', (), rng, rolled)
     values = {**_BOOK.defaults}
     return _resolve_sporadic_traps(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_traps', ())
@@ -19654,17 +18963,7 @@ def sporadic_slippery(
     - cannot keep moving: fallen PRONE and the turn ends (when failed_ag)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'failed_ag': failed_ag}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_slippery',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_slippery', (failed_ag,), rng, rolled)
     if (
         type(failed_ag) is bool
     ):  # every value as it is told: the rule written out, at once
@@ -19691,17 +18990,7 @@ def sporadic_slowing(
     - pace -slowing_points
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'pace': pace, 'slowing_points': slowing_points}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_slowing',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_slowing', (pace, slowing_points), rng, rolled)
     if (
         type(pace) is int and -10 <= pace <= 12
         and type(slowing_points) is int and 1 <= slowing_points <= 4
@@ -19727,17 +19016,7 @@ def sporadic_fire(
     - cannot stay put: you must MOVE next action or you DO catch fire
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {'failed_ag': failed_ag}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_fire',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_fire', (failed_ag,), rng, rolled)
     if (
         type(failed_ag) is bool
     ):  # every value as it is told: the rule written out, at once
@@ -19770,21 +19049,12 @@ def sporadic_defensible(
     - cannot move while engaged: they have trapped you in it (when adopted; when engaged)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'stacking': stacking,
-            'engaged': engaged,
-            'adopted': adopted,
-            'defensible_limit': defensible_limit,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('sporadic_defensible',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'sporadic_defensible',
+            (stacking, engaged, adopted, defensible_limit),
+            rng,
+            rolled,
         )
     if (
         type(stacking) is int and 0 <= stacking <= 20
@@ -19817,17 +19087,7 @@ def sporadic_animals(
 ) -> Resolution:
     """Animals (sporadic) (List of sporadic)."""
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_animals',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_animals', (), rng, rolled)
     values = {**_BOOK.defaults}
     return _resolve_sporadic_animals(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_animals', ())
@@ -19846,17 +19106,7 @@ def sporadic_falling_debris(
     - derive falling_damage = 3d6
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {}
-        return resolve_rounds(
-            _BOOK,
-            _SEQUENCES,
-            ('sporadic_falling_debris',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
-        )
+        return roll_rule(_BOOK, 'sporadic_falling_debris', (), rng, rolled)
     values = {**_BOOK.defaults}
     return _resolve_sporadic_falling_debris(values, NOTHING)
     return resolve_rule(_BOOK, 'sporadic_falling_debris', ())
@@ -19891,22 +19141,12 @@ def card_draw(
     - derive starts_with_benny = yes (when high_rank >= 11)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'suit': suit,
-            'high_rank': high_rank,
-            'same_suit': same_suit,
-            'chosen_level': chosen_level,
-            'tile_level': tile_level,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('card_draw',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'card_draw',
+            (suit, high_rank, same_suit, chosen_level, tile_level),
+            rng,
+            rolled,
         )
     if (
         type(suit) is str and suit in ('clubs', 'spades', 'diamonds', 'hearts')
@@ -19960,24 +19200,20 @@ def initiative(
     - bonus_actions +1 (when joker)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'heavy_weapon': heavy_weapon,
-            'light_weapon': light_weapon,
-            'stunned': stunned,
-            'joker': joker,
-            'initiative_cards': initiative_cards,
-            'initiative_discards': initiative_discards,
-            'bonus_actions': bonus_actions,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('initiative',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'initiative',
+            (
+                heavy_weapon,
+                light_weapon,
+                stunned,
+                joker,
+                initiative_cards,
+                initiative_discards,
+                bonus_actions,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(heavy_weapon) is bool
@@ -20044,23 +19280,12 @@ def weapons(
     - derive shooting_damage = weapon_die + brawn_die
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'heavy_weapon': heavy_weapon,
-            'light_weapon': light_weapon,
-            'weapon_die': weapon_die,
-            'two_handed': two_handed,
-            'brawn_die': brawn_die,
-            'bulk_tier': bulk_tier,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('weapons',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'weapons',
+            (heavy_weapon, light_weapon, weapon_die, two_handed, brawn_die, bulk_tier),
+            rng,
+            rolled,
         )
     return resolve_rule(
         _BOOK,
@@ -20106,26 +19331,22 @@ def armour_rules(
     - cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'defence': defence,
-            'missile_against': missile_against,
-            'armour': armour,
-            'bulk': bulk,
-            'worn_armours': worn_armours,
-            'damage_source': damage_source,
-            'shield_use': shield_use,
-            'shield_bonus': shield_bonus,
-            'large_shield': large_shield,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('armour_rules',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'armour_rules',
+            (
+                defence,
+                missile_against,
+                armour,
+                bulk,
+                worn_armours,
+                damage_source,
+                shield_use,
+                shield_bonus,
+                large_shield,
+            ),
+            rng,
+            rolled,
         )
     if (
         type(defence) is int and 0 <= defence <= 40
@@ -20201,23 +19422,12 @@ def aoe_targets(
     - cannot convert more friends than there are (when aoe_raises + converted > targets_final / 2 round down)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'aoe': aoe,
-            'targets_rolled': targets_rolled,
-            'targets_final': targets_final,
-            'aoe_raises': aoe_raises,
-            'converted': converted,
-            'cast': cast,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('aoe_targets',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'aoe_targets',
+            (aoe, targets_rolled, targets_final, aoe_raises, converted, cast),
+            rng,
+            rolled,
         )
     if (
         type(aoe) is str and aoe in ('small', 'sweep', 'cone', 'medium_template', 'large')
@@ -20270,22 +19480,12 @@ def stun(
     - cannot act: unconscious (as many stuns as Body) (when stun_option and stun_total >= body)
     """
     if rng is not None or rolled is not None:
-        given: dict[str, object] = {
-            'bulk_tier': bulk_tier,
-            'stun_damage': stun_damage,
-            'body': body,
-            'stun_levels': stun_levels,
-            'stun_option': stun_option,
-        }
-        return resolve_rounds(
+        return roll_rule(
             _BOOK,
-            _SEQUENCES,
-            ('stun',),
-            given,
-            None,
-            signature=True,
-            rng=rng,
-            rolled=rolled,
+            'stun',
+            (bulk_tier, stun_damage, body, stun_levels, stun_option),
+            rng,
+            rolled,
         )
     if (
         type(bulk_tier) is int and 0 <= bulk_tier <= 15

@@ -28,6 +28,7 @@ from typing import cast
 from .base import HugeNumber, RuleInputError, as_number, clip, shown, whole
 from .book import Book
 from .dice import MAX_COMBINATIONS, Dice, pool_dice
+from .resolve import resolve_with
 from .results import Consequence, DiceRoll, Resolution, Roll, RollMade, TableResult
 from .throws import FaceSource, GeneratedFaces, ThrownDice, ToldFaces, throw_dice
 
@@ -76,6 +77,15 @@ def resolve_rolling(
         for t in resolution.tables
     )
     return replace(resolution, rolls=tuple(results), tables=tables_out)
+
+
+def roll_rule(book: Book, name: str, told: tuple[object, ...], rng: object, rolled: object) -> Resolution:
+    """A rule's own function rolling (`rng=`, `rolled=`): its inputs `told` in the order of its
+    reads, as `resolve_rule` takes them (None for a default worked out from others)."""
+    given = {key: value for key, value in zip(book.rules[name].reads, told, strict=True)}
+    return resolve_rolling(
+        book, (name,), given, rng, rolled, lambda inputs: resolve_with(book, (name,), inputs, signature=True)
+    )
 
 
 def _table_side(book: Book, table: TableResult, side: DiceRoll) -> DiceRoll:

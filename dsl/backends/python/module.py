@@ -904,8 +904,7 @@ class ModuleWriter:
         if name in self.book.rules and not sequence:  # the values in the order of the rule's reads
             w.line(f"if {self.rng} is not None or {self.rolled} is not None:")
             w.indent()
-            self._given(reads, told)
-            self._rolling_call(name, "None")
+            self._roll_rule(name, told)
             w.dedent()
             self.rules.told(name, reads, told)
             self._resolve_rule(name, told)
@@ -942,6 +941,23 @@ class ModuleWriter:
             ["_BOOK", "_SEQUENCES", f"({literal(name)},)", "given", rounds, "signature=True", f"rng={self.rng}", f"rolled={self.rolled}"],
             "",
         )
+
+    def _roll_rule(self, name: str, told: list[str]) -> None:
+        """`return roll_rule(_BOOK, 'name', (a, b, ...), rng, rolled)` (indented twice), the values a
+        line each if long."""
+        w = self.w
+        one = f"return roll_rule(_BOOK, {literal(name)}, {tuple_code(told)}, {self.rng}, {self.rolled})"
+        if len(one) + 8 <= 99:
+            w.line(one)
+            return
+        w.line("return roll_rule(")
+        w.indent()
+        w.line("_BOOK,")
+        w.line(f"{literal(name)},")
+        w.call("", told, ",")
+        w.lines([f"{self.rng},", f"{self.rolled},"])
+        w.dedent()
+        w.line(")")
 
     def _resolve_rule(self, name: str, told: list[str]) -> None:
         """`return resolve_rule(_BOOK, 'name', (a, b, ...))` in a function's body (indented once),
