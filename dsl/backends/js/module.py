@@ -35,7 +35,6 @@ from dsl.backends.python.expressions import Frame, is_constant
 from dsl.backends.python.module import PrivateNames
 from dsl.backends.python.rules import Flat, Shape, shape_of
 from dsl.model.exprs import trace_names
-from dsl.model.order import settle_order
 from dsl.printer import text_kind, trace_item
 from dsl.runtime.dice import Dice
 from dsl.semantics import constant_value
@@ -210,7 +209,7 @@ class JsModuleWriter:
         for part in self.book.parts.values():
             self._part(part)
         self._tables()
-        settle = [node for node in settle_order(self.book) if not node.startswith("as ")]
+        settle = [node for node in self.book.settle if not node.startswith("as ")]
         for rule in self.book.rules.values():
             self._rule(rule, shape_of(self, rule, settle))
         self._book(settle)

@@ -32,7 +32,6 @@ from dsl import types as t
 from dsl.backends.python.expressions import ADD, Expressions, Frame, fraction_literal, is_constant, tuple_code, wrap
 from dsl.backends.python.rules import RuleWriter
 from dsl.model.exprs import trace_names
-from dsl.model.order import settle_order
 from dsl.model.parts import flat_effects
 from dsl.printer import text_kind, trace_item
 from dsl.runtime import API as RUNTIME_API
@@ -716,7 +715,7 @@ class ModuleWriter:
             w.line(f"return {self._spec_code(resistance.target)}")
             w.dedent()
             w.blank()
-        settle = [node for node in settle_order(book) if not node.startswith("as ")]  # values only
+        settle = [node for node in book.settle if not node.startswith("as ")]  # values only
         self.rules.emit(settle)
         w.blank(2)
         w.line("_BOOK: Final = Book(")
