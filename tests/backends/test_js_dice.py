@@ -25,11 +25,11 @@ def _drawn_pools(rng: random.Random, count: int) -> list[dict[str, Any]]:
     cases = []
     for _ in range(count):
         pairs = rng.random() < 0.15  # pairs won need two sides
-        groups = []
+        groups: list[dict[str, Any]] = []
         for index in range(rng.choice([2, 2, 3]) if pairs else rng.choice([1, 1, 2, 3])):
             fate = rng.random() < 0.15
             sides = 3 if fate else rng.choice([2, 4, 6, 8, 10])
-            explode: int | str = 0 if fate else rng.choice([0, 0, 1, 2, "unbounded"])
+            explode: int | str = 0 if fate else rng.choice((0, 0, 1, 2, "unbounded"))
             reroll = None
             if rng.random() < 0.25:
                 low = -1 if fate else 1
