@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from tests.browser import CHROMIUM, LAUNCH_ARGS, in_a_browser, sync_api
 from tests.conftest import ROOT, RULEBOOKS, module_for, run_cli
-from tests.workbench.test_preview import CHROMIUM, LAUNCH_ARGS, sync_api
 
 APP = ROOT / "examples" / "hex_planner"
 UNIT = {"unit": "wheel", "vehicle_size": 10, "speed": "half_top_speed", "pilot_skill": 3}
@@ -41,13 +41,7 @@ TURNS = [False, True, False, True, True, False]
 """Whether the path bends in each hex it enters (odd rows are shifted right): east, east, down
 right, down right, down left, west."""
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        sync_api is None or not CHROMIUM.exists(),
-        reason=f"the browser test needs playwright (pip install -e '.[test]') and {CHROMIUM} (apt-get install chromium)",
-    ),
-]
+pytestmark = [pytest.mark.slow, in_a_browser]
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
