@@ -559,7 +559,9 @@ def resolve(
 
         seed = secrets.randbits(53)  # a JSON integer every reader holds exactly
     try:
-        resolution = module.resolve(list(names), rounds=rounds, rng=seed, rolled=rolled, **given)
+        from dsl.compiler import resolve_in
+
+        resolution = resolve_in(module, names, given, rounds, seed, rolled)
     except module.RuleInputError as error:
         raise Usage(str(error), "bad-input") from None
     if as_json:
