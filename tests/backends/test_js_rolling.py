@@ -1,6 +1,6 @@
 """Rolling in JavaScript gives what rolling in Python gives: the same generator (pinned outputs),
-and, for every rule and table of the bundled rulebooks and of the dice books the JavaScript
-target writes, the same whole Resolution rolled from the same seeds (each die's faces, the
+and, for every rule and table of the bundled rulebooks, the dice books and forms.rules (a roll of
+every dice form), the same whole Resolution rolled from the same seeds (each die's faces, the
 outcome, the consequences) and told the same faces; bad results told are refused with the same
 message.  Node runs the generated modules (tests/js/rolling.mjs), as in tests/backends/test_js.py.
 """
@@ -21,7 +21,7 @@ from tests.differential import drawn
 from tests.runtime.test_rolling import PINNED_D6, PINNED_OUTPUTS
 
 JS_TESTS = ROOT / "tests" / "js"
-BOOKS = [*sorted(RULEBOOKS.glob("*.rules")), *books(DICE)]
+BOOKS = [*sorted(RULEBOOKS.glob("*.rules")), *books(DICE), ROOT / "tests" / "fixtures" / "rolling" / "forms.rules"]
 
 
 @pytest.fixture(scope="module")

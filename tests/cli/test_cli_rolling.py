@@ -4,6 +4,7 @@ chances, the same seed the same dice, and a clear usage error (exit 2) for resul
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.conftest import ROOT, run_cli
 
@@ -59,3 +60,20 @@ def test_bad_rolled_results_exit_2_without_a_traceback() -> None:
         assert message in result.output, (extra, result.output)
         as_json = run_cli("resolve", "skirmish_terrain", "broken_ground", "--set", "moved=8", *extra, "--json")
         assert as_json.exit_code == 2 and message in json.loads(as_json.stdout)["error"]["message"]
+
+
+def test_a_book_with_inputs_named_rng_and_rolled_still_rolls(tmp_path: Path) -> None:
+    """The keywords step aside (`rng_`, `rolled_`) and `--seed` finds them by the signature."""
+    book = tmp_path / "names.rules"
+    book.write_text(
+        'rulebook names "Inputs named like the rolling keywords":\n    source "tests"\n\n'
+        'input rng "A range": int 0..10 = 2\ninput rolled "Rolled over": flag\n\n'
+        'rule tumble "Tumble" cites "1":\n    when rolled:\n        roll fall "Fall": 2d6 + rng >= 8\n',
+        encoding="utf-8",
+    )
+    result = run_cli("resolve", str(book), "tumble", "--set", "rolled=yes", "--set", "rng=3", "--seed", "5", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["inputs"]["rng"] == 3 and data["rolls"][0]["rolled"]["sides"][0]["bonus"] == 3
+    told = run_cli("resolve", str(book), "tumble", "--set", "rolled=yes", "--rolled", "fall=6,6", "--json")
+    assert json.loads(told.stdout)["rolls"][0]["rolled"]["total"] == 14
