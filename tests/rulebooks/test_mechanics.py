@@ -28,6 +28,7 @@ FAMILIES = {
     "roll_and_keep": "roll and keep (5d10 keep 3)",
     "percentile": "d100 roll-under with criticals, specials and 00",
     "opposed_rolls": "opposed rolls",
+    "opend6": "OpenD6: a Wild Die exploding among plain d6, a complication on its first 1",
 }
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 

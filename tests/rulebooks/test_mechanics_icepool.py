@@ -1,0 +1,52 @@
+"""The game mechanics of the gallery (docs/mechanics.md) against icepool: for each idiom, the
+chances its compiled resolver reports over a sweep of situations equal those icepool works out
+for the game's own rule, as exact fractions.  icepool shares no code with rulecraft, so an
+agreement is evidence that the rulebook says what the game says, not only that it is consistent
+with itself; the worked examples in the rulebooks check a few situations by hand."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, module_for
+
+icepool = pytest.importorskip("icepool", reason="icepool is in the test extra: pip install -e '.[test]'")
+
+GALLERY = ROOT / "tests" / "fixtures" / "mechanics"
+
+
+def _book(name: str) -> ModuleType:
+    return module_for(GALLERY / f"{name}.rules")
+
+
+def _chance(die: Any, op: str, target: int) -> Fraction:
+    """The chance that icepool's `die` compares with `target` by `op`, as a fraction."""
+    return Fraction(die.probability(op, target))
+
+
+def _exploding_d6(target: int) -> Any:
+    """A d6 that explodes on 6 without end, deep enough to be exact up to `target`: a die cut
+    short after `target // 6 + 1` explosions already shows more than `target`."""
+    return icepool.d6.explode(depth=target // 6 + 1)
+
+
+@pytest.mark.parametrize("skill", range(1, 11))
+def test_opend6_wild_die_matches_icepool(skill: int) -> None:
+    """OpenD6: one Wild Die exploding on 6 among plain d6, plus pips; a complication on the
+    Wild Die's first 1."""
+    book = _book("opend6")
+    for pips in range(3):
+        for difficulty in range(1, 41, 3):
+            plain = (skill - 1) @ icepool.d6
+            total = plain + _exploding_d6(difficulty) + pips
+            check = book.skill_check(skill=skill, pips=pips, difficulty=difficulty).roll("check")
+            succeeds = _chance(total, ">=", difficulty)
+            # a complication is the Wild Die's first face 1: the total is then the plain dice + 1
+            succeeds_on_one = _chance(plain + 1 + pips, ">=", difficulty) / 6
+            assert check.probability == succeeds, (skill, pips, difficulty)
+            assert check.outcomes["complication"] == Fraction(1, 6)
+            assert check.outcomes["success"] == succeeds - succeeds_on_one, (skill, pips, difficulty)
