@@ -29,6 +29,7 @@ FAMILIES = {
     "percentile": "d100 roll-under with criticals, specials and 00",
     "opposed_rolls": "opposed rolls",
     "opend6": "OpenD6: a Wild Die exploding among plain d6, a complication on its first 1",
+    "year_zero": "Year Zero: a pool counting 6s, pushed (2..5 rolled again), banes on 1s",
 }
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 

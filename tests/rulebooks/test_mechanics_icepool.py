@@ -50,3 +50,27 @@ def test_opend6_wild_die_matches_icepool(skill: int) -> None:
             assert check.probability == succeeds, (skill, pips, difficulty)
             assert check.outcomes["complication"] == Fraction(1, 6)
             assert check.outcomes["success"] == succeeds - succeeds_on_one, (skill, pips, difficulty)
+
+
+def _sixes(die: Any) -> Any:
+    return die.map(lambda face: int(face == 6))
+
+
+@pytest.mark.parametrize("attribute", range(1, 7))
+def test_year_zero_push_matches_icepool(attribute: int) -> None:
+    """Year Zero: a pool of d6 counting 6s; a push rolls again every die that shows neither a 6
+    nor, on an attribute die, a 1, and the 1s on attribute dice are then banes."""
+    book = _book("year_zero")
+    attribute_die = icepool.d6.reroll([2, 3, 4, 5], depth=1)
+    skill_die = icepool.d6.reroll([1, 2, 3, 4, 5], depth=1)
+    banes = attribute @ attribute_die.map(lambda face: int(face == 1))
+    for skill in range(6):
+        rolled = (attribute + skill) @ _sixes(icepool.d6)
+        pushed = attribute @ _sixes(attribute_die) + skill @ _sixes(skill_die)
+        for needed in range(1, 4):
+            plain = book.action(attribute=attribute, skill=skill, needed=needed)
+            assert plain.roll("action").probability == _chance(rolled, ">=", needed), (skill, needed)
+            push = book.action(attribute=attribute, skill=skill, needed=needed, pushed=True)
+            assert push.roll("action").probability == _chance(pushed, ">=", needed), (skill, needed)
+            for count in range(attribute + 1):
+                assert push.derived["banes"].at_least(count) == _chance(banes, ">=", count), (skill, count)
