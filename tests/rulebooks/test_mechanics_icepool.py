@@ -74,3 +74,26 @@ def test_year_zero_push_matches_icepool(attribute: int) -> None:
             assert push.roll("action").probability == _chance(pushed, ">=", needed), (skill, needed)
             for count in range(attribute + 1):
                 assert push.derived["banes"].at_least(count) == _chance(banes, ">=", count), (skill, count)
+
+
+def _bands(die: Any) -> dict[str, Fraction]:
+    """Blades in the Dark's reading of a die: 6, 4 or 5, 1 to 3."""
+    return {
+        "full_success": _chance(die, "==", 6),
+        "partial_success": _chance(die, ">=", 4) - _chance(die, "==", 6),
+        "bad_outcome": _chance(die, "<=", 3),
+    }
+
+
+@pytest.mark.parametrize("dots", range(7))
+def test_blades_action_roll_matches_icepool(dots: int) -> None:
+    """Blades in the Dark: the highest die of a pool (6, 4-5, 1-3), two 6s a critical; with zero
+    dice the lowest of two."""
+    result = _book("blades").action(dots=dots)
+    if dots:
+        read = icepool.d6.pool(dots).highest(1).sum()
+        assert result.roll("critical").probability == _chance(dots @ _sixes(icepool.d6), ">=", 2)
+    else:
+        read = icepool.d6.pool(2).lowest(1).sum()
+        assert [roll.name for roll in result.rolls] == ["action"]
+    assert result.roll("action").outcomes == _bands(read)
