@@ -31,6 +31,7 @@ FAMILIES = {
     "opend6": "OpenD6: a Wild Die exploding among plain d6, a complication on its first 1",
     "year_zero": "Year Zero: a pool counting 6s, pushed (2..5 rolled again), banes on 1s",
     "blades": "Blades in the Dark: the highest die in bands, two 6s critical, zero dice",
+    "legend_five_rings": "L5R roll and keep: exploding d10, rolled and kept counts from the character",
 }
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 

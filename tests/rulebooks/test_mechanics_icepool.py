@@ -97,3 +97,25 @@ def test_blades_action_roll_matches_icepool(dots: int) -> None:
         read = icepool.d6.pool(2).lowest(1).sum()
         assert [roll.name for roll in result.rolls] == ["action"]
     assert result.roll("action").outcomes == _bands(read)
+
+
+@pytest.mark.parametrize("trait", range(1, 6))
+def test_legend_five_rings_roll_and_keep_matches_icepool(trait: int) -> None:
+    """Legend of the Five Rings: (trait + skill)k(trait) on d10 exploding on 10 without end, a
+    Void Point adding a die rolled and kept, raises 5 each on the target; unskilled, 3d10 plain."""
+    book = _book("legend_five_rings")
+    targets = [(TN, raises) for TN in (5, 15, 25, 40) for raises in (0, 2)]
+    deepest = max(TN + 5 * raises for TN, raises in targets)
+    for skill in range(5):
+        for void in range(2):
+            rolled, kept = trait + skill + void, trait + void
+            if skill:
+                # a d10 cut short after `deepest // 10 + 1` explosions already shows more
+                total = icepool.d10.explode(depth=deepest // 10 + 1).pool(rolled).highest(kept).sum()
+            else:
+                total = rolled @ icepool.d10
+            for TN, raises in targets:
+                check = book.skill_roll(trait=trait, skill=skill, void=void, TN=TN, raises=raises).roll("check")
+                # an unskilled roll calls no raises: the target is the TN
+                target = TN + 5 * raises if skill else TN
+                assert check.probability == _chance(total, ">=", target), (skill, void, TN, raises)
