@@ -119,3 +119,20 @@ def test_legend_five_rings_roll_and_keep_matches_icepool(trait: int) -> None:
                 # an unskilled roll calls no raises: the target is the TN
                 target = TN + 5 * raises if skill else TN
                 assert check.probability == _chance(total, ">=", target), (skill, void, TN, raises)
+
+
+@pytest.mark.parametrize("sides", [4, 6, 8, 10, 12])
+def test_savage_worlds_trait_and_wild_die_match_icepool(sides: int) -> None:
+    """Savage Worlds: the better of the trait die and a d6 Wild Die, both acing (exploding), plus
+    the modifier against the target; a raise every 4 over it."""
+    book = _book("savage_worlds")
+    # the highest bound asked is a raise on 16 at -4: 24 on the dice; a die cut short after
+    # `24 // its sides + 1` aces already shows more
+    better = icepool.highest(icepool.d(sides).explode(depth=24 // sides + 1), _exploding_d6(24))
+    for modifier in range(-4, 5):
+        total = better + modifier
+        for TN in range(1, 17):
+            trait = book.trait_roll(sides=sides, modifier=modifier, TN=TN).roll("trait")
+            succeeds, raises = _chance(total, ">=", TN), _chance(total, ">=", TN + 4)
+            assert trait.probability == succeeds, (modifier, TN)
+            assert trait.outcomes == {"raise": raises, "success": succeeds - raises, "failure": 1 - succeeds}
