@@ -33,6 +33,7 @@ FAMILIES = {
     "blades": "Blades in the Dark: the highest die in bands, two 6s critical, zero dice",
     "legend_five_rings": "L5R roll and keep: exploding d10, rolled and kept counts from the character",
     "savage_worlds": "Savage Worlds: the better of a trait die and a wild d6, both acing, raises",
+    "cortex": "Cortex: the two highest of step dice, heroic success, hitches counted",
 }
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 

@@ -136,3 +136,22 @@ def test_savage_worlds_trait_and_wild_die_match_icepool(sides: int) -> None:
             succeeds, raises = _chance(total, ">=", TN), _chance(total, ">=", TN + 4)
             assert trait.probability == succeeds, (modifier, TN)
             assert trait.outcomes == {"raise": raises, "success": succeeds - raises, "failure": 1 - succeeds}
+
+
+@pytest.mark.parametrize("hindered", [False, True])
+def test_cortex_two_highest_match_icepool(hindered: bool) -> None:
+    """Cortex: the two highest of a d6, a d8 and a d8 (a d4 when the distinction hinders)
+    against a difficulty, heroic by 5 more; a 1 is a hitch, never kept, which icepool reads as a
+    0 (the rulebook's difficulties start where that makes no difference); the hitches counted."""
+    sizes = (6, 8, 4 if hindered else 8)
+    kept = icepool.Pool([icepool.d(size).map(lambda face: 0 if face == 1 else face) for size in sizes])
+    total = kept.highest(2).sum()
+    hitches = sum(icepool.d(size).map(lambda face: int(face == 1)) for size in sizes)
+    for difficulty in range(9, 20):
+        result = _book("cortex").test(difficulty=difficulty, hindered=hindered)
+        test = result.roll("test")
+        beats, heroic = _chance(total, ">", difficulty), _chance(total, ">=", difficulty + 5)
+        assert test.probability == beats, difficulty
+        assert test.outcomes == {"heroic_success": heroic, "success": beats - heroic, "failure": 1 - beats}
+        for count in range(4):
+            assert result.derived["hitches"].at_least(count) == _chance(hitches, ">=", count), count
