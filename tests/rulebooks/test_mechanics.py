@@ -34,6 +34,7 @@ FAMILIES = {
     "legend_five_rings": "L5R roll and keep: exploding d10, rolled and kept counts from the character",
     "savage_worlds": "Savage Worlds: the better of a trait die and a wild d6, both acing, raises",
     "cortex": "Cortex: the two highest of step dice, heroic success, hitches counted",
+    "pbta": "PbtA move: 2d6 + stat + forward + ongoing in bands, 12+ advanced, XP on a miss",
 }
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 

@@ -155,3 +155,23 @@ def test_cortex_two_highest_match_icepool(hindered: bool) -> None:
         assert test.outcomes == {"heroic_success": heroic, "success": beats - heroic, "failure": 1 - beats}
         for count in range(4):
             assert result.derived["hitches"].at_least(count) == _chance(hitches, ">=", count), count
+
+
+@pytest.mark.parametrize("advanced", [False, True])
+def test_pbta_bands_match_icepool(advanced: bool) -> None:
+    """Powered by the Apocalypse: 2d6 + stat + forward + ongoing, read as 10+, 7-9 and 6-, and
+    12+ with the advanced move."""
+    book = _book("pbta")
+    for sharp in range(-2, 4):
+        for forward in range(-2, 3):
+            for ongoing in range(3):
+                total = 2 @ icepool.d6 + sharp + forward + ongoing
+                result = book.read_a_situation(sharp=sharp, forward=forward, ongoing=ongoing, advanced=advanced)
+                read = result.roll("read")
+                hits = _chance(total, ">=", 7)
+                strong = _chance(total, ">=", 10)
+                expected = {"strong_hit": strong, "weak_hit": hits - strong, "miss": 1 - hits}
+                if advanced:
+                    expected["advanced_hit"] = _chance(total, ">=", 12)
+                    expected["strong_hit"] = strong - expected["advanced_hit"]
+                assert read.outcomes == expected, (sharp, forward, ongoing)
