@@ -28,6 +28,13 @@ FAMILIES = {
     "roll_and_keep": "roll and keep (5d10 keep 3)",
     "percentile": "d100 roll-under with criticals, specials and 00",
     "opposed_rolls": "opposed rolls",
+    "opend6": "OpenD6: a Wild Die exploding among plain d6, a complication on its first 1",
+    "year_zero": "Year Zero: a pool counting 6s, pushed (2..5 rolled again), banes on 1s",
+    "blades": "Blades in the Dark: the highest die in bands, two 6s critical, zero dice",
+    "legend_five_rings": "L5R roll and keep: exploding d10, rolled and kept counts from the character",
+    "savage_worlds": "Savage Worlds: the better of a trait die and a wild d6, both acing, raises",
+    "cortex": "Cortex: the two highest of step dice, heroic success, hitches counted",
+    "pbta": "PbtA move: 2d6 + stat + forward + ongoing in bands, 12+ advanced, XP on a miss",
 }
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 

@@ -1,0 +1,177 @@
+"""The game mechanics of the gallery (docs/mechanics.md) against icepool: for each idiom, the
+chances its compiled resolver reports over a sweep of situations equal those icepool works out
+for the game's own rule, as exact fractions.  icepool shares no code with rulecraft, so an
+agreement is evidence that the rulebook says what the game says, not only that it is consistent
+with itself; the worked examples in the rulebooks check a few situations by hand."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, module_for
+
+icepool = pytest.importorskip("icepool", reason="icepool is in the test extra: pip install -e '.[test]'")
+
+GALLERY = ROOT / "tests" / "fixtures" / "mechanics"
+
+
+def _book(name: str) -> ModuleType:
+    return module_for(GALLERY / f"{name}.rules")
+
+
+def _chance(die: Any, op: str, target: int) -> Fraction:
+    """The chance that icepool's `die` compares with `target` by `op`, as a fraction."""
+    return Fraction(die.probability(op, target))
+
+
+def _exploding_d6(target: int) -> Any:
+    """A d6 that explodes on 6 without end, deep enough to be exact up to `target`: a die cut
+    short after `target // 6 + 1` explosions already shows more than `target`."""
+    return icepool.d6.explode(depth=target // 6 + 1)
+
+
+@pytest.mark.parametrize("skill", range(1, 11))
+def test_opend6_wild_die_matches_icepool(skill: int) -> None:
+    """OpenD6: one Wild Die exploding on 6 among plain d6, plus pips; a complication on the
+    Wild Die's first 1."""
+    book = _book("opend6")
+    for pips in range(3):
+        for difficulty in range(1, 41, 3):
+            plain = (skill - 1) @ icepool.d6
+            total = plain + _exploding_d6(difficulty) + pips
+            check = book.skill_check(skill=skill, pips=pips, difficulty=difficulty).roll("check")
+            succeeds = _chance(total, ">=", difficulty)
+            # a complication is the Wild Die's first face 1: the total is then the plain dice + 1
+            succeeds_on_one = _chance(plain + 1 + pips, ">=", difficulty) / 6
+            assert check.probability == succeeds, (skill, pips, difficulty)
+            assert check.outcomes["complication"] == Fraction(1, 6)
+            assert check.outcomes["success"] == succeeds - succeeds_on_one, (skill, pips, difficulty)
+
+
+def _sixes(die: Any) -> Any:
+    return die.map(lambda face: int(face == 6))
+
+
+@pytest.mark.parametrize("attribute", range(1, 7))
+def test_year_zero_push_matches_icepool(attribute: int) -> None:
+    """Year Zero: a pool of d6 counting 6s; a push rolls again every die that shows neither a 6
+    nor, on an attribute die, a 1, and the 1s on attribute dice are then banes."""
+    book = _book("year_zero")
+    attribute_die = icepool.d6.reroll([2, 3, 4, 5], depth=1)
+    skill_die = icepool.d6.reroll([1, 2, 3, 4, 5], depth=1)
+    banes = attribute @ attribute_die.map(lambda face: int(face == 1))
+    for skill in range(6):
+        rolled = (attribute + skill) @ _sixes(icepool.d6)
+        pushed = attribute @ _sixes(attribute_die) + skill @ _sixes(skill_die)
+        for needed in range(1, 4):
+            plain = book.action(attribute=attribute, skill=skill, needed=needed)
+            assert plain.roll("action").probability == _chance(rolled, ">=", needed), (skill, needed)
+            push = book.action(attribute=attribute, skill=skill, needed=needed, pushed=True)
+            assert push.roll("action").probability == _chance(pushed, ">=", needed), (skill, needed)
+            for count in range(attribute + 1):
+                assert push.derived["banes"].at_least(count) == _chance(banes, ">=", count), (skill, count)
+
+
+def _bands(die: Any) -> dict[str, Fraction]:
+    """Blades in the Dark's reading of a die: 6, 4 or 5, 1 to 3."""
+    return {
+        "full_success": _chance(die, "==", 6),
+        "partial_success": _chance(die, ">=", 4) - _chance(die, "==", 6),
+        "bad_outcome": _chance(die, "<=", 3),
+    }
+
+
+@pytest.mark.parametrize("dots", range(7))
+def test_blades_action_roll_matches_icepool(dots: int) -> None:
+    """Blades in the Dark: the highest die of a pool (6, 4-5, 1-3), two 6s a critical; with zero
+    dice the lowest of two."""
+    result = _book("blades").action(dots=dots)
+    if dots:
+        read = icepool.d6.pool(dots).highest(1).sum()
+        assert result.roll("critical").probability == _chance(dots @ _sixes(icepool.d6), ">=", 2)
+    else:
+        read = icepool.d6.pool(2).lowest(1).sum()
+        assert [roll.name for roll in result.rolls] == ["action"]
+    assert result.roll("action").outcomes == _bands(read)
+
+
+@pytest.mark.parametrize("trait", range(1, 6))
+def test_legend_five_rings_roll_and_keep_matches_icepool(trait: int) -> None:
+    """Legend of the Five Rings: (trait + skill)k(trait) on d10 exploding on 10 without end, a
+    Void Point adding a die rolled and kept, raises 5 each on the target; unskilled, 3d10 plain."""
+    book = _book("legend_five_rings")
+    targets = [(TN, raises) for TN in (5, 15, 25, 40) for raises in (0, 2)]
+    deepest = max(TN + 5 * raises for TN, raises in targets)
+    for skill in range(5):
+        for void in range(2):
+            rolled, kept = trait + skill + void, trait + void
+            if skill:
+                # a d10 cut short after `deepest // 10 + 1` explosions already shows more
+                total = icepool.d10.explode(depth=deepest // 10 + 1).pool(rolled).highest(kept).sum()
+            else:
+                total = rolled @ icepool.d10
+            for TN, raises in targets:
+                check = book.skill_roll(trait=trait, skill=skill, void=void, TN=TN, raises=raises).roll("check")
+                # an unskilled roll calls no raises: the target is the TN
+                target = TN + 5 * raises if skill else TN
+                assert check.probability == _chance(total, ">=", target), (skill, void, TN, raises)
+
+
+@pytest.mark.parametrize("sides", [4, 6, 8, 10, 12])
+def test_savage_worlds_trait_and_wild_die_match_icepool(sides: int) -> None:
+    """Savage Worlds: the better of the trait die and a d6 Wild Die, both acing (exploding), plus
+    the modifier against the target; a raise every 4 over it."""
+    book = _book("savage_worlds")
+    # the highest bound asked is a raise on 16 at -4: 24 on the dice; a die cut short after
+    # `24 // its sides + 1` aces already shows more
+    better = icepool.highest(icepool.d(sides).explode(depth=24 // sides + 1), _exploding_d6(24))
+    for modifier in range(-4, 5):
+        total = better + modifier
+        for TN in range(1, 17):
+            trait = book.trait_roll(sides=sides, modifier=modifier, TN=TN).roll("trait")
+            succeeds, raises = _chance(total, ">=", TN), _chance(total, ">=", TN + 4)
+            assert trait.probability == succeeds, (modifier, TN)
+            assert trait.outcomes == {"raise": raises, "success": succeeds - raises, "failure": 1 - succeeds}
+
+
+@pytest.mark.parametrize("hindered", [False, True])
+def test_cortex_two_highest_match_icepool(hindered: bool) -> None:
+    """Cortex: the two highest of a d6, a d8 and a d8 (a d4 when the distinction hinders)
+    against a difficulty, heroic by 5 more; a 1 is a hitch, never kept, which icepool reads as a
+    0 (the rulebook's difficulties start where that makes no difference); the hitches counted."""
+    sizes = (6, 8, 4 if hindered else 8)
+    kept = icepool.Pool([icepool.d(size).map(lambda face: 0 if face == 1 else face) for size in sizes])
+    total = kept.highest(2).sum()
+    hitches = sum(icepool.d(size).map(lambda face: int(face == 1)) for size in sizes)
+    for difficulty in range(9, 20):
+        result = _book("cortex").test(difficulty=difficulty, hindered=hindered)
+        test = result.roll("test")
+        beats, heroic = _chance(total, ">", difficulty), _chance(total, ">=", difficulty + 5)
+        assert test.probability == beats, difficulty
+        assert test.outcomes == {"heroic_success": heroic, "success": beats - heroic, "failure": 1 - beats}
+        for count in range(4):
+            assert result.derived["hitches"].at_least(count) == _chance(hitches, ">=", count), count
+
+
+@pytest.mark.parametrize("advanced", [False, True])
+def test_pbta_bands_match_icepool(advanced: bool) -> None:
+    """Powered by the Apocalypse: 2d6 + stat + forward + ongoing, read as 10+, 7-9 and 6-, and
+    12+ with the advanced move."""
+    book = _book("pbta")
+    for sharp in range(-2, 4):
+        for forward in range(-2, 3):
+            for ongoing in range(3):
+                total = 2 @ icepool.d6 + sharp + forward + ongoing
+                result = book.read_a_situation(sharp=sharp, forward=forward, ongoing=ongoing, advanced=advanced)
+                read = result.roll("read")
+                hits = _chance(total, ">=", 7)
+                strong = _chance(total, ">=", 10)
+                expected = {"strong_hit": strong, "weak_hit": hits - strong, "miss": 1 - hits}
+                if advanced:
+                    expected["advanced_hit"] = _chance(total, ">=", 12)
+                    expected["strong_hit"] = strong - expected["advanced_hit"]
+                assert read.outcomes == expected, (sharp, forward, ongoing)
