@@ -628,7 +628,7 @@ class RollChange(Node):
 
 @dataclass(frozen=True, slots=True)
 class PoolChange(RollChange):
-    pool: Pool
+    pool: Pool | DicePool  # DicePool: dice worked out when resolving (refused by the analysis, E203)
 
 
 @dataclass(frozen=True, slots=True)

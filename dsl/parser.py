@@ -1356,7 +1356,7 @@ class Builder(Transformer[Token, Any]):
             span=self.here, negated=guard == "unless", condition=condition, change=change.change
         ))
 
-    def pool_change(self, meta: Any, pool: n.Pool) -> n.GuardedChange:
+    def pool_change(self, meta: Any, pool: n.Pool | n.DicePool) -> n.GuardedChange:
         return self._unguarded(meta, self._placed(meta, n.PoolChange(span=self.here, pool=pool)))
 
     def dice_change(self, meta: Any, sign: str, number: Token) -> n.GuardedChange:

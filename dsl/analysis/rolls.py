@@ -503,6 +503,16 @@ def _roll_change(
         cx.reporter.report("E203", "a roll without a target has no target to change", change.span)
         return None
     if isinstance(change, n.PoolChange):
+        if isinstance(change.pool, n.DicePool):
+            cx.reporter.report(
+                "E203",
+                "a roll's dice are replaced by dice of one kind (`4d6`, `highest 3 of 5d10`, `exploding d6`), "
+                "not dice mixed or worked out when resolving",
+                change.pool.span,
+                "make each a roll of its own under its condition: the first under `unless C:`, "
+                "the other under `when C:`",
+            )
+            return None
         if not check_dice(change.pool.count, change.pool.sides, change.pool, cx.reporter):
             return None
         if kind == "count" and change.pool.keep is not None:
