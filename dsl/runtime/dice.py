@@ -1104,6 +1104,11 @@ def paired_dice(first: Dice, second: Dice) -> Dice:
         raise RuleInputError(str(error)) from None
 
 
+def _no_dice(dice: Dice) -> bool:
+    """A pool of no dice: `(n) d6` at n = 0."""
+    return not dice.terms and not dice.parts and dice.bonus == 0
+
+
 def _pool_groups(dice: Dice, what: str) -> list[Group]:
     """The groups of dice added together (plain, exploding, named, re-rolled), else an error
     saying `what` needs them."""
@@ -1119,7 +1124,10 @@ def _pool_groups(dice: Dice, what: str) -> list[Group]:
 
 def counted_dice(dice: Dice, low: int | None, high: int | None) -> Dice:
     """`5d6 showing 6`, `(ndice) d6 showing at least 5`: how many dice of a pool show a face from
-    `low` to `high` (None: open), each die by the value it ends on (after explosions, re-rolls)."""
+    `low` to `high` (None: open), each die by the value it ends on (after explosions, re-rolls).
+    No dice (`(n) d6 showing 6` at n = 0) show no face: the count is 0."""
+    if _no_dice(dice):
+        return dice
     groups = _pool_groups(dice, "a count of faces reads")
     try:
         return Dice((), 0, (Pooled(tuple(groups), "count", within=(low, high)),))
@@ -1129,7 +1137,10 @@ def counted_dice(dice: Dice, low: int | None, high: int | None) -> Dice:
 
 def rerolled_dice(dice: Dice, low: int | None, high: int | None) -> Dice:
     """`5d6 rerolling 2..5`: each die showing a face from `low` to `high` (None: open) rolled once
-    more, the second roll standing (a push: the dice that are not 6s, the 1s kept as banes)."""
+    more, the second roll standing (a push: the dice that are not 6s, the 1s kept as banes).
+    No dice have none to re-roll: they stay no dice."""
+    if _no_dice(dice):
+        return dice
     groups = _pool_groups(dice, "a re-roll takes")
     changed = []
     for group in groups:

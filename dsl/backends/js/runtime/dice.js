@@ -533,6 +533,11 @@ export function pairedDice(first, second) {
 
 /** The groups of dice added together (plain, exploding, named, re-rolled), else an error saying
  * `what` needs them. */
+/** A pool of no dice: `(n) d6` at n = 0. */
+function noDice(dice) {
+  return dice.terms.length === 0 && dice.parts.length === 0 && dice.bonus === 0n;
+}
+
 function poolGroups(dice, what) {
   const groups = dice.terms.map(([count, sides]) => new Group(count, sides));
   for (const part of dice.parts) {
@@ -556,6 +561,7 @@ function pooled(groups, reading, kept, within, side) {
 /** `5d6 showing 6`, `(ndice) d6 showing at least 5`: how many dice of a pool show a face from
  * `low` to `high` (null: open), each die by the value it ends on (after explosions, re-rolls). */
 export function countedDice(dice, low, high) {
+  if (noDice(dice)) return dice; // no dice show no face: the count is 0
   const groups = poolGroups(dice, "a count of faces reads");
   return new Dice([], 0n, [pooled(groups, "count", 1n, [low, high])]);
 }
@@ -563,6 +569,7 @@ export function countedDice(dice, low, high) {
 /** `5d6 rerolling 2..5`: each die showing a face from `low` to `high` (null: open) rolled once
  * more, the second roll standing (a push: the dice that are not 6s, the 1s kept as banes). */
 export function rerolledDice(dice, low, high) {
+  if (noDice(dice)) return dice; // no dice have none to re-roll
   const changed = poolGroups(dice, "a re-roll takes").map((group) => {
     if (group.reroll !== null) throw new RuleInputError(`${group.text()} is already re-rolled`);
     const faces = group.faces;
