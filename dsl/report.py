@@ -189,6 +189,14 @@ def resolution_text(resolution: Any) -> str:
                 lines.append(f"  then: {v(', '.join(table.selected.steps))}")
             if table.rolled is not None:
                 lines.append(f"  rolled: {dice_roll_text(table.rolled)}")
+            for step in getattr(table, "chained", ()):
+                values = ", ".join(v(show(value)) for value in step.row.values.values() if value != "")
+                told = " (rolled again: a roll twice gives two other rows)" if step.again else ""
+                then = f"; then {v(', '.join(step.row.steps))}" if step.row.steps and not step.again else ""
+                lines.append(
+                    f"  {'  ' * step.depth}then rolled on {v(step.table)}: {dice_roll_text(step.rolled)}"
+                    f" -> row {v(step.row.key)}: {values}{then}{told}"
+                )
     lines += chain_lines([chain.to_dict() for chain in getattr(resolution, "chains", ())])
     if resolution.restrictions:
         lines.append("")

@@ -32,6 +32,7 @@ from .prng import Xoshiro128
 from .results import (
     Chain,
     ChainOutcome,
+    ChainRoll,
     ChainStep,
     Consequence,
     DiceRoll,
@@ -87,6 +88,7 @@ __all__ = [
     "VERSION",
     "Chain",
     "ChainOutcome",
+    "ChainRoll",
     "ChainStep",
     "Chances",
     "Clamped",

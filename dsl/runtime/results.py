@@ -459,6 +459,7 @@ class TableResult:
     selected: TableRow | None
     rows: tuple[TableRow, ...]
     rolled: DiceRoll | None = None  # the dice rolled for it (`rng=`, `rolled=`), each die's faces
+    chained: tuple[ChainRoll, ...] = ()  # the rolls its row sent on to, in the order they were rolled
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -471,6 +472,35 @@ class TableResult:
             "selected": None if self.selected is None else self.selected.to_dict(),
             "rows": [row.to_dict() for row in self.rows],
             **({"rolled": self.rolled.to_dict()} if self.rolled is not None else {}),
+            **({"chained": [c.to_dict() for c in self.chained]} if self.rolled is not None else {}),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ChainRoll:
+    """One roll a chain made when its table was rolled: the table, the dice (with the step's `+N`
+    as their bonus), the total that selected the row (after `above N: as M`), the row with its
+    steps, its depth (one deeper than the roll that sent on to it), whether it applies (a row that
+    only sends on does not) and whether it was rolled again (a roll-twice row met by one of the two
+    rolls of a roll twice gives nothing)."""
+
+    table: str
+    depth: int
+    rolled: DiceRoll
+    result: int
+    row: TableRow
+    applies: bool
+    again: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "table": self.table,
+            "depth": self.depth,
+            "rolled": self.rolled.to_dict(),
+            "result": number_json(self.result),
+            "row": self.row.to_dict(),
+            "applies": self.applies,
+            "again": self.again,
         }
 
 

@@ -10,8 +10,15 @@ seeds the outcomes come up as often as the chances say (tests/runtime/test_rolli
 counts them).
 
 Rolled from a seed, the generator goes in one order, the same in every runtime: the tables of
-the situation in the order named, then its rolls in the order the resolution lists them; a roll
-or table whose result is told takes no face from it.  A roll is told by its name (`rule.name`
+the situation in the order named, each followed by the chain its row sends on to (depth first:
+each step of a row, in the order written, rolled to its end before the next; the two rolls of a
+`roll twice` one after the other), then its rolls in the order the resolution lists them; a roll
+or table whose result is told takes no face from it.  A chain is rolled as chains.py counts it:
+a chained roll is the table's dice plus the step's `+N`, a roll-twice row met by one of the two
+rolls of a roll twice is rolled again; a chain that is still rolling after MAX_CHAINED_ROLLS
+rolls is refused (its table can send on for ever).  A table of a chain is told by its name: one
+list of faces for every roll the chain makes on it, first roll first, or a total when it is
+rolled once; with no generator, the chain stops at a table not told.  A roll is told by its name (`rule.name`
 when two rules of the situation have a roll of that name), as faces (a list, in the order its
 dice take them, throws.py) or as a total (a number: what the dice show, before the roll adds its
 bonus; for a count, the dice that met the target).
@@ -23,14 +30,18 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
-from typing import cast
+from typing import Final, cast
 
 from .base import HugeNumber, RuleInputError, as_number, clip, shown, whole
-from .book import Book
+from .book import Book, Scope
+from .chains import parse_step
 from .dice import MAX_COMBINATIONS, Dice, pool_dice
 from .resolve import resolve_with
-from .results import Consequence, DiceRoll, Resolution, Roll, RollMade, TableResult
+from .results import ChainRoll, Consequence, DiceRoll, Resolution, Roll, RollMade, TableResult, TableRow
 from .throws import FaceSource, GeneratedFaces, ThrownDice, ToldFaces, throw_dice
+
+MAX_CHAINED_ROLLS: Final = 1_000
+"""The most rolls one rolled chain makes: `roll again` rows can send on for ever."""
 
 
 def resolve_rolling(
@@ -55,14 +66,22 @@ def resolve_rolling(
         raise RuleInputError(
             f"one roll selects the rows of {', '.join(on_dice)}: roll one table at a time, or give `roll`"
         )
+    chained_told = _ToldTables(book, told)
     for name in to_roll:
         spec = book.tables[name]
         assert spec.pool is not None
         dice = pool_dice(*spec.pool)
-        side = _side(name, dice, 0, told.pop(name, None), generated)
+        thrown = chained_told.throw(name, dice) if chained_told.has(name) else throw_dice(dice, _generated(generated))
+        side = _thrown_side(dice, 0, thrown)
         table_rolls[name] = side
         inputs["roll"] = side.dice_total
     resolution = resolve(inputs)
+    chained = {
+        table.name: _roll_chain(book, resolution, table, chained_told, generated)
+        for table in resolution.tables
+        if table.name in table_rolls
+    }
+    chained_told.finish()
     rolls = list(resolution.rolls)
     places = _places(rolls, told, tables)
     results: list[Roll] = []
@@ -73,7 +92,9 @@ def resolve_rolling(
             continue
         results.append(replace(roll, rolled=_roll_made(roll, said, generated)))
     tables_out = tuple(
-        replace(t, rolled=_table_side(book, t, table_rolls[t.name])) if t.name in table_rolls else t
+        replace(t, rolled=_table_side(book, t, table_rolls[t.name]), chained=chained[t.name])
+        if t.name in table_rolls
+        else t
         for t in resolution.tables
     )
     return replace(resolution, rolls=tuple(results), tables=tables_out)
@@ -86,6 +107,104 @@ def roll_rule(book: Book, name: str, told: tuple[object, ...], rng: object, roll
     return resolve_rolling(
         book, (name,), given, rng, rolled, lambda inputs: resolve_with(book, (name,), inputs, signature=True)
     )
+
+
+def _generated(generated: FaceSource | None) -> FaceSource:
+    assert generated is not None, "a table is rolled only when told or from a generator"
+    return generated
+
+
+class _ToldTables:
+    """The results told for tables rolled on dice (taken out of `told`): each table's faces, one
+    list for every roll made on it, first roll first, or a total for a table rolled once."""
+
+    def __init__(self, book: Book, told: dict[str, object]) -> None:
+        names = [key for key in told if key in book.tables and book.tables[key].pool is not None]
+        self._said = {name: told.pop(name) for name in names}
+        self._faces: dict[str, ToldFaces] = {}
+        self._totals_used: set[str] = set()
+
+    def has(self, table: str) -> bool:
+        return table in self._said
+
+    def throw(self, table: str, dice: Dice) -> ThrownDice:
+        said = self._said[table]
+        if said is None or isinstance(said, (list, tuple)):
+            faces = self._faces.get(table)
+            if faces is None:
+                faces = self._faces[table] = _faces(table, said)
+            return throw_dice(dice, faces)
+        if table in self._totals_used:
+            raise RuleInputError(
+                f"{table}: the chain rolls on it again; tell its faces, every roll's in order, not one total"
+            )
+        self._totals_used.add(table)
+        return _total_told(table, dice, said, False)
+
+    def finish(self) -> None:
+        """RuleInputError for a table told and not rolled on, or faces left over."""
+        for table in self._said:
+            if table not in self._faces and table not in self._totals_used:
+                raise RuleInputError(f"{table}: told, but the situation does not roll on it")
+        for faces in self._faces.values():
+            faces.finish()
+
+
+def _roll_chain(
+    book: Book, resolution: Resolution, table: TableResult, told: _ToldTables, generated: FaceSource | None
+) -> tuple[ChainRoll, ...]:
+    """The rolls the selected row of a rolled table sends on to, depth first (the steps of a row
+    in the order written, each rolled to its end), from `told` or `generated`."""
+    if table.selected is None:
+        return ()
+    spec = book.tables[table.name]
+    offset = spec.sign * int(cast(int, table.keys[spec.modifier])) if spec.modifier else 0
+    scope = Scope(book, dict(resolution.inputs), {**resolution.stats, **resolution.derived}, [])
+    made: list[ChainRoll] = []
+    pending = _children(table.name, offset, table.selected.steps, 1)
+    while pending:
+        name, modifier, twice, depth = pending.pop()
+        if not told.has(name) and generated is None:
+            continue  # nothing told for it, nothing to roll it with: the chain stops here
+        if len(made) >= MAX_CHAINED_ROLLS:
+            raise RuleInputError(
+                f"the chain from table {table.name} was still rolling after {MAX_CHAINED_ROLLS:,} rolls"
+            )
+        chained = book.tables[name]
+        assert chained.pool is not None
+        dice = pool_dice(*chained.pool)
+        thrown = told.throw(name, dice) if told.has(name) else throw_dice(dice, _generated(generated))
+        result = thrown.total + modifier
+        steps: tuple[str, ...] = ()
+        if chained.above is not None and chained.becomes is not None and result > chained.above:
+            result = chained.becomes
+            steps = (chained.overflow_step,) if chained.overflow_step else ()
+        row = chained.row_for((result,))
+        assert row is not None, "the checker proves every reachable total has a row"
+        steps = row.steps + steps
+        parsed = [parse_step(step, name) for step in steps]
+        again = twice and any(is_twice for _, _, is_twice in parsed)
+        applies = not again and (not parsed or any(t == name and not w for t, _, w in parsed))
+        values = {
+            column: whole(cell(scope) if callable(cell) else cell)
+            for column, cell in zip(chained.columns, row.cells, strict=True)
+        }
+        side = _thrown_side(dice, modifier, thrown)
+        made.append(ChainRoll(name, depth, side, int(result), TableRow(row.key, values, steps, None), applies, again))
+        if again:
+            pending.append((name, modifier, True, depth))
+        else:
+            pending += _children(name, modifier, steps, depth + 1)
+    return tuple(made)
+
+
+def _children(table: str, offset: int, steps: tuple[str, ...], depth: int) -> list[tuple[str, int, bool, int]]:
+    """The rolls a row's steps send on to, as a stack (the first to roll last): `roll twice`
+    rolls the table twice with the modifier of the roll that met it."""
+    rolls: list[tuple[str, int, bool, int]] = []
+    for target, modifier, twice in (parse_step(step, table) for step in steps):
+        rolls += [(target, offset, True, depth)] * 2 if twice else [(target, modifier, False, depth)]
+    return rolls[::-1]
 
 
 def _table_side(book: Book, table: TableResult, side: DiceRoll) -> DiceRoll:
@@ -172,19 +291,6 @@ def _faces(name: str, said: object) -> ToldFaces:
 
 def _thrown_side(dice: Dice, bonus: int | Fraction, thrown: ThrownDice) -> DiceRoll:
     return DiceRoll(str(dice), whole(bonus), thrown.dice, thrown.total, whole(thrown.total + bonus))
-
-
-def _side(name: str, dice: Dice, bonus: int, said: object, generated: FaceSource | None) -> DiceRoll:
-    """A table's dice: rolled, or told as faces or a total."""
-    if said is None or isinstance(said, (list, tuple)):
-        faces = _faces(name, said) if said is not None else generated
-        assert faces is not None
-        thrown = throw_dice(dice, faces)
-        if isinstance(faces, ToldFaces):
-            faces.finish()
-    else:
-        thrown = _total_told(name, dice, said, False)
-    return _thrown_side(dice, bonus, thrown)
 
 
 def _total_told(name: str, dice: Dice, said: object, natural_needed: bool) -> ThrownDice:

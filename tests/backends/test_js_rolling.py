@@ -90,16 +90,16 @@ def _compare(path: Path, package: Path, situations: list[dict[str, Any]], tmp_pa
     assert book is not None
     module = module_for(path)
     listed = tmp_path / f"{book.name}.rolling.json"
-    listed.write_text(
-        json.dumps([{**s, "given": {k: encoded(v) for k, v in s["given"].items()}} for s in situations])
-    )
+    listed.write_text(json.dumps([{**s, "given": {k: encoded(v) for k, v in s["given"].items()}} for s in situations]))
     answers = _node(str(package / path.stem / f"{book.name}.js"), str(listed))
     mismatches = []
     for situation, line in zip(situations, answers, strict=True):
         ours = json.loads(line)
         rng = None if situation["rng"] is None else int(situation["rng"])
         try:
-            resolution = module.resolve(situation["names"], rng=rng, rolled=situation["rolled"], **_plain(situation["given"]))
+            resolution = module.resolve(
+                situation["names"], rng=rng, rolled=situation["rolled"], **_plain(situation["given"])
+            )
             theirs: dict[str, Any] = {"ok": json.loads(json.dumps(resolution.to_dict()))}
         except module.RuleInputError as error:
             theirs = {"error": str(error)}
@@ -133,3 +133,22 @@ def test_bad_results_told_are_refused_alike(package: Path, tmp_path: Path) -> No
     ] + [{"names": ["broken_ground"], "given": {"moved": 8}, "rng": None, "rolled": {"fal": 9}}]
     count, mismatches = _compare(path, package, situations, tmp_path)
     assert mismatches == [] and count == len(bad) + 1
+
+
+def test_chains_roll_and_are_told_alike(package: Path, tmp_path: Path) -> None:
+    """A rolled table's chain (tests/runtime/test_rolling_chains.py): JavaScript follows it with
+    the same faces from the same seeds (roll twice, a roll twice met again, sub-tables), takes
+    each table of it told by name, and refuses a chain told wrong with the same message."""
+    path = RULEBOOKS / "mecha_tables.rules"
+    told: list[Any] = [
+        {"light_damage": [6, 6, 6, 2, 6, 1], "structural": [6], "fire_control": [2]},
+        {"light_damage": [6, 6, 6, 2, 6, 1], "structural": [6]},
+        {"light_damage": 6},
+        {"light_damage": [3], "structural": [6]},
+        {"light_damage": [6, 6, 6, 2, 6, 1], "structural": [6], "fire_control": [7]},
+    ]
+    situations = [{"names": ["light_damage"], "given": {}, "rng": str(seed), "rolled": None} for seed in range(40)] + [
+        {"names": ["light_damage"], "given": {}, "rng": None, "rolled": rolled} for rolled in told
+    ]
+    count, mismatches = _compare(path, package, situations, tmp_path)
+    assert mismatches == [] and count == len(situations)

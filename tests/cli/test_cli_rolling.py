@@ -77,3 +77,38 @@ def test_a_book_with_inputs_named_rng_and_rolled_still_rolls(tmp_path: Path) -> 
     assert data["inputs"]["rng"] == 3 and data["rolls"][0]["rolled"]["sides"][0]["bonus"] == 3
     told = run_cli("resolve", str(book), "tumble", "--set", "rolled=yes", "--rolled", "fall=6,6", "--json")
     assert json.loads(told.stdout)["rolls"][0]["rolled"]["total"] == 14
+
+
+def test_a_seed_rolls_the_chain_a_table_sends_on_to() -> None:
+    """resolve --seed on a table whose row sends on: every table of the chain rolled, in the JSON
+    (`chained`, as the Python API gives it) and in the text; --rolled names each table."""
+    import generated.terrain_cards as terrain
+
+    result = run_cli("resolve", "terrain_cards", "hostility_level", "--seed", "4", "--json")
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.stdout)["tables"][0]
+    assert [c["table"] for c in table["chained"]] == ["game_conditions", "damage_value"]
+    assert table == json.loads(json.dumps(terrain.resolve("hostility_level", rng=4).to_dict()["tables"][0]))
+    text = run_cli("resolve", "terrain_cards", "hostility_level", "--seed", "4").output
+    assert "    then rolled on game_conditions: 1d20" in text
+    assert "      then rolled on damage_value: 1d20" in text
+    told = run_cli(
+        "resolve",
+        "terrain_cards",
+        "hostility_level",
+        "--rolled",
+        "hostility_level=20",
+        "--rolled",
+        "game_conditions=14",
+        "--rolled",
+        "damage_value=12",
+        "--json",
+    )
+    assert told.exit_code == 0, told.output
+    chained = json.loads(told.stdout)["tables"][0]["chained"]
+    assert [(c["table"], c["result"], c["row"]["key"]) for c in chained] == [
+        ("game_conditions", 20, "20+"),
+        ("damage_value", 12, "11..14"),
+    ]
+    wrong = run_cli("resolve", "terrain_cards", "hostility_level", "--rolled", "damage_value=12", "--seed", "1")
+    assert wrong.exit_code == 2 and "damage_value" in wrong.output

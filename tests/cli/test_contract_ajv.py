@@ -80,6 +80,9 @@ def _resolutions() -> list[tuple[str, str, Any]]:
         ["skirmish_terrain", "broken_ground", "--set", "moved=8", "--seed", str(2**64 + 5)],
         ["skirmish_terrain", "broken_ground", "--set", "moved=8", "--rolled", "fall=9"],
         ["mecha_tables", "fire_control", "--set", "heavy_hit=1", "--seed", "3"],
+        # a rolled chain: roll twice, a roll twice rolled again, sub-tables; one told by each table
+        ["mecha_tables", "light_damage", "--seed", "5"],
+        ["terrain_cards", "hostility_level", "--rolled", "hostility_level=20", "--rolled", "game_conditions=14"],
         [str(DICE.parent / "rolling" / "forms.rules"), *ROLLING_RULES, "--seed", "11"],
         [str(DICE / "opend6.rules"), "wild_check", "--rolled", "action=3,4,6,6,1"],
     ]

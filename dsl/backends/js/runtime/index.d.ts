@@ -225,6 +225,24 @@ export declare class TableResult {
   readonly rows: readonly TableRow[];
   /** Its dice, when the situation was rolled (`rng`) or its roll told (`rolled`). */
   readonly rolled: DiceRoll | null;
+  /** The rolls its row sent on to, depth first, in the order rolled (empty when not rolled). */
+  readonly chained: readonly ChainRoll[];
+}
+
+/** One roll of a chain a rolled table's row sent on to. */
+export declare class ChainRoll {
+  readonly table: string;
+  /** One deeper than the roll that sent on to it (the table's own roll is depth 0). */
+  readonly depth: number;
+  /** The dice, with the step's `+N` as their bonus. */
+  readonly rolled: DiceRoll;
+  /** The total that selected the row (after `above N: as M`). */
+  readonly result: bigint;
+  readonly row: TableRow;
+  /** False for a row that only sends on. */
+  readonly applies: boolean;
+  /** A roll-twice row met by one of the two rolls of a roll twice: rolled again, it gives nothing. */
+  readonly again: boolean;
 }
 
 export declare class Chain {

@@ -14,6 +14,7 @@ export { Xoshiro128 } from "./prng.js";
 export {
   Chain,
   ChainOutcome,
+  ChainRoll,
   ChainStep,
   Consequence,
   DiceRoll,

@@ -286,8 +286,8 @@ export class TableRow {
 }
 
 export class TableResult {
-  constructor(name, title, source, dice, keys, result, selected, rows, rolled = null) {
-    Object.assign(this, { name, title, source, dice, keys, result, selected, rows, rolled });
+  constructor(name, title, source, dice, keys, result, selected, rows, rolled = null, chained = []) {
+    Object.assign(this, { name, title, source, dice, keys, result, selected, rows, rolled, chained: Object.freeze([...chained]) });
     Object.freeze(this);
   }
   toDict() {
@@ -301,6 +301,26 @@ export class TableResult {
       selected: this.selected === null ? null : this.selected.toDict(),
       rows: this.rows.map((row) => row.toDict()),
       ...(this.rolled !== null ? { rolled: this.rolled.toDict() } : {}),
+      ...(this.rolled !== null ? { chained: this.chained.map((c) => c.toDict()) } : {}),
+    };
+  }
+}
+
+/** One roll of a chain a rolled table's row sent on to (results.py ChainRoll). */
+export class ChainRoll {
+  constructor(table, depth, rolled, result, row, applies, again = false) {
+    Object.assign(this, { table, depth, rolled, result, row, applies, again });
+    Object.freeze(this);
+  }
+  toDict() {
+    return {
+      table: this.table,
+      depth: this.depth,
+      rolled: this.rolled.toDict(),
+      result: numberJson(this.result),
+      row: this.row.toDict(),
+      applies: this.applies,
+      again: this.again,
     };
   }
 }

@@ -1,13 +1,20 @@
 // Rolling a situation (mirrors dsl/runtime/rolling.py): every roll it calls for, and every table
 // it rolls on, rolled from a seed (`rng`) or told as rolled elsewhere (`rolled`), with what came
 // of each: the dice, the total, the tier and outcome, the margin and the consequences that come,
-// beside the exact chances.  The generator goes through the tables named, then the rolls in the
-// order the resolution lists them, as in Python: the same seed, the same dice.
+// beside the exact chances.  The generator goes through the tables named, each followed by the
+// chain its row sends on to (depth first), then the rolls in the order the resolution lists
+// them, as in Python: the same seed, the same dice.
 
 import { HugeNumber, RuleInputError, abs, add, asNumber, ceil, clip, cmp, floor, parts, shown, sub, whole } from "./base.js";
+import { Scope } from "./book.js";
+import { parseStep } from "./chains.js";
 import { MAX_COMBINATIONS, poolDice } from "./dice.js";
-import { DiceRoll, Resolution, Roll, RollMade, TableResult } from "./results.js";
+import { ChainRoll, DiceRoll, Resolution, Roll, RollMade, TableResult, TableRow } from "./results.js";
+import { rowFor } from "./specs.js";
 import { GeneratedFaces, ToldFaces, throwDice } from "./throws.js";
+
+/** The most rolls one rolled chain makes: `roll again` rows can send on for ever. */
+export const MAX_CHAINED_ROLLS = 1000;
 
 /** The situation resolved by `resolve` (on `given`), then rolled. */
 export function resolveRolling(book, names, given, rng, rolled, resolve) {
@@ -23,16 +30,21 @@ export function resolveRolling(book, names, given, rng, rolled, resolve) {
   if (toRoll.length > 1 || (toRoll.length && givenRoll)) {
     throw new RuleInputError(`one roll selects the rows of ${onDice.join(", ")}: roll one table at a time, or give \`roll\``);
   }
+  const toldTables = new ToldTables(book, told);
   for (const name of toRoll) {
     const spec = book.tables.get(name);
     const dice = poolDice(...spec.pool);
-    const said = told.has(name) ? told.get(name) : null;
-    told.delete(name);
-    const side = sideOf(name, dice, 0n, said, generated);
+    const thrown = toldTables.has(name) ? toldTables.throw(name, dice) : throwDice(dice, generated);
+    const side = thrownSide(dice, 0n, thrown);
     tableRolls.set(name, side);
     inputs.set("roll", side.dice_total);
   }
   const resolution = resolve(inputs);
+  const chained = new Map();
+  for (const table of resolution.tables) {
+    if (tableRolls.has(table.name)) chained.set(table.name, rollChain(book, resolution, table, toldTables, generated));
+  }
+  toldTables.finish();
   const rolls = resolution.rolls;
   const places = placesOf(rolls, told, tables);
   const results = rolls.map((roll, index) => {
@@ -42,10 +54,99 @@ export function resolveRolling(book, names, given, rng, rolled, resolve) {
   });
   const tablesOut = resolution.tables.map((t) =>
     tableRolls.has(t.name)
-      ? new TableResult(t.name, t.title, t.source, t.dice, t.keys, t.result, t.selected, t.rows, tableSide(book, t, tableRolls.get(t.name)))
+      ? new TableResult(t.name, t.title, t.source, t.dice, t.keys, t.result, t.selected, t.rows, tableSide(book, t, tableRolls.get(t.name)), chained.get(t.name))
       : t,
   );
   return new Resolution({ ...resolution, rolls: results, tables: tablesOut });
+}
+
+/** The results told for tables rolled on dice (taken out of `told`): each table's faces, one list
+ * for every roll made on it, first roll first, or a total for a table rolled once. */
+class ToldTables {
+  constructor(book, told) {
+    this.said = new Map();
+    for (const key of [...told.keys()]) {
+      if (book.tables.has(key) && book.tables.get(key).pool !== null) {
+        this.said.set(key, told.get(key));
+        told.delete(key);
+      }
+    }
+    this.faces = new Map();
+    this.totalsUsed = new Set();
+  }
+  has(table) {
+    return this.said.has(table);
+  }
+  throw(table, dice) {
+    const said = this.said.get(table);
+    if (said === null || said === undefined || isFaces(said)) {
+      if (!this.faces.has(table)) this.faces.set(table, facesOf(table, said));
+      return throwDice(dice, this.faces.get(table));
+    }
+    if (this.totalsUsed.has(table)) {
+      throw new RuleInputError(`${table}: the chain rolls on it again; tell its faces, every roll's in order, not one total`);
+    }
+    this.totalsUsed.add(table);
+    return totalTold(table, dice, said, false);
+  }
+  finish() {
+    for (const table of this.said.keys()) {
+      if (!this.faces.has(table) && !this.totalsUsed.has(table)) {
+        throw new RuleInputError(`${table}: told, but the situation does not roll on it`);
+      }
+    }
+    for (const faces of this.faces.values()) faces.finish();
+  }
+}
+
+/** The rolls the selected row of a rolled table sends on to, depth first (rolling.py _roll_chain). */
+function rollChain(book, resolution, table, told, generated) {
+  if (table.selected === null) return [];
+  const spec = book.tables.get(table.name);
+  const offset = spec.modifier !== null ? BigInt(spec.sign) * parts(table.keys.get(spec.modifier))[0] : 0n;
+  const scope = new Scope(book, new Map(resolution.inputs), new Map([...resolution.stats, ...resolution.derived]), []);
+  const made = [];
+  const pending = chainChildren(table.name, offset, table.selected.steps, 1);
+  while (pending.length) {
+    const [name, modifier, twice, depth] = pending.pop();
+    if (!told.has(name) && generated === null) continue; // nothing told, nothing to roll with: the chain stops here
+    if (made.length >= MAX_CHAINED_ROLLS) {
+      throw new RuleInputError(`the chain from table ${table.name} was still rolling after ${MAX_CHAINED_ROLLS.toLocaleString("en-US")} rolls`);
+    }
+    const chained = book.tables.get(name);
+    const dice = poolDice(...chained.pool);
+    const thrown = told.has(name) ? told.throw(name, dice) : throwDice(dice, generated);
+    let result = thrown.total + modifier;
+    let extra = [];
+    if (chained.above !== null && chained.becomes !== null && result > chained.above) {
+      result = chained.becomes;
+      extra = chained.overflow_step ? [chained.overflow_step] : [];
+    }
+    const row = rowFor(chained, [result]);
+    const steps = [...row.steps, ...extra];
+    const parsed = steps.map((step) => parseStep(step, name));
+    const again = twice && parsed.some(([, , isTwice]) => isTwice);
+    const applies = !again && (!parsed.length || parsed.some(([t, , w]) => t === name && !w));
+    const values = new Map();
+    chained.columns.forEach((column, i) => {
+      const cell = row.cells[i];
+      values.set(column, whole(typeof cell === "function" ? cell(scope) : cell));
+    });
+    made.push(new ChainRoll(name, depth, thrownSide(dice, modifier, thrown), result, new TableRow(row.key, values, steps, null), applies, again));
+    if (again) pending.push([name, modifier, true, depth]);
+    else pending.push(...chainChildren(name, modifier, steps, depth + 1));
+  }
+  return made;
+}
+
+/** The rolls a row's steps send on to, as a stack (the first to roll last). */
+function chainChildren(table, offset, steps, depth) {
+  const rolls = [];
+  for (const [target, modifier, twice] of steps.map((step) => parseStep(step, table))) {
+    if (twice) rolls.push([target, offset, true, depth], [target, offset, true, depth]);
+    else rolls.push([target, modifier, false, depth]);
+  }
+  return rolls.reverse();
 }
 
 function tableSide(book, table, side) {
@@ -108,11 +209,6 @@ function thrownFrom(name, dice, said, generated) {
   const thrown = throwDice(dice, faces);
   if (faces instanceof ToldFaces) faces.finish();
   return thrown;
-}
-
-function sideOf(name, dice, bonus, said, generated) {
-  const thrown = said === null || isFaces(said) ? thrownFrom(name, dice, said, generated) : totalTold(name, dice, said, false);
-  return thrownSide(dice, bonus, thrown);
 }
 
 function totalTold(name, dice, said, naturalNeeded) {
