@@ -571,8 +571,16 @@ class EffectWriter:
             if other.kind == "trait":
                 # A trait is a shared definition with a card of its own, as a published game's
                 # terrain card names "Low Visibility Zone": name it and its rolls, do not copy it.
-                out += [block for block in blocks if isinstance(block, RollHead)]
-                out.append(Detail((Run(f"In full on {self.card_of(source)}.", "muted"),)))
+                # Its rolls are named on a line each, not in a roll's band: their chances and
+                # outcomes are on that card, and a band would title a face by them here.
+                pointer = f"In full on {self.card_of(source)}."
+                rolls = [block for block in blocks if isinstance(block, RollHead)]
+                for index, roll in enumerate(rolls):
+                    named = (Run("Roll", "strong"), Run(f" \u00b7 {roll.title}: "), Run(roll.notation, "strong"))
+                    tail = (Run(" \u00b7 " + pointer[:1].lower() + pointer[1:], "muted"),) if index == len(rolls) - 1 else ()
+                    out.append(Detail((*named, *tail)))
+                if not rolls:
+                    out.append(Detail((Run(pointer, "muted"),)))
                 continue
             out += blocks
             pointed = any(isinstance(b, Detail) and b.runs[0].text.startswith("Chances and notes:") for b in blocks)
