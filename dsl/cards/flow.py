@@ -606,7 +606,7 @@ def _roll_head(
             hAlign="LEFT",
             style=_roll_head_style(accent, compact),
         )
-    table.spaceBefore = 3.0 if compact else 5.0
+    table.spaceBefore = 2.0 if compact else 5.0
     table.spaceAfter = 0.6
     return table, whole
 
