@@ -228,9 +228,9 @@ class EffectWriter:
                         made = [replace(b, runs=(lead, *b.runs)) if isinstance(b, Entry) else b for b in made]
                     blocks += made
             else:
-                guard, group = groups[start]
-                said = self.notation.guard(guard)
-                blocks += self._under(said, self._group(group, clamps, indent=bool(guard), condition=said))
+                made_run = self._subject_run(groups[start:], clamps)
+                blocks += _shared_subject(made_run)
+                stop = start + len(made_run)
             start = stop
         for effect in effects:
             if isinstance(effect, m.RollEffect):
@@ -253,6 +253,30 @@ class EffectWriter:
             following = group[index + 1] if index + 1 < len(group) else None
             made += self._effect(effect, clamps, following, indent=indent, condition=condition)
         return made
+
+    def _subject_run(
+        self, groups: list[tuple[tuple[m.Condition, ...], list[m.Effect]]], clamps: dict[str, m.ModEffect]
+    ) -> list[tuple[str, list[Block]]]:
+        """The first of `groups` and those after it whose conditions begin with the same subject
+        and verb as its ("when the task is Easy", "when the task is Difficult"), each with its
+        condition in words and its effects, made once (a card says how modifiers stack once)."""
+        run: list[tuple[str, list[Block]]] = []
+        subject: list[str] = []
+        for index, (guard, group) in enumerate(groups):
+            if run and index + 1 < len(groups) and _common(guard, groups[index + 1][0]):
+                break  # it starts a run of groups under shared outer conditions
+            said = self.notation.guard(guard)
+            if run:
+                found = _subject(said.split(" "), subject)
+                if found is None:
+                    break
+                subject = found
+            else:
+                subject = _subject(said.split(" "), []) or []
+            run.append((said, self._group(group, clamps, indent=bool(guard), condition=said)))
+            if not subject:
+                break
+        return run
 
     @staticmethod
     def _under(condition: str, made: list[Block]) -> list[Block]:
@@ -547,8 +571,16 @@ class EffectWriter:
             if other.kind == "trait":
                 # A trait is a shared definition with a card of its own, as a published game's
                 # terrain card names "Low Visibility Zone": name it and its rolls, do not copy it.
-                out += [block for block in blocks if isinstance(block, RollHead)]
-                out.append(Detail((Run(f"In full on {self.card_of(source)}.", "muted"),)))
+                # Its rolls are named on a line each, not in a roll's band: their chances and
+                # outcomes are on that card, and a band would title a face by them here.
+                pointer = f"In full on {self.card_of(source)}."
+                rolls = [block for block in blocks if isinstance(block, RollHead)]
+                for index, roll in enumerate(rolls):
+                    named = (Run("Roll", "strong"), Run(f" \u00b7 {roll.title}: "), Run(roll.notation, "strong"))
+                    tail = (Run(" \u00b7 " + pointer[:1].lower() + pointer[1:], "muted"),) if index == len(rolls) - 1 else ()
+                    out.append(Detail((*named, *tail)))
+                if not rolls:
+                    out.append(Detail((Run(pointer, "muted"),)))
                 continue
             out += blocks
             pointed = any(isinstance(b, Detail) and b.runs[0].text.startswith("Chances and notes:") for b in blocks)
@@ -582,6 +614,63 @@ class EffectWriter:
             blocks.append(Heading("Errata"))
             blocks += [Note(clean(e.text), clean(e.quote or ""), self.notation.guard(e.guard)) for e in errata]
         return blocks
+
+
+SHARED_LEAST = 3
+"""The fewest lines whose conditions share a subject that say it once, above them: for two the
+line it takes costs more than it saves."""
+
+_VERBS = frozenset({"is", "are", "has", "have"})
+_CLAUSES = re.compile(r",| and | or | unless ")
+
+
+def _shared_subject(run: list[tuple[str, list[Block]]]) -> list[Block]:
+    """Effects under their conditions (see `_subject_run`): when at least `SHARED_LEAST` one-line
+    effects in a row begin their conditions with the same subject and verb, the subject said
+    once ("When the task is:") and each line led by what differs ("Easy: skill rating is easy
+    (x2)"), indented under it, so that the lines read as the rows of a table; the others each
+    under its own condition."""
+    lines = 0
+    subject: list[str] = []
+    for said, made in run:
+        one_line = bool(made) and isinstance(made[0], Entry) and not made[0].mark
+        if not one_line or any(not isinstance(b, Detail) for b in made[1:]):
+            break
+        found = _subject(said.split(" "), subject)
+        if found is None or _CLAUSES.search(" ".join(said.split(" ")[len(found) :])):
+            break
+        subject = found
+        lines += 1
+    blocks: list[Block] = []
+    if lines >= SHARED_LEAST:
+        blocks.append(Condition(title_case_first(" ".join(subject)) + ":"))
+        for said, made in run[:lines]:
+            entry = made[0]
+            assert isinstance(entry, Entry)
+            lead = Run(title_case_first(" ".join(said.split(" ")[len(subject) :])) + ": ", "em")
+            blocks += [replace(entry, runs=(lead, *entry.runs)), *made[1:]]
+    else:
+        lines = 0
+    for said, made in run[lines:]:
+        blocks += EffectWriter._under(said, made)
+    return blocks
+
+
+def _subject(words: list[str], subject: list[str]) -> list[str] | None:
+    """The words of a condition (`words`) it shares with `subject` (the words the conditions
+    before it share; empty for the first), up to and including the last verb among them ("when
+    the task is"); None when they share no subject and verb or nothing follows them."""
+    shared = words[:-1]
+    if subject:
+        count = 0
+        while count < min(len(words), len(subject)) and words[count] == subject[count]:
+            count += 1
+        shared = words[:count]
+    while shared and shared[-1] not in _VERBS:
+        shared = shared[:-1]
+    if len(shared) < 3 or len(shared) >= len(words):
+        return None
+    return shared
 
 
 def _by_guard(effects: Sequence[m.Effect]) -> list[tuple[tuple[m.Condition, ...], list[m.Effect]]]:

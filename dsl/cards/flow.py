@@ -494,7 +494,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
         return [Item(_chances(block, width, accent), split=False)]
     if isinstance(block, Grid):
         tables = grid_tables(block, width, accent, compact=styles is COMPACT)
-        stacked = _stacked(block, tables, width, DETAIL, SMALL)
+        stacked = _stacked(block, tables, width, DETAIL, SMALL, compact=styles is COMPACT)
         if stacked is not None:
             return stacked
         items = [Item(table) for table in tables]
@@ -516,9 +516,20 @@ STACK_RATIO = 1.25
 """A table set as rows of text when its columns would take this much more height than that: a
 column of long text squeezed beside short ones wraps two words a line."""
 
+STACKED_GAP = 1.4
+STACKED_GAP_COMPACT = 0.6
+"""Space above each row of a stacked table, in the regular and the compact step: each row's
+keys in bold and its hanging indent tell the rows apart, so the compact step closes them up."""
+
 
 def _stacked(
-    grid: Grid, tables: list[GridTable], width: float, row_style: ParagraphStyle, legend_style: ParagraphStyle
+    grid: Grid,
+    tables: list[GridTable],
+    width: float,
+    row_style: ParagraphStyle,
+    legend_style: ParagraphStyle,
+    *,
+    compact: bool = False,
 ) -> list[Item] | None:
     """A rulebook table as rows of text, when that is much shorter than its columns (see
     `STACK_RATIO`): a legend naming the columns in order, then one paragraph a row, its keys in
@@ -529,7 +540,8 @@ def _stacked(
     if grid.dense or not grid.rows:
         return None
     table_height = sum(t.data.head_height + t.data.tops[-1] for t in tables)
-    style = derived(row_style, "_stacked", leftIndent=6.0, firstLineIndent=-6.0, spaceBefore=1.4)
+    gap = STACKED_GAP_COMPACT if compact else STACKED_GAP
+    style = derived(row_style, "_stacked", leftIndent=6.0, firstLineIndent=-6.0, spaceBefore=gap)
     legend_text = " · ".join(f"<b>{markup(label)}</b>" if i < grid.keys else markup(label) for i, label in enumerate(grid.header))
     legend = Para(legend_text, derived(legend_style, "_legend", textColor=MUTED))
     rows = []
@@ -594,7 +606,7 @@ def _roll_head(
             hAlign="LEFT",
             style=_roll_head_style(accent, compact),
         )
-    table.spaceBefore = 3.0 if compact else 5.0
+    table.spaceBefore = 2.0 if compact else 5.0
     table.spaceAfter = 0.6
     return table, whole
 

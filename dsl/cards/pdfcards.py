@@ -30,7 +30,7 @@ from dsl.cards.flow import CONTINUED, INK, MUTED, WHITE, Item, Para, flowables, 
 from dsl.cards.fonts import BOLD, MM, REGULAR, fit_text, register_fonts, text_width
 from dsl.cards.formats import POKER, CardFormat
 from dsl.cards.memo import keep
-from dsl.cards.paginate import Placed, paginate
+from dsl.cards.paginate import Placed, paginate, used
 from dsl.categories import Category
 
 CARD_WIDTH = POKER.width
@@ -222,15 +222,28 @@ def layout(card: Card, trial: _Trial | None = None, fmt: CardFormat = POKER) -> 
     pages = paginate(items, [body_height(header, fmt) for header in headers], fmt.body_width, balance=True)
     repeated = {again.flowable for item in items for again in item.resume}
     continued = trial.following  # a face that starts no part: "(cont.)"
-    faces = []
-    for index, page in enumerate(pages):
-        header = first
-        if index:
-            # The part a face starts, after the headings repeated above it (the section it is in).
-            lead = next((p.flowable for p in page if p.flowable not in repeated), None)
-            part = titled.get(lead) if lead is not None else None
-            header = part_headers[part] if part is not None else continued
-        faces.append(Face(card, index + 1, len(pages), header, page, fmt))
+
+    def titled_faces(pages: list[list[Placed]]) -> list[Face]:
+        faces = []
+        for index, page in enumerate(pages):
+            header = first
+            if index:
+                # The part a face starts, after the headings repeated above it (the section it is in).
+                lead = next((p.flowable for p in page if p.flowable not in repeated), None)
+                part = titled.get(lead) if lead is not None else None
+                header = part_headers[part] if part is not None else continued
+            faces.append(Face(card, index + 1, len(pages), header, page, fmt))
+        return faces
+
+    faces = titled_faces(pages)
+    if len(faces) > 2:
+        # Every face after the first was given the room the tallest title leaves; laid out again
+        # in the room each face's own title leaves, the card may take a face less.
+        again = paginate(items, [body_height(face.header, fmt) for face in faces], fmt.body_width, balance=True)
+        if len(again) < len(faces):
+            fewer = titled_faces(again)
+            if all(used(page) <= body_height(face.header, fmt) + 0.01 for page, face in zip(again, fewer, strict=True)):
+                faces = fewer
     return faces
 
 

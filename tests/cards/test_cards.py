@@ -428,8 +428,8 @@ def test_a_composed_roll_points_to_its_own_card_for_chances_and_notes() -> None:
     # ... the aimed card names the trait and its roll, and points there instead of copying it.
     aimed = card(composed, "aimed")
     assert not any(isinstance(b, (Chances, Note)) for b in aimed.blocks)
-    assert any(isinstance(b, RollHead) for b in aimed.blocks)
-    assert "In full on card 4." in entries(aimed)
+    assert not any(isinstance(b, RollHead) for b in aimed.blocks)  # a line, not a roll's band
+    assert f"Roll \u00b7 Hit: d100{NB}\u2264{NB}skill \u00b7 in full on card 4." in entries(aimed)
     # A composed rule that is not a trait is copied, its rolls pointing to its card for chances.
     copied = card(compile_book(COMPOSED.replace("trait attack", "rule attack")), "aimed")
     assert "Chances and notes: see card 4." in entries(copied)
@@ -883,3 +883,38 @@ def test_the_odds_grid_reaches_exploding_dice_beside_plain_ones(tmp_path: Path) 
     rows = {row[0]: row[1:] for row in grid.rows}
     assert rows["9"] == ("28%", "38%")
     assert rows["13"] == (DASH, "17%")  # past the plain dice: only the exploding ones get there
+
+
+SHARED_SUBJECT = """\
+rulebook shared "Shared":
+    source "S"
+    version "1"
+
+stat DEX "Dexterity": int 3..18 = 10
+input dim "The light is dim": flag = no
+input dark "The light is dark": flag = no
+input blinding "The light is blinding": flag = no
+input wet "The ground is wet": flag = no
+input icy "The ground is icy": flag = no
+rule light "Light" cites "1":
+    when dim: DEX -1
+    when dark: DEX -3
+    when blinding: DEX -2
+rule ground "Ground" cites "2":
+    when wet: DEX -1
+    when icy: DEX -2
+"""
+
+
+def test_lines_whose_conditions_share_a_subject_say_it_once() -> None:
+    """Three lines or more whose conditions begin with the same words ("when the light is ...")
+    say them once, as the condition of the lines, and each line only what differs; two lines
+    keep their own conditions (a line more would cost more than it saves)."""
+    book = compile_book(SHARED_SUBJECT)
+    light = card(book, "light")
+    conditions = [b.text for b in light.blocks if isinstance(b, Condition)]
+    assert conditions == ["When the light is:"]
+    assert entries(light) == [f"Dim: DEX{NB}\u22121", f"Dark: DEX{NB}\u22123", f"Blinding: DEX{NB}\u22122"]
+    ground = card(book, "ground")
+    assert not [b for b in ground.blocks if isinstance(b, Condition)]
+    assert entries(ground) == [f"When the ground is wet: DEX{NB}\u22121", f"When the ground is icy: DEX{NB}\u22122"]

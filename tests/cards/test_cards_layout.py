@@ -122,8 +122,9 @@ def test_a_remembered_header_is_the_one_made_afresh(books: list[m.Book]) -> None
 def test_a_card_too_long_for_the_full_band_takes_the_slim_one_and_names_its_kind_and_source() -> None:
     """A card that the compact step does not fit on one face under the full band gets the slim
     band on its first face too (its title beside the chip), its kind and citation on a line under
-    it: spot_rules_e_to_z No. 18, Knockout Attacks, took two faces (its notes on the second) and
-    now takes one.  Every first face in a slim band says what kind of card it is and its source."""
+    it: zone_combat's DEBRIS takes one face so (spot_rules_e_to_z No. 18, Knockout Attacks, did too
+    until its trait's roll became a line: it now fits under the full band).  Every first face in
+    a slim band says what kind of card it is and its source."""
     from typing import cast
 
     from tests.conftest import bundled_faces
@@ -137,6 +138,33 @@ def test_a_card_too_long_for_the_full_band_takes_the_slim_one_and_names_its_kind
                 assert said.startswith(face.card.kind) and face.card.cites[:12] in said, said
         knockout = [face for face in faces if face.card.title == "Knockout Attacks"]
         if name == "spot_rules_e_to_z":
-            assert len(knockout) == 1 and knockout[0].header.slim
-            assert knockout[0].header.cites is not None
-            assert knockout[0].header.cites.getPlainText() == "Rule \u00b7 Knockout Attacks"
+            assert len(knockout) == 1
+        debris = [face for face in faces if face.card.title == "DEBRIS"]
+        if name == "zone_combat":
+            assert len(debris) == 1 and debris[0].header.slim
+            assert debris[0].header.cites is not None
+            assert debris[0].header.cites.getPlainText() == "Condition \u00b7 Condition tiles: DEBRIS"
+
+
+def test_each_face_is_given_the_room_its_own_title_leaves() -> None:
+    """A card laid out by its parts gives every face after the first the room the tallest of its
+    titles leaves, then, when that saves a face, the room each face's own title leaves: Mounted
+    Combat (spot_rules_e_to_z No. 24) took five faces, each sized for the longest part title, and
+    takes four; Ambushes (spot_rules_a_to_e No. 13) three, and takes two.  No face holds more
+    than the room its own title leaves."""
+    from typing import cast
+
+    from dsl.cards.paginate import used
+    from tests.conftest import bundled_faces
+
+    counts: dict[str, int] = {}
+    for name in ("spot_rules_a_to_e", "spot_rules_e_to_z"):
+        faces = cast("list[Face]", bundled_faces(name)[1])
+        for face in faces:
+            if not face.card.pages:
+                assert used(face.items) <= pdfcards.body_height(face.header) + 0.01, (face.card.title, face.part)
+        for title in ("Mounted Combat", "Ambushes"):
+            found = [face for face in faces if face.card.title == title]
+            if found:
+                counts[title] = len(found)
+    assert counts == {"Mounted Combat": 4, "Ambushes": 2}

@@ -89,7 +89,7 @@ QUESTIONS = (
         "spot_rules_a_to_e",
         "What does a difficult stunt do to my Fly skill?",
         "Aerial Combat",
-        ("When stunt attempted is difficult: fly skill \u221225%",),
+        ("When stunt attempted is:", "Difficult: fly skill \u221225%"),
     ),
     Question(
         "spot_rules_a_to_e",
