@@ -452,6 +452,9 @@ def _exploding_bounded(
     target = fields["target"]
     if target is None:
         return True
+    read = [target, *fields["adds"], *(c.value for c in changes if c.kind == "target" and c.value is not None)]
+    if not all(isinstance(cx.book.types.get(expr), t.Numeric) for expr in read):
+        return True  # not a number: said where it is (E201), no bound to speak of
     # the highest total the dice alone may need: the target at its highest, raised by every change
     # that may raise it, less what is added to the dice at its lowest
     highs = [_bound(cx, target, "high")]

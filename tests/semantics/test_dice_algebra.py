@@ -235,3 +235,20 @@ def test_rerolling_faces_no_die_shows_is_an_error_when_checking(tmp_path: Path) 
     result = run_cli("check", str(book))
     assert result.exit_code == 1
     assert "error[E303]: no die shows a face of at most 0" in result.output
+
+
+def test_a_dice_target_is_one_error_and_a_failed_derive_no_cascade(tmp_path: Path) -> None:
+    """The issue's "Diagnostics that misled": a spurious E303 (no upper bound) beside the E201 of
+    a target that is dice, and `E101 'margin' is used before it is derived` after the derive of
+    `margin` itself failed."""
+    book = tmp_path / "misled.rules"
+    book.write_text(
+        'rulebook misled "Misled":\n    source "test"\n\ninput difficulty "D": int 1..30 = 10\n\n'
+        'rule r "R" cites "x":\n    roll a "A": exploding d6 + 2 >= difficulty + 1d6\n'
+        '    derive margin = difficulty + "x"\n    derive after = margin + 1\n',
+        encoding="utf-8",
+    )
+    result = run_cli("check", str(book))
+    assert result.exit_code == 1
+    assert "E303" not in result.output and "E101" not in result.output
+    assert result.output.count("error[E201]") == 2
