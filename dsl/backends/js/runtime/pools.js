@@ -297,8 +297,8 @@ export class Pooled {
 
   text() {
     if (this.reading === "sum") return this.groups[0].text();
-    let inner = this.groups.map((g) => g.text()).join(", ");
-    if (this.groups.length > 1 || inner.includes(" ")) inner = `(${inner})`;
+    let inner = this.groups.map((g) => g.text()).join(" + ");
+    if (inner.includes(" ")) inner = `(${inner})`;
     if (this.reading === "highest" || this.reading === "lowest") {
       const kept = this.kept === 1n ? "" : ` ${this.kept}`;
       return `${this.reading}${kept} of ${inner}`;
