@@ -91,6 +91,9 @@ def analyze_roll(
             fields.update(kind="check" if isinstance(spec, n.CheckSpec) else "total", adds=adds)
         if not isinstance(spec, n.TotalSpec):
             target = substitute(spec.target, bindings)
+            if isinstance(spec, n.CheckSpec) and isinstance(cx.typer.infer(target, scope), t.Dice):
+                _dice_target(cx, spec)
+                return None
             cx.typer.expect(target, scope, number, "the target of a roll")
             fields.update(op=spec.op, target=target)
     elif isinstance(spec, n.ResistSpec):
@@ -425,6 +428,29 @@ def _naturals_shown(
             ref.span,
             hint,
         )
+
+
+def _dice_target(cx: Context, spec: n.CheckSpec) -> None:
+    """A target that is dice ("+1D to the difficulty": `skill >= difficulty`, `>= 2d6 + 4`): dice
+    against dice is an opposed roll, which the language writes as one; the hint writes this roll
+    so, with how its ties go (`>=` succeeds on a tie, `>` does not)."""
+    rolled = pool_text(spec.pool) if isinstance(spec.pool, n.Pool) else expr_text(spec.pool.value)
+    for added in spec.bonus:
+        rolled += f" - {expr_text(added.operand)}" if isinstance(added, n.Negate) else f" + {expr_text(added)}"
+    target = expr_text(spec.target)
+    if spec.op in (">=", ">"):
+        sides, ties = f"{rolled} vs {target}", "win" if spec.op == ">=" else "lose"
+    elif spec.op in ("<=", "<"):
+        sides, ties = f"{target} vs {rolled}", "win" if spec.op == "<=" else "lose"
+    else:
+        sides, ties = f"{rolled} vs {target}", "tie"
+    tie_said = {"win": "a tie succeeds", "lose": "a tie fails", "tie": "read the outcome `tie`"}[ties]
+    cx.reporter.report(
+        "E201",
+        "the target of a roll must be a number, but this is dice: dice against dice is an opposed roll",
+        spec.target.span,
+        f"write `opposed {sides}` with `ties {ties}` below it ({tie_said}); its outcomes are win, tie and lose",
+    )
 
 
 def _exploding_bounded(

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from dsl.semantics.reference import resolve as reference_resolve
-from tests.conftest import ROOT, compiled, module_for, run_cli
+from tests.conftest import ROOT, compiled, module_for, module_from_text, run_cli
 from tests.differential import Tally, compare, random_situation, texts_of
 
 icepool = pytest.importorskip("icepool", reason="icepool is in the test extra: pip install -e '.[test]'")
@@ -252,3 +252,35 @@ def test_a_dice_target_is_one_error_and_a_failed_derive_no_cascade(tmp_path: Pat
     assert result.exit_code == 1
     assert "E303" not in result.output and "E101" not in result.output
     assert result.output.count("error[E201]") == 2
+
+
+def test_a_dice_target_is_answered_by_the_opposed_roll_its_hint_writes(tmp_path: Path) -> None:
+    """"+1D to the difficulty": `3d6 + pips >= difficulty` with the difficulty dice is E201 whose
+    hint writes the opposed roll (`ties win` for `>=`, `ties lose` for `>`); applied, the book
+    checks and each chance is icepool's P(roll - difficulty >= 0) (or > 0)."""
+    source = (
+        'rulebook hard "Hard":\n    source "test"\n\ninput pips "Pips": int 0..2 = 1\n'
+        'stat difficulty "D": dice = 2d6\n\nrule r "R" cites "x":\n'
+        "    roll a: 3d6 + pips >= difficulty\n    roll b: exploding d6 > 2d6 + 4\n"
+    )
+    book = tmp_path / "hard.rules"
+    book.write_text(source, encoding="utf-8")
+    result = run_cli("check", str(book))
+    assert result.exit_code == 1 and result.output.count("error[E201]") == 2
+    assert "hint: write `opposed 3d6 + pips vs difficulty` with `ties win` below it" in result.output
+    assert "hint: write `opposed exploding d6 vs 2d6 + 4` with `ties lose` below it" in result.output
+    fixed = source.replace("roll a: 3d6 + pips >= difficulty", "roll a: opposed 3d6 + pips vs difficulty\n        ties win")
+    fixed = fixed.replace("roll b: exploding d6 > 2d6 + 4", "roll b: opposed exploding d6 vs 2d6 + 4\n        ties lose")
+    book.write_text(fixed, encoding="utf-8")
+    assert run_cli("check", str(book)).exit_code == 0
+    module = module_from_text(fixed, "hard.rules")
+    for pips in range(3):
+        resolved = module.resolve("r", pips=pips)
+        first = (3 @ icepool.d6 + pips) - 2 @ icepool.d6
+        second = WILD - (2 @ icepool.d6 + 4)
+        assert resolved.roll("a").probability == Fraction(
+            sum(q for o, q in first.items() if o >= 0), first.denominator()
+        )
+        assert resolved.roll("b").probability == Fraction(
+            sum(q for o, q in second.items() if o > 0), second.denominator()
+        )
