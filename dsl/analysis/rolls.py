@@ -50,6 +50,7 @@ def analyze_roll(
         "bonus": None,
         "against_bonus": None,
         "success": False,
+        "target_dice": None,
     }
     number = t.Numeric("number")
     dice_target = False  # a check whose target is dice, subtracted from its own (`_against_dice`)
@@ -59,6 +60,8 @@ def analyze_roll(
             if rewritten is None:
                 return None
             dice_target = rewritten is not spec
+            if dice_target:
+                fields["target_dice"] = substitute(spec.target, bindings)
             spec = rewritten
         dice = _dice(cx, spec.pool, bindings, scope)
         if dice is None:

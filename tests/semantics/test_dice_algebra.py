@@ -319,3 +319,19 @@ def test_a_roll_against_dice_that_cannot_be_worked_out_is_refused(tmp_path: Path
     assert result.output.count("error[E303]: the target's dice explode without end") == 2
     assert "error[E203]: tier `critical` of `t` reads the natural result of the dice" in result.output
     assert "hint: name the die the tier reads, e.g. `d20 as d`, and write `natural 20 on d`" in result.output
+
+
+def test_a_roll_against_dice_is_printed_as_written(tmp_path: Path) -> None:
+    """`describe` and the cards say the roll as the designer wrote it (`3d6 + pips >= difficulty`),
+    not as it is worked out (`3d6 + difficulty * -1 + pips >= 0`)."""
+    described = run_cli("describe", str(DIFFICULTY), "climb")
+    assert described.exit_code == 0, described.output
+    assert 'roll climb "Climb": 3d6 + pips >= difficulty' in described.output
+    assert 'roll leap "Leap": 3d6 + pips > 2d6 + 4' in described.output
+    assert "* -1" not in described.output
+    cards = run_cli("cards", str(DIFFICULTY), "-o", str(tmp_path), "--format", "html")
+    assert cards.exit_code == 0, cards.output
+    page = (tmp_path / "difficulty_dice.html").read_text(encoding="utf-8")
+    text = page.replace("\u00a0", " ")
+    assert "3d6 + pips ≥ difficulty" in text and "exploding d6 + pips ≥ difficulty + d6" in text
+    assert "roll both; success at or above difficulty" in text and "success on 0" not in text
