@@ -533,7 +533,9 @@ def resolve(book: str, names: tuple[str, ...], settings: tuple[str, ...], as_jso
         except module.RuleInputError as error:
             raise Usage(str(error), "bad-input") from None
     try:
-        resolution = module.resolve(list(names), rounds=rounds, **given)
+        from dsl.compiler import resolve_in
+
+        resolution = resolve_in(module, names, given, rounds)
     except module.RuleInputError as error:
         raise Usage(str(error), "bad-input") from None
     if as_json:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import itertools
 import keyword
 import linecache
 import sys
 import threading
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from dsl import __version__
 from dsl import model as m
@@ -417,6 +418,18 @@ def generate_js(compiled: Compiled) -> dict[str, bytes]:
 
 
 _counter = itertools.count()
+
+
+def resolve_in(module: types.ModuleType, names: Sequence[str], given: Mapping[str, object], rounds: int | None = None) -> Any:
+    """`module.resolve(names, **given)`, over `rounds` rounds when given.  A generated `resolve`
+    takes the rounds by a keyword that an input of the same name pushes aside (`rounds_` when a
+    rulebook has an input `rounds`): the keyword is read from its signature."""
+    if rounds is None:
+        return module.resolve(list(names), **given)
+    (keyword,) = (
+        p.name for p in inspect.signature(module.resolve).parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY
+    )
+    return module.resolve(list(names), **{keyword: rounds}, **given)
 
 
 def load_module(source: str, name: str) -> types.ModuleType:

@@ -26,7 +26,6 @@ from dsl import nodes as n
 from dsl import printer
 from dsl import types as t
 from dsl.diagnostics import Span
-from dsl.model.order import settle_order
 from dsl.runtime.base import number_json, probability_json
 from dsl.runtime.dice import Dice, distribution, pool_text, value_json
 
@@ -99,7 +98,7 @@ def export_book(book: m.Book) -> dict[str, Any]:
         "examples": [writer.value(example) for example in book.examples],
         "orders": [writer.value(order) for order in book.orders],
         "stat_orders": {stat: writer.value(order) for stat, order in book.stat_orders.items()},
-        "settle": list(settle_order(book)),
+        "settle": list(book.settle),
     }
 
 

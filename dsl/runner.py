@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from dsl import model as m
 from dsl import nodes as n
 from dsl.checks.examples import all_examples
-from dsl.compiler import Compiled, generate, load_module
+from dsl.compiler import Compiled, generate, load_module, resolve_in
 from dsl.diagnostics import Diagnostic, Span, render
 from dsl.runtime.base import show
 from dsl.runtime.dice import Chances, Dice
@@ -81,7 +81,7 @@ def _run(example: m.Example, module: Any, book: m.Book) -> ExampleResult:
 
     given = {name: _value(expr, book) for name, expr in example.givens}
     try:
-        resolution = module.resolve(list(example.rules), rounds=example.rounds, **given)
+        resolution = resolve_in(module, example.rules, given, example.rounds)
     except module.RuleInputError as error:
         fail(example.span, f"the resolver refused the inputs: {error}")
         return result

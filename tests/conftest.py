@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -83,7 +83,12 @@ def skirmish() -> ModuleType:
 
 FIGURES: list[str] = []
 """Counts the fuzzing and differential tests report (situations compared, programs generated),
-printed at the end of the run so CI logs show how much was tried."""
+printed at the end of the run so CI logs show how much was tried.  A test appends to it in the
+process that runs it (a worker, under pytest-xdist); its report carries the lines to the process
+that prints the summary."""
+
+_REPORTED: list[str] = []
+"""The figures of every test of the run, as the reports brought them."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -105,10 +110,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if call.when == "call" and FIGURES:
+        report.user_properties.extend(("figure", line) for line in FIGURES)
+        FIGURES.clear()
+    return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _REPORTED.extend(str(value) for key, value in report.user_properties if key == "figure")
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if FIGURES:
+    if _REPORTED:
         terminalreporter.section("figures")
-        for line in FIGURES:
+        for line in _REPORTED:
             terminalreporter.write_line(line)
 
 

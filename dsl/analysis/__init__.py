@@ -38,6 +38,7 @@ from dsl.analysis.vocabulary import (
 )
 from dsl.diagnostics import Reporter
 from dsl.model.exprs import effect_exprs, names_read, substitute, table_reads, walk, with_starts
+from dsl.model.order import settle_order
 from dsl.model.parts import PartFilter, flat_effects, part_closure
 from dsl.printer import expr_text
 
@@ -124,6 +125,7 @@ def analyze(tree: n.Rulebook, reporter: Reporter) -> m.Book:
             scaled.span,
             f"write `{expr_text(scaled)} round down` (or `round up`, `round nearest`)",
         )
+    book.settle = settle_order(book)
     return book
 
 

@@ -672,14 +672,34 @@ class ExprTyper:
             unit = next(iter(units))
             for side, operand in zip(sides, operands, strict=True):
                 if side.unit is None and not _plain_number(operand):
+                    carrier = next(o for s, o in zip(sides, operands, strict=True) if s.unit == unit)
                     self.reporter.report(
                         "E202",
                         f"`{expr_text(operand)}` is a plain number, combined here with a quantity in {unit}",
                         operand.span,
-                        _unit_hint(operand, unit),
+                        self._plain_hint(operand, carrier, unit),
                     )
                     return None
         return units.pop() if units else None
+
+    def _plain_hint(self, operand: n.Expr, carrier: n.Expr, unit: str) -> str:
+        """Either side may be the mistake: the plain value lacks the unit, or the quantity took
+        a unit it should not have (`derive heat_DC = 4 + hours` is in hours, where the rules mean
+        a DC that grows by 1 per hour).  The second fix divides by one of the unit where the
+        unit comes in: `hours / 1 hour` is a plain count."""
+        first = _unit_hint(operand, unit)
+        counted = self.book.units.get(unit) or unit
+        declared = [v.name for v in self.book.vars.values() if isinstance(v.type, t.Numeric) and v.type.unit == unit]
+        read = [x.name for x in _names(carrier)]
+        if len(declared) == 1 and read != declared:
+            source = declared[0]
+            return (
+                f"{first}; or, if `{expr_text(carrier)}` is not a number of {counted}, make it a plain number where "
+                f"`{source}` comes into it: `{source} / 1 {unit}` counts the {counted} as a plain number"
+            )
+        if read:
+            return f"{first}; or, if `{read[0]}` is a plain count, write `{read[0]} / 1 {unit}` here"
+        return first
 
     def _product_unit(self, left: t.Numeric, right: t.Numeric, expr: n.Binary) -> str | None:
         if left.unit and right.unit:

@@ -7,6 +7,7 @@ Used by both the cards (`full`: everything, chance tables, notes) and the quick-
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -220,7 +221,7 @@ class EffectWriter:
             if stop - start > 1:
                 blocks.append(Condition(title_case_first(self.notation.guard(prefix)) + ":"))
                 for guard, group in groups[start:stop]:
-                    made = self._group(group, clamps, indent=True)
+                    made = self._group(group, clamps, indent=True, condition=self.notation.guard(guard))
                     inner = self.notation.guard(guard[len(prefix) :])
                     if inner:
                         lead = Run(title_case_first(inner) + ": ", "em")
@@ -228,7 +229,8 @@ class EffectWriter:
                     blocks += made
             else:
                 guard, group = groups[start]
-                blocks += self._under(self.notation.guard(guard), self._group(group, clamps, indent=bool(guard)))
+                said = self.notation.guard(guard)
+                blocks += self._under(said, self._group(group, clamps, indent=bool(guard), condition=said))
             start = stop
         for effect in effects:
             if isinstance(effect, m.RollEffect):
@@ -241,11 +243,15 @@ class EffectWriter:
                 )
         return blocks
 
-    def _group(self, group: list[m.Effect], clamps: dict[str, m.ModEffect], *, indent: bool) -> list[Block]:
+    def _group(
+        self, group: list[m.Effect], clamps: dict[str, m.ModEffect], *, indent: bool, condition: str = ""
+    ) -> list[Block]:
+        """The effects of one guard; `condition`: the guard as the card says it, which a
+        modifier's label is not printed again after (see `modifier`)."""
         made: list[Block] = []
         for index, effect in enumerate(group):
             following = group[index + 1] if index + 1 < len(group) else None
-            made += self._effect(effect, clamps, following, indent=indent)
+            made += self._effect(effect, clamps, following, indent=indent, condition=condition)
         return made
 
     @staticmethod
@@ -311,12 +317,20 @@ class EffectWriter:
         return tuple(found[:MAX_VARIANTS])
 
     def _effect(
-        self, effect: m.Effect, clamps: dict[str, m.ModEffect], following: m.Effect | None, *, indent: bool
+        self,
+        effect: m.Effect,
+        clamps: dict[str, m.ModEffect],
+        following: m.Effect | None,
+        *,
+        indent: bool,
+        condition: str = "",
     ) -> list[Block]:
         if isinstance(effect, m.ModEffect):
             # Modifiers of one stacking group in a row share one line saying how they stack.
             same_group = isinstance(following, m.ModEffect) and following.group == effect.group
-            return self.modifier(effect, clamps.get(effect.target), indent=indent, stacking=not same_group)
+            return self.modifier(
+                effect, clamps.get(effect.target), indent=indent, stacking=not same_group, condition=condition
+            )
         if isinstance(effect, m.DeriveEffect):
             return self.derive(effect, indent=indent)
         assert isinstance(effect, m.CannotEffect)
@@ -325,15 +339,24 @@ class EffectWriter:
     # ------------------------------------------------------------------ one effect
 
     def modifier(
-        self, effect: m.ModEffect, clamp: m.ModEffect | None, *, indent: bool, stacking: bool = True
+        self,
+        effect: m.ModEffect,
+        clamp: m.ModEffect | None,
+        *,
+        indent: bool,
+        stacking: bool = True,
+        condition: str = "",
     ) -> list[Block]:
+        """A modifier's line: its notation, a clamp of the same stat, and its label, unless the
+        label only repeats the line's own words (`condition`: the guard it is printed under,
+        "when armor worn is light": "light armor" says nothing more there)."""
         said = self.notation.modifier(effect)
         # A phrase opens a sentence ("The Hostility Level: at least Lethal"); a stat's name is
         # printed as the book writes it ("skill -20%").
         runs: list[Run] = [Run(title_case_first(said) if said.startswith("the ") else said, "strong")]
         if clamp is not None and effect.op not in ("min", "max"):
             runs.append(Run(" " + self.notation.clamp(clamp), "strong"))
-        if effect.label and clean(effect.label).casefold() not in runs[0].text.casefold():
+        if effect.label and not restates(clean(effect.label), f"{condition} {runs[0].text}"):
             runs.append(Run("\u2002" + clean(effect.label), "muted"))
         blocks: list[Block] = [Entry(tuple(runs), indent)]
         group = self.book.groups.get(effect.group) if effect.group else None
@@ -658,3 +681,16 @@ def _no_change(effect: m.Effect) -> bool:
         and effect.value is not None
         and literal_fraction(effect.value) == 0
     )
+
+
+_MINOR_WORDS = frozenset(("a", "an", "the", "of", "or", "and", "in", "on", "to", "is", "are", "by", "for", "with"))
+
+
+def restates(label: str, said: str) -> bool:
+    """Whether every word of a modifier's `label` (but the small ones) is already among the words
+    `said` on its line: a label printed after its condition then says the line twice."""
+    wanted = {w for w in _LABEL_WORD.findall(label.casefold()) if w not in _MINOR_WORDS}
+    return wanted <= set(_LABEL_WORD.findall(said.casefold()))
+
+
+_LABEL_WORD = re.compile(r"[^\W_]+")

@@ -232,8 +232,8 @@ CHANCE_HEAD = _style("chance_head", fontName=BOLD, fontSize=7.0, leading=8.0, al
 CHANCE_LABEL = _style("chance_label", fontSize=7.0, leading=8.0, alignment=TA_LEFT)
 
 COMPACT = {
-    "entry": _style("entry_compact", fontSize=7.5, leading=8.4, spaceBefore=0.6),
-    "detail": _style("detail_compact", fontSize=7.0, leading=7.9, spaceBefore=0.3),
+    "entry": _style("entry_compact", fontSize=7.0, leading=7.9, spaceBefore=0.5),
+    "detail": _style("detail_compact", fontSize=7.0, leading=7.7, spaceBefore=0.2),
     "condition": _style(
         "condition_compact", fontName=ITALIC, fontSize=7.0, leading=7.9, spaceBefore=1.4, textColor=MUTED
     ),
@@ -476,7 +476,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
         return [Item(Para(markup(loosen(block.text, room, CONDITION.fontSize)), CONDITION), keep=True)]
     if isinstance(block, Entry):
         style = _indented(ENTRY, block.indent)
-        text = runs_markup(_loose(block.runs, room, ENTRY.fontSize), muted_size=7.5)
+        text = runs_markup(_loose(block.runs, room, ENTRY.fontSize), muted_size=min(7.5, ENTRY.fontSize))
         if block.mark:
             style = derived(style, "_mark", bulletIndent=style.leftIndent, leftIndent=style.leftIndent + 9)
             return [Item(Para(text, style, bulletText=block.mark), whole=True)]
@@ -485,7 +485,7 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
     if isinstance(block, Detail):
         return [Item(Para(runs_markup(_loose(block.runs, room, DETAIL.fontSize)), _indented(DETAIL, block.indent)))]
     if isinstance(block, RollHead):
-        head, whole = _roll_head(block, width, accent, DETAIL)
+        head, whole = _roll_head(block, width, accent, DETAIL, compact=styles is COMPACT)
         items = [Item(head, keep=True, split=False)]
         if whole is not None:
             items.append(Item(whole, keep=True))
@@ -561,10 +561,11 @@ class RollHeading(Table):  # type: ignore[misc]
 
 
 def _roll_head(
-    block: RollHead, width: float, accent: colors.Color, detail: ParagraphStyle = DETAIL
+    block: RollHead, width: float, accent: colors.Color, detail: ParagraphStyle = DETAIL, *, compact: bool = False
 ) -> tuple[Table, Paragraph | None]:
     """The band that starts a roll; and, when its title or notation is too long for the band
-    (`TALLEST_HEAD`), the whole of both as a paragraph to follow it."""
+    (`TALLEST_HEAD`), the whole of both as a paragraph to follow it.  `compact`: the band of the
+    compact step, with less padding and less space above it."""
     notation_width = min(text_width(block.notation, BOLD, ROLL_NOTATION.fontSize) + 2 * CELL_PAD + 1, width * 0.62)
     notation_text = loosen(block.notation, notation_width - 2 * CELL_PAD, 8.5)
     short_title = capped(block.title, ROLL_TITLE, width - notation_width - 2 * CELL_PAD, "<b>Roll</b> · ")
@@ -584,24 +585,25 @@ def _roll_head(
             [[Para("<b>Roll</b> · " + markup(block.title), ROLL_TITLE)], [Para(markup(block.notation), ROLL_NOTATION)]],
             colWidths=[width],
             hAlign="LEFT",
-            style=_roll_head_style(accent),
+            style=_roll_head_style(accent, compact),
         )
     else:
         table = RollHeading(
             [[title, notation]],
             colWidths=[width - notation_width, notation_width],
             hAlign="LEFT",
-            style=_roll_head_style(accent),
+            style=_roll_head_style(accent, compact),
         )
-    table.spaceBefore = 5.0
+    table.spaceBefore = 3.0 if compact else 5.0
     table.spaceAfter = 0.6
     return table, whole
 
 
 @functools.lru_cache(maxsize=256)
-def _roll_head_style(accent: colors.Color) -> TableStyle:
-    """The style of a roll's band, made once per colour (a table reads its style when made, and
-    a deck makes hundreds of bands of a few colours)."""
+def _roll_head_style(accent: colors.Color, compact: bool = False) -> TableStyle:
+    """The style of a roll's band, made once per colour and step (a table reads its style when
+    made, and a deck makes hundreds of bands of a few colours)."""
+    top, bottom = (0.8, 1.1) if compact else (1.6, 2.0)
     return TableStyle([
         ("FONTNAME", (0, 0), (-1, -1), REGULAR),  # reportlab's default is Helvetica, not embedded
         ("BACKGROUND", (0, 0), (-1, -1), tint(accent, 0.14)),
@@ -609,8 +611,8 @@ def _roll_head_style(accent: colors.Color) -> TableStyle:
         ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
         ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
         ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
-        ("TOPPADDING", (0, 0), (-1, -1), 1.6),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 2.0),
+        ("TOPPADDING", (0, 0), (-1, -1), top),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), bottom),
     ])
 
 
@@ -983,3 +985,4 @@ class GridTable(Flowable):  # type: ignore[misc]
         table = self.data.table(self.start, self.stop, self.header)
         table.wrapOn(self.canv, self.width, self.height)
         table.drawOn(self.canv, 0, 0)
+

@@ -48,7 +48,8 @@ SLIM_SIZES = (9.0, 8.0)
 SLIM_LINES = 2
 """A face after a card's first has a slim band: its title smaller, beside the category's chip,
 in two lines at most, and no citation or kind (the first face has them): the room goes to the
-rule."""
+rule.  So has the first face of a card that does not fit one face with the full band (`_Trial`):
+its kind and citation then go on one small line under the band."""
 CITES_LINES = 2
 BAND_ROW = 4.4 * MM  # the category row at the top of the band
 FOOTER = 3.6 * MM  # the footer line above the bottom safe edge
@@ -103,27 +104,31 @@ def _title_style(size: float) -> ParagraphStyle:
 CITES = ParagraphStyle("card_cites", fontName=REGULAR, fontSize=7.0, leading=8.4, textColor=MUTED)
 
 
-def _header(card: Card, continued: bool, fmt: CardFormat = POKER, *, slim: bool = False) -> tuple[Header, list[Item]]:
+def _header(
+    card: Card, continued: bool, fmt: CardFormat = POKER, *, slim: bool = False, first: bool = False
+) -> tuple[Header, list[Item]]:
     """The title in the largest size that fits in three lines; a title that fits in none is
     shortened in the band and printed in full at the top of the body.
 
     Made once per title, citation, kind and category: a card is tried in several layouts (with
     and without its notes, each asking for its first and its continued header), and the faces
     that share a header draw the same one."""
-    key = (card.title, card.cites, card.kind, card.category, continued, fmt.body_width, fmt.safe, slim)
+    key = (card.title, card.cites, card.kind, card.category, continued, fmt.body_width, fmt.safe, slim, first)
     known = _HEADERS.get(key)
     if known is None:
-        known = keep(_HEADERS, key, _new_header(card, continued, fmt, slim=slim), _HEADERS_KEPT)
+        known = keep(_HEADERS, key, _new_header(card, continued, fmt, slim=slim, first=first), _HEADERS_KEPT)
     return known[0], list(known[1])
 
 
-_HEADERS: dict[tuple[str, str, str, Category, bool, float, float, bool], tuple[Header, list[Item]]] = {}
+_HEADERS: dict[tuple[str, str, str, Category, bool, float, float, bool, bool], tuple[Header, list[Item]]] = {}
 _HEADERS_KEPT = 4096
 
 
 def _new_header(
-    card: Card, continued: bool, fmt: CardFormat = POKER, *, slim: bool = False
+    card: Card, continued: bool, fmt: CardFormat = POKER, *, slim: bool = False, first: bool = False
 ) -> tuple[Header, list[Item]]:
+    """See `_header`; `first`: the slim band of a card's first face, with its kind and citation
+    on a line under it."""
     canvas = _measure()
     width = fmt.body_width - ((_chip_width(card) + 1.6 * MM) if slim else 0.0)
     title = card.title + (CONTINUED if continued else "")
@@ -144,20 +149,21 @@ def _new_header(
         if height > style.leading * (lines + 1) + 0.1:
             paragraph = Para(markup(_shorten(title, style, width * lines * 0.9)), style)
             _, height = paragraph.wrapOn(canvas, width, 1000)
-            if not slim:
+            if not slim or first:
                 extra = flowables([Text((TextRun(card.title, "strong"),))], width, INK)
     cites = None
     cites_height = 0.0
-    if card.cites and not slim and not _cites_in_band(card, width):
-        cites = Para(markup(card.cites), CITES)
-        _, cites_height = cites.wrapOn(canvas, width, 1000)
+    said = " \u00b7 ".join(x for x in (card.kind, card.cites) if x) if slim and first else card.cites
+    if said and ((slim and first) or (not slim and not _cites_in_band(card, width))):
+        cites = Para(markup(said), CITES)
+        _, cites_height = cites.wrapOn(canvas, fmt.body_width, 1000)
         if cites_height > CITES.leading * CITES_LINES + 0.1:
             # A citation as long as a paragraph would crowd out the card: the band gets its
             # start, the body all of it.
-            cites = Para(markup(_shorten(card.cites, CITES, width * CITES_LINES * 0.9)), CITES)
-            _, cites_height = cites.wrapOn(canvas, width, 1000)
+            cites = Para(markup(_shorten(said, CITES, fmt.body_width * CITES_LINES * 0.9)), CITES)
+            _, cites_height = cites.wrapOn(canvas, fmt.body_width, 1000)
             if not continued:
-                extra += flowables([Detail((TextRun("Cites: ", "strong"), TextRun(card.cites)))], width, INK)
+                extra += flowables([Detail((TextRun("Cites: ", "strong"), TextRun(card.cites)))], fmt.body_width, INK)
     return Header(paragraph, height, cites, cites_height, fmt.safe, slim), extra
 
 
@@ -257,7 +263,17 @@ class _Trial:
             self.one = pages[0]
             return
         # The compact step: a little too long for a face, set a little tighter.
-        self.items = first_extra + flowables(card.blocks, fmt.body_width, accent, compact=True)
+        body = flowables(card.blocks, fmt.body_width, accent, compact=True)
+        self.items = first_extra + body
+        pages = paginate(self.items, self.rooms, fmt.body_width, most=1)
+        if len(pages) == 1:
+            self.one = pages[0]
+            return
+        # Still too long: the first face gets the slim band too, with the kind and citation
+        # on a small line under it, on one face or as the first of several.
+        self.first, first_extra = _header(card, continued=False, fmt=fmt, slim=True, first=True)
+        self.rooms = (body_height(self.first, fmt), body_height(self.following, fmt))
+        self.items = first_extra + body
         pages = paginate(self.items, self.rooms, fmt.body_width, most=1)
         if len(pages) == 1:
             self.one = pages[0]

@@ -449,6 +449,9 @@ class Book:
     """The type of each expression node."""
     table_reads: dict[str, frozenset[str]] = field(default_factory=dict)
     """What a lookup of each table reads: worked out by the analysis for every table."""
+    settle: tuple[str, ...] = ()
+    """The order in which the values settle, each after what it reads (dsl.model.order): worked
+    out once, by the analysis, for the backends, the reference and the export."""
 
     def ref(self, expr: n.Expr) -> Ref:
         return self.refs[expr]

@@ -5,7 +5,7 @@ The values of a situation are worked out by the reference resolver (dsl/semantic
 each when first needed.  The trace says, in a fixed order, why each part of the rules did or did
 not apply:
 
-- the values settle in the book's order (`settle_order`), each after what it reads; for each
+- the values settle in the book's order (`Book.settle`), each after what it reads; for each
   value of the situation (a stat the rules read or change, a value that starts from a formula, a
   derived value), the steps that settle it are decided first, all of them, clause after clause
   (a clause that does not hold ends the step's; `and`/`or` read their right side only when they
@@ -31,7 +31,6 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import printer
 from dsl.model.exprs import input_places, trace_names
-from dsl.model.order import settle_order
 from dsl.runtime.base import show
 from dsl.runtime.dice import Value, pool_text
 from dsl.runtime.results import Note, TraceEntry
@@ -190,7 +189,7 @@ def trace_of(
             decided[step.place] = tracer.decide(step.clauses)
         return counted(group, decided)
 
-    for node in settle_order(book):
+    for node in book.settle:
         if node not in wanted:
             continue
         kind, _, name = node.partition(" ")

@@ -40,17 +40,11 @@ DICE = ROOT / "tests" / "fixtures" / "dice"
 GROUPS = {"rulebooks": RULEBOOKS, "mechanics": MECHANICS, "features": FEATURES, "dice": DICE}
 """Built as one package each (mechanics and features both have a book named `percentile`)."""
 
-NOT_YET = {
-    DICE / "idioms.rules": "ndice d6 showing at least 5",
-    DICE / "risk.rules": "opposed attackers d6 vs defenders d6 by pairs",
-}
-"""Books of forms the JavaScript target does not write yet (counting dice showing faces, a push,
-RISK's pairs): their build is refused, naming the form, and they are left out of the package."""
 
 
 def books(folder: Path) -> list[Path]:
-    """The rulebooks of a group that the JavaScript target writes."""
-    return [path for path in sorted(folder.glob("*.rules")) if path not in NOT_YET]
+    """The rulebooks of a group."""
+    return sorted(folder.glob("*.rules"))
 
 NODE = shutil.which("node")
 
@@ -373,14 +367,6 @@ GALLERY = (
     + [("features", p) for p in sorted(FEATURES.glob("*.rules"))]
     + [("dice", p) for p in books(DICE)]
 )
-
-
-@pytest.mark.parametrize("path", sorted(NOT_YET), ids=lambda p: p.stem)
-def test_a_book_of_forms_not_written_yet_is_refused_naming_the_form(path: Path, tmp_path: Path) -> None:
-    result = run_cli("build", "--target", "js", "-o", str(tmp_path / "out"), str(path))
-    assert result.exit_code == 1, result.output
-    assert f"the JavaScript target cannot write the expression `{NOT_YET[path]}` yet" in result.output
-    assert "Traceback" not in result.output and not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)

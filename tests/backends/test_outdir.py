@@ -376,6 +376,7 @@ def test_stale_staging_and_old_temporaries_are_removed(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- killed builds
 
 
+@pytest.mark.slow  # kills processes at random moments
 def test_builds_killed_at_random_points_leave_one_version_whole(tmp_path: Path) -> None:
     """Real `rulecraft build` processes sent SIGINT and SIGKILL at random moments after the
     staging directory appears and while files move, and two builds at once: OUTPUT is then one

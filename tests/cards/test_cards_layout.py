@@ -117,3 +117,26 @@ def test_a_remembered_header_is_the_one_made_afresh(books: list[m.Book]) -> None
             assert pdfcards._header(card, continued)[0] is remembered[0]  # made once
             assert plain(remembered) == plain(pdfcards._new_header(card, continued)), card.title
     assert all(pdfcards._header(card, False)[1] for card in cards[-3:])  # printed in full in the body
+
+
+def test_a_card_too_long_for_the_full_band_takes_the_slim_one_and_names_its_kind_and_source() -> None:
+    """A card that the compact step does not fit on one face under the full band gets the slim
+    band on its first face too (its title beside the chip), its kind and citation on a line under
+    it: spot_rules_e_to_z No. 18, Knockout Attacks, took two faces (its notes on the second) and
+    now takes one.  Every first face in a slim band says what kind of card it is and its source."""
+    from typing import cast
+
+    from tests.conftest import bundled_faces
+
+    for name in ("spot_rules_e_to_z", "zone_combat"):
+        faces = cast("list[Face]", bundled_faces(name)[1])
+        for face in faces:
+            if face.part == 1 and face.header.slim:
+                assert face.header.cites is not None, face.card.title
+                said = face.header.cites.getPlainText()
+                assert said.startswith(face.card.kind) and face.card.cites[:12] in said, said
+        knockout = [face for face in faces if face.card.title == "Knockout Attacks"]
+        if name == "spot_rules_e_to_z":
+            assert len(knockout) == 1 and knockout[0].header.slim
+            assert knockout[0].header.cites is not None
+            assert knockout[0].header.cites.getPlainText() == "Rule \u00b7 Knockout Attacks"

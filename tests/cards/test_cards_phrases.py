@@ -122,3 +122,35 @@ def test_no_phrase_defect_on_any_face_of_any_deck() -> None:
 def test_each_defect_pattern_finds_what_the_review_found(text: str, defect: str) -> None:
     """The review's own quotations, as the old cards printed them: each pattern catches its defect."""
     assert DEFECTS[defect].search(text)
+
+
+LABELLED = """\
+rulebook labels "Labels":
+    version "1"
+
+stat DEX "Dexterity": int 0..30 = 10
+input wet "The ground is wet": flag = no
+input dark "It is dark": flag = no
+
+rule footing "Footing" cites "1":
+    when wet: DEX -1 "wet ground"
+    when dark: DEX -2 "cannot see the footholds"
+"""
+
+
+def test_a_label_that_repeats_its_condition_is_printed_once() -> None:
+    """A modifier's label after its condition says the line twice when it holds no word the line
+    does not ("When the ground is wet: DEX -1 wet ground"): the card prints the line without it,
+    and keeps a label that says more ("cannot see the footholds")."""
+    from dsl.cards.blocks import Entry
+    from dsl.cards.deck import build_deck
+    from dsl.compiler import compile_text
+
+    book = compile_text(LABELLED, "labels.rules").book
+    assert book is not None
+    card = next(card for card in build_deck(book) if card.title == "Footing")
+    lines = ["".join(run.text for run in block.runs) for block in card.blocks if isinstance(block, Entry)]
+    wet = next(line for line in lines if "wet" in line)
+    dark = next(line for line in lines if "dark" in line)
+    assert "wet ground" not in wet and "DEX" in wet
+    assert dark.endswith("cannot see the footholds")

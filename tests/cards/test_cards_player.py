@@ -35,9 +35,9 @@ FIXTURES = sorted((ROOT / "tests" / "fixtures" / "features").glob("*.rules")) + 
 CONTINUATION_GOAL = 0.15
 """Issue 28's goal for continuation faces, as a share of all faces: printed beside the figure."""
 
-CONTINUATION_CEILING = 0.28
-"""The most continuation faces the bundled decks have now (27.2%), held so that it only goes
-down: above the goal because a rule's notes stay on its card (front and back) whenever they fit
+CONTINUATION_CEILING = 0.24
+"""The most continuation faces the bundled decks have now (24.0%: 128 of 534), held so that it
+only goes down: above the goal because a rule's notes stay on its card (front and back) whenever they fit
 on one physical card, rather than going to the appendix to save a face."""
 
 

@@ -72,7 +72,7 @@ QUESTIONS = (
     ),
     Question("zone_combat", "How far can I see in heavy fog?", "FOG", ("Cannot see more than 1 zone in Heavy fog",)),
     Question("zone_combat", "How long does Pain last?", "Pain", ("1d4+1 actions",)),
-    Question("mecha_tables", "What is the skid threshold on ice?", "Skidding", ("skidding threshold +2 Ice",)),
+    Question("mecha_tables", "What is the skid threshold on ice?", "Skidding", ("is ice: skidding threshold +2",)),
     Question("mecha_tables", "What happens when a skid roll fumbles?", "Skidding", ("Roll on Skidding fumble",)),
     Question("mecha_tables", "How many actions does a crew of five have?", "Number of actions", ("4+ → 4",)),
     Question(

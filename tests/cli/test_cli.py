@@ -197,3 +197,43 @@ def test_a_reader_that_stops_early_is_no_internal_error(command: list[str]) -> N
     error = process.stderr.decode()
     assert process.returncode == 141, error
     assert error == ""
+
+
+ROUNDS_INPUT = """\
+rulebook diving "Diving":
+    source "test"
+
+input CON "Constitution": int 1..30 = 10
+input rounds "Rounds already under water": int 0..10 = 0
+input breath_round "Round without air": int 1..100 = 1
+input breath_failed "A CON roll has failed": flag = no
+
+rule diving "Diving" cites "7":
+    unless breath_failed:
+        roll hold_breath "Hold the breath": d100 <= CON * 5 - (rounds + breath_round - 1) * 10
+    each round breath_round:
+        until hold_breath fails then breath_failed = yes
+
+    # CON 12, 1 round already under water: 60 - 10 = 50 in round 1, 60 - 20 = 40 in round 2;
+    # over 2 rounds 1/2 * 2/5 = 1/5.
+    example "Two rounds more":
+        given CON = 12, rounds = 1
+        over 2 rounds
+        expect lasting = 1/5
+"""
+
+
+def test_an_input_named_rounds_is_an_input_beside_the_rounds_of_a_sequence(tmp_path: Path) -> None:
+    """A rulebook may name an input `rounds`: `resolve` at its defaults, `--set rounds=`, `--rounds`
+    and a worked example over rounds each mean what they say (resolve once took the missing
+    `--rounds` for the input, and `--rounds` with the input for a second `rounds`)."""
+    book = tmp_path / "diving.rules"
+    book.write_text(ROUNDS_INPUT, encoding="utf-8")
+    assert run_cli("test", str(book)).exit_code == 0
+    at_defaults = json.loads(run_cli("resolve", str(book), "diving", "--json").output)
+    assert at_defaults["rolls"][0]["probability"]["fraction"] == "1/2"  # 10 * 5 - 0 = 50 in 100
+    given = run_cli("resolve", str(book), "diving", "--set", "rounds=2", "--set", "CON=12", "--json")
+    assert json.loads(given.output)["rolls"][0]["probability"]["fraction"] == "2/5"  # 60 - 20 = 40
+    over = run_cli("resolve", str(book), "diving", "--set", "rounds=1", "--set", "CON=12", "--rounds", "2", "--json")
+    assert over.exit_code == 0, over.output
+    assert json.loads(over.output)["sequence"]["lasting"]["fraction"] == "1/5"

@@ -122,6 +122,7 @@ def test_refused_texts(text: str) -> None:
 GENERATED = 200
 
 
+@pytest.mark.slow  # fuzzing
 def test_programs_made_up_from_the_grammar() -> None:
     formatted: list[str] = []
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.conftest import FIGURES
@@ -14,6 +15,8 @@ from tests.fuzz.programs import Outcome, exercise, grammar_files, grammar_progra
 GRAMMAR_PROGRAMS = 400
 GRAMMAR_FILES = 300
 MUTANTS = 1_500
+
+pytestmark = pytest.mark.slow  # fuzzing: `pytest --slow` (CI) runs it, a plain `pytest` does not
 
 
 def _settings(count: int) -> settings:

@@ -1,4 +1,4 @@
-// Reads pools (JSON on stdin, as tests/backends/test_js.py writes them), works each out with the
+// Reads pools (JSON on stdin, as tests/backends/test_js_dice.py writes them), works each out with the
 // JavaScript runtime's pools.js, and writes the weights (or the error) as JSON: the twin of
 // dsl/runtime/pools.py the test compares them with.
 import { readFileSync } from "node:fs";
@@ -8,7 +8,7 @@ const [runtime] = process.argv.slice(2);
 const { Group, Pooled, UNBOUNDED } = await import(pathToFileURL(`${runtime}/pools.js`).href);
 const big = (x) => (x === null ? null : BigInt(x));
 const cases = JSON.parse(readFileSync(0, "utf8"));
-const out = cases.map(({ groups, reading, kept, within, horizon, condition, joint }) => {
+const out = cases.map(({ groups, reading, kept, within, side, horizon, condition, joint }) => {
   try {
     const made = groups.map(
       (g) =>
@@ -19,7 +19,7 @@ const out = cases.map(({ groups, reading, kept, within, horizon, condition, join
           name: g.name,
         }),
     );
-    const pool = new Pooled(made, reading, big(kept), within.map(big));
+    const pool = new Pooled(made, reading, big(kept), within.map(big), side);
     const [weights, denominator] = joint
       ? pool.joint(big(horizon))
       : pool.weights(big(horizon), new Map(Object.entries(condition).map(([k, v]) => [k, big(v)])));

@@ -39,6 +39,7 @@ def test_thousands_of_random_expressions_agree_with_icepool(seed: int) -> None:
     _compare(seed)
 
 
+@pytest.mark.slow  # 3,000 expressions built with their icepool twins: about two minutes
 def test_every_pair_of_constructs_composes() -> None:
     """The generator composes each reading of a pool with each kind of die, and each way of
     combining values (better, worse, scaled, clamped, added, a bonus) with each construct."""

@@ -23,46 +23,21 @@ import socket
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
 from dsl.report import percent
+from tests.browser import CHROMIUM, LAUNCH_ARGS, in_a_browser, sync_api
 from tests.conftest import ROOT, module_from_text
 from tests.watching import Watch, save
 
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOTS = "RULECRAFT_SCREENSHOTS"
 """Set to a directory to keep screenshots of the page at each step (to look at them)."""
 
 pytest.importorskip("watchfiles", reason="`rulecraft watch` needs the `workbench` extra (pip install -e '.[test]')")
 
-
-def _playwright() -> ModuleType | None:
-    try:
-        from playwright import sync_api
-    except ImportError:
-        return None
-    return sync_api
-
-
-sync_api: Any = _playwright()
-in_a_browser = pytest.mark.skipif(
-    sync_api is None or not CHROMIUM.exists(),
-    reason=f"the browser test needs playwright (pip install -e '.[test]') and {CHROMIUM} "
-    "(apt-get install chromium)",
-)
 
 MARSH = ROOT / "tests" / "fixtures" / "workbench" / "marsh.rules"
 TEXT = MARSH.read_text(encoding="utf-8").replace(

@@ -132,6 +132,11 @@ class JsExpressions:
                 if op == "exploding":
                     return f"explodingDice({dice}, {times})"
                 return f"keptDice({dice}, {js_string(op)}, {times})"
+            case n.FacedDice(op=op, operand=operand, low=low, high=high):
+                reader = "countedDice" if op == "showing" else "rerolledDice"
+                return f"{reader}({self.code(operand, frame)}, {number_literal(low)}, {number_literal(high)})"
+            case n.PairedDice(first=first, second=second):
+                return f"pairedDice({self.code(first, frame)}, {self.code(second, frame)})"
             case n.NamedDie(operand=operand, name=name):
                 return f"namedDie({self.code(operand, frame)}, {js_string(name.text)})"
         raise Unsupported(f"the expression `{printer.expr_text(expr)}`")

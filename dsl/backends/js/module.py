@@ -34,8 +34,8 @@ from dsl.backends.js.expressions import JsExpressions, Unsupported, array, js_li
 from dsl.backends.python.expressions import Frame, is_constant
 from dsl.backends.python.module import PrivateNames
 from dsl.backends.python.rules import Flat, Shape, shape_of
+from dsl.backends.roll_reads import RollRead, roll_reads
 from dsl.model.exprs import trace_names
-from dsl.model.order import settle_order
 from dsl.printer import text_kind, trace_item
 from dsl.runtime.dice import Dice, Extreme
 from dsl.runtime.pools import Pooled
@@ -116,7 +116,7 @@ REEXPORTED = (
 )
 """The runtime's names a module offers its apps: the same objects in every module."""
 
-RUNTIME_API = 1
+RUNTIME_API = 2
 """The API of the JavaScript runtime these modules import (`API` in runtime/index.js; the two
 change together, apart from the Python runtime's)."""
 
@@ -230,7 +230,7 @@ class JsModuleWriter:
         for part in self.book.parts.values():
             self._part(part)
         self._tables()
-        settle = [node for node in settle_order(self.book) if not node.startswith("as ")]
+        settle = [node for node in self.book.settle if not node.startswith("as ")]
         for rule in self.book.rules.values():
             self._rule(rule, shape_of(self, rule, settle))
         self._book(settle)
@@ -416,26 +416,8 @@ class JsModuleWriter:
             ("separate", js_literal(effect.separate)),
         ]
         _object(w, f"const {const} = RollSpec", fields)
-        values = "null"
-        if effect.kind in ("check", "total", "count"):
-            goal = self._spec_code(effect.target) if effect.target is not None else "null"
-            added = "0n"
-            for extra in effect.adds:
-                code = self._spec_code(extra)
-                added = code if added == "0n" else f"add({added}, {code})"
-            dice = self._spec_code(effect.dice) if effect.dice is not None else "null"
-            needed = f"integer({self._spec_code(effect.needed)})" if effect.needed is not None else "0n"
-            values = f"(s) => [{goal}, {added}, {dice}, {needed}]"
-        elif effect.kind == "resist":
-            assert effect.active is not None and effect.passive is not None
-            values = f"(s) => [{self._spec_code(effect.active)}, {self._spec_code(effect.passive)}]"
-        elif effect.kind == "opposed":
-            first = self._spec_code(effect.bonus) if effect.bonus is not None else "0n"
-            second = self._spec_code(effect.against_bonus) if effect.against_bonus is not None else "0n"
-            values = f"(s) => [{first}, {second}]"
-            if effect.dice is not None and effect.against_dice is not None:
-                sides = f"{self._spec_code(effect.dice)}, {self._spec_code(effect.against_dice)}"
-                values = f"(s) => [{first}, {second}, {sides}]"
+        reads = roll_reads(effect)
+        values = "null" if reads is None else f"(s) => {array([self._read_code(r) for r in reads])}"
         changes = []
         for index, change in enumerate(effect.changes, start=1):
             name = self.private.change(const, index)
@@ -456,6 +438,16 @@ class JsModuleWriter:
             changes.append(f"[{name}, {clauses}, {amount}, {trace}]")
         step = self.roll_steps[const] = self.private.roll_step(const)
         w.line(f"const {step} = RollStep({const}, {values}, {array(changes)});")
+
+    def _read_code(self, read: RollRead) -> str:
+        """A value a roll reads, as code in its `(s) => [...]`: its terms added with the runtime's
+        `add`; a whole number made a BigInt (`integer`), as the runtime counts dice in BigInts."""
+        if not read.terms:
+            return "null" if read.absent == "none" else "0n"
+        code = self._spec_code(read.terms[0])
+        for extra in read.terms[1:]:
+            code = f"add({code}, {self._spec_code(extra)})"
+        return f"integer({code})" if read.whole else code
 
     def _consequences(self, effect: m.RollEffect) -> list[str]:
         found = []

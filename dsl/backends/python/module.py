@@ -31,8 +31,8 @@ from dsl import runtime as _runtime_package
 from dsl import types as t
 from dsl.backends.python.expressions import ADD, Expressions, Frame, fraction_literal, is_constant, tuple_code, wrap
 from dsl.backends.python.rules import RuleWriter
+from dsl.backends.roll_reads import RollRead, roll_reads
 from dsl.model.exprs import trace_names
-from dsl.model.order import settle_order
 from dsl.model.parts import flat_effects
 from dsl.printer import text_kind, trace_item
 from dsl.runtime import API as RUNTIME_API
@@ -533,23 +533,8 @@ class ModuleWriter:
         if effect.separate:
             fields.append(("separate", "True"))
         specs.append((const, "RollSpec", fields))
-        values = "None"
-        if effect.kind in ("check", "total", "count"):
-            goal = self._spec_code(effect.target) if effect.target is not None else "None"
-            added = " + ".join(wrap(self.exprs.code(x, Frame()), ADD) for x in effect.adds) if effect.adds else "0"
-            dice = self._spec_code(effect.dice) if effect.dice is not None else "None"
-            needed = self._spec_code(effect.needed) if effect.needed is not None else "0"
-            values = f"lambda s: ({goal}, {added}, {dice}, {needed})"
-        elif effect.kind == "resist":
-            assert effect.active is not None and effect.passive is not None
-            values = f"lambda s: ({self._spec_code(effect.active)}, {self._spec_code(effect.passive)})"
-        elif effect.kind == "opposed":
-            first = self._spec_code(effect.bonus) if effect.bonus is not None else "0"
-            second = self._spec_code(effect.against_bonus) if effect.against_bonus is not None else "0"
-            values = f"lambda s: ({first}, {second})"
-            if effect.dice is not None and effect.against_dice is not None:
-                sides = f"{self._spec_code(effect.dice)}, {self._spec_code(effect.against_dice)}"
-                values = f"lambda s: ({first}, {second}, {sides})"
+        reads = roll_reads(effect)
+        values = "None" if reads is None else f"lambda s: {tuple_code([self._read_code(r) for r in reads])}"
         changes = []
         for index, change in enumerate(effect.changes, start=1):
             name = self.private.change(const, index)
@@ -568,6 +553,15 @@ class ModuleWriter:
             clauses = tuple_code([f"lambda s: {self.exprs.holds(c, Frame())}" for c in change.guard])
             changes.append(f"({name}, {clauses}, {amount}, {trace})")
         return values, tuple_code(changes)
+
+    def _read_code(self, read: RollRead) -> str:
+        """A value a roll reads, as code in its `lambda s: ...`: its terms added (Python compares
+        a count with a whole Fraction as with an int, so `whole` asks nothing more)."""
+        if not read.terms:
+            return "None" if read.absent == "none" else "0"
+        if len(read.terms) == 1:
+            return self._spec_code(read.terms[0])
+        return " + ".join(wrap(self.exprs.code(x, Frame()), ADD) for x in read.terms)
 
     def _consequences(self, effect: m.RollEffect) -> list[str]:
         """What each outcome changes or brings into play, as ConsequenceSpec literals."""
@@ -716,7 +710,7 @@ class ModuleWriter:
             w.line(f"return {self._spec_code(resistance.target)}")
             w.dedent()
             w.blank()
-        settle = [node for node in settle_order(book) if not node.startswith("as ")]  # values only
+        settle = [node for node in book.settle if not node.startswith("as ")]  # values only
         self.rules.emit(settle)
         w.blank(2)
         w.line("_BOOK: Final = Book(")

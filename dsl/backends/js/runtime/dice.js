@@ -383,7 +383,7 @@ export function partRebuilt(part, change, delta, steps) {
     }
     if (steps) groups = groups.map((g) => (g.fate ? g : g.with({ sides: stepDie(g.sides, steps), reroll: null })));
     const size = groups.reduce((sum, g) => sum + g.count, 0n);
-    return new Pooled(groups, part.reading, part.kept < size ? part.kept : size, part.within);
+    return new Pooled(groups, part.reading, part.kept < size ? part.kept : size, part.within, part.side);
   }
   return part.rebuilt(change(part.dice));
 }
@@ -508,16 +508,7 @@ export function explodingDice(dice, times = null) {
 
 /** `highest 3 of (ring + skill) d10`: the sum of the `kept` highest (or lowest) dice of a pool. */
 export function keptDice(dice, side, kept = null) {
-  const groups = dice.terms.map(([count, sides]) => new Group(count, sides));
-  for (const part of dice.parts) {
-    if (!(part instanceof Pooled) || part.reading !== "sum") {
-      throw new RuleInputError(`the ${side} dice are kept from dice added together, not from ${dice}`);
-    }
-    groups.push(...part.groups);
-  }
-  if (dice.bonus || !groups.length) {
-    throw new RuleInputError(`the ${side} dice are kept from dice added together, not from ${dice}`);
-  }
+  const groups = poolGroups(dice, `the ${side} dice are kept from`);
   if (kept !== null && (typeof kept !== "bigint" || kept < 1n)) {
     throw new RuleInputError(`at least one whole die is kept, not ${show(kept)}`);
   }
@@ -538,6 +529,59 @@ export function namedDie(dice, name) {
     }
   }
   throw new RuleInputError(`a name belongs to one die, not to ${dice}`);
+}
+
+/** `opposed 3d6 vs 2d6 by pairs`: each side's dice sorted and paired highest against highest
+ * (RISK); how many pairs the first side wins, a tie going to the second. */
+export function pairedDice(first, second) {
+  const both = [first, second].map((dice) => poolGroups(dice, "pairs are won by"));
+  return new Dice([], 0n, [pooled([...both[0], ...both[1]], "pairs", 1n, [null, null], both[0].length)]);
+}
+
+/** The groups of dice added together (plain, exploding, named, re-rolled), else an error saying
+ * `what` needs them. */
+function poolGroups(dice, what) {
+  const groups = dice.terms.map(([count, sides]) => new Group(count, sides));
+  for (const part of dice.parts) {
+    if (!(part instanceof Pooled) || part.reading !== "sum") throw new RuleInputError(`${what} dice added together, not ${dice}`);
+    groups.push(...part.groups);
+  }
+  if (dice.bonus || !groups.length) throw new RuleInputError(`${what} dice added together, not ${dice}`);
+  return groups;
+}
+
+/** A pool whose refusal (a RangeError of pools.js) is the rulebook user's: a RuleInputError. */
+function pooled(groups, reading, kept, within, side) {
+  try {
+    return new Pooled(groups, reading, kept, within, side);
+  } catch (error) {
+    if (error instanceof RangeError) throw new RuleInputError(error.message);
+    throw error;
+  }
+}
+
+/** `5d6 showing 6`, `(ndice) d6 showing at least 5`: how many dice of a pool show a face from
+ * `low` to `high` (null: open), each die by the value it ends on (after explosions, re-rolls). */
+export function countedDice(dice, low, high) {
+  const groups = poolGroups(dice, "a count of faces reads");
+  return new Dice([], 0n, [pooled(groups, "count", 1n, [low, high])]);
+}
+
+/** `5d6 rerolling 2..5`: each die showing a face from `low` to `high` (null: open) rolled once
+ * more, the second roll standing (a push: the dice that are not 6s, the 1s kept as banes). */
+export function rerolledDice(dice, low, high) {
+  const changed = poolGroups(dice, "a re-roll takes").map((group) => {
+    if (group.reroll !== null) throw new RuleInputError(`${group.text()} is already re-rolled`);
+    const faces = group.faces;
+    const span = [low === null ? faces[0] : low, high === null ? faces[faces.length - 1] : high];
+    try {
+      return group.with({ reroll: span });
+    } catch (error) {
+      if (error instanceof RangeError) throw new RuleInputError(error.message);
+      throw error;
+    }
+  });
+  return new Dice([], 0n, changed.map((group) => new Pooled([group])));
 }
 
 function grouped(value) {

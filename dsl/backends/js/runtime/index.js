@@ -32,7 +32,7 @@ export {
 
 export { VERSION } from "./version.js";
 import { VERSION } from "./version.js";
-export const API = 1;
+export const API = 2;
 
 export class RuntimeMismatch extends Error {}
 

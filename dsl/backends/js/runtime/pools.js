@@ -4,7 +4,8 @@
 // A `Group` is some dice of one kind: plain, Fate, exploding (once, up to N times, or without
 // end), re-rolled once on some faces, and possibly named.  A `Pooled` reads one number from
 // groups rolled together: their sum, the sum of the highest or lowest N, how many show a face in
-// a range, or the most that match.  Weights are BigInts over one denominator; values (faces,
+// a range, the most that match, or how many pairs one side wins when two sides' dice are sorted
+// and compared highest against highest (RISK).  Weights are BigInts over one denominator; values (faces,
 // totals) are BigInts too, keys of Maps (a pair is a Map keyed by its text "a,b").
 
 /** `Group.explode` for a die that explodes without end. */
@@ -241,21 +242,27 @@ export function addUniform(ways, count, sides) {
 }
 
 export class Pooled {
-  /** See pools.py Pooled: groups, reading ("sum" | "highest" | "lowest" | "count" | "matches"),
-   * kept (BigInt), within ([low, high], null for no bound). */
-  constructor(groups, reading = "sum", kept = 1n, within = [null, null]) {
+  /** See pools.py Pooled: groups, reading ("sum" | "highest" | "lowest" | "count" | "matches" |
+   * "pairs"), kept (BigInt), within ([low, high], null for no bound), side (how many groups, first,
+   * are the side whose pairs won are counted). */
+  constructor(groups, reading = "sum", kept = 1n, within = [null, null], side = 0) {
     if (!groups.length || !groups.every((g) => g instanceof Group)) throw new RangeError("a pool has at least one group of dice");
     this.groups = Object.freeze([...groups]);
     this.reading = reading;
     this.kept = kept;
     this.within = Object.freeze([...within]);
+    this.side = side;
     if (reading === "sum" && groups.length !== 1) throw new RangeError("a sum of several groups is the sum of each");
     if ((reading === "highest" || reading === "lowest") && !(1n <= kept && kept <= this.size)) {
       throw new RangeError(`${reading} ${kept} of ${this.size} dice keeps more dice than it rolls`);
     }
+    if (reading === "pairs" && !(Number.isInteger(side) && 1 <= side && side < groups.length)) {
+      throw new RangeError("pairs are won by the dice of one side against the dice of another");
+    }
     const unbounded = groups.filter((g) => !g.bounded);
-    if (unbounded.length && reading === "matches") {
-      throw new RangeError(`matching faces of ${unbounded[0].text()} are not worked out: bound its explosions`);
+    if (unbounded.length && (reading === "matches" || reading === "pairs")) {
+      const what = reading === "matches" ? "matching faces" : "pairs won";
+      throw new RangeError(`${what} of ${unbounded[0].text()} are not worked out: bound its explosions`);
     }
     if (unbounded.length && reading === "count" && within[1] !== null) {
       throw new RangeError(
@@ -290,6 +297,7 @@ export class Pooled {
       this.kept === other.kept &&
       this.within[0] === other.within[0] &&
       this.within[1] === other.within[1] &&
+      this.side === other.side &&
       this.groups.length === other.groups.length &&
       this.groups.every((g, i) => g.equals(other.groups[i]))
     );
@@ -297,16 +305,21 @@ export class Pooled {
 
   text() {
     if (this.reading === "sum") return this.groups[0].text();
-    let inner = this.groups.map((g) => g.text()).join(" + ");
-    if (inner.includes(" ")) inner = `(${inner})`;
+    if (this.reading === "pairs") {
+      return `opposed ${joined(this.groups.slice(0, this.side))} vs ${joined(this.groups.slice(this.side))} by pairs`;
+    }
+    const inner = joined(this.groups);
     if (this.reading === "highest" || this.reading === "lowest") {
       const kept = this.kept === 1n ? "" : ` ${this.kept}`;
       return `${this.reading}${kept} of ${inner}`;
     }
     if (this.reading === "matches") return `matches of ${inner}`;
     const [low, high] = this.within;
-    const faces = low === high && low !== null ? `${low}` : `${low === null ? "" : low}..${high === null ? "" : high}`;
-    return `count ${faces} of ${inner}`;
+    let faces;
+    if (high === null) faces = `at least ${low}`;
+    else if (low === null) faces = `at most ${high}`;
+    else faces = low === high ? `${low}` : `${low}..${high}`;
+    return `${joined(this.groups)} showing ${faces}`;
   }
 
   _each(pick) {
@@ -320,11 +333,15 @@ export class Pooled {
     if (this.reading === "sum") return sumOf(lows);
     if (this.reading === "highest") return sumOf(lows.slice(lows.length - Number(this.kept)));
     if (this.reading === "lowest") return sumOf(lows.slice(0, Number(this.kept)));
-    return this.reading === "count" ? 0n : 1n;
+    return this.reading === "count" || this.reading === "pairs" ? 0n : 1n;
   }
 
   get high() {
     if (this.reading === "count" || this.reading === "matches") return this.size;
+    if (this.reading === "pairs") {
+      const first = this.groups.slice(0, this.side).reduce((sum, g) => sum + g.count, 0n);
+      return minBig(first, this.size - first);
+    }
     const highs = this._each((g) => g.high);
     if (highs.includes(null)) return null;
     const ordered = highs.sort(compare);
@@ -354,6 +371,7 @@ export class Pooled {
     }
     if (this.reading === "sum") return [weightsPower(dice[0][1], dice[0][0]), denominator];
     if (this.reading === "count") return [counted(dice, this.within), denominator];
+    if (this.reading === "pairs") return [paired(dice, this.side), denominator];
     return [ordered(dice, this.reading, this.kept), denominator];
   }
 
@@ -386,6 +404,12 @@ export class Pooled {
     }
     return [new Map([...found].map(([key, [, , w]]) => [key, w])), each ** group.count];
   }
+}
+
+/** Groups of one side as the language writes them: `3d6`, `(2d6 + exploding d6)`. */
+function joined(groups) {
+  const text = groups.map((g) => g.text()).join(" + ");
+  return text.includes(" ") ? `(${text})` : text;
 }
 
 function compare(a, b) {
@@ -498,6 +522,67 @@ function ordered(dice, reading, kept) {
     for (const [sum, weight] of sums) bump(finished, reading === "matches" ? taken : sum, weight);
   }
   return new Map([...finished].filter(([, w]) => w));
+}
+
+/** How many pairs the first `side` groups win, face by face from the highest (pools.py
+ * _paired): the state is how many dice of each group are still to place, with the weight of each
+ * number of pairs won so far.  The dice placed on one side and not yet paired are higher than every
+ * die still to place, so each pairs off with a die of the other side shown later; those of the
+ * first side win.  Dice of both sides showing one face pair off as ties, won by the second side. */
+function paired(dice, side) {
+  const values = new Set();
+  for (const [, weights] of dice) for (const v of weights.keys()) values.add(v);
+  const outcomes = [...values].sort(compare).reverse();
+  const counts = dice.map(([count]) => count);
+  const first = sumOf(counts.slice(0, side));
+  const second = sumOf(counts) - first;
+  const placed = counts.reduce((p, c) => p * (c + 1n), 1n);
+  const steps = big(outcomes.length) * placed * placed;
+  if (steps > MAX_POOL_STATES) {
+    throw new RangeError(
+      `pairs of ${first} dice against ${second} with ${outcomes.length} values each are past the work a pool is` +
+        ` worked out within: ${steps.toLocaleString("en-US")} steps of faces and dice placed, at most ${MAX_POOL_STATES.toLocaleString("en-US")}`,
+    );
+  }
+  // key "left..." -> [left, Map pairs won -> weight]
+  let states = new Map([[counts.join(","), [counts, new Map([[0n, 1n]])]]]);
+  const most = counts.reduce(maxBig);
+  const choices = [];
+  for (let left = 0n; left <= most; left += 1n) {
+    const row = [];
+    for (let k = 0n; k <= left; k += 1n) row.push([k, comb(left, k)]);
+    choices.push(row);
+  }
+  for (const value of outcomes) {
+    const powers = dice.map(([count, weights]) => {
+      const row = [];
+      for (let k = 0n; k <= count; k += 1n) row.push((weights.get(value) ?? 0n) ** k);
+      return row;
+    });
+    const following = new Map();
+    for (const [left, won] of states.values()) {
+      const advantage = first - sumOf(left.slice(0, side)) - (second - sumOf(left.slice(side)));
+      const options = dice.map((_, g) =>
+        choices[Number(left[g])]
+          .filter(([k]) => k === 0n || powers[g][1])
+          .map(([k, ways]) => [k, ways * powers[g][Number(k)]]),
+      );
+      for (const chosen of product(options)) {
+        let way = 1n;
+        for (const [, w] of chosen) way *= w;
+        let wins = 0n;
+        if (advantage > 0n) wins = minBig(advantage, sumOf(chosen.slice(side).map(([k]) => k)));
+        const rest = left.map((l, g) => l - chosen[g][0]);
+        const key = rest.join(",");
+        if (!following.has(key)) following.set(key, [rest, new Map()]);
+        const bucket = following.get(key)[1];
+        for (const [pairs, weight] of won) bump(bucket, pairs + wins, weight * way);
+      }
+    }
+    states = following;
+  }
+  const done = states.get(counts.map(() => 0n).join(","));
+  return new Map([...(done ? done[1] : [])].filter(([, w]) => w));
 }
 
 function* product(options) {
