@@ -140,6 +140,9 @@ def test_a_book_of_dice_defaults_builds_a_module_that_imports(tmp_path: Path) ->
         "trait": "2/9",
         "capped": "41/108",
         "halved": "13/18",
+        "hits": "4651/7776",
+        "push": "19297/314928",
+        "won": "1445/3888",
     }
     tested = run_cli("test", str(DEFAULTS))
     assert tested.exit_code == 0 and "0 failed" in tested.output, tested.output
@@ -155,6 +158,9 @@ def test_the_defaults_are_the_values_the_language_makes() -> None:
         "trait": "max(exploding 1d8, exploding 1d6)",
         "capped": "exploding 2d6 at most 2 times",
         "halved": "(2d6+1)/2 round up",
+        "hits": "5d6 showing 6",
+        "push": "5d6 rerolling 2..5",
+        "won": "opposed 3d6 vs 2d6 by pairs",
     }
 
 

@@ -37,8 +37,7 @@ from dsl.backends.python.rules import Flat, Shape, shape_of
 from dsl.backends.roll_reads import RollRead, roll_reads
 from dsl.model.exprs import trace_names
 from dsl.printer import text_kind, trace_item
-from dsl.runtime.dice import Dice, Extreme
-from dsl.runtime.pools import Pooled
+from dsl.runtime.dice import Dice
 from dsl.semantics import constant_value
 from dsl.writer import CodeWriter
 
@@ -159,31 +158,8 @@ def _pool(pool: n.Pool | None) -> str:
 
 def _constant(value: m.Constant | None) -> str:
     if isinstance(value, Dice):
-        unread = _form_not_read(value)
-        if unread is not None:
-            raise Unsupported(f"the dice value `{value}` as a constant ({unread} are not read by its runtime yet)")
         return f"Dice.parse({js_string(str(value))})"  # both runtimes read what `str` writes
     return js_literal(value)
-
-
-def _form_not_read(value: Dice) -> str | None:
-    """The form of dice inside `value` that the JavaScript runtime does not work out yet (faces
-    counted, dice re-rolled, pairs), named; None when it reads all of them."""
-    for part in value.parts:
-        if isinstance(part, Pooled):
-            if part.reading == "count":
-                return "counts of faces (`showing`)"
-            if part.reading == "pairs":
-                return "pairs (`by pairs`)"
-            if any(group.reroll is not None for group in part.groups):
-                return "re-rolled dice (`rerolling`)"
-            continue
-        inner = (part.first, part.second) if isinstance(part, Extreme) else (part.dice,)
-        for dice in inner:
-            unread = _form_not_read(dice)
-            if unread is not None:
-                return unread
-    return None
 
 
 class JsModuleWriter:

@@ -644,9 +644,7 @@ const TOKEN =
 
 /** Reads the notation `Dice.toString` writes, the language's own for dice (dice.py
  * `_DiceReader`, form for form): each form built by the functions the resolvers call, the dice
- * a keep reads kept in the order written, so `Dice.parse(String(d))` is `d`.  Counts of faces
- * (`showing`), re-rolls (`rerolling`) and pairs (`by pairs`) are forms this runtime does not
- * work out yet: reading them is a RuleInputError naming the form. */
+ * a keep, count or pair reads kept in the order written, so `Dice.parse(String(d))` is `d`. */
 class DiceReader {
   constructor(text) {
     this.text = text;
@@ -743,11 +741,33 @@ class DiceReader {
     let [value, groups] = this.primary();
     while (this.atWord("showing", "rerolling", "as")) {
       const word = this.take()[1][0].toLowerCase();
-      if (word !== "as") throw this.fail(`\`${word}\` is not read by this runtime yet`);
-      value = namedDie(value, this.expect("word", null, "a die's name follows `as`")[0]);
+      if (word === "as") {
+        value = namedDie(value, this.expect("word", null, "a die's name follows `as`")[0]);
+      } else {
+        const [low, high] = this.faces(word);
+        const dice = ordered(value, groups);
+        value = word === "showing" ? countedDice(dice, low, high) : rerolledDice(dice, low, high);
+      }
       groups = sumGroups(value);
     }
     return [value, groups];
+  }
+  /** `6`, `2..5`, `at least 5`, `at most 2`: [low, high], null for no bound. */
+  faces(word) {
+    const why = `\`${word}\` is followed by faces: \`6\`, \`2..5\`, \`at least 5\` or \`at most 2\``;
+    if (this.atWord("at")) {
+      this.take();
+      if (this.atWord("least")) {
+        this.take();
+        return [this.whole(why), null];
+      }
+      this.expect("word", "most", why);
+      return [null, this.whole(why)];
+    }
+    const low = this.whole(why);
+    if (this.peek()[0] !== "..") return [low, low];
+    this.take();
+    return [low, this.whole(why)];
   }
   primary() {
     const [kind, values] = this.take();
@@ -797,7 +817,14 @@ class DiceReader {
       if (groups === null || !groups.length) throw new RuleInputError(`the matching faces are read from dice added together, not ${dice}`);
       return [new Dice([], 0n, [new Pooled(groups, "matches")]), null];
     }
-    if (word === "opposed") throw this.fail("`by pairs` is not read by this runtime yet");
+    if (word === "opposed") {
+      const first = ordered(...this.operand());
+      this.expect("word", "vs", "`opposed DICE vs DICE by pairs`");
+      const second = ordered(...this.operand());
+      this.expect("word", "by", "`opposed DICE vs DICE by pairs`");
+      this.expect("word", "pairs", "`opposed DICE vs DICE by pairs`");
+      return [pairedDice(first, second), null];
+    }
     throw this.fail(`\`${values[0]}\` is not part of dice`);
   }
   operand() {
