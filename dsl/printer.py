@@ -250,6 +250,9 @@ def modifier_text(effect: m.ModEffect) -> str:
 
 def roll_text(effect: m.RollEffect) -> str:
     """`3d6 <= DEX`, `resist POW vs aura`, `opposed 2d6 + a vs 2d6 + b`, `automatic success`."""
+    if effect.kind == "check" and effect.target_dice is not None:
+        rolled = written_dice(effect)
+        return f"{_side_text(None, rolled)}{''.join(_added(x) for x in effect.adds)} {effect.op} {expr_text(effect.target_dice)}"
     if effect.kind == "check":
         assert effect.target is not None
         return f"{dice_text(effect)} {effect.op} {expr_text(effect.target)}"
@@ -266,6 +269,13 @@ def roll_text(effect: m.RollEffect) -> str:
         second = _side_text(effect.against, effect.against_dice) + (_added(effect.against_bonus) if effect.against_bonus else "")
         return f"opposed {first} vs {second}"
     return f"automatic {'success' if effect.success else 'failure'}"
+
+
+def written_dice(effect: m.RollEffect) -> n.Expr:
+    """The dice of a check against dice as written: its `dice` less the target's dice that
+    analysis added last (`3d6 + difficulty * -1` is `3d6`)."""
+    assert isinstance(effect.dice, n.Binary) and effect.dice.op == "+"
+    return effect.dice.left
 
 
 def _side_text(pool: n.Pool | None, dice: n.Expr | None) -> str:

@@ -18,6 +18,17 @@ from dsl.model.exprs import substitute
 def analyze_derive(
     cx: Context, statement: n.DeriveStmt, base: dict[str, Any], bindings: dict[str, n.Expr], scope: Scope
 ) -> m.DeriveEffect | None:
+    """The derived value, checked; None when it is not (its error reported), and then what reads
+    it later is not told again that it is used before it is derived."""
+    effect = _derive(cx, statement, base, bindings, scope)
+    if effect is None:
+        scope.failed.add(statement.name.text)
+    return effect
+
+
+def _derive(
+    cx: Context, statement: n.DeriveStmt, base: dict[str, Any], bindings: dict[str, n.Expr], scope: Scope
+) -> m.DeriveEffect | None:
     name = statement.name.text
     if not cx.check_name(statement.name, "derived value"):
         return None

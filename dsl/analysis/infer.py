@@ -30,6 +30,8 @@ class Scope:
     derives: dict[str, t.Type] = field(default_factory=dict)
     specials: dict[str, t.Type] = field(default_factory=dict)
     later_derives: frozenset[str] = frozenset()
+    failed: set[str] = field(default_factory=set)
+    """Derived values whose own line failed to check (reported there): a use is not an error again."""
 
 
 @dataclass
@@ -177,6 +179,8 @@ class ExprTyper:
         if var is not None:
             self._ref(expr, "stat" if var.is_stat else "input", name)
             return var.type
+        if name in scope.failed:
+            return None
         if name in scope.later_derives:
             self.reporter.report(
                 "E101",

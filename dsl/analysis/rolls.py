@@ -17,6 +17,7 @@ from dsl.analysis.modifiers import analyze_modifier
 from dsl.diagnostics import did_you_mean
 from dsl.model.exprs import substitute, walk
 from dsl.printer import expr_text, pool_text
+from dsl.runtime.dice import Dice
 
 OUTCOMES = ("success", "failure")
 OPPOSED_OUTCOMES = ("win", "tie", "lose")
@@ -49,9 +50,19 @@ def analyze_roll(
         "bonus": None,
         "against_bonus": None,
         "success": False,
+        "target_dice": None,
     }
     number = t.Numeric("number")
+    dice_target = False  # a check whose target is dice, subtracted from its own (`_against_dice`)
     if isinstance(spec, (n.CheckSpec, n.TotalSpec, n.CountSpec)):
+        if isinstance(spec, n.CheckSpec):
+            rewritten = _against_dice(cx, spec, bindings, scope)
+            if rewritten is None:
+                return None
+            dice_target = rewritten is not spec
+            if dice_target:
+                fields["target_dice"] = substitute(spec.target, bindings)
+            spec = rewritten
         dice = _dice(cx, spec.pool, bindings, scope)
         if dice is None:
             return None
@@ -253,7 +264,7 @@ def analyze_roll(
     if unbounded and not _exploding_bounded(cx, statement, [], 0, changes, fields):
         return None
     if tiers is not None and tiers_ref is not None:
-        _natural_dice(cx, cx.book.tiers[tiers], tiers_ref, dice)
+        _natural_dice(cx, cx.book.tiers[tiers], tiers_ref, dice, dice_target)
     return m.RollEffect(
         **base,
         **fields,
@@ -336,17 +347,28 @@ def _bounded_counts(cx: Context, value: n.Expr) -> bool:
     return True
 
 
-def _natural_dice(cx: Context, system: m.TierSystem, ref: n.TiersRef, dice: n.Expr | None) -> None:
+def _natural_dice(
+    cx: Context, system: m.TierSystem, ref: n.TiersRef, dice: n.Expr | None, dice_target: bool = False
+) -> None:
     """A natural tier on a named die reads a die the roll names, on a face it has (E101, E301);
     the natural of dice that change after they are rolled and are then kept or compared is
-    defined only for a named die (E203)."""
+    defined only for a named die (E203), and so is the natural of a roll against dice (its
+    dice alone would take in the target's)."""
     named = {x.name.text: x for x in walk(dice) if isinstance(x, n.NamedDie)} if dice is not None else {}
     for tier in system.tiers:
         if tier.natural is None:
             continue
         first, last = tier.natural
         if tier.die is None:
-            if dice is not None and _changed_then_read(dice):
+            if dice_target:
+                cx.reporter.report(
+                    "E203",
+                    f"tier `{tier.name}` of `{system.name}` reads the natural result of the dice, and this roll's"
+                    " target is dice too: which dice are natural is not defined",
+                    ref.span,
+                    "name the die the tier reads, e.g. `d20 as d`, and write `natural 20 on d`",
+                )
+            elif dice is not None and _changed_then_read(dice):
                 cx.reporter.report(
                     "E203",
                     f"tier `{tier.name}` of `{system.name}` reads the natural result of `{expr_text(dice)}`, whose"
@@ -427,6 +449,40 @@ def _naturals_shown(
         )
 
 
+def _against_dice(cx: Context, spec: n.CheckSpec, bindings: dict[str, n.Expr], scope: Scope) -> n.CheckSpec | None:
+    """A roll whose target is dice ("+1D to the difficulty": `skill >= difficulty` with the
+    difficulty dice, `3d6 > 2d6 + 4`) is the roll of both: the target's dice are subtracted from
+    the roll's and the rest is compared with 0 (`3d6 + (2d6 + 4) * -1 > 0`), so a tie (`>=`
+    succeeds on it, `>` does not), the margin and every tier of a check keep their meaning, and
+    every backend and the reference work it out as they work out dice scaled by -1.  A target of
+    dice that explode without end has no highest total to subtract (E303).  Any other target is
+    left as it is."""
+    target = substitute(spec.target, bindings)
+    if not isinstance(cx.typer.infer(target, scope), t.Dice):
+        return spec
+    endless = _explodes_without_end(target) or any(
+        isinstance(x, n.NameRef)
+        and (var := cx.book.vars.get(x.name)) is not None
+        and isinstance(var.default, Dice)
+        and not var.default.bounded
+        for x in walk(target)
+    )
+    if endless:
+        cx.reporter.report(
+            "E303",
+            "the target's dice explode without end: a roll against them is not worked out exactly",
+            spec.target.span,
+            "bound their explosions, e.g. `exploding d6 at most 10 times`",
+        )
+        return None
+    span = spec.target.span
+    subtracted = n.Binary(
+        span=span, op="*", left=spec.target, right=n.Number(span=span, value=Fraction(-1), literal="-1")
+    )
+    zero = n.Number(span=span, value=Fraction(0), literal="0")
+    return dataclasses.replace(spec, bonus=(*spec.bonus, subtracted), target=zero)
+
+
 def _exploding_bounded(
     cx: Context,
     statement: n.RollDecl,
@@ -452,6 +508,9 @@ def _exploding_bounded(
     target = fields["target"]
     if target is None:
         return True
+    read = [target, *fields["adds"], *(c.value for c in changes if c.kind == "target" and c.value is not None)]
+    if not all(isinstance(cx.book.types.get(expr), t.Numeric) for expr in read):
+        return True  # not a number: said where it is (E201), no bound to speak of
     # the highest total the dice alone may need: the target at its highest, raised by every change
     # that may raise it, less what is added to the dice at its lowest
     highs = [_bound(cx, target, "high")]

@@ -257,8 +257,11 @@ def _roll_sample(effect: m.RollEffect, notation: Notation, samples: Samples) -> 
     if effect.kind == "check" and effect.op in ("<=", "<", ">=", ">") and effect.target is not None:
         key = "roll under" if effect.op in ("<=", "<") else "roll over"
         side = "or less" if effect.op == "<=" else "or more" if effect.op == ">=" else ""
-        what = notation.expr(effect.target)
-        if effect.op in ("<", ">"):
+        what = notation.expr(effect.target_dice if effect.target_dice is not None else effect.target)
+        if effect.target_dice is not None:  # dice against dice: "roll both; success when yours ..."
+            meaning = f"roll both; success {'at or ' if effect.op in ('<=', '>=') else ''}"
+            meaning += f"{'below' if effect.op in ('<=', '<') else 'above'} {what}"
+        elif effect.op in ("<", ">"):
             meaning = f"roll; success {'below' if effect.op == '<' else 'above'} {what}"
         else:
             meaning = f"roll; success on {what} {side}"

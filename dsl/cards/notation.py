@@ -717,6 +717,9 @@ class Notation:
 
     def roll(self, effect: m.RollEffect) -> str:
         """`3d6 ≤ DEX`, `2d6 + attack vs 2d6 + defense`, `POW vs aura`, `automatic success`."""
+        if effect.kind == "check" and effect.target_dice is not None and effect.op is not None:
+            dice = self.expr(printer.written_dice(effect)) + "".join(NBSP + self._signed(x) for x in effect.adds)
+            return f"{dice}{NBSP}{COMPARISON[effect.op]}{NBSP}{self.expr(effect.target_dice)}"
         if effect.kind in ("check", "total", "count"):
             dice = pool_text(effect.pool) if effect.pool is not None else self.expr(effect.dice) if effect.dice else ""
             dice += "".join(NBSP + self._signed(added) for added in effect.adds)

@@ -184,6 +184,9 @@ class RollEffect(Effect):
     notes: tuple[tuple[str, str | None], ...]  # (text, quoted source for an erratum)
     separate: bool = False  # `separate`: never merged with the same roll of another rule
     against_dice: n.Expr | None = None  # an opposed roll's second side, as dice worked out when resolving
+    target_dice: n.Expr | None = None
+    """A check's target when it is dice, as written (`skill >= difficulty`): the roll is worked
+    out as its `dice` (which end with these dice times -1) against `target` 0; printed as written."""
 
 
 @dataclass(frozen=True, slots=True)

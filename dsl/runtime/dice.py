@@ -354,7 +354,8 @@ class Scaled:
 
     def text(self) -> str:
         inner = str(self.dice)
-        if len(self.dice.terms) + len(self.dice.parts) + (1 if self.dice.bonus else 0) > 1:
+        if not (len(self.dice.terms) == 1 and not self.dice.parts and not self.dice.bonus):
+            # in brackets unless one pool (`2d6/2`): `(1d4 rerolling 1)/2`, `(2d6*3)/2` read back as written
             inner = f"({inner})"
         factor = self.factor
         scale = f"/{factor.denominator}" if factor.numerator == 1 else f"*{factor}"
@@ -523,10 +524,23 @@ def _gathered(weights: dict[int, int], horizon: int) -> dict[int, int]:
 
 
 class _DiceReader:
-    """Reads the notation `Dice.__str__` writes."""
+    """Reads the notation `Dice.__str__` writes, which is the language's own for dice: sums and
+    bonuses (`2d6+1d8-1`, `d20`), Fate dice (`4dF`), explosions (`exploding 3d6 at most 2
+    times`), keeps (`highest 3 of 4d6`, `lowest of (2d6 + exploding 1d6)`), named dice
+    (`exploding d6 as wild`), counts and re-rolls (`5d6 showing at least 5`, `5d6 rerolling
+    2..5`), pairs (`opposed 3d6 vs 2d6 by pairs`), the most dice matching (`matches of 4d6`),
+    scaling (`(2d6+1)/2 round up`, `3d6*3/2 round down`) and the better, worse or clamped value
+    (`max(exploding d8, exploding d6)`, `max(2d6-3, 0)`).
+
+    Each form is built by the same functions the resolvers call (`exploding_dice`, `kept_dice`,
+    ...), so what is read is what the rulebook would have made.  The dice a keep, count or pair
+    reads are kept in the order written, so `Dice.parse(str(d)) == d` for every dice value."""
 
     _TOKEN = re.compile(
-        r"\s*(?:(\d*)[dD](\d+)|(\d+)(?:/(\d+))?|(round)\s+(up|down|nearest)|(max|min)\s*\(|([-+*/(),]))"
+        r"\s*(?:(?P<pool>(?P<count>\d*)[dD](?P<sides>\d+|[fF])(?![A-Za-z0-9_]))"
+        r"|(?P<number>\d+)(?:/(?P<denominator>\d+))?"
+        r"|(?P<range>\.\.)|(?P<word>[A-Za-z_][A-Za-z0-9_]*)|(?P<mark>[-+*/(),]))",
+        re.ASCII,
     )
 
     def __init__(self, text: str) -> None:
@@ -541,88 +555,251 @@ class _DiceReader:
             if any(len(group) > MAX_DIGITS for group in match.groups() if group):
                 raise ValueError(f"a number in dice has at most {MAX_DIGITS} digits")
             position = match.end()
-            if match.group(2) is not None:
-                self.tokens.append(("pool", (match.group(1) or "1", match.group(2))))
-            elif match.group(3) is not None:
-                self.tokens.append(("number", (match.group(3), match.group(4) or "1")))
-            elif match.group(5) is not None:
-                self.tokens.append(("round", (match.group(6),)))
-            elif match.group(7) is not None:
-                self.tokens.append(("clamp", (match.group(7),)))
+            if match["pool"] is not None:
+                self.tokens.append(("pool", (match["count"] or "1", match["sides"])))
+            elif match["number"] is not None:
+                self.tokens.append(("number", (match["number"], match["denominator"] or "1")))
+            elif match["range"] is not None:
+                self.tokens.append(("..", ()))
+            elif match["word"] is not None:
+                self.tokens.append(("word", (match["word"],)))
             else:
-                self.tokens.append((match.group(8), ()))
+                self.tokens.append((match["mark"], ()))
         if not self.tokens:
             raise ValueError("empty dice expression")
         self.index = 0
 
-    def _peek(self) -> str:
-        return self.tokens[self.index][0] if self.index < len(self.tokens) else "end"
+    def _fail(self, why: str = "") -> ValueError:
+        return ValueError(f"cannot read dice `{clip(self.text)}`" + (f": {why}" if why else ""))
+
+    def _peek(self, ahead: int = 0) -> tuple[str, tuple[str, ...]]:
+        at = self.index + ahead
+        return self.tokens[at] if at < len(self.tokens) else ("end", ())
+
+    def _at_word(self, *words: str) -> bool:
+        kind, values = self._peek()
+        return kind == "word" and values[0].lower() in words
 
     def _take(self) -> tuple[str, tuple[str, ...]]:
         if self.index >= len(self.tokens):
-            raise ValueError(f"cannot read dice `{clip(self.text)}`: it ends too soon")
+            raise self._fail("it ends too soon")
         token = self.tokens[self.index]
         self.index += 1
         return token
 
+    def _expect(self, kind: str, word: str | None = None, why: str = "") -> tuple[str, ...]:
+        if self.index >= len(self.tokens) and why:
+            raise self._fail(why)
+        found, values = self._take()
+        if found != kind or (word is not None and values[0].lower() != word):
+            expected = f"`{word or kind}`"
+            raise self._fail(why or f"expected {expected} after `{self._before()}`")
+        return values
+
+    def _before(self, taken: int = 1) -> str:
+        """The text read before the last `taken` tokens, for an error message (its last few)."""
+        shown_tokens = []
+        for kind, values in self.tokens[max(self.index - 3 - taken, 0) : self.index - taken]:
+            if kind == "pool":
+                shown_tokens.append(f"{values[0]}d{values[1]}")
+            elif kind == "number":
+                shown_tokens.append(values[0] if values[1] == "1" else f"{values[0]}/{values[1]}")
+            elif kind == "word":
+                shown_tokens.append(values[0])
+            else:
+                shown_tokens.append(kind)
+        return " ".join(shown_tokens) or clip(self.text)
+
+    def _whole(self, why: str) -> int:
+        """A whole number, perhaps negative (a Fate die's face, a bound)."""
+        negative = self._peek()[0] == "-"
+        if negative:
+            self._take()
+        kind, values = self._take()
+        if kind != "number" or values[1] != "1":
+            raise self._fail(why)
+        return -int(values[0]) if negative else int(values[0])
+
     def end(self) -> None:
         if self.index != len(self.tokens):
-            raise ValueError(f"cannot read dice `{clip(self.text)}`")
+            raise self._fail(f"`{self._after()}` is not understood")
+
+    def _after(self) -> str:
+        kind, values = self.tokens[self.index]
+        return values[0] if kind in ("word", "number") else kind if kind != "pool" else f"{values[0]}d{values[1]}"
 
     def expression(self) -> Dice:
-        value = self.item(1)
-        while self._peek() in ("+", "-"):
+        return self._sum()[0]
+
+    def _sum(self) -> tuple[Dice, list[Group] | None]:
+        """Dice added together, then perhaps scaled; beside them, the groups of dice in the order
+        written (None if anything else is added: a number, a keep, a scaled part)."""
+        value, groups = self._term(1)
+        while self._peek()[0] in ("+", "-"):
             sign = 1 if self._take()[0] == "+" else -1
-            value = value.plus(self.item(sign))
-        if self._peek() in ("*", "/"):
-            value = self.scale(value)
-        return value
+            item, more = self._term(sign)
+            value = value.plus(item)
+            groups = None if groups is None or more is None else groups + more
+        if self._peek()[0] not in ("*", "/"):
+            return value, groups
+        while self._peek()[0] in ("*", "/"):  # `x/2 round up*3`: scaled, then scaled again
+            value = self._scale(value)
+        return value, None
 
-    def item(self, sign: int) -> Dice:
-        kind, values = self._take()
-        if kind == "number":
-            if values[1] != "1":
-                raise ValueError(f"cannot read dice `{clip(self.text)}`: a bonus is a whole number")
-            return Dice((), sign * int(values[0]))
+    def _term(self, sign: int) -> tuple[Dice, list[Group] | None]:
+        if self._peek()[0] == "number" or (sign == 1 and self._peek()[0] == "-"):
+            number = self._whole("a bonus is a whole number")
+            return Dice((), sign * number), None
         if sign < 0:
-            raise ValueError(f"cannot read dice `{clip(self.text)}`: dice are added, not subtracted")
-        if kind == "pool":
-            count, sides = int(values[0]), int(values[1])
-            if count < 1 or sides < 2:
-                raise ValueError(f"`{count}d{sides}` is not a roll anyone can make")
-            return Dice(((count, sides),))
-        if kind == "(":
-            inner = self.expression()
-            if self._take()[0] != ")":
-                raise ValueError(f"cannot read dice `{clip(self.text)}`: a bracket is not closed")
-            return inner
-        if kind == "clamp":
-            inner = self.expression()
-            if self._take()[0] != ",":
-                raise ValueError(f"cannot read dice `{clip(self.text)}`: {values[0]}(DICE, NUMBER)")
-            negative = self._peek() == "-"
-            if negative:
-                self._take()
-            bound_kind, bound = self._take()
-            if bound_kind != "number" or bound[1] != "1" or self._take()[0] != ")":
-                raise ValueError(f"cannot read dice `{clip(self.text)}`: {values[0]}(DICE, NUMBER)")
-            return inner.clamped("max" if values[0] == "max" else "min", -int(bound[0]) if negative else int(bound[0]))
-        raise ValueError(f"cannot read dice `{clip(self.text)}`")
+            raise self._fail("dice are added, not subtracted")
+        return self._postfix()
 
-    def scale(self, value: Dice) -> Dice:
+    def _postfix(self) -> tuple[Dice, list[Group] | None]:
+        value, groups = self._primary()
+        while self._at_word("showing", "rerolling", "as"):
+            word = self._take()[1][0].lower()
+            if word == "as":
+                name = self._expect("word", why="a die's name follows `as`")[0]
+                value = named_die(value, name)
+            else:
+                low, high = self._faces(word)
+                ordered = self._ordered(value, groups)
+                value = counted_dice(ordered, low, high) if word == "showing" else rerolled_dice(ordered, low, high)
+            groups = _sum_groups(value)
+        return value, groups
+
+    def _faces(self, word: str) -> tuple[int | None, int | None]:
+        """`6`, `2..5`, `at least 5`, `at most 2`."""
+        why = f"`{word}` is followed by faces: `6`, `2..5`, `at least 5` or `at most 2`"
+        if self._at_word("at"):
+            self._take()
+            if self._at_word("least"):
+                self._take()
+                return self._whole(why), None
+            self._expect("word", "most", why)
+            return None, self._whole(why)
+        low = self._whole(why)
+        if self._peek()[0] != "..":
+            return low, low
+        self._take()
+        return low, self._whole(why)
+
+    def _primary(self) -> tuple[Dice, list[Group] | None]:
+        kind, values = self._take()
+        if kind == "pool":
+            count, sides = int(values[0]), values[1]
+            if sides in ("f", "F"):
+                if count < 1:
+                    raise self._fail(f"`{count}dF` is not a roll anyone can make")
+                value = pool_dice(count, 3, "fate")
+            else:
+                if count < 1 or int(sides) < 2:
+                    raise self._fail(f"`{count}d{sides}` is not a roll anyone can make")
+                value = Dice(((count, int(sides)),))
+            return value, _sum_groups(value)
+        if kind == "(":
+            inner = self._sum()
+            self._expect(")", why="a bracket is not closed")
+            return inner
+        if kind != "word":
+            raise self._fail()
+        word = values[0].lower()
+        if word in ("max", "min") and self._peek()[0] == "(":
+            return self._extreme("max" if word == "max" else "min"), None
+        if word == "exploding":
+            value = self._operand()[0]
+            times = None
+            if self._at_word("at"):
+                self._take()
+                self._expect("word", "most", "`exploding DICE at most N times`")
+                times = self._whole("`exploding DICE at most N times`")
+                if not self._at_word("time", "times"):
+                    raise self._fail("`exploding DICE at most N times`")
+                self._take()
+            value = exploding_dice(value, times)
+            return value, _sum_groups(value)
+        if word in ("highest", "lowest"):
+            kept = None if self._at_word("of") else self._whole(f"`{word} N of DICE`")
+            self._expect("word", "of", f"`{word} N of DICE`")
+            return kept_dice(self._ordered(*self._operand()), "highest" if word == "highest" else "lowest", kept), None
+        if word == "matches":
+            self._expect("word", "of", "`matches of DICE`")
+            groups = _pool_groups(self._ordered(*self._operand()), "the matching faces are read from")
+            try:
+                return Dice((), 0, (Pooled(tuple(groups), "matches"),)), None
+            except ValueError as error:
+                raise RuleInputError(str(error)) from None
+        if word == "opposed":
+            first = self._ordered(*self._operand())
+            self._expect("word", "vs", "`opposed DICE vs DICE by pairs`")
+            second = self._ordered(*self._operand())
+            self._expect("word", "by", "`opposed DICE vs DICE by pairs`")
+            self._expect("word", "pairs", "`opposed DICE vs DICE by pairs`")
+            return paired_dice(first, second), None
+        raise self._fail(f"`{values[0]}` is not part of dice")
+
+    def _operand(self) -> tuple[Dice, list[Group] | None]:
+        """What a keep, an explosion, a count or a pair reads: `5d10`, `exploding 5d10 at most 4
+        times`, `(2d6 + exploding 1d6)`."""
+        if self._peek()[0] in ("pool", "("):
+            return self._primary()
+        if self._at_word("exploding"):
+            return self._primary()
+        raise self._fail(f"dice are expected after `{self._before(0)}`")
+
+    @staticmethod
+    def _ordered(value: Dice, groups: list[Group] | None) -> Dice:
+        """The dice as written, each group a part of its own in order (a keep, count or pair then
+        holds its groups in the order the text names them); else the value itself."""
+        if groups is None:
+            return value
+        return Dice((), 0, tuple(Pooled((group,)) for group in groups))
+
+    def _extreme(self, op: Literal["max", "min"]) -> Dice:
+        self._expect("(")
+        first = self.expression()
+        self._expect(",", why=f"{op}(DICE, DICE) or {op}(DICE, NUMBER)")
+        second = self.expression()
+        self._expect(")", why=f"{op}(DICE, DICE) or {op}(DICE, NUMBER)")
+        return clamp_dice(op, first, second)
+
+    def _scale(self, value: Dice) -> Dice:
         operator = self._take()[0]
+        negative = self._peek()[0] == "-"
+        if negative:
+            self._take()
         kind, values = self._take()
         if kind != "number":
-            raise ValueError(f"cannot read dice `{clip(self.text)}`: dice are scaled by a number")
-        factor = Fraction(int(values[0]), int(values[1]))
+            raise self._fail("dice are scaled by a number")
+        factor = Fraction(int(values[0]), int(values[1])) * (-1 if negative else 1)
         if operator == "/":
             if factor == 0:
-                raise ValueError(f"cannot read dice `{clip(self.text)}`: division by zero")
+                raise self._fail("division by zero")
             factor = 1 / factor
-        rounding = self._take()[1][0] if self._peek() == "round" else None
+        rounding = None
+        if self._at_word("round"):
+            self._take()
+            if not self._at_word("up", "down", "nearest"):
+                raise self._fail("`round up`, `round down` or `round nearest`")
+            rounding = self._take()[1][0].lower()
         if rounding is None and factor.denominator != 1:
-            raise ValueError(f"cannot read dice `{clip(self.text)}`: say how the division rounds")
-        return value.scaled(factor, rounding)
+            raise self._fail("say how the division rounds")
+        if value.constant:
+            return value.scaled(factor, rounding)
+        return Dice((), 0, (Scaled(value, factor, rounding),))
+
+
+def _sum_groups(value: Dice) -> list[Group] | None:
+    """The groups of dice a value adds together (its plain pools first, as `Dice` holds them),
+    or None when it is anything else."""
+    if value.bonus:
+        return None
+    groups = [Group(count, sides) for count, sides in value.terms]
+    for part in value.parts:
+        if not isinstance(part, Pooled) or part.reading != "sum":
+            return None
+        groups += part.groups
+    return groups
 
 
 Value = int | Fraction | bool | str | Dice | Special
@@ -839,7 +1016,17 @@ def value_json(value: object) -> object:
 def dice_json(dice: Dice) -> dict[str, object]:
     """Dice in their one notation, with their lowest, highest and average total and the chance of
     each total (none listed past a million combinations; the lowest, highest and average are
-    worked out without them)."""
+    worked out without them).  Dice that explode without end (`exploding d6`, a stat's default)
+    have no highest total and no list of totals: `max`, `mean` and the lists are None."""
+    if not dice.bounded:
+        return {
+            "dice": str(dice),
+            "min": number_json(dice.lowest),
+            "max": None,
+            "mean": None,
+            "distribution": None,
+            "at_least": None,
+        }
     try:
         totals = dice.totals(limit=MAX_COMBINATIONS)
     except ValueError:
@@ -1038,7 +1225,9 @@ def at_least_chances(totals: Mapping[Any, Fraction]) -> dict[Any, Fraction]:
 
 def clamp_dice(op: Literal["max", "min"], first: Dice | Fraction | int, second: Dice | Fraction | int) -> Dice:
     """`max(damage - armour, 0)`, `min(targets, 5)`: a dice value kept at or above (or at or below)
-    a whole number, still an exact distribution."""
+    a whole number, still an exact distribution.  Dice that are a number (`Dice((), 3)`) are that
+    number: `max(2d6, 3)` is one value however it was reached."""
+    first, second = (x.bonus if isinstance(x, Dice) and x.constant else x for x in (first, second))
     if isinstance(first, Dice) and isinstance(second, Dice):
         return Dice((), 0, (Extreme(op, first, second),))
     dice, bound = (first, second) if isinstance(first, Dice) else (second, first)

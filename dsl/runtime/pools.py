@@ -288,9 +288,7 @@ class Pooled:
         if self.reading == "pairs":
             first, second = (_joined(self.groups[: self.side]), _joined(self.groups[self.side :]))
             return f"opposed {first} vs {second} by pairs"
-        inner = ", ".join(g.text() for g in self.groups)
-        if len(self.groups) > 1 or " " in inner:
-            inner = f"({inner})"
+        inner = _joined(self.groups)
         if self.reading in ("highest", "lowest"):
             kept = "" if self.kept == 1 else f" {self.kept}"
             return f"{self.reading}{kept} of {inner}"

@@ -478,6 +478,12 @@ class Situation:
                 }
                 margin_outcomes = {o.name for o in effect.outcomes if o.by_margin}
                 if margin_outcomes:
+                    endless = (value is not None and not value.bounded) or (
+                        value is None and pool is not None and pool[2] == "exploding"
+                    )
+                    if endless:  # the totals above the horizon are gathered at one: not a margin
+                        reach = _horizon(goal, bonus, system, self.book)
+                        chances = {total: p for total, p in chances.items() if total <= reach}
                     margins = _margins(chances, op, goal - bonus, "success" in margin_outcomes)
         consequences = tuple(
             Consequence(outcome.name, text, outcomes.get(outcome.name, Fraction(0)), stat, after)

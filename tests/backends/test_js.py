@@ -29,6 +29,7 @@ import pytest
 
 from dsl import model as m
 from dsl.checks.examples import all_examples
+from dsl.runtime import RuleInputError
 from dsl.runtime.dice import Dice
 from dsl.semantics import constant_value
 from tests.conftest import FEATURES, FIGURES, ROOT, RULEBOOKS, compiled, module_for, run_cli
@@ -138,22 +139,74 @@ def test_a_rulebook_named_like_a_package_file_is_refused(tmp_path: Path) -> None
     assert not (tmp_path / "out").exists()
 
 
-def test_a_construct_the_javascript_target_cannot_write_is_a_build_error(tmp_path: Path) -> None:
-    """A dice value whose notation the runtime cannot read back (`exploding d6` as a stat's
-    default) stops the build with the rulebook, the stat and the construct, and nothing is
-    written: never a module that fails when imported."""
-    path = tmp_path / "pool_default.rules"
-    path.write_text(
-        'rulebook pool_default "Pool default":\n    source "test"\n\n'
-        'input difficulty "Difficulty": int 1..40 = 8\nstat skill "Skill dice": dice = exploding d6\n\n'
-        'rule use "Use" cites "x":\n    roll use "Use": skill >= difficulty\n'
+def test_a_dice_default_of_the_algebra_builds_and_imports_in_node(packages: dict[str, Path]) -> None:
+    """`stat skill: dice = exploding d6` (and a Wild Die, a keep, the better of two dice, ...:
+    tests/fixtures/dice/defaults.rules) was a build error, since the runtime could not read the
+    default back; the module now imports, resolves at its defaults as Python does, and reads
+    dice given as text (`skill: "2d6+exploding d6"`), a bad text being a RuleInputError."""
+    module = (packages["dice"] / "dice_defaults.js").as_uri()
+    script = (
+        f"const m = await import({json.dumps(module)});\n"
+        "const at = (given) => Object.fromEntries(m.resolve('use', given).toDict().rolls.map((r) => [r.name, r.probability.fraction]));\n"
+        "let bad = null;\n"
+        "try { m.resolve('use', { skill: '2d6 + explodin d6' }); } catch (e) { bad = `${e.name}: ${e.message}`; }\n"
+        "console.log(JSON.stringify({ plain: at({ target: 9n }), given: at({ target: 9n, skill: '2d6+exploding d6' }), bad }));\n"
     )
-    assert run_cli("check", str(path)).exit_code == 0
-    result = run_cli("build", "--target", "js", "-o", str(tmp_path / "out"), str(path))
-    assert result.exit_code == 1, result.output
-    said = f"error: {path}: the JavaScript target cannot write the dice value `exploding 1d6` as a constant"
-    assert said in result.output and "(stat `skill`)" in result.output, result.output
-    assert not (tmp_path / "out").exists()
+    done = subprocess.run(
+        [need_node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    python = module_for(DICE / "defaults.rules")
+    for key, given in (("plain", {"target": 9}), ("given", {"target": 9, "skill": "2d6+exploding d6"})):
+        rolls = python.resolve("use", **given).to_dict()["rolls"]
+        assert found[key] == {r["name"]: r["probability"]["fraction"] for r in rolls}
+    assert found["given"]["skill"] == "161/216"
+    assert found["bad"].startswith("RuleInputError: input `skill` must be dice")
+    assert "`explodin` is not part of dice" in found["bad"]
+
+
+def test_javascript_reads_and_writes_dice_as_python_does(packages: dict[str, Path]) -> None:
+    """Every dice value of the algebra as text: read by the JavaScript runtime's `Dice.parse` and
+    written back by `String`, the same text as Python's (random values from
+    tests/dice_expressions.py, and forms written by hand); text that is not dice is a
+    RuleInputError with Python's message."""
+    icepool = pytest.importorskip("icepool", reason="icepool is in the test extra")
+    del icepool
+    from tests.dice_expressions import build
+
+    rng = random.Random(2026)
+    texts = [
+        "exploding d6",
+        "2d6 + exploding d6",
+        "highest 3 of 4d6",
+        "highest 2 of (2d6 + exploding d6 as wild)",
+        "max(exploding d8, exploding d6)",
+        "(exploding 2d6 at most 2 times)/2 round up",
+        "3d6*3/2 round down",
+        "max(2d6-3, 0)",
+        "4dF + 2",
+        "matches of 4d6",
+    ]
+    texts += ["5d6 showing at least 5", "(2d6 + exploding d6) rerolling 1", "opposed (2d6 + d8) vs 3d6 by pairs"]
+    texts += [str(build(rng).dice) for _ in range(400)]
+    unread = ["2d6 + explodin d6", "5d6 showing most 2", "opposed 3d6 vs 2d6"]
+    done = subprocess.run(
+        [need_node(), str(JS_TESTS / "dice_text.mjs"), str(packages["dice"] / "runtime")],
+        input=json.dumps(texts + unread),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    for text, theirs in zip(texts, found, strict=False):
+        assert theirs == {"text": str(Dice.parse(text)), "again": True}, text
+    for text, theirs in zip(unread, found[len(texts) :], strict=True):
+        with pytest.raises(RuleInputError) as raised:
+            Dice.parse(text)
+        assert theirs == {"error": f"RuleInputError: {raised.value}"}
 
 
 # ---------------------------------------------------------------------------- worked examples

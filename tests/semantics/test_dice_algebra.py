@@ -235,3 +235,103 @@ def test_rerolling_faces_no_die_shows_is_an_error_when_checking(tmp_path: Path) 
     result = run_cli("check", str(book))
     assert result.exit_code == 1
     assert "error[E303]: no die shows a face of at most 0" in result.output
+
+
+def test_a_dice_target_is_one_error_and_a_failed_derive_no_cascade(tmp_path: Path) -> None:
+    """The issue's "Diagnostics that misled": a spurious E303 (no upper bound) beside the E201 of
+    a target that is dice, and `E101 'margin' is used before it is derived` after the derive of
+    `margin` itself failed.  (A target of dice is now a roll against them: only the derive's
+    E201 is left.)"""
+    book = tmp_path / "misled.rules"
+    book.write_text(
+        'rulebook misled "Misled":\n    source "test"\n\ninput difficulty "D": int 1..30 = 10\n\n'
+        'rule r "R" cites "x":\n    roll a "A": exploding d6 + 2 >= difficulty + 1d6\n'
+        '    derive margin = difficulty + "x"\n    derive after = margin + 1\n',
+        encoding="utf-8",
+    )
+    result = run_cli("check", str(book))
+    assert result.exit_code == 1
+    assert "E303" not in result.output and "E101" not in result.output
+    assert result.output.count("error[E201]") == 1
+
+
+DIFFICULTY = ROOT / "tests" / "fixtures" / "dice" / "difficulty_dice.rules"
+
+
+def test_a_roll_against_dice_is_the_roll_less_the_dice() -> None:
+    """"+1D to the difficulty" (was `E201 the target of a roll must be a number, but this is a
+    dice`): `3d6 + pips >= difficulty` with the difficulty dice, `> 2d6 + 4`, `<=`, an exploding
+    Wild Die against dice, a target change, a named natural tier
+    (tests/fixtures/dice/difficulty_dice.rules): each chance is icepool's P(roll - target op 0),
+    a tie succeeding for `>=` and `<=` and failing for `>`, and the margin is that difference."""
+    assert run_cli("test", str(DIFFICULTY)).exit_code == 0
+    module = module_for(DIFFICULTY)
+    two = 2 @ icepool.d6
+
+    def chance(die: Any, holds: Any) -> Fraction:
+        return Fraction(sum(q for o, q in die.items() if holds(o)), die.denominator())
+
+    for pips in range(3):
+        resolved = module.resolve("climb", pips=pips)
+        assert resolved.roll("climb").probability == chance(3 @ icepool.d6 + pips - two, lambda o: o >= 0)
+        assert resolved.roll("leap").probability == chance(3 @ icepool.d6 + pips - (two + 4), lambda o: o > 0)
+        assert resolved.roll("under").probability == chance(two - two, lambda o: o <= 0)
+        wild = WILD + pips - (two + icepool.d6)
+        roll = resolved.roll("wild")
+        assert roll.probability == chance(wild, lambda o: o >= 0)
+        assert 0 in roll.margins  # listed as far as the explosions are followed (as against a number)
+        for margin, listed in roll.margins.items():
+            assert listed == chance(wild, lambda o, m=margin: o == m)
+        strike = resolved.roll("strike")
+        goal = 3 if pips > 1 else 0
+        assert strike.probability == chance(icepool.d20 + pips - (two + 10), lambda o, g=goal: o >= g)
+        assert strike.outcomes["critical"] == Fraction(1, 20)
+
+
+def test_a_roll_against_dice_resolver_agrees_with_the_reference() -> None:
+    book = compiled(DIFFICULTY).book
+    assert book is not None
+    module = module_for(DIFFICULTY)
+    rng = random.Random(26)
+    tally = Tally()
+    texts = texts_of(book)
+    for _ in range(40):
+        compare(book, module, list(book.rules), random_situation(book, list(book.rules), rng, texts), tally)
+    assert not tally.mismatches, tally.mismatches[:3]
+    assert tally.situations - tally.refused >= 30
+
+
+def test_a_roll_against_dice_that_cannot_be_worked_out_is_refused(tmp_path: Path) -> None:
+    """Against dice that explode without end there is no highest total to subtract (E303, also
+    for a dice stat whose default explodes); a natural tier reading "the dice" of a roll against
+    dice is not defined (E203): name the die."""
+    book = tmp_path / "endless.rules"
+    book.write_text(
+        'rulebook endless "Endless":\n    source "test"\n\n'
+        'tiers t "T":\n    critical: natural 20\n    success: roll >= target\n    failure: otherwise\n\n'
+        'stat wild "W": dice = exploding d6\n\n'
+        'rule r "R" cites "x":\n    roll a: 3d6 >= exploding d6 + 2\n    roll b: 3d6 >= wild\n'
+        "    roll c: d20 >= 2d6 + 5\n        tiers t\n",
+        encoding="utf-8",
+    )
+    result = run_cli("check", str(book))
+    assert result.exit_code == 1
+    assert result.output.count("error[E303]: the target's dice explode without end") == 2
+    assert "error[E203]: tier `critical` of `t` reads the natural result of the dice" in result.output
+    assert "hint: name the die the tier reads, e.g. `d20 as d`, and write `natural 20 on d`" in result.output
+
+
+def test_a_roll_against_dice_is_printed_as_written(tmp_path: Path) -> None:
+    """`describe` and the cards say the roll as the designer wrote it (`3d6 + pips >= difficulty`),
+    not as it is worked out (`3d6 + difficulty * -1 + pips >= 0`)."""
+    described = run_cli("describe", str(DIFFICULTY), "climb")
+    assert described.exit_code == 0, described.output
+    assert 'roll climb "Climb": 3d6 + pips >= difficulty' in described.output
+    assert 'roll leap "Leap": 3d6 + pips > 2d6 + 4' in described.output
+    assert "* -1" not in described.output
+    cards = run_cli("cards", str(DIFFICULTY), "-o", str(tmp_path), "--format", "html")
+    assert cards.exit_code == 0, cards.output
+    page = (tmp_path / "difficulty_dice.html").read_text(encoding="utf-8")
+    text = page.replace("\u00a0", " ")
+    assert "3d6 + pips ≥ difficulty" in text and "exploding d6 + pips ≥ difficulty + d6" in text
+    assert "roll both; success at or above difficulty" in text and "success on 0" not in text

@@ -158,11 +158,7 @@ def _pool(pool: n.Pool | None) -> str:
 
 def _constant(value: m.Constant | None) -> str:
     if isinstance(value, Dice):
-        try:
-            Dice.parse(str(value))  # the runtimes read the same notation (dice.py `_DiceReader`)
-        except ValueError:
-            raise Unsupported(f"the dice value `{value}` as a constant (its notation is not read back)") from None
-        return f"Dice.parse({js_string(str(value))})"
+        return f"Dice.parse({js_string(str(value))})"  # both runtimes read what `str` writes
     return js_literal(value)
 
 

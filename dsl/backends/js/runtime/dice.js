@@ -84,11 +84,18 @@ export class Dice {
     return other instanceof Dice && String(other) === String(this);
   }
 
+  /** Read dice as `toString` writes them (dice.py `Dice.parse`); RuleInputError for text that
+   * is not dice. */
   static parse(text) {
-    const reader = new DiceReader(text);
-    const value = reader.expression();
-    reader.end();
-    return value;
+    try {
+      const reader = new DiceReader(text);
+      const value = reader.expression();
+      reader.end();
+      return value;
+    } catch (error) {
+      if (error instanceof RangeError) throw new RuleInputError(error.message);
+      throw error;
+    }
   }
 
   plus(other) {
@@ -603,9 +610,10 @@ export class Scaled {
   }
   text() {
     let inner = String(this.dice);
-    if (this.dice.terms.length + this.dice.parts.length + (this.dice.bonus ? 1 : 0) > 1) inner = `(${inner})`;
+    // in brackets unless one pool (`2d6/2`): `(1d4 rerolling 1)/2`, `(2d6*3)/2` read back as written
+    if (!(this.dice.terms.length === 1 && !this.dice.parts.length && !this.dice.bonus)) inner = `(${inner})`;
     const [n, d] = parts(this.factor);
-    const scale = n === 1n ? `/${d}` : `*${show(this.factor)}`;
+    const scale = n === 1n ? `/${d}` : d === 1n ? `*${n}` : `*${n}/${d}`; // as Python writes a Fraction
     return inner + scale + (this.rounding ? ` round ${this.rounding}` : "");
   }
   value(total) {
@@ -638,8 +646,12 @@ export class Clamped {
   }
 }
 
-const TOKEN = /\s*(?:(\d*)[dD](\d+)|(\d+)(?:\/(\d+))?|(round)\s+(up|down|nearest)|(max|min)\s*\(|([-+*/(),]))/y;
+const TOKEN =
+  /\s*(?:(?<pool>(?<count>\d*)[dD](?<sides>\d+|[fF])(?![A-Za-z0-9_]))|(?<number>\d+)(?:\/(?<denominator>\d+))?|(?<range>\.\.)|(?<word>[A-Za-z_][A-Za-z0-9_]*)|(?<mark>[-+*/(),]))/y;
 
+/** Reads the notation `Dice.toString` writes, the language's own for dice (dice.py
+ * `_DiceReader`, form for form): each form built by the functions the resolvers call, the dice
+ * a keep, count or pair reads kept in the order written, so `Dice.parse(String(d))` is `d`. */
 class DiceReader {
   constructor(text) {
     this.text = text;
@@ -654,81 +666,224 @@ class DiceReader {
         throw new RuleInputError(`a number in dice has at most ${MAX_DIGITS} digits`);
       }
       position = TOKEN.lastIndex;
-      if (match[2] !== undefined) this.tokens.push(["pool", [match[1] || "1", match[2]]]);
-      else if (match[3] !== undefined) this.tokens.push(["number", [match[3], match[4] || "1"]]);
-      else if (match[5] !== undefined) this.tokens.push(["round", [match[6]]]);
-      else if (match[7] !== undefined) this.tokens.push(["clamp", [match[7]]]);
-      else this.tokens.push([match[8], []]);
+      const found = match.groups;
+      if (found.pool !== undefined) this.tokens.push(["pool", [found.count || "1", found.sides]]);
+      else if (found.number !== undefined) this.tokens.push(["number", [found.number, found.denominator || "1"]]);
+      else if (found.range !== undefined) this.tokens.push(["..", []]);
+      else if (found.word !== undefined) this.tokens.push(["word", [found.word]]);
+      else this.tokens.push([found.mark, []]);
     }
     if (!this.tokens.length) throw new RuleInputError("empty dice expression");
     this.index = 0;
   }
-  peek() {
-    return this.index < this.tokens.length ? this.tokens[this.index][0] : "end";
+  fail(why = "") {
+    return new RuleInputError(`cannot read dice \`${clip(this.text)}\`` + (why ? `: ${why}` : ""));
+  }
+  peek(ahead = 0) {
+    const at = this.index + ahead;
+    return at < this.tokens.length ? this.tokens[at] : ["end", []];
+  }
+  atWord(...words) {
+    const [kind, values] = this.peek();
+    return kind === "word" && words.includes(values[0].toLowerCase());
   }
   take() {
-    if (this.index >= this.tokens.length) throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: it ends too soon`);
+    if (this.index >= this.tokens.length) throw this.fail("it ends too soon");
     return this.tokens[this.index++];
   }
+  expect(kind, word = null, why = "") {
+    if (this.index >= this.tokens.length && why) throw this.fail(why);
+    const [found, values] = this.take();
+    if (found !== kind || (word !== null && values[0].toLowerCase() !== word)) {
+      throw this.fail(why || `expected \`${word || kind}\` after \`${this.before()}\``);
+    }
+    return values;
+  }
+  before(taken = 1) {
+    const shownTokens = this.tokens.slice(Math.max(this.index - 3 - taken, 0), this.index - taken).map(([kind, values]) => {
+      if (kind === "pool") return `${values[0]}d${values[1]}`;
+      if (kind === "number") return values[1] === "1" ? values[0] : `${values[0]}/${values[1]}`;
+      return kind === "word" ? values[0] : kind;
+    });
+    return shownTokens.join(" ") || clip(this.text);
+  }
+  whole(why) {
+    const negative = this.peek()[0] === "-";
+    if (negative) this.take();
+    const [kind, values] = this.take();
+    if (kind !== "number" || values[1] !== "1") throw this.fail(why);
+    return negative ? -BigInt(values[0]) : BigInt(values[0]);
+  }
   end() {
-    if (this.index !== this.tokens.length) throw new RuleInputError(`cannot read dice \`${clip(this.text)}\``);
+    if (this.index !== this.tokens.length) {
+      const [kind, values] = this.tokens[this.index];
+      const after = kind === "word" || kind === "number" ? values[0] : kind === "pool" ? `${values[0]}d${values[1]}` : kind;
+      throw this.fail(`\`${after}\` is not understood`);
+    }
   }
   expression() {
-    let value = this.item(1n);
-    while (this.peek() === "+" || this.peek() === "-") {
-      const sign = this.take()[0] === "+" ? 1n : -1n;
-      value = value.plus(this.item(sign));
-    }
-    if (this.peek() === "*" || this.peek() === "/") value = this.scale(value);
-    return value;
+    return this.sum()[0];
   }
-  item(sign) {
-    const [kind, values] = this.take();
-    if (kind === "number") {
-      if (values[1] !== "1") throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: a bonus is a whole number`);
-      return new Dice([], sign * BigInt(values[0]));
+  /** [dice, the groups of dice in the order written, or null]. */
+  sum() {
+    let [value, groups] = this.term(1n);
+    while (this.peek()[0] === "+" || this.peek()[0] === "-") {
+      const sign = this.take()[0] === "+" ? 1n : -1n;
+      const [item, more] = this.term(sign);
+      value = value.plus(item);
+      groups = groups === null || more === null ? null : [...groups, ...more];
     }
-    if (sign < 0n) throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: dice are added, not subtracted`);
+    if (this.peek()[0] !== "*" && this.peek()[0] !== "/") return [value, groups];
+    while (this.peek()[0] === "*" || this.peek()[0] === "/") value = this.scale(value); // scaled, then scaled again
+    return [value, null];
+  }
+  term(sign) {
+    if (this.peek()[0] === "number" || (sign === 1n && this.peek()[0] === "-")) {
+      return [new Dice([], sign * this.whole("a bonus is a whole number")), null];
+    }
+    if (sign < 0n) throw this.fail("dice are added, not subtracted");
+    return this.postfix();
+  }
+  postfix() {
+    let [value, groups] = this.primary();
+    while (this.atWord("showing", "rerolling", "as")) {
+      const word = this.take()[1][0].toLowerCase();
+      if (word === "as") {
+        value = namedDie(value, this.expect("word", null, "a die's name follows `as`")[0]);
+      } else {
+        const [low, high] = this.faces(word);
+        const dice = ordered(value, groups);
+        value = word === "showing" ? countedDice(dice, low, high) : rerolledDice(dice, low, high);
+      }
+      groups = sumGroups(value);
+    }
+    return [value, groups];
+  }
+  /** `6`, `2..5`, `at least 5`, `at most 2`: [low, high], null for no bound. */
+  faces(word) {
+    const why = `\`${word}\` is followed by faces: \`6\`, \`2..5\`, \`at least 5\` or \`at most 2\``;
+    if (this.atWord("at")) {
+      this.take();
+      if (this.atWord("least")) {
+        this.take();
+        return [this.whole(why), null];
+      }
+      this.expect("word", "most", why);
+      return [null, this.whole(why)];
+    }
+    const low = this.whole(why);
+    if (this.peek()[0] !== "..") return [low, low];
+    this.take();
+    return [low, this.whole(why)];
+  }
+  primary() {
+    const [kind, values] = this.take();
     if (kind === "pool") {
       const count = BigInt(values[0]);
-      const sides = BigInt(values[1]);
-      if (count < 1n || sides < 2n) throw new RuleInputError(`\`${count}d${sides}\` is not a roll anyone can make`);
-      return new Dice([[count, sides]]);
+      const sides = values[1];
+      let value;
+      if (sides === "f" || sides === "F") {
+        if (count < 1n) throw this.fail(`\`${count}dF\` is not a roll anyone can make`);
+        value = poolDice(count, 3n, "fate");
+      } else {
+        if (count < 1n || BigInt(sides) < 2n) throw this.fail(`\`${count}d${sides}\` is not a roll anyone can make`);
+        value = new Dice([[count, BigInt(sides)]]);
+      }
+      return [value, sumGroups(value)];
     }
     if (kind === "(") {
-      const inner = this.expression();
-      if (this.take()[0] !== ")") throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: a bracket is not closed`);
+      const inner = this.sum();
+      this.expect(")", null, "a bracket is not closed");
       return inner;
     }
-    if (kind === "clamp") {
-      const inner = this.expression();
-      if (this.take()[0] !== ",") throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: ${values[0]}(DICE, NUMBER)`);
-      const negative = this.peek() === "-";
-      if (negative) this.take();
-      const [boundKind, bound] = this.take();
-      if (boundKind !== "number" || bound[1] !== "1" || this.take()[0] !== ")") {
-        throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: ${values[0]}(DICE, NUMBER)`);
+    if (kind !== "word") throw this.fail();
+    const word = values[0].toLowerCase();
+    if ((word === "max" || word === "min") && this.peek()[0] === "(") return [this.extreme(word), null];
+    if (word === "exploding") {
+      const [dice] = this.operand();
+      let times = null;
+      if (this.atWord("at")) {
+        this.take();
+        this.expect("word", "most", "`exploding DICE at most N times`");
+        times = this.whole("`exploding DICE at most N times`");
+        if (!this.atWord("time", "times")) throw this.fail("`exploding DICE at most N times`");
+        this.take();
       }
-      return inner.clamped(values[0] === "max" ? "max" : "min", negative ? -BigInt(bound[0]) : BigInt(bound[0]));
+      const value = explodingDice(dice, times);
+      return [value, sumGroups(value)];
     }
-    throw new RuleInputError(`cannot read dice \`${clip(this.text)}\``);
+    if (word === "highest" || word === "lowest") {
+      const kept = this.atWord("of") ? null : this.whole(`\`${word} N of DICE\``);
+      this.expect("word", "of", `\`${word} N of DICE\``);
+      return [keptDice(ordered(...this.operand()), word, kept), null];
+    }
+    if (word === "matches") {
+      this.expect("word", "of", "`matches of DICE`");
+      const dice = ordered(...this.operand());
+      const groups = sumGroups(dice);
+      if (groups === null || !groups.length) throw new RuleInputError(`the matching faces are read from dice added together, not ${dice}`);
+      return [new Dice([], 0n, [new Pooled(groups, "matches")]), null];
+    }
+    if (word === "opposed") {
+      const first = ordered(...this.operand());
+      this.expect("word", "vs", "`opposed DICE vs DICE by pairs`");
+      const second = ordered(...this.operand());
+      this.expect("word", "by", "`opposed DICE vs DICE by pairs`");
+      this.expect("word", "pairs", "`opposed DICE vs DICE by pairs`");
+      return [pairedDice(first, second), null];
+    }
+    throw this.fail(`\`${values[0]}\` is not part of dice`);
+  }
+  operand() {
+    if (this.peek()[0] === "pool" || this.peek()[0] === "(" || this.atWord("exploding")) return this.primary();
+    throw this.fail(`dice are expected after \`${this.before(0)}\``);
+  }
+  extreme(op) {
+    this.expect("(");
+    const first = this.expression();
+    this.expect(",", null, `${op}(DICE, DICE) or ${op}(DICE, NUMBER)`);
+    const second = this.expression();
+    this.expect(")", null, `${op}(DICE, DICE) or ${op}(DICE, NUMBER)`);
+    return clampDice(op, first, second);
   }
   scale(value) {
     const operator = this.take()[0];
+    const negative = this.peek()[0] === "-";
+    if (negative) this.take();
     const [kind, values] = this.take();
-    if (kind !== "number") throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: dice are scaled by a number`);
-    let factor = frac(BigInt(values[0]), BigInt(values[1]));
+    if (kind !== "number") throw this.fail("dice are scaled by a number");
+    let factor = frac((negative ? -1n : 1n) * BigInt(values[0]), BigInt(values[1]));
     if (operator === "/") {
-      if (factor === 0n) throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: division by zero`);
+      if (cmp(factor, 0n) === 0) throw this.fail("division by zero");
       const [n, d] = parts(factor);
       factor = frac(d, n);
     }
-    const rounding = this.peek() === "round" ? this.take()[1][0] : null;
-    if (rounding === null && typeof factor !== "bigint") {
-      throw new RuleInputError(`cannot read dice \`${clip(this.text)}\`: say how the division rounds`);
+    let rounding = null;
+    if (this.atWord("round")) {
+      this.take();
+      if (!this.atWord("up", "down", "nearest")) throw this.fail("`round up`, `round down` or `round nearest`");
+      rounding = this.take()[1][0].toLowerCase();
     }
-    return value.scaled(factor, rounding);
+    if (rounding === null && typeof factor !== "bigint") throw this.fail("say how the division rounds");
+    if (value.constant) return value.scaled(factor, rounding);
+    return new Dice([], 0n, [new Scaled(value, factor, rounding)]);
   }
+}
+
+/** The groups of dice a value adds together (its plain pools first), or null (dice.py _sum_groups). */
+function sumGroups(value) {
+  if (value.bonus) return null;
+  const groups = value.terms.map(([count, sides]) => new Group(count, sides));
+  for (const part of value.parts) {
+    if (!(part instanceof Pooled) || part.reading !== "sum") return null;
+    groups.push(...part.groups);
+  }
+  return groups;
+}
+
+/** The dice as written, each group a part of its own in order; else the value itself. */
+function ordered(value, groups) {
+  return groups === null ? value : new Dice([], 0n, groups.map((group) => new Pooled([group])));
 }
 
 export function stepDie(sides, steps) {
@@ -941,6 +1096,10 @@ export function valueJson(value) {
 }
 
 export function diceJson(dice) {
+  // dice that explode without end have no highest total and no list of totals (dice.py dice_json)
+  if (!dice.bounded) {
+    return { dice: String(dice), min: numberJson(dice.lowest), max: null, mean: null, distribution: null, at_least: null };
+  }
   let totals;
   try {
     totals = dice.totals(MAX_COMBINATIONS);
@@ -1046,6 +1205,8 @@ export function atLeastChances(totals) {
 }
 
 export function clampDice(op, first, second) {
+  // dice that are a number are that number (dice.py clamp_dice)
+  [first, second] = [first, second].map((x) => (x instanceof Dice && x.constant ? x.bonus : x));
   if (first instanceof Dice && second instanceof Dice) return new Dice([], 0n, [new Extreme(op, first, second)]);
   const [dice, bound] = first instanceof Dice ? [first, second] : [second, first];
   if (!(dice instanceof Dice) || bound instanceof Dice) throw new RuleInputError(`${op}() keeps one dice value within one number`);

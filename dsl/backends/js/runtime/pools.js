@@ -308,8 +308,7 @@ export class Pooled {
     if (this.reading === "pairs") {
       return `opposed ${joined(this.groups.slice(0, this.side))} vs ${joined(this.groups.slice(this.side))} by pairs`;
     }
-    let inner = this.groups.map((g) => g.text()).join(", ");
-    if (this.groups.length > 1 || inner.includes(" ")) inner = `(${inner})`;
+    const inner = joined(this.groups);
     if (this.reading === "highest" || this.reading === "lowest") {
       const kept = this.kept === 1n ? "" : ` ${this.kept}`;
       return `${this.reading}${kept} of ${inner}`;
