@@ -559,7 +559,7 @@ def resolve(
 
         seed = secrets.randbits(53)  # a JSON integer every reader holds exactly
     try:
-        from dsl.compiler import resolve_in
+        from dsl.calls import resolve_in
 
         resolution = resolve_in(module, names, given, rounds, seed, rolled)
     except module.RuleInputError as error:

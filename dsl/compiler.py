@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import itertools
 import keyword
 import linecache
 import sys
 import threading
 import types
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from dsl import __version__
 from dsl import model as m
@@ -418,27 +417,6 @@ def generate_js(compiled: Compiled) -> dict[str, bytes]:
 
 
 _counter = itertools.count()
-
-
-def resolve_in(
-    module: types.ModuleType,
-    names: Sequence[str],
-    given: Mapping[str, object],
-    rounds: int | None = None,
-    rng: object = None,
-    rolled: object = None,
-) -> Any:
-    """`module.resolve(names, **given)`, over `rounds` rounds when given, rolled from `rng` or told
-    `rolled` when given.  A generated `resolve` takes these by keywords that an input of the same
-    name pushes aside (`rounds_` when a rulebook has an input `rounds`): the keywords are read
-    from its signature, where they come in that order."""
-    if rounds is None and rng is None and rolled is None:
-        return module.resolve(list(names), **given)
-    keywords = [
-        p.name for p in inspect.signature(module.resolve).parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY
-    ]
-    options = {k: v for k, v in zip(keywords, (rounds, rng, rolled), strict=True) if v is not None}
-    return module.resolve(list(names), **options, **given)
 
 
 def load_module(source: str, name: str) -> types.ModuleType:

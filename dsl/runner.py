@@ -8,8 +8,9 @@ from typing import Any, Protocol
 
 from dsl import model as m
 from dsl import nodes as n
+from dsl.calls import resolve_in
 from dsl.checks.examples import all_examples
-from dsl.compiler import Compiled, generate, load_module, resolve_in
+from dsl.compiler import Compiled, generate, load_module
 from dsl.diagnostics import Diagnostic, Span, render
 from dsl.runtime.base import show
 from dsl.runtime.dice import Chances, Dice
