@@ -19,7 +19,10 @@ FEATURES = Path(__file__).resolve().parent / "fixtures" / "features"
 
 
 @functools.cache
+@functools.cache
 def compiled(path: Path) -> Compiled:
+    """A rulebook compiled once a test process (its checked model is not written after checking,
+    so the tests share it)."""
     result = compile_file(path, path.relative_to(ROOT).as_posix())
     assert result.ok, result.render()
     return result
@@ -55,7 +58,12 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Compiled rulebooks and the parser's tables are cached (dsl/cache.py) in a directory of the
     test run, not the user's: set for the commands run here and for the processes they start."""
     previous = os.environ.get("RULECRAFT_CACHE_DIR")
-    os.environ["RULECRAFT_CACHE_DIR"] = str(tmp_path_factory.mktemp("rulecraft-cache"))
+    run = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        run = run.parent  # one cache for the run's workers: each compiles what the others did not
+    folder = run / "rulecraft-cache"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    os.environ["RULECRAFT_CACHE_DIR"] = str(folder)
     try:
         yield
     finally:

@@ -166,7 +166,8 @@ def test_a_dice_default_of_the_algebra_builds_and_imports_in_node(packages: dict
     assert "`explodin` is not part of dice" in found["bad"]
 
 
-def test_javascript_reads_and_writes_dice_as_python_does(packages: dict[str, Path]) -> None:
+@pytest.mark.parametrize("drawn", [pytest.param(60, id="60"), pytest.param(400, id="400", marks=pytest.mark.slow)])
+def test_javascript_reads_and_writes_dice_as_python_does(packages: dict[str, Path], drawn: int) -> None:
     """Every dice value of the algebra as text: read by the JavaScript runtime's `Dice.parse` and
     written back by `String`, the same text as Python's (random values from
     tests/dice_expressions.py, and forms written by hand); text that is not dice is a
@@ -189,7 +190,7 @@ def test_javascript_reads_and_writes_dice_as_python_does(packages: dict[str, Pat
         "matches of 4d6",
     ]
     texts += ["5d6 showing at least 5", "(2d6 + exploding d6) rerolling 1", "opposed (2d6 + d8) vs 3d6 by pairs"]
-    texts += [str(build(rng).dice) for _ in range(400)]
+    texts += [str(build(rng).dice) for _ in range(drawn)]
     unread = ["2d6 + explodin d6", "5d6 showing most 2", "opposed 3d6 vs 2d6"]
     done = subprocess.run(
         [need_node(), str(JS_TESTS / "dice_text.mjs"), str(packages["dice"] / "runtime")],

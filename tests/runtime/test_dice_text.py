@@ -88,12 +88,24 @@ def test_text_that_is_not_dice_is_a_rule_input_error(text: str, said: str) -> No
     assert said in str(raised.value)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(min_value=0, max_value=2**32))
 def test_every_dice_value_of_the_algebra_reads_back_as_itself(seed: int) -> None:
     """Random dice over the whole algebra (tests/dice_expressions.py: sums, bonuses, Fate,
     explosions bounded or not, re-rolls, named dice, keeps, counts, matches, pairs, scaling,
-    clamps, the better and worse of two): `Dice.parse(str(d)) == d`, the very value."""
+    clamps, the better and worse of two): `Dice.parse(str(d)) == d`, the very value.  50 values
+    here; `pytest --slow` reads 1,000 more."""
+    _reads_back(seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=2**32, max_value=2**33))
+def test_a_thousand_dice_values_read_back_as_themselves(seed: int) -> None:
+    _reads_back(seed)
+
+
+def _reads_back(seed: int) -> None:
     pytest.importorskip("icepool", reason="icepool is in the test extra: pip install -e '.[test]'")
     from tests.dice_expressions import build
 
