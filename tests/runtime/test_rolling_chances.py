@@ -1,8 +1,10 @@
 """Seeded rolls come up as often as the exact chances say: chi-square at a fixed seed.
 
 The rolls tried: every roll of the dice fixture books (tests/fixtures/dice/*.rules: the idioms of
-published games, the OpenD6 wild die, RISK) and of tests/fixtures/rolling/forms.rules (one roll
-of every dice form) at their defaults; and, of the bundled rulebooks' rolls at their defaults, one per kind of dice,
+published games, the OpenD6 wild die, RISK), of the gallery (tests/fixtures/mechanics/*.rules:
+d20, 2d6 bands, pools, Fate, OpenD6, Year Zero, Blades, roll and keep, Savage Worlds, Cortex,
+PbtA, ...) and of tests/fixtures/rolling/forms.rules (one roll of every dice form) at their
+defaults; and, of the bundled rulebooks' rolls at their defaults, one per kind of dice,
 comparison and tiers (percentile rolls with tiers, resistance rolls, 2d6 and 3d6 checks, ...).
 Each is rolled through the public API (`resolve(rule, rng=stream)`, one `Xoshiro128` stream
 per roll) and what it came to is counted against its exact chances: its totals (a roll without a
@@ -27,6 +29,7 @@ from dsl.runtime import Xoshiro128
 from tests.conftest import FIGURES, ROOT, module_for
 
 DICE = ROOT / "tests" / "fixtures" / "dice"
+MECHANICS = ROOT / "tests" / "fixtures" / "mechanics"
 FORMS = ROOT / "tests" / "fixtures" / "rolling" / "forms.rules"
 BUNDLED = ("skirmish_terrain", "spot_rules_a_to_e", "spot_rules_e_to_z", "zone_combat", "mecha_tables", "terrain_cards")
 SEED = 20261127
@@ -36,7 +39,7 @@ stays a pass)."""
 
 
 def _fixture_rolls() -> Iterator[tuple[str, ModuleType, str, str]]:
-    for path in [*sorted(DICE.glob("*.rules")), FORMS]:
+    for path in [*sorted(DICE.glob("*.rules")), *sorted(MECHANICS.glob("*.rules")), FORMS]:
         module = module_for(Path(path))
         for rule in module.RULES:
             for roll in module.resolve(rule).rolls:
@@ -171,13 +174,21 @@ def test_seeded_rolls_follow_the_exact_chances_2000_each(label: str, module: Mod
     assert p > LEAST_P, f"{label}: chi-square p = {p:.2e} over 2,000 seeded rolls"
 
 
+CHUNKS = 6
+"""The slow test's rolls in so many parts, which pytest-xdist's workers take in parallel."""
+
+
 @pytest.mark.slow
-def test_seeded_rolls_follow_the_exact_chances_100000_each() -> None:
-    """100,000 rolls of every roll of the set; the smallest p-value goes to the run's figures."""
-    results = [(label, _rolled_p(module, rule, name, 100_000)) for label, module, rule, name in ROLLS]
+@pytest.mark.parametrize("part", range(CHUNKS))
+def test_seeded_rolls_follow_the_exact_chances_100000_each(part: int) -> None:
+    """100,000 rolls of every roll of the set (one part of it); the smallest p-value of each part
+    goes to the run's figures."""
+    chosen = ROLLS[part::CHUNKS]
+    results = [(label, _rolled_p(module, rule, name, 100_000)) for label, module, rule, name in chosen]
     bad = [(label, p) for label, p in results if p <= LEAST_P]
     worst = min(results, key=lambda item: item[1])
     FIGURES.append(
-        f"rolling: {len(results)} rolls x 100,000 seeded rolls each, chi-square; smallest p = {worst[1]:.3g} ({worst[0]})"
+        f"rolling, part {part + 1} of {CHUNKS}: {len(results)} of {len(ROLLS)} rolls x 100,000 seeded rolls each, "
+        f"chi-square; smallest p = {worst[1]:.3g} ({worst[0]})"
     )
     assert not bad, bad
