@@ -38,6 +38,7 @@ from .chains import parse_step
 from .dice import MAX_COMBINATIONS, Dice, pool_dice
 from .resolve import resolve_with
 from .results import ChainRoll, Consequence, DiceRoll, Resolution, Roll, RollMade, TableResult, TableRow
+from .rolls import meets
 from .throws import FaceSource, GeneratedFaces, ThrownDice, ToldFaces, throw_dice
 
 MAX_CHAINED_ROLLS: Final = 1_000
@@ -333,7 +334,7 @@ def _count(roll: Roll, dice: Dice, said: object, generated: FaceSource | None) -
         thrown = throw_dice(dice, faces)
         if isinstance(faces, ToldFaces):
             faces.finish()
-        met = tuple(replace(d, kept=_meets(d.value, op, goal)) for d in thrown.dice)
+        met = tuple(replace(d, kept=meets(d.value, op, goal)) for d in thrown.dice)
         successes = sum(d.kept for d in met)
         sides: tuple[DiceRoll, ...] = (DiceRoll(str(dice), 0, met, successes, successes),)
         source = "faces" if said is not None else "rng"
@@ -368,7 +369,7 @@ def _checked(roll: Roll, source: str, side: DiceRoll, thrown: ThrownDice) -> Rol
     if spec.kind == "total" or op is None or goal is None:
         outcomes = (chosen.name,) if chosen is not None else ()
         return _decided(roll, source, (side,), total, None, outcomes, None)
-    won = chosen.always == "success" if chosen is not None and chosen.always else _meets(total, op, goal)
+    won = chosen.always == "success" if chosen is not None and chosen.always else meets(total, op, goal)
     named = {tier.name for tier in spec.tiers}
     plain = "success" if won else "failure"
     found = ((chosen.name,) if chosen is not None else ()) + ((plain,) if plain not in named else ())
@@ -394,18 +395,4 @@ def _decided(
     outcome = outcomes[0] if outcomes else "none"
     return RollMade(source, sides, total, margin, outcome, outcomes, success, tuple(consequences), tuple(effects))
 
-
-def _meets(total: int | Fraction, op: str, goal: int | Fraction) -> bool:
-    """Whether a total meets a target by a comparison."""
-    if op == "<=":
-        return total <= goal
-    if op == "<":
-        return total < goal
-    if op == ">=":
-        return total >= goal
-    if op == ">":
-        return total > goal
-    if op == "==":
-        return total == goal
-    return total != goal
 

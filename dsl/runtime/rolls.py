@@ -347,7 +347,7 @@ def tier_chances(
         if chosen is not None:
             found[chosen.name] += chance
         if op is not None:
-            won = chosen.always == "success" if chosen is not None and chosen.always else _meets(total, op, goal)
+            won = chosen.always == "success" if chosen is not None and chosen.always else meets(total, op, goal)
             success += chance if won else 0
     if op is not None:
         found[" success"] = success
@@ -363,7 +363,8 @@ def _horizon(goal: int | Fraction | None, bonus: int | Fraction, tiers: tuple[Ti
     return max((math.ceil(edge) for edge in edges), default=0) + 1
 
 
-def _meets(total: int | Fraction, op: str, goal: int | Fraction) -> bool:
+def meets(total: int | Fraction, op: str, goal: int | Fraction) -> bool:
+    """Whether a total meets a target by a comparison."""
     if op == "<=":
         return total <= goal
     if op == "<":
@@ -405,7 +406,7 @@ def beats(first: Dice, second: Dice, edge: Fraction) -> tuple[Fraction, Fraction
 
 def successes_of(count: int, sides: int, op: str, goal: int | Fraction) -> dict[int, Fraction]:
     """How many of `count` dice meet the target, each number with its chance (a binomial)."""
-    meeting = sum(1 for face in range(1, sides + 1) if _meets(face, op, goal))
+    meeting = sum(1 for face in range(1, sides + 1) if meets(face, op, goal))
     total = sides**count
     return {
         k: Fraction(math.comb(count, k) * meeting**k * (sides - meeting) ** (count - k), total)
