@@ -9,6 +9,7 @@ import { HugeNumber, RuleInputError, abs, add, asNumber, ceil, clip, cmp, floor,
 import { Scope } from "./book.js";
 import { parseStep } from "./chains.js";
 import { MAX_COMBINATIONS, poolDice } from "./dice.js";
+import { meets } from "./rolls.js";
 import { ChainRoll, DiceRoll, Resolution, Roll, RollMade, TableResult, TableRow } from "./results.js";
 import { rowFor } from "./specs.js";
 import { GeneratedFaces, ToldFaces, throwDice } from "./throws.js";
@@ -348,15 +349,4 @@ function decided(roll, source, sides, total, margin, outcomes, success) {
   }
   const outcome = outcomes.length ? outcomes[0] : "none";
   return new RollMade(source, sides, total === null ? null : whole(total), margin, outcome, outcomes, success, consequences, effects);
-}
-
-/** Whether a total meets a target by a comparison. */
-export function meets(total, op, goal) {
-  const order = cmp(total, goal);
-  if (op === "<=") return order <= 0;
-  if (op === "<") return order < 0;
-  if (op === ">=") return order >= 0;
-  if (op === ">") return order > 0;
-  if (op === "==") return order === 0;
-  return order !== 0;
 }

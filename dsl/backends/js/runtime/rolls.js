@@ -298,7 +298,8 @@ function lastKey(map) {
   return [...map.keys()].pop();
 }
 
-function meets(total, op, goal) {
+/** Whether a total meets a target by a comparison. */
+export function meets(total, op, goal) {
   const c = cmp(total, goal);
   if (op === "<=") return c <= 0;
   if (op === "<") return c < 0;
