@@ -189,14 +189,7 @@ def resolution_text(resolution: Any) -> str:
                 lines.append(f"  then: {v(', '.join(table.selected.steps))}")
             if table.rolled is not None:
                 lines.append(f"  rolled: {dice_roll_text(table.rolled)}")
-            for step in getattr(table, "chained", ()):
-                values = ", ".join(v(show(value)) for value in step.row.values.values() if value != "")
-                told = " (rolled again: a roll twice gives two other rows)" if step.again else ""
-                then = f"; then {v(', '.join(step.row.steps))}" if step.row.steps and not step.again else ""
-                lines.append(
-                    f"  {'  ' * step.depth}then rolled on {v(step.table)}: {dice_roll_text(step.rolled)}"
-                    f" -> row {v(step.row.key)}: {values}{then}{told}"
-                )
+            lines += chained_lines(getattr(table, "chained", ()), "  ")
     lines += chain_lines([chain.to_dict() for chain in getattr(resolution, "chains", ())])
     if resolution.restrictions:
         lines.append("")
@@ -234,6 +227,24 @@ def rolled_lines(made: Any) -> list[str]:
     for consequence in made.consequences:
         then = f" ({v(consequence.stat)} {v(show(consequence.value))})" if consequence.stat is not None else ""
         lines.append(f"        {v(consequence.text, '          ')}{then}")
+    return lines + chained_lines(getattr(made, "chained", ()), "      ")
+
+
+def chained_lines(chained: Any, indent: str) -> list[str]:
+    """The rolls a chain made (a rolled table's row or a roll's outcome sent on), one a line,
+    indented by depth."""
+    from dsl.runtime.base import show  # here, as in resolution_text
+
+    v = visible
+    lines = []
+    for step in chained:
+        values = ", ".join(v(show(value)) for value in step.row.values.values() if value != "")
+        told = " (rolled again: a roll twice gives two other rows)" if step.again else ""
+        then = f"; then {v(', '.join(step.row.steps))}" if step.row.steps and not step.again else ""
+        lines.append(
+            f"{indent}{'  ' * step.depth}then rolled on {v(step.table)}: {dice_roll_text(step.rolled)}"
+            f" -> row {v(step.row.key)}: {values}{then}{told}"
+        )
     return lines
 
 

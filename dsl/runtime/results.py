@@ -296,6 +296,7 @@ class RollMade:
     success: bool | None  # None for a roll without a target
     consequences: tuple[Consequence, ...]  # of this roll and of the rolls merged into it, that come
     effects: tuple[str, ...] = ()  # what the outcomes do, as the rules say it
+    chained: tuple[ChainRoll, ...] = ()  # the rolls its outcome sent on to, in the order they were rolled
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -308,6 +309,7 @@ class RollMade:
             "success": self.success,
             "consequences": [c.to_dict() for c in self.consequences],
             "effects": list(self.effects),
+            "chained": [c.to_dict() for c in self.chained],
         }
 
 

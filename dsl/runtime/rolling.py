@@ -12,8 +12,10 @@ counts them).
 Rolled from a seed, the generator goes in one order, the same in every runtime: the tables of
 the situation in the order named, each followed by the chain its row sends on to (depth first:
 each step of a row, in the order written, rolled to its end before the next; the two rolls of a
-`roll twice` one after the other), then its rolls in the order the resolution lists them; a roll
-or table whose result is told takes no face from it.  A chain is rolled as chains.py counts it:
+`roll twice` one after the other), then its rolls in the order the resolution lists them, each
+followed by the chain the outcome that came up sends on to (`on fumble: ... then roll
+light_damage`: each step of each such outcome, in the order written, rolled as a row's steps
+are); a roll or table whose result is told takes no face from it.  A chain is rolled as chains.py counts it:
 a chained roll is the table's dice plus the step's `+N`, a roll-twice row met by one of the two
 rolls of a roll twice is rolled again; a chain that is still rolling after MAX_CHAINED_ROLLS
 rolls is refused (its table can send on for ever).  A table of a chain is told by its name: one
@@ -82,7 +84,6 @@ def resolve_rolling(
         for table in resolution.tables
         if table.name in table_rolls
     }
-    chained_told.finish()
     rolls = list(resolution.rolls)
     places = _places(rolls, told, tables)
     results: list[Roll] = []
@@ -91,7 +92,10 @@ def resolve_rolling(
         if said is None and generated is None:
             results.append(roll)
             continue
-        results.append(replace(roll, rolled=_roll_made(roll, said, generated)))
+        made = _roll_made(roll, said, generated)
+        made = replace(made, chained=_outcome_chain(book, resolution, roll, made, chained_told, generated))
+        results.append(replace(roll, rolled=made))
+    chained_told.finish()
     tables_out = tuple(
         replace(t, rolled=_table_side(book, t, table_rolls[t.name]), chained=chained[t.name])
         if t.name in table_rolls
@@ -160,17 +164,40 @@ def _roll_chain(
         return ()
     spec = book.tables[table.name]
     offset = spec.sign * int(cast(int, table.keys[spec.modifier])) if spec.modifier else 0
+    pending = _children(table.name, offset, table.selected.steps, 1)
+    return _rolled_on(book, resolution, f"table {table.name}", pending, told, generated)
+
+
+def _outcome_chain(
+    book: Book, resolution: Resolution, roll: Roll, made: RollMade, told: _ToldTables, generated: FaceSource | None
+) -> tuple[ChainRoll, ...]:
+    """The rolls the outcomes that came up send on to (`on fumble: ... then roll light_damage`):
+    each step of each outcome that came, in the order written (the roll's own rule first, then
+    the rules merged into it), rolled depth first as a table's chain is."""
+    steps = tuple(
+        step for asking in (roll, *roll.merged) for outcome, step in asking.spec.steps if outcome in made.outcomes
+    )
+    pending = _children("", 0, steps, 1)
+    return _rolled_on(book, resolution, f"roll {roll.spec.name}", pending, told, generated)
+
+
+def _rolled_on(
+    book: Book,
+    resolution: Resolution,
+    origin: str,
+    pending: list[tuple[str, int, bool, int]],
+    told: _ToldTables,
+    generated: FaceSource | None,
+) -> tuple[ChainRoll, ...]:
+    """Roll the chain `pending` starts (a stack: the first to roll last), depth first."""
     scope = Scope(book, dict(resolution.inputs), {**resolution.stats, **resolution.derived}, [])
     made: list[ChainRoll] = []
-    pending = _children(table.name, offset, table.selected.steps, 1)
     while pending:
         name, modifier, twice, depth = pending.pop()
         if not told.has(name) and generated is None:
             continue  # nothing told for it, nothing to roll it with: the chain stops here
         if len(made) >= MAX_CHAINED_ROLLS:
-            raise RuleInputError(
-                f"the chain from table {table.name} was still rolling after {MAX_CHAINED_ROLLS:,} rolls"
-            )
+            raise RuleInputError(f"the chain from {origin} was still rolling after {MAX_CHAINED_ROLLS:,} rolls")
         chained = book.tables[name]
         assert chained.pool is not None
         dice = pool_dice(*chained.pool)

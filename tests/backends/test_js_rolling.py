@@ -152,3 +152,22 @@ def test_chains_roll_and_are_told_alike(package: Path, tmp_path: Path) -> None:
     ]
     count, mismatches = _compare(path, package, situations, tmp_path)
     assert mismatches == [] and count == len(situations)
+
+
+def test_a_roll_outcome_sends_on_alike(package: Path, tmp_path: Path) -> None:
+    """A roll's outcome that sends on (a walker knockdown's fumble: `then roll light_damage`):
+    JavaScript rolls the table and its chain after the roll from the same seeds, takes it told by
+    name, and refuses it told when the outcome does not send on, with Python's message."""
+    path = RULEBOOKS / "mecha_tables.rules"
+    given = {"unit": "walker", "damage_taken": 14, "vehicle_size": 6, "MoS": 3}
+    told: list[Any] = [
+        {"knockdown": [1, 1], "light_damage": [6, 5, 3]},
+        {"knockdown": [1, 1], "light_damage": 2, "structural": 4},
+        {"knockdown": [1, 1]},
+        {"knockdown": [4, 2], "light_damage": [3]},
+    ]
+    situations = [
+        {"names": ["walker_knockdown"], "given": given, "rng": str(seed), "rolled": None} for seed in range(200)
+    ] + [{"names": ["walker_knockdown"], "given": given, "rng": None, "rolled": rolled} for rolled in told]
+    count, mismatches = _compare(path, package, situations, tmp_path)
+    assert mismatches == [] and count == len(situations)

@@ -112,3 +112,32 @@ def test_a_seed_rolls_the_chain_a_table_sends_on_to() -> None:
     ]
     wrong = run_cli("resolve", "terrain_cards", "hostility_level", "--rolled", "damage_value=12", "--seed", "1")
     assert wrong.exit_code == 2 and "damage_value" in wrong.output
+
+
+def test_a_seed_rolls_the_table_a_roll_outcome_sends_on_to() -> None:
+    """resolve --seed: a knockdown fumble's `then roll light_damage` rolled after it, in the JSON
+    (the roll's `rolled.chained`, as the Python API gives it) and in the text; --rolled names it."""
+    import generated.mecha_tables as mecha
+
+    given = ["--set", "unit=walker", "--set", "damage_taken=14", "--set", "vehicle_size=6", "--set", "MoS=3"]
+    result = run_cli("resolve", "mecha_tables", "walker_knockdown", *given, "--seed", "97", "--json")
+    assert result.exit_code == 0, result.output
+    made = json.loads(result.stdout)["rolls"][0]["rolled"]
+    assert [(c["table"], c["depth"], c["result"]) for c in made["chained"]] == [
+        ("light_damage", 1, 6),
+        ("light_damage", 2, 5),
+        ("light_damage", 2, 3),
+    ]
+    python = mecha.resolve("walker_knockdown", unit="walker", damage_taken=14, vehicle_size=6, MoS=3, rng=97)
+    assert made == json.loads(json.dumps(python.to_dict()["rolls"][0]["rolled"]))
+    text = run_cli("resolve", "mecha_tables", "walker_knockdown", *given, "--seed", "97").output
+    assert "      rolled: highest of 2d6 [1, (1)] = 1 -> fumble by 3" in text
+    assert "        then rolled on light_damage: 1d6 [6] = 6 -> row 6" in text
+    assert "          then rolled on light_damage: 1d6 [3] = 3 -> row 3: Crew" in text
+    told = run_cli(
+        "resolve", "mecha_tables", "walker_knockdown", *given, "--rolled", "knockdown=1,1", "--rolled", "light_damage=4",
+        "--json",
+    )
+    assert told.exit_code == 0, told.output
+    chained = json.loads(told.stdout)["rolls"][0]["rolled"]["chained"]
+    assert [(c["table"], c["result"], c["row"]["key"]) for c in chained] == [("light_damage", 4, "4")]

@@ -172,8 +172,8 @@ export class DiceRoll {
 
 /** What a roll came to (results.py RollMade). */
 export class RollMade {
-  constructor(source, sides, total, margin, outcome, outcomes, success, consequences, effects = []) {
-    Object.assign(this, { source, sides, total, margin, outcome, outcomes, success, consequences, effects });
+  constructor(source, sides, total, margin, outcome, outcomes, success, consequences, effects = [], chained = []) {
+    Object.assign(this, { source, sides, total, margin, outcome, outcomes, success, consequences, effects, chained });
     Object.freeze(this);
   }
   toDict() {
@@ -187,6 +187,7 @@ export class RollMade {
       success: this.success,
       consequences: this.consequences.map((c) => c.toDict()),
       effects: [...this.effects],
+      chained: this.chained.map((c) => c.toDict()),
     };
   }
 }

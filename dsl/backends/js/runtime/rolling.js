@@ -3,7 +3,8 @@
 // of each: the dice, the total, the tier and outcome, the margin and the consequences that come,
 // beside the exact chances.  The generator goes through the tables named, each followed by the
 // chain its row sends on to (depth first), then the rolls in the order the resolution lists
-// them, as in Python: the same seed, the same dice.
+// them, each followed by the chain its outcome sends on to, as in Python: the same seed, the
+// same dice.
 
 import { HugeNumber, RuleInputError, abs, add, asNumber, ceil, clip, cmp, floor, parts, shown, sub, whole } from "./base.js";
 import { Scope } from "./book.js";
@@ -45,14 +46,16 @@ export function resolveRolling(book, names, given, rng, rolled, resolve) {
   for (const table of resolution.tables) {
     if (tableRolls.has(table.name)) chained.set(table.name, rollChain(book, resolution, table, toldTables, generated));
   }
-  toldTables.finish();
   const rolls = resolution.rolls;
   const places = placesOf(rolls, told, tables);
   const results = rolls.map((roll, index) => {
     const said = places.has(index) ? places.get(index) : null;
     if (said === null && generated === null) return roll;
-    return new Roll({ ...roll, rolled: rollMade(roll, said, generated) });
+    const made = rollMade(roll, said, generated);
+    const chained = outcomeChain(book, resolution, roll, made, toldTables, generated);
+    return new Roll({ ...roll, rolled: new RollMade(made.source, made.sides, made.total, made.margin, made.outcome, made.outcomes, made.success, made.consequences, made.effects, chained) });
   });
+  toldTables.finish();
   const tablesOut = resolution.tables.map((t) =>
     tableRolls.has(t.name)
       ? new TableResult(t.name, t.title, t.source, t.dice, t.keys, t.result, t.selected, t.rows, tableSide(book, t, tableRolls.get(t.name)), chained.get(t.name))
@@ -105,14 +108,27 @@ function rollChain(book, resolution, table, told, generated) {
   if (table.selected === null) return [];
   const spec = book.tables.get(table.name);
   const offset = spec.modifier !== null ? BigInt(spec.sign) * parts(table.keys.get(spec.modifier))[0] : 0n;
+  return rolledOn(book, resolution, `table ${table.name}`, chainChildren(table.name, offset, table.selected.steps, 1), told, generated);
+}
+
+/** The rolls the outcomes that came up send on to, in the order written (rolling.py _outcome_chain). */
+function outcomeChain(book, resolution, roll, made, told, generated) {
+  const steps = [];
+  for (const asking of [roll, ...roll.merged]) {
+    for (const [outcome, step] of asking.spec.steps) if (made.outcomes.includes(outcome)) steps.push(step);
+  }
+  return rolledOn(book, resolution, `roll ${roll.spec.name}`, chainChildren("", 0n, steps, 1), told, generated);
+}
+
+/** Roll the chain `pending` starts (a stack: the first to roll last), depth first (rolling.py _rolled_on). */
+function rolledOn(book, resolution, origin, pending, told, generated) {
   const scope = new Scope(book, new Map(resolution.inputs), new Map([...resolution.stats, ...resolution.derived]), []);
   const made = [];
-  const pending = chainChildren(table.name, offset, table.selected.steps, 1);
   while (pending.length) {
     const [name, modifier, twice, depth] = pending.pop();
     if (!told.has(name) && generated === null) continue; // nothing told, nothing to roll with: the chain stops here
     if (made.length >= MAX_CHAINED_ROLLS) {
-      throw new RuleInputError(`the chain from table ${table.name} was still rolling after ${MAX_CHAINED_ROLLS.toLocaleString("en-US")} rolls`);
+      throw new RuleInputError(`the chain from ${origin} was still rolling after ${MAX_CHAINED_ROLLS.toLocaleString("en-US")} rolls`);
     }
     const chained = book.tables.get(name);
     const dice = poolDice(...chained.pool);
