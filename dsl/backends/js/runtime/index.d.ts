@@ -179,6 +179,8 @@ export declare class RollMade {
   readonly success: boolean | null;
   readonly consequences: readonly Consequence[];
   readonly effects: readonly string[];
+  /** The rolls its outcome sent on to (`on fumble: ... then roll light_damage`), depth first, in the order rolled. */
+  readonly chained: readonly ChainRoll[];
   toDict(): RollMadeJson;
 }
 
@@ -229,7 +231,7 @@ export declare class TableResult {
   readonly chained: readonly ChainRoll[];
 }
 
-/** One roll of a chain a rolled table's row sent on to. */
+/** One roll of a chain a rolled table's row, or a rolled roll's outcome, sent on to. */
 export declare class ChainRoll {
   readonly table: string;
   /** One deeper than the roll that sent on to it (the table's own roll is depth 0). */
@@ -380,6 +382,7 @@ export interface RollMadeJson {
   success: boolean | null;
   consequences: ConsequenceJson[];
   effects: string[];
+  chained: unknown[];
 }
 export interface RestrictionJson {
   what: string;
