@@ -9,6 +9,8 @@ die; an opposed roll compares the two sides' totals, a tie going as the roll say
 seeds the outcomes come up as often as the chances say (tests/runtime/test_rolling_chances.py
 counts them).
 
+Each table rolled on dice gets its own roll (a `roll` input would select the rows of all): its
+row, trace entry and chain are those the situation resolved with `roll` at its total reports.
 Rolled from a seed, the generator goes in one order, the same in every runtime: the tables of
 the situation in the order named, each followed by the chain its row sends on to (depth first:
 each step of a row, in the order written, rolled to its end before the next; the two rolls of a
@@ -36,11 +38,22 @@ from typing import Final, cast
 
 from .base import HugeNumber, RuleInputError, as_number, clip, shown, whole
 from .book import Book, Scope
-from .chains import parse_step
+from .chains import chains_of, parse_step
 from .dice import MAX_COMBINATIONS, Dice, pool_dice
 from .resolve import resolve_with
-from .results import ChainRoll, Consequence, DiceRoll, Resolution, Roll, RollMade, TableResult, TableRow
+from .results import (
+    ChainRoll,
+    Consequence,
+    DiceRoll,
+    Resolution,
+    Roll,
+    RollMade,
+    TableResult,
+    TableRow,
+    TraceEntry,
+)
 from .rolls import meets
+from .tables import sends_on, table_result
 from .throws import FaceSource, GeneratedFaces, ThrownDice, ToldFaces, throw_dice
 
 MAX_CHAINED_ROLLS: Final = 1_000
@@ -62,28 +75,32 @@ def resolve_rolling(
     chosen = [names] if isinstance(names, str) else list(names) if isinstance(names, Sequence) else []
     tables = [name for name in dict.fromkeys(chosen) if isinstance(name, str) and name in book.tables]
     on_dice = [name for name in tables if book.tables[name].pool is not None]
-    inputs = dict(given)
-    table_rolls: dict[str, DiceRoll] = {}
     to_roll = [name for name in on_dice if name in told or (generated is not None and "roll" not in given)]
-    if len(to_roll) > 1 or (to_roll and "roll" in given):
+    if to_roll and "roll" in given:
         raise RuleInputError(
-            f"one roll selects the rows of {', '.join(on_dice)}: roll one table at a time, or give `roll`"
+            f"`roll` selects the rows of {', '.join(on_dice)}, and {', '.join(to_roll)} is told: give one or the other"
         )
     chained_told = _ToldTables(book, told)
+    resolution = resolve(given)
     for name in to_roll:
         spec = book.tables[name]
         assert spec.pool is not None
         dice = pool_dice(*spec.pool)
         thrown = chained_told.throw(name, dice) if chained_told.has(name) else throw_dice(dice, _generated(generated))
         side = _thrown_side(dice, 0, thrown)
-        table_rolls[name] = side
-        inputs["roll"] = side.dice_total
-    resolution = resolve(inputs)
-    chained = {
-        table.name: _roll_chain(book, resolution, table, chained_told, generated)
-        for table in resolution.tables
-        if table.name in table_rolls
-    }
+        resolution = _by_its_roll(book, resolution, name, side.dice_total)
+        index = next(i for i, t in enumerate(resolution.tables) if t.name == name)
+        table = resolution.tables[index]
+        table = replace(
+            table,
+            rolled=_table_side(book, table, side),
+            chained=_roll_chain(book, resolution, table, chained_told, generated),
+        )
+        resolution = replace(resolution, tables=(*resolution.tables[:index], table, *resolution.tables[index + 1 :]))
+    if len(to_roll) == 1:  # as the situation resolved with `roll` lists its inputs
+        rolled_table = next(t for t in resolution.tables if t.name == to_roll[0])
+        assert rolled_table.rolled is not None
+        resolution = replace(resolution, inputs={**resolution.inputs, "roll": rolled_table.rolled.dice_total})
     rolls = list(resolution.rolls)
     places = _places(rolls, told, tables)
     results: list[Roll] = []
@@ -96,13 +113,34 @@ def resolve_rolling(
         made = replace(made, chained=_outcome_chain(book, resolution, roll, made, chained_told, generated))
         results.append(replace(roll, rolled=made))
     chained_told.finish()
-    tables_out = tuple(
-        replace(t, rolled=_table_side(book, t, table_rolls[t.name]), chained=chained[t.name])
-        if t.name in table_rolls
-        else t
-        for t in resolution.tables
+    return replace(resolution, rolls=tuple(results))
+
+
+def _by_its_roll(book: Book, resolution: Resolution, name: str, total: int) -> Resolution:
+    """The situation with table `name`'s row selected by its own roll, `total` (each table rolled
+    on dice has its own roll; a `roll` input would select the rows of all): its result, its trace
+    entry and the chain its row starts, as the situation resolved with `roll` reports them."""
+    spec = book.tables[name]
+    index = next(i for i, t in enumerate(resolution.tables) if t.name == name)
+    scope = Scope(
+        book,
+        {**resolution.inputs, **resolution.tables[index].keys, "roll": total},
+        {**resolution.stats, **resolution.derived},
+        [],
     )
-    return replace(resolution, rolls=tuple(results), tables=tables_out)
+    table = table_result(scope, spec)
+    trace = tuple(scope.trace[0] if _unrolled(entry, name) else entry for entry in resolution.trace)
+    chains = list(resolution.chains)
+    if sends_on(spec):
+        at = next(i for i, chain in enumerate(chains) if chain.rule == name)
+        chains[at : at + 1] = chains_of(scope, (), (table,))
+    tables = (*resolution.tables[:index], table, *resolution.tables[index + 1 :])
+    return replace(resolution, tables=tables, trace=trace, chains=tuple(chains))
+
+
+def _unrolled(entry: TraceEntry, table: str) -> bool:
+    """The trace entry of `table` resolved with no roll given (every row with its chance)."""
+    return entry.spec.rule == table and entry.spec.clauses == ("no roll given",)
 
 
 def roll_rule(book: Book, name: str, told: tuple[object, ...], rng: object, rolled: object) -> Resolution:

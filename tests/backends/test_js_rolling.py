@@ -171,3 +171,20 @@ def test_a_roll_outcome_sends_on_alike(package: Path, tmp_path: Path) -> None:
     ] + [{"names": ["walker_knockdown"], "given": given, "rng": None, "rolled": rolled} for rolled in told]
     count, mismatches = _compare(path, package, situations, tmp_path)
     assert mismatches == [] and count == len(situations)
+
+
+def test_two_tables_rolled_on_dice_alike(package: Path, tmp_path: Path) -> None:
+    """Light and heavy damage in one situation (tests/runtime/test_rolling_tables.py): JavaScript
+    gives each table its own roll and chain from the same seeds, takes each told by name, keeps
+    `roll` selecting both, and refuses `roll` with a table told with Python's message."""
+    path = RULEBOOKS / "mecha_tables.rules"
+    both = ["light_damage", "heavy_damage"]
+    told: list[Any] = [{"light_damage": 3, "heavy_damage": [2], "structural": 4}, {"heavy_damage": 4}]
+    situations = (
+        [{"names": both, "given": {}, "rng": str(seed), "rolled": None} for seed in range(60)]
+        + [{"names": both, "given": {}, "rng": None, "rolled": rolled} for rolled in told]
+        + [{"names": both, "given": {"roll": 3}, "rng": "1", "rolled": None}]
+        + [{"names": both, "given": {"roll": 3}, "rng": None, "rolled": {"light_damage": 3}}]
+    )
+    count, mismatches = _compare(path, package, situations, tmp_path)
+    assert mismatches == [] and count == len(situations)

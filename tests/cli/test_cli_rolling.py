@@ -141,3 +141,27 @@ def test_a_seed_rolls_the_table_a_roll_outcome_sends_on_to() -> None:
     assert told.exit_code == 0, told.output
     chained = json.loads(told.stdout)["rolls"][0]["rolled"]["chained"]
     assert [(c["table"], c["result"], c["row"]["key"]) for c in chained] == [("light_damage", 4, "4")]
+
+
+def test_two_tables_rolled_on_dice_each_get_their_own_roll() -> None:
+    """resolve --seed with light and heavy damage: each table rolled, as the Python API rolls
+    them; --rolled tells each by its name; --set roll=N still selects both rows."""
+    import generated.mecha_tables as mecha
+
+    result = run_cli("resolve", "mecha_tables", "light_damage", "heavy_damage", "--seed", "3", "--json")
+    assert result.exit_code == 0, result.output
+    tables = json.loads(result.stdout)["tables"]
+    assert [(t["name"], t["result"], t["rolled"]["total"]) for t in tables] == [
+        ("light_damage", 5, 5),
+        ("heavy_damage", 6, 6),
+    ]
+    python = mecha.resolve(["light_damage", "heavy_damage"], rng=3).to_dict()["tables"]
+    assert tables == json.loads(json.dumps(python))
+    told = run_cli(
+        "resolve", "mecha_tables", "light_damage", "heavy_damage", "--rolled", "light_damage=3",
+        "--rolled", "heavy_damage=4", "--json",
+    )
+    assert told.exit_code == 0, told.output
+    assert [t["selected"]["key"] for t in json.loads(told.stdout)["tables"]] == ["3", "4"]
+    both = run_cli("resolve", "mecha_tables", "light_damage", "heavy_damage", "--set", "roll=2", "--seed", "3", "--json")
+    assert [t["selected"]["key"] for t in json.loads(both.stdout)["tables"]] == ["2", "2"]

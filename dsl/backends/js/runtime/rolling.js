@@ -8,11 +8,12 @@
 
 import { HugeNumber, RuleInputError, abs, add, asNumber, ceil, clip, cmp, floor, parts, shown, sub, whole } from "./base.js";
 import { Scope } from "./book.js";
-import { parseStep } from "./chains.js";
+import { chainsOf, parseStep } from "./chains.js";
 import { MAX_COMBINATIONS, poolDice } from "./dice.js";
 import { meets } from "./rolls.js";
 import { ChainRoll, DiceRoll, Resolution, Roll, RollMade, TableResult, TableRow } from "./results.js";
 import { rowFor } from "./specs.js";
+import { sendsOn, tableResult } from "./tables.js";
 import { GeneratedFaces, ToldFaces, throwDice } from "./throws.js";
 
 /** The most rolls one rolled chain makes: `roll again` rows can send on for ever. */
@@ -27,24 +28,28 @@ export function resolveRolling(book, names, given, rng, rolled, resolve) {
   const onDice = tables.filter((name) => book.tables.get(name).pool !== null);
   const inputs = given instanceof Map ? new Map(given) : new Map(Object.entries(given || {}));
   const givenRoll = inputs.has("roll") && inputs.get("roll") !== null && inputs.get("roll") !== undefined;
-  const tableRolls = new Map();
   const toRoll = onDice.filter((name) => told.has(name) || (generated !== null && !givenRoll));
-  if (toRoll.length > 1 || (toRoll.length && givenRoll)) {
-    throw new RuleInputError(`one roll selects the rows of ${onDice.join(", ")}: roll one table at a time, or give \`roll\``);
+  if (toRoll.length && givenRoll) {
+    throw new RuleInputError(`\`roll\` selects the rows of ${onDice.join(", ")}, and ${toRoll.join(", ")} is told: give one or the other`);
   }
   const toldTables = new ToldTables(book, told);
+  let resolution = resolve(inputs);
   for (const name of toRoll) {
     const spec = book.tables.get(name);
     const dice = poolDice(...spec.pool);
     const thrown = toldTables.has(name) ? toldTables.throw(name, dice) : throwDice(dice, generated);
     const side = thrownSide(dice, 0n, thrown);
-    tableRolls.set(name, side);
-    inputs.set("roll", side.dice_total);
+    resolution = byItsRoll(book, resolution, name, side.dice_total);
+    const index = resolution.tables.findIndex((t) => t.name === name);
+    const t = resolution.tables[index];
+    const chained = rollChain(book, resolution, t, toldTables, generated);
+    const table = new TableResult(t.name, t.title, t.source, t.dice, t.keys, t.result, t.selected, t.rows, tableSide(book, t, side), chained);
+    resolution = new Resolution({ ...resolution, tables: resolution.tables.map((other, i) => (i === index ? table : other)) });
   }
-  const resolution = resolve(inputs);
-  const chained = new Map();
-  for (const table of resolution.tables) {
-    if (tableRolls.has(table.name)) chained.set(table.name, rollChain(book, resolution, table, toldTables, generated));
+  if (toRoll.length === 1) {
+    // as the situation resolved with `roll` lists its inputs
+    const rolledTable = resolution.tables.find((t) => t.name === toRoll[0]);
+    resolution = new Resolution({ ...resolution, inputs: new Map([...resolution.inputs, ["roll", rolledTable.rolled.dice_total]]) });
   }
   const rolls = resolution.rolls;
   const places = placesOf(rolls, told, tables);
@@ -56,12 +61,29 @@ export function resolveRolling(book, names, given, rng, rolled, resolve) {
     return new Roll({ ...roll, rolled: new RollMade(made.source, made.sides, made.total, made.margin, made.outcome, made.outcomes, made.success, made.consequences, made.effects, chained) });
   });
   toldTables.finish();
-  const tablesOut = resolution.tables.map((t) =>
-    tableRolls.has(t.name)
-      ? new TableResult(t.name, t.title, t.source, t.dice, t.keys, t.result, t.selected, t.rows, tableSide(book, t, tableRolls.get(t.name)), chained.get(t.name))
-      : t,
-  );
-  return new Resolution({ ...resolution, rolls: results, tables: tablesOut });
+  return new Resolution({ ...resolution, rolls: results });
+}
+
+/** The situation with table `name`'s row selected by its own roll (rolling.py _by_its_roll). */
+function byItsRoll(book, resolution, name, total) {
+  const spec = book.tables.get(name);
+  const index = resolution.tables.findIndex((t) => t.name === name);
+  const v = new Map([...resolution.inputs, ...resolution.tables[index].keys, ["roll", total]]);
+  const scope = new Scope(book, v, new Map([...resolution.stats, ...resolution.derived]), []);
+  const table = tableResult(scope, spec);
+  const trace = resolution.trace.map((entry) => (unrolled(entry, name) ? scope.trace[0] : entry));
+  let chains = resolution.chains;
+  if (sendsOn(spec)) {
+    const at = chains.findIndex((chain) => chain.rule === name);
+    chains = [...chains.slice(0, at), ...chainsOf(scope, [], [table]), ...chains.slice(at + 1)];
+  }
+  const tables = resolution.tables.map((other, i) => (i === index ? table : other));
+  return new Resolution({ ...resolution, tables, trace, chains });
+}
+
+/** The trace entry of `table` resolved with no roll given (every row with its chance). */
+function unrolled(entry, table) {
+  return entry.spec.rule === table && entry.spec.clauses.length === 1 && entry.spec.clauses[0] === "no roll given";
 }
 
 /** The results told for tables rolled on dice (taken out of `told`): each table's faces, one list
