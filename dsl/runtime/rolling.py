@@ -71,7 +71,7 @@ def resolve_rolling(
     """The situation resolved by `resolve` (on `given`), then rolled: its tables and rolls from
     `rng` (a seed or a random.Random; None: only what `rolled` tells), or as `rolled` tells."""
     generated = GeneratedFaces(rng) if rng is not None else None
-    told = _told(rolled)
+    told = told_results(rolled)
     chosen = [names] if isinstance(names, str) else list(names) if isinstance(names, Sequence) else []
     tables = [name for name in dict.fromkeys(chosen) if isinstance(name, str) and name in book.tables]
     on_dice = [name for name in tables if book.tables[name].pool is not None]
@@ -150,6 +150,30 @@ def roll_rule(book: Book, name: str, told: tuple[object, ...], rng: object, roll
     return resolve_rolling(
         book, (name,), given, rng, rolled, lambda inputs: resolve_with(book, (name,), inputs, signature=True)
     )
+
+
+def roll_dice(name: str, dice: Dice, said: object, rng: object) -> DiceRoll:
+    """A dice value rolled from `rng` (a Xoshiro128 or random.Random, kept by the caller to roll
+    on from), or as `said` tells it (faces or a total, as a roll is told)."""
+    if said is None:
+        return _thrown_side(dice, 0, throw_dice(dice, GeneratedFaces(rng)))
+    if isinstance(said, (list, tuple)):
+        faces = _faces(name, said)
+        thrown = throw_dice(dice, faces)
+        faces.finish()
+        return _thrown_side(dice, 0, thrown)
+    return _thrown_side(dice, 0, _total_told(name, dice, said, False))
+
+
+def told_results(rolled: object) -> dict[str, object]:
+    """What `rolled=` tells, by name (a RuleInputError when it is not a mapping of names)."""
+    if rolled is None:
+        return {}
+    if not isinstance(rolled, Mapping) or not all(isinstance(key, str) for key in rolled):
+        raise RuleInputError(
+            f"rolled maps each roll's name to its faces or its total, as in {{'fall': [3, 4, 2]}}, not {shown(rolled)}"
+        )
+    return dict(rolled)
 
 
 def _generated(generated: FaceSource | None) -> FaceSource:
@@ -280,16 +304,6 @@ def _table_side(book: Book, table: TableResult, side: DiceRoll) -> DiceRoll:
         return side
     offset = spec.sign * int(cast(int, table.keys[spec.modifier]))
     return replace(side, bonus=offset, total=side.dice_total + offset)
-
-
-def _told(rolled: object) -> dict[str, object]:
-    if rolled is None:
-        return {}
-    if not isinstance(rolled, Mapping) or not all(isinstance(key, str) for key in rolled):
-        raise RuleInputError(
-            f"rolled maps each roll's name to its faces or its total, as in {{'fall': [3, 4, 2]}}, not {shown(rolled)}"
-        )
-    return dict(rolled)
 
 
 def _places(rolls: list[Roll], told: dict[str, object], tables: list[str]) -> dict[int, object]:

@@ -165,3 +165,31 @@ def test_two_tables_rolled_on_dice_each_get_their_own_roll() -> None:
     assert [t["selected"]["key"] for t in json.loads(told.stdout)["tables"]] == ["3", "4"]
     both = run_cli("resolve", "mecha_tables", "light_damage", "heavy_damage", "--set", "roll=2", "--seed", "3", "--json")
     assert [t["selected"]["key"] for t in json.loads(both.stdout)["tables"]] == ["2", "2"]
+
+
+def test_rounds_are_rolled_each_in_turn() -> None:
+    """resolve --rounds N --seed: every round rolled (the JSON as the Python API gives it, each
+    round's `rolled` and the sequence's), the text shows each; --rolled N:name tells round N."""
+    import generated.spot_rules_a_to_e as spot
+
+    args = ["resolve", "spot_rules_a_to_e", "disease_recovery", "--set", "diseased=yes", "--rounds", "4"]
+    result = run_cli(*args, "--seed", "5", "--json")
+    assert result.exit_code == 0, result.output
+    sequence = json.loads(result.stdout)["sequence"]
+    python = spot.disease_recovery(diseased=True, rounds=4, rng=5).to_dict()["sequence"]
+    assert sequence == json.loads(json.dumps(python))
+    assert sequence["rolled"] == {"rounds": 2, "ended": 3, "changed": None, "totals": {}}
+    assert [r["rolled"]["ends"] for r in sequence["rounds"][:2]] == [False, True]
+    assert all("rolled" not in r for r in sequence["rounds"][2:])
+    text = run_cli(*args, "--seed", "5").output
+    assert "    recover rolled: 1d100 [12] = 12 -> success by 18\n    recover success: came up" in text
+    assert "  rolled: 2 days, ended in day 3" in text
+    told = run_cli(
+        "resolve", "skirmish_terrain", "spacesuit", "--rounds", "3", "--rolled", "leak_damage=4",
+        "--rolled", "2:leak_damage=1,2", "--rolled", "3:leak_damage=12", "--json",
+    )
+    assert told.exit_code == 0, told.output
+    assert json.loads(told.stdout)["sequence"]["rolled"]["totals"] == {"leak_damage": 19}
+    wrong = run_cli("resolve", "skirmish_terrain", "spacesuit", "--rounds", "3", "--rolled", "3:leak_damage=2", "--seed", "1")
+    assert wrong.exit_code == 2 and "turn 3: leak_damage: 2 is not a total 3d6 can show" in wrong.output
+    assert "Traceback" not in wrong.output

@@ -188,6 +188,14 @@ function chainChildren(table, offset, steps, depth) {
   return rolls.reverse();
 }
 
+/** A dice value rolled from `rng` (a Xoshiro128 the caller keeps to roll on from), or as `said`
+ * tells it (rolling.py roll_dice). */
+export function rollDice(name, dice, said, rng) {
+  if (said === null || said === undefined) return thrownSide(dice, 0n, throwDice(dice, new GeneratedFaces(rng)));
+  if (isFaces(said)) return thrownSide(dice, 0n, thrownFrom(name, dice, said, null));
+  return thrownSide(dice, 0n, totalTold(name, dice, said, false));
+}
+
 function tableSide(book, table, side) {
   const spec = book.tables.get(table.name);
   if (spec.modifier === null) return side;
@@ -195,7 +203,8 @@ function tableSide(book, table, side) {
   return side.with({ bonus: offset, total: side.dice_total + offset });
 }
 
-function toldResults(rolled) {
+/** What `rolled` tells, by name (rolling.py told_results). */
+export function toldResults(rolled) {
   if (rolled === null || rolled === undefined) return new Map();
   const entries = rolled instanceof Map ? [...rolled] : typeof rolled === "object" && !Array.isArray(rolled) ? Object.entries(rolled) : null;
   if (entries === null || !entries.every(([key]) => typeof key === "string")) {
