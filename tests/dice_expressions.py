@@ -6,6 +6,7 @@ test shows every pair composed."""
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass, field
@@ -67,16 +68,21 @@ class Built:
 
 def _icepool_die(group: Group) -> Any:
     """One die of a group, in icepool: re-rolled once, then exploding with fresh plain dice."""
-    base = icepool.Die([-1, 0, 1]) if group.fate else icepool.d(group.sides)
-    shown = base if group.reroll is None else base.reroll(list(range(group.reroll[0], group.reroll[1] + 1)), depth=1)
-    if not group.explode:
+    return _one_die(group.fate, group.sides, group.explode, group.reroll)
+
+
+@functools.cache  # icepool's dice are immutable: one of each kind per process
+def _one_die(fate: bool, sides: int, explode: int, reroll: tuple[int, int] | None) -> Any:
+    base = icepool.Die([-1, 0, 1]) if fate else icepool.d(sides)
+    shown = base if reroll is None else base.reroll(list(range(reroll[0], reroll[1] + 1)), depth=1)
+    if not explode:
         return shown
     # deep enough for any horizon the expressions ask (up to 25 past the lowest, scaled by 1/3 twice)
-    depth = 300 // group.sides + 3 if group.explode == UNBOUNDED else group.explode
+    depth = 300 // sides + 3 if explode == UNBOUNDED else explode
     if depth == 0:
         return shown
-    chain = icepool.d(group.sides).explode(depth=depth - 1) if depth > 1 else icepool.d(group.sides)
-    return shown.map(lambda face: group.sides + chain if face == group.sides else face)
+    chain = icepool.d(sides).explode(depth=depth - 1) if depth > 1 else icepool.d(sides)
+    return shown.map(lambda face: sides + chain if face == sides else face)
 
 
 def _group(rng: random.Random, unbounded_ok: bool, built: set[tuple[str, str]], parent: str) -> tuple[Group, str]:
