@@ -56,31 +56,79 @@ def resolve_rounds(
     if len(specs) > 1:
         raise RuleInputError(f"resolve one sequence at a time: {', '.join(s.rule for s in specs)} each have one")
     spec = specs[0]
-    counter = book.inputs[spec.counter]
-    raw = given.get(spec.counter)
-    unsaid = raw is None or (signature and raw == book.defaults.get(spec.counter))
-    start = spec.start if unsaid else int(cast(int, counter.coerce(raw)))
-    last = start + rounds - 1
-    if counter.high is not None and last > counter.high:
-        raise RuleInputError(
-            f"{rounds} {spec.unit}s from {spec.counter} {start} run to {last}, past its highest, {show(counter.high)}"
-        )
-    inputs = {**given, spec.counter: start}
+    inputs = dict(given)
+    start = spec.start
+    if spec.counter is not None:
+        counter = book.inputs[spec.counter]
+        raw = given.get(spec.counter)
+        unsaid = raw is None or (signature and raw == book.defaults.get(spec.counter))
+        start = spec.start if unsaid else int(cast(int, counter.coerce(raw)))
+        last = start + rounds - 1
+        if counter.high is not None and last > counter.high:
+            raise RuleInputError(
+                f"{rounds} {spec.unit}s from {spec.counter} {start} run to {last}, past its highest, {show(counter.high)}"
+            )
+        inputs[spec.counter] = start
+    counted = {name: _count_start(book, name, given.get(name), signature) for name in spec.counted}
     first = resolve_with(book, names, inputs, signature)
     result = sequence_over(
         spec,
         rounds,
-        lambda number, changed: resolve_with(book, names, _round_inputs(spec, inputs, number, changed), signature),
+        lambda number, changed, come: resolve_with(
+            book, names, round_inputs(book, spec, inputs, counted, (number, changed, come)), signature
+        ),
         start,
     )
     return replace(first, sequence=result)
 
 
-def _round_inputs(spec: SequenceSpec, given: Mapping[str, object], number: int, changed: bool) -> dict[str, object]:
-    inputs = {**given, spec.counter: number}
+def _count_start(book: Book, name: str, raw: object, signature: bool) -> int:
+    """Where a count input starts: the value the caller gave it, else 0."""
+    if raw is None or (signature and raw == book.defaults.get(name)):
+        return 0
+    return int(cast(int, book.inputs[name].coerce(raw)))
+
+
+Round = tuple[int, bool, int]
+"""What one round of a sequence is resolved at: its number, whether `then` has changed the
+situation, and how many rounds before it the followed outcome came in."""
+
+
+def round_inputs(
+    book: Book, spec: SequenceSpec, given: Mapping[str, object], counted: Mapping[str, int], at: Round
+) -> dict[str, object]:
+    """The inputs of one round: the counter at the round's number, the `then` input once changed,
+    each count input as many higher than where it started (`counted`) as the outcome has come;
+    a count past its input's highest is refused with the rounds that fit."""
+    number, changed, come = at
+    inputs = dict(given)
+    if spec.counter is not None:
+        inputs[spec.counter] = number
     if changed and spec.then is not None:
         inputs[spec.then[0]] = spec.then[1]
+    for name, begun in counted.items():
+        high = book.inputs[name].high
+        if high is not None and begun + come > high:
+            raise RuleInputError(
+                f"`{name}` reaches {begun + come} in {spec.unit} {number}, past its highest, {show(high)}:"
+                f" fewer {spec.unit}s, or a wider range for `{name}`"
+            )
+        inputs[name] = begun + come
     return inputs
+
+
+def next_state(spec: SequenceSpec, phase: str, come: int, came: bool) -> tuple[str, int]:
+    """The state after a round in (`phase`, `come`), the followed outcome come in it or not: the
+    count one higher when it came (kept while something reads it: a count, or an `until` waiting
+    for its Nth time); the sequence ended, or changed by `then`, the round the `until` outcome
+    has come `times` times."""
+    if not came:
+        return (phase, come)
+    after = come + 1
+    if phase == "going" and spec.until is not None and after >= spec.times:
+        phase = "changed" if spec.then is not None else "ended"
+    keeps = bool(spec.counted) or (phase == "going" and spec.times > 1)
+    return (phase, after if keeps else 0)
 
 
 SEQUENCE_WORK: Final = 300_000_000
@@ -124,32 +172,44 @@ class _Weights:
 
 _State = tuple[Fraction, dict[str, _Weights]]
 
+RESOLUTION_WORK: Final = 10_000
+"""The work one round's resolution costs, in SEQUENCE_WORK's units (measured: a rule with a roll
+and a derived value takes 10 to 40 µs a round, its state's chances split along); a sequence that
+counts resolves a round once for each count it may be at, so its rounds' work grows as their
+square."""
+
 
 def sequence_over(
-    spec: SequenceSpec, rounds: int, resolve_round: Callable[[int, bool], Resolution], start: int
+    spec: SequenceSpec, rounds: int, resolve_round: Callable[[int, bool, int], Resolution], start: int
 ) -> SequenceResult:
-    """Round after round, the chance of each state (going on; changed by `then`; ended) and, in
-    each state, the distribution of every total so far (weights that add up to the state's
-    chance).  The values of a round do not depend on its roll, so a round adds them to every
-    state it leaves, and a state is split by the chance of the `until` outcome.  The work the
+    """Round after round, the chance of each state (going on; changed by `then`; ended; each at
+    how many rounds the followed outcome has come in) and, in each state, the distribution of
+    every total so far (weights that add up to the state's chance).  The values of a round do
+    not depend on its roll, so a round adds them to every state it leaves, and a state is split
+    by the chance of the followed outcome (next_state).  The work the resolutions and the
     totals cost is counted as it is done (SEQUENCE_WORK)."""
-    states: dict[str, _State] = {"going": (Fraction(1), {name: _Weights(1, {0: 1}) for name in spec.totals})}
+    states: dict[tuple[str, int], _State] = {
+        ("going", 0): (Fraction(1), {name: _Weights(1, {0: 1}) for name in spec.totals})
+    }
     results: list[RoundResult] = []
     work = 0
     for index in range(rounds):
         number = start + index
-        following: dict[str, _State] = {}
+        following: dict[tuple[str, int], _State] = {}
         rolled: dict[str, dict[str, Fraction]] = {}
-        going = states["going"][0] if "going" in states else Fraction(0)
+        going = sum((mass for (phase, _), (mass, _) in states.items() if phase == "going"), Fraction(0))
         ends = Fraction(0)
-        for state, (mass, totals) in states.items():
-            if state == "ended" or not mass:
-                _merge(following, state, mass, totals)
+        for (phase, come), (mass, totals) in states.items():
+            if phase == "ended" or not mass:
+                _merge(following, (phase, come), mass, totals)
                 continue
-            resolution = resolve_round(number, state == "changed")
+            work += RESOLUTION_WORK
+            if work > SEQUENCE_WORK:
+                raise RuleInputError(_too_many(spec, rounds, index, len(states)))
+            resolution = resolve_round(number, phase == "changed", come)
             added: dict[str, _Weights] = {}
             for name in spec.totals:
-                value = _round_value(resolution, name, spec)
+                value = _round_value(resolution, name, spec, number)
                 work += totals[name].cost(len(value.table))
                 if work > SEQUENCE_WORK:
                     raise RuleInputError(_too_long(spec, rounds, index, totals[name], name))
@@ -158,13 +218,14 @@ def sequence_over(
                 outcomes = rolled.setdefault(roll.name, {})
                 for outcome, p in roll.outcomes.items():
                     outcomes[outcome] = outcomes.get(outcome, Fraction(0)) + mass * p
-            end = _end_chance(resolution, spec) if state == "going" else Fraction(0)
-            ends += mass * end
-            if end != 1:
-                _merge(following, state, mass * (1 - end), {k: w.scaled(1 - end) for k, w in added.items()})
-            if end:
-                after = "changed" if spec.then is not None else "ended"
-                _merge(following, after, mass * end, {k: w.scaled(end) for k, w in added.items()})
+            came = _followed_chance(resolution, spec)
+            hit, miss = next_state(spec, phase, come, True), next_state(spec, phase, come, False)
+            if hit[0] != phase:
+                ends += mass * came
+            if came != 1:
+                _merge(following, miss, mass * (1 - came), {k: w.scaled(1 - came) for k, w in added.items()})
+            if came:
+                _merge(following, hit, mass * came, {k: w.scaled(came) for k, w in added.items()})
         states = following
         means = {name: sum((totals[name].mean() for _, totals in states.values()), Fraction(0)) for name in spec.totals}
         results.append(RoundResult(number, going, ends, rolled, means))
@@ -177,9 +238,26 @@ def sequence_over(
         final[name] = Chances(
             tuple(sorted((v, Fraction(w, combined.denominator)) for v, w in combined.ways.items() if w))
         )
-    lasting = states["going"][0] if "going" in states else Fraction(0)
-    until = f"{spec.until[0]} {spec.until[1]}" if spec.until is not None else None
+    lasting = sum((mass for (phase, _), (mass, _) in states.items() if phase == "going"), Fraction(0))
+    until = f"{spec.until[0]} {spec.until[1]}{_times_text(spec.times)}" if spec.until is not None else None
     return SequenceResult(spec.rule, spec.unit, spec.counter, until, tuple(results), lasting, final)
+
+
+def _times_text(times: int) -> str:
+    """`until` said in a result: ` 3 times` when it waits for more than the first time."""
+    return f" {times} times" if times > 1 else ""
+
+
+def _too_many(spec: SequenceSpec, rounds: int, done: int, states: int) -> str:
+    """A sequence that counts resolves each round once per count it may be at: refused when
+    that is more than a resolver works out, with the rounds that fit."""
+    held = f"{spec.unit} {done + 1} is resolved at {states:,} counts of `{spec.counted[0]}`"
+    if not done:
+        return f"one {spec.unit} of {spec.rule} is more than a resolver works out exactly: {held}"
+    return (
+        f"{rounds} {spec.unit}s of {spec.rule} are more than a resolver works out exactly: {held}, and each"
+        f" {spec.unit} adds one; ask for at most {done} {spec.unit}{'s' if done > 1 else ''}"
+    )
 
 
 def _too_long(spec: SequenceSpec, rounds: int, done: int, weights: _Weights, name: str) -> str:
@@ -194,23 +272,23 @@ def _too_long(spec: SequenceSpec, rounds: int, done: int, weights: _Weights, nam
     )
 
 
-def _round_value(resolution: Resolution, name: str, spec: SequenceSpec) -> Chances:
+def _round_value(resolution: Resolution, name: str, spec: SequenceSpec, number: int) -> Chances:
     """What a derived value adds in a round: its distribution, or 0 when the round derives none."""
     value = resolution.derived.get(name)
     if value is None:
         return Chances(((0, Fraction(1)),))
     if isinstance(value, (Dice, int, Fraction)) and not isinstance(value, bool):
         return Chances.of(value)
-    raise RuleInputError(
-        f"`{name}` is {show(value)} in {spec.unit} {resolution.inputs.get(spec.counter)}: not a number to add up"
-    )
+    raise RuleInputError(f"`{name}` is {show(value)} in {spec.unit} {number}: not a number to add up")
 
 
-def _end_chance(resolution: Resolution, spec: SequenceSpec) -> Fraction:
-    """The chance the `until` outcome comes up this round (0 when the roll is not made)."""
-    if spec.until is None:
+def _followed_chance(resolution: Resolution, spec: SequenceSpec) -> Fraction:
+    """The chance the outcome the sequence follows (its `until`'s, else its counts') comes up
+    this round (0 when the roll is not made, or nothing is followed)."""
+    event = spec.until or spec.follows
+    if event is None:
         return Fraction(0)
-    name, outcome = spec.until
+    name, outcome = event
     for roll in resolution.rolls:
         if roll.name == name:
             # succeeding or failing as a whole (a critical succeeds too), else the outcome or tier named
@@ -234,7 +312,7 @@ def _convolved(weights: _Weights, value: Chances) -> _Weights:
     return _Weights(weights.denominator * theirs, combined)
 
 
-def _merge(states: dict[str, _State], state: str, mass: Fraction, totals: dict[str, _Weights]) -> None:
+def _merge(states: dict[tuple[str, int], _State], state: tuple[str, int], mass: Fraction, totals: dict[str, _Weights]) -> None:
     found = states.get(state)
     if found is None:
         states[state] = (mass, totals)

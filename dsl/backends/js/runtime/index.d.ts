@@ -257,7 +257,7 @@ export declare class Chain {
 export declare class SequenceResult {
   readonly rule: string;
   readonly unit: string;
-  readonly counter: string;
+  readonly counter: string | null;
   readonly until: string | null;
   readonly lasting: Num;
   readonly totals: ReadonlyMap<string, Chances>;
