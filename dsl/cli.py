@@ -508,7 +508,7 @@ def describe(book: str, rule: str, as_json: bool) -> None:
     "told",
     multiple=True,
     metavar="ROLL=FACES|TOTAL",
-    help="A result rolled elsewhere: `fall=3,4,2` (the faces) or `fall=9` (a total); repeatable.",
+    help="A result rolled elsewhere: `fall=3,4,2` (the faces) or `fall=9` (a total); with --rounds, `2:fall=9` for round 2; repeatable.",
 )
 def resolve(
     book: str,

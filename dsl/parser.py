@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import hashlib
 import io
+import json
 import re
 import sys
 import unicodedata
@@ -106,12 +107,18 @@ def _lark() -> Lark:
 
 
 def _saved_parser_name(grammar: str) -> str:
+    return f"parser-{_grammar_key(grammar)}.lark"
+
+
+def _grammar_key(grammar: str) -> str:
+    """What names the files kept for this grammar: a hash of it, the options and the versions of
+    lark and Python (the tables and what is worked out from them depend on each)."""
     import lark
 
     key = "\0".join(
         [grammar, repr(sorted(_LARK_OPTIONS.items())), "Lark.save with the grammar", lark.__version__, sys.version]
     )
-    return f"parser-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:32]}.lark"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
 SHALLOW = 20
@@ -1831,7 +1838,21 @@ def reserved_words() -> frozenset[str]:
     may follow one too (`round`, `level`, `die` ...) are kept from units alone (`unit_words`),
     not from every name.
     """
-    return _confusable(_without_quantities()) | _ALWAYS_RESERVED
+    from dsl import store
+
+    name = f"reserved-{_grammar_key(grammar_text())}.json"
+    saved = store.load_saved(name)
+    if saved is not None:
+        try:
+            words = json.loads(saved)
+            if isinstance(words, list) and all(isinstance(w, str) and w.isidentifier() for w in words):
+                return frozenset(words)
+        except ValueError:  # cut short or not JSON: worked out again and replaced
+            pass
+    # a second LALR build of the grammar (about a second): kept beside the parser's tables
+    found = _confusable(_without_quantities()) | _ALWAYS_RESERVED
+    store.save(name, lambda handle: handle.write(json.dumps(sorted(found)).encode("utf-8")))
+    return found
 
 
 @functools.cache

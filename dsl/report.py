@@ -189,14 +189,7 @@ def resolution_text(resolution: Any) -> str:
                 lines.append(f"  then: {v(', '.join(table.selected.steps))}")
             if table.rolled is not None:
                 lines.append(f"  rolled: {dice_roll_text(table.rolled)}")
-            for step in getattr(table, "chained", ()):
-                values = ", ".join(v(show(value)) for value in step.row.values.values() if value != "")
-                told = " (rolled again: a roll twice gives two other rows)" if step.again else ""
-                then = f"; then {v(', '.join(step.row.steps))}" if step.row.steps and not step.again else ""
-                lines.append(
-                    f"  {'  ' * step.depth}then rolled on {v(step.table)}: {dice_roll_text(step.rolled)}"
-                    f" -> row {v(step.row.key)}: {values}{then}{told}"
-                )
+            lines += chained_lines(getattr(table, "chained", ()), "  ")
     lines += chain_lines([chain.to_dict() for chain in getattr(resolution, "chains", ())])
     if resolution.restrictions:
         lines.append("")
@@ -234,6 +227,24 @@ def rolled_lines(made: Any) -> list[str]:
     for consequence in made.consequences:
         then = f" ({v(consequence.stat)} {v(show(consequence.value))})" if consequence.stat is not None else ""
         lines.append(f"        {v(consequence.text, '          ')}{then}")
+    return lines + chained_lines(getattr(made, "chained", ()), "      ")
+
+
+def chained_lines(chained: Any, indent: str) -> list[str]:
+    """The rolls a chain made (a rolled table's row or a roll's outcome sent on), one a line,
+    indented by depth."""
+    from dsl.runtime.base import show  # here, as in resolution_text
+
+    v = visible
+    lines = []
+    for step in chained:
+        values = ", ".join(v(show(value)) for value in step.row.values.values() if value != "")
+        told = " (rolled again: a roll twice gives two other rows)" if step.again else ""
+        then = f"; then {v(', '.join(step.row.steps))}" if step.row.steps and not step.again else ""
+        lines.append(
+            f"{indent}{'  ' * step.depth}then rolled on {v(step.table)}: {dice_roll_text(step.rolled)}"
+            f" -> row {v(step.row.key)}: {values}{then}{told}"
+        )
     return lines
 
 
@@ -283,12 +294,46 @@ def sequence_lines(sequence: Any) -> list[str]:
         ends = f", ends {chance(item.ends)}" if sequence.until else ""
         line = f"  {unit} {item.number}: going {chance(item.going)}{ends}"
         lines.append(line + (f"; {rolls}" if rolls else ""))
+        if getattr(item, "rolled", None) is not None:
+            lines += _rolled_round_lines(item.rolled, sequence.until)
     if sequence.until:
         lines.append(f"  lasting all {len(sequence.rounds)}: {chance(sequence.lasting)}")
+    summary = getattr(sequence, "rolled", None)
+    if summary is not None:
+        how = (
+            f", ended in {unit} {summary.ended}"
+            if summary.ended is not None
+            else f", {v(sequence.until)} in {unit} {summary.changed}"
+            if summary.changed is not None
+            else ""
+        )
+        totals = "".join(f"; {v(name)} {show(total)}" for name, total in summary.totals.items())
+        lines.append(f"  rolled: {summary.rounds} {unit}{'s' if summary.rounds != 1 else ''}{how}{totals}")
     for name, total in sequence.totals.items():
         lines.append(f"  total {v(name)}: {show(total.low)} to {show(total.high)}, {show(total.mean)} on average")
         if len(total.table) <= _LISTED:
             lines.append("    at least: " + ", ".join(f"{show(k)}: {chance(p)}" for k, p in _at_least(total.table)))
+    return lines
+
+
+def _rolled_round_lines(rolled: Any, until: str | None) -> list[str]:
+    """A round as rolled: each roll made and each table rolled, what each total took, and where
+    the `until` outcome came up."""
+    from dsl.runtime.base import show  # here, as in resolution_text
+
+    v = visible
+    lines = []
+    for roll in rolled.rolls:
+        lines += [f"    {v(roll.name)}" + line.removeprefix("     ") for line in rolled_lines(roll.rolled)]
+    for table in rolled.tables:
+        found = f" -> row {v(table.selected.key)}" if table.selected is not None else ""
+        lines.append(f"    {v(table.name)} rolled: {dice_roll_text(table.rolled)}{found}")
+        lines += chained_lines(table.chained, "    ")
+    for name, value in rolled.values.items():
+        took = dice_roll_text(value.rolled) if value.rolled is not None else show(value.value)
+        lines.append(f"    {v(name)}: {took}, {show(rolled.totals[name])} so far")
+    if rolled.ends:
+        lines.append(f"    {v(str(until))}: came up")
     return lines
 
 

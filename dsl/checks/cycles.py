@@ -15,7 +15,8 @@ from dsl.model.order import dependencies
 def check_cycles(book: m.Book, reporter: Reporter) -> None:
     edges = dependencies(book)
     reported: set[frozenset[str]] = set()
-    for start in sorted(edges, key=lambda node: (node.startswith("as "), node)):  # values first
+    circling = _on_a_circle(edges)  # only these can start one: the search stays linear when none do
+    for start in sorted(circling, key=lambda node: (node.startswith("as "), node)):  # values first
         path = _find_cycle(start, edges)
         if path is None:
             continue
@@ -53,3 +54,46 @@ def _find_cycle(start: str, edges: dict[str, dict[str, Span]]) -> list[str] | No
                 visited.add(nxt)
                 stack.append((nxt, [*path, nxt]))
     return None
+
+
+def _on_a_circle(edges: dict[str, dict[str, Span]]) -> set[str]:
+    """The nodes on some circle: those of a strongly connected component of two or more nodes,
+    or with an edge to themselves (Kosaraju's two passes, without recursion: chains of values
+    can be thousands long)."""
+    nodes = set(edges) | {target for targets in edges.values() for target in targets}
+    finished: list[str] = []
+    seen: set[str] = set()
+    for root in sorted(nodes):
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(sorted(edges.get(root, {}))))]
+        while stack:
+            node, following = stack[-1]
+            step = next(following, None)
+            if step is None:
+                stack.pop()
+                finished.append(node)
+            elif step not in seen:
+                seen.add(step)
+                stack.append((step, iter(sorted(edges.get(step, {})))))
+    backwards: dict[str, list[str]] = {}
+    for source, targets in edges.items():
+        for target in targets:
+            backwards.setdefault(target, []).append(source)
+    circling: set[str] = set()
+    placed: set[str] = set()
+    for root in reversed(finished):
+        if root in placed:
+            continue
+        placed.add(root)
+        component, pending = [root], [root]
+        while pending:
+            for source in backwards.get(pending.pop(), []):
+                if source not in placed:
+                    placed.add(source)
+                    component.append(source)
+                    pending.append(source)
+        if len(component) > 1 or root in edges.get(root, {}):
+            circling.update(component)
+    return circling

@@ -49,7 +49,7 @@ from dsl.analysis.precedence import family, modifier_kind
 from dsl.checks.domain import TRUE, Allowed, Clause, Interval, allowed, conjoin, dnf
 from dsl.diagnostics import Reporter
 from dsl.model.exprs import table_reads, walk
-from dsl.model.parts import PartFilter, flat_effects
+from dsl.model.parts import Guard, PartFilter, flat_effects
 from dsl.printer import modifier_text, number_text
 from dsl.runtime.base import show
 from dsl.runtime.dice import Dice, Value
@@ -102,8 +102,9 @@ def check_order(book: m.Book, reporter: Reporter) -> None:
     by_stat: dict[str, dict[str, list[_Mod]]] = {}
     seen: set[tuple[str, tuple[tuple[int, bool], ...]]] = set()
     stepwise = PartFilter(book, lambda e: isinstance(e, m.ModEffect) and modifier_kind(e, book) is not None)
+    entered: set[tuple[str, Guard]] = set()  # each modifier is wanted once under each guard
     for rule in book.rules.values():
-        for effect in flat_effects(book, rule.effects, stepwise):
+        for effect in flat_effects(book, rule.effects, stepwise, entered):
             assert isinstance(effect, m.ModEffect)
             kind = modifier_kind(effect, book)
             var = book.vars.get(effect.target)

@@ -16,14 +16,28 @@ from collections.abc import Callable, Iterator
 from dsl import model as m
 
 Keep = Callable[[m.Effect], bool]
+Guard = tuple[tuple[int, bool], ...]
+"""A guard as a walk tells it apart: which condition nodes, each negated or not."""
 
 
-def flat_effects(book: m.Book, effects: tuple[m.Effect, ...], only: PartFilter | None = None) -> Iterator[m.Effect]:
+def _guard_identity(guard: tuple[m.Condition, ...]) -> Guard:
+    return tuple((id(c.expr), c.negated) for c in guard)
+
+
+def flat_effects(
+    book: m.Book,
+    effects: tuple[m.Effect, ...],
+    only: PartFilter | None = None,
+    entered: set[tuple[str, Guard]] | None = None,
+) -> Iterator[m.Effect]:
     """The effects with every PartEffect replaced by the part's effects (recursively), in the
     order a resolver registers them.  With `only`, the effects it keeps, and parts that hold
-    none of those are not entered at all."""
+    none of those are not entered at all.  With `entered` (shared by the calls of one walk over
+    every rule), a part already entered under the same guard, by this call or an earlier one, is
+    not entered again: a walk that needs each effect once under each guard stays linear in a long
+    chain of traits, where every rule reaches every part before it."""
     keep = only.keep if only is not None else None
-    seen: set[tuple[str, tuple[tuple[int, bool], ...]]] = set()
+    seen: set[tuple[str, Guard]] = set()
     # an explicit stack of iterators: composition may nest thousands deep
     stack: list[tuple[Iterator[m.Effect], tuple[m.Condition, ...], tuple[str, ...]]] = [(iter(effects), (), ())]
     while stack:
@@ -37,11 +51,16 @@ def flat_effects(book: m.Book, effects: tuple[m.Effect, ...], only: PartFilter |
             part = book.parts.get(effect.part)
             if part is None or (only is not None and not only.holds(part.key)):
                 continue
+            if entered is not None:
+                place = (part.key, _guard_identity(guard))
+                if place in entered:
+                    continue
+                entered.add(place)
             stack.append((iter(part.effects), guard, (*via, effect.rule)))
             continue
         if keep is not None and not keep(effect):
             continue
-        identity = (effect.key, tuple((id(c.expr), c.negated) for c in guard))
+        identity = (effect.key, _guard_identity(guard))
         if identity in seen:
             continue
         seen.add(identity)

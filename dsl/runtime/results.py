@@ -296,6 +296,7 @@ class RollMade:
     success: bool | None  # None for a roll without a target
     consequences: tuple[Consequence, ...]  # of this roll and of the rolls merged into it, that come
     effects: tuple[str, ...] = ()  # what the outcomes do, as the rules say it
+    chained: tuple[ChainRoll, ...] = ()  # the rolls its outcome sent on to, in the order they were rolled
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -308,6 +309,7 @@ class RollMade:
             "success": self.success,
             "consequences": [c.to_dict() for c in self.consequences],
             "effects": list(self.effects),
+            "chained": [c.to_dict() for c in self.chained],
         }
 
 
@@ -732,6 +734,7 @@ class RoundResult:
     ends: Fraction
     rolls: Mapping[str, Mapping[str, Fraction]]
     means: Mapping[str, Fraction]
+    rolled: RolledRound | None = None  # the round as rolled (`rng=`, `rolled=`), when it was
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -743,6 +746,67 @@ class RoundResult:
                 for name, outcomes in self.rolls.items()
             },
             "means": {name: number_json(mean) for name, mean in self.means.items()},
+            **({"rolled": self.rolled.to_dict()} if self.rolled is not None else {}),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RolledRound:
+    """One round of a sequence as rolled: whether `then` had set its input before it (`changed`),
+    whether the `until` outcome came up in it (`ends`), its rolls and tables rolled, what each
+    total took from it (a number, or dice rolled) and each total so far."""
+
+    changed: bool
+    ends: bool
+    rolls: tuple[Roll, ...]
+    tables: tuple[TableResult, ...]
+    values: Mapping[str, RolledValue]
+    totals: Mapping[str, int | Fraction]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "changed": self.changed,
+            "ends": self.ends,
+            "rolls": [
+                {"name": roll.name, "rule": roll.rule, "rolled": roll.rolled.to_dict()}
+                for roll in self.rolls
+                if roll.rolled is not None
+            ],
+            "tables": [table.to_dict() for table in self.tables],
+            "values": {name: value.to_dict() for name, value in self.values.items()},
+            "totals": {name: number_json(total) for name, total in self.totals.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RolledValue:
+    """What a total took from one rolled round: the derived value, its dice rolled when it is
+    dice (None for a number, or a round that derives none: 0)."""
+
+    value: int | Fraction
+    rolled: DiceRoll | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"value": number_json(self.value), "rolled": None if self.rolled is None else self.rolled.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class RolledSequence:
+    """A sequence as rolled, round after round: how many rounds were rolled (to the one it ended
+    in, or as far as results were told), the round it ended in and the round whose `until`
+    outcome set the input of `then` (None when none did), and each total rolled."""
+
+    rounds: int
+    ended: int | None
+    changed: int | None
+    totals: Mapping[str, int | Fraction]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rounds": self.rounds,
+            "ended": self.ended,
+            "changed": self.changed,
+            "totals": {name: number_json(total) for name, total in self.totals.items()},
         }
 
 
@@ -758,6 +822,7 @@ class SequenceResult:
     rounds: tuple[RoundResult, ...]
     lasting: Fraction
     totals: Mapping[str, Chances]
+    rolled: RolledSequence | None = None  # the rounds as rolled (`rng=`, `rolled=`), when they were
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -768,4 +833,5 @@ class SequenceResult:
             "rounds": [r.to_dict() for r in self.rounds],
             "lasting": probability_json(self.lasting),
             "totals": {name: chances.to_dict() for name, chances in self.totals.items()},
+            **({"rolled": self.rolled.to_dict()} if self.rolled is not None else {}),
         }

@@ -9,11 +9,15 @@ die; an opposed roll compares the two sides' totals, a tie going as the roll say
 seeds the outcomes come up as often as the chances say (tests/runtime/test_rolling_chances.py
 counts them).
 
+Each table rolled on dice gets its own roll (a `roll` input would select the rows of all): its
+row, trace entry and chain are those the situation resolved with `roll` at its total reports.
 Rolled from a seed, the generator goes in one order, the same in every runtime: the tables of
 the situation in the order named, each followed by the chain its row sends on to (depth first:
 each step of a row, in the order written, rolled to its end before the next; the two rolls of a
-`roll twice` one after the other), then its rolls in the order the resolution lists them; a roll
-or table whose result is told takes no face from it.  A chain is rolled as chains.py counts it:
+`roll twice` one after the other), then its rolls in the order the resolution lists them, each
+followed by the chain the outcome that came up sends on to (`on fumble: ... then roll
+light_damage`: each step of each such outcome, in the order written, rolled as a row's steps
+are); a roll or table whose result is told takes no face from it.  A chain is rolled as chains.py counts it:
 a chained roll is the table's dice plus the step's `+N`, a roll-twice row met by one of the two
 rolls of a roll twice is rolled again; a chain that is still rolling after MAX_CHAINED_ROLLS
 rolls is refused (its table can send on for ever).  A table of a chain is told by its name: one
@@ -34,11 +38,22 @@ from typing import Final, cast
 
 from .base import HugeNumber, RuleInputError, as_number, clip, shown, whole
 from .book import Book, Scope
-from .chains import parse_step
+from .chains import chains_of, parse_step
 from .dice import MAX_COMBINATIONS, Dice, pool_dice
 from .resolve import resolve_with
-from .results import ChainRoll, Consequence, DiceRoll, Resolution, Roll, RollMade, TableResult, TableRow
+from .results import (
+    ChainRoll,
+    Consequence,
+    DiceRoll,
+    Resolution,
+    Roll,
+    RollMade,
+    TableResult,
+    TableRow,
+    TraceEntry,
+)
 from .rolls import meets
+from .tables import sends_on, table_result
 from .throws import FaceSource, GeneratedFaces, ThrownDice, ToldFaces, throw_dice
 
 MAX_CHAINED_ROLLS: Final = 1_000
@@ -56,33 +71,36 @@ def resolve_rolling(
     """The situation resolved by `resolve` (on `given`), then rolled: its tables and rolls from
     `rng` (a seed or a random.Random; None: only what `rolled` tells), or as `rolled` tells."""
     generated = GeneratedFaces(rng) if rng is not None else None
-    told = _told(rolled)
+    told = told_results(rolled)
     chosen = [names] if isinstance(names, str) else list(names) if isinstance(names, Sequence) else []
     tables = [name for name in dict.fromkeys(chosen) if isinstance(name, str) and name in book.tables]
     on_dice = [name for name in tables if book.tables[name].pool is not None]
-    inputs = dict(given)
-    table_rolls: dict[str, DiceRoll] = {}
     to_roll = [name for name in on_dice if name in told or (generated is not None and "roll" not in given)]
-    if len(to_roll) > 1 or (to_roll and "roll" in given):
+    if to_roll and "roll" in given:
         raise RuleInputError(
-            f"one roll selects the rows of {', '.join(on_dice)}: roll one table at a time, or give `roll`"
+            f"`roll` selects the rows of {', '.join(on_dice)}, and {', '.join(to_roll)} is told: give one or the other"
         )
     chained_told = _ToldTables(book, told)
+    resolution = resolve(given)
     for name in to_roll:
         spec = book.tables[name]
         assert spec.pool is not None
         dice = pool_dice(*spec.pool)
         thrown = chained_told.throw(name, dice) if chained_told.has(name) else throw_dice(dice, _generated(generated))
         side = _thrown_side(dice, 0, thrown)
-        table_rolls[name] = side
-        inputs["roll"] = side.dice_total
-    resolution = resolve(inputs)
-    chained = {
-        table.name: _roll_chain(book, resolution, table, chained_told, generated)
-        for table in resolution.tables
-        if table.name in table_rolls
-    }
-    chained_told.finish()
+        resolution = _by_its_roll(book, resolution, name, side.dice_total)
+        index = next(i for i, t in enumerate(resolution.tables) if t.name == name)
+        table = resolution.tables[index]
+        table = replace(
+            table,
+            rolled=_table_side(book, table, side),
+            chained=_roll_chain(book, resolution, table, chained_told, generated),
+        )
+        resolution = replace(resolution, tables=(*resolution.tables[:index], table, *resolution.tables[index + 1 :]))
+    if len(to_roll) == 1:  # as the situation resolved with `roll` lists its inputs
+        rolled_table = next(t for t in resolution.tables if t.name == to_roll[0])
+        assert rolled_table.rolled is not None
+        resolution = replace(resolution, inputs={**resolution.inputs, "roll": rolled_table.rolled.dice_total})
     rolls = list(resolution.rolls)
     places = _places(rolls, told, tables)
     results: list[Roll] = []
@@ -91,14 +109,38 @@ def resolve_rolling(
         if said is None and generated is None:
             results.append(roll)
             continue
-        results.append(replace(roll, rolled=_roll_made(roll, said, generated)))
-    tables_out = tuple(
-        replace(t, rolled=_table_side(book, t, table_rolls[t.name]), chained=chained[t.name])
-        if t.name in table_rolls
-        else t
-        for t in resolution.tables
+        made = _roll_made(roll, said, generated)
+        made = replace(made, chained=_outcome_chain(book, resolution, roll, made, chained_told, generated))
+        results.append(replace(roll, rolled=made))
+    chained_told.finish()
+    return replace(resolution, rolls=tuple(results))
+
+
+def _by_its_roll(book: Book, resolution: Resolution, name: str, total: int) -> Resolution:
+    """The situation with table `name`'s row selected by its own roll, `total` (each table rolled
+    on dice has its own roll; a `roll` input would select the rows of all): its result, its trace
+    entry and the chain its row starts, as the situation resolved with `roll` reports them."""
+    spec = book.tables[name]
+    index = next(i for i, t in enumerate(resolution.tables) if t.name == name)
+    scope = Scope(
+        book,
+        {**resolution.inputs, **resolution.tables[index].keys, "roll": total},
+        {**resolution.stats, **resolution.derived},
+        [],
     )
-    return replace(resolution, rolls=tuple(results), tables=tables_out)
+    table = table_result(scope, spec)
+    trace = tuple(scope.trace[0] if _unrolled(entry, name) else entry for entry in resolution.trace)
+    chains = list(resolution.chains)
+    if sends_on(spec):
+        at = next(i for i, chain in enumerate(chains) if chain.rule == name)
+        chains[at : at + 1] = chains_of(scope, (), (table,))
+    tables = (*resolution.tables[:index], table, *resolution.tables[index + 1 :])
+    return replace(resolution, tables=tables, trace=trace, chains=tuple(chains))
+
+
+def _unrolled(entry: TraceEntry, table: str) -> bool:
+    """The trace entry of `table` resolved with no roll given (every row with its chance)."""
+    return entry.spec.rule == table and entry.spec.clauses == ("no roll given",)
 
 
 def roll_rule(book: Book, name: str, told: tuple[object, ...], rng: object, rolled: object) -> Resolution:
@@ -108,6 +150,30 @@ def roll_rule(book: Book, name: str, told: tuple[object, ...], rng: object, roll
     return resolve_rolling(
         book, (name,), given, rng, rolled, lambda inputs: resolve_with(book, (name,), inputs, signature=True)
     )
+
+
+def roll_dice(name: str, dice: Dice, said: object, rng: object) -> DiceRoll:
+    """A dice value rolled from `rng` (a Xoshiro128 or random.Random, kept by the caller to roll
+    on from), or as `said` tells it (faces or a total, as a roll is told)."""
+    if said is None:
+        return _thrown_side(dice, 0, throw_dice(dice, GeneratedFaces(rng)))
+    if isinstance(said, (list, tuple)):
+        faces = _faces(name, said)
+        thrown = throw_dice(dice, faces)
+        faces.finish()
+        return _thrown_side(dice, 0, thrown)
+    return _thrown_side(dice, 0, _total_told(name, dice, said, False))
+
+
+def told_results(rolled: object) -> dict[str, object]:
+    """What `rolled=` tells, by name (a RuleInputError when it is not a mapping of names)."""
+    if rolled is None:
+        return {}
+    if not isinstance(rolled, Mapping) or not all(isinstance(key, str) for key in rolled):
+        raise RuleInputError(
+            f"rolled maps each roll's name to its faces or its total, as in {{'fall': [3, 4, 2]}}, not {shown(rolled)}"
+        )
+    return dict(rolled)
 
 
 def _generated(generated: FaceSource | None) -> FaceSource:
@@ -160,17 +226,40 @@ def _roll_chain(
         return ()
     spec = book.tables[table.name]
     offset = spec.sign * int(cast(int, table.keys[spec.modifier])) if spec.modifier else 0
+    pending = _children(table.name, offset, table.selected.steps, 1)
+    return _rolled_on(book, resolution, f"table {table.name}", pending, told, generated)
+
+
+def _outcome_chain(
+    book: Book, resolution: Resolution, roll: Roll, made: RollMade, told: _ToldTables, generated: FaceSource | None
+) -> tuple[ChainRoll, ...]:
+    """The rolls the outcomes that came up send on to (`on fumble: ... then roll light_damage`):
+    each step of each outcome that came, in the order written (the roll's own rule first, then
+    the rules merged into it), rolled depth first as a table's chain is."""
+    steps = tuple(
+        step for asking in (roll, *roll.merged) for outcome, step in asking.spec.steps if outcome in made.outcomes
+    )
+    pending = _children("", 0, steps, 1)
+    return _rolled_on(book, resolution, f"roll {roll.spec.name}", pending, told, generated)
+
+
+def _rolled_on(
+    book: Book,
+    resolution: Resolution,
+    origin: str,
+    pending: list[tuple[str, int, bool, int]],
+    told: _ToldTables,
+    generated: FaceSource | None,
+) -> tuple[ChainRoll, ...]:
+    """Roll the chain `pending` starts (a stack: the first to roll last), depth first."""
     scope = Scope(book, dict(resolution.inputs), {**resolution.stats, **resolution.derived}, [])
     made: list[ChainRoll] = []
-    pending = _children(table.name, offset, table.selected.steps, 1)
     while pending:
         name, modifier, twice, depth = pending.pop()
         if not told.has(name) and generated is None:
             continue  # nothing told for it, nothing to roll it with: the chain stops here
         if len(made) >= MAX_CHAINED_ROLLS:
-            raise RuleInputError(
-                f"the chain from table {table.name} was still rolling after {MAX_CHAINED_ROLLS:,} rolls"
-            )
+            raise RuleInputError(f"the chain from {origin} was still rolling after {MAX_CHAINED_ROLLS:,} rolls")
         chained = book.tables[name]
         assert chained.pool is not None
         dice = pool_dice(*chained.pool)
@@ -215,16 +304,6 @@ def _table_side(book: Book, table: TableResult, side: DiceRoll) -> DiceRoll:
         return side
     offset = spec.sign * int(cast(int, table.keys[spec.modifier]))
     return replace(side, bonus=offset, total=side.dice_total + offset)
-
-
-def _told(rolled: object) -> dict[str, object]:
-    if rolled is None:
-        return {}
-    if not isinstance(rolled, Mapping) or not all(isinstance(key, str) for key in rolled):
-        raise RuleInputError(
-            f"rolled maps each roll's name to its faces or its total, as in {{'fall': [3, 4, 2]}}, not {shown(rolled)}"
-        )
-    return dict(rolled)
 
 
 def _places(rolls: list[Roll], told: dict[str, object], tables: list[str]) -> dict[int, object]:

@@ -1,22 +1,29 @@
 """Sequences: a rule resolved round after round (`rounds=N`), carrying the chance of still going
 on and the exact distribution of what adds up from round to round.
+
+Rolled (`rng=`, `rolled=`), the rounds are also played one after another: `roll_round` steps a
+`RoundState` (the counter, whether `then` has changed the rounds, whether they have ended, the
+totals so far, how often the followed outcome has come) through one round rolled, so that what a sequence can say (its state) and how a
+round is rolled stay in one place.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Final, cast
 
-from .base import RuleInputError, show, shown, whole
+from .base import RuleInputError, clip, show, shown, whole
 from .book import Book
 from .dice import MAX_COMBINATIONS, Chances, Dice
+from .prng import Xoshiro128
 from .resolve import resolve_with
-from .results import Resolution, RoundResult, SequenceResult
-from .rolling import resolve_rolling
+from .results import Resolution, RolledRound, RolledSequence, RolledValue, RoundResult, SequenceResult
+from .rolling import resolve_rolling, roll_dice, told_results
 from .specs import SequenceSpec
+from .throws import GeneratedFaces
 
 _MAX_ROUNDS = 1000
 """The most rounds a sequence is resolved over: each round is a resolution or two (one per state:
@@ -34,14 +41,15 @@ def resolve_rounds(
     rolled: object = None,
 ) -> Resolution:
     """`resolve(names, rounds=N, ...)`: the situation of the first round, with its sequence over
-    N rounds (`Resolution.sequence`).  Without `rounds`, `resolve_with` alone.  `rng` (a seed or
-    a random.Random) rolls the situation's rolls and tables, `rolled` tells results rolled
-    elsewhere (dsl/runtime/rolling.py): the first round's, with a sequence."""
-    if rng is not None or rolled is not None:
-        return resolve_rolling(
-            book, names, given, rng, rolled, lambda inputs: resolve_rounds(book, sequences, names, inputs, rounds, signature)
-        )
+    N rounds (`Resolution.sequence`).  Without `rounds`, `resolve_with` alone.  `rng` (a seed, a
+    Xoshiro128 or a random.Random) rolls the situation's rolls and tables, `rolled` tells results
+    rolled elsewhere (dsl/runtime/rolling.py); over rounds, each round in turn (`roll_round`)."""
+    rolling = rng is not None or rolled is not None
     if rounds is None:
+        if rolling:
+            return resolve_rolling(
+                book, names, given, rng, rolled, lambda inputs: resolve_with(book, names, inputs, signature)
+            )
         return resolve_with(book, names, given, signature)
     if type(rounds) is not int or not 1 <= rounds <= _MAX_ROUNDS:
         raise RuleInputError(f"rounds is a whole number from 1 to {_MAX_ROUNDS}, not {shown(rounds)}")
@@ -58,6 +66,7 @@ def resolve_rounds(
     spec = specs[0]
     inputs = dict(given)
     start = spec.start
+    last = start + rounds - 1
     if spec.counter is not None:
         counter = book.inputs[spec.counter]
         raw = given.get(spec.counter)
@@ -79,7 +88,149 @@ def resolve_rounds(
         ),
         start,
     )
-    return replace(first, sequence=result)
+    if not rolling:
+        return replace(first, sequence=result)
+    told = _told_by_round(spec, rolled, start, last)
+    stream = Xoshiro128(rng) if type(rng) is int else rng  # one generator, rolled on from round to round
+    if stream is not None:
+        GeneratedFaces(stream)  # refuses what is no generator before any round is rolled
+    state = RoundState(start, False, False, {name: 0 for name in spec.totals}, 0)
+    played: list[RolledRound] = []
+    first_rolled = first
+    while state.number <= last and not state.ended and (stream is not None or state.number in told):
+        number = state.number
+        try:
+            resolution, state, record = roll_round(
+                spec,
+                state,
+                lambda inputs, rolls: resolve_rolling(
+                    book, names, inputs, stream, rolls, lambda rolled: resolve_with(book, names, rolled, signature)
+                ),
+                lambda at: round_inputs(book, spec, inputs, counted, at),
+                stream,
+                told.pop(number, {}),
+            )
+        except RuleInputError as error:
+            raise RuleInputError(f"{spec.unit} {number}: {error}") from None
+        first_rolled = resolution if number == start else first_rolled
+        played.append(record)
+    if told:
+        stop = (
+            f"the sequence ended in {spec.unit} {state.number - 1}"
+            if state.ended
+            else f"{spec.unit} {state.number} is neither told nor rolled from a seed"
+        )
+        raise RuleInputError(f"{spec.unit} {min(told)} is told, but {stop}")
+    rounds_out = tuple(
+        replace(item, rolled=played[index]) if index < len(played) else item for index, item in enumerate(result.rounds)
+    )
+    ended = start + len(played) - 1 if state.ended else None
+    changed = next((start + i for i, r in enumerate(played) if r.ends and spec.then is not None), None)
+    summary = RolledSequence(len(played), ended, changed, dict(state.totals))
+    return replace(first_rolled, sequence=replace(result, rounds=rounds_out, rolled=summary))
+
+
+@dataclass(frozen=True, slots=True)
+class RoundState:
+    """Where a rolled sequence stands before a round: the counter's value, whether `then` has set
+    its input (the `until` outcome came up in an earlier round), whether it has ended, each
+    total rolled so far, and in how many rounds the outcome the sequence follows has come
+    (`count`, `until ... N times`; next_state)."""
+
+    number: int
+    changed: bool
+    ended: bool
+    totals: Mapping[str, int | Fraction]
+    come: int = 0
+
+
+def roll_round(
+    spec: SequenceSpec,
+    state: RoundState,
+    roll: Callable[[Mapping[str, object], Mapping[str, object]], Resolution],
+    inputs_at: Callable[[Round], Mapping[str, object]],
+    stream: object,
+    told: Mapping[str, object],
+) -> tuple[Resolution, RoundState, RolledRound]:
+    """One round rolled, from `state` to the next: the situation of the round (its inputs from
+    `inputs_at`: the counter, once changed the input `then` sets, the counts; round_inputs)
+    rolled by `roll` (told the results of `told` that are rolls), then the dice of each total
+    (`stream`, or as `told`), in the order the totals are named; the outcome the sequence
+    follows read from the roll made, and the state stepped as the exact rounds step it
+    (next_state)."""
+    round_told = dict(told)
+    said = {name: round_told.pop(name) for name in spec.totals if name in round_told}
+    resolution = roll(inputs_at((state.number, state.changed, state.come)), round_told)
+    values = {name: _rolled_value(resolution, name, spec, stream, said.get(name), state.number) for name in spec.totals}
+    phase = "changed" if state.changed else "going"
+    after, come = next_state(spec, phase, state.come, _came_up(resolution, spec, state.number))
+    ends = after != phase
+    totals = {name: whole(state.totals[name] + values[name].value) for name in spec.totals}
+    following = RoundState(state.number + 1, after == "changed", after == "ended", totals, come)
+    rolls = tuple(r for r in resolution.rolls if r.rolled is not None)
+    tables = tuple(t for t in resolution.tables if t.rolled is not None)
+    return resolution, following, RolledRound(state.changed, ends, rolls, tables, values, totals)
+
+
+def _told_by_round(spec: SequenceSpec, rolled: object, start: int, last: int) -> dict[int, dict[str, object]]:
+    """The results told, by round: `N:name` for round N (the counter's value), `name` for the first."""
+    by_round: dict[int, dict[str, object]] = {}
+    for key, value in told_results(rolled).items():
+        place, colon, name = key.partition(":")
+        if not colon:
+            place, name = str(start), key
+        if not place.isascii() or not place.isdigit() or len(place) > 30 or not name:
+            raise RuleInputError(
+                f"`{clip(key)}`: a result told for a {spec.unit} is `N:name`, N its {spec.counter or 'number'}"
+            )
+        number = int(place)
+        if not start <= number <= last:
+            raise RuleInputError(f"`{clip(key)}`: {spec.unit} {number} is not among those resolved ({start} to {last})")
+        found = by_round.setdefault(number, {})
+        if name in found:
+            raise RuleInputError(f"`{clip(name)}` is told twice for {spec.unit} {number}")
+        found[name] = value
+    return by_round
+
+
+def _rolled_value(
+    resolution: Resolution, name: str, spec: SequenceSpec, stream: object, said: object, number: int
+) -> RolledValue:
+    """What a total takes from a rolled round `number`: its number, or its dice rolled (or told);
+    0 when the round derives none."""
+    value = resolution.derived.get(name)
+    if value is None or (isinstance(value, (int, Fraction)) and not isinstance(value, bool)):
+        if said is not None:
+            raise RuleInputError(f"`{name}` is told, but it is no dice here: nothing is rolled")
+        return RolledValue(whole(value) if value is not None else 0, None)
+    if not isinstance(value, Dice):
+        _round_value(resolution, name, spec, number)  # the error: not a number to add up
+    assert isinstance(value, Dice)
+    if said is None and stream is None:
+        raise RuleInputError(f"`{name}` is {show(value)}: tell it (`{number}:{name}`), or give a seed")
+    side = roll_dice(name, value, said, stream)
+    return RolledValue(side.total, side)
+
+
+def _came_up(resolution: Resolution, spec: SequenceSpec, number: int) -> bool:
+    """Whether the outcome the sequence follows (its `until`'s, else its counts') came up in a
+    rolled round (False when the roll is not made, or nothing is followed)."""
+    event = spec.until or spec.follows
+    if event is None:
+        return False
+    name, outcome = event
+    for roll in resolution.rolls:
+        if roll.name == name:
+            made = roll.rolled
+            if made is None:
+                raise RuleInputError(
+                    f"`{name}` decides whether the {spec.unit}s go on: tell it (`{number}:{name}`), or give a seed"
+                )
+            # succeeding or failing as a whole (a critical succeeds too), else the outcome or tier named
+            if made.success is not None and outcome in ("success", "failure"):
+                return made.success == (outcome == "success")
+            return outcome in made.outcomes
+    return False
 
 
 def _count_start(book: Book, name: str, raw: object, signature: bool) -> int:

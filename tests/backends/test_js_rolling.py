@@ -21,7 +21,8 @@ from tests.differential import drawn
 from tests.runtime.test_rolling import PINNED_D6, PINNED_OUTPUTS
 
 JS_TESTS = ROOT / "tests" / "js"
-BOOKS = [*sorted(RULEBOOKS.glob("*.rules")), *books(DICE), ROOT / "tests" / "fixtures" / "rolling" / "forms.rules"]
+ROUNDS = ROOT / "tests" / "fixtures" / "rolling" / "rounds.rules"
+BOOKS = [*sorted(RULEBOOKS.glob("*.rules")), *books(DICE), ROOT / "tests" / "fixtures" / "rolling" / "forms.rules", ROUNDS]
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +53,9 @@ def test_the_generator_is_the_same_in_javascript(package: Path) -> None:
 
 
 def _situations(path: Path, count: int, seed: int) -> list[dict[str, Any]]:
-    """Every rule and table at its defaults with three seeds, and `count` drawn situations, each
-    with a seed; then each situation Python rolled, told to JavaScript as the faces it rolled."""
+    """Every rule and table at its defaults with three seeds, and `count` drawn situations (some
+    over rounds), each with a seed; then each situation Python rolled, told to JavaScript as the
+    faces it rolled (over rounds: the first round's, the rounds rolled stop there)."""
     book = compiled(path).book
     assert book is not None
     module = module_for(path)
@@ -63,12 +65,14 @@ def _situations(path: Path, count: int, seed: int) -> list[dict[str, Any]]:
         for _ in range(3):
             found.append({"names": [name], "given": {}, "rng": str(chooser.getrandbits(64)), "rolled": None})
     for names, given, rounds in drawn(book, count, chooser):
-        if rounds is None:
-            found.append({"names": names, "given": given, "rng": str(chooser.getrandbits(64)), "rolled": None})
+        found.append({"names": names, "given": given, "rng": str(chooser.getrandbits(64)), "rolled": None, "rounds": rounds})
     told = []
     for situation in found:
         try:
-            resolution = module.resolve(situation["names"], rng=int(situation["rng"]), **_plain(situation["given"]))
+            rounds = {"rounds": situation["rounds"]} if situation.get("rounds") is not None else {}
+            resolution = module.resolve(
+                situation["names"], rng=int(situation["rng"]), **rounds, **_plain(situation["given"])
+            )
         except module.RuleInputError:
             continue
         faces = {
@@ -77,7 +81,7 @@ def _situations(path: Path, count: int, seed: int) -> list[dict[str, Any]]:
             if roll.rolled is not None and roll.rolled.sides and roll.automatic is None
         }
         if faces and len({key.split(".")[1] for key in faces}) == len(faces):
-            told.append({"names": situation["names"], "given": situation["given"], "rng": None, "rolled": faces})
+            told.append({**situation, "rng": None, "rolled": faces})
     return found + told
 
 
@@ -96,9 +100,10 @@ def _compare(path: Path, package: Path, situations: list[dict[str, Any]], tmp_pa
     for situation, line in zip(situations, answers, strict=True):
         ours = json.loads(line)
         rng = None if situation["rng"] is None else int(situation["rng"])
+        rounds = {"rounds": situation["rounds"]} if situation.get("rounds") is not None else {}
         try:
             resolution = module.resolve(
-                situation["names"], rng=rng, rolled=situation["rolled"], **_plain(situation["given"])
+                situation["names"], rng=rng, rolled=situation["rolled"], **rounds, **_plain(situation["given"])
             )
             theirs: dict[str, Any] = {"ok": json.loads(json.dumps(resolution.to_dict()))}
         except module.RuleInputError as error:
@@ -116,13 +121,12 @@ def test_javascript_rolls_what_python_rolls(path: Path, package: Path, tmp_path:
 
 
 @pytest.mark.slow
-def test_javascript_rolls_what_python_rolls_1000_situations_per_book(package: Path, tmp_path: Path) -> None:
-    total = 0
-    for path in BOOKS:
-        count, mismatches = _compare(path, package, _situations(path, 1_000, 2027), tmp_path)
-        assert mismatches == [], "\n".join(mismatches[:5])
-        total += count
-    FIGURES.append(f"javascript rolling: {total} rolled or told situations, Python and JavaScript agree on every one")
+@pytest.mark.parametrize("path", BOOKS, ids=lambda p: p.stem)
+def test_javascript_rolls_what_python_rolls_1000_situations_per_book(path: Path, package: Path, tmp_path: Path) -> None:
+    """One book a test, so the run's workers share them."""
+    count, mismatches = _compare(path, package, _situations(path, 1_000, 2027), tmp_path)
+    assert mismatches == [], "\n".join(mismatches[:5])
+    FIGURES.append(f"javascript rolling {path.stem}: {count} rolled or told situations, Python and JavaScript agree on every one")
 
 
 def test_bad_results_told_are_refused_alike(package: Path, tmp_path: Path) -> None:
@@ -152,3 +156,69 @@ def test_chains_roll_and_are_told_alike(package: Path, tmp_path: Path) -> None:
     ]
     count, mismatches = _compare(path, package, situations, tmp_path)
     assert mismatches == [] and count == len(situations)
+
+
+def test_a_roll_outcome_sends_on_alike(package: Path, tmp_path: Path) -> None:
+    """A roll's outcome that sends on (a walker knockdown's fumble: `then roll light_damage`):
+    JavaScript rolls the table and its chain after the roll from the same seeds, takes it told by
+    name, and refuses it told when the outcome does not send on, with Python's message."""
+    path = RULEBOOKS / "mecha_tables.rules"
+    given = {"unit": "walker", "damage_taken": 14, "vehicle_size": 6, "MoS": 3}
+    told: list[Any] = [
+        {"knockdown": [1, 1], "light_damage": [6, 5, 3]},
+        {"knockdown": [1, 1], "light_damage": 2, "structural": 4},
+        {"knockdown": [1, 1]},
+        {"knockdown": [4, 2], "light_damage": [3]},
+    ]
+    situations = [
+        {"names": ["walker_knockdown"], "given": given, "rng": str(seed), "rolled": None} for seed in range(200)
+    ] + [{"names": ["walker_knockdown"], "given": given, "rng": None, "rolled": rolled} for rolled in told]
+    count, mismatches = _compare(path, package, situations, tmp_path)
+    assert mismatches == [] and count == len(situations)
+
+
+def test_two_tables_rolled_on_dice_alike(package: Path, tmp_path: Path) -> None:
+    """Light and heavy damage in one situation (tests/runtime/test_rolling_tables.py): JavaScript
+    gives each table its own roll and chain from the same seeds, takes each told by name, keeps
+    `roll` selecting both, and refuses `roll` with a table told with Python's message."""
+    path = RULEBOOKS / "mecha_tables.rules"
+    both = ["light_damage", "heavy_damage"]
+    told: list[Any] = [{"light_damage": 3, "heavy_damage": [2], "structural": 4}, {"heavy_damage": 4}]
+    situations = (
+        [{"names": both, "given": {}, "rng": str(seed), "rolled": None} for seed in range(60)]
+        + [{"names": both, "given": {}, "rng": None, "rolled": rolled} for rolled in told]
+        + [{"names": both, "given": {"roll": 3}, "rng": "1", "rolled": None}]
+        + [{"names": both, "given": {"roll": 3}, "rng": None, "rolled": {"light_damage": 3}}]
+    )
+    count, mismatches = _compare(path, package, situations, tmp_path)
+    assert mismatches == [] and count == len(situations)
+
+
+def test_rounds_are_rolled_alike(package: Path, tmp_path: Path) -> None:
+    """Rounds rolled (tests/runtime/test_rolling_rounds.py): JavaScript rolls each round from the
+    same seeds (the counter up, `until` ending or changing the rounds, totals summed), takes
+    rounds told as `N:name`, and refuses them told wrong with Python's message."""
+    cases: list[tuple[Path, list[str], dict[str, Any], int, list[Any]]] = [
+        (RULEBOOKS / "spot_rules_a_to_e.rules", ["asphyxiation"], {"CON": 12}, 5, [{"hold_breath": 99, "2:damage_per_round": 3}]),
+        (RULEBOOKS / "spot_rules_a_to_e.rules", ["disease_recovery"], {"diseased": True}, 6, [
+            {"recover": 90, "3:recover": 95, "4:recover": 5},
+            {"recover": 90, "3:recover": 5, "4:recover": 5},
+            {"recover": 90, "4:recover": 5},
+            {"9:recover": 1},
+        ]),
+        (RULEBOOKS / "skirmish_terrain.rules", ["spacesuit"], {}, 3, [
+            {"leak_damage": 4, "2:leak_damage": [1, 2], "3:leak_damage": 12},
+            {"leak_damage": 4, "2:leak_damage": 3, "3:leak_damage": [1]},
+        ]),
+        (ROUNDS, ["burning"], {}, 4, [
+            {"douse": 3, "2:douse": 2},
+            {"douse": 3, "burn": 2, "2:burn": 3},
+            {"douse": 3, "burn": 2, "2:douse": 1, "2:burn": [4, 4], "3:douse": [5], "3:burn": 7},
+        ]),
+    ]
+    for path, names, given, rounds, told in cases:
+        situations = [
+            {"names": names, "given": given, "rng": str(seed), "rolled": None, "rounds": rounds} for seed in range(40)
+        ] + [{"names": names, "given": given, "rng": None, "rolled": rolled, "rounds": rounds} for rolled in told]
+        count, mismatches = _compare(path, package, situations, tmp_path)
+        assert mismatches == [] and count == len(situations)

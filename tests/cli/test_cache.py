@@ -226,6 +226,21 @@ def test_a_damaged_parser_file_is_built_again_and_replaced(tmp_path: Path, book:
     assert (saved.stat().st_ino, saved.stat().st_mtime_ns) == (replaced.st_ino, replaced.st_mtime_ns)  # loaded
 
 
+def test_the_reserved_words_are_kept_and_a_damaged_file_is_worked_out_again(tmp_path: Path, book: Path) -> None:
+    """The words a name may not take come from a second build of the grammar's tables: kept beside
+    the parser's (a run after the first reads them); cut short or not a list of words, they are
+    worked out again and the file replaced."""
+    root = tmp_path / "cache"
+    (first,) = _rulecraft([["check", str(book)]], root)
+    (saved,) = root.glob("reserved-*.json")
+    words = json.loads(saved.read_text(encoding="utf-8"))
+    assert {"roll", "and", "note"} <= set(words) and stat.S_IMODE(saved.stat().st_mode) == 0o600
+    for damage in (saved.read_bytes()[:20], b'{"rule": 1}', b'["a b"]'):
+        saved.write_bytes(damage)
+        assert _rulecraft([["check", str(book)]], root) == [first]
+        assert json.loads(saved.read_text(encoding="utf-8")) == words
+
+
 def test_the_cache_is_private_to_its_user(book: Path, fresh_cache: Path) -> None:
     entry = _kept_entry(book, fresh_cache)
     assert stat.S_IMODE(fresh_cache.stat().st_mode) == 0o700

@@ -112,3 +112,84 @@ def test_a_seed_rolls_the_chain_a_table_sends_on_to() -> None:
     ]
     wrong = run_cli("resolve", "terrain_cards", "hostility_level", "--rolled", "damage_value=12", "--seed", "1")
     assert wrong.exit_code == 2 and "damage_value" in wrong.output
+
+
+def test_a_seed_rolls_the_table_a_roll_outcome_sends_on_to() -> None:
+    """resolve --seed: a knockdown fumble's `then roll light_damage` rolled after it, in the JSON
+    (the roll's `rolled.chained`, as the Python API gives it) and in the text; --rolled names it."""
+    import generated.mecha_tables as mecha
+
+    given = ["--set", "unit=walker", "--set", "damage_taken=14", "--set", "vehicle_size=6", "--set", "MoS=3"]
+    result = run_cli("resolve", "mecha_tables", "walker_knockdown", *given, "--seed", "97", "--json")
+    assert result.exit_code == 0, result.output
+    made = json.loads(result.stdout)["rolls"][0]["rolled"]
+    assert [(c["table"], c["depth"], c["result"]) for c in made["chained"]] == [
+        ("light_damage", 1, 6),
+        ("light_damage", 2, 5),
+        ("light_damage", 2, 3),
+    ]
+    python = mecha.resolve("walker_knockdown", unit="walker", damage_taken=14, vehicle_size=6, MoS=3, rng=97)
+    assert made == json.loads(json.dumps(python.to_dict()["rolls"][0]["rolled"]))
+    text = run_cli("resolve", "mecha_tables", "walker_knockdown", *given, "--seed", "97").output
+    assert "      rolled: highest of 2d6 [1, (1)] = 1 -> fumble by 3" in text
+    assert "        then rolled on light_damage: 1d6 [6] = 6 -> row 6" in text
+    assert "          then rolled on light_damage: 1d6 [3] = 3 -> row 3: Crew" in text
+    told = run_cli(
+        "resolve", "mecha_tables", "walker_knockdown", *given, "--rolled", "knockdown=1,1", "--rolled", "light_damage=4",
+        "--json",
+    )
+    assert told.exit_code == 0, told.output
+    chained = json.loads(told.stdout)["rolls"][0]["rolled"]["chained"]
+    assert [(c["table"], c["result"], c["row"]["key"]) for c in chained] == [("light_damage", 4, "4")]
+
+
+def test_two_tables_rolled_on_dice_each_get_their_own_roll() -> None:
+    """resolve --seed with light and heavy damage: each table rolled, as the Python API rolls
+    them; --rolled tells each by its name; --set roll=N still selects both rows."""
+    import generated.mecha_tables as mecha
+
+    result = run_cli("resolve", "mecha_tables", "light_damage", "heavy_damage", "--seed", "3", "--json")
+    assert result.exit_code == 0, result.output
+    tables = json.loads(result.stdout)["tables"]
+    assert [(t["name"], t["result"], t["rolled"]["total"]) for t in tables] == [
+        ("light_damage", 5, 5),
+        ("heavy_damage", 6, 6),
+    ]
+    python = mecha.resolve(["light_damage", "heavy_damage"], rng=3).to_dict()["tables"]
+    assert tables == json.loads(json.dumps(python))
+    told = run_cli(
+        "resolve", "mecha_tables", "light_damage", "heavy_damage", "--rolled", "light_damage=3",
+        "--rolled", "heavy_damage=4", "--json",
+    )
+    assert told.exit_code == 0, told.output
+    assert [t["selected"]["key"] for t in json.loads(told.stdout)["tables"]] == ["3", "4"]
+    both = run_cli("resolve", "mecha_tables", "light_damage", "heavy_damage", "--set", "roll=2", "--seed", "3", "--json")
+    assert [t["selected"]["key"] for t in json.loads(both.stdout)["tables"]] == ["2", "2"]
+
+
+def test_rounds_are_rolled_each_in_turn() -> None:
+    """resolve --rounds N --seed: every round rolled (the JSON as the Python API gives it, each
+    round's `rolled` and the sequence's), the text shows each; --rolled N:name tells round N."""
+    import generated.spot_rules_a_to_e as spot
+
+    args = ["resolve", "spot_rules_a_to_e", "disease_recovery", "--set", "diseased=yes", "--rounds", "4"]
+    result = run_cli(*args, "--seed", "5", "--json")
+    assert result.exit_code == 0, result.output
+    sequence = json.loads(result.stdout)["sequence"]
+    python = spot.disease_recovery(diseased=True, rounds=4, rng=5).to_dict()["sequence"]
+    assert sequence == json.loads(json.dumps(python))
+    assert sequence["rolled"] == {"rounds": 2, "ended": 3, "changed": None, "totals": {}}
+    assert [r["rolled"]["ends"] for r in sequence["rounds"][:2]] == [False, True]
+    assert all("rolled" not in r for r in sequence["rounds"][2:])
+    text = run_cli(*args, "--seed", "5").output
+    assert "    recover rolled: 1d100 [12] = 12 -> success by 18\n    recover success: came up" in text
+    assert "  rolled: 2 days, ended in day 3" in text
+    told = run_cli(
+        "resolve", "skirmish_terrain", "spacesuit", "--rounds", "3", "--rolled", "leak_damage=4",
+        "--rolled", "2:leak_damage=1,2", "--rolled", "3:leak_damage=12", "--json",
+    )
+    assert told.exit_code == 0, told.output
+    assert json.loads(told.stdout)["sequence"]["rolled"]["totals"] == {"leak_damage": 19}
+    wrong = run_cli("resolve", "skirmish_terrain", "spacesuit", "--rounds", "3", "--rolled", "3:leak_damage=2", "--seed", "1")
+    assert wrong.exit_code == 2 and "turn 3: leak_damage: 2 is not a total 3d6 can show" in wrong.output
+    assert "Traceback" not in wrong.output

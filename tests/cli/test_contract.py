@@ -53,17 +53,23 @@ def _examples() -> Iterator[tuple[Path, Any]]:
         yield from ((path, example) for example in all_examples(book))
 
 
+VALIDATED_HERE = 4
+"""Python's jsonschema validates one worked example in so many (it takes some 20 ms a
+resolution); ajv, in strict mode, validates every one (tests/cli/test_contract_ajv.py)."""
+
+
 def test_every_worked_example_resolves_to_the_schema() -> None:
     validator = _validator("resolution")
     count = 0
-    for path, example in _examples():
+    for index, (path, example) in enumerate(_examples()):
         book = compiled(path).book
         assert book is not None
         module = module_for(path)
         given = {name: _value(expr, book) for name, expr in example.givens}
         data = module.resolve(list(example.rules), **given).to_dict()
         where = f"{path.name}: {example.title}"
-        assert _problems(validator, data) == [], where
+        if index % VALIDATED_HERE == 0:
+            assert _problems(validator, data) == [], where
         # JSON data and nothing else; a float only where the contract puts one, beside its fraction
         assert json.loads(json.dumps(data)) == data, where
         for at, value in _walk(data):
@@ -111,12 +117,16 @@ def test_the_bugs_the_contract_fixes() -> None:
 
 
 def test_export_of_every_bundled_book_follows_the_schema_and_is_deterministic(tmp_path: Path) -> None:
+    """Every export is the same twice; the two smallest are validated by Python's jsonschema here
+    (some 2 s each), every one by ajv in strict mode (tests/cli/test_contract_ajv.py)."""
     validator = _validator("rulebook")
+    smallest = sorted(BOOKS, key=lambda p: p.stat().st_size)[:2]
     for path in BOOKS:
         first = run_cli("export", str(path))
         assert first.exit_code == 0, first.output
         data = json.loads(first.output)
-        assert _problems(validator, data) == [], path.name
+        if path in smallest:
+            assert _problems(validator, data) == [], path.name
         assert run_cli("export", str(path)).output == first.output
     out = tmp_path / "book.json"
     result = run_cli("export", "skirmish_terrain", "-o", str(out))

@@ -85,6 +85,12 @@ def _resolutions() -> list[tuple[str, str, Any]]:
         ["terrain_cards", "hostility_level", "--rolled", "hostility_level=20", "--rolled", "game_conditions=14"],
         [str(DICE.parent / "rolling" / "forms.rules"), *ROLLING_RULES, "--seed", "11"],
         [str(DICE / "opend6.rules"), "wild_check", "--rolled", "action=3,4,6,6,1"],
+        # a roll's outcome sending on; two tables rolled together; rounds rolled and told
+        ["mecha_tables", "walker_knockdown", "--set", "unit=walker", "--set", "damage_taken=14",
+         "--set", "vehicle_size=6", "--set", "MoS=3", "--seed", "97"],
+        ["mecha_tables", "light_damage", "heavy_damage", "--seed", "3"],
+        ["spot_rules_a_to_e", "asphyxiation", "--set", "CON=8", "--rounds", "5", "--seed", "11"],
+        ["skirmish_terrain", "spacesuit", "--rounds", "3", "--rolled", "leak_damage=4", "--rolled", "2:leak_damage=1,2"],
     ]
     for args in edges:
         found.append(("resolution", " ".join(args), _json("resolve", *args, "--json")))

@@ -1,7 +1,8 @@
 // Rolls situations with a generated JavaScript module, for tests/backends/test_js_rolling.py:
 // `node rolling.mjs MODULE.js SITUATIONS.json` prints one JSON line per situation, the whole
 // Resolution (`toDict()`) or the error a resolver refused it with.  A situation is {names, given,
-// rng, rolled}: `rng` a seed (text, any size), `rolled` faces or totals by roll name; a number in
+// rng, rolled, rounds}: `rng` a seed (text, any size), `rolled` faces or totals by roll name,
+// `rounds` (optional) a number of rounds of the rule's sequence; a number in
 // `given` is {"$number": "7/2"}, dice {"$dice": "2d6"}.  With no situations file it prints the
 // generator's pinned outputs instead (the first four of seed 0, twelve d6 of seed 20261127).
 import { readFileSync } from "node:fs";
@@ -35,7 +36,8 @@ for (const situation of JSON.parse(readFileSync(situationsPath, "utf8"))) {
   const given = Object.fromEntries(Object.entries(situation.given).map(([k, v]) => [k, decoded(v)]));
   const rng = situation.rng === null ? null : BigInt(situation.rng);
   try {
-    const resolution = book.resolve(situation.names, given, { rng, rolled: situation.rolled });
+    const rounds = situation.rounds === undefined ? null : situation.rounds;
+    const resolution = book.resolve(situation.names, given, { rng, rolled: situation.rolled, rounds });
     lines.push(book.jsonText({ ok: resolution.toDict() }));
   } catch (error) {
     if (!(error instanceof book.RuleInputError)) throw error;

@@ -112,35 +112,52 @@ def _error(message: dict[str, Any], code: int) -> str:
     return text
 
 
-@pytest.mark.parametrize(
-    ("bad", "says"),
-    [
-        (b"Content-Length: 99999999999999999999\r\n\r\n{}", "is more than a message may have"),
-        (b"Content-Length: 67108865\r\n\r\n{}", "is more than a message may have"),
-        (b"Content-Length: -5\r\n\r\n{}", "`-5` is not a number of bytes"),
-        (b"Content-Length: twelve\r\n\r\n{}", "`twelve` is not a number of bytes"),
-        (b"Content-Type: application/vscode-jsonrpc\r\n\r\n{}", "a message needs a Content-Length header"),
-    ],
-)
-def test_a_bad_content_length_is_refused_and_the_next_message_served(raw: Raw, bad: bytes, says: str) -> None:
+def _served(raw: Raw, ident: int) -> None:
+    """The server still answers: a hover on a document never opened gets its empty answer."""
+    at = {"textDocument": {"uri": MARSH.as_uri()}, "position": {"line": 0, "character": 0}}
+    raw.send(request(ident, "textDocument/hover", at))
+    assert raw.answer(ident) == {"jsonrpc": "2.0", "id": ident, "result": None}
+
+
+# Each group of bad inputs goes to one server, one after another: each must leave it serving the
+# next message (and a server started per case would cost a second of start-up each).
+
+BAD_LENGTHS = [
+    (b"Content-Length: 99999999999999999999\r\n\r\n{}", "is more than a message may have"),
+    (b"Content-Length: 67108865\r\n\r\n{}", "is more than a message may have"),
+    (b"Content-Length: -5\r\n\r\n{}", "`-5` is not a number of bytes"),
+    (b"Content-Length: twelve\r\n\r\n{}", "`twelve` is not a number of bytes"),
+    (b"Content-Type: application/vscode-jsonrpc\r\n\r\n{}", "a message needs a Content-Length header"),
+]
+
+
+def test_a_bad_content_length_is_refused_and_the_next_message_served(raw: Raw) -> None:
     """lsp_overflow.sh: `Content-Length: 99999999999999999999` ended the server (internal error:
     OverflowError); a length it cannot read is a parse error (to id null), and no body is read
     for it."""
-    raw.send(bad)
+    first, says = BAD_LENGTHS[0]
+    raw.send(first)
     assert says in _error(raw.answer(None), -32700)
     raw.send(INITIALIZE)
     assert "capabilities" in raw.answer(1)["result"]
+    for ident, (bad, says) in enumerate(BAD_LENGTHS[1:], start=10):
+        raw.send(bad)
+        assert says in _error(raw.answer(None), -32700), bad
+        _served(raw, ident)
 
 
-@pytest.mark.parametrize(
-    "garbage",
-    [b"hello\r\n", b"\x00\xff\xfe garbage \xe2\x80\xae\r\n", b"x" * 100_000, b"\r\n\r\n\r\n", b"{}{}"],
-)
-def test_garbage_between_messages_is_skipped(raw: Raw, garbage: bytes) -> None:
+GARBAGE = [b"hello\r\n", b"\x00\xff\xfe garbage \xe2\x80\xae\r\n", b"x" * 100_000, b"\r\n\r\n\r\n", b"{}{}"]
+
+
+def test_garbage_between_messages_is_skipped(raw: Raw) -> None:
     """lsp_overflow.sh: bytes that are no header, even glued to the next message's header, are
     skipped; the message after them is served."""
-    raw.send(garbage + INITIALIZE)
+    raw.send(GARBAGE[0] + INITIALIZE)
     assert "capabilities" in raw.answer(1)["result"]
+    at = {"textDocument": {"uri": MARSH.as_uri()}, "position": {"line": 0, "character": 0}}
+    for ident, garbage in enumerate(GARBAGE[1:], start=10):
+        raw.send(garbage + request(ident, "textDocument/hover", at))
+        assert raw.answer(ident)["result"] is None, garbage[:40]
     raw.send(request(2, "shutdown", None))
     assert raw.answer(2)["result"] is None
 
@@ -170,31 +187,30 @@ def _rss_kb(pid: int) -> int | None:
     return None
 
 
-@pytest.mark.parametrize(
-    ("body", "code", "ident", "says"),
-    [
-        (b"{not json", -32700, None, "the message is not JSON"),
-        (b"\xff\xfe{}", -32700, None, "the message is not JSON"),
-        (b"[" * 100_000 + b"]" * 100_000, -32700, None, "the message is not JSON"),
-        (b"[]", -32600, None, "a message is a JSON object (LSP sends no batches)"),
-        (b"7", -32600, None, "a message is a JSON object"),
-        (b'{"jsonrpc": "1.0", "id": 5, "method": "shutdown"}', -32600, 5, '"jsonrpc": "2.0"'),
-        (b'{"jsonrpc": "2.0", "id": 5, "method": 12}', -32600, 5, "method is a string"),
-        (b'{"jsonrpc": "2.0", "id": [5], "method": "shutdown"}', -32600, None, "id is a number or a string"),
-        (b'{"jsonrpc": "2.0", "id": 5}', -32600, 5, "a request, a notification or a response"),
-        (b'{"jsonrpc": "2.0", "id": 5, "method": "textDocument/hover", "params": 1}', -32602, 5,
-         "the params of textDocument/hover are an object or an array, not 1"),
-    ],
-)  # fmt: skip
-def test_a_malformed_message_gets_the_json_rpc_error_it_calls_for(
-    raw: Raw, body: bytes, code: int, ident: int | None, says: str
-) -> None:
+MALFORMED = [
+    (b"{not json", -32700, None, "the message is not JSON"),
+    (b"\xff\xfe{}", -32700, None, "the message is not JSON"),
+    (b"[" * 100_000 + b"]" * 100_000, -32700, None, "the message is not JSON"),
+    (b"[]", -32600, None, "a message is a JSON object (LSP sends no batches)"),
+    (b"7", -32600, None, "a message is a JSON object"),
+    (b'{"jsonrpc": "1.0", "id": 5, "method": "shutdown"}', -32600, 5, '"jsonrpc": "2.0"'),
+    (b'{"jsonrpc": "2.0", "id": 5, "method": 12}', -32600, 5, "method is a string"),
+    (b'{"jsonrpc": "2.0", "id": [5], "method": "shutdown"}', -32600, None, "id is a number or a string"),
+    (b'{"jsonrpc": "2.0", "id": 5}', -32600, 5, "a request, a notification or a response"),
+    (b'{"jsonrpc": "2.0", "id": 5, "method": "textDocument/hover", "params": 1}', -32602, 5,
+     "the params of textDocument/hover are an object or an array, not 1"),
+]  # fmt: skip
+
+
+def test_a_malformed_message_gets_the_json_rpc_error_it_calls_for(raw: Raw) -> None:
     """lsp_overflow.sh: a message that is not JSON, not a JSON-RPC message, or has params that
     are no object got no answer at all."""
     raw.send(INITIALIZE)
     raw.answer(1)
-    raw.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    assert says in _error(raw.answer(ident), code)
+    for serial, (body, code, ident, says) in enumerate(MALFORMED, start=10):
+        raw.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        assert says in _error(raw.answer(ident), code), body[:60]
+        _served(raw, serial)
     raw.send(request(2, "shutdown", None))
     assert raw.answer(2)["result"] is None
 

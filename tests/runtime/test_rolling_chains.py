@@ -114,3 +114,52 @@ def test_a_chain_with_no_generator_stops_at_a_table_not_told() -> None:
 def test_a_chain_told_wrong_is_a_clear_error(rolled: dict[str, object], message: str) -> None:
     with pytest.raises(RuleInputError, match=message):
         mecha.resolve("light_damage", rolled=rolled)
+
+
+KNOCKED = {"unit": "walker", "damage_taken": 14, "vehicle_size": 6, "MoS": 3}
+"""A size 6 walker hit hard: its knockdown roll (highest of 2d6 >= 4) fumbles on double 1, and
+the fumble sends on to the Light Damage table (`on fumble: ... then roll light_damage`)."""
+
+
+def outcome_steps(result: Any, roll: str) -> list[tuple[str, int, int, str, bool, bool]]:
+    made = result.rolled(roll)
+    return [(c.table, c.depth, c.result, c.row.key, c.applies, c.again) for c in made.chained]
+
+
+def test_a_rolled_outcome_that_sends_on_rolls_the_table_after_the_roll() -> None:
+    """The outcome that came up sends on: its table, and that table's chain, rolled from the same
+    generator right after the roll; an outcome that does not send on rolls nothing more."""
+    fumbles = 0
+    for seed in range(200):
+        result = mecha.resolve("walker_knockdown", **KNOCKED, rng=seed)
+        made = result.rolled("knockdown")
+        if made.outcome != "fumble":
+            assert made.chained == ()
+            continue
+        fumbles += 1
+        assert made.chained[0].table == "light_damage" and made.chained[0].depth == 1
+        stream = Xoshiro128(seed)
+        faces = [1 + stream.below(6) for _ in range(2 + sum(len(c.rolled.rolled) for c in made.chained))]
+        assert faces[:2] == [f for d in made.sides[0].rolled for f in d.faces]
+        assert faces[2:] == [f for c in made.chained for d in c.rolled.rolled for f in d.faces]
+        assert result.to_dict()["rolls"][0]["rolled"]["chained"] == [c.to_dict() for c in made.chained]
+    assert fumbles >= 3
+    seed_97 = mecha.resolve("walker_knockdown", **KNOCKED, rng=97)
+    assert outcome_steps(seed_97, "knockdown") == [
+        ("light_damage", 1, 6, "6", False, False),
+        ("light_damage", 2, 5, "5", True, False),
+        ("light_damage", 2, 3, "3", True, False),
+    ]
+
+
+def test_the_table_an_outcome_sends_on_to_is_told_by_its_name() -> None:
+    told = mecha.resolve("walker_knockdown", **KNOCKED, rolled={"knockdown": [1, 1], "light_damage": [6, 5, 3]})
+    assert outcome_steps(told, "knockdown") == outcome_steps(
+        mecha.resolve("walker_knockdown", **KNOCKED, rng=97), "knockdown"
+    )
+    alone = mecha.resolve("walker_knockdown", **KNOCKED, rolled={"knockdown": [1, 1]})
+    assert alone.rolled("knockdown").outcome == "fumble" and alone.rolled("knockdown").chained == ()
+    with pytest.raises(RuleInputError, match="light_damage: told, but the situation does not roll on it"):
+        mecha.resolve("walker_knockdown", **KNOCKED, rolled={"knockdown": [4, 2], "light_damage": [3]})
+    with pytest.raises(RuleInputError, match="light_damage: 2 faces told, but the dice take 1"):
+        mecha.resolve("walker_knockdown", **KNOCKED, rolled={"knockdown": [1, 1], "light_damage": [3, 4]})

@@ -9,7 +9,7 @@ comparison and tiers (percentile rolls with tiers, resistance rolls, 2d6 and 3d6
 Each is rolled through the public API (`resolve(rule, rng=stream)`, one `Xoshiro128` stream
 per roll) and what it came to is counted against its exact chances: its totals (a roll without a
 target), its number of successes (a count), else its outcomes (the tier, success or failure, win
-/ tie / lose).  The slow test rolls each 100,000 times; the fast one 2,000.
+/ tie / lose).  The slow test rolls each 100,000 times; the fast one 500.
 """
 
 from __future__ import annotations
@@ -169,9 +169,11 @@ def test_the_set_covers_every_dice_form() -> None:
 
 
 @pytest.mark.parametrize(("label", "module", "rule", "name"), ROLLS, ids=[r[0] for r in ROLLS])
-def test_seeded_rolls_follow_the_exact_chances_2000_each(label: str, module: ModuleType, rule: str, name: str) -> None:
-    p = _rolled_p(module, rule, name, 2_000)
-    assert p > LEAST_P, f"{label}: chi-square p = {p:.2e} over 2,000 seeded rolls"
+def test_seeded_rolls_follow_the_exact_chances_500_each(label: str, module: ModuleType, rule: str, name: str) -> None:
+    """A plain `pytest` rolls each 500 times (a roll gone wrong as a whole shows at once); CI,
+    below, 100,000 times."""
+    p = _rolled_p(module, rule, name, 500)
+    assert p > LEAST_P, f"{label}: chi-square p = {p:.2e} over 500 seeded rolls"
 
 
 CHUNKS = 6

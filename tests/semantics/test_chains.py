@@ -59,10 +59,39 @@ def _steps(table: m.Table, total: int) -> tuple[m.TableRow, str, list[m.Step]]:
     return row, row.key_text(), [c.step for c in row.cells if c.step is not None]
 
 
-def brute(book: m.Book, name: str, offset: int, depth: int, limit: int | None, twice: bool = False) -> dict[Tree | None, Fraction]:
-    """Every way one roll on `name` goes, by enumerating faces; None: more than `limit` rolls."""
+Ways = dict[Tree | None, Fraction]
+
+
+def brute(
+    book: m.Book,
+    name: str,
+    offset: int,
+    depth: int,
+    limit: int | None,
+    twice: bool = False,
+    known: dict[tuple[str, int, int, bool], Ways] | None = None,
+) -> Ways:
+    """Every way one roll on `name` goes, by enumerating faces; None: more than `limit` rolls.
+    (`known`: the ways already enumerated in this walk, by table, offset, depth and twice.)"""
     if limit is not None and depth >= limit:
         return {None: Fraction(1)}
+    if known is None:
+        known = {}
+    place = (name, offset, depth, twice)
+    if place not in known:
+        known[place] = _enumerated(book, name, offset, depth, limit, twice, known)
+    return known[place]
+
+
+def _enumerated(
+    book: m.Book,
+    name: str,
+    offset: int,
+    depth: int,
+    limit: int | None,
+    twice: bool,
+    known: dict[tuple[str, int, int, bool], Ways],
+) -> Ways:
     table = book.tables[name]
     faces = list(_faces(table.pool))
     kept = []
@@ -77,10 +106,10 @@ def brute(book: m.Book, name: str, offset: int, depth: int, limit: int | None, t
         branches: list[dict[Tree | None, Fraction]] = []
         for step in steps:
             if step.kind == "twice":
-                branches += [brute(book, name, offset, depth + 1, limit, True)] * 2
+                branches += [brute(book, name, offset, depth + 1, limit, True, known)] * 2
             else:
                 target = step.table or name
-                branches.append(brute(book, target, step.offset, depth + 1, limit))
+                branches.append(brute(book, target, step.offset, depth + 1, limit, False, known))
         for combo in itertools.product(*[list(b.items()) for b in branches]):
             chance = Fraction(1, len(kept))
             children: list[Tree] = []

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import keyword
 import re
 from collections.abc import Container
 from fractions import Fraction
 from pathlib import Path
-from typing import Final
 
 from dsl import model as m
 from dsl import nodes as n
@@ -74,9 +74,12 @@ REEXPORTED = (
 module, so a `Dice` of one book passes into another's rule and one `except RuleInputError`
 catches every book's."""
 
+@functools.cache
 def runtime_helpers() -> dict[str, str]:
     """Every name the code of a module may call, with the runtime module defining it: the public
-    names defined at the top of each (each imported only where a module uses it)."""
+    names defined at the top of each (each imported only where a module uses it).  Read from the
+    runtime's source when a module is first written (about 0.15 s), not when the compiler is
+    imported: checking or resolving never needs it."""
     found: dict[str, str] = {}
     for path in sorted(Path(_runtime_package.__file__).parent.glob("*.py")):
         if path.stem == "__init__":
@@ -92,9 +95,6 @@ def runtime_helpers() -> dict[str, str]:
                 continue
             found.update((name, path.stem) for name in names if not name.startswith("_"))
     return found
-
-
-HELPERS: Final = runtime_helpers()
 
 
 STANDARD: dict[str, tuple[str, ...]] = {
@@ -115,7 +115,7 @@ Call = tuple[str, list[str]]
 
 def imported_names() -> set[str]:
     """Every name a generated module may import (kept from rules, tables and inputs)."""
-    found = {"_runtime", *REEXPORTED, *HELPERS}
+    found = {"_runtime", *REEXPORTED, *runtime_helpers()}
     for names in STANDARD.values():
         found.update(names)
     return found
@@ -282,8 +282,8 @@ class ModuleWriter:
         _import(w, self.runtime, list(REEXPORTED))
         helpers: dict[str, list[str]] = {}
         for name in sorted(used - set(REEXPORTED)):
-            if name in HELPERS:
-                helpers.setdefault(HELPERS[name], []).append(name)
+            if name in runtime_helpers():
+                helpers.setdefault(runtime_helpers()[name], []).append(name)
         for module in sorted(helpers):
             _import(w, f"{self.runtime}.{module}", helpers[module])
 

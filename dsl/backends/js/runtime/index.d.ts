@@ -179,6 +179,8 @@ export declare class RollMade {
   readonly success: boolean | null;
   readonly consequences: readonly Consequence[];
   readonly effects: readonly string[];
+  /** The rolls its outcome sent on to (`on fumble: ... then roll light_damage`), depth first, in the order rolled. */
+  readonly chained: readonly ChainRoll[];
   toDict(): RollMadeJson;
 }
 
@@ -229,7 +231,7 @@ export declare class TableResult {
   readonly chained: readonly ChainRoll[];
 }
 
-/** One roll of a chain a rolled table's row sent on to. */
+/** One roll of a chain a rolled table's row, or a rolled roll's outcome, sent on to. */
 export declare class ChainRoll {
   readonly table: string;
   /** One deeper than the roll that sent on to it (the table's own roll is depth 0). */
@@ -259,8 +261,45 @@ export declare class SequenceResult {
   readonly unit: string;
   readonly counter: string | null;
   readonly until: string | null;
+  readonly rounds: readonly RoundResult[];
   readonly lasting: Num;
   readonly totals: ReadonlyMap<string, Chances>;
+  /** The rounds as rolled (`rng`, `rolled`), when they were. */
+  readonly rolled: RolledSequence | null;
+}
+
+/** One round of a sequence: its counter's value and exact chances; `rolled` when it was rolled. */
+export declare class RoundResult {
+  readonly number: bigint;
+  readonly going: Num;
+  readonly ends: Num;
+  readonly rolled: RolledRound | null;
+}
+
+/** One round as rolled: whether `then` had set its input before it, whether the `until` outcome
+ * came up in it, its rolls and tables rolled, what each total took and each total so far. */
+export declare class RolledRound {
+  readonly changed: boolean;
+  readonly ends: boolean;
+  readonly rolls: readonly Roll[];
+  readonly tables: readonly TableResult[];
+  readonly values: ReadonlyMap<string, RolledValue>;
+  readonly totals: ReadonlyMap<string, Num>;
+}
+
+/** What a total took from one rolled round: the value, and its dice when it is dice. */
+export declare class RolledValue {
+  readonly value: Num;
+  readonly rolled: DiceRoll | null;
+}
+
+/** A sequence as rolled: the rounds rolled, the round it ended in, the round whose outcome
+ * changed the input of `then`, and each total rolled. */
+export declare class RolledSequence {
+  readonly rounds: number;
+  readonly ended: bigint | null;
+  readonly changed: bigint | null;
+  readonly totals: ReadonlyMap<string, Num>;
 }
 
 /** Everything a situation resolves to; `toDict()` is what `rulecraft resolve --json` prints. */
@@ -380,6 +419,7 @@ export interface RollMadeJson {
   success: boolean | null;
   consequences: ConsequenceJson[];
   effects: string[];
+  chained: unknown[];
 }
 export interface RestrictionJson {
   what: string;

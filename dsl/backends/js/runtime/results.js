@@ -172,8 +172,8 @@ export class DiceRoll {
 
 /** What a roll came to (results.py RollMade). */
 export class RollMade {
-  constructor(source, sides, total, margin, outcome, outcomes, success, consequences, effects = []) {
-    Object.assign(this, { source, sides, total, margin, outcome, outcomes, success, consequences, effects });
+  constructor(source, sides, total, margin, outcome, outcomes, success, consequences, effects = [], chained = []) {
+    Object.assign(this, { source, sides, total, margin, outcome, outcomes, success, consequences, effects, chained });
     Object.freeze(this);
   }
   toDict() {
@@ -187,6 +187,7 @@ export class RollMade {
       success: this.success,
       consequences: this.consequences.map((c) => c.toDict()),
       effects: [...this.effects],
+      chained: this.chained.map((c) => c.toDict()),
     };
   }
 }
@@ -493,9 +494,12 @@ export class Chain {
 
 
 export class RoundResult {
-  constructor(number, going, ends, rolls, means) {
-    Object.assign(this, { number, going, ends, rolls, means });
+  constructor(number, going, ends, rolls, means, rolled = null) {
+    Object.assign(this, { number, going, ends, rolls, means, rolled });
     Object.freeze(this);
+  }
+  withRolled(rolled) {
+    return new RoundResult(this.number, this.going, this.ends, this.rolls, this.means, rolled);
   }
   toDict() {
     return {
@@ -504,13 +508,54 @@ export class RoundResult {
       ends: probabilityJson(this.ends),
       rolls: mapOf(this.rolls, (outcomes) => mapOf(outcomes, probabilityJson)),
       means: mapOf(this.means, numberJson),
+      ...(this.rolled !== null ? { rolled: this.rolled.toDict() } : {}),
     };
   }
 }
 
+/** One round of a sequence as rolled (results.py RolledRound). */
+export class RolledRound {
+  constructor(changed, ends, rolls, tables, values, totals) {
+    Object.assign(this, { changed, ends, rolls, tables, values, totals });
+    Object.freeze(this);
+  }
+  toDict() {
+    return {
+      changed: this.changed,
+      ends: this.ends,
+      rolls: this.rolls.filter((roll) => roll.rolled !== null).map((roll) => ({ name: roll.name, rule: roll.rule, rolled: roll.rolled.toDict() })),
+      tables: this.tables.map((table) => table.toDict()),
+      values: mapOf(this.values, (value) => value.toDict()),
+      totals: mapOf(this.totals, numberJson),
+    };
+  }
+}
+
+/** What a total took from one rolled round (results.py RolledValue). */
+export class RolledValue {
+  constructor(value, rolled) {
+    Object.assign(this, { value, rolled });
+    Object.freeze(this);
+  }
+  toDict() {
+    return { value: numberJson(this.value), rolled: this.rolled === null ? null : this.rolled.toDict() };
+  }
+}
+
+/** A sequence as rolled, round after round (results.py RolledSequence). */
+export class RolledSequence {
+  constructor(rounds, ended, changed, totals) {
+    Object.assign(this, { rounds, ended, changed, totals });
+    Object.freeze(this);
+  }
+  toDict() {
+    return { rounds: this.rounds, ended: this.ended, changed: this.changed, totals: mapOf(this.totals, numberJson) };
+  }
+}
+
 export class SequenceResult {
-  constructor(rule, unit, counter, until, rounds, lasting, totals) {
-    Object.assign(this, { rule, unit, counter, until, rounds, lasting, totals });
+  constructor(rule, unit, counter, until, rounds, lasting, totals, rolled = null) {
+    Object.assign(this, { rule, unit, counter, until, rounds, lasting, totals, rolled });
     Object.freeze(this);
   }
   toDict() {
@@ -522,6 +567,7 @@ export class SequenceResult {
       rounds: this.rounds.map((r) => r.toDict()),
       lasting: probabilityJson(this.lasting),
       totals: mapOf(this.totals, (chances) => chances.toDict()),
+      ...(this.rolled !== null ? { rolled: this.rolled.toDict() } : {}),
     };
   }
 }

@@ -3,15 +3,17 @@
 // of each: the dice, the total, the tier and outcome, the margin and the consequences that come,
 // beside the exact chances.  The generator goes through the tables named, each followed by the
 // chain its row sends on to (depth first), then the rolls in the order the resolution lists
-// them, as in Python: the same seed, the same dice.
+// them, each followed by the chain its outcome sends on to, as in Python: the same seed, the
+// same dice.
 
 import { HugeNumber, RuleInputError, abs, add, asNumber, ceil, clip, cmp, floor, parts, shown, sub, whole } from "./base.js";
 import { Scope } from "./book.js";
-import { parseStep } from "./chains.js";
+import { chainsOf, parseStep } from "./chains.js";
 import { MAX_COMBINATIONS, poolDice } from "./dice.js";
 import { meets } from "./rolls.js";
 import { ChainRoll, DiceRoll, Resolution, Roll, RollMade, TableResult, TableRow } from "./results.js";
 import { rowFor } from "./specs.js";
+import { sendsOn, tableResult } from "./tables.js";
 import { GeneratedFaces, ToldFaces, throwDice } from "./throws.js";
 
 /** The most rolls one rolled chain makes: `roll again` rows can send on for ever. */
@@ -26,39 +28,62 @@ export function resolveRolling(book, names, given, rng, rolled, resolve) {
   const onDice = tables.filter((name) => book.tables.get(name).pool !== null);
   const inputs = given instanceof Map ? new Map(given) : new Map(Object.entries(given || {}));
   const givenRoll = inputs.has("roll") && inputs.get("roll") !== null && inputs.get("roll") !== undefined;
-  const tableRolls = new Map();
   const toRoll = onDice.filter((name) => told.has(name) || (generated !== null && !givenRoll));
-  if (toRoll.length > 1 || (toRoll.length && givenRoll)) {
-    throw new RuleInputError(`one roll selects the rows of ${onDice.join(", ")}: roll one table at a time, or give \`roll\``);
+  if (toRoll.length && givenRoll) {
+    throw new RuleInputError(`\`roll\` selects the rows of ${onDice.join(", ")}, and ${toRoll.join(", ")} is told: give one or the other`);
   }
   const toldTables = new ToldTables(book, told);
+  let resolution = resolve(inputs);
   for (const name of toRoll) {
     const spec = book.tables.get(name);
     const dice = poolDice(...spec.pool);
     const thrown = toldTables.has(name) ? toldTables.throw(name, dice) : throwDice(dice, generated);
     const side = thrownSide(dice, 0n, thrown);
-    tableRolls.set(name, side);
-    inputs.set("roll", side.dice_total);
+    resolution = byItsRoll(book, resolution, name, side.dice_total);
+    const index = resolution.tables.findIndex((t) => t.name === name);
+    const t = resolution.tables[index];
+    const chained = rollChain(book, resolution, t, toldTables, generated);
+    const table = new TableResult(t.name, t.title, t.source, t.dice, t.keys, t.result, t.selected, t.rows, tableSide(book, t, side), chained);
+    resolution = new Resolution({ ...resolution, tables: resolution.tables.map((other, i) => (i === index ? table : other)) });
   }
-  const resolution = resolve(inputs);
-  const chained = new Map();
-  for (const table of resolution.tables) {
-    if (tableRolls.has(table.name)) chained.set(table.name, rollChain(book, resolution, table, toldTables, generated));
+  if (toRoll.length === 1) {
+    // as the situation resolved with `roll` lists its inputs
+    const rolledTable = resolution.tables.find((t) => t.name === toRoll[0]);
+    resolution = new Resolution({ ...resolution, inputs: new Map([...resolution.inputs, ["roll", rolledTable.rolled.dice_total]]) });
   }
-  toldTables.finish();
   const rolls = resolution.rolls;
   const places = placesOf(rolls, told, tables);
   const results = rolls.map((roll, index) => {
     const said = places.has(index) ? places.get(index) : null;
     if (said === null && generated === null) return roll;
-    return new Roll({ ...roll, rolled: rollMade(roll, said, generated) });
+    const made = rollMade(roll, said, generated);
+    const chained = outcomeChain(book, resolution, roll, made, toldTables, generated);
+    return new Roll({ ...roll, rolled: new RollMade(made.source, made.sides, made.total, made.margin, made.outcome, made.outcomes, made.success, made.consequences, made.effects, chained) });
   });
-  const tablesOut = resolution.tables.map((t) =>
-    tableRolls.has(t.name)
-      ? new TableResult(t.name, t.title, t.source, t.dice, t.keys, t.result, t.selected, t.rows, tableSide(book, t, tableRolls.get(t.name)), chained.get(t.name))
-      : t,
-  );
-  return new Resolution({ ...resolution, rolls: results, tables: tablesOut });
+  toldTables.finish();
+  return new Resolution({ ...resolution, rolls: results });
+}
+
+/** The situation with table `name`'s row selected by its own roll (rolling.py _by_its_roll). */
+function byItsRoll(book, resolution, name, total) {
+  const spec = book.tables.get(name);
+  const index = resolution.tables.findIndex((t) => t.name === name);
+  const v = new Map([...resolution.inputs, ...resolution.tables[index].keys, ["roll", total]]);
+  const scope = new Scope(book, v, new Map([...resolution.stats, ...resolution.derived]), []);
+  const table = tableResult(scope, spec);
+  const trace = resolution.trace.map((entry) => (unrolled(entry, name) ? scope.trace[0] : entry));
+  let chains = resolution.chains;
+  if (sendsOn(spec)) {
+    const at = chains.findIndex((chain) => chain.rule === name);
+    chains = [...chains.slice(0, at), ...chainsOf(scope, [], [table]), ...chains.slice(at + 1)];
+  }
+  const tables = resolution.tables.map((other, i) => (i === index ? table : other));
+  return new Resolution({ ...resolution, tables, trace, chains });
+}
+
+/** The trace entry of `table` resolved with no roll given (every row with its chance). */
+function unrolled(entry, table) {
+  return entry.spec.rule === table && entry.spec.clauses.length === 1 && entry.spec.clauses[0] === "no roll given";
 }
 
 /** The results told for tables rolled on dice (taken out of `told`): each table's faces, one list
@@ -105,14 +130,27 @@ function rollChain(book, resolution, table, told, generated) {
   if (table.selected === null) return [];
   const spec = book.tables.get(table.name);
   const offset = spec.modifier !== null ? BigInt(spec.sign) * parts(table.keys.get(spec.modifier))[0] : 0n;
+  return rolledOn(book, resolution, `table ${table.name}`, chainChildren(table.name, offset, table.selected.steps, 1), told, generated);
+}
+
+/** The rolls the outcomes that came up send on to, in the order written (rolling.py _outcome_chain). */
+function outcomeChain(book, resolution, roll, made, told, generated) {
+  const steps = [];
+  for (const asking of [roll, ...roll.merged]) {
+    for (const [outcome, step] of asking.spec.steps) if (made.outcomes.includes(outcome)) steps.push(step);
+  }
+  return rolledOn(book, resolution, `roll ${roll.spec.name}`, chainChildren("", 0n, steps, 1), told, generated);
+}
+
+/** Roll the chain `pending` starts (a stack: the first to roll last), depth first (rolling.py _rolled_on). */
+function rolledOn(book, resolution, origin, pending, told, generated) {
   const scope = new Scope(book, new Map(resolution.inputs), new Map([...resolution.stats, ...resolution.derived]), []);
   const made = [];
-  const pending = chainChildren(table.name, offset, table.selected.steps, 1);
   while (pending.length) {
     const [name, modifier, twice, depth] = pending.pop();
     if (!told.has(name) && generated === null) continue; // nothing told, nothing to roll with: the chain stops here
     if (made.length >= MAX_CHAINED_ROLLS) {
-      throw new RuleInputError(`the chain from table ${table.name} was still rolling after ${MAX_CHAINED_ROLLS.toLocaleString("en-US")} rolls`);
+      throw new RuleInputError(`the chain from ${origin} was still rolling after ${MAX_CHAINED_ROLLS.toLocaleString("en-US")} rolls`);
     }
     const chained = book.tables.get(name);
     const dice = poolDice(...chained.pool);
@@ -150,6 +188,14 @@ function chainChildren(table, offset, steps, depth) {
   return rolls.reverse();
 }
 
+/** A dice value rolled from `rng` (a Xoshiro128 the caller keeps to roll on from), or as `said`
+ * tells it (rolling.py roll_dice). */
+export function rollDice(name, dice, said, rng) {
+  if (said === null || said === undefined) return thrownSide(dice, 0n, throwDice(dice, new GeneratedFaces(rng)));
+  if (isFaces(said)) return thrownSide(dice, 0n, thrownFrom(name, dice, said, null));
+  return thrownSide(dice, 0n, totalTold(name, dice, said, false));
+}
+
 function tableSide(book, table, side) {
   const spec = book.tables.get(table.name);
   if (spec.modifier === null) return side;
@@ -157,7 +203,8 @@ function tableSide(book, table, side) {
   return side.with({ bonus: offset, total: side.dice_total + offset });
 }
 
-function toldResults(rolled) {
+/** What `rolled` tells, by name (rolling.py told_results). */
+export function toldResults(rolled) {
   if (rolled === null || rolled === undefined) return new Map();
   const entries = rolled instanceof Map ? [...rolled] : typeof rolled === "object" && !Array.isArray(rolled) ? Object.entries(rolled) : null;
   if (entries === null || !entries.every(([key]) => typeof key === "string")) {

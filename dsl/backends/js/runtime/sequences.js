@@ -1,24 +1,28 @@
 // Sequences (mirrors dsl/runtime/sequences.py): a rule resolved round after round (`rounds`),
 // carrying the chance of still going on and the exact distribution of what adds up from round
-// to round.
+// to round; rolled, the rounds played one after another, `rollRound` stepping a round's state.
 
 import { RuleInputError, add, bitLength, clip, closeMatch, cmp, eq, frac, isNumber, lcm, mul, parts, show, shown, sub, whole } from "./base.js";
 import { Chances, Dice, MAX_COMBINATIONS } from "./dice.js";
 import { resolveWith } from "./resolve.js";
-import { Resolution, RoundResult, SequenceResult } from "./results.js";
-import { resolveRolling } from "./rolling.js";
+import { Xoshiro128 } from "./prng.js";
+import { Resolution, RolledRound, RolledSequence, RolledValue, RoundResult, SequenceResult } from "./results.js";
+import { resolveRolling, rollDice, toldResults } from "./rolling.js";
+import { GeneratedFaces } from "./throws.js";
 
 const MAX_ROUNDS = 1000;
 export const SEQUENCE_WORK = 300000000n;
 
 /** `resolve(names, {rounds: N, ...})`: the situation of the first round, with its sequence over N
  * rounds (`Resolution.sequence`).  Without `rounds`, `resolveWith` alone.  `rng` (a seed or a
- * Xoshiro128) rolls the situation, `rolled` tells results rolled elsewhere (rolling.js). */
+ * Xoshiro128) rolls the situation, `rolled` tells results rolled elsewhere (rolling.js); over
+ * rounds, each round in turn (`rollRound`). */
 export function resolveRounds(book, sequences, names, given, rounds, signature = false, rng = null, rolled = null) {
-  if ((rng !== null && rng !== undefined) || (rolled !== null && rolled !== undefined)) {
-    return resolveRolling(book, names, given, rng, rolled, (inputs) => resolveRounds(book, sequences, names, inputs, rounds, signature));
+  const rolling = (rng !== null && rng !== undefined) || (rolled !== null && rolled !== undefined);
+  if (rounds === null || rounds === undefined) {
+    if (rolling) return resolveRolling(book, names, given, rng, rolled, (inputs) => resolveWith(book, names, inputs, signature));
+    return resolveWith(book, names, given, signature);
   }
-  if (rounds === null || rounds === undefined) return resolveWith(book, names, given, signature);
   const count = typeof rounds === "bigint" ? rounds : Number.isInteger(rounds) ? BigInt(rounds) : null;
   if (count === null || count < 1n || count > BigInt(MAX_ROUNDS)) {
     throw new RuleInputError(`rounds is a whole number from 1 to ${MAX_ROUNDS}, not ${shown(rounds)}`);
@@ -35,12 +39,13 @@ export function resolveRounds(book, sequences, names, given, rounds, signature =
   const entries = given instanceof Map ? new Map(given) : new Map(Object.entries(given || {}));
   const inputs = new Map(entries);
   let start = spec.start;
+  let last = start + count - 1n;
   if (spec.counter !== null) {
     const counter = book.inputs.get(spec.counter);
     const raw = entries.has(spec.counter) ? entries.get(spec.counter) : null;
     const unsaid = raw === null || raw === undefined || (signature && eq(counter.coerce(raw), book.defaults.get(spec.counter)));
     start = unsaid ? spec.start : parts(counter.coerce(raw))[0];
-    const last = start + count - 1n;
+    last = start + count - 1n;
     if (counter.high !== null && cmp(last, counter.high) > 0) {
       throw new RuleInputError(`${count} ${spec.unit}s from ${spec.counter} ${start} run to ${last}, past its highest, ${show(counter.high)}`);
     }
@@ -48,13 +53,118 @@ export function resolveRounds(book, sequences, names, given, rounds, signature =
   }
   const counted = new Map(spec.counted.map((name) => [name, countStart(book, name, entries.has(name) ? entries.get(name) : null, signature)]));
   const first = resolveWith(book, names, inputs, signature);
-  const result = sequenceOver(
-    spec,
-    Number(count),
-    (number, changed, come) => resolveWith(book, names, roundInputs(book, spec, inputs, counted, [number, changed, come]), signature),
-    start,
-  );
-  return new Resolution({ ...first, sequence: result });
+  const inputsAt = (at) => roundInputs(book, spec, inputs, counted, at);
+  const result = sequenceOver(spec, Number(count), (number, changed, come) => resolveWith(book, names, inputsAt([number, changed, come]), signature), start);
+  if (!rolling) return new Resolution({ ...first, sequence: result });
+  const told = toldByRound(spec, rolled, start, last);
+  const stream = rng === null || rng === undefined ? null : rng instanceof Xoshiro128 ? rng : new GeneratedFaces(rng).rng; // one generator, rolled on from round to round
+  let state = { number: start, changed: false, ended: false, totals: new Map(spec.totals.map((name) => [name, 0n])), come: 0 };
+  const played = [];
+  let firstRolled = first;
+  while (state.number <= last && !state.ended && (stream !== null || told.has(state.number))) {
+    const number = state.number;
+    const roundTold = told.has(number) ? told.get(number) : new Map();
+    told.delete(number);
+    const roll = (roundGiven, rolls) => resolveRolling(book, names, roundGiven, stream, rolls, (rolledInputs) => resolveWith(book, names, rolledInputs, signature));
+    let resolution, following, record;
+    try {
+      [resolution, following, record] = rollRound(spec, state, roll, inputsAt, stream, roundTold);
+    } catch (error) {
+      if (!(error instanceof RuleInputError)) throw error;
+      throw new RuleInputError(`${spec.unit} ${number}: ${error.message}`);
+    }
+    if (number === start) firstRolled = resolution;
+    state = following;
+    played.push(record);
+  }
+  if (told.size) {
+    const stop = state.ended ? `the sequence ended in ${spec.unit} ${state.number - 1n}` : `${spec.unit} ${state.number} is neither told nor rolled from a seed`;
+    const earliest = [...told.keys()].reduce((a, b) => (b < a ? b : a));
+    throw new RuleInputError(`${spec.unit} ${earliest} is told, but ${stop}`);
+  }
+  const roundsOut = result.rounds.map((item, index) => (index < played.length ? item.withRolled(played[index]) : item));
+  const ended = state.ended ? start + BigInt(played.length) - 1n : null;
+  const changedAt = played.findIndex((r) => r.ends && spec.then !== null);
+  const summary = new RolledSequence(played.length, ended, changedAt >= 0 ? start + BigInt(changedAt) : null, new Map(state.totals));
+  const sequence = new SequenceResult(result.rule, result.unit, result.counter, result.until, roundsOut, result.lasting, result.totals, summary);
+  return new Resolution({ ...firstRolled, sequence });
+}
+
+/** One round rolled, from `state` to the next (sequences.py roll_round): its inputs from
+ * `inputsAt([number, changed, come])`, the state stepped by `nextState`. */
+export function rollRound(spec, state, roll, inputsAt, stream, told) {
+  const roundTold = new Map(told);
+  const said = new Map();
+  for (const name of spec.totals) {
+    if (roundTold.has(name)) {
+      said.set(name, roundTold.get(name));
+      roundTold.delete(name);
+    }
+  }
+  const resolution = roll(inputsAt([state.number, state.changed, state.come]), roundTold);
+  const values = new Map(spec.totals.map((name) => [name, rolledValue(resolution, name, spec, stream, said.has(name) ? said.get(name) : null, state.number)]));
+  const phase = state.changed ? "changed" : "going";
+  const [after, come] = nextState(spec, phase, state.come, cameUp(resolution, spec, state.number));
+  const ends = after !== phase;
+  const totals = new Map(spec.totals.map((name) => [name, whole(add(state.totals.get(name), values.get(name).value))]));
+  const following = { number: state.number + 1n, changed: after === "changed", ended: after === "ended", totals, come };
+  const rolls = resolution.rolls.filter((r) => r.rolled !== null && r.rolled !== undefined);
+  const tables = resolution.tables.filter((t) => t.rolled !== null && t.rolled !== undefined);
+  return [resolution, following, new RolledRound(state.changed, ends, rolls, tables, values, totals)];
+}
+
+/** The results told, by round (sequences.py _told_by_round). */
+function toldByRound(spec, rolled, start, last) {
+  const byRound = new Map();
+  for (const [key, value] of toldResults(rolled)) {
+    const colon = key.indexOf(":");
+    const place = colon >= 0 ? key.slice(0, colon) : String(start);
+    const name = colon >= 0 ? key.slice(colon + 1) : key;
+    if (!/^[0-9]{1,30}$/.test(place) || !name) {
+      throw new RuleInputError(`\`${clip(key)}\`: a result told for a ${spec.unit} is \`N:name\`, N its ${spec.counter !== null ? spec.counter : "number"}`);
+    }
+    const number = BigInt(place);
+    if (number < start || number > last) {
+      throw new RuleInputError(`\`${clip(key)}\`: ${spec.unit} ${number} is not among those resolved (${start} to ${last})`);
+    }
+    if (!byRound.has(number)) byRound.set(number, new Map());
+    const found = byRound.get(number);
+    if (found.has(name)) throw new RuleInputError(`\`${clip(name)}\` is told twice for ${spec.unit} ${number}`);
+    found.set(name, value);
+  }
+  return byRound;
+}
+
+function rolledValue(resolution, name, spec, stream, said, number) {
+  const value = resolution.derived.has(name) ? resolution.derived.get(name) : null;
+  if (value === null || isNumber(value)) {
+    if (said !== null) throw new RuleInputError(`\`${name}\` is told, but it is no dice here: nothing is rolled`);
+    return new RolledValue(value !== null ? whole(value) : 0n, null);
+  }
+  if (!(value instanceof Dice)) roundValue(resolution, name, spec, number); // the error: not a number to add up
+  if (said === null && stream === null) {
+    throw new RuleInputError(`\`${name}\` is ${show(value)}: tell it (\`${show(number)}:${name}\`), or give a seed`);
+  }
+  const side = rollDice(name, value, said, stream);
+  return new RolledValue(side.total, side);
+}
+
+function cameUp(resolution, spec, roundNumber) {
+  const event = spec.until !== null ? spec.until : spec.follows;
+  if (event === null) return false;
+  const [name, outcome] = event;
+  for (const roll of resolution.rolls) {
+    if (roll.name === name) {
+      const made = roll.rolled;
+      if (made === null || made === undefined) {
+        const number = show(roundNumber);
+        throw new RuleInputError(`\`${name}\` decides whether the ${spec.unit}s go on: tell it (\`${number}:${name}\`), or give a seed`);
+      }
+      if (made.success !== null && (outcome === "success" || outcome === "failure")) return made.success === (outcome === "success");
+      return made.outcomes.includes(outcome);
+    }
+  }
+  return false;
 }
 
 /** Where a count input starts: the value the caller gave it, else 0. */
