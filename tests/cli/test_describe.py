@@ -249,8 +249,8 @@ def test_describe_shows_a_sequence_that_ends_and_none_where_there_is_none() -> N
 
 def test_describe_says_a_sequence_without_a_counter_its_nth_time_and_its_counts() -> None:
     """`each hour:` with `until march_stamina fails 3 times` and `count march_stamina fails as
-    failed_checks` (tests/fixtures/features/rounds.rules), in words and in the JSON."""
-    book = str(FEATURES / "rounds.rules")
+    failed_checks` (tests/fixtures/features/round_idioms.rules), in words and in the JSON."""
+    book = str(FEATURES / "round_idioms.rules")
     result = run_cli("describe", book, "forced_march", "--json")
     assert result.exit_code == 0, result.output
     sequence = json.loads(result.output)["sequence"]

@@ -4,7 +4,7 @@
 - "until she fails a third stamina check": `until ROLL fails 3 times`;
 - "-1D for every stamina check failed": `count ROLL fails as INPUT`, the input read by the dice.
 
-Each figure of the resolvers (tests/fixtures/features/rounds.rules) is held to a computation
+Each figure of the resolvers (tests/fixtures/features/round_idioms.rules) is held to a computation
 written here from the dice alone: every throw of the dice enumerated, and the failures carried
 from round to round as a Markov chain of exact fractions.
 """
@@ -20,7 +20,7 @@ import pytest
 
 from tests.conftest import FEATURES, module_for, module_from_text, run_cli
 
-ROUNDS_BOOK = FEATURES / "rounds.rules"
+ROUNDS_BOOK = FEATURES / "round_idioms.rules"
 
 
 @pytest.fixture(scope="module")
@@ -152,3 +152,23 @@ def test_a_count_over_too_many_rounds_is_refused_with_the_rounds_that_fit() -> N
         module.slog(rounds=1000)
     assert time.perf_counter() - started < 10
     assert "counts of `wounds`" in str(refused.value) and "ask for at most" in str(refused.value)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_rolled_rounds_step_as_the_exact_rounds_do(rounds: ModuleType, seed: int) -> None:
+    """Rolled from a seed, the forced march plays its hours one after another: each hour's check
+    has a die fewer for every check failed before it, and the march ends at the third failure
+    (or goes on through the hours asked for)."""
+    sequence = rounds.forced_march(stamina_dice=6, rounds=8, rng=seed).sequence
+    failed = 0
+    for played in (r.rolled for r in sequence.rounds[: sequence.rolled.rounds]):
+        assert played is not None
+        (check,) = played.rolls
+        assert check.dice == f"{6 - failed}d6"
+        failed += check.rolled.success is False
+        assert played.ends == (failed == 3)
+    assert sequence.rolled.ended == (sequence.rolled.rounds if failed == 3 else None)
+    assert sequence.rolled.rounds == 8 or failed == 3
+    # every round alike, and its dice added up, rolled too
+    contact = rounds.close_contact(rounds=3, rng=seed).sequence
+    assert contact.rolled.rounds == 3 and 6 <= contact.rolled.totals["contact_damage"] <= 36
