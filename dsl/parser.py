@@ -23,7 +23,7 @@ import sys
 import unicodedata
 from collections.abc import Callable, Iterator
 from fractions import Fraction
-from typing import Any, ClassVar, TypeVar, cast
+from typing import IO, Any, ClassVar, TypeVar, cast
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
@@ -1851,7 +1851,11 @@ def reserved_words() -> frozenset[str]:
             pass
     # a second LALR build of the grammar (about a second): kept beside the parser's tables
     found = _confusable(_without_quantities()) | _ALWAYS_RESERVED
-    store.save(name, lambda handle: handle.write(json.dumps(sorted(found)).encode("utf-8")))
+
+    def write(handle: IO[bytes]) -> None:
+        handle.write(json.dumps(sorted(found)).encode("utf-8"))
+
+    store.save(name, write)
     return found
 
 
