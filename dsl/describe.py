@@ -89,26 +89,44 @@ _UNTIL_WORDS = {"success": "succeeds", "failure": "fails"}
 
 
 def _sequence(sequence: m.Sequence | None) -> dict[str, Any] | None:
-    """`each UNIT COUNTER from N: until ROLL OUTCOME then INPUT = VALUE; total ...`: how the rule
-    is resolved over rounds.  `until.outcome` as a resolution names it (`failure`), `text` as the
-    rulebook writes the line."""
+    """`each UNIT [COUNTER from N]: until ROLL OUTCOME [N times] then INPUT = VALUE; count ...;
+    total ...`: how the rule is resolved over rounds.  `until.outcome` and `counts[].outcome` as
+    a resolution names them (`failure`), each `text` as the rulebook writes the line."""
     if sequence is None:
         return None
     until = None
     if sequence.until is not None:
         roll, outcome = sequence.until
-        until = {"roll": roll, "outcome": outcome, "text": f"{roll} {_UNTIL_WORDS.get(outcome, outcome)}"}
+        times = f" {sequence.times} times" if sequence.times > 1 else ""
+        until = {
+            "roll": roll,
+            "outcome": outcome,
+            "times": sequence.times,
+            "text": f"{roll} {_UNTIL_WORDS.get(outcome, outcome)}{times}",
+        }
     then = None
     if sequence.then is not None:
         name, value = sequence.then
         then = {"input": name, "value": printer.expr_text(value)}
-    head = f"each {sequence.unit} {sequence.counter} from {sequence.start}"
+    counts = [
+        {
+            "roll": count.roll,
+            "outcome": count.outcome,
+            "input": count.input,
+            "text": f"{count.roll} {_UNTIL_WORDS.get(count.outcome, count.outcome)} as {count.input}",
+        }
+        for count in sequence.counts
+    ]
+    head = f"each {sequence.unit}"
+    if sequence.counter is not None:
+        head += f" {sequence.counter} from {sequence.start}"
     return {
         "unit": sequence.unit,
         "counter": sequence.counter,
         "start": number_json(sequence.start),
         "until": until,
         "then": then,
+        "counts": counts,
         "totals": list(sequence.totals),
         "text": head,
     }
@@ -488,6 +506,15 @@ def _sequence_lines(sequence: dict[str, Any]) -> list[str]:
             after = f", then {then['input']} = {then['value']} from the next {sequence['unit']} on"
         end = "" if then is not None else f" (the {sequence['unit']} it ends in counts)"
         lines.append(f"  until {until['text']}{after}{end}")
+    unit = sequence["unit"]
+    for count in sequence["counts"]:
+        came = {"failure": "failed", "success": "succeeded"}.get(count["outcome"], f"came up {count['outcome']}")
+        lines.append(
+            f"  count {count['text']}: each {unit}, `{count['input']}` is the number of {unit}s before it"
+            f" in which {count['roll']} {came}"
+        )
+    if sequence["counter"] is None and not sequence["counts"]:
+        lines.append(f"  every {unit} resolved alike: no input counts the {unit}s")
     if sequence["totals"]:
         lines.append(f"  total over the {sequence['unit']}s: {', '.join(sequence['totals'])}")
     return lines

@@ -60,7 +60,7 @@ KEYWORDS = (
     "given", "expect", "suppressed", "base", "per", "min", "max", "is", "round", "up", "down",
     "nearest", "die", "step", "steps", "level", "highest", "lowest", "strongest", "cumulative",
     "otherwise", "natural", "always", "succeeds", "fails", "at", "least", "exploding", "phrase", "before",
-    "each", "from", "until", "total", "over", "chance", "lasting", "separate", "chain", "depth",
+    "each", "from", "until", "count", "total", "over", "chance", "lasting", "separate", "chain", "depth",
     "between", "average", "pairs", "showing", "rerolling", "most", "time", "times",
 )  # fmt: skip
 

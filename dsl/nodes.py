@@ -533,17 +533,32 @@ class AsStmt(Statement):
 @dataclass(frozen=True, slots=True)
 class SequenceBlock(Statement):
     """`each round asphyxiation_round: ...`: the rule resolved round after round, the input
-    `counter` counting the rounds from `start` (1 when not stated); the roll outcome that ends
-    the sequence (`until hold_breath fails`), or with `then` sets an input from the next round
-    on; and the derived values that add up over the rounds (`total leak_damage`)."""
+    `counter` counting the rounds from `start` (1 when not stated), or no counter when every
+    round is resolved alike (`each round:`); the roll outcome that ends the sequence the
+    `until_times`th time it comes (`until hold_breath fails`, `until stamina fails 3 times`),
+    or with `then` sets an input from the next round on; the inputs set to how often an outcome
+    has come in the rounds before (`count stamina fails as failures`); and the derived values
+    that add up over the rounds (`total leak_damage`)."""
 
     unit: Name
-    counter: Name
+    counter: Name | None
     start: int | None
     until_roll: Name | None
     until_outcome: Name | None
     then: Binding | None
     totals: tuple[Name, ...]
+    until_times: int | None = None
+    counts: tuple[SequenceCount, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceCount(Node):
+    """`count stamina fails as failures`: in each round the input `into` is the number of the
+    rounds before in which roll `roll` had outcome `outcome`."""
+
+    roll: Name
+    outcome: Name
+    into: Name
 
 
 # ------------------------------------------------------------------ rolls

@@ -1672,29 +1672,44 @@ class Builder(Transformer[Token, Any]):
 
     # -- sequences
 
-    def sequence_block(self, meta: Any, unit: Token, counter: Token, *children: Any) -> n.SequenceBlock:
-        start = next((c[1] for c in children if isinstance(c, tuple) and c[0] == "from"), None)
+    def sequence_block(self, meta: Any, unit: Token, *children: Any) -> n.SequenceBlock:
+        counter = next((c for c in children if isinstance(c, tuple) and c[0] == "counter"), None)
         untils = [c for c in children if isinstance(c, tuple) and c[0] == "until"]
         if len(untils) > 1:
-            raise _BuildError("a sequence has one `until`: the outcome that ends it", untils[1][4], "E001")
+            raise _BuildError("a sequence has one `until`: the outcome that ends it", untils[1][5], "E001")
         until = untils[0] if untils else None
         totals = tuple(name for c in children if isinstance(c, tuple) and c[0] == "total" for name in c[1])
         return self._placed(meta, n.SequenceBlock(
             span=self.here,
             unit=self._name(unit),
-            counter=self._name(counter),
-            start=start,
+            counter=counter[1] if counter else None,
+            start=counter[2] if counter else None,
             until_roll=until[1] if until else None,
             until_outcome=until[2] if until else None,
-            then=until[3] if until else None,
+            then=until[4] if until else None,
             totals=totals,
+            until_times=until[3] if until else None,
+            counts=tuple(c for c in children if isinstance(c, n.SequenceCount)),
         ))
 
-    def sequence_start(self, meta: Any, number: Token) -> tuple[str, int]:
-        return ("from", self._int(number))
+    def sequence_counter(self, meta: Any, counter: Token, start: int | None = None) -> tuple[str, n.Name, int | None]:
+        return ("counter", self._name(counter), start)
 
-    def sequence_until(self, meta: Any, roll: Token, outcome: Token, then: Any = None) -> tuple[Any, ...]:
-        return ("until", self._name(roll), self._name(outcome), then, self._span(meta))
+    def sequence_start(self, meta: Any, number: Token) -> int:
+        return self._int(number)
+
+    def sequence_until(self, meta: Any, roll: Token, outcome: Token, *rest: Any) -> tuple[Any, ...]:
+        times = next((x for x in rest if isinstance(x, int)), None)
+        then = next((x for x in rest if isinstance(x, n.Binding)), None)
+        return ("until", self._name(roll), self._name(outcome), times, then, self._span(meta))
+
+    def sequence_times(self, meta: Any, number: Token) -> int:
+        return self._int(number)
+
+    def sequence_count(self, meta: Any, roll: Token, outcome: Token, into: Token) -> n.SequenceCount:
+        return self._placed(meta, n.SequenceCount(
+            span=self.here, roll=self._name(roll), outcome=self._name(outcome), into=self._name(into)
+        ))
 
     def sequence_total(self, meta: Any, *names: Token) -> tuple[str, tuple[n.Name, ...]]:
         return ("total", tuple(self._name(name) for name in names))

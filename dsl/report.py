@@ -284,7 +284,8 @@ def sequence_lines(sequence: Any) -> list[str]:
     v = visible
     unit = v(sequence.unit)
     until = f" until {v(sequence.until)}" if sequence.until else ""
-    lines = ["", f"over {len(sequence.rounds)} {unit}s ({v(sequence.counter)}){until}:"]
+    counter = f" ({v(sequence.counter)})" if sequence.counter is not None else ""
+    lines = ["", f"over {len(sequence.rounds)} {unit}s{counter}{until}:"]
     for item in sequence.rounds:
         rolls = "; ".join(
             f"{v(name)} " + ", ".join(f"{v(o)} {chance(p)}" for o, p in outcomes.items())

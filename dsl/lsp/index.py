@@ -322,11 +322,16 @@ class _Walker:
             self.refer_name(node.unit, ("unit",))
 
     def _SequenceBlock(self, node: n.SequenceBlock, ctx: _Context) -> None:
-        self.refer_name(node.counter, VARIABLES)
+        if node.counter is not None:
+            self.refer_name(node.counter, VARIABLES)
         if node.until_roll is not None:
             self.refer(node.until_roll.span, self.find(("roll",), node.until_roll.text, ctx.rule))
         for name in node.totals:
             self.refer(name.span, self.find(("derive",), name.text, ctx.rule))
+
+    def _SequenceCount(self, node: n.SequenceCount, ctx: _Context) -> None:
+        self.refer(node.roll.span, self.find(("roll",), node.roll.text, ctx.rule))
+        self.refer_name(node.into, VARIABLES)
 
     def _AsStmt(self, node: n.AsStmt, ctx: _Context) -> None:
         for name in node.rules:

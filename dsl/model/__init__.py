@@ -296,18 +296,33 @@ def rules_of(measure: n.Measure, rules: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class SequenceCount:
+    """`count stamina fails as failures`: the int input set, in each round, to the number of
+    rounds before it in which the roll had the outcome (as a resolution names it)."""
+
+    roll: str
+    outcome: str
+    input: str
+
+
+@dataclass(frozen=True, slots=True)
 class Sequence:
-    """`each round COUNTER: ...`: what changes from round to round when the rule is resolved over
-    rounds (`rounds=N`).  `until` is (roll, outcome) with the outcome as a resolution names it
-    (`success`, `failure`, a tier); `then` the input set from the round after it, with its value."""
+    """`each round [COUNTER]: ...`: what changes from round to round when the rule is resolved
+    over rounds (`rounds=N`).  `counter` is None when no input counts the rounds (each round is
+    resolved alike).  `until` is (roll, outcome) with the outcome as a resolution names it
+    (`success`, `failure`, a tier), ending the sequence the `times`th round it comes; `then` the
+    input set from the round after it, with its value; `counts` the inputs that count how often
+    an outcome has come (one roll and outcome throughout the sequence: analysis/sequences.py)."""
 
     unit: str
-    counter: str
+    counter: str | None
     start: int
     until: tuple[str, str] | None
     then: tuple[str, n.Expr] | None
     totals: tuple[str, ...]
     span: Span
+    times: int = 1
+    counts: tuple[SequenceCount, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -724,7 +724,7 @@ class Chain:
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    """One round of a sequence: the counter's value; the chance the sequence is still going when
+    """One round of a sequence: its number (the counter's value; from 1 without a counter); the chance the sequence is still going when
     the round begins and that it ends in it; the chance of each outcome of each roll made in it
     (a roll not made while the sequence goes on counts for nothing); and the mean of each total
     after it."""
@@ -817,7 +817,7 @@ class SequenceResult:
 
     rule: str
     unit: str
-    counter: str
+    counter: str | None
     until: str | None
     rounds: tuple[RoundResult, ...]
     lasting: Fraction

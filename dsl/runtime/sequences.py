@@ -3,7 +3,7 @@ on and the exact distribution of what adds up from round to round.
 
 Rolled (`rng=`, `rolled=`), the rounds are also played one after another: `roll_round` steps a
 `RoundState` (the counter, whether `then` has changed the rounds, whether they have ended, the
-totals so far) through one round rolled, so that what a sequence can say (its state) and how a
+totals so far, how often the followed outcome has come) through one round rolled, so that what a sequence can say (its state) and how a
 round is rolled stay in one place.
 """
 
@@ -64,21 +64,28 @@ def resolve_rounds(
     if len(specs) > 1:
         raise RuleInputError(f"resolve one sequence at a time: {', '.join(s.rule for s in specs)} each have one")
     spec = specs[0]
-    counter = book.inputs[spec.counter]
-    raw = given.get(spec.counter)
-    unsaid = raw is None or (signature and raw == book.defaults.get(spec.counter))
-    start = spec.start if unsaid else int(cast(int, counter.coerce(raw)))
+    inputs = dict(given)
+    start = spec.start
     last = start + rounds - 1
-    if counter.high is not None and last > counter.high:
-        raise RuleInputError(
-            f"{rounds} {spec.unit}s from {spec.counter} {start} run to {last}, past its highest, {show(counter.high)}"
-        )
-    inputs = {**given, spec.counter: start}
+    if spec.counter is not None:
+        counter = book.inputs[spec.counter]
+        raw = given.get(spec.counter)
+        unsaid = raw is None or (signature and raw == book.defaults.get(spec.counter))
+        start = spec.start if unsaid else int(cast(int, counter.coerce(raw)))
+        last = start + rounds - 1
+        if counter.high is not None and last > counter.high:
+            raise RuleInputError(
+                f"{rounds} {spec.unit}s from {spec.counter} {start} run to {last}, past its highest, {show(counter.high)}"
+            )
+        inputs[spec.counter] = start
+    counted = {name: _count_start(book, name, given.get(name), signature) for name in spec.counted}
     first = resolve_with(book, names, inputs, signature)
     result = sequence_over(
         spec,
         rounds,
-        lambda number, changed: resolve_with(book, names, _round_inputs(spec, inputs, number, changed), signature),
+        lambda number, changed, come: resolve_with(
+            book, names, round_inputs(book, spec, inputs, counted, (number, changed, come)), signature
+        ),
         start,
     )
     if not rolling:
@@ -87,7 +94,7 @@ def resolve_rounds(
     stream = Xoshiro128(rng) if type(rng) is int else rng  # one generator, rolled on from round to round
     if stream is not None:
         GeneratedFaces(stream)  # refuses what is no generator before any round is rolled
-    state = RoundState(start, False, False, {name: 0 for name in spec.totals})
+    state = RoundState(start, False, False, {name: 0 for name in spec.totals}, 0)
     played: list[RolledRound] = []
     first_rolled = first
     while state.number <= last and not state.ended and (stream is not None or state.number in told):
@@ -99,7 +106,7 @@ def resolve_rounds(
                 lambda inputs, rolls: resolve_rolling(
                     book, names, inputs, stream, rolls, lambda rolled: resolve_with(book, names, rolled, signature)
                 ),
-                inputs,
+                lambda at: round_inputs(book, spec, inputs, counted, at),
                 stream,
                 told.pop(number, {}),
             )
@@ -126,36 +133,40 @@ def resolve_rounds(
 @dataclass(frozen=True, slots=True)
 class RoundState:
     """Where a rolled sequence stands before a round: the counter's value, whether `then` has set
-    its input (the `until` outcome came up in an earlier round), whether it has ended, and each
-    total rolled so far."""
+    its input (the `until` outcome came up in an earlier round), whether it has ended, each
+    total rolled so far, and in how many rounds the outcome the sequence follows has come
+    (`count`, `until ... N times`; next_state)."""
 
     number: int
     changed: bool
     ended: bool
     totals: Mapping[str, int | Fraction]
+    come: int = 0
 
 
 def roll_round(
     spec: SequenceSpec,
     state: RoundState,
     roll: Callable[[Mapping[str, object], Mapping[str, object]], Resolution],
-    given: Mapping[str, object],
+    inputs_at: Callable[[Round], Mapping[str, object]],
     stream: object,
     told: Mapping[str, object],
 ) -> tuple[Resolution, RoundState, RolledRound]:
-    """One round rolled, from `state` to the next: the situation of the round (its inputs `given`
-    with the counter and, once changed, the input `then` sets) rolled by `roll` (told the results
-    of `told` that are rolls), then the dice of each total (`stream`, or as `told`), in the order
-    the totals are named; the `until` outcome read from the roll made."""
+    """One round rolled, from `state` to the next: the situation of the round (its inputs from
+    `inputs_at`: the counter, once changed the input `then` sets, the counts; round_inputs)
+    rolled by `roll` (told the results of `told` that are rolls), then the dice of each total
+    (`stream`, or as `told`), in the order the totals are named; the outcome the sequence
+    follows read from the roll made, and the state stepped as the exact rounds step it
+    (next_state)."""
     round_told = dict(told)
     said = {name: round_told.pop(name) for name in spec.totals if name in round_told}
-    resolution = roll(_round_inputs(spec, given, state.number, state.changed), round_told)
-    values = {name: _rolled_value(resolution, name, spec, stream, said.get(name)) for name in spec.totals}
-    ends = not state.changed and _came_up(resolution, spec)
+    resolution = roll(inputs_at((state.number, state.changed, state.come)), round_told)
+    values = {name: _rolled_value(resolution, name, spec, stream, said.get(name), state.number) for name in spec.totals}
+    phase = "changed" if state.changed else "going"
+    after, come = next_state(spec, phase, state.come, _came_up(resolution, spec, state.number))
+    ends = after != phase
     totals = {name: whole(state.totals[name] + values[name].value) for name in spec.totals}
-    following = RoundState(
-        state.number + 1, state.changed or (ends and spec.then is not None), ends and spec.then is None, totals
-    )
+    following = RoundState(state.number + 1, after == "changed", after == "ended", totals, come)
     rolls = tuple(r for r in resolution.rolls if r.rolled is not None)
     tables = tuple(t for t in resolution.tables if t.rolled is not None)
     return resolution, following, RolledRound(state.changed, ends, rolls, tables, values, totals)
@@ -169,7 +180,9 @@ def _told_by_round(spec: SequenceSpec, rolled: object, start: int, last: int) ->
         if not colon:
             place, name = str(start), key
         if not place.isascii() or not place.isdigit() or len(place) > 30 or not name:
-            raise RuleInputError(f"`{clip(key)}`: a result told for a {spec.unit} is `N:name`, N its {spec.counter}")
+            raise RuleInputError(
+                f"`{clip(key)}`: a result told for a {spec.unit} is `N:name`, N its {spec.counter or 'number'}"
+            )
         number = int(place)
         if not start <= number <= last:
             raise RuleInputError(f"`{clip(key)}`: {spec.unit} {number} is not among those resolved ({start} to {last})")
@@ -180,17 +193,18 @@ def _told_by_round(spec: SequenceSpec, rolled: object, start: int, last: int) ->
     return by_round
 
 
-def _rolled_value(resolution: Resolution, name: str, spec: SequenceSpec, stream: object, said: object) -> RolledValue:
-    """What a total takes from a rolled round: its number, or its dice rolled (or told); 0 when
-    the round derives none."""
-    number = resolution.inputs.get(spec.counter)
+def _rolled_value(
+    resolution: Resolution, name: str, spec: SequenceSpec, stream: object, said: object, number: int
+) -> RolledValue:
+    """What a total takes from a rolled round `number`: its number, or its dice rolled (or told);
+    0 when the round derives none."""
     value = resolution.derived.get(name)
     if value is None or (isinstance(value, (int, Fraction)) and not isinstance(value, bool)):
         if said is not None:
             raise RuleInputError(f"`{name}` is told, but it is no dice here: nothing is rolled")
         return RolledValue(whole(value) if value is not None else 0, None)
     if not isinstance(value, Dice):
-        _round_value(resolution, name, spec)  # the error: not a number to add up
+        _round_value(resolution, name, spec, number)  # the error: not a number to add up
     assert isinstance(value, Dice)
     if said is None and stream is None:
         raise RuleInputError(f"`{name}` is {show(value)}: tell it (`{number}:{name}`), or give a seed")
@@ -198,16 +212,17 @@ def _rolled_value(resolution: Resolution, name: str, spec: SequenceSpec, stream:
     return RolledValue(side.total, side)
 
 
-def _came_up(resolution: Resolution, spec: SequenceSpec) -> bool:
-    """Whether the `until` outcome came up in a rolled round (False when the roll is not made)."""
-    if spec.until is None:
+def _came_up(resolution: Resolution, spec: SequenceSpec, number: int) -> bool:
+    """Whether the outcome the sequence follows (its `until`'s, else its counts') came up in a
+    rolled round (False when the roll is not made, or nothing is followed)."""
+    event = spec.until or spec.follows
+    if event is None:
         return False
-    name, outcome = spec.until
+    name, outcome = event
     for roll in resolution.rolls:
         if roll.name == name:
             made = roll.rolled
             if made is None:
-                number = resolution.inputs.get(spec.counter)
                 raise RuleInputError(
                     f"`{name}` decides whether the {spec.unit}s go on: tell it (`{number}:{name}`), or give a seed"
                 )
@@ -218,11 +233,53 @@ def _came_up(resolution: Resolution, spec: SequenceSpec) -> bool:
     return False
 
 
-def _round_inputs(spec: SequenceSpec, given: Mapping[str, object], number: int, changed: bool) -> dict[str, object]:
-    inputs = {**given, spec.counter: number}
+def _count_start(book: Book, name: str, raw: object, signature: bool) -> int:
+    """Where a count input starts: the value the caller gave it, else 0."""
+    if raw is None or (signature and raw == book.defaults.get(name)):
+        return 0
+    return int(cast(int, book.inputs[name].coerce(raw)))
+
+
+Round = tuple[int, bool, int]
+"""What one round of a sequence is resolved at: its number, whether `then` has changed the
+situation, and how many rounds before it the followed outcome came in."""
+
+
+def round_inputs(
+    book: Book, spec: SequenceSpec, given: Mapping[str, object], counted: Mapping[str, int], at: Round
+) -> dict[str, object]:
+    """The inputs of one round: the counter at the round's number, the `then` input once changed,
+    each count input as many higher than where it started (`counted`) as the outcome has come;
+    a count past its input's highest is refused with the rounds that fit."""
+    number, changed, come = at
+    inputs = dict(given)
+    if spec.counter is not None:
+        inputs[spec.counter] = number
     if changed and spec.then is not None:
         inputs[spec.then[0]] = spec.then[1]
+    for name, begun in counted.items():
+        high = book.inputs[name].high
+        if high is not None and begun + come > high:
+            raise RuleInputError(
+                f"`{name}` reaches {begun + come} in {spec.unit} {number}, past its highest, {show(high)}:"
+                f" fewer {spec.unit}s, or a wider range for `{name}`"
+            )
+        inputs[name] = begun + come
     return inputs
+
+
+def next_state(spec: SequenceSpec, phase: str, come: int, came: bool) -> tuple[str, int]:
+    """The state after a round in (`phase`, `come`), the followed outcome come in it or not: the
+    count one higher when it came (kept while something reads it: a count, or an `until` waiting
+    for its Nth time); the sequence ended, or changed by `then`, the round the `until` outcome
+    has come `times` times."""
+    if not came:
+        return (phase, come)
+    after = come + 1
+    if phase == "going" and spec.until is not None and after >= spec.times:
+        phase = "changed" if spec.then is not None else "ended"
+    keeps = bool(spec.counted) or (phase == "going" and spec.times > 1)
+    return (phase, after if keeps else 0)
 
 
 SEQUENCE_WORK: Final = 300_000_000
@@ -266,32 +323,44 @@ class _Weights:
 
 _State = tuple[Fraction, dict[str, _Weights]]
 
+RESOLUTION_WORK: Final = 10_000
+"""The work one round's resolution costs, in SEQUENCE_WORK's units (measured: a rule with a roll
+and a derived value takes 10 to 40 µs a round, its state's chances split along); a sequence that
+counts resolves a round once for each count it may be at, so its rounds' work grows as their
+square."""
+
 
 def sequence_over(
-    spec: SequenceSpec, rounds: int, resolve_round: Callable[[int, bool], Resolution], start: int
+    spec: SequenceSpec, rounds: int, resolve_round: Callable[[int, bool, int], Resolution], start: int
 ) -> SequenceResult:
-    """Round after round, the chance of each state (going on; changed by `then`; ended) and, in
-    each state, the distribution of every total so far (weights that add up to the state's
-    chance).  The values of a round do not depend on its roll, so a round adds them to every
-    state it leaves, and a state is split by the chance of the `until` outcome.  The work the
+    """Round after round, the chance of each state (going on; changed by `then`; ended; each at
+    how many rounds the followed outcome has come in) and, in each state, the distribution of
+    every total so far (weights that add up to the state's chance).  The values of a round do
+    not depend on its roll, so a round adds them to every state it leaves, and a state is split
+    by the chance of the followed outcome (next_state).  The work the resolutions and the
     totals cost is counted as it is done (SEQUENCE_WORK)."""
-    states: dict[str, _State] = {"going": (Fraction(1), {name: _Weights(1, {0: 1}) for name in spec.totals})}
+    states: dict[tuple[str, int], _State] = {
+        ("going", 0): (Fraction(1), {name: _Weights(1, {0: 1}) for name in spec.totals})
+    }
     results: list[RoundResult] = []
     work = 0
     for index in range(rounds):
         number = start + index
-        following: dict[str, _State] = {}
+        following: dict[tuple[str, int], _State] = {}
         rolled: dict[str, dict[str, Fraction]] = {}
-        going = states["going"][0] if "going" in states else Fraction(0)
+        going = sum((mass for (phase, _), (mass, _) in states.items() if phase == "going"), Fraction(0))
         ends = Fraction(0)
-        for state, (mass, totals) in states.items():
-            if state == "ended" or not mass:
-                _merge(following, state, mass, totals)
+        for (phase, come), (mass, totals) in states.items():
+            if phase == "ended" or not mass:
+                _merge(following, (phase, come), mass, totals)
                 continue
-            resolution = resolve_round(number, state == "changed")
+            work += RESOLUTION_WORK
+            if work > SEQUENCE_WORK:
+                raise RuleInputError(_too_many(spec, rounds, index, len(states)))
+            resolution = resolve_round(number, phase == "changed", come)
             added: dict[str, _Weights] = {}
             for name in spec.totals:
-                value = _round_value(resolution, name, spec)
+                value = _round_value(resolution, name, spec, number)
                 work += totals[name].cost(len(value.table))
                 if work > SEQUENCE_WORK:
                     raise RuleInputError(_too_long(spec, rounds, index, totals[name], name))
@@ -300,13 +369,14 @@ def sequence_over(
                 outcomes = rolled.setdefault(roll.name, {})
                 for outcome, p in roll.outcomes.items():
                     outcomes[outcome] = outcomes.get(outcome, Fraction(0)) + mass * p
-            end = _end_chance(resolution, spec) if state == "going" else Fraction(0)
-            ends += mass * end
-            if end != 1:
-                _merge(following, state, mass * (1 - end), {k: w.scaled(1 - end) for k, w in added.items()})
-            if end:
-                after = "changed" if spec.then is not None else "ended"
-                _merge(following, after, mass * end, {k: w.scaled(end) for k, w in added.items()})
+            came = _followed_chance(resolution, spec)
+            hit, miss = next_state(spec, phase, come, True), next_state(spec, phase, come, False)
+            if hit[0] != phase:
+                ends += mass * came
+            if came != 1:
+                _merge(following, miss, mass * (1 - came), {k: w.scaled(1 - came) for k, w in added.items()})
+            if came:
+                _merge(following, hit, mass * came, {k: w.scaled(came) for k, w in added.items()})
         states = following
         means = {name: sum((totals[name].mean() for _, totals in states.values()), Fraction(0)) for name in spec.totals}
         results.append(RoundResult(number, going, ends, rolled, means))
@@ -319,9 +389,26 @@ def sequence_over(
         final[name] = Chances(
             tuple(sorted((v, Fraction(w, combined.denominator)) for v, w in combined.ways.items() if w))
         )
-    lasting = states["going"][0] if "going" in states else Fraction(0)
-    until = f"{spec.until[0]} {spec.until[1]}" if spec.until is not None else None
+    lasting = sum((mass for (phase, _), (mass, _) in states.items() if phase == "going"), Fraction(0))
+    until = f"{spec.until[0]} {spec.until[1]}{_times_text(spec.times)}" if spec.until is not None else None
     return SequenceResult(spec.rule, spec.unit, spec.counter, until, tuple(results), lasting, final)
+
+
+def _times_text(times: int) -> str:
+    """`until` said in a result: ` 3 times` when it waits for more than the first time."""
+    return f" {times} times" if times > 1 else ""
+
+
+def _too_many(spec: SequenceSpec, rounds: int, done: int, states: int) -> str:
+    """A sequence that counts resolves each round once per count it may be at: refused when
+    that is more than a resolver works out, with the rounds that fit."""
+    held = f"{spec.unit} {done + 1} is resolved at {states:,} counts of `{spec.counted[0]}`"
+    if not done:
+        return f"one {spec.unit} of {spec.rule} is more than a resolver works out exactly: {held}"
+    return (
+        f"{rounds} {spec.unit}s of {spec.rule} are more than a resolver works out exactly: {held}, and each"
+        f" {spec.unit} adds one; ask for at most {done} {spec.unit}{'s' if done > 1 else ''}"
+    )
 
 
 def _too_long(spec: SequenceSpec, rounds: int, done: int, weights: _Weights, name: str) -> str:
@@ -336,23 +423,23 @@ def _too_long(spec: SequenceSpec, rounds: int, done: int, weights: _Weights, nam
     )
 
 
-def _round_value(resolution: Resolution, name: str, spec: SequenceSpec) -> Chances:
+def _round_value(resolution: Resolution, name: str, spec: SequenceSpec, number: int) -> Chances:
     """What a derived value adds in a round: its distribution, or 0 when the round derives none."""
     value = resolution.derived.get(name)
     if value is None:
         return Chances(((0, Fraction(1)),))
     if isinstance(value, (Dice, int, Fraction)) and not isinstance(value, bool):
         return Chances.of(value)
-    raise RuleInputError(
-        f"`{name}` is {show(value)} in {spec.unit} {resolution.inputs.get(spec.counter)}: not a number to add up"
-    )
+    raise RuleInputError(f"`{name}` is {show(value)} in {spec.unit} {number}: not a number to add up")
 
 
-def _end_chance(resolution: Resolution, spec: SequenceSpec) -> Fraction:
-    """The chance the `until` outcome comes up this round (0 when the roll is not made)."""
-    if spec.until is None:
+def _followed_chance(resolution: Resolution, spec: SequenceSpec) -> Fraction:
+    """The chance the outcome the sequence follows (its `until`'s, else its counts') comes up
+    this round (0 when the roll is not made, or nothing is followed)."""
+    event = spec.until or spec.follows
+    if event is None:
         return Fraction(0)
-    name, outcome = spec.until
+    name, outcome = event
     for roll in resolution.rolls:
         if roll.name == name:
             # succeeding or failing as a whole (a critical succeeds too), else the outcome or tier named
@@ -376,7 +463,7 @@ def _convolved(weights: _Weights, value: Chances) -> _Weights:
     return _Weights(weights.denominator * theirs, combined)
 
 
-def _merge(states: dict[str, _State], state: str, mass: Fraction, totals: dict[str, _Weights]) -> None:
+def _merge(states: dict[tuple[str, int], _State], state: tuple[str, int], mass: Fraction, totals: dict[str, _Weights]) -> None:
     found = states.get(state)
     if found is None:
         states[state] = (mass, totals)

@@ -269,14 +269,19 @@ class TableSpec:
 
 @dataclass(frozen=True, slots=True)
 class SequenceSpec:
-    """`each round COUNTER: ...` of a rule: the input counting the rounds, where it starts unless
-    the caller gives it, the (roll, outcome) that ends the sequence, the input it sets from the
-    next round on instead (`then`), and the derived values that add up."""
+    """`each round [COUNTER]: ...` of a rule: the input counting the rounds (None: every round
+    resolved alike), where it starts unless the caller gives it, the (roll, outcome) that ends
+    the sequence the `times`th round it comes, the input it sets from the next round on instead
+    (`then`), the derived values that add up, and the inputs that count the rounds an outcome
+    came in (`counted`, all following one (roll, outcome): `follows`)."""
 
     rule: str
     unit: str
-    counter: str
+    counter: str | None
     start: int
     until: tuple[str, str] | None = None
     then: tuple[str, Value] | None = None
     totals: tuple[str, ...] = ()
+    times: int = 1
+    counted: tuple[str, ...] = ()
+    follows: tuple[str, str] | None = None

@@ -1010,16 +1010,27 @@ def resolve_over_rounds(
     sequence = rule.sequence
     assert sequence is not None
     then = None if sequence.then is None else (sequence.then[0], evaluate(sequence.then[1], book, Specials({})))
-    start = int(cast(int, given.get(sequence.counter, sequence.start)))
-    counter = book.vars[sequence.counter].type
-    if isinstance(counter, t.Numeric) and counter.high is not None and start + rounds - 1 > counter.high:
-        raise NoValue(f"{rounds} {sequence.unit}s from {start} run past {sequence.counter}'s highest, {show(counter.high)}")
-    values = {**given, sequence.counter: start}
+    values = dict(given)
+    start = sequence.start
+    if sequence.counter is not None:
+        start = int(cast(int, given.get(sequence.counter, sequence.start)))
+        counter = book.vars[sequence.counter].type
+        if isinstance(counter, t.Numeric) and counter.high is not None and start + rounds - 1 > counter.high:
+            raise NoValue(f"{rounds} {sequence.unit}s from {start} run past {sequence.counter}'s highest, {show(counter.high)}")
+        values[sequence.counter] = start
+    counted = {c.input: int(cast(int, given.get(c.input, 0))) for c in sequence.counts}
 
-    def one_round(number: int, changed: bool) -> Resolution:
-        inputs = {**values, sequence.counter: number}
+    def one_round(number: int, changed: bool, come: int) -> Resolution:
+        inputs = dict(values)
+        if sequence.counter is not None:
+            inputs[sequence.counter] = number
         if changed and then is not None:
             inputs[then[0]] = then[1]
+        for name, begun in counted.items():
+            kind = book.vars[name].type
+            if isinstance(kind, t.Numeric) and kind.high is not None and begun + come > kind.high:
+                raise NoValue(f"`{name}` reaches {begun + come} in {sequence.unit} {number}, past its highest, {show(kind.high)}")
+            inputs[name] = begun + come
         return resolve(book, chosen, inputs)
 
     return replace(resolve(book, chosen, values), sequence=over_rounds(rule, rounds, start, one_round))

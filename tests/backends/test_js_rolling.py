@@ -22,7 +22,11 @@ from tests.runtime.test_rolling import PINNED_D6, PINNED_OUTPUTS
 
 JS_TESTS = ROOT / "tests" / "js"
 ROUNDS = ROOT / "tests" / "fixtures" / "rolling" / "rounds.rules"
-BOOKS = [*sorted(RULEBOOKS.glob("*.rules")), *books(DICE), ROOT / "tests" / "fixtures" / "rolling" / "forms.rules", ROUNDS]
+ROUND_IDIOMS = ROOT / "tests" / "fixtures" / "features" / "round_idioms.rules"
+"""Rounds without a counter, until the Nth failure, a count the dice read (issue 26)."""
+BOOKS = [
+    *sorted(RULEBOOKS.glob("*.rules")), *books(DICE), ROOT / "tests" / "fixtures" / "rolling" / "forms.rules", ROUNDS, ROUND_IDIOMS
+]
 
 
 @pytest.fixture(scope="module")

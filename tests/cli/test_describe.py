@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from dsl.describe import describe_data
-from tests.conftest import RULEBOOKS, compiled, run_cli
+from tests.conftest import FEATURES, RULEBOOKS, compiled, run_cli
 
 pytestmark = pytest.mark.usefixtures("at_root")
 
@@ -218,8 +218,9 @@ def test_describe_shows_a_rules_sequence() -> None:
         "unit": "round",
         "counter": "asphyxiation_round",
         "start": 1,
-        "until": {"roll": "hold_breath", "outcome": "failure", "text": "hold_breath fails"},
+        "until": {"roll": "hold_breath", "outcome": "failure", "times": 1, "text": "hold_breath fails"},
         "then": {"input": "breath_failed", "value": "yes"},
+        "counts": [],
         "totals": ["damage_per_round"],
         "text": "each round asphyxiation_round from 1",
     }
@@ -235,7 +236,7 @@ def test_describe_shows_a_sequence_that_ends_and_none_where_there_is_none() -> N
     text, data = describe("spot_rules_a_to_e", "disease_recovery")
     sequence = data["sequence"]
     assert (sequence["unit"], sequence["counter"], sequence["start"]) == ("day", "disease_day", 2)
-    assert sequence["until"] == {"roll": "recover", "outcome": "success", "text": "recover succeeds"}
+    assert sequence["until"] == {"roll": "recover", "outcome": "success", "times": 1, "text": "recover succeeds"}
     assert sequence["then"] is None
     assert sequence["totals"] == []
     assert "sequence: each day disease_day from 2 (resolved over rounds: --rounds N)" in text
@@ -244,3 +245,29 @@ def test_describe_shows_a_sequence_that_ends_and_none_where_there_is_none() -> N
     text, data = describe("spot_rules_a_to_e", "chase_trouble_effects")
     assert data["sequence"] is None
     assert "sequence:" not in text
+
+
+def test_describe_says_a_sequence_without_a_counter_its_nth_time_and_its_counts() -> None:
+    """`each hour:` with `until march_stamina fails 3 times` and `count march_stamina fails as
+    failed_checks` (tests/fixtures/features/round_idioms.rules), in words and in the JSON."""
+    book = str(FEATURES / "round_idioms.rules")
+    result = run_cli("describe", book, "forced_march", "--json")
+    assert result.exit_code == 0, result.output
+    sequence = json.loads(result.output)["sequence"]
+    assert sequence["counter"] is None and sequence["text"] == "each hour"
+    assert sequence["until"] == {
+        "roll": "march_stamina", "outcome": "failure", "times": 3, "text": "march_stamina fails 3 times"
+    }
+    assert sequence["counts"] == [
+        {"roll": "march_stamina", "outcome": "failure", "input": "failed_checks",
+         "text": "march_stamina fails as failed_checks"}
+    ]
+    text = run_cli("describe", book, "forced_march").output
+    assert "sequence: each hour (resolved over rounds: --rounds N)" in text
+    assert "  until march_stamina fails 3 times (the hour it ends in counts)" in text
+    assert (
+        "  count march_stamina fails as failed_checks: each hour, `failed_checks` is the number of hours"
+        " before it in which march_stamina failed"
+    ) in text
+    alike = run_cli("describe", book, "close_contact").output
+    assert "  every round resolved alike: no input counts the rounds" in alike

@@ -211,3 +211,14 @@ def test_the_unit_of_a_quantity_leads_to_its_declaration() -> None:
     occurrence = index.at(*_at(text, "min 2 hex", offset=6))
     assert occurrence is not None and (occurrence.symbol.kind, occurrence.symbol.name) == ("unit", "hex")
     assert len(index.references(occurrence.symbol)) == 4  # declared, MOV's and moved's types, `2 hex`
+
+
+def test_the_names_of_a_sequences_counts_lead_to_their_declarations() -> None:
+    """`count march_stamina fails as failed_checks`: the roll and the input it counts into."""
+    text = (ROOT / "tests" / "fixtures" / "features" / "round_idioms.rules").read_text(encoding="utf-8")
+    compiled = compile_text(text, "round_idioms.rules")
+    index = build_index(compiled.tree, compiled.book)
+    for needle, offset, kind in (("count march_stamina", 6, "roll"), ("as failed_checks", 3, "input")):
+        occurrence = index.at(*_at(text, needle, offset=offset))
+        assert occurrence is not None, needle
+        assert occurrence.symbol.kind == kind and not occurrence.declaration, needle

@@ -685,9 +685,15 @@ class JsModuleWriter:
             if seq.then is not None:
                 then = f"[{js_string(seq.then[0])}, {_constant(constant_value(seq.then[1], book))}]"
             totals = array([js_string(x) for x in seq.totals])
+            counter = js_string(seq.counter) if seq.counter is not None else "null"
+            counting = ""
+            if seq.times != 1 or seq.counts:
+                counted = array([js_string(c.input) for c in seq.counts])
+                follows = array([js_string(seq.counts[0].roll), js_string(seq.counts[0].outcome)]) if seq.counts else "null"
+                counting = f", {seq.times}, {counted}, {follows}"
             sequences.append(
                 f"[{js_string(rule.name)}, SequenceSpec({js_string(rule.name)}, {js_string(seq.unit)}, "
-                f"{js_string(seq.counter)}, {seq.start}n, {until}, {then}, {totals})]"
+                f"{counter}, {seq.start}n, {until}, {then}, {totals}{counting})]"
             )
         w.line("const _SEQUENCES = new Map([")
         w.indent()

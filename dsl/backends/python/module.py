@@ -773,9 +773,16 @@ class ModuleWriter:
             if seq.then is not None:
                 then = f"({literal(seq.then[0])}, {_constant_literal(constant_value(seq.then[1], self.book))})"
             totals = tuple_code([literal(x) for x in seq.totals])
+            counting = ""
+            if seq.times != 1:
+                counting += f", times={seq.times}"
+            if seq.counts:
+                counted = tuple_code([literal(c.input) for c in seq.counts])
+                follows = tuple_code([literal(seq.counts[0].roll), literal(seq.counts[0].outcome)])
+                counting += f", counted={counted}, follows={follows}"
             w.line(
                 f"{literal(rule.name)}: SequenceSpec({literal(rule.name)}, {literal(seq.unit)}, "
-                f"{literal(seq.counter)}, {seq.start}, {until}, {then}, {totals}),"
+                f"{literal(seq.counter)}, {seq.start}, {until}, {then}, {totals}{counting}),"
             )
         w.dedent()
         w.line("})")

@@ -259,7 +259,7 @@ export declare class Chain {
 export declare class SequenceResult {
   readonly rule: string;
   readonly unit: string;
-  readonly counter: string;
+  readonly counter: string | null;
   readonly until: string | null;
   readonly rounds: readonly RoundResult[];
   readonly lasting: Num;

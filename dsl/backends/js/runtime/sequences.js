@@ -36,23 +36,29 @@ export function resolveRounds(book, sequences, names, given, rounds, signature =
   }
   if (specs.length > 1) throw new RuleInputError(`resolve one sequence at a time: ${specs.map((s) => s.rule).join(", ")} each have one`);
   const spec = specs[0];
-  const counter = book.inputs.get(spec.counter);
   const entries = given instanceof Map ? new Map(given) : new Map(Object.entries(given || {}));
-  const raw = entries.has(spec.counter) ? entries.get(spec.counter) : null;
-  const unsaid = raw === null || raw === undefined || (signature && eq(counter.coerce(raw), book.defaults.get(spec.counter)));
-  const start = unsaid ? spec.start : parts(counter.coerce(raw))[0];
-  const last = start + count - 1n;
-  if (counter.high !== null && cmp(last, counter.high) > 0) {
-    throw new RuleInputError(`${count} ${spec.unit}s from ${spec.counter} ${start} run to ${last}, past its highest, ${show(counter.high)}`);
-  }
   const inputs = new Map(entries);
-  inputs.set(spec.counter, start);
+  let start = spec.start;
+  let last = start + count - 1n;
+  if (spec.counter !== null) {
+    const counter = book.inputs.get(spec.counter);
+    const raw = entries.has(spec.counter) ? entries.get(spec.counter) : null;
+    const unsaid = raw === null || raw === undefined || (signature && eq(counter.coerce(raw), book.defaults.get(spec.counter)));
+    start = unsaid ? spec.start : parts(counter.coerce(raw))[0];
+    last = start + count - 1n;
+    if (counter.high !== null && cmp(last, counter.high) > 0) {
+      throw new RuleInputError(`${count} ${spec.unit}s from ${spec.counter} ${start} run to ${last}, past its highest, ${show(counter.high)}`);
+    }
+    inputs.set(spec.counter, start);
+  }
+  const counted = new Map(spec.counted.map((name) => [name, countStart(book, name, entries.has(name) ? entries.get(name) : null, signature)]));
   const first = resolveWith(book, names, inputs, signature);
-  const result = sequenceOver(spec, Number(count), (number, changed) => resolveWith(book, names, roundInputs(spec, inputs, number, changed), signature), start);
+  const inputsAt = (at) => roundInputs(book, spec, inputs, counted, at);
+  const result = sequenceOver(spec, Number(count), (number, changed, come) => resolveWith(book, names, inputsAt([number, changed, come]), signature), start);
   if (!rolling) return new Resolution({ ...first, sequence: result });
   const told = toldByRound(spec, rolled, start, last);
   const stream = rng === null || rng === undefined ? null : rng instanceof Xoshiro128 ? rng : new GeneratedFaces(rng).rng; // one generator, rolled on from round to round
-  let state = { number: start, changed: false, ended: false, totals: new Map(spec.totals.map((name) => [name, 0n])) };
+  let state = { number: start, changed: false, ended: false, totals: new Map(spec.totals.map((name) => [name, 0n])), come: 0 };
   const played = [];
   let firstRolled = first;
   while (state.number <= last && !state.ended && (stream !== null || told.has(state.number))) {
@@ -62,7 +68,7 @@ export function resolveRounds(book, sequences, names, given, rounds, signature =
     const roll = (roundGiven, rolls) => resolveRolling(book, names, roundGiven, stream, rolls, (rolledInputs) => resolveWith(book, names, rolledInputs, signature));
     let resolution, following, record;
     try {
-      [resolution, following, record] = rollRound(spec, state, roll, inputs, stream, roundTold);
+      [resolution, following, record] = rollRound(spec, state, roll, inputsAt, stream, roundTold);
     } catch (error) {
       if (!(error instanceof RuleInputError)) throw error;
       throw new RuleInputError(`${spec.unit} ${number}: ${error.message}`);
@@ -84,8 +90,9 @@ export function resolveRounds(book, sequences, names, given, rounds, signature =
   return new Resolution({ ...firstRolled, sequence });
 }
 
-/** One round rolled, from `state` to the next (sequences.py roll_round). */
-export function rollRound(spec, state, roll, given, stream, told) {
+/** One round rolled, from `state` to the next (sequences.py roll_round): its inputs from
+ * `inputsAt([number, changed, come])`, the state stepped by `nextState`. */
+export function rollRound(spec, state, roll, inputsAt, stream, told) {
   const roundTold = new Map(told);
   const said = new Map();
   for (const name of spec.totals) {
@@ -94,11 +101,13 @@ export function rollRound(spec, state, roll, given, stream, told) {
       roundTold.delete(name);
     }
   }
-  const resolution = roll(roundInputs(spec, given, state.number, state.changed), roundTold);
-  const values = new Map(spec.totals.map((name) => [name, rolledValue(resolution, name, spec, stream, said.has(name) ? said.get(name) : null)]));
-  const ends = !state.changed && cameUp(resolution, spec);
+  const resolution = roll(inputsAt([state.number, state.changed, state.come]), roundTold);
+  const values = new Map(spec.totals.map((name) => [name, rolledValue(resolution, name, spec, stream, said.has(name) ? said.get(name) : null, state.number)]));
+  const phase = state.changed ? "changed" : "going";
+  const [after, come] = nextState(spec, phase, state.come, cameUp(resolution, spec, state.number));
+  const ends = after !== phase;
   const totals = new Map(spec.totals.map((name) => [name, whole(add(state.totals.get(name), values.get(name).value))]));
-  const following = { number: state.number + 1n, changed: state.changed || (ends && spec.then !== null), ended: ends && spec.then === null, totals };
+  const following = { number: state.number + 1n, changed: after === "changed", ended: after === "ended", totals, come };
   const rolls = resolution.rolls.filter((r) => r.rolled !== null && r.rolled !== undefined);
   const tables = resolution.tables.filter((t) => t.rolled !== null && t.rolled !== undefined);
   return [resolution, following, new RolledRound(state.changed, ends, rolls, tables, values, totals)];
@@ -112,7 +121,7 @@ function toldByRound(spec, rolled, start, last) {
     const place = colon >= 0 ? key.slice(0, colon) : String(start);
     const name = colon >= 0 ? key.slice(colon + 1) : key;
     if (!/^[0-9]{1,30}$/.test(place) || !name) {
-      throw new RuleInputError(`\`${clip(key)}\`: a result told for a ${spec.unit} is \`N:name\`, N its ${spec.counter}`);
+      throw new RuleInputError(`\`${clip(key)}\`: a result told for a ${spec.unit} is \`N:name\`, N its ${spec.counter !== null ? spec.counter : "number"}`);
     }
     const number = BigInt(place);
     if (number < start || number > last) {
@@ -126,14 +135,13 @@ function toldByRound(spec, rolled, start, last) {
   return byRound;
 }
 
-function rolledValue(resolution, name, spec, stream, said) {
-  const number = resolution.inputs.get(spec.counter);
+function rolledValue(resolution, name, spec, stream, said, number) {
   const value = resolution.derived.has(name) ? resolution.derived.get(name) : null;
   if (value === null || isNumber(value)) {
     if (said !== null) throw new RuleInputError(`\`${name}\` is told, but it is no dice here: nothing is rolled`);
     return new RolledValue(value !== null ? whole(value) : 0n, null);
   }
-  if (!(value instanceof Dice)) roundValue(resolution, name, spec); // the error: not a number to add up
+  if (!(value instanceof Dice)) roundValue(resolution, name, spec, number); // the error: not a number to add up
   if (said === null && stream === null) {
     throw new RuleInputError(`\`${name}\` is ${show(value)}: tell it (\`${show(number)}:${name}\`), or give a seed`);
   }
@@ -141,14 +149,15 @@ function rolledValue(resolution, name, spec, stream, said) {
   return new RolledValue(side.total, side);
 }
 
-function cameUp(resolution, spec) {
-  if (spec.until === null) return false;
-  const [name, outcome] = spec.until;
+function cameUp(resolution, spec, roundNumber) {
+  const event = spec.until !== null ? spec.until : spec.follows;
+  if (event === null) return false;
+  const [name, outcome] = event;
   for (const roll of resolution.rolls) {
     if (roll.name === name) {
       const made = roll.rolled;
       if (made === null || made === undefined) {
-        const number = show(resolution.inputs.get(spec.counter));
+        const number = show(roundNumber);
         throw new RuleInputError(`\`${name}\` decides whether the ${spec.unit}s go on: tell it (\`${number}:${name}\`), or give a seed`);
       }
       if (made.success !== null && (outcome === "success" || outcome === "failure")) return made.success === (outcome === "success");
@@ -158,11 +167,42 @@ function cameUp(resolution, spec) {
   return false;
 }
 
-function roundInputs(spec, given, number, changed) {
+/** Where a count input starts: the value the caller gave it, else 0. */
+function countStart(book, name, raw, signature) {
+  if (raw === null || raw === undefined) return 0n;
+  const value = book.inputs.get(name).coerce(raw);
+  if (signature && eq(value, book.defaults.get(name))) return 0n;
+  return parts(value)[0];
+}
+
+/** The inputs of one round (sequences.py `round_inputs`): the counter at the round's number, the
+ * `then` input once changed, each count input as many higher than where it started as the
+ * followed outcome has come; a count past its input's highest is refused. */
+export function roundInputs(book, spec, given, counted, [number, changed, come]) {
   const inputs = new Map(given);
-  inputs.set(spec.counter, number);
+  if (spec.counter !== null) inputs.set(spec.counter, number);
   if (changed && spec.then !== null) inputs.set(spec.then[0], spec.then[1]);
+  for (const [name, begun] of counted) {
+    const high = book.inputs.get(name).high;
+    const value = begun + BigInt(come);
+    if (high !== null && cmp(value, high) > 0) {
+      throw new RuleInputError(
+        `\`${name}\` reaches ${value} in ${spec.unit} ${number}, past its highest, ${show(high)}: fewer ${spec.unit}s, or a wider range for \`${name}\``,
+      );
+    }
+    inputs.set(name, value);
+  }
   return inputs;
+}
+
+/** The state after a round in [phase, come] (sequences.py `next_state`), the followed outcome come
+ * in it or not. */
+export function nextState(spec, phase, come, came) {
+  if (!came) return [phase, come];
+  const after = come + 1;
+  if (phase === "going" && spec.until !== null && after >= spec.times) phase = spec.then !== null ? "changed" : "ended";
+  const keeps = spec.counted.length > 0 || (phase === "going" && spec.times > 1);
+  return [phase, keeps ? after : 0];
 }
 
 /** The chances of each value of a total, in one state of a sequence: whole numbers over one
@@ -197,25 +237,36 @@ class Weights {
   }
 }
 
+/** The work one round's resolution costs (sequences.py RESOLUTION_WORK). */
+const RESOLUTION_WORK = 10000n;
+
+function stateKey(phase, come) {
+  return `${phase} ${come}`;
+}
+
 function sequenceOver(spec, rounds, resolveRound, start) {
-  let states = new Map([["going", [1n, new Map(spec.totals.map((name) => [name, new Weights(1n, new Map([[0n, [0n, 1n]]]))]))]]]);
+  const fresh = new Map(spec.totals.map((name) => [name, new Weights(1n, new Map([[0n, [0n, 1n]]]))]));
+  let states = new Map([[stateKey("going", 0), ["going", 0, 1n, fresh]]]);
   const results = [];
   let work = 0n;
   for (let index = 0; index < rounds; index++) {
     const number = start + BigInt(index);
     const following = new Map();
     const rolled = new Map();
-    const going = states.has("going") ? states.get("going")[0] : 0n;
+    let going = 0n;
+    for (const [phase, , mass] of states.values()) if (phase === "going") going = add(going, mass);
     let ends = 0n;
-    for (const [state, [mass, totals]] of states) {
-      if (state === "ended" || mass === 0n) {
-        merge(following, state, mass, totals);
+    for (const [phase, come, mass, totals] of states.values()) {
+      if (phase === "ended" || mass === 0n) {
+        merge(following, phase, come, mass, totals);
         continue;
       }
-      const resolution = resolveRound(number, state === "changed");
+      work += RESOLUTION_WORK;
+      if (work > SEQUENCE_WORK) throw new RuleInputError(tooMany(spec, rounds, index, states.size));
+      const resolution = resolveRound(number, phase === "changed", come);
       const added = new Map();
       for (const name of spec.totals) {
-        const value = roundValue(resolution, name, spec);
+        const value = roundValue(resolution, name, spec, number);
         work += totals.get(name).cost(value.table.length);
         if (work > SEQUENCE_WORK) throw new RuleInputError(tooLong(spec, rounds, index, totals.get(name), name));
         added.set(name, convolved(totals.get(name), value));
@@ -225,22 +276,23 @@ function sequenceOver(spec, rounds, resolveRound, start) {
         const outcomes = rolled.get(roll.name);
         for (const [outcome, p] of roll.outcomes) outcomes.set(outcome, add(outcomes.has(outcome) ? outcomes.get(outcome) : 0n, mul(mass, p)));
       }
-      const end = state === "going" ? endChance(resolution, spec) : 0n;
-      ends = add(ends, mul(mass, end));
-      if (cmp(end, 1n) !== 0) {
-        const rest = sub(1n, end);
-        merge(following, state, mul(mass, rest), new Map([...added].map(([k, w]) => [k, w.scaled(rest)])));
+      const came = followedChance(resolution, spec);
+      const hit = nextState(spec, phase, come, true);
+      const miss = nextState(spec, phase, come, false);
+      if (hit[0] !== phase) ends = add(ends, mul(mass, came));
+      if (cmp(came, 1n) !== 0) {
+        const rest = sub(1n, came);
+        merge(following, miss[0], miss[1], mul(mass, rest), new Map([...added].map(([k, w]) => [k, w.scaled(rest)])));
       }
-      if (end !== 0n) {
-        const after = spec.then !== null ? "changed" : "ended";
-        merge(following, after, mul(mass, end), new Map([...added].map(([k, w]) => [k, w.scaled(end)])));
+      if (came !== 0n) {
+        merge(following, hit[0], hit[1], mul(mass, came), new Map([...added].map(([k, w]) => [k, w.scaled(came)])));
       }
     }
     states = following;
     const means = new Map();
     for (const name of spec.totals) {
       let sum = 0n;
-      for (const [, totals] of states.values()) sum = add(sum, totals.get(name).mean());
+      for (const [, , , totals] of states.values()) sum = add(sum, totals.get(name).mean());
       means.set(name, sum);
     }
     results.push(new RoundResult(number, going, ends, rolled, means));
@@ -248,16 +300,24 @@ function sequenceOver(spec, rounds, resolveRound, start) {
   const final = new Map();
   for (const name of spec.totals) {
     let combined = null;
-    for (const [, totals] of states.values()) combined = combined === null ? totals.get(name) : combined.plus(totals.get(name));
+    for (const [, , , totals] of states.values()) combined = combined === null ? totals.get(name) : combined.plus(totals.get(name));
     const table = [...combined.ways.values()]
       .filter(([, w]) => w !== 0n)
       .map(([v, w]) => [v, frac(w, combined.denominator)])
       .sort((a, b) => cmp(a[0], b[0]) || cmp(a[1], b[1]));
     final.set(name, new Chances(table));
   }
-  const lasting = states.has("going") ? states.get("going")[0] : 0n;
-  const until = spec.until !== null ? `${spec.until[0]} ${spec.until[1]}` : null;
+  let lasting = 0n;
+  for (const [phase, , mass] of states.values()) if (phase === "going") lasting = add(lasting, mass);
+  const until = spec.until !== null ? `${spec.until[0]} ${spec.until[1]}${spec.times > 1 ? ` ${spec.times} times` : ""}` : null;
   return new SequenceResult(spec.rule, spec.unit, spec.counter, until, results, lasting, final);
+}
+
+function tooMany(spec, rounds, done, states) {
+  const held = `${spec.unit} ${done + 1} is resolved at ${states.toLocaleString("en-US")} counts of \`${spec.counted[0]}\``;
+  if (!done) return `one ${spec.unit} of ${spec.rule} is more than a resolver works out exactly: ${held}`;
+  const plural = done > 1 ? "s" : "";
+  return `${rounds} ${spec.unit}s of ${spec.rule} are more than a resolver works out exactly: ${held}, and each ${spec.unit} adds one; ask for at most ${done} ${spec.unit}${plural}`;
 }
 
 function tooLong(spec, rounds, done, weights, name) {
@@ -271,16 +331,17 @@ function tooLong(spec, rounds, done, weights, name) {
   );
 }
 
-function roundValue(resolution, name, spec) {
+function roundValue(resolution, name, spec, number) {
   if (!resolution.derived.has(name)) return new Chances([[0n, 1n]]);
   const value = resolution.derived.get(name);
   if (value instanceof Dice || isNumber(value)) return Chances.of(value);
-  throw new RuleInputError(`\`${name}\` is ${show(value)} in ${spec.unit} ${show(resolution.inputs.get(spec.counter))}: not a number to add up`);
+  throw new RuleInputError(`\`${name}\` is ${show(value)} in ${spec.unit} ${number}: not a number to add up`);
 }
 
-function endChance(resolution, spec) {
-  if (spec.until === null) return 0n;
-  const [name, outcome] = spec.until;
+function followedChance(resolution, spec) {
+  const event = spec.until !== null ? spec.until : spec.follows;
+  if (event === null) return 0n;
+  const [name, outcome] = event;
   for (const roll of resolution.rolls) {
     if (roll.name === name) {
       if (roll.probability !== null && (outcome === "success" || outcome === "failure")) {
@@ -313,13 +374,14 @@ function convolved(weights, value) {
   return new Weights(weights.denominator * theirs, combined);
 }
 
-function merge(states, state, mass, totals) {
-  const found = states.get(state);
+function merge(states, phase, come, mass, totals) {
+  const key = stateKey(phase, come);
+  const found = states.get(key);
   if (found === undefined) {
-    states.set(state, [mass, totals]);
+    states.set(key, [phase, come, mass, totals]);
     return;
   }
-  states.set(state, [add(found[0], mass), new Map([...totals].map(([name, weights]) => [name, found[1].get(name).plus(weights)]))]);
+  states.set(key, [phase, come, add(found[2], mass), new Map([...totals].map(([name, weights]) => [name, found[3].get(name).plus(weights)]))]);
 }
 
 /** A rule's or table's own function: its inputs by name (each one it reads; `roll` for a table

@@ -90,7 +90,7 @@ export function rowFor(table, keys) {
   return null;
 }
 
-export function SequenceSpec(rule, unit, counter, start, until = null, then = null, totals = []) {
-  return Object.freeze({ rule, unit, counter, start, until, then, totals });
+export function SequenceSpec(rule, unit, counter, start, until = null, then = null, totals = [], times = 1, counted = [], follows = null) {
+  return Object.freeze({ rule, unit, counter, start, until, then, totals, times, counted, follows });
 }
 
