@@ -28,7 +28,7 @@ FAMILIES = {
     "roll_and_keep": "roll and keep (5d10 keep 3)",
     "percentile": "d100 roll-under with criticals, specials and 00",
     "opposed_rolls": "opposed rolls",
-    "opend6": "OpenD6: a Wild Die exploding among plain d6, a complication on its first 1",
+    "opend6": "OpenD6: a Wild Die exploding among plain d6, a complication or a cancelling 1",
     "year_zero": "Year Zero: a pool counting 6s, pushed (2..5 rolled again), banes on 1s",
     "blades": "Blades in the Dark: the highest die in bands, two 6s critical, zero dice",
     "legend_five_rings": "L5R roll and keep: exploding d10, rolled and kept counts from the character",

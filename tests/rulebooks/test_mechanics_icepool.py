@@ -52,6 +52,27 @@ def test_opend6_wild_die_matches_icepool(skill: int) -> None:
             assert check.outcomes["success"] == succeeds - succeeds_on_one, (skill, pips, difficulty)
 
 
+@pytest.mark.parametrize("skill", range(1, 11))
+def test_opend6_a_1_cancelling_matches_icepool(skill: int) -> None:
+    """OpenD6's other reading of a 1 on the Wild Die: it and the highest other die are taken away
+    from the total (`cancelling highest when natural 1 on wild`)."""
+    book = _book("opend6")
+    plain = [icepool.d6] * (skill - 1)
+    left = icepool.Pool(plain).lowest(skill - 2).sum() if skill >= 2 else icepool.Die([0])
+    for pips in range(3):
+        for difficulty in range(1, 41, 3):
+            others = sum(plain, icepool.Die([0]))
+            wild = _exploding_d6(difficulty)
+            # the Wild Die by its first face: 1 cancels, 2..5 add, 6 adds and explodes
+            total = icepool.Die([left, *(others + face for face in range(2, 6)), others + 6 + wild]) + pips
+            check = book.skill_check(skill=skill, pips=pips, difficulty=difficulty, cancelling=True).roll("check")
+            succeeds = _chance(total, ">=", difficulty)
+            assert check.probability == succeeds, (skill, pips, difficulty)
+            assert check.outcomes["complication"] == Fraction(1, 6)
+            on_one = _chance(left + pips, ">=", difficulty) / 6
+            assert check.outcomes["success"] == succeeds - on_one, (skill, pips, difficulty)
+
+
 def _sixes(die: Any) -> Any:
     return die.map(lambda face: int(face == 6))
 
