@@ -26,7 +26,7 @@ FAMILIES = {
     "exploding_dice": "exploding dice",
     "fate_dice": "4dF",
     "roll_and_keep": "roll and keep (5d10 keep 3)",
-    "percentile": "d100 roll-under with criticals, specials and 00",
+    "percentile": "d100 roll-under with criticals, specials and 00, bonus and penalty dice",
     "opposed_rolls": "opposed rolls",
     "opend6": "OpenD6: a Wild Die exploding among plain d6, a complication or a cancelling 1",
     "year_zero": "Year Zero: a pool counting 6s, pushed (2..5 rolled again), banes on 1s",

@@ -73,6 +73,31 @@ def test_opend6_a_1_cancelling_matches_icepool(skill: int) -> None:
             assert check.outcomes["success"] == succeeds - on_one, (skill, pips, difficulty)
 
 
+def _percentile(tens: int, units: int) -> int:
+    """Call of Cthulhu's reading of a tens die and a units die, each 0..9: 00 with 0 is 100."""
+    return 10 * tens + units or 100
+
+
+@pytest.mark.parametrize("penalty", [False, True], ids=["bonus", "penalty"])
+def test_percentile_bonus_and_penalty_dice_match_icepool(penalty: bool) -> None:
+    """Call of Cthulhu 7e: one units die and two tens dice, the better (bonus) or worse (penalty)
+    result kept; icepool works it out from the game's own reading of the digits."""
+    book = _book("percentile")
+    digit = icepool.Die(range(10))
+    keep = max if penalty else min
+    result = icepool.map(lambda u, a, b: keep(_percentile(a, u), _percentile(b, u)), digit, digit, digit)
+    for skill in range(0, 101, 3):
+        for hurried in (False, True):
+            target = skill - 20 if hurried else skill
+            check = book.extra_die_roll(skill=skill, hurried=hurried, penalty=penalty).roll("check")
+            succeeds = Fraction(
+                sum(q for r, q in result.items() if r != 100 and r <= max(target, 5)), result.denominator()
+            )
+            assert check.probability == succeeds, (skill, hurried)
+            assert check.outcomes["fumble"] == _chance(result, "==", 100)
+            assert check.outcomes.get("critical", 0) == _chance(result, "<=", -(-target // 20)), (skill, hurried)
+
+
 def _sixes(die: Any) -> Any:
     return die.map(lambda face: int(face == 6))
 
