@@ -170,6 +170,18 @@ class FacedDice(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class CancellingDice(Expr):
+    """`(2d6 + exploding d6 as wild) cancelling highest when natural 1 on wild`: the dice added
+    together, except that when the named die first shows a face from `low` to `high`, it and the
+    highest of the other dice are taken away (OpenD6's Wild Die on a 1)."""
+
+    operand: Expr
+    low: int
+    high: int
+    die: Name
+
+
+@dataclass(frozen=True, slots=True)
 class PairedDice(Expr):
     """`opposed 3d6 vs 2d6 by pairs`: each side's dice sorted and paired highest against highest
     (RISK); the value is how many pairs the first side wins, a tie going to the second."""

@@ -1282,6 +1282,26 @@ class Builder(Transformer[Token, Any]):
             meta, n.FacedDice(span=self.here, op="rerolling", operand=operand, low=faces[0], high=faces[1])
         )
 
+    def cancelling(self, meta: Any, *rest: int | Token) -> tuple[int, int, n.Name]:
+        """`cancelling highest when natural 1 on wild`: the faces and the die."""
+        numbers = [x for x in rest if isinstance(x, int)]
+        name = next(x for x in rest if isinstance(x, Token))
+        if numbers[0] > numbers[-1]:
+            raise _BuildError(
+                f"faces {numbers[0]}..{numbers[-1]} run downwards: write the lower face first", self._span(meta), "E303"
+            )
+        return numbers[0], numbers[-1], self._name(name)
+
+    def cancelling_dice(self, meta: Any, operand: n.Expr, cancel: tuple[int, int, n.Name]) -> n.CancellingDice:
+        low, high, die = cancel
+        return self._placed(meta, n.CancellingDice(span=self.here, operand=operand, low=low, high=high, die=die))
+
+    def cancelling_pool(self, meta: Any, pool: n.Pool | n.DicePool, cancel: tuple[int, int, n.Name]) -> n.DicePool:
+        """`roll check: (2d6 + exploding d6 as wild) cancelling highest when natural 1 on wild >= 11`."""
+        operand = pool.value if isinstance(pool, n.DicePool) else self._pool_expr(meta, pool)
+        value = self.cancelling_dice(meta, operand, cancel)
+        return self._placed(meta, n.DicePool(span=self.here, value=value))
+
     def faces_one(self, meta: Any, face: int) -> tuple[int | None, int | None]:
         return face, face
 

@@ -92,6 +92,8 @@ def _text(expr: n.Expr) -> tuple[str, int]:
         return paired_dice_text(expr, expr_text), _PRECEDENCE["atom"] - 1
     if isinstance(expr, n.FacedDice):
         return faced_dice_text(expr, expr_text), _PRECEDENCE["atom"] - 1
+    if isinstance(expr, n.CancellingDice):
+        return cancelling_dice_text(expr, expr_text), _PRECEDENCE["atom"] - 1
     if isinstance(expr, n.NamedDie):
         inner, level = _text(expr.operand)
         return f"{_wrap(inner, level, _PRECEDENCE['atom'] - 1)} as {expr.name.text}", _PRECEDENCE["atom"] - 1
@@ -132,6 +134,15 @@ def faced_dice_text(expr: n.FacedDice, text: Callable[[n.Expr], str]) -> str:
     if not isinstance(expr.operand, (n.DiceLiteral, n.DiceCount, n.FacedDice)):
         operand = f"({operand})"
     return f"{operand} {expr.op} {faces_text(expr.low, expr.high)}"
+
+
+def cancelling_dice_text(expr: n.CancellingDice, text: Callable[[n.Expr], str]) -> str:
+    """`(2d6 + exploding d6 as wild) cancelling highest when natural 1 on wild`."""
+    operand = text(expr.operand)
+    if not isinstance(expr.operand, (n.DiceLiteral, n.DiceCount, n.FacedDice, n.CancellingDice)):
+        operand = f"({operand})"
+    faces = str(expr.low) if expr.low == expr.high else f"{expr.low}..{expr.high}"
+    return f"{operand} cancelling highest when natural {faces} on {expr.die.text}"
 
 
 def paired_dice_text(expr: n.PairedDice, text: Callable[[n.Expr], str]) -> str:

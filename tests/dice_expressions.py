@@ -31,6 +31,7 @@ CONSTRUCTS = (
     "count",
     "matches",
     "pairs",
+    "cancel",
     "scaled",
     "clamped",
     "better",
@@ -119,11 +120,14 @@ def build(rng: random.Random, depth: int = 2, unbounded_ok: bool = True) -> Buil
     up), as the algebra allows."""
     constructs: set[tuple[str, str]] = set()
     choice = rng.choice(
-        ("sum", "highest", "lowest", "count", "matches", "pairs", "scaled", "clamped", "better", "worse")
+        ("sum", "highest", "lowest", "count", "matches", "pairs", "cancel", "scaled", "clamped", "better", "worse")
         if depth > 0
-        else ("sum", "highest", "lowest", "count", "matches", "pairs")
+        else ("sum", "highest", "lowest", "count", "matches", "pairs", "cancel")
     )
-    if choice in ("sum", "highest", "lowest", "count", "matches", "pairs"):
+    if choice == "cancel":
+        value, die = _cancel(rng, unbounded_ok, constructs)
+        unbounded = not value.bounded
+    elif choice in ("sum", "highest", "lowest", "count", "matches", "pairs"):
         allow = unbounded_ok and choice not in ("matches", "count", "pairs")
         groups = []
         for _ in range(1 if choice == "sum" else rng.randint(2, 3) if choice == "pairs" else rng.randint(1, 2)):
@@ -191,6 +195,34 @@ def build(rng: random.Random, depth: int = 2, unbounded_ok: bool = True) -> Buil
         built.constructs |= other.constructs | {("sum", choice), ("sum", other.top)}
         built.unbounded = built.unbounded or other.unbounded
     return built
+
+
+def _cancel(rng: random.Random, unbounded_ok: bool, built: set[tuple[str, str]]) -> tuple[Dice, Any]:
+    """A pool of a named die and up to two other groups, the named die and the highest other die
+    taken away when its first face is among some faces; in icepool, a mixture over the named
+    die's first face: the other dice without their highest, or their sum and the named die's
+    value from that face."""
+    groups = [_group(rng, unbounded_ok, built, "cancel")[0] for _ in range(rng.randint(0, 2))]
+    sides = rng.choice((2, 3, 4, 6))
+    named = Group(1, sides, explode=rng.choice((0, 2, UNBOUNDED if unbounded_ok else 1)), name="trigger")
+    built.add(("cancel", "named"))
+    position = rng.randint(0, len(groups))
+    groups.insert(position, named)
+    low = rng.choice((None, *range(1, sides + 1)))
+    high = rng.choice((*range(low or 1, sides + 1),) if low is None else (None, *range(low, sides + 1)))
+    pooled = Pooled(tuple(groups), "cancel", within=(low, high), trigger="trigger")
+    others = [_icepool_die(g) for g in groups if g is not named for _ in range(g.count)]
+    summed = sum(others, icepool.Die([0]))
+    left = icepool.Pool(others).lowest(len(others) - 1).sum() if len(others) >= 2 else icepool.Die([0])
+    depth = 300 // sides + 3 if named.explode == UNBOUNDED else named.explode
+    chain = icepool.d(sides).explode(depth=depth - 1) if depth > 1 else icepool.d(sides)
+    branches = []
+    for face in range(1, sides + 1):
+        if (low is None or face >= low) and (high is None or face <= high):
+            branches.append(left)
+        else:
+            branches.append(summed + (sides + chain if face == sides and named.explode else face))
+    return Dice((), 0, (pooled,)), icepool.Die(branches)
 
 
 def _rounded(value: Fraction, rounding: str | None) -> int:

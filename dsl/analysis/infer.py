@@ -17,6 +17,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.diagnostics import Reporter, did_you_mean
 from dsl.model import Book, Ref
+from dsl.model.exprs import walk
 from dsl.printer import expr_text
 
 FUNCTIONS = {"min": (2, None), "max": (2, None), "abs": (1, 1)}
@@ -132,6 +133,8 @@ class ExprTyper:
                 return self._paired_dice(expr, scope, expected)
             case n.FacedDice():
                 return self._faced_dice(expr, scope, expected)
+            case n.CancellingDice():
+                return self._cancelling_dice(expr, scope, expected)
         raise TypeError(f"cannot type {type(expr).__name__}")
 
     def _number(self, expr: n.Number, scope: Scope, expected: t.Type | None) -> t.Type | None:
@@ -545,6 +548,43 @@ class ExprTyper:
                 f"no die shows a face of at most {expr.high}: the dice of a pool show 1 and up",
                 expr.span,
                 "e.g. `5d6 rerolling at most 5`",
+            )
+            return None
+        return t.DICE
+
+    def _cancelling_dice(self, expr: n.CancellingDice, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        """`(2d6 + exploding d6 as wild) cancelling highest when natural 1 on wild`: a die the
+        pool names (E101), on faces it shows (E301), cancels it and the highest other die."""
+        found = self.infer(expr.operand, scope)
+        if found is None:
+            return None
+        if not isinstance(found, t.Dice) or not pooled_dice(expr.operand):
+            self.reporter.report(
+                "E203",
+                "`cancelling` takes dice away from a pool: dice added together, one of them named"
+                " (`2d6 + exploding d6 as wild`), not numbers or dice already read another way",
+                expr.operand.span,
+                "e.g. `(2d6 + exploding d6 as wild) cancelling highest when natural 1 on wild`",
+            )
+            return None
+        named = {x.name.text: x for x in walk(expr.operand) if isinstance(x, n.NamedDie)}
+        die = named.get(expr.die.text)
+        if die is None:
+            self.reporter.report(
+                "E101",
+                f"`cancelling` reads the die `{expr.die.text}`, which these dice do not name",
+                expr.die.span,
+                did_you_mean(expr.die.text, named) or "name a die of the pool: `2d6 + exploding d6 as wild`",
+            )
+            return None
+        sides = die_sides(die.operand)
+        if sides is not None and (expr.high < 1 or expr.low > sides):
+            faces = str(expr.low) if expr.low == expr.high else f"{expr.low}..{expr.high}"
+            self.reporter.report(
+                "E301",
+                f"`{expr.die.text}`, a d{sides}, never shows a natural {faces}: it cancels no dice",
+                expr.span,
+                f"the die shows 1 to {sides}",
             )
             return None
         return t.DICE

@@ -391,6 +391,11 @@ class Notation:
             return printer.faced_dice_text(expr, lambda inner: self._note(inner, words)[0]), _ATOM
         if isinstance(expr, n.PairedDice):
             return printer.paired_dice_text(expr, lambda inner: self._note(inner, words)[0]), _ATOM
+        if isinstance(expr, n.CancellingDice):
+            inner, _ = self._note(expr.operand, words)
+            faces = str(expr.low) if expr.low == expr.high else f"{expr.low}\u2013{expr.high}"
+            die = f"the {display_name(expr.die.text)} die"
+            return f"({inner}; a natural {faces} on {die} takes it and the highest other die away)", _ATOM
         if isinstance(expr, n.NamedDie):
             inner, _ = self._note(expr.operand, words)
             return f"{inner} ({display_name(expr.name.text)})", _ATOM

@@ -656,11 +656,19 @@ class _DiceReader:
 
     def _postfix(self) -> tuple[Dice, list[Group] | None]:
         value, groups = self._primary()
-        while self._at_word("showing", "rerolling", "as"):
+        while self._at_word("showing", "rerolling", "as", "cancelling"):
             word = self._take()[1][0].lower()
             if word == "as":
                 name = self._expect("word", why="a die's name follows `as`")[0]
                 value = named_die(value, name)
+            elif word == "cancelling":
+                why = "`DICE cancelling highest when natural N on NAME`"
+                for expected in ("highest", "when", "natural"):
+                    self._expect("word", expected, why)
+                low, high = self._faces("natural")
+                self._expect("word", "on", why)
+                name = self._expect("word", why=why)[0]
+                value = cancelled_dice(self._ordered(value, groups), name, low, high)
             else:
                 low, high = self._faces(word)
                 ordered = self._ordered(value, groups)
@@ -1320,6 +1328,17 @@ def counted_dice(dice: Dice, low: int | None, high: int | None) -> Dice:
     groups = _pool_groups(dice, "a count of faces reads")
     try:
         return Dice((), 0, (Pooled(tuple(groups), "count", within=(low, high)),))
+    except ValueError as error:
+        raise RuleInputError(str(error)) from None
+
+
+def cancelled_dice(dice: Dice, name: str, low: int | None, high: int | None) -> Dice:
+    """`(2d6 + exploding d6 as wild) cancelling highest when natural 1 on wild`: the dice added
+    together, except that when the die `name` first shows a face from `low` to `high` (None:
+    open), it and the highest of the other dice are taken away (OpenD6's Wild Die on a 1)."""
+    groups = _pool_groups(dice, "a named die cancels")
+    try:
+        return Dice((), 0, (Pooled(tuple(groups), "cancel", within=(low, high), trigger=name),))
     except ValueError as error:
         raise RuleInputError(str(error)) from None
 

@@ -4,7 +4,8 @@ A `Group` is some dice of one kind: plain, Fate, exploding (once, up to N times,
 end), re-rolled once on some faces (a push), and possibly named (`the wild die`).  A `Pooled`
 reads one number from groups rolled together: their sum, the sum of the highest or lowest N,
 how many show a face in a range (successes, "two 6s", "any 1"), the most that match
-("doubles"), or how many pairs one side wins when two sides' dice are sorted and compared highest
+("doubles"), their sum with a named die and the highest other die cancelled when the named die
+first shows some faces (OpenD6's Wild Die on a 1), or how many pairs one side wins when two sides' dice are sorted and compared highest
 against highest (RISK).  `Extreme` is the better or worse of two dice values.  They are parts of a `Dice`
 (dsl/runtime/dice.py), so they add, scale and clamp like every other dice value: one algebra.
 
@@ -229,7 +230,7 @@ def add_uniform(ways: list[int], count: int, sides: int) -> list[int]:
     return ways
 
 
-Reading = Literal["sum", "highest", "lowest", "count", "matches", "pairs"]
+Reading = Literal["sum", "highest", "lowest", "count", "matches", "pairs", "cancel"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,13 +239,16 @@ class Pooled:
     `lowest` `kept`; `count`, how many show a value in `within` (low, high; None: no bound);
     `matches`, the most dice showing one value (2: doubles); `pairs`, how many pairs the first
     `side` groups win against the others, each side's dice sorted and paired highest against
-    highest, a tie won by the other side (RISK's attacker against its defender)."""
+    highest, a tie won by the other side (RISK's attacker against its defender); `cancel`, the
+    sum of the dice, except that when the die named `trigger` first shows a face in `within`, it
+    and the highest of the other dice count nothing (OpenD6's Wild Die showing 1)."""
 
     groups: tuple[Group, ...]
     reading: Reading = "sum"
     kept: int = 1
     within: tuple[int | None, int | None] = (None, None)
     side: int = 0
+    trigger: str | None = None
 
     def __post_init__(self) -> None:
         if not self.groups or not all(isinstance(g, Group) for g in self.groups):
@@ -266,6 +270,14 @@ class Pooled:
         names = [g.name for g in self.groups if g.name is not None]
         if len(names) != len(set(names)):
             raise ValueError("two dice of one pool have the same name")
+        if (self.reading == "cancel") != (self.trigger is not None):
+            raise ValueError("a named die cancels dice, and only when the pool reads its dice that way")
+        if self.trigger is not None and self.trigger not in names:
+            raise ValueError(f"{_joined(self.groups)} has no die named {self.trigger} to cancel dice")
+        if self.trigger is not None and self.within == (None, None):
+            raise ValueError(f"say on which faces {self.trigger} cancels dice")
+        if self.trigger is not None and self._split()[0].count != 1:
+            raise ValueError(f"the dice named {self.trigger} are more than one die: one die cancels dice")
 
     @property
     def size(self) -> int:
@@ -294,18 +306,33 @@ class Pooled:
             return f"{self.reading}{kept} of {inner}"
         if self.reading == "matches":
             return f"matches of {inner}"
+        faces = faces_text(*self.within)
+        if self.reading == "cancel":
+            return f"{inner} cancelling highest when natural {faces} on {self.trigger}"
+        return f"{inner} showing {faces}"
+
+    def _split(self) -> tuple[Group, tuple[Group, ...]]:
+        """For `cancel`: the named die that cancels, and the other groups."""
+        named = next(g for g in self.groups if g.name == self.trigger)
+        return named, tuple(g for g in self.groups if g is not named)
+
+    def _cancels(self, face: int) -> bool:
         low, high = self.within
-        if high is None:
-            faces = f"at least {low}"
-        elif low is None:
-            faces = f"at most {high}"
-        else:
-            faces = str(low) if low == high else f"{low}..{high}"
-        return f"{_joined(self.groups)} showing {faces}"
+        return (low is None or face >= low) and (high is None or face <= high)
 
     @property
     def low(self) -> int:
         lows = sorted(g.low for g in self.groups for _ in range(g.count))
+        if self.reading == "cancel":
+            named, others = self._split()
+            rest = sorted(g.low for g in others for _ in range(g.count))
+            found = []
+            if any(self._cancels(face) for face in named.faces):
+                found.append(sum(rest[:-1]))
+            standing = [face for face in named.faces if not self._cancels(face)]
+            if standing:
+                found.append(sum(rest) + standing[0])
+            return min(found)
         if self.reading == "sum":
             return sum(lows)
         if self.reading == "highest":
@@ -326,6 +353,8 @@ class Pooled:
         highs = [g.high for g in self.groups for _ in range(g.count)]
         if None in highs:
             return None
+        if self.reading == "cancel":
+            return max(self.weights(None, {})[0])
         ordered = sorted(h for h in highs if h is not None)
         if self.reading == "sum":
             return sum(ordered)
@@ -340,6 +369,10 @@ class Pooled:
             return horizon - (self.low - group.low) + 1
         if self.reading == "count":
             return self.within[0] if self.within[0] is not None else 1
+        if self.reading == "cancel":
+            # the die adds to some of the others (or to none), each at least its lowest face
+            below = sum(min(g.low, 0) * g.count for g in self.groups) - min(group.low, 0)
+            return horizon - below + 1
         # kept, the die adds to the other kept dice, each at least the lowest face (Fate: -1)
         lowest = min(g.low for g in self.groups)
         return horizon + 1 - (self.kept - 1) * min(lowest, 0)
@@ -368,7 +401,39 @@ class Pooled:
             return _counted(dice, self.within), denominator
         if self.reading == "pairs":
             return _paired(dice, self.side), denominator
+        if self.reading == "cancel":
+            return self._cancelled(horizon, condition), denominator
         return _ordered(dice, self.reading, self.kept), denominator
+
+    def _cancelled(self, horizon: int | None, condition: Mapping[str, int]) -> Weights:
+        """`cancel`, face by face of the named die: a face that cancels leaves the other dice
+        without their highest (the lowest all-but-one of them, kept as `_ordered` keeps them); any
+        other face adds the named die's value to the sum of the others."""
+        named, others = self._split()
+        dice = []
+        for group in others:
+            first = condition.get(group.name) if group.name is not None else None
+            dice.append((group.count, group.die(self._cap(group, horizon), first)[0]))
+        summed: Weights = {0: 1}
+        for count, weights in dice:
+            summed = convolve_weights(summed, weights_power(weights, count))
+        size = sum(count for count, _ in dice)
+        if size >= 2:
+            cancelled = _ordered(dice, "lowest", size - 1)
+        else:
+            cancelled = {0: math.prod(_total(weights) ** count for count, weights in dice)}
+        told = condition.get(named.name) if named.name is not None else None
+        found: Weights = {}
+        for face in named.faces if told is None else (told,):
+            shown, _ = named.die(self._cap(named, horizon), face)
+            if self._cancels(face):
+                piece = {value: weight * _total(shown) for value, weight in cancelled.items()}
+            else:
+                piece = convolve_weights(summed, shown)
+            for value, weight in piece.items():
+                if weight:
+                    found[value] = found.get(value, 0) + weight
+        return found
 
     def joint(self, horizon: int | None) -> tuple[dict[tuple[int, int], int], int]:
         """The weight of each (natural, value) pair: the natural is what the pool reads from the
@@ -397,6 +462,15 @@ class Pooled:
 @lru_cache(maxsize=256)
 def _pool_weights(pool: Pooled, horizon: int | None, condition: tuple[tuple[str, int], ...]) -> tuple[Weights, int]:
     return pool._weights(horizon, dict(condition))
+
+
+def faces_text(low: int | None, high: int | None) -> str:
+    """Faces as the language writes them: `6`, `2..5`, `at least 5`, `at most 2`."""
+    if high is None:
+        return f"at least {low}"
+    if low is None:
+        return f"at most {high}"
+    return str(low) if low == high else f"{low}..{high}"
 
 
 def _joined(groups: tuple[Group, ...]) -> str:

@@ -11,7 +11,7 @@ explosion while it shows its highest face and may explode again.
 
 What a pool reads from its dice follows its distribution's reading (pools.py) die by die: a sum;
 the highest or lowest N (ties kept in the order rolled); how many show a face counted; the most
-that match; the pairs one side wins, each side's dice sorted highest first.  The natural result
+that match; the sum with a named die and the highest other die taken away on its first face; the pairs one side wins, each side's dice sorted highest first.  The natural result
 is what `natural` tiers read, as `Dice.naturals` defines it: a named die's first face; the dice
 alone (no number added, faces before explosions and re-rolls), None where that is undefined.
 """
@@ -201,6 +201,8 @@ def _pooled(pool: Pooled, faces: FaceSource) -> tuple[int, int | None, dict[str,
         low, high = pool.within
         kept = [(low is None or v >= low) and (high is None or v <= high) for v in values]
         value = sum(kept)
+    elif pool.reading == "cancel":
+        value, kept = _cancelled(pool, dice)
     elif pool.reading == "matches":
         counts = Counter(values)
         value = max(counts.values())
@@ -216,6 +218,23 @@ def _pooled(pool: Pooled, faces: FaceSource) -> tuple[int, int | None, dict[str,
     else:
         natural = None
     return value, natural, named, dice
+
+
+def _cancelled(pool: Pooled, dice: list[DieRoll]) -> tuple[int, list[bool]]:
+    """The sum, or, when the named die's first face cancels, the sum without it and the highest
+    other die (the first rolled among equals); the dice taken away are not kept."""
+    values = [d.value for d in dice]
+    trigger = next(i for i, d in enumerate(dice) if d.name == pool.trigger)
+    low, high = pool.within
+    face = dice[trigger].natural
+    if (low is not None and face < low) or (high is not None and face > high):
+        return sum(values), [True] * len(dice)
+    others = [i for i in range(len(dice)) if i != trigger]
+    cancelled = {trigger}
+    if others:
+        cancelled.add(max(others, key=lambda i: (values[i], -i)))
+    kept = [i not in cancelled for i in range(len(dice))]
+    return sum(v for v, k in zip(values, kept, strict=True) if k), kept
 
 
 def _pairs(values: list[int], sides: list[int]) -> tuple[int, list[bool]]:

@@ -25,6 +25,7 @@ from dsl.runtime.base import IMPASSABLE, NOT_APPLICABLE, RuleInputError, Special
 from dsl.runtime.dice import (
     Dice,
     Value,
+    cancelled_dice,
     clamp_dice,
     counted_dice,
     exploding_dice,
@@ -126,6 +127,8 @@ def evaluate(expr: n.Expr, book: m.Book, env: Env) -> Value:
             return _paired_dice(expr, book, env)
         case n.FacedDice():
             return _faced_dice(expr, book, env)
+        case n.CancellingDice():
+            return _cancelling_dice(expr, book, env)
     raise TypeError(f"cannot evaluate {type(expr).__name__}")
 
 
@@ -310,6 +313,18 @@ def _faced_dice(expr: n.FacedDice, book: m.Book, env: Env) -> Value:
         if expr.op == "showing":
             return counted_dice(dice, expr.low, expr.high)
         return rerolled_dice(dice, expr.low, expr.high)
+    except RuleInputError as error:
+        raise NoValue(str(error)) from None
+
+
+def _cancelling_dice(expr: n.CancellingDice, book: m.Book, env: Env) -> Value:
+    """The dice added together, a named die and the highest other die taken away when it first
+    shows some faces (dsl/runtime/pools.py)."""
+    dice = evaluate(expr.operand, book, env)
+    if not isinstance(dice, Dice):
+        raise NoValue(f"`{expr_text(expr)}`: a named die cancels dice")
+    try:
+        return cancelled_dice(dice, expr.die.text, expr.low, expr.high)
     except RuleInputError as error:
         raise NoValue(str(error)) from None
 

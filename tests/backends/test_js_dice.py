@@ -1,5 +1,6 @@
 """The JavaScript runtime's dice held to Python's, below the level of a module: pools.js against
-dsl/runtime/pools.py on drawn pools of every reading (sum, kept, counted, matched, pairs won),
+dsl/runtime/pools.py on drawn pools of every reading (sum, kept, counted, matched, pairs won,
+a named die cancelling),
 and dice.js's dice values against dsl/runtime/dice.py on drawn trees of the algebra's constructs
 (exploding, kept, named, counted, re-rolled, paired, added, the better or worse of two): the same
 weights, texts, bounds and refusals, run through tests/js/pools.mjs and tests/js/dice_values.mjs.
@@ -41,6 +42,13 @@ def _drawn_pools(rng: random.Random, count: int) -> list[dict[str, Any]]:
         reading = "sum" if len(groups) == 1 and rng.random() < 0.4 else rng.choice(["highest", "lowest", "count", "matches"])
         if pairs:
             reading = "pairs"
+        named = [g for g in groups if g["name"]]
+        trigger = None
+        if not pairs and rng.random() < 0.2:
+            reading = "cancel"
+            if named and rng.random() < 0.9:
+                named[0]["count"] = 1 if rng.random() < 0.9 else 2
+                trigger = named[0]["name"]
         size = sum(g["count"] for g in groups)
         within = [rng.choice([None, 2, 4]), rng.choice([None, None, 5])]
         if within == [None, None]:
@@ -57,6 +65,7 @@ def _drawn_pools(rng: random.Random, count: int) -> list[dict[str, Any]]:
                 "kept": rng.randint(1, size),
                 "within": within,
                 "side": rng.randint(1, len(groups) - 1) if pairs else 0,
+                "trigger": trigger,
                 "horizon": rng.choice([None, 12, 25]),
                 "condition": condition,
                 "joint": rng.random() < 0.3,
@@ -80,7 +89,7 @@ def _python_pool(case: dict[str, Any]) -> dict[str, Any]:
             )
             for g in case["groups"]
         )
-        pool = Pooled(groups, case["reading"], case["kept"], tuple(case["within"]), case["side"])
+        pool = Pooled(groups, case["reading"], case["kept"], tuple(case["within"]), case["side"], case["trigger"])
         if case["joint"]:
             pairs, denominator = pool.joint(case["horizon"])
             weights = {f"{a},{b}": str(w) for (a, b), w in pairs.items()}
@@ -99,11 +108,11 @@ def _python_pool(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_javascript_pools_agree_with_python() -> None:
-    """dsl/backends/js/runtime/pools.js against dsl/runtime/pools.py on 500 drawn pools, pairs
+    """dsl/backends/js/runtime/pools.js against dsl/runtime/pools.py on 600 drawn pools, pairs
     won and counted faces among them: the same weights, denominators, texts and bounds, and the
     same refusals (tests/js/pools.mjs)."""
     node = need_node()
-    cases = _drawn_pools(random.Random(27), 500)
+    cases = _drawn_pools(random.Random(27), 600)
     done = subprocess.run(
         [node, str(JS_TESTS / "pools.mjs"), str(RUNTIME)],
         input=json.dumps(cases),
@@ -118,6 +127,7 @@ def test_the_javascript_pools_agree_with_python() -> None:
     assert not mismatches, mismatches[:3]
     worked = [case["reading"] for case, x in zip(cases, expected, strict=True) if "error" not in x]
     assert len(worked) > 300 and worked.count("pairs") > 30 and worked.count("count") > 30, worked
+    assert worked.count("cancel") > 20, worked
 
 
 def _dice_tree(rng: random.Random, depth: int = 0) -> dict[str, Any]:
@@ -137,7 +147,17 @@ def _dice_tree(rng: random.Random, depth: int = 0) -> dict[str, Any]:
         if rng.random() < 0.6:
             die = {"op": "exploding", "dice": die, "times": rng.choice([None, None, 2])}
         named = {"op": "named", "dice": die, "name": f"w{depth}"}
-        return named if rng.random() < 0.5 else {"op": "plus", "first": _dice_tree(rng, depth + 1), "second": named}
+        chosen = rng.random()
+        if chosen < 0.2:
+            return named
+        added = {"op": "plus", "first": _dice_tree(rng, depth + 1), "second": named}
+        if chosen < 0.3:
+            return added
+        if rng.random() < 0.7:  # dice added together, which a named die cancels
+            added["first"] = {"op": "pool", "count": rng.randint(1, 3), "sides": rng.choice([4, 6])}
+        low, high = rng.choice([(1, 1), (1, 2), (None, 1), (6, None)])
+        name = f"w{depth}" if rng.random() < 0.9 else "x"
+        return {"op": "cancelled", "dice": added, "name": name, "low": low, "high": high}
     if roll < 0.72:
         op = rng.choice(["counted", "rerolled"])
         low, high = rng.choice([(None, 2), (5, None), (2, 5), (6, 6), (1, 1), (1, 10)])
@@ -152,6 +172,7 @@ def _dice_tree(rng: random.Random, depth: int = 0) -> dict[str, Any]:
 def _python_dice(case: dict[str, Any]) -> dict[str, Any]:
     from dsl.runtime.base import RuleInputError
     from dsl.runtime.dice import (
+        cancelled_dice,
         clamp_dice,
         counted_dice,
         exploding_dice,
@@ -177,6 +198,8 @@ def _python_dice(case: dict[str, Any]) -> dict[str, Any]:
                 return counted_dice(built(tree["dice"]), tree["low"], tree["high"])
             case "rerolled":
                 return rerolled_dice(built(tree["dice"]), tree["low"], tree["high"])
+            case "cancelled":
+                return cancelled_dice(built(tree["dice"]), tree["name"], tree["low"], tree["high"])
             case "paired":
                 return paired_dice(built(tree["first"]), built(tree["second"]))
             case "plus":
@@ -197,13 +220,13 @@ def _python_dice(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_dice_values_agree_with_python() -> None:
-    """dice.js's dice values against dsl/runtime/dice.py on 400 drawn trees, counted, re-rolled
-    and paired dice among them: the same text, totals to a horizon, naturals and refusals
+    """dice.js's dice values against dsl/runtime/dice.py on 800 drawn trees, counted, re-rolled,
+    paired and cancelling dice among them: the same text, totals to a horizon, naturals and refusals
     (tests/js/dice_values.mjs)."""
     node = need_node()
     rng = random.Random(2027)
     cases = []
-    for _ in range(400):
+    for _ in range(800):
         tree = _dice_tree(rng)
         names: list[str | None] = [None] if rng.random() < 0.5 else []
         names += [name for name in ("w0", "w1") if name in json.dumps(tree) and rng.random() < 0.7]
@@ -222,5 +245,5 @@ def test_dice_values_agree_with_python() -> None:
     assert not mismatches, mismatches[:2]
     worked = [json.dumps(case["tree"]) for case, x in zip(cases, expected, strict=True) if "error" not in x]
     assert len(worked) > 150, len(worked)
-    for op in ("counted", "rerolled", "paired"):
+    for op in ("counted", "rerolled", "paired", "cancelled"):
         assert sum(f'"op": "{op}"' in tree for tree in worked) > 10, op

@@ -1,12 +1,12 @@
 // Builds dice values (JSON on stdin: trees of pool / exploding / kept / named / counted /
-// rerolled / paired / plus / max / min, as tests/backends/test_js_dice.py draws them) with the
+// rerolled / cancelled / paired / plus / max / min, as tests/backends/test_js_dice.py draws them) with the
 // JavaScript runtime's dice.js, and writes each one's text, totals (to a horizon) and naturals
 // (or the error) as JSON: the twin of dsl/runtime/dice.py the test compares them with.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
 const [runtime] = process.argv.slice(2);
-const { Dice, clampDice, countedDice, explodingDice, keptDice, namedDie, pairedDice, rerolledDice } = await import(pathToFileURL(`${runtime}/dice.js`).href);
+const { Dice, cancelledDice, clampDice, countedDice, explodingDice, keptDice, namedDie, pairedDice, rerolledDice } = await import(pathToFileURL(`${runtime}/dice.js`).href);
 const big = (x) => (x === null ? null : BigInt(x));
 
 function built(tree) {
@@ -23,6 +23,8 @@ function built(tree) {
       return namedDie(built(tree.dice), tree.name);
     case "counted":
       return countedDice(built(tree.dice), big(tree.low), big(tree.high));
+    case "cancelled":
+      return cancelledDice(built(tree.dice), tree.name, big(tree.low), big(tree.high));
     case "rerolled":
       return rerolledDice(built(tree.dice), big(tree.low), big(tree.high));
     case "paired":

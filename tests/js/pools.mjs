@@ -8,7 +8,7 @@ const [runtime] = process.argv.slice(2);
 const { Group, Pooled, UNBOUNDED } = await import(pathToFileURL(`${runtime}/pools.js`).href);
 const big = (x) => (x === null ? null : BigInt(x));
 const cases = JSON.parse(readFileSync(0, "utf8"));
-const out = cases.map(({ groups, reading, kept, within, side, horizon, condition, joint }) => {
+const out = cases.map(({ groups, reading, kept, within, side, trigger, horizon, condition, joint }) => {
   try {
     const made = groups.map(
       (g) =>
@@ -19,7 +19,7 @@ const out = cases.map(({ groups, reading, kept, within, side, horizon, condition
           name: g.name,
         }),
     );
-    const pool = new Pooled(made, reading, big(kept), within.map(big), side);
+    const pool = new Pooled(made, reading, big(kept), within.map(big), side, trigger);
     const [weights, denominator] = joint
       ? pool.joint(big(horizon))
       : pool.weights(big(horizon), new Map(Object.entries(condition).map(([k, v]) => [k, big(v)])));

@@ -52,6 +52,52 @@ def test_opend6_wild_die_matches_icepool(skill: int) -> None:
             assert check.outcomes["success"] == succeeds - succeeds_on_one, (skill, pips, difficulty)
 
 
+@pytest.mark.parametrize("skill", range(1, 11))
+def test_opend6_a_1_cancelling_matches_icepool(skill: int) -> None:
+    """OpenD6's other reading of a 1 on the Wild Die: it and the highest other die are taken away
+    from the total (`cancelling highest when natural 1 on wild`)."""
+    book = _book("opend6")
+    plain = [icepool.d6] * (skill - 1)
+    left = icepool.Pool(plain).lowest(skill - 2).sum() if skill >= 2 else icepool.Die([0])
+    for pips in range(3):
+        for difficulty in range(1, 41, 3):
+            others = sum(plain, icepool.Die([0]))
+            wild = _exploding_d6(difficulty)
+            # the Wild Die by its first face: 1 cancels, 2..5 add, 6 adds and explodes
+            total = icepool.Die([left, *(others + face for face in range(2, 6)), others + 6 + wild]) + pips
+            check = book.skill_check(skill=skill, pips=pips, difficulty=difficulty, cancelling=True).roll("check")
+            succeeds = _chance(total, ">=", difficulty)
+            assert check.probability == succeeds, (skill, pips, difficulty)
+            assert check.outcomes["complication"] == Fraction(1, 6)
+            on_one = _chance(left + pips, ">=", difficulty) / 6
+            assert check.outcomes["success"] == succeeds - on_one, (skill, pips, difficulty)
+
+
+def _percentile(tens: int, units: int) -> int:
+    """Call of Cthulhu's reading of a tens die and a units die, each 0..9: 00 with 0 is 100."""
+    return 10 * tens + units or 100
+
+
+@pytest.mark.parametrize("penalty", [False, True], ids=["bonus", "penalty"])
+def test_percentile_bonus_and_penalty_dice_match_icepool(penalty: bool) -> None:
+    """Call of Cthulhu 7e: one units die and two tens dice, the better (bonus) or worse (penalty)
+    result kept; icepool works it out from the game's own reading of the digits."""
+    book = _book("percentile")
+    digit = icepool.Die(range(10))
+    keep = max if penalty else min
+    result = icepool.map(lambda u, a, b: keep(_percentile(a, u), _percentile(b, u)), digit, digit, digit)
+    for skill in range(0, 101, 3):
+        for hurried in (False, True):
+            target = skill - 20 if hurried else skill
+            check = book.extra_die_roll(skill=skill, hurried=hurried, penalty=penalty).roll("check")
+            succeeds = Fraction(
+                sum(q for r, q in result.items() if r != 100 and r <= max(target, 5)), result.denominator()
+            )
+            assert check.probability == succeeds, (skill, hurried)
+            assert check.outcomes["fumble"] == _chance(result, "==", 100)
+            assert check.outcomes.get("critical", 0) == _chance(result, "<=", -(-target // 20)), (skill, hurried)
+
+
 def _sixes(die: Any) -> Any:
     return die.map(lambda face: int(face == 6))
 

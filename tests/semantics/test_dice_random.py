@@ -14,7 +14,7 @@ pytest.importorskip("icepool", reason="icepool is in the test extra: pip install
 
 from tests.dice_expressions import CONSTRUCTS, agree, build
 
-READERS = ("sum", "highest", "lowest", "count", "matches", "pairs")
+READERS = ("sum", "highest", "lowest", "count", "matches", "pairs", "cancel")
 DICE = ("sum", "fate", "explode", "explode-unbounded", "reroll", "named")
 COMBINATORS = ("better", "worse", "scaled", "clamped", "sum", "bonus")
 

@@ -135,6 +135,9 @@ class JsExpressions:
             case n.FacedDice(op=op, operand=operand, low=low, high=high):
                 reader = "countedDice" if op == "showing" else "rerolledDice"
                 return f"{reader}({self.code(operand, frame)}, {number_literal(low)}, {number_literal(high)})"
+            case n.CancellingDice(operand=operand, low=low, high=high, die=die):
+                dice = self.code(operand, frame)
+                return f"cancelledDice({dice}, {js_string(die.text)}, {number_literal(low)}, {number_literal(high)})"
             case n.PairedDice(first=first, second=second):
                 return f"pairedDice({self.code(first, frame)}, {self.code(second, frame)})"
             case n.NamedDie(operand=operand, name=name):

@@ -139,6 +139,9 @@ class Expressions:
             case n.FacedDice(op=op, operand=operand, low=low, high=high):
                 reader = "counted_dice" if op == "showing" else "rerolled_dice"
                 return f"{reader}({self.expression(operand, frame)}, {literal(low)}, {literal(high)})", ATOM
+            case n.CancellingDice(operand=operand, low=low, high=high, die=die):
+                dice = self.expression(operand, frame)
+                return f"cancelled_dice({dice}, {literal(die.text)}, {literal(low)}, {literal(high)})", ATOM
             case n.PairedDice(first=first, second=second):
                 return f"paired_dice({self.expression(first, frame)}, {self.expression(second, frame)})", ATOM
             case n.NamedDie(operand=operand, name=name):

@@ -383,7 +383,7 @@ export function partRebuilt(part, change, delta, steps) {
     }
     if (steps) groups = groups.map((g) => (g.fate ? g : g.with({ sides: stepDie(g.sides, steps), reroll: null })));
     const size = groups.reduce((sum, g) => sum + g.count, 0n);
-    return new Pooled(groups, part.reading, part.kept < size ? part.kept : size, part.within, part.side);
+    return new Pooled(groups, part.reading, part.kept < size ? part.kept : size, part.within, part.side, part.trigger);
   }
   return part.rebuilt(change(part.dice));
 }
@@ -556,9 +556,9 @@ function poolGroups(dice, what) {
 }
 
 /** A pool whose refusal (a RangeError of pools.js) is the rulebook user's: a RuleInputError. */
-function pooled(groups, reading, kept, within, side) {
+function pooled(groups, reading, kept, within, side, trigger = null) {
   try {
-    return new Pooled(groups, reading, kept, within, side);
+    return new Pooled(groups, reading, kept, within, side, trigger);
   } catch (error) {
     if (error instanceof RangeError) throw new RuleInputError(error.message);
     throw error;
@@ -571,6 +571,14 @@ export function countedDice(dice, low, high) {
   if (noDice(dice)) return dice; // no dice show no face: the count is 0
   const groups = poolGroups(dice, "a count of faces reads");
   return new Dice([], 0n, [pooled(groups, "count", 1n, [low, high])]);
+}
+
+/** `(2d6 + exploding d6 as wild) cancelling highest when natural 1 on wild`: the dice added
+ * together, except that when the die `name` first shows a face from `low` to `high` (null: open),
+ * it and the highest of the other dice are taken away (OpenD6's Wild Die on a 1). */
+export function cancelledDice(dice, name, low, high) {
+  const groups = poolGroups(dice, "a named die cancels");
+  return new Dice([], 0n, [pooled(groups, "cancel", 1n, [low, high], 0, name)]);
 }
 
 /** `5d6 rerolling 2..5`: each die showing a face from `low` to `high` (null: open) rolled once
@@ -746,10 +754,17 @@ class DiceReader {
   }
   postfix() {
     let [value, groups] = this.primary();
-    while (this.atWord("showing", "rerolling", "as")) {
+    while (this.atWord("showing", "rerolling", "as", "cancelling")) {
       const word = this.take()[1][0].toLowerCase();
       if (word === "as") {
         value = namedDie(value, this.expect("word", null, "a die's name follows `as`")[0]);
+      } else if (word === "cancelling") {
+        const why = "`DICE cancelling highest when natural N on NAME`";
+        for (const expected of ["highest", "when", "natural"]) this.expect("word", expected, why);
+        const [low, high] = this.faces("natural");
+        this.expect("word", "on", why);
+        const name = this.expect("word", null, why)[0];
+        value = cancelledDice(ordered(value, groups), name, low, high);
       } else {
         const [low, high] = this.faces(word);
         const dice = ordered(value, groups);

@@ -4,7 +4,8 @@
 // A `Group` is some dice of one kind: plain, Fate, exploding (once, up to N times, or without
 // end), re-rolled once on some faces, and possibly named.  A `Pooled` reads one number from
 // groups rolled together: their sum, the sum of the highest or lowest N, how many show a face in
-// a range, the most that match, or how many pairs one side wins when two sides' dice are sorted
+// a range, the most that match, their sum with a named die and the highest other die cancelled
+// when the named die first shows some faces, or how many pairs one side wins when two sides' dice are sorted
 // and compared highest against highest (RISK).  Weights are BigInts over one denominator; values (faces,
 // totals) are BigInts too, keys of Maps (a pair is a Map keyed by its text "a,b").
 
@@ -243,15 +244,16 @@ export function addUniform(ways, count, sides) {
 
 export class Pooled {
   /** See pools.py Pooled: groups, reading ("sum" | "highest" | "lowest" | "count" | "matches" |
-   * "pairs"), kept (BigInt), within ([low, high], null for no bound), side (how many groups, first,
-   * are the side whose pairs won are counted). */
-  constructor(groups, reading = "sum", kept = 1n, within = [null, null], side = 0) {
+   * "pairs" | "cancel"), kept (BigInt), within ([low, high], null for no bound), side (how many
+   * groups, first, are the side whose pairs won are counted), trigger (the named die that cancels). */
+  constructor(groups, reading = "sum", kept = 1n, within = [null, null], side = 0, trigger = null) {
     if (!groups.length || !groups.every((g) => g instanceof Group)) throw new RangeError("a pool has at least one group of dice");
     this.groups = Object.freeze([...groups]);
     this.reading = reading;
     this.kept = kept;
     this.within = Object.freeze([...within]);
     this.side = side;
+    this.trigger = trigger;
     if (reading === "sum" && groups.length !== 1) throw new RangeError("a sum of several groups is the sum of each");
     if ((reading === "highest" || reading === "lowest") && !(1n <= kept && kept <= this.size)) {
       throw new RangeError(`${reading} ${kept} of ${this.size} dice keeps more dice than it rolls`);
@@ -271,6 +273,18 @@ export class Pooled {
     }
     const names = groups.filter((g) => g.name !== null).map((g) => g.name);
     if (names.length !== new Set(names).size) throw new RangeError("two dice of one pool have the same name");
+    if ((reading === "cancel") !== (trigger !== null)) {
+      throw new RangeError("a named die cancels dice, and only when the pool reads its dice that way");
+    }
+    if (trigger !== null && !names.includes(trigger)) {
+      throw new RangeError(`${joined(this.groups)} has no die named ${trigger} to cancel dice`);
+    }
+    if (trigger !== null && within[0] === null && within[1] === null) {
+      throw new RangeError(`say on which faces ${trigger} cancels dice`);
+    }
+    if (trigger !== null && this._split()[0].count !== 1n) {
+      throw new RangeError(`the dice named ${trigger} are more than one die: one die cancels dice`);
+    }
     Object.freeze(this);
   }
 
@@ -298,6 +312,7 @@ export class Pooled {
       this.within[0] === other.within[0] &&
       this.within[1] === other.within[1] &&
       this.side === other.side &&
+      this.trigger === other.trigger &&
       this.groups.length === other.groups.length &&
       this.groups.every((g, i) => g.equals(other.groups[i]))
     );
@@ -314,12 +329,20 @@ export class Pooled {
       return `${this.reading}${kept} of ${inner}`;
     }
     if (this.reading === "matches") return `matches of ${inner}`;
+    const faces = facesText(...this.within);
+    if (this.reading === "cancel") return `${inner} cancelling highest when natural ${faces} on ${this.trigger}`;
+    return `${inner} showing ${faces}`;
+  }
+
+  /** For `cancel`: [the named die that cancels, the other groups]. */
+  _split() {
+    const named = this.groups.find((g) => g.name === this.trigger);
+    return [named, this.groups.filter((g) => g !== named)];
+  }
+
+  _cancels(face) {
     const [low, high] = this.within;
-    let faces;
-    if (high === null) faces = `at least ${low}`;
-    else if (low === null) faces = `at most ${high}`;
-    else faces = low === high ? `${low}` : `${low}..${high}`;
-    return `${joined(this.groups)} showing ${faces}`;
+    return (low === null || face >= low) && (high === null || face <= high);
   }
 
   _each(pick) {
@@ -330,6 +353,17 @@ export class Pooled {
 
   get low() {
     const lows = this._each((g) => g.low).sort(compare);
+    if (this.reading === "cancel") {
+      const [named, others] = this._split();
+      const rest = [];
+      for (const g of others) for (let i = 0n; i < g.count; i += 1n) rest.push(g.low);
+      rest.sort(compare);
+      const found = [];
+      if (named.faces.some((face) => this._cancels(face))) found.push(sumOf(rest.slice(0, -1)));
+      const standing = named.faces.filter((face) => !this._cancels(face));
+      if (standing.length) found.push(sumOf(rest) + standing[0]);
+      return found.reduce(minBig);
+    }
     if (this.reading === "sum") return sumOf(lows);
     if (this.reading === "highest") return sumOf(lows.slice(lows.length - Number(this.kept)));
     if (this.reading === "lowest") return sumOf(lows.slice(0, Number(this.kept)));
@@ -344,6 +378,7 @@ export class Pooled {
     }
     const highs = this._each((g) => g.high);
     if (highs.includes(null)) return null;
+    if (this.reading === "cancel") return [...this.weights(null, new Map())[0].keys()].reduce(maxBig);
     const ordered = highs.sort(compare);
     if (this.reading === "sum") return sumOf(ordered);
     return this.reading === "highest"
@@ -355,6 +390,11 @@ export class Pooled {
     if (group.bounded || horizon === null) return null;
     if (this.reading === "sum") return horizon - (this.low - group.low) + 1n;
     if (this.reading === "count") return this.within[0] !== null ? this.within[0] : 1n;
+    if (this.reading === "cancel") {
+      // the die adds to some of the others (or to none), each at least its lowest face
+      const below = this.groups.reduce((sum, g) => sum + minBig(g.low, 0n) * g.count, 0n) - minBig(group.low, 0n);
+      return horizon - below + 1n;
+    }
     const lowest = this.groups.map((g) => g.low).reduce(minBig);
     return horizon + 1n - (this.kept - 1n) * minBig(lowest, 0n);
   }
@@ -372,7 +412,38 @@ export class Pooled {
     if (this.reading === "sum") return [weightsPower(dice[0][1], dice[0][0]), denominator];
     if (this.reading === "count") return [counted(dice, this.within), denominator];
     if (this.reading === "pairs") return [paired(dice, this.side), denominator];
+    if (this.reading === "cancel") return [this._cancelled(horizon, condition), denominator];
     return [ordered(dice, this.reading, this.kept), denominator];
+  }
+
+  /** `cancel`, face by face of the named die (pools.py Pooled._cancelled). */
+  _cancelled(horizon, condition) {
+    const [named, others] = this._split();
+    const dice = [];
+    for (const group of others) {
+      const first = group.name !== null && condition.has(group.name) ? condition.get(group.name) : null;
+      dice.push([group.count, group.die(this._cap(group, horizon), first)[0]]);
+    }
+    let summed = new Map([[0n, 1n]]);
+    for (const [count, weights] of dice) summed = convolveWeights(summed, weightsPower(weights, count));
+    const size = dice.reduce((sum, [count]) => sum + count, 0n);
+    let cancelled;
+    if (size >= 2n) cancelled = ordered(dice, "lowest", size - 1n);
+    else cancelled = new Map([[0n, dice.reduce((product, [count, weights]) => product * total(weights) ** count, 1n)]]);
+    const told = condition.has(named.name) ? [condition.get(named.name)] : named.faces;
+    const found = new Map();
+    for (const face of told) {
+      const [shown] = named.die(this._cap(named, horizon), face);
+      let piece;
+      if (this._cancels(face)) {
+        const mass = total(shown);
+        piece = new Map([...cancelled].map(([value, weight]) => [value, weight * mass]));
+      } else {
+        piece = convolveWeights(summed, shown);
+      }
+      for (const [value, weight] of piece) if (weight) bump(found, value, weight);
+    }
+    return found;
   }
 
   /** [Map "natural,value" -> weight, denominator]. */
@@ -404,6 +475,13 @@ export class Pooled {
     }
     return [new Map([...found].map(([key, [, , w]]) => [key, w])), each ** group.count];
   }
+}
+
+/** Faces as the language writes them: `6`, `2..5`, `at least 5`, `at most 2`. */
+export function facesText(low, high) {
+  if (high === null) return `at least ${low}`;
+  if (low === null) return `at most ${high}`;
+  return low === high ? `${low}` : `${low}..${high}`;
 }
 
 /** Groups of one side as the language writes them: `3d6`, `(2d6 + exploding d6)`. */

@@ -149,6 +149,8 @@ function pooled(pool, faces) {
     const [low, high] = pool.within;
     kept = values.map((v) => (low === null || v >= low) && (high === null || v <= high));
     value = BigInt(kept.filter(Boolean).length);
+  } else if (pool.reading === "cancel") {
+    [value, kept] = cancelled(pool, dice);
   } else if (pool.reading === "matches") {
     const counts = new Map();
     for (const v of values) counts.set(v, (counts.get(v) || 0) + 1);
@@ -165,6 +167,24 @@ function pooled(pool, faces) {
   else if (pool.reading === "sum") natural = dice.reduce((a, d) => a + d.natural, 0n);
   else natural = null;
   return [value, natural, named, dice];
+}
+
+/** The sum, or, when the named die's first face cancels, the sum without it and the highest other
+ * die (the first rolled among equals); the dice taken away are not kept (throws.py _cancelled). */
+function cancelled(pool, dice) {
+  const values = dice.map((d) => d.value);
+  const trigger = dice.findIndex((d) => d.name === pool.trigger);
+  const [low, high] = pool.within;
+  const face = dice[trigger].natural;
+  if ((low !== null && face < low) || (high !== null && face > high)) {
+    return [values.reduce((a, b) => a + b, 0n), dice.map(() => true)];
+  }
+  let highest = -1;
+  values.forEach((v, i) => {
+    if (i !== trigger && (highest < 0 || v > values[highest])) highest = i;
+  });
+  const kept = dice.map((_, i) => i !== trigger && i !== highest);
+  return [values.reduce((a, v, i) => (kept[i] ? a + v : a), 0n), kept];
 }
 
 function cmp(a, b) {
