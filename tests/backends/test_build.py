@@ -73,8 +73,10 @@ def test_files_not_made_by_rulecraft_are_left_alone(tmp_path: Path) -> None:
     out.mkdir()
     mine = out / "helpers.py"
     mine.write_text("VALUE = 1\n")
-    assert run("build", "--no-cards", "-o", str(out)).exit_code == 0
+    book = str(ROOT / "rulebooks" / "skirmish_terrain.rules")
+    assert run("build", "--no-cards", book, "-o", str(out)).exit_code == 0
     assert mine.read_text() == "VALUE = 1\n"
+    assert (out / "skirmish_terrain.py").is_file()
 
 
 def test_write_is_all_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
