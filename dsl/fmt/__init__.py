@@ -329,7 +329,8 @@ class _Layout:
         while index < len(leaves):
             run = texts.get(index)
             leaf = Leaf.text_leaf(run[1]) if run is not None else leaves[index]
-            space = " " if previous is not None and lines[-1].runs and self.spaced(previous, leaf) else ""
+            following = leaves[index + 1] if run is None and index + 1 < len(leaves) else None
+            space = " " if previous is not None and lines[-1].runs and self.spaced(previous, leaf, following) else ""
             lines[-1].runs.append(TextRun(space + leaf.token.value, run[1][1:-1] if run is not None else None))
             if run is not None:
                 index = run[0]

@@ -52,12 +52,21 @@ class Spacing:
     def __init__(self) -> None:
         self._dice_sums: dict[int, tuple[bool, bool]] = {}
 
-    def spaced(self, before: Leaf, after: Leaf) -> bool:
-        """Whether one space separates two tokens that follow each other on a line."""
+    def spaced(self, before: Leaf, after: Leaf, following: Leaf | None = None) -> bool:
+        """Whether one space separates two tokens that follow each other on a line (`following`:
+        the token after them, if any)."""
         if before.token.value in _SIGNS and before.siblings() == (True, True):
             return not self._dice_sum(before)
         if after.token.value in _SIGNS and after.siblings() == (True, True):
             return not self._dice_sum(after)
+        if (
+            after.token.value in _SIGNS
+            and not after.siblings()[0]
+            and before.token.type in ("DICE", "DIE")
+            and following is not None
+            and following.token.type == "NUMBER"
+        ):
+            return False  # a roll's bonus after its dice reads as the dice print: `2d6+4 >= 9`
         return _spaced(before, after)
 
     def _dice_sum(self, sign: Leaf) -> bool:

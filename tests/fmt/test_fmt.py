@@ -57,6 +57,26 @@ def test_bundled_and_documented_rulebooks_are_formatted(name: str, text: str) ->
     assert format_text(text) == text
 
 
+SHOWN = [(name, text) for name, text in FIXTURE_BOOKS if name.split("/")[0] in ("dice", "mechanics", "features", "rolling")]
+"""Fixture books written as a designer would (the gallery, the dice idioms, the features): held
+to `fmt` as the bundled ones are.  The diagnostics pairs keep the layout their columns name."""
+
+
+@pytest.mark.parametrize(("name", "text"), SHOWN, ids=[name for name, _ in SHOWN])
+def test_the_gallery_and_feature_books_are_formatted(name: str, text: str) -> None:
+    assert format_text(text) == text
+
+
+def test_a_rolls_bonus_is_written_as_dice_print_and_a_name_stays_apart() -> None:
+    # `2d6 + 4 >= 9` was written `2d6 +4`: the bonus is tight as a sum of dice prints
+    # (`1d6+1`); a name added stays spaced, as any other sum
+    head = 'rulebook t "T":\n    source "s"\n\ninput m "M": int 0..5 = 1\n\nrule r "R" cites "1":\n'
+    text = head + '    roll a "A": 2d6 + 4 >= 9\n    roll b "B": 2d6 + m >= 9\n    roll c "C": 3d6 >= 2d6 + 4\n'
+    assert format_text(text) == head + (
+        '    roll a "A": 2d6+4 >= 9\n    roll b "B": 2d6 + m >= 9\n    roll c "C": 3d6 >= 2d6+4\n'
+    )
+
+
 def _spoiled(text: str) -> str:
     """The same rulebook laid out worse: every indentation halved (a block level is then 2
     spaces; lines inside brackets or after a `\\` may stand anywhere), every blank line tripled,
