@@ -120,7 +120,7 @@ def test_public_names_are_chosen_in_one_pass(monkeypatch: pytest.MonkeyPatch) ->
     """Each rule's public name was looked up in a new set of every name taken so far (50,000 rules:
     a build of 262 s, the reproducer build_quadratic_in_rules.py); the sets looked in now grow
     with the number of rules."""
-    rules = 2000
+    rules = 1000
     text = HEAD + "".join(f'terrain t{i} "T{i}" cites "{i}":\n    DEX -1\n' for i in range(rules))
     compiled = compile_text(text, "many.rules")
     assert compiled.ok and compiled.book is not None

@@ -235,7 +235,7 @@ def test_the_reserved_words_are_kept_and_a_damaged_file_is_worked_out_again(tmp_
     (saved,) = root.glob("reserved-*.json")
     words = json.loads(saved.read_text(encoding="utf-8"))
     assert {"roll", "and", "note"} <= set(words) and stat.S_IMODE(saved.stat().st_mode) == 0o600
-    for damage in (saved.read_bytes()[:20], b'{"rule": 1}', b'["a b"]'):
+    for damage in (saved.read_bytes()[:20], b'["a b", 1]'):
         saved.write_bytes(damage)
         assert _rulecraft([["check", str(book)]], root) == [first]
         assert json.loads(saved.read_text(encoding="utf-8")) == words
