@@ -204,7 +204,7 @@ def analyze_tiers(cx: Context, decl: n.TiersDecl) -> None:
             )
             continue
         die = item.die.text if item.die is not None else None
-        also = tuple((x.low, x.high, x.die.text if x.die is not None else None) for x in item.also)
+        also = tuple(m.NaturalTest(x.low, x.high, x.die.text if x.die is not None else None) for x in item.also)
         tiers.append(
             m.Tier(item.name.text, item.op, item.bound, item.span, item.natural, item.always, die, also, item.joined)
         )

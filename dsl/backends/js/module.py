@@ -361,7 +361,7 @@ class JsModuleWriter:
                 natural = "null" if tier.natural is None else f"[{tier.natural[0]}n, {tier.natural[1]}n]"
                 also = ""
                 if tier.also:
-                    tests = ", ".join(f"[{low}n, {high}n, {js_literal(die)}]" for low, high, die in tier.also)
+                    tests = ", ".join(f"[{low}n, {high}n, {js_literal(die)}]" for low, high, die in tier.tests()[1:])
                     also = f", [{tests}], {js_string(tier.joined)}"
                 tiers.append(
                     f"TierSpec({js_string(tier.name)}, {js_literal(tier.op)}, {bound}, {natural}, "

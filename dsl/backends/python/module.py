@@ -515,7 +515,7 @@ class ModuleWriter:
                 if tier.die is not None or tier.also:
                     extra += f", {literal(tier.die)}"
                 if tier.also:
-                    extra += f", also={tier.also!r}, joined={literal(tier.joined)}"
+                    extra += f", also={tier.tests()[1:]!r}, joined={literal(tier.joined)}"
                 parts.append(f"TierSpec({literal(tier.name)}, {literal(tier.op)}, {bound}{extra})")
             tiers = tuple_code(parts)
         fields = [
