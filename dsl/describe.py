@@ -345,7 +345,9 @@ def _change_text(change: m.RollChange) -> str:
 
 
 def _tier_text(tier: m.Tier) -> str:
-    if tier.natural is not None:
+    if tier.also:
+        text = printer.natural_words(tier)
+    elif tier.natural is not None:
         low, high = tier.natural
         text = f"natural {low}" if low == high else f"natural {low}..{high}"
         if tier.die is not None:

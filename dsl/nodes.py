@@ -378,8 +378,8 @@ class GradesDecl(Declaration):
 
 @dataclass(frozen=True, slots=True)
 class TierItem(Node):
-    """`NAME: roll <= BOUND`, `NAME: natural 20` (the dice alone, `natural 19..20`) or
-    `NAME: otherwise`; `always succeeds` / `always fails` decide the roll whatever its target."""
+    """`NAME: roll <= BOUND`, `NAME: natural 20` (the dice alone, `natural 19..20`; several
+    joined by `and` or `or`) or `NAME: otherwise`; `always succeeds` / `always fails` decide the roll whatever its target."""
 
     name: Name
     op: Literal["<", "<=", ">", ">=", "==", "!="] | None
@@ -387,6 +387,19 @@ class TierItem(Node):
     natural: tuple[int, int] | None = None
     always: Literal["success", "failure"] | None = None
     die: Name | None = None  # `natural 1 on wild`: the face the die named `wild` shows first
+    # `natural 1 on trait_die and natural 1 on wild`: the faces read after the first, and how
+    # they join: "and" (every one holds) or "or" (any holds)
+    also: tuple[NaturalTest, ...] = ()
+    joined: Literal["and", "or"] = "and"
+
+
+@dataclass(frozen=True, slots=True)
+class NaturalTest(Node):
+    """`natural 1 on wild`: a die (the dice alone when `die` is None) shows low..high first."""
+
+    low: int
+    high: int
+    die: Name | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -957,18 +957,34 @@ class Builder(Transformer[Token, Any]):
         ))
 
     def tier_natural(self, meta: Any, name: Token, *rest: Any) -> n.TierItem:
-        numbers = [x for x in rest if isinstance(x, int)]
+        return self._tier_natural(meta, name, rest, "and")
+
+    def tier_natural_all(self, meta: Any, name: Token, *rest: Any) -> n.TierItem:
+        return self._tier_natural(meta, name, rest, "and")
+
+    def tier_natural_any(self, meta: Any, name: Token, *rest: Any) -> n.TierItem:
+        return self._tier_natural(meta, name, rest, "or")
+
+    def _tier_natural(self, meta: Any, name: Token, rest: tuple[Any, ...], joined: str) -> n.TierItem:
+        tests = [x for x in rest if isinstance(x, n.NaturalTest)]
         always = next((x for x in rest if isinstance(x, str)), None)
-        die = next((x for x in rest if isinstance(x, n.Name)), None)
+        first = tests[0]
         return self._placed(meta, n.TierItem(
             span=self.here,
             name=self._name(name),
             op=None,
             bound=None,
-            natural=(numbers[0], numbers[-1]),
+            natural=(first.low, first.high),
             always=always,  # type: ignore[arg-type]
-            die=die,
+            die=first.die,
+            also=tuple(tests[1:]),
+            joined=joined,  # type: ignore[arg-type]
         ))
+
+    def natural_test(self, meta: Any, *rest: Any) -> n.NaturalTest:
+        numbers = [x for x in rest if isinstance(x, int)]
+        die = next((x for x in rest if isinstance(x, n.Name)), None)
+        return self._placed(meta, n.NaturalTest(span=self.here, low=numbers[0], high=numbers[-1], die=die))
 
     def natural_die(self, meta: Any, name: Token) -> n.Name:
         return self._name(name)

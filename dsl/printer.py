@@ -365,3 +365,33 @@ def effect_summary(effect: m.Effect) -> str:
         return ""
     condition = guard_text(effect.guard)
     return f"{what} ({condition})" if condition else what
+
+
+def natural_words(
+    tier: m.Tier, name: Callable[[str], str] = lambda die: die.replace("_", " "), dash: str = ".."
+) -> str:
+    """A natural tier of several faces said in words, for people rather than the parser:
+    `natural 1 on trait_die and natural 1 on wild` is "a 1 on both the trait die and the wild
+    die"; `name` shows a die's name, `dash` joins the ends of a range of faces."""
+    tests = tier.tests()
+    word = " and " if tier.joined == "and" else " or "
+
+    def faces(low: int, high: int) -> str:
+        return f"{low}" if low == high else f"{low}{dash}{high}"
+
+    def die(named: str) -> str:
+        shown = name(named)
+        return f"the {shown}" if shown.endswith("die") else f"the {shown} die"
+
+    if len({(low, high) for low, high, _ in tests}) == 1 and all(d is not None for _, _, d in tests):
+        low, high, _ = tests[0]
+        dice = [die(d) for _, _, d in tests if d is not None]
+        if len(dice) == 2:
+            both = "both " if tier.joined == "and" else "either "
+            return f"a {faces(low, high)} on {both}{dice[0]}{word}{dice[1]}"
+        every = "each of " if tier.joined == "and" else "any of "
+        return f"a {faces(low, high)} on {every}{', '.join(dice[:-1])}{word}{dice[-1]}"
+    parts = [
+        f"a natural {faces(low, high)}" if d is None else f"a {faces(low, high)} on {die(d)}" for low, high, d in tests
+    ]
+    return ", ".join(parts[:-1]) + word + parts[-1]

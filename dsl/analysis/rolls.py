@@ -356,46 +356,80 @@ def _natural_dice(
     dice alone would take in the target's)."""
     named = {x.name.text: x for x in walk(dice) if isinstance(x, n.NamedDie)} if dice is not None else {}
     for tier in system.tiers:
-        if tier.natural is None:
+        if tier.joined == "and" and _never_together(cx, system, tier, ref):
             continue
-        first, last = tier.natural
-        if tier.die is None:
-            if dice_target:
-                cx.reporter.report(
-                    "E203",
-                    f"tier `{tier.name}` of `{system.name}` reads the natural result of the dice, and this roll's"
-                    " target is dice too: which dice are natural is not defined",
-                    ref.span,
-                    "name the die the tier reads, e.g. `d20 as d`, and write `natural 20 on d`",
-                )
-            elif dice is not None and _changed_then_read(dice):
-                cx.reporter.report(
-                    "E203",
-                    f"tier `{tier.name}` of `{system.name}` reads the natural result of `{expr_text(dice)}`, whose"
-                    " dice explode and are then kept or compared: which faces are natural is not defined",
-                    ref.span,
-                    "name the die the tier reads, e.g. `exploding d6 as wild`, and write `natural 6 on wild`",
-                )
-            continue
-        die = named.get(tier.die)
-        if die is None:
-            cx.reporter.report(
-                "E101",
-                f"tier `{tier.name}` of `{system.name}` reads the die `{tier.die}`, which this roll does not name",
-                ref.span,
-                did_you_mean(tier.die, named) or "name a die of the roll: `2d6 + exploding d6 as wild`",
-            )
-            continue
-        sides = die_sides(die.operand)
-        if sides is not None and (last < 1 or first > sides):
-            faces = str(first) if first == last else f"{first}..{last}"
+        for first, last, name in tier.tests():
+            _natural_test(cx, system, tier, ref, dice, dice_target, named, first, last, name)
+
+
+def _never_together(cx: Context, system: m.TierSystem, tier: m.Tier, ref: n.TiersRef) -> bool:
+    """Two faces of one die read with `and` that share no face never hold together (E301)."""
+    seen: dict[str | None, tuple[int, int]] = {}
+    for first, last, name in tier.tests():
+        if name in seen and (last < seen[name][0] or first > seen[name][1]):
+            die = "the dice" if name is None else f"`{name}`"
             cx.reporter.report(
                 "E301",
-                f"tier `{tier.name}` of `{system.name}` is a natural {faces} on `{tier.die}`, a d{sides}, which never"
-                " shows it",
+                f"tier `{tier.name}` of `{system.name}` reads {die} twice with `and`, on faces it never shows"
+                " at once: the tier never holds",
                 ref.span,
-                f"the die shows 1 to {sides}",
+                "join them with `or`, or read another die",
             )
+            return True
+        seen[name] = (first, last)
+    return False
+
+
+def _natural_test(
+    cx: Context,
+    system: m.TierSystem,
+    tier: m.Tier,
+    ref: n.TiersRef,
+    dice: n.Expr | None,
+    dice_target: bool,
+    named: dict[str, n.NamedDie],
+    first: int,
+    last: int,
+    name: str | None,
+) -> None:
+    """One `natural N [on NAME]` of a tier, checked against the roll's dice."""
+    if name is None:
+        if dice_target:
+            cx.reporter.report(
+                "E203",
+                f"tier `{tier.name}` of `{system.name}` reads the natural result of the dice, and this roll's"
+                " target is dice too: which dice are natural is not defined",
+                ref.span,
+                "name the die the tier reads, e.g. `d20 as d`, and write `natural 20 on d`",
+            )
+        elif dice is not None and _changed_then_read(dice):
+            cx.reporter.report(
+                "E203",
+                f"tier `{tier.name}` of `{system.name}` reads the natural result of `{expr_text(dice)}`, whose"
+                " dice explode and are then kept or compared: which faces are natural is not defined",
+                ref.span,
+                "name the die the tier reads, e.g. `exploding d6 as wild`, and write `natural 6 on wild`",
+            )
+        return
+    die = named.get(name)
+    if die is None:
+        cx.reporter.report(
+            "E101",
+            f"tier `{tier.name}` of `{system.name}` reads the die `{name}`, which this roll does not name",
+            ref.span,
+            did_you_mean(name, named) or "name a die of the roll: `2d6 + exploding d6 as wild`",
+        )
+        return
+    sides = die_sides(die.operand)
+    if sides is not None and (last < 1 or first > sides):
+        faces = str(first) if first == last else f"{first}..{last}"
+        cx.reporter.report(
+            "E301",
+            f"tier `{tier.name}` of `{system.name}` is a natural {faces} on `{name}`, a d{sides}, which never"
+            " shows it",
+            ref.span,
+            f"the die shows 1 to {sides}",
+        )
 
 
 def _changed_then_read(expr: n.Expr) -> bool:
@@ -430,23 +464,35 @@ def _naturals_shown(
     low = min(r[0] for r in reach)
     high = None if any(r[1] is None for r in reach) else max(r[1] for r in reach if r[1] is not None)
     for tier in system.tiers:
-        if tier.natural is None:
-            continue
-        first, last = tier.natural
-        if last >= low and (high is None or first <= high):
-            continue
-        shown = f"{low} or more" if high is None else f"{low} to {high}"
-        faces = str(first) if first == last else f"{first}..{last}"
-        dice = " or ".join(dict.fromkeys(pool_text(p) for p in pools))
-        hint = f"the dice alone show {shown}"
-        if first == last == 0 and high in (10, 100):
-            hint = f"a d{high} read as 0 or 00 is its {high}: write `natural {high}`"
-        cx.reporter.report(
-            "E301",
-            f"tier `{tier.name}` of `{system.name}` is a natural {faces}, which `{dice}` never shows",
-            ref.span,
-            hint,
-        )
+        for first, last, _ in tier.tests():
+            if not (last >= low and (high is None or first <= high)):
+                _natural_not_shown(cx, system, tier, ref, pools, first, last, low, high)
+
+
+def _natural_not_shown(
+    cx: Context,
+    system: m.TierSystem,
+    tier: m.Tier,
+    ref: n.TiersRef,
+    pools: list[n.Pool],
+    first: int,
+    last: int,
+    low: int,
+    high: int | None,
+) -> None:
+    """E301: the dice alone never show the faces a natural tier reads."""
+    shown = f"{low} or more" if high is None else f"{low} to {high}"
+    faces = str(first) if first == last else f"{first}..{last}"
+    dice = " or ".join(dict.fromkeys(pool_text(p) for p in pools))
+    hint = f"the dice alone show {shown}"
+    if first == last == 0 and high in (10, 100):
+        hint = f"a d{high} read as 0 or 00 is its {high}: write `natural {high}`"
+    cx.reporter.report(
+        "E301",
+        f"tier `{tier.name}` of `{system.name}` is a natural {faces}, which `{dice}` never shows",
+        ref.span,
+        hint,
+    )
 
 
 def _against_dice(cx: Context, spec: n.CheckSpec, bindings: dict[str, n.Expr], scope: Scope) -> n.CheckSpec | None:

@@ -192,8 +192,10 @@ def analyze_tiers(cx: Context, decl: n.TiersDecl) -> None:
                 continue
             cx.typer.expect(item.bound, scope, t.Numeric("number"), "a tier's bound")
             _only_specials(cx, item.bound, scope, "a tier's bound")
-        if item.natural is not None and item.natural[0] > item.natural[1]:
-            low, high = item.natural
+        ranges = ([item.natural] if item.natural is not None else []) + [(x.low, x.high) for x in item.also]
+        empty = next(((low, high) for low, high in ranges if low > high), None)
+        if empty is not None:
+            low, high = empty
             cx.reporter.report(
                 "E302",
                 f"the range {low}..{high} is empty: it ends below where it starts",
@@ -202,7 +204,10 @@ def analyze_tiers(cx: Context, decl: n.TiersDecl) -> None:
             )
             continue
         die = item.die.text if item.die is not None else None
-        tiers.append(m.Tier(item.name.text, item.op, item.bound, item.span, item.natural, item.always, die))
+        also = tuple(m.NaturalTest(x.low, x.high, x.die.text if x.die is not None else None) for x in item.also)
+        tiers.append(
+            m.Tier(item.name.text, item.op, item.bound, item.span, item.natural, item.always, die, also, item.joined)
+        )
     cx.book.tiers[decl.name.text] = m.TierSystem(decl.name.text, text(decl.label), tuple(tiers), decl.span)
 
 

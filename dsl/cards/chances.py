@@ -344,7 +344,7 @@ def _tier_rows(
     for tier in system.tiers:
         bound = tier.bound
         function = None if bound is None else _bound_function(bound, book)
-        specs.append(TierSpec(tier.name, tier.op, function, tier.natural, tier.always))
+        specs.append(TierSpec(tier.name, tier.op, function, tier.natural, tier.always, tier.die, tier.tests()[1:], tier.joined))
     columns: dict[str, list[Fraction]] = {tier.name: [] for tier in system.tiers}
     overall: list[Fraction] = []
     for value in targets:

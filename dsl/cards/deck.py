@@ -30,6 +30,7 @@ from dsl.cards.effects import CANNOT, EffectWriter
 from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text, row_key
 from dsl.cards.text import DASH, MINUS, NBSP, clean, display_name, percent, signed, title_case_first
 from dsl.categories import CATEGORIES, DEFAULT_CATEGORY, Category
+from dsl.printer import natural_words
 
 BOOK_KIND = "Rulebook"
 LEGEND_KIND = "Legend"
@@ -326,7 +327,9 @@ def shared_definitions(book: m.Book, notation: Notation) -> list[Block]:
     for system in book.tiers.values():
         blocks.append(Heading(clean(system.label) if system.label else display_name(system.name)))
         for tier in system.tiers:
-            if tier.natural is not None:
+            if tier.also:
+                rule = natural_words(tier, display_name, "\u2013")
+            elif tier.natural is not None:
                 low, high = tier.natural
                 rule = f"natural{NBSP}{low}" if low == high else f"natural{NBSP}{low}\u2013{high}"
                 if tier.die is not None:

@@ -70,6 +70,25 @@ class Tier:
     natural: tuple[int, int] | None = None  # the dice alone show low..high
     always: Literal["success", "failure"] | None = None  # decides the roll whatever the target
     die: str | None = None  # `natural 1 on wild`: the first face of the die named `wild`
+    # `and natural 1 on wild`: the faces read after the first, joined by `joined`
+    also: tuple[NaturalTest, ...] = ()
+    joined: Literal["and", "or"] = "and"
+
+    def tests(self) -> tuple[tuple[int, int, str | None], ...]:
+        """Every (low, high, die) a natural tier reads; none for a tier on the total."""
+        if self.natural is None:
+            return ()
+        return ((self.natural[0], self.natural[1], self.die), *((x.low, x.high, x.die) for x in self.also))
+
+
+@dataclass(frozen=True, slots=True)
+class NaturalTest:
+    """`natural 1 on wild` after the first of a tier: the die (None: the dice alone) shows
+    low..high first."""
+
+    low: int
+    high: int
+    die: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from .dice import (
 )
 from .inputs import InputSpec
 from .results import Modifier, Roll, RulebookInfo, RuleInfo, TraceEntry
-from .specs import Amount, Grade, RuleCode, StatOrder, TableSpec, TierSpec, TraceSpec
+from .specs import Amount, Grade, RuleCode, StatOrder, TableSpec, TierSpec, TraceSpec, natural_names
 
 if TYPE_CHECKING:
     from .resolve import Schedule
@@ -157,7 +157,7 @@ class Book:
         self, value: Dice, tiers: tuple[TierSpec, ...], horizon: int | None
     ) -> dict[tuple[tuple[int, ...], int], Fraction]:
         """The chance of each (naturals its natural tiers read, total of the dice), worked out once."""
-        names = tuple(dict.fromkeys(tier.die for tier in tiers if tier.natural is not None))
+        names = natural_names(tiers)
         key = (value, names, horizon)
         found = self.naturals_found.get(key)
         if found is None:

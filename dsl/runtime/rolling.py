@@ -53,6 +53,7 @@ from .results import (
     TraceEntry,
 )
 from .rolls import meets
+from .specs import natural_names
 from .tables import sends_on, table_result
 from .throws import FaceSource, GeneratedFaces, ThrownDice, ToldFaces, throw_dice
 
@@ -425,6 +426,14 @@ def _count(roll: Roll, dice: Dice, said: object, generated: FaceSource | None) -
     return _decided(roll, source, sides, successes, None, ("success" if success else "failure",), success)
 
 
+def _natural(name: str, side: DiceRoll, thrown: ThrownDice, die: str | None) -> int:
+    """The first face of the die named `die` (None: the dice alone), as thrown."""
+    natural = thrown.natural if die is None else thrown.named.get(die)
+    if natural is None:
+        raise RuleInputError(f"{name}: the natural result of {side.dice} is not defined")
+    return natural
+
+
 def _checked(roll: Roll, source: str, side: DiceRoll, thrown: ThrownDice) -> RollMade:
     """A roll of one side: its tier (the first that holds), success, margin."""
     spec = roll.spec
@@ -433,10 +442,8 @@ def _checked(roll: Roll, source: str, side: DiceRoll, thrown: ThrownDice) -> Rol
     chosen = None
     for tier in spec.tiers:
         if tier.natural is not None:
-            natural = thrown.natural if tier.die is None else thrown.named.get(tier.die)
-            if natural is None:
-                raise RuleInputError(f"{spec.name}: the natural result of {side.dice} is not defined")
-            holds = tier.natural[0] <= natural <= tier.natural[1]
+            names = natural_names((tier,))
+            holds = tier.shows(names, [_natural(spec.name, side, thrown, die) for die in names])
         elif tier.op in ("<=", ">=") and tier.bound is not None:
             bound = tier.bound(goal if goal is not None else 0)
             holds = total <= bound if tier.op == "<=" else total >= bound

@@ -24,7 +24,7 @@ from .book import MAX_CACHED, Book, Scope
 from .dice import Dice, Distribution, Value, pool_dice, pool_text
 from .results import Consequence, Roll, TraceEntry
 from .settle import apply_one
-from .specs import Amount, ChangeSpec, Clause, RollSpec, RollStep, TierSpec, TraceSpec
+from .specs import Amount, ChangeSpec, Clause, RollSpec, RollStep, TierSpec, TraceSpec, natural_names
 
 
 def roll_of(scope: Scope, step: RollStep) -> Roll:
@@ -318,7 +318,7 @@ def tier_chances(
     comparison, the key " success" holds the chance of success, where a tier that `always`
     succeeds or fails decides whatever the target."""
     bounds = {tier.name: Fraction(tier.bound(goal)) for tier in tiers if tier.bound is not None}
-    names = tuple(dict.fromkeys(tier.die for tier in tiers if tier.natural is not None))
+    names = natural_names(tiers)
     found = {tier.name: Fraction(0) for tier in tiers}
     success = Fraction(0)
     if rows is None:
@@ -333,8 +333,7 @@ def tier_chances(
         chosen = None
         for tier in tiers:
             if tier.natural is not None:
-                natural = naturals[names.index(tier.die)]
-                holds = tier.natural[0] <= natural <= tier.natural[1]
+                holds = tier.shows(names, naturals)
             elif tier.op == "<=":
                 holds = total <= bounds[tier.name]
             elif tier.op == ">=":
@@ -359,7 +358,7 @@ def _horizon(goal: int | Fraction | None, bonus: int | Fraction, tiers: tuple[Ti
     highest total): past the target and every tier's bound."""
     edges = [Fraction(goal) - bonus] if goal is not None else []
     edges += [Fraction(tier.bound(goal if goal is not None else 0)) - bonus for tier in tiers if tier.bound is not None]
-    edges += [Fraction(tier.natural[1]) for tier in tiers if tier.natural is not None and tier.die is None]
+    edges += [Fraction(last) for tier in tiers for _, last, die in tier.tests() if die is None]
     return max((math.ceil(edge) for edge in edges), default=0) + 1
 
 

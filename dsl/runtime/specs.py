@@ -70,6 +70,27 @@ class TierSpec:
     natural: tuple[int, int] | None = None  # the dice alone show low..high
     always: str | None = None  # "success" | "failure": decides the roll whatever the target
     die: str | None = None  # `natural 1 on wild`: the first face of the die named `wild`
+    # `and natural 1 on wild`: the (low, high, die) read after the first, joined by `joined`
+    # ("and": every one holds, "or": any holds)
+    also: tuple[tuple[int, int, str | None], ...] = ()
+    joined: str = "and"
+
+    def tests(self) -> tuple[tuple[int, int, str | None], ...]:
+        """Every (low, high, die) a natural tier reads; none for a tier on the total."""
+        if self.natural is None:
+            return ()
+        return ((self.natural[0], self.natural[1], self.die), *self.also)
+
+    def shows(self, names: Sequence[str | None], naturals: Sequence[int]) -> bool:
+        """Whether the naturals (the first face of each die of `names`, None the dice alone)
+        hold this natural tier."""
+        shown = (low <= naturals[names.index(die)] <= high for low, high, die in self.tests())
+        return all(shown) if self.joined == "and" else any(shown)
+
+
+def natural_names(tiers: tuple[TierSpec, ...]) -> tuple[str | None, ...]:
+    """The naturals the tiers read, once each in order: None for the dice alone, a die's name."""
+    return tuple(dict.fromkeys(die for tier in tiers for _, _, die in tier.tests()))
 
 
 @dataclass(frozen=True, slots=True)

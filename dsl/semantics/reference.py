@@ -813,7 +813,7 @@ def _rows(
 
 def _natural_names(system: m.TierSystem | None) -> tuple[str | None, ...]:
     """The naturals a tier system reads: None for the dice alone, a name for a named die."""
-    return tuple(dict.fromkeys(tier.die for tier in system.tiers if tier.natural is not None)) if system else ()
+    return tuple(dict.fromkeys(die for tier in system.tiers for _, _, die in tier.tests())) if system else ()
 
 
 def _horizon(goal: Fraction | None, bonus: Fraction, system: m.TierSystem | None, book: m.Book) -> int:
@@ -822,8 +822,7 @@ def _horizon(goal: Fraction | None, bonus: Fraction, system: m.TierSystem | None
     for tier in system.tiers if system else ():
         if tier.bound is not None:
             edges.append(_fraction(_special(tier.bound, book, {"target": number(goal or Fraction(0))})) - bonus)
-        if tier.natural is not None and tier.die is None:
-            edges.append(Fraction(tier.natural[1]))
+        edges += [Fraction(last) for _, last, die in tier.tests() if die is None]
     return max((math.ceil(edge) for edge in edges), default=0) + 1
 
 
@@ -899,8 +898,8 @@ def _tiers(
         chosen = None
         for tier in system.tiers if system else ():
             if tier.natural is not None:
-                natural = naturals[names.index(tier.die)]
-                meets = tier.natural[0] <= natural <= tier.natural[1]
+                shown = [low <= naturals[names.index(die)] <= high for low, high, die in tier.tests()]
+                meets = all(shown) if tier.joined == "and" else any(shown)
             elif tier.op is not None:
                 meets = total <= bounds[tier.name] if tier.op == "<=" else total >= bounds[tier.name]
             else:

@@ -170,18 +170,31 @@ def test_legend_five_rings_roll_and_keep_matches_icepool(trait: int) -> None:
 @pytest.mark.parametrize("sides", [4, 6, 8, 10, 12])
 def test_savage_worlds_trait_and_wild_die_match_icepool(sides: int) -> None:
     """Savage Worlds: the better of the trait die and a d6 Wild Die, both acing (exploding), plus
-    the modifier against the target; a raise every 4 over it."""
+    the modifier against the target; a raise every 4 over it; a 1 on both dice a critical failure
+    (`natural 1 on trait_die and natural 1 on wild always fails`), read by icepool from the first
+    face of each die, the joint distribution of the two first faces and the total."""
     book = _book("savage_worlds")
     # the highest bound asked is a raise on 16 at -4: 24 on the dice; a die cut short after
     # `24 // its sides + 1` aces already shows more
-    better = icepool.highest(icepool.d(sides).explode(depth=24 // sides + 1), _exploding_d6(24))
+    critical = -1000  # an outcome no total reaches: the dice showed 1 and 1
+
+    def ace(first: int, size: int) -> Any:
+        """A die whose first face is `first`: it aces on its highest face."""
+        return first if first < size else size + icepool.d(size).explode(depth=24 // size)
+
+    def read(trait: int, wild: int) -> Any:
+        return critical if trait == wild == 1 else icepool.highest(ace(trait, sides), ace(wild, 6))
+
+    better = icepool.map(read, icepool.d(sides), icepool.d6)
+    crit = _chance(better, "==", critical)
+    assert crit == Fraction(1, 6 * sides)
     for modifier in range(-4, 5):
-        total = better + modifier
         for TN in range(1, 17):
             trait = book.trait_roll(sides=sides, modifier=modifier, TN=TN).roll("trait")
-            succeeds, raises = _chance(total, ">=", TN), _chance(total, ">=", TN + 4)
+            succeeds, raises = _chance(better, ">=", TN - modifier), _chance(better, ">=", TN + 4 - modifier)
             assert trait.probability == succeeds, (modifier, TN)
-            assert trait.outcomes == {"raise": raises, "success": succeeds - raises, "failure": 1 - succeeds}
+            expected = {"critical_failure": crit, "raise": raises, "success": succeeds - raises}
+            assert trait.outcomes == {**expected, "failure": 1 - succeeds - crit}, (modifier, TN)
 
 
 @pytest.mark.parametrize("hindered", [False, True])

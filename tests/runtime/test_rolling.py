@@ -116,6 +116,18 @@ def test_exploding_named_die_and_its_natural_tier() -> None:
     assert complication.effects == ("Something goes wrong.",)
 
 
+def test_a_tier_on_two_named_dice_reads_each_first_face() -> None:
+    """`natural 1 on trait_die and natural 1 on wild always fails`: the dice told die by die."""
+    forms = book("forms")
+    both = forms.resolve("both", bonus=5, target=3, rolled={"trait_wild": [1, 1]}).rolled("trait_wild")
+    assert both.total == 6 and both.outcome == "critical_failure" and not both.success
+    one = forms.resolve("both", bonus=5, target=3, rolled={"trait_wild": [1, 2]}).rolled("trait_wild")
+    assert one.outcome == "success" and one.success
+    # the trait die aces (4, then 3): its first face is 4, an `ace` with `or`
+    ace = forms.resolve("both", bonus=0, target=12, rolled={"trait_wild": [4, 3, 2]}).rolled("trait_wild")
+    assert ace.total == 7 and ace.outcome == "ace" and not ace.success
+
+
 def test_keep_highest_and_lowest_mark_the_dice_kept() -> None:
     idioms = book("idioms")
     made = idioms.resolve("blades", rolled={"action": [2, 5], "critical": [6, 6]})

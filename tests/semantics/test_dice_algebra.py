@@ -148,6 +148,57 @@ def test_cards_and_describe_print_each_tier_condition(tmp_path: Path) -> None:
     assert "natural 6 on wild" in described.output and "natural 1 on wild" in described.output
 
 
+SAVAGE = ROOT / "tests" / "fixtures" / "mechanics" / "savage_worlds.rules"
+FORMS = ROOT / "tests" / "fixtures" / "rolling" / "forms.rules"
+
+
+def test_a_tier_on_two_named_dice_is_said_in_words(tmp_path: Path) -> None:
+    """`critical_failure: natural 1 on trait_die and natural 1 on wild` on cards and in describe."""
+    result = run_cli("cards", str(SAVAGE), "-o", str(tmp_path), "--format", "html")
+    assert result.exit_code == 0, result.output
+    html = "\n".join(path.read_text(encoding="utf-8") for path in tmp_path.rglob("*.html"))
+    assert "Critical failure</strong>: a 1 on both the trait die and the wild die, always fails" in html
+    described = run_cli("describe", str(FORMS), "both", "--json")
+    assert described.exit_code == 0, described.output
+    levels = {level["name"]: level["text"] for level in json.loads(described.output)["effects"][0]["tier_levels"]}
+    assert levels["critical_failure"] == "a 1 on both the trait die and the wild die always fails"
+    assert levels["ace"] == "a 4 on the trait die or a 6 on the wild die"
+    formatted = run_cli("fmt", "--check", str(SAVAGE))
+    assert formatted.exit_code == 0, formatted.output
+
+
+def test_a_tier_joins_its_naturals_with_and_or_with_or_not_both(tmp_path: Path) -> None:
+    book = tmp_path / "mixed.rules"
+    book.write_text(
+        SAVAGE.read_text(encoding="utf-8").replace(
+            "natural 1 on wild always", "natural 1 on wild or natural 6 on wild always"
+        ),
+        encoding="utf-8",
+    )
+    result = run_cli("check", str(book))
+    assert result.exit_code == 1
+    assert "error[E001]: unexpected `or`; expected the end of the line, `always`, `and`" in result.output
+
+
+@pytest.mark.parametrize("path", [SAVAGE, FORMS], ids=["savage_worlds", "forms"])
+def test_tiers_on_two_named_dice_agree_with_the_reference(path: Path) -> None:
+    """The joint chances of two dice's first faces and the total, worked out by the resolver and
+    by the reference (dsl/semantics) from the same book."""
+    book = compiled(path).book
+    assert book is not None
+    module = module_for(path)
+    rng = random.Random(2026)
+    tally = Tally()
+    texts = texts_of(book)
+    rules = [r for r in book.rules if r in ("trait_roll", "both")]
+    assert rules
+    for _ in range(40):
+        for rule in rules:
+            compare(book, module, [rule], random_situation(book, [rule], rng, texts), tally)
+    assert not tally.mismatches, tally.mismatches[:3]
+    assert tally.situations - tally.refused >= 30
+
+
 def test_the_resolver_agrees_with_the_reference() -> None:
     book = compiled(OPEND6).book
     assert book is not None

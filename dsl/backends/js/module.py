@@ -359,9 +359,13 @@ class JsModuleWriter:
             for tier in self.book.tiers[effect.tiers].tiers:
                 bound = "null" if tier.bound is None else f"(target) => {self._spec_code(tier.bound)}"
                 natural = "null" if tier.natural is None else f"[{tier.natural[0]}n, {tier.natural[1]}n]"
+                also = ""
+                if tier.also:
+                    tests = ", ".join(f"[{low}n, {high}n, {js_literal(die)}]" for low, high, die in tier.tests()[1:])
+                    also = f", [{tests}], {js_string(tier.joined)}"
                 tiers.append(
                     f"TierSpec({js_string(tier.name)}, {js_literal(tier.op)}, {bound}, {natural}, "
-                    f"{js_literal(tier.always)}, {js_literal(tier.die)})"
+                    f"{js_literal(tier.always)}, {js_literal(tier.die)}{also})"
                 )
         fields = [
             *base,

@@ -512,8 +512,10 @@ class ModuleWriter:
                 extra = ""
                 if tier.natural is not None or tier.always is not None:
                     extra = f", {tier.natural!r}, {literal(tier.always)}"
-                if tier.die is not None:
+                if tier.die is not None or tier.also:
                     extra += f", {literal(tier.die)}"
+                if tier.also:
+                    extra += f", also={tier.tests()[1:]!r}, joined={literal(tier.joined)}"
                 parts.append(f"TierSpec({literal(tier.name)}, {literal(tier.op)}, {bound}{extra})")
             tiers = tuple_code(parts)
         fields = [

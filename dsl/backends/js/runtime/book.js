@@ -5,7 +5,7 @@
 import { RuleInputError, lcm, parts, show } from "./base.js";
 import { Distribution, MAX_COMBINATIONS, MAX_HORIZON, distribution, difference, fromWays, listedReach } from "./dice.js";
 import { TraceEntry } from "./results.js";
-import { TraceSpec, rowFor } from "./specs.js";
+import { TraceSpec, naturalNames, rowFor } from "./specs.js";
 
 /** The values expressions read: `v` the inputs, `e` the stats after their modifiers and the
  * derived values, as the situation settles them (both Maps). */
@@ -108,7 +108,7 @@ export class Book {
   /** The chance of each (naturals its natural tiers read, total of the dice), worked out once:
    * rows [naturals, total, chance]. */
   naturals(value, tiers, horizon) {
-    const names = [...new Set(tiers.filter((tier) => tier.natural !== null).map((tier) => tier.die))];
+    const names = naturalNames(tiers);
     const key = `${value}|${names.join(",")}|${horizon}`;
     if (this.naturalsFound === undefined) this.naturalsFound = new Map();
     let found = this.naturalsFound.get(key);

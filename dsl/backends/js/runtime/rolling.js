@@ -12,7 +12,7 @@ import { chainsOf, parseStep } from "./chains.js";
 import { MAX_COMBINATIONS, poolDice } from "./dice.js";
 import { meets } from "./rolls.js";
 import { ChainRoll, DiceRoll, Resolution, Roll, RollMade, TableResult, TableRow } from "./results.js";
-import { rowFor } from "./specs.js";
+import { naturalNames, rowFor, tierShows } from "./specs.js";
 import { sendsOn, tableResult } from "./tables.js";
 import { GeneratedFaces, ToldFaces, throwDice } from "./throws.js";
 
@@ -362,9 +362,13 @@ function checked(roll, source, side, thrown) {
   for (const tier of spec.tiers) {
     let holds;
     if (tier.natural !== null) {
-      const natural = tier.die === null ? thrown.natural : thrown.named.has(tier.die) ? thrown.named.get(tier.die) : null;
-      if (natural === null) throw new RuleInputError(`${spec.name}: the natural result of ${side.dice} is not defined`);
-      holds = tier.natural[0] <= natural && natural <= tier.natural[1];
+      const names = naturalNames([tier]);
+      const naturals = names.map((die) => {
+        const natural = die === null ? thrown.natural : thrown.named.has(die) ? thrown.named.get(die) : null;
+        if (natural === null) throw new RuleInputError(`${spec.name}: the natural result of ${side.dice} is not defined`);
+        return natural;
+      });
+      holds = tierShows(tier, names, naturals);
     } else if ((tier.op === "<=" || tier.op === ">=") && tier.bound !== null) {
       const bound = tier.bound(goal !== null ? goal : 0n);
       holds = tier.op === "<=" ? cmp(total, bound) <= 0 : cmp(total, bound) >= 0;

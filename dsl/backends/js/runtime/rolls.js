@@ -6,7 +6,7 @@ import { RuleInputError, add, ceil, cmp, floor, frac, mul, show, sub, whole } fr
 import { Dice, poolDice, poolText } from "./dice.js";
 import { Consequence, Roll, TraceEntry } from "./results.js";
 import { applyOne } from "./settle.js";
-import { TraceSpec } from "./specs.js";
+import { TraceSpec, naturalNames, naturalTests, tierShows } from "./specs.js";
 
 /** The roll of a step whose conditions hold: its changes traced, its chances worked out. */
 export function rollOf(scope, step) {
@@ -204,7 +204,7 @@ function rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed
 export function tierChances(dist, tiers, goal, bonus, op, rows = null) {
   const bounds = new Map();
   for (const tier of tiers) if (tier.bound !== null) bounds.set(tier.name, tier.bound(goal));
-  const names = [...new Set(tiers.filter((tier) => tier.natural !== null).map((tier) => tier.die))];
+  const names = naturalNames(tiers);
   const found = new Map(tiers.map((tier) => [tier.name, 0n]));
   let success = 0n;
   let chances;
@@ -222,10 +222,7 @@ export function tierChances(dist, tiers, goal, bonus, op, rows = null) {
     let chosen = null;
     for (const tier of tiers) {
       let holds;
-      if (tier.natural !== null) {
-        const natural = naturals[names.indexOf(tier.die)];
-        holds = tier.natural[0] <= natural && natural <= tier.natural[1];
-      }
+      if (tier.natural !== null) holds = tierShows(tier, names, naturals);
       else if (tier.op === "<=") holds = cmp(total, bounds.get(tier.name)) <= 0;
       else if (tier.op === ">=") holds = cmp(total, bounds.get(tier.name)) >= 0;
       else holds = true;
@@ -247,7 +244,7 @@ export function tierChances(dist, tiers, goal, bonus, op, rows = null) {
 function horizonOf(goal, bonus, tiers) {
   const edges = goal !== null ? [sub(goal, bonus)] : [];
   for (const tier of tiers) if (tier.bound !== null) edges.push(sub(tier.bound(goal !== null ? goal : 0n), bonus));
-  for (const tier of tiers) if (tier.natural !== null && tier.die === null) edges.push(tier.natural[1]);
+  for (const tier of tiers) for (const [, high, die] of naturalTests(tier)) if (die === null) edges.push(high);
   let highest = 0n;
   let any = false;
   for (const edge of edges) {

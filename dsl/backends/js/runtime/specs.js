@@ -16,8 +16,30 @@ export function TraceSpec(rule, source, item, clauses, names, verdict = null) {
 
 export const ModSpec = (fields) => made(fields, { label: null });
 export const ChangeSpec = (fields) => made(fields);
-export function TierSpec(name, op, bound, natural = null, always = null, die = null) {
-  return Object.freeze({ name, op, bound, natural, always, die });
+/** `also`: the [low, high, die] a natural tier reads after the first (`and natural 1 on wild`),
+ * joined by `joined`: "and" (every one holds) or "or" (any holds). */
+export function TierSpec(name, op, bound, natural = null, always = null, die = null, also = [], joined = "and") {
+  return Object.freeze({ name, op, bound, natural, always, die, also, joined });
+}
+
+/** Every [low, high, die] a natural tier reads; none for a tier on the total. */
+export function naturalTests(tier) {
+  return tier.natural === null ? [] : [[tier.natural[0], tier.natural[1], tier.die], ...tier.also];
+}
+
+/** The naturals the tiers read, once each in order: null for the dice alone, a die's name. */
+export function naturalNames(tiers) {
+  return [...new Set(tiers.flatMap((tier) => naturalTests(tier).map((test) => test[2])))];
+}
+
+/** Whether the naturals (the first face of each die of `names`, null the dice alone) hold a
+ * natural tier. */
+export function tierShows(tier, names, naturals) {
+  const shown = naturalTests(tier).map(([low, high, die]) => {
+    const natural = naturals[names.indexOf(die)];
+    return low <= natural && natural <= high;
+  });
+  return tier.joined === "and" ? shown.every(Boolean) : shown.some(Boolean);
 }
 export function ConsequenceSpec(outcome, text, target = null, op = null, value = null, rounding = null) {
   return Object.freeze({ outcome, text, target, op, value, rounding });
