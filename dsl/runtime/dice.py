@@ -242,8 +242,8 @@ class Dice:
         lowest = self.lowest
         for part in self.parts:
             reach = None if horizon is None else horizon - (lowest - part_low(part))
-            if isinstance(part, Pooled) and not condition:
-                piece, scale = part.joint(reach)
+            if isinstance(part, Pooled) and not part_plain(part):
+                piece, scale = part.joint(reach, condition)
             elif part_plain(part):
                 weights, scale = part_weights(part, reach, condition, limit)
                 piece = {(value, value): weight for value, weight in weights.items()}

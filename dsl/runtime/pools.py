@@ -435,11 +435,15 @@ class Pooled:
                     found[value] = found.get(value, 0) + weight
         return found
 
-    def joint(self, horizon: int | None) -> tuple[dict[tuple[int, int], int], int]:
+    def joint(
+        self, horizon: int | None, condition: Mapping[str, int] | None = None
+    ) -> tuple[dict[tuple[int, int], int], int]:
         """The weight of each (natural, value) pair: the natural is what the pool reads from the
-        faces the dice show first (plain dice: the value itself)."""
+        faces the dice show first (plain dice: the value itself).  With `condition`, a named die
+        of the pool shows the face it gives first (the weights are those of the face and the pair
+        together, over the same denominator)."""
         if self.plain:
-            weights, denominator = self.weights(horizon, {})
+            weights, denominator = self.weights(horizon, dict(condition or {}))
             return {(v, v): w for v, w in weights.items()}, denominator
         if self.reading != "sum":
             raise ValueError(
@@ -448,6 +452,9 @@ class Pooled:
             )
         group = self.groups[0]
         one, each = group.joint(self._cap(group, horizon))
+        told = condition.get(group.name) if condition and group.name is not None else None
+        if told is not None:  # a named die is one die: its first face is the one told
+            one = {(natural, value): weight for (natural, value), weight in one.items() if natural == told}
         found: dict[tuple[int, int], int] = {(0, 0): 1}
         for _ in range(group.count):
             following: dict[tuple[int, int], int] = {}

@@ -248,9 +248,9 @@ export class Dice {
       const reach = horizon === null ? null : horizon - (lowest - partLow(part));
       let piece;
       let scale;
-      if (part instanceof Pooled && !condition.size) {
+      if (part instanceof Pooled && !partPlain(part)) {
         let pairs;
-        [pairs, scale] = part.joint(reach);
+        [pairs, scale] = part.joint(reach, condition);
         piece = [...pairs].map(([key, w]) => [...key.split(",").map(BigInt), w]);
       } else if (partPlain(part)) {
         let weights;

@@ -446,10 +446,11 @@ export class Pooled {
     return found;
   }
 
-  /** [Map "natural,value" -> weight, denominator]. */
-  joint(horizon) {
+  /** [Map "natural,value" -> weight, denominator]; with `condition`, a named die of the pool
+   * shows the face it gives first (the weights of the face and the pair together). */
+  joint(horizon, condition = new Map()) {
     if (this.plain) {
-      const [weights, denominator] = this.weights(horizon, new Map());
+      const [weights, denominator] = this.weights(horizon, condition);
       return [new Map([...weights].map(([v, w]) => [`${v},${v}`, w])), denominator];
     }
     if (this.reading !== "sum") {
@@ -460,7 +461,10 @@ export class Pooled {
     }
     const group = this.groups[0];
     const [one, each] = group.joint(this._cap(group, horizon));
-    const pairs = [...one].map(([key, w]) => [...key.split(",").map(BigInt), w]);
+    const told = group.name !== null && group.name !== undefined ? condition.get(group.name) : undefined;
+    const pairs = [...one]
+      .map(([key, w]) => [...key.split(",").map(BigInt), w])
+      .filter(([natural]) => told === undefined || natural === BigInt(told));
     let found = new Map([["0,0", [0n, 0n, 1n]]]);
     for (let i = 0n; i < group.count; i += 1n) {
       const following = new Map();
