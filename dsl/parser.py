@@ -510,6 +510,11 @@ def _syntax_hint(token: Token, accepted: set[str], source: str) -> str | None:
     before = source[: token.start_pos or 0].rsplit("\n", 1)[-1].split()
     if before and before[-1] in ("if", "elif"):
         return "a condition starts with `when` (or `unless`), not `if`"
+    if len(before) >= 3 and before[-3] == "each" and before[-1] == "from" and token.type == "NUMBER":
+        return (
+            "`from N` is where a counter starts: name the input the rule reads for it before `from`"
+            f" (`each {before[-2]} COUNTER from {token}:`), or leave the start out (`each {before[-2]}:`)"
+        )
     if accepted == {"_INDENT"}:
         return _NEEDS_BLOCK
     if "COLON" in accepted and token.type == "_NL":
