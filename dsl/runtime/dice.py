@@ -1272,7 +1272,11 @@ def exploding_dice(dice: Dice, times: int | Fraction | None = None) -> Dice:
 
 def kept_dice(dice: Dice, side: Literal["highest", "lowest"], kept: int | Fraction | None = None) -> Dice:
     """`highest 3 of (ring + skill) d10`, `highest 2 of (2d6 + exploding d6 as wild)`: the sum of
-    the `kept` highest (or lowest) dice of a pool (fewer when the pool has fewer)."""
+    the `kept` highest (or lowest) dice of a pool (fewer when the pool has fewer).  No dice
+    (`highest of (dots) d6` at 0 dots) keep none: 0, as their sum and their count are (a roll
+    change, `when dots == 0: lowest of 2d6`, says what the game does instead)."""
+    if _no_dice(dice):
+        return dice
     groups = _pool_groups(dice, f"the {side} dice are kept from")
     if kept is not None and (Fraction(kept).denominator != 1 or kept < 1):
         raise RuleInputError(f"at least one whole die is kept, not {show(Fraction(kept))}")

@@ -107,6 +107,8 @@ def roll_from(
         goal, bonus, value, needed = found
         if goal is not None:
             goal += shift
+    if value is not None and pool is not spec.pool:
+        value = None  # a pool change that holds replaces the dice, worked out or written
     if value is not None:
         value = value.with_dice(delta) if delta else value
         dice = str(value)

@@ -392,11 +392,13 @@ class Situation:
         delta = 0
         shift: Fraction = Fraction(0)
         automatic = None if effect.kind != "automatic" else ("success" if effect.success else "failure")
+        replaced = False  # a pool change that holds replaces the dice, worked out or written
         for change in effect.changes:
             if not self.holds(change.guard):
                 continue
             if change.kind == "pool":
                 pool = _pool(change.pool)
+                replaced = True
             elif change.kind == "dice":
                 delta += change.delta
             elif change.kind == "target":
@@ -418,12 +420,13 @@ class Situation:
         if effect.dice is not None:
             found = self.eval(effect.dice)
             assert isinstance(found, Dice)
-            value = found.with_dice(delta) if delta else found
-            dice = str(value)
-        elif pool is not None:
+            if not replaced:
+                value = found.with_dice(delta) if delta else found
+                dice = str(value)
+        if value is None and pool is not None:
             pool = (max(pool[0] + delta, 1), pool[1], pool[2])
             dice = pool_text(pool)
-        else:
+        elif value is None:
             dice = ""
         outcomes: dict[str, Fraction] = {}
         margins: dict[int, Fraction] = {}

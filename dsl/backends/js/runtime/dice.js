@@ -508,6 +508,7 @@ export function explodingDice(dice, times = null) {
 
 /** `highest 3 of (ring + skill) d10`: the sum of the `kept` highest (or lowest) dice of a pool. */
 export function keptDice(dice, side, kept = null) {
+  if (noDice(dice)) return dice; // no dice keep none: 0, as their sum and their count are
   const groups = poolGroups(dice, `the ${side} dice are kept from`);
   if (kept !== null && (typeof kept !== "bigint" || kept < 1n)) {
     throw new RuleInputError(`at least one whole die is kept, not ${show(kept)}`);

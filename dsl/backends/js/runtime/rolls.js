@@ -59,6 +59,7 @@ export function rolled(scope, spec, found, pool, delta, shift, automatic) {
     [goal, bonus, value, needed] = found;
     if (goal !== null) goal = add(goal, shift);
   }
+  if (value !== null && pool !== spec.pool) value = null; // a pool change that holds replaces the dice, worked out or written
   if (value !== null) {
     value = delta ? value.withDice(delta) : value;
     dice = String(value);
