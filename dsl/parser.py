@@ -1754,6 +1754,30 @@ class Builder(Transformer[Token, Any]):
             return self._placed(meta, n.Number(span=self.here, value=-operand.value, literal="-" + operand.literal))
         return self._placed(meta, n.Negate(span=self.here, operand=operand))
 
+    def per_steps(self, meta: Any, *parts: Any) -> n.PerSteps:
+        *counted, unit, quantity = parts
+        step = n.Number(span=self.here, value=Fraction(1), literal="1", unit=self._name(unit))
+        if counted:
+            literal = str(counted[0])
+            step = n.Number(span=self.here, value=_fraction(literal), literal=literal, unit=self._name(unit))
+        self._placed(meta, step)
+        division = self._placed(meta, n.Binary(span=self.here, op="/", left=quantity, right=step))
+        return self._placed(meta, n.PerSteps(span=self.here, operand=division, mode="down", counted=bool(counted)))
+
+    def per_count(self, meta: Any, amount: n.Expr, steps: n.PerSteps) -> n.Expr:
+        """`AMOUNT per STEPS` lowered: the amount times the steps; dice written as dice (`1d6`,
+        `skill d6`) become that many more dice, not a total scaled."""
+        if isinstance(amount, n.DiceLiteral):
+            if amount.count == 1:
+                return self._placed(meta, n.DiceCount(span=self.here, count=steps, sides=amount.sides))
+            count: n.Expr = n.Number(span=amount.span, value=Fraction(amount.count), literal=str(amount.count))
+            times = self._placed(meta, n.Binary(span=self.here, op="*", left=count, right=steps))
+            return self._placed(meta, n.DiceCount(span=self.here, count=times, sides=amount.sides))
+        if isinstance(amount, n.DiceCount):
+            times = self._placed(meta, n.Binary(span=self.here, op="*", left=amount.count, right=steps))
+            return self._placed(meta, n.DiceCount(span=self.here, count=times, sides=amount.sides))
+        return self._binary(meta, "*", amount, steps)
+
     def dice_count(self, meta: Any, count: n.Expr, die: Token) -> n.DiceCount:
         sides = int(str(die)[1:])
         return self._placed(meta, n.DiceCount(span=self.here, count=count, sides=sides))
