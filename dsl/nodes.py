@@ -1059,6 +1059,8 @@ class Header(Node):
     source: Text | None
     version: Text | None
     notes: tuple[NoteStmt | ErratumStmt, ...]
+    release: Text | None = None
+    """`for rulecraft 0.2`: the release the book is written for (dsl/codes.py, NEW_CHECKS)."""
 
 
 @dataclass(frozen=True, slots=True)

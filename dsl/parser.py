@@ -794,6 +794,7 @@ class Builder(Transformer[Token, Any]):
     def header(self, meta: Any, name: Token, title: Token, *items: Any) -> n.Header:
         source = next((i for i in items if isinstance(i, tuple) and i[0] == "source"), None)
         version = next((i for i in items if isinstance(i, tuple) and i[0] == "version"), None)
+        release = next((i for i in items if isinstance(i, tuple) and i[0] == "release"), None)
         notes = tuple(i for i in items if isinstance(i, (n.NoteStmt, n.ErratumStmt)))
         return self._placed(meta, n.Header(
             span=self.here,
@@ -802,6 +803,7 @@ class Builder(Transformer[Token, Any]):
             source=source[1] if source else None,
             version=version[1] if version else None,
             notes=notes,
+            release=release[1] if release else None,
         ))
 
     def source_item(self, meta: Any, value: Token) -> tuple[str, n.Text]:
@@ -809,6 +811,11 @@ class Builder(Transformer[Token, Any]):
 
     def version_item(self, meta: Any, value: Token) -> tuple[str, n.Text]:
         return ("version", self._text(value))
+
+    def release_item(self, meta: Any, value: Token) -> tuple[str, n.Text]:
+        node = n.Text(self.here, str(value))
+        n.place(node, self._token_at(value))
+        return ("release", node)
 
     # -- vocabulary
 

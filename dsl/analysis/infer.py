@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.codes import PLAIN_BESIDE_QUANTITY
 from dsl.diagnostics import Reporter, did_you_mean
 from dsl.model import Book, Ref
 from dsl.printer import expr_text
@@ -726,6 +727,7 @@ class ExprTyper:
                         f"`{expr_text(operand)}` is a plain number, combined here with a quantity in {unit}",
                         operand.span,
                         self._plain_hint(operand, carrier, unit),
+                        new=PLAIN_BESIDE_QUANTITY,
                     )
                     return None
         return units.pop() if units else None
@@ -773,10 +775,10 @@ class ExprTyper:
 
 def _count_of(name: str, type_: t.Type | None, unit: str, counted: str) -> str:
     """The plain count of a quantity, as the fix of an E202 writes it: `1 per hour of hours`
-    ("+1 per hour"; the whole hours, which for whole numbers is all of them), or, for a value
+    ("+1 per hour": the whole hours, which for whole numbers is all of them), or, for a value
     that may be a fraction, `hours / 1 hour` (exact)."""
     if isinstance(type_, t.Numeric) and type_.integral:
-        return f"`1 per {unit} of {name}` (\"+1 per {unit}\")"
+        return f"`1 per {unit} of {name}`"
     return f"`{name} / 1 {unit}` (exact; `1 per {unit} of {name}` counts the whole {counted})"
 
 
