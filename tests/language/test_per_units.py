@@ -109,3 +109,17 @@ def test_the_e202_hint_applied_makes_the_heat_book_check(tmp_path: Path) -> None
     checked = run_cli("check", str(fixed))
     assert checked.exit_code == 0, checked.output
     assert "0 errors, 0 warnings" in checked.output
+
+
+def test_the_e202_hint_counts_a_fractional_quantity_exactly(tmp_path: Path) -> None:
+    """For a quantity that may be a fraction (`number`), `1 per hour of ...` would drop the part
+    hour: the hint gives the exact division instead."""
+    book = tmp_path / "heat.rules"
+    text = HEAT.read_text(encoding="utf-8").replace("int 0..24 hour = 1", "number 0..24 hour = 1")
+    book.write_text(text.replace('    source "d20 rules"\n', '    source "d20 rules"\n    for rulecraft 0.2\n'), encoding="utf-8")
+    result = run_cli("check", str(book))
+    assert result.exit_code == 1
+    assert "`hour_of_exposure / 1 hour` (exact; `1 per hour of hour_of_exposure` counts the whole hours)" in result.output
+    fixed = tmp_path / "fixed.rules"
+    fixed.write_text(book.read_text(encoding="utf-8").replace("4 + hour_of_exposure", "4 + hour_of_exposure / 1 hour"), encoding="utf-8")
+    assert run_cli("check", str(fixed)).exit_code == 0
