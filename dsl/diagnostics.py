@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dsl.codes import CODES
+from dsl.codes import CODES, NewCheck, Release, graced, graced_text
 from dsl.codes import Level as Severity
 
 
@@ -107,10 +107,13 @@ class Diagnostic:
     message: str
     span: Span
     hint: str | None = None
+    level: Severity | None = None
+    """The severity, where it is not the code's: an error of a check new in a release is a
+    warning on a book written before it (dsl/codes.py, NewCheck)."""
 
     @property
     def severity(self) -> Severity:
-        return CODES[self.code].severity
+        return self.level or CODES[self.code].severity
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.span.path, self.span.line, self.span.column, self.code, self.message)
@@ -122,14 +125,22 @@ class Reporter:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     _seen: set[tuple[Span, str, str]] = field(default_factory=set)
+    written_for: Release | None = None
+    """The release the book says it is written for (`for rulecraft 0.2`), None where it says
+    none: a check new after it reports a warning, not an error (`new`)."""
 
-    def report(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
+    def report(self, code: str, message: str, span: Span, hint: str | None = None, new: NewCheck | None = None) -> None:
+        """`new`: the check reporting is one added in a release (dsl/codes.py, NEW_CHECKS)."""
         if code not in CODES:
             raise KeyError(f"undocumented diagnostic code {code}")
+        level = None
+        if new is not None and graced(new, self.written_for):
+            said, then = graced_text(new, self.written_for)
+            message, hint, level = message + said, (f"{hint}; {then}" if hint else then), Severity.WARNING
         key = (span, code, message)
         if key not in self._seen:
             self._seen.add(key)
-            self.diagnostics.append(Diagnostic(code, message, span, hint))
+            self.diagnostics.append(Diagnostic(code, message, span, hint, level))
 
     @property
     def has_errors(self) -> bool:

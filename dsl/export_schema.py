@@ -284,15 +284,15 @@ def _optional(hint: Any) -> bool:
 
 
 def _concrete(base: type) -> list[type]:
-    """The classes of `base` a value can be: those with no subclass of their own, in the order
-    they are defined (a dataclass with slots is a second class: the one its module names)."""
+    """The classes of `base` a value can be, in the order they are defined (a dataclass with
+    slots is a second class: the one its module names): every class below it, for the groups'
+    bases are the only abstract classes (a `Rounded` is one value, a `PerSteps` below it another)."""
     found: list[type] = []
     cls: type
     for cls in base.__subclasses__():
         if getattr(sys.modules[cls.__module__], cls.__name__, None) is not cls:
             continue  # the class a dataclass with slots replaced
-        below = _concrete(cls)
-        found += below or [cls]
+        found += [cls, *_concrete(cls)]
     return found
 
 

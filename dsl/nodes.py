@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, cast
 
 from dsl.diagnostics import Source, Span, slots_init
 
@@ -135,6 +135,25 @@ class Binary(Expr):
 class Rounded(Expr):
     operand: Expr
     mode: Rounding
+
+
+@dataclass(frozen=True, slots=True)
+class PerSteps(Rounded):
+    """`hour of exposure`, `10 ft of fall` after `per`: how many whole steps of a quantity of the
+    unit the quantity holds, which is `exposure / 1 hour round down`, and is written so: the
+    parser lowers `per` to the nodes every evaluator has.  `AMOUNT per STEPS` is
+    `AMOUNT * STEPS`, and `N d6 per STEPS` is `(N * STEPS) d6` (docs/language.md, "Counting
+    per unit").  `counted`: the step's number was written (`10 ft`), not read as 1 (`hour`)."""
+
+    counted: bool
+
+    @property
+    def quantity(self) -> Expr:
+        return cast(Binary, self.operand).left
+
+    @property
+    def step(self) -> Number:
+        return cast(Number, cast(Binary, self.operand).right)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1080,6 +1099,8 @@ class Header(Node):
     source: Text | None
     version: Text | None
     notes: tuple[NoteStmt | ErratumStmt, ...]
+    release: Text | None = None
+    """`for rulecraft 0.2`: the release the book is written for (dsl/codes.py, NEW_CHECKS)."""
 
 
 @dataclass(frozen=True, slots=True)

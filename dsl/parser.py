@@ -799,6 +799,7 @@ class Builder(Transformer[Token, Any]):
     def header(self, meta: Any, name: Token, title: Token, *items: Any) -> n.Header:
         source = next((i for i in items if isinstance(i, tuple) and i[0] == "source"), None)
         version = next((i for i in items if isinstance(i, tuple) and i[0] == "version"), None)
+        release = next((i for i in items if isinstance(i, tuple) and i[0] == "release"), None)
         notes = tuple(i for i in items if isinstance(i, (n.NoteStmt, n.ErratumStmt)))
         return self._placed(meta, n.Header(
             span=self.here,
@@ -807,6 +808,7 @@ class Builder(Transformer[Token, Any]):
             source=source[1] if source else None,
             version=version[1] if version else None,
             notes=notes,
+            release=release[1] if release else None,
         ))
 
     def source_item(self, meta: Any, value: Token) -> tuple[str, n.Text]:
@@ -814,6 +816,11 @@ class Builder(Transformer[Token, Any]):
 
     def version_item(self, meta: Any, value: Token) -> tuple[str, n.Text]:
         return ("version", self._text(value))
+
+    def release_item(self, meta: Any, value: Token) -> tuple[str, n.Text]:
+        node = n.Text(self.here, str(value))
+        n.place(node, self._token_at(value))
+        return ("release", node)
 
     # -- vocabulary
 
@@ -1809,6 +1816,30 @@ class Builder(Transformer[Token, Any]):
         if isinstance(operand, n.Number):
             return self._placed(meta, n.Number(span=self.here, value=-operand.value, literal="-" + operand.literal))
         return self._placed(meta, n.Negate(span=self.here, operand=operand))
+
+    def per_steps(self, meta: Any, *parts: Any) -> n.PerSteps:
+        *counted, unit, quantity = parts
+        step = n.Number(span=self.here, value=Fraction(1), literal="1", unit=self._name(unit))
+        if counted:
+            literal = str(counted[0])
+            step = n.Number(span=self.here, value=_fraction(literal), literal=literal, unit=self._name(unit))
+        self._placed(meta, step)
+        division = self._placed(meta, n.Binary(span=self.here, op="/", left=quantity, right=step))
+        return self._placed(meta, n.PerSteps(span=self.here, operand=division, mode="down", counted=bool(counted)))
+
+    def per_count(self, meta: Any, amount: n.Expr, steps: n.PerSteps) -> n.Expr:
+        """`AMOUNT per STEPS` lowered: the amount times the steps; dice written as dice (`1d6`,
+        `skill d6`) become that many more dice, not a total scaled."""
+        if isinstance(amount, n.DiceLiteral):
+            if amount.count == 1:
+                return self._placed(meta, n.DiceCount(span=self.here, count=steps, sides=amount.sides))
+            count: n.Expr = n.Number(span=amount.span, value=Fraction(amount.count), literal=str(amount.count))
+            times = self._placed(meta, n.Binary(span=self.here, op="*", left=count, right=steps))
+            return self._placed(meta, n.DiceCount(span=self.here, count=times, sides=amount.sides))
+        if isinstance(amount, n.DiceCount):
+            times = self._placed(meta, n.Binary(span=self.here, op="*", left=amount.count, right=steps))
+            return self._placed(meta, n.DiceCount(span=self.here, count=times, sides=amount.sides))
+        return self._binary(meta, "*", amount, steps)
 
     def dice_count(self, meta: Any, count: n.Expr, die: Token) -> n.DiceCount:
         sides = int(str(die)[1:])

@@ -45,7 +45,8 @@ def _wrap(text: str, inner: int, outer: int) -> str:
 
 def _text(expr: n.Expr) -> tuple[str, int]:
     if isinstance(expr, n.Number):
-        return expr.literal, _PRECEDENCE["atom"] if expr.value >= 0 else _PRECEDENCE["neg"]
+        text = expr.literal if expr.unit is None else f"{expr.literal} {expr.unit.text}"
+        return text, _PRECEDENCE["atom"] if expr.value >= 0 else _PRECEDENCE["neg"]
     if isinstance(expr, n.DiceLiteral):
         return (f"{expr.count}d{expr.sides}" if expr.count != 1 else f"d{expr.sides}"), _PRECEDENCE["atom"]
     if isinstance(expr, n.TextLiteral):
@@ -68,6 +69,15 @@ def _text(expr: n.Expr) -> tuple[str, int]:
     if isinstance(expr, n.Negate):
         inner, level = _text(expr.operand)
         return "-" + _wrap(inner, level, _PRECEDENCE["neg"]), _PRECEDENCE["neg"]
+    written = per_written(expr)
+    if written is not None:
+        amount, steps = written
+        inner, level = _text(amount)
+        return f"{_wrap(inner, level, _PRECEDENCE['*'])} per {_text(steps)[0]}", _PRECEDENCE["*"]
+    if isinstance(expr, n.PerSteps):
+        quantity, level = _text(expr.quantity)
+        step = expr_text(expr.step) if expr.counted else expr.step.unit.text if expr.step.unit else ""
+        return f"{step} of {_wrap(quantity, level, _PRECEDENCE['atom'])}", _PRECEDENCE["*"]
     if isinstance(expr, n.Binary):
         level = _PRECEDENCE[expr.op]
         left, left_level = _text(expr.left)
@@ -117,6 +127,23 @@ def _text(expr: n.Expr) -> tuple[str, int]:
         right, right_level = _text(expr.right)
         return f"{_wrap(left, left_level, level)} {expr.op} {_wrap(right, right_level, level + 1)}", level
     raise TypeError(f"no text for {type(expr).__name__}")
+
+
+def per_written(expr: n.Expr) -> tuple[n.Expr, n.PerSteps] | None:
+    """`AMOUNT per STEPS` as written, from what the parser lowered it to (`AMOUNT * STEPS`;
+    `(N * STEPS) d6` for dice), or None for anything else."""
+    if isinstance(expr, n.Binary) and expr.op == "*" and isinstance(expr.right, n.PerSteps):
+        return expr.left, expr.right
+    if isinstance(expr, n.DiceCount):
+        count = expr.count
+        if isinstance(count, n.PerSteps):
+            return n.DiceLiteral(span=expr.span, count=1, sides=expr.sides), count
+        if isinstance(count, n.Binary) and count.op == "*" and isinstance(count.right, n.PerSteps):
+            times = count.left
+            if isinstance(times, n.Number) and times.unit is None and times.value.denominator == 1 and times.value > 0:
+                return n.DiceLiteral(span=expr.span, count=int(times.value), sides=expr.sides), count.right
+            return n.DiceCount(span=expr.span, count=times, sides=expr.sides), count.right
+    return None
 
 
 def faces_text(low: int | None, high: int | None) -> str:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from string import Template
 
+from dsl.codes import CURRENT, release_text
 from dsl.parser import reserved_words
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -55,7 +56,7 @@ def create_project(name: str, directory: Path) -> list[Path]:
     title = name.replace("_", " ").strip().capitalize()
     for path, template in files.items():
         with path.open("x", encoding="utf-8", newline="\n") as out:
-            out.write(template.substitute(name=name, title=title))
+            out.write(template.substitute(name=name, title=title, release=release_text(CURRENT)))
     return list(files)
 
 
@@ -72,6 +73,7 @@ _RULEBOOK = Template("""\
 rulebook $name "$title":
     source "the rules of your game, chapter 3"
     version "0.1"
+    for rulecraft $release
 
 unit hex "hexes"
 

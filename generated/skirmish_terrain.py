@@ -4647,7 +4647,7 @@ def gravity(
 ) -> Resolution:
     """Changes in Gravity (17.9).
 
-    - derive load = carried * gravity + (gravity - 1) * 70
+    - derive load = carried * gravity + (gravity - 1) * 70 kg
     - derive jump_width = hole * gravity
     """
     if rng is not None or rolled is not None:

@@ -36,6 +36,7 @@ from dsl.analysis.vocabulary import (
     analyze_type,
     analyze_var,
 )
+from dsl.codes import CURRENT, RELEASES, Release, parse_release, parse_release_loose, release_text
 from dsl.diagnostics import Reporter
 from dsl.model.exprs import effect_exprs, names_read, substitute, table_reads, walk, with_starts
 from dsl.model.order import settle_order
@@ -57,6 +58,7 @@ def analyze(tree: n.Rulebook, reporter: Reporter) -> m.Book:
         notes=tuple(note_pair(s) for s in header.notes),
         path=header.span.path,
     )
+    reporter.written_for = _written_for(header, reporter)
     cx = Context(tree, Unparsed(inner=reporter, names=set(tree.unparsed)), book)
     cx.check_name(header.name, "rulebook")
     decls = tree.declarations
@@ -127,6 +129,25 @@ def analyze(tree: n.Rulebook, reporter: Reporter) -> m.Book:
         )
     book.settle = settle_order(book)
     return book
+
+
+def _written_for(header: n.Header, reporter: Reporter) -> Release | None:
+    """The release the header says the book is written for (`for rulecraft 0.2`), which decides
+    whether a check new in a later release warns or fails (dsl/codes.py, NEW_CHECKS)."""
+    if header.release is None:
+        return None
+    written = header.release.value
+    release = parse_release(written)
+    if release is None:
+        known = ", ".join(release_text(r) for r in RELEASES)
+        newer = parse_release_loose(written)
+        what = (
+            f"this rulebook is written for rulecraft {written}, newer than this rulecraft ({release_text(CURRENT)})"
+            if newer is not None and newer > CURRENT
+            else f"rulecraft has had no release {written}"
+        )
+        reporter.report("E007", what, header.release.span, f"the releases are {known}: upgrade rulecraft, or say one of them")
+    return release
 
 
 def _of(items: Iterable[object], kind: type[_T]) -> Iterator[_T]:

@@ -12,6 +12,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.analysis.infer import ExprTyper, Scope, TableShape
 from dsl.categories import CATEGORIES
+from dsl.codes import NewCheck
 from dsl.diagnostics import Reporter, Span, did_you_mean
 from dsl.parser import reserved_words
 from dsl.semantics import constant_value
@@ -27,11 +28,11 @@ class Unparsed(Reporter):
     inner: Reporter = field(default_factory=Reporter)
     names: set[str] = field(default_factory=set)
 
-    def report(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
+    def report(self, code: str, message: str, span: Span, hint: str | None = None, new: NewCheck | None = None) -> None:
         match = _UNKNOWN.fullmatch(message)
         if code == "E101" and match is not None and match.group(1) in self.names:
             return
-        self.inner.report(code, message, span, hint)
+        self.inner.report(code, message, span, hint, new)
 
     @property
     def has_errors(self) -> bool:

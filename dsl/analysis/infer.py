@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.codes import PLAIN_BESIDE_QUANTITY
 from dsl.diagnostics import Reporter, did_you_mean
 from dsl.model import Book, Ref
 from dsl.model.exprs import walk
@@ -111,6 +112,8 @@ class ExprTyper:
                 return self._not(expr, scope, expected)
             case n.Call():
                 return self._call(expr, scope, expected)
+            case n.PerSteps():
+                return self._per_steps(expr, scope, expected)
             case n.Rounded():
                 return self._rounded(expr, scope, expected)
             case n.Negate():
@@ -349,6 +352,14 @@ class ExprTyper:
         right = self.infer(expr.right, scope, inner)
         if left is None or right is None:
             return None
+        if isinstance(expr.right, n.PerSteps) and isinstance(left, t.Dice):
+            self.reporter.report(
+                "E201",
+                f"`per` adds dice written as dice (`1d6 per 10 ft of fall`), and `{expr_text(expr.left)}` is a dice value",
+                expr.left.span,
+                "write the dice themselves before `per`, e.g. `2d6 per ...`",
+            )
+            return None
         if isinstance(left, t.Dice) or isinstance(right, t.Dice):
             return self._dice_arithmetic(expr, left, right)
         if isinstance(left, t.Cell) or isinstance(right, t.Cell):
@@ -453,6 +464,44 @@ class ExprTyper:
             return None
         low, high = t.interval_round(found, expr.mode)
         return t.Numeric("percent" if found.kind == "percent" else "int", low, high, found.unit)
+
+    def _per_steps(self, expr: n.PerSteps, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        """`per hour of exposure`: the quantity must be in the step's unit, and the step more
+        than none; the count is then `exposure / 1 hour round down`, typed as written."""
+        quantity, step = expr.quantity, expr.step
+        found = self.infer(quantity, scope)
+        if found is None or self.infer(step, scope) is None:
+            return None
+        assert step.unit is not None  # the grammar writes a unit after the step
+        unit = step.unit.text
+        steps = f"{expr_text(step) if expr.counted else unit} of {expr_text(quantity)}"
+        if not isinstance(found, t.Numeric):
+            self.reporter.report("E201", f"`per {steps}` counts a quantity, but this is {_a(found)}", quantity.span)
+            return None
+        if found.unit is None:
+            self.reporter.report(
+                "E202",
+                f"`per {steps}` counts {self._unit_words(unit)}, but `{expr_text(quantity)}` is a plain number",
+                quantity.span,
+                f"{_unit_hint(quantity, unit)}; or, if it is already a count of {self._unit_words(unit)}, "
+                f"use it as it is: `N * {expr_text(quantity)}` in a formula, `per {expr_text(quantity)}` after a modifier",
+            )
+            return None
+        if found.unit != unit:
+            self.reporter.report(
+                "E202",
+                f"`per {steps}` counts {unit}, but `{expr_text(quantity)}` is in {found.unit}",
+                quantity.span,
+                f"count steps of its own unit: `per {found.unit} of {expr_text(quantity)}`",
+            )
+            return None
+        if step.value <= 0:
+            self.reporter.report("E301", f"a step of `per` must be more than 0, not {expr_text(step)}", step.span)
+            return None
+        return self._rounded(expr, scope, expected)
+
+    def _unit_words(self, unit: str) -> str:
+        return self.book.units.get(unit) or unit
 
     def _dice_count(self, expr: n.DiceCount, scope: Scope, expected: t.Type | None) -> t.Type | None:
         found = self.infer(expr.count, scope)
@@ -718,6 +767,7 @@ class ExprTyper:
                         f"`{expr_text(operand)}` is a plain number, combined here with a quantity in {unit}",
                         operand.span,
                         self._plain_hint(operand, carrier, unit),
+                        new=PLAIN_BESIDE_QUANTITY,
                     )
                     return None
         return units.pop() if units else None
@@ -729,16 +779,17 @@ class ExprTyper:
         unit comes in: `hours / 1 hour` is a plain count."""
         first = _unit_hint(operand, unit)
         counted = self.book.units.get(unit) or unit
-        declared = [v.name for v in self.book.vars.values() if isinstance(v.type, t.Numeric) and v.type.unit == unit]
+        declared = {v.name: v.type for v in self.book.vars.values() if isinstance(v.type, t.Numeric) and v.type.unit == unit}
         read = [x.name for x in _names(carrier)]
-        if len(declared) == 1 and read != declared:
-            source = declared[0]
+        if len(declared) == 1 and read != list(declared):
+            source, type_ = next(iter(declared.items()))
             return (
-                f"{first}; or, if `{expr_text(carrier)}` is not a number of {counted}, make it a plain number where "
-                f"`{source}` comes into it: `{source} / 1 {unit}` counts the {counted} as a plain number"
+                f"{first}; or, if `{expr_text(carrier)}` is not a number of {counted}, count the {counted} where "
+                f"`{source}` comes into it: {_count_of(source, type_, unit, counted)}"
             )
         if read:
-            return f"{first}; or, if `{read[0]}` is a plain count, write `{read[0]} / 1 {unit}` here"
+            count = _count_of(read[0], declared.get(read[0]), unit, counted)
+            return f"{first}; or, if `{read[0]}` is a plain count here, write {count}"
         return first
 
     def _product_unit(self, left: t.Numeric, right: t.Numeric, expr: n.Binary) -> str | None:
@@ -760,6 +811,15 @@ class ExprTyper:
             )
             return None
         return left.unit or right.unit
+
+
+def _count_of(name: str, type_: t.Type | None, unit: str, counted: str) -> str:
+    """The plain count of a quantity, as the fix of an E202 writes it: `1 per hour of hours`
+    ("+1 per hour": the whole hours, which for whole numbers is all of them), or, for a value
+    that may be a fraction, `hours / 1 hour` (exact)."""
+    if isinstance(type_, t.Numeric) and type_.integral:
+        return f"`1 per {unit} of {name}`"
+    return f"`{name} / 1 {unit}` (exact; `1 per {unit} of {name}` counts the whole {counted})"
 
 
 def _count_hint(count: n.Expr, unit: str) -> str:

@@ -14,6 +14,7 @@ from dsl import types as t
 from dsl.analysis.context import Context, note_pair, text
 from dsl.analysis.infer import MAX_EXPLODING, MAX_EXPLODING_DICE, Scope, check_dice, describe, die_sides
 from dsl.analysis.modifiers import analyze_modifier
+from dsl.codes import NATURAL_NEVER_SHOWN
 from dsl.diagnostics import did_you_mean
 from dsl.model.exprs import substitute, walk
 from dsl.printer import expr_text, pool_text
@@ -429,6 +430,7 @@ def _natural_test(
             " shows it",
             ref.span,
             f"the die shows 1 to {sides}",
+            new=NATURAL_NEVER_SHOWN,
         )
 
 
@@ -492,6 +494,7 @@ def _natural_not_shown(
         f"tier `{tier.name}` of `{system.name}` is a natural {faces}, which `{dice}` never shows",
         ref.span,
         hint,
+        new=NATURAL_NEVER_SHOWN,
     )
 
 

@@ -374,6 +374,13 @@ class Notation:
                 return "0", _ATOM  # `-0` in a source's table is no change: printed 0
             inner, level = self._note(expr.operand, words)
             return MINUS + _wrap(inner, level, _LEVEL["neg"]), _LEVEL["neg"]
+        written = printer.per_written(expr)
+        if written is not None:
+            amount, steps = written
+            inner, level = self._note(amount, words)
+            return f"{_wrap(inner, level, _LEVEL['*'])} per {self._note(steps, words)[0]}", _LEVEL["*"]
+        if isinstance(expr, n.PerSteps):
+            return self._per_steps(expr, words), _LEVEL["*"]
         if isinstance(expr, n.Binary):
             return self._binary(expr, words)
         if isinstance(expr, n.Rounded):
@@ -411,6 +418,14 @@ class Notation:
             right, right_level = self._note(expr.right, words)
             return f"{_wrap(left, left_level, level)} {expr.op} {_wrap(right, right_level, level + 1)}", level
         raise TypeError(f"no notation for {type(expr).__name__}")
+
+    def _per_steps(self, expr: n.PerSteps, words: bool) -> str:
+        """`hour of exposure` -> "hour of exposure", `10 ft of fall` -> "10 feet of fall": the
+        unit in the words the rulebook gives it, one step in the singular."""
+        unit = expr.step.unit.text if expr.step.unit is not None else ""
+        step = f"{clean(expr.step.literal)}{NBSP}{self.unit(unit)}" if expr.counted else singular(self.unit(unit))
+        quantity, level = self._note(expr.quantity, words)
+        return f"{step} of {_wrap(quantity, level, _ATOM)}"
 
     def _column_label(self, table: str, column: str) -> str:
         found = self.book.tables.get(table)
@@ -637,6 +652,8 @@ class Notation:
         that is a noun (made singular), else ` x (Other Bleeds the target already has)` with a times sign: a
         label that is a clause has no singular, and cutting its last word's `s` is no plural
         made singular (`has` is not `ha`)."""
+        if isinstance(per, n.PerSteps):
+            return f" per {self._per_steps(per, True)}"  # `per 2 hex of smoke`: "per 2 hexes of smoke"
         unit = self.unit_noun(per)
         return f" per {unit}" if unit is not None else f" {TIMES} ({self.expr(per)})"
 
