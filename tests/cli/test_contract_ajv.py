@@ -16,7 +16,9 @@ import pytest
 
 from dsl.checks.examples import all_examples
 from dsl.contract import SCHEMAS
+from dsl.describe import describe_data
 from dsl.export_schema import schema_json
+from dsl.report import json_text
 from dsl.runner import _value
 from tests.ajv import ajv_check
 from tests.conftest import RULEBOOKS, compiled, module_for, run_cli
@@ -186,8 +188,18 @@ def test_list_describe_diff_and_errors_validate_against_their_schemas(tmp_path: 
     documents: list[tuple[str, str, Any]] = []
     for path in BOOKS:
         documents.append(("list", f"list {path.stem}", _json("list", str(path), "--json")))
-        for name in module_for(path).RULES:
-            documents.append(("describe", f"describe {path.stem} {name}", _json("describe", str(path), name, "--json")))
+        # every rule's description as `describe --json` prints it (the facts it prints from,
+        # tests/cli/test_cli_cache.py), and three rules a book through the command itself
+        module = module_for(path)
+        book = compiled(path).book
+        assert book is not None
+        names = list(module.RULES)
+        for name in names:
+            inputs = [module.INPUTS[read] for read in module.RULES[name].reads]
+            data = json.loads(json_text(describe_data(book, name, inputs, module)))
+            documents.append(("describe", f"describe {path.stem} {name}", data))
+        for name in dict.fromkeys([names[0], names[len(names) // 2], names[-1]]):
+            documents.append(("describe", f"describe {path.stem} {name} (command)", _json("describe", str(path), name, "--json")))
     old = tmp_path / "old.rules"
     old.write_text((RULEBOOKS / "skirmish_terrain.rules").read_text(encoding="utf-8"), encoding="utf-8")
     new = tmp_path / "new.rules"
