@@ -355,13 +355,13 @@ def test_javascript_agrees_with_python(path: Path, packages: dict[str, Path], tm
 
 @pytest.mark.parametrize(
     ("count", "seed"),
-    [pytest.param(60, 20261129, id="quick"), pytest.param(300, 20261202, id="ci", marks=pytest.mark.slow)],
+    [pytest.param(30, 20261129, id="quick"), pytest.param(300, 20261202, id="ci", marks=pytest.mark.slow)],
 )
 @pytest.mark.parametrize(("group", "path"), GALLERY, ids=lambda x: x.stem if isinstance(x, Path) else x)
 def test_javascript_agrees_with_python_on_the_gallery(
     group: str, path: Path, count: int, seed: int, packages: dict[str, Path], tmp_path: Path
 ) -> None:
-    """60 situations a book in a plain `pytest`, 300 more with another seed in CI (`--slow`):
+    """30 situations a book in a plain `pytest`, 300 more with another seed in CI (`--slow`):
     the gallery's dice are the costliest to work out exactly, twice."""
     *_, mismatches = differential(path, packages[group], count, seed, tmp_path)
     assert not mismatches, "\n".join(mismatches[:5])
