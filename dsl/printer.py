@@ -12,6 +12,7 @@ from fractions import Fraction
 from dsl import model as m
 from dsl import nodes as n
 from dsl.runtime import dice
+from dsl.runtime.pools import faces_text as faces_text  # one spelling of faces, the runtime's
 
 _PRECEDENCE = {
     "or": 1,
@@ -144,15 +145,6 @@ def per_written(expr: n.Expr) -> tuple[n.Expr, n.PerSteps] | None:
                 return n.DiceLiteral(span=expr.span, count=int(times.value), sides=expr.sides), count.right
             return n.DiceCount(span=expr.span, count=times, sides=expr.sides), count.right
     return None
-
-
-def faces_text(low: int | None, high: int | None) -> str:
-    """`6`, `2..5`, `at least 5`, `at most 2`."""
-    if high is None:
-        return f"at least {low}"
-    if low is None:
-        return f"at most {high}"
-    return str(low) if low == high else f"{low}..{high}"
 
 
 def faced_dice_text(expr: n.FacedDice, text: Callable[[n.Expr], str]) -> str:
