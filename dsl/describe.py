@@ -348,10 +348,7 @@ def _tier_text(tier: m.Tier) -> str:
     if tier.also:
         text = printer.natural_words(tier)
     elif tier.natural is not None:
-        low, high = tier.natural
-        text = f"natural {low}" if low == high else f"natural {low}..{high}"
-        if tier.die is not None:
-            text += f" on {tier.die}"
+        text = printer.tier_test_text(*tier.natural, tier.die)
     elif tier.op is not None and tier.bound is not None:
         text = f"roll {tier.op} {printer.expr_text(tier.bound)}"
     else:

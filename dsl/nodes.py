@@ -406,6 +406,8 @@ class TierItem(Node):
     natural: tuple[int, int] | None = None
     always: Literal["success", "failure"] | None = None
     die: Name | None = None  # `natural 1 on wild`: the face the die named `wild` shows first
+    # `roll showing 6 >= 2`: the faces counted (`natural` is then how many dice, low..high)
+    showing: tuple[int | None, int | None] | None = None
     # `natural 1 on trait_die and natural 1 on wild`: the faces read after the first, and how
     # they join: "and" (every one holds) or "or" (any holds)
     also: tuple[NaturalTest, ...] = ()
@@ -414,11 +416,14 @@ class TierItem(Node):
 
 @dataclass(frozen=True, slots=True)
 class NaturalTest(Node):
-    """`natural 1 on wild`: a die (the dice alone when `die` is None) shows low..high first."""
+    """`natural 1 on wild`: a die (the dice alone when `die` is None) shows low..high first; or
+    `roll showing 6 >= 2`: low..high of the roll's dice show `showing` (a count's high is
+    ANY_DICE when it has no upper bound)."""
 
     low: int
     high: int
     die: Name | None = None
+    showing: tuple[int | None, int | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ from lark.indenter import DedentError, Indenter
 from dsl import nodes as n
 from dsl.diagnostics import Reporter, Source, Span
 from dsl.resources import grammar_text
+from dsl.runtime.pools import ANY_DICE
 
 _N = TypeVar("_N", bound=n.Node)
 
@@ -989,6 +990,7 @@ class Builder(Transformer[Token, Any]):
             natural=(first.low, first.high),
             always=always,  # type: ignore[arg-type]
             die=first.die,
+            showing=first.showing,
             also=tuple(tests[1:]),
             joined=joined,  # type: ignore[arg-type]
         ))
@@ -997,6 +999,24 @@ class Builder(Transformer[Token, Any]):
         numbers = [x for x in rest if isinstance(x, int)]
         die = next((x for x in rest if isinstance(x, n.Name)), None)
         return self._placed(meta, n.NaturalTest(span=self.here, low=numbers[0], high=numbers[-1], die=die))
+
+    def showing_test(self, meta: Any, faces: tuple[int | None, int | None], op: str, count: Token) -> n.NaturalTest:
+        """`roll showing 6 >= 2`: the count's range, low..high dice (no upper bound: ANY_DICE)."""
+        if not str(count).isdigit():
+            raise _BuildError(f"how many dice show a face is a whole number, not {count}", self._span(meta))
+        number = int(count)
+        low, high = {
+            ">=": (number, ANY_DICE),
+            ">": (number + 1, ANY_DICE),
+            "<=": (0, number),
+            "<": (0, number - 1),
+            "==": (number, number),
+        }.get(op, (None, None))
+        if low is None or high is None:
+            raise _BuildError(
+                f"how many dice show a face is compared with `>=`, `<=` or `==`, not `{op}`", self._span(meta), "E203"
+            )
+        return self._placed(meta, n.NaturalTest(span=self.here, low=low, high=high, showing=faces))
 
     def natural_die(self, meta: Any, name: Token) -> n.Name:
         return self._name(name)

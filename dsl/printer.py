@@ -12,6 +12,7 @@ from fractions import Fraction
 from dsl import model as m
 from dsl import nodes as n
 from dsl.runtime import dice
+from dsl.runtime.pools import ANY_DICE, showing_within
 from dsl.runtime.pools import faces_text as faces_text  # one spelling of faces, the runtime's
 
 _PRECEDENCE = {
@@ -402,6 +403,12 @@ def natural_words(
         shown = name(named)
         return f"the {shown}" if shown.endswith("die") else f"the {shown} die"
 
+    if any(showing_within(d) is not None for _, _, d in tests):
+        return word.join(
+            counted_words(low, high, within, dash) if (within := showing_within(d)) is not None
+            else f"a natural {faces(low, high)}" if d is None else f"a {faces(low, high)} on {die(d)}"
+            for low, high, d in tests
+        )
     if len({(low, high) for low, high, _ in tests}) == 1 and all(d is not None for _, _, d in tests):
         low, high, _ = tests[0]
         dice = [die(d) for _, _, d in tests if d is not None]
@@ -414,3 +421,28 @@ def natural_words(
         f"a natural {faces(low, high)}" if d is None else f"a {faces(low, high)} on {die(d)}" for low, high, d in tests
     ]
     return ", ".join(parts[:-1]) + word + parts[-1]
+
+
+def counted_words(low: int, high: int, within: tuple[int | None, int | None], dash: str = "..") -> str:
+    """`roll showing 6 >= 2` in words: "2 or more dice show 6"."""
+    faces = faces_text(*within).replace("..", dash)
+    if high >= ANY_DICE:
+        many = f"{low} or more dice show" if low != 1 else "a die shows"
+        return f"{many} {faces}" if low else f"any number of dice show {faces}"
+    if low == high:
+        return f"no die shows {faces}" if low == 0 else f"exactly {low} {'die shows' if low == 1 else 'dice show'} {faces}"
+    if low == 0:
+        return f"at most {high} {'die shows' if high == 1 else 'dice show'} {faces}"
+    return f"{low}{dash}{high} dice show {faces}"
+
+
+def tier_test_text(low: int, high: int, die: str | None) -> str:
+    """One test of a tier as the rulebook writes it: `natural 20`, `natural 1 on wild`,
+    `roll showing 6 >= 2`."""
+    within = showing_within(die)
+    if within is not None:
+        # the parser writes every count as low..ANY_DICE, n..n or 0..high
+        count = f">= {low}" if high >= ANY_DICE else f"== {low}" if low == high else f"<= {high}"
+        return f"roll showing {faces_text(*within)} {count}"
+    text = f"natural {low}" if low == high else f"natural {low}..{high}"
+    return text if die is None else f"{text} on {die}"

@@ -19,6 +19,7 @@ from dsl.diagnostics import did_you_mean
 from dsl.model.exprs import substitute, walk
 from dsl.printer import expr_text, pool_text
 from dsl.runtime.dice import Dice
+from dsl.runtime.pools import showing_within
 
 OUTCOMES = ("success", "failure")
 OPPOSED_OUTCOMES = ("win", "tie", "lose")
@@ -356,11 +357,46 @@ def _natural_dice(
     defined only for a named die (E203), and so is the natural of a roll against dice (its
     dice alone would take in the target's)."""
     named = {x.name.text: x for x in walk(dice) if isinstance(x, n.NamedDie)} if dice is not None else {}
+    if not _counts_read_alone(cx, system, ref, dice):
+        return
     for tier in system.tiers:
         if tier.joined == "and" and _never_together(cx, system, tier, ref):
             continue
         for first, last, name in tier.tests():
-            _natural_test(cx, system, tier, ref, dice, dice_target, named, first, last, name)
+            if showing_within(name) is None:
+                _natural_test(cx, system, tier, ref, dice, dice_target, named, first, last, name)
+
+
+def _counts_read_alone(cx: Context, system: m.TierSystem, ref: n.TiersRef, dice: n.Expr | None) -> bool:
+    """Tiers that count the dice showing a face (`roll showing 6 >= 2`) count one set of faces,
+    read no dice-alone natural beside it, and count dice that have a highest value (E203)."""
+    reads = tuple(dict.fromkeys(name for tier in system.tiers for _, _, name in tier.tests()))
+    counted = [name for name in reads if showing_within(name) is not None]
+    if not counted:
+        return True
+    problem = None
+    if len(counted) > 1:
+        problem = (
+            f"the tiers of `{system.name}` count the dice {counted[0]} and {counted[1]}: a roll's tiers count"
+            " the dice showing one set of faces",
+            "count one set of faces, e.g. `roll showing 6 >= 2`, and read the others from the roll's total",
+        )
+    elif None in reads:
+        problem = (
+            f"the tiers of `{system.name}` read the dice alone (`natural ...`) and count the dice {counted[0]}:"
+            " a roll's tiers read one or the other",
+            "read the natural of a named die (`natural 1 on wild`) beside the count",
+        )
+    elif dice is not None and _explodes_without_end(dice):
+        problem = (
+            f"the tiers of `{system.name}` count the dice {counted[0]}, and dice of this roll explode without end:"
+            " how many show a face is not worked out",
+            "bound the explosions, e.g. `exploding d6 at most 5 times`",
+        )
+    if problem is None:
+        return True
+    cx.reporter.report("E203", problem[0], ref.span, problem[1])
+    return False
 
 
 def _never_together(cx: Context, system: m.TierSystem, tier: m.Tier, ref: n.TiersRef) -> bool:
@@ -466,8 +502,8 @@ def _naturals_shown(
     low = min(r[0] for r in reach)
     high = None if any(r[1] is None for r in reach) else max(r[1] for r in reach if r[1] is not None)
     for tier in system.tiers:
-        for first, last, _ in tier.tests():
-            if not (last >= low and (high is None or first <= high)):
+        for first, last, name in tier.tests():
+            if showing_within(name) is None and not (last >= low and (high is None or first <= high)):
                 _natural_not_shown(cx, system, tier, ref, pools, first, last, low, high)
 
 

@@ -13,6 +13,7 @@ from dsl.analysis.context import Context, guess_high, num, text
 from dsl.analysis.infer import Scope, check_dice
 from dsl.diagnostics import did_you_mean
 from dsl.model.exprs import names_read, stats_read, walk
+from dsl.runtime.pools import showing_key
 
 
 def analyze_type(cx: Context, node: n.TypeExpr) -> t.Type | None:
@@ -203,12 +204,20 @@ def analyze_tiers(cx: Context, decl: n.TiersDecl) -> None:
                 f"did you mean {high}..{low}?",
             )
             continue
-        die = item.die.text if item.die is not None else None
-        also = tuple(m.NaturalTest(x.low, x.high, x.die.text if x.die is not None else None) for x in item.also)
+        die = _read_key(item.die, item.showing)
+        also = tuple(m.NaturalTest(x.low, x.high, _read_key(x.die, x.showing)) for x in item.also)
         tiers.append(
             m.Tier(item.name.text, item.op, item.bound, item.span, item.natural, item.always, die, also, item.joined)
         )
     cx.book.tiers[decl.name.text] = m.TierSystem(decl.name.text, text(decl.label), tuple(tiers), decl.span)
+
+
+def _read_key(die: n.Name | None, showing: tuple[int | None, int | None] | None) -> str | None:
+    """What a tier's test reads, as the model and the resolvers name it: a die's name, None for
+    the dice alone, `showing 6` for how many dice show 6."""
+    if showing is not None:
+        return showing_key(showing)
+    return die.text if die is not None else None
 
 
 def _only_specials(cx: Context, expr: n.Expr, scope: Scope, what: str) -> None:

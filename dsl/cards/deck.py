@@ -31,6 +31,7 @@ from dsl.cards.notation import COMPARISON, ROUNDING, Notation, pool_text, row_ke
 from dsl.cards.text import DASH, MINUS, NBSP, clean, display_name, percent, signed, title_case_first
 from dsl.categories import CATEGORIES, DEFAULT_CATEGORY, Category
 from dsl.printer import natural_words
+from dsl.runtime.pools import showing_within
 
 BOOK_KIND = "Rulebook"
 LEGEND_KIND = "Legend"
@@ -327,7 +328,7 @@ def shared_definitions(book: m.Book, notation: Notation) -> list[Block]:
     for system in book.tiers.values():
         blocks.append(Heading(clean(system.label) if system.label else display_name(system.name)))
         for tier in system.tiers:
-            if tier.also:
+            if tier.also or showing_within(tier.die) is not None:
                 rule = natural_words(tier, display_name, "\u2013")
             elif tier.natural is not None:
                 low, high = tier.natural

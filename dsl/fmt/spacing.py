@@ -51,6 +51,7 @@ class Spacing:
 
     def __init__(self) -> None:
         self._dice_sums: dict[int, tuple[bool, bool]] = {}
+        self._apart: set[int] = set()  # signs of a bonus after a bracket: spaced on both sides
 
     def spaced(self, before: Leaf, after: Leaf, following: Leaf | None = None) -> bool:
         """Whether one space separates two tokens that follow each other on a line (`following`:
@@ -67,6 +68,11 @@ class Spacing:
             and following.token.type == "NUMBER"
         ):
             return False  # a roll's bonus after its dice reads as the dice print: `2d6+4 >= 9`
+        if after.token.value in _SIGNS and not any(after.siblings()) and before.token.value == ")":
+            self._apart.add(id(after.token))
+            return True  # a bonus after a bracket: `max(d8, d6) + 2`
+        if id(before.token) in self._apart:
+            return True
         return _spaced(before, after)
 
     def _dice_sum(self, sign: Leaf) -> bool:

@@ -31,7 +31,7 @@ from .base import (
     shown,
     whole,
 )
-from .pools import UNBOUNDED, Group, Pooled, convolve_weights
+from .pools import SHOWING, UNBOUNDED, Group, Pooled, convolve_weights, faces_text, showing_within
 
 DIE_LADDER: Final = (2, 3, 4, 6, 8, 10, 12, 20)
 """Die sizes from smallest to largest, for stepping a die up or down."""
@@ -206,7 +206,18 @@ class Dice:
         expression's faces before explosions and re-rolls, without the numbers added to them).
         Totals past `horizon` are gathered at `horizon + 1`, as in `totals`."""
         self.check_size()
-        named = tuple(dict.fromkeys(name for name in names if name is not None))
+        counted = tuple(dict.fromkeys(name for name in names if name is not None and showing_within(name) is not None))
+        named = tuple(dict.fromkeys(name for name in names if name is not None and name not in counted))
+        if len(counted) > 1:
+            raise ValueError(
+                f"the tiers of {self} count the dice showing {counted[0][len(SHOWING):]} and showing"
+                f" {counted[1][len(SHOWING):]}: a roll's tiers count the dice showing one set of faces"
+            )
+        if counted and None in names:
+            raise ValueError(
+                f"the tiers of {self} read both the dice alone and how many dice show"
+                f" {counted[0][len(SHOWING):]}: a roll's tiers read one or the other"
+            )
         groups = {group.name: group for group in self.groups() if group.name is not None}
         missing = [name for name in named if name not in groups]
         if missing:
@@ -215,7 +226,11 @@ class Dice:
         denominator = 1
         for faces in product(*(groups[name].faces for name in named)):
             condition = dict(zip(named, faces, strict=True))
-            if None in names:
+            if counted:
+                within = showing_within(counted[0])
+                assert within is not None
+                joint, denominator = self.shown_weights(within, condition, limit)
+            elif None in names:
                 joint, denominator = self.joint_weights(horizon, condition, limit)
             else:
                 weights, denominator = self.weights(horizon, condition, limit)
@@ -223,7 +238,7 @@ class Dice:
             for (natural, total), weight in joint.items():
                 if horizon is not None and not self.bounded and total > horizon:
                     total = horizon + 1
-                key = (tuple(natural if name is None else condition[name] for name in names), total)
+                key = (tuple(natural if name is None or name in counted else condition[name] for name in names), total)
                 found[key] = found.get(key, 0) + weight
         return {key: Fraction(weight, denominator) for key, weight in sorted(found.items()) if weight}
 
@@ -258,6 +273,49 @@ class Dice:
             for (n1, t1), w1 in result.items():
                 for (n2, t2), w2 in piece.items():
                     key = (n1 + n2, t1 + t2)
+                    following[key] = following.get(key, 0) + w1 * w2
+            result = following
+            denominator *= scale
+        return result, denominator
+
+    def shown_weights(
+        self, within: tuple[int | None, int | None], condition: Mapping[str, int], limit: int
+    ) -> tuple[dict[tuple[int, int], int], int]:
+        """The weight of each (how many of the expression's dice show a value within `within`,
+        total): every die rolled counts, kept or not, as `roll showing 6 >= 2` reads it (each
+        pool as `Pooled.shown` splits it; plain dice are a pool summed)."""
+        if not self.bounded:
+            unbounded = next(g for g in self.groups() if not g.bounded)
+            raise ValueError(
+                f"how many dice of {unbounded.text()} show {faces_text(*within)} is not worked out: bound its explosions"
+            )
+        result: dict[tuple[int, int], int] = {(0, self.bonus): 1}
+        denominator = 1
+        pieces: list[Pooled | Part] = [Pooled((Group(count, sides),)) for count, sides in self.terms]
+        for part in (*pieces, *self.parts):
+            if isinstance(part, Pooled):
+                piece, scale = part.shown(within, condition)
+            elif isinstance(part, Extreme):
+                first, a = part.first.shown_weights(within, condition, limit)
+                second, b = part.second.shown_weights(within, condition, limit)
+                pick = max if part.op == "max" else min
+                piece, scale = {}, a * b
+                for (c1, v1), w1 in first.items():
+                    for (c2, v2), w2 in second.items():
+                        key = (c1 + c2, pick(v1, v2))
+                        piece[key] = piece.get(key, 0) + w1 * w2
+            else:
+                inner, scale = part.dice.shown_weights(within, condition, limit)
+                piece = {}
+                for (count, total), weight in inner.items():
+                    key = (count, part.value(total))
+                    piece[key] = piece.get(key, 0) + weight
+            if len(result) * len(piece) > limit:
+                raise ValueError(f"{self} has too many totals to work out exactly")
+            following: dict[tuple[int, int], int] = {}
+            for (c1, t1), w1 in result.items():
+                for (c2, t2), w2 in piece.items():
+                    key = (c1 + c2, t1 + t2)
                     following[key] = following.get(key, 0) + w1 * w2
             result = following
             denominator *= scale

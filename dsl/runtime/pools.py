@@ -394,16 +394,64 @@ class Pooled:
             weights, each = group.die(self._cap(group, horizon), first)
             dice.append((group.count, weights))
             denominator *= each**group.count
-        if self.reading == "sum":
-            count, weights = dice[0]
-            return weights_power(weights, count), denominator
-        if self.reading == "count":
-            return _counted(dice, self.within), denominator
         if self.reading == "pairs":
             return _paired(dice, self.side), denominator
         if self.reading == "cancel":
             return self._cancelled(horizon, condition), denominator
-        return _ordered(dice, self.reading, self.kept), denominator
+        return self._read(dice), denominator
+
+    def _read(self, dice: list[tuple[int, Weights]]) -> Weights:
+        """What the pool reads from dice given as (how many, weights of one): their sum, the
+        highest or lowest kept, how many show a counted value, the most that match."""
+        if self.reading == "sum":
+            summed: Weights = {0: 1}
+            for count, weights in dice:
+                summed = convolve_weights(summed, weights_power(weights, count))
+            return summed
+        if self.reading == "count":
+            return _counted(dice, self.within)
+        return _ordered(dice, self.reading, self.kept)
+
+    def shown(self, within: tuple[int | None, int | None], condition: Mapping[str, int]) -> tuple[dict[tuple[int, int], int], int]:
+        """The weight of each (how many dice show a value within `within`, the value the pool
+        reads), over the pool's denominator: what a tier reads with `roll showing 6 >= 2`
+        beside the roll's own reading (Blades' two 6s beside the highest die).
+
+        Each die either shows a counted value or not: for every way of splitting each group's
+        dice between the two (a binomial), the pool reads dice that show only counted values
+        and dice that show only the others, as it reads any dice (`_read`)."""
+        faces = faces_text(*within)
+        if not self.bounded:
+            unbounded = next(g for g in self.groups if not g.bounded)
+            raise ValueError(f"how many dice of {unbounded.text()} show {faces} is not worked out: bound its explosions")
+        if self.reading in ("pairs", "cancel"):
+            raise ValueError(f"how many dice of `{self.text()}` show {faces} beside what it reads is not worked out")
+        split = []
+        denominator = 1
+        for group in self.groups:
+            first = condition.get(group.name) if group.name is not None else None
+            weights, each = group.die(None, first)
+            denominator *= each**group.count
+            inside = {v: w for v, w in weights.items() if within_faces(v, within)}
+            outside = {v: w for v, w in weights.items() if not within_faces(v, within)}
+            split.append((group.count, inside, outside))
+        found: dict[tuple[int, int], int] = {}
+        for chosen in product(*(range(count + 1) for count, _, _ in split)):
+            dice: list[tuple[int, Weights]] = []
+            ways = 1
+            for counted, (count, inside, outside) in zip(chosen, split, strict=True):
+                if (counted and not inside) or (count - counted and not outside):
+                    ways = 0
+                    break
+                ways *= math.comb(count, counted)
+                dice += [(k, weights) for k, weights in ((counted, inside), (count - counted, outside)) if k]
+            if not ways:
+                continue
+            shown = sum(chosen)
+            for value, weight in self._read(dice).items():
+                if weight:
+                    found[(shown, value)] = found.get((shown, value), 0) + ways * weight
+        return found, denominator
 
     def _cancelled(self, horizon: int | None, condition: Mapping[str, int]) -> Weights:
         """`cancel`, face by face of the named die: a face that cancels leaves the other dice
@@ -469,6 +517,41 @@ class Pooled:
 @lru_cache(maxsize=256)
 def _pool_weights(pool: Pooled, horizon: int | None, condition: tuple[tuple[str, int], ...]) -> tuple[Weights, int]:
     return pool._weights(horizon, dict(condition))
+
+
+def within_faces(value: int, within: tuple[int | None, int | None]) -> bool:
+    """Whether a value is within faces (low, high), either end None for no bound."""
+    low, high = within
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+SHOWING: Final = "showing "
+"""How a tier's test names the dice it counts (`roll showing 6 >= 2`): where a natural test
+names a die (`natural 1 on wild`), a count names `showing ` and the faces (`showing 6`,
+`showing at least 5`); its low and high are how many dice, at most ANY_DICE."""
+
+ANY_DICE: Final = 1_000_000
+"""The high end of a count of dice with no upper bound (`roll showing 6 >= 2`): more than any
+roll can throw."""
+
+
+def showing_key(within: tuple[int | None, int | None]) -> str:
+    """The name under which a tier counts the dice showing `within`: `showing 6`."""
+    return SHOWING + faces_text(*within)
+
+
+def showing_within(key: str | None) -> tuple[int | None, int | None] | None:
+    """The faces a tier's test counts (`showing 2..5` -> (2, 5)); None for a test that reads a
+    natural (the dice alone, or a named die)."""
+    if key is None or not key.startswith(SHOWING):
+        return None
+    faces = key[len(SHOWING) :]
+    if faces.startswith("at least "):
+        return int(faces[9:]), None
+    if faces.startswith("at most "):
+        return None, int(faces[8:])
+    low, _, high = faces.partition("..")
+    return int(low), int(high or low)
 
 
 def faces_text(low: int | None, high: int | None) -> str:

@@ -40,6 +40,7 @@ from .base import HugeNumber, RuleInputError, as_number, clip, shown, whole
 from .book import Book, Scope
 from .chains import chains_of, parse_step
 from .dice import MAX_COMBINATIONS, Dice, pool_dice
+from .pools import showing_within, within_faces
 from .resolve import resolve_with
 from .results import (
     ChainRoll,
@@ -358,7 +359,8 @@ def _roll_made(roll: Roll, said: object, generated: FaceSource | None) -> RollMa
             faces.finish()
         source = "faces" if said is not None else "rng"
     else:
-        thrown = _total_told(spec.name, dice, said, any(t.natural is not None for t in spec.tiers))
+        counts = any(showing_within(name) is not None for name in natural_names(spec.tiers))
+        thrown = _total_told(spec.name, dice, said, any(t.natural is not None for t in spec.tiers), counts)
         source = "total"
     side = _thrown_side(dice, bonus, thrown)
     return _checked(roll, source, side, thrown)
@@ -374,7 +376,7 @@ def _thrown_side(dice: Dice, bonus: int | Fraction, thrown: ThrownDice) -> DiceR
     return DiceRoll(str(dice), whole(bonus), thrown.dice, thrown.total, whole(thrown.total + bonus))
 
 
-def _total_told(name: str, dice: Dice, said: object, natural_needed: bool) -> ThrownDice:
+def _total_told(name: str, dice: Dice, said: object, natural_needed: bool, counts: bool = False) -> ThrownDice:
     """A total told: one the dice can show."""
     try:
         number = as_number(said)
@@ -392,6 +394,8 @@ def _total_told(name: str, dice: Dice, said: object, natural_needed: bool) -> Th
         reach = f"{low}..{high}" if dice.bounded else f"{low} or more"
         raise RuleInputError(f"{name}: {total} is not a total {dice} can show ({reach})")
     natural = None
+    if counts:
+        raise RuleInputError(f"{name}: its outcome reads how many dice show a face; tell the faces, not the total")
     if all(g.plain for g in dice.groups()):
         natural = total - dice.bonus
     elif natural_needed:
@@ -427,7 +431,11 @@ def _count(roll: Roll, dice: Dice, said: object, generated: FaceSource | None) -
 
 
 def _natural(name: str, side: DiceRoll, thrown: ThrownDice, die: str | None) -> int:
-    """The first face of the die named `die` (None: the dice alone), as thrown."""
+    """The first face of the die named `die` (None: the dice alone), as thrown; for a count
+    (`showing 6`), how many of the dice thrown show it, kept or not."""
+    within = showing_within(die)
+    if within is not None:
+        return sum(within_faces(d.value, within) for d in thrown.dice)
     natural = thrown.natural if die is None else thrown.named.get(die)
     if natural is None:
         raise RuleInputError(f"{name}: the natural result of {side.dice} is not defined")

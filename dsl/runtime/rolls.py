@@ -22,6 +22,7 @@ from typing import Any
 from .base import RuleInputError, whole
 from .book import MAX_CACHED, Book, Scope
 from .dice import Dice, Distribution, Value, pool_dice, pool_text
+from .pools import showing_within
 from .results import Consequence, Roll, TraceEntry
 from .settle import apply_one
 from .specs import Amount, ChangeSpec, Clause, RollSpec, RollStep, TierSpec, TraceSpec, natural_names
@@ -281,7 +282,8 @@ def _roll_chances(
         horizon = _horizon(goal, bonus, spec.tiers) if exploding else None
         dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
         rows = None
-        if any(tier.natural is not None for tier in spec.tiers) and (value is not None or exploding):
+        counts = any(showing_within(name) is not None for name in natural_names(spec.tiers))
+        if any(tier.natural is not None for tier in spec.tiers) and (value is not None or exploding or counts):
             rows = book.naturals(value if value is not None else pool_dice(*pool), spec.tiers, horizon)  # type: ignore[misc]
         if spec.kind == "total":
             totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]

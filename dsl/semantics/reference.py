@@ -30,6 +30,7 @@ from dsl import printer
 from dsl import types as t
 from dsl.runtime.base import Special, Status, round_value, show
 from dsl.runtime.dice import Dice, Distribution, Value, distribution, pool_dice, pool_text
+from dsl.runtime.pools import showing_within
 from dsl.runtime.results import (
     Consequence,
     Modifier,
@@ -794,9 +795,10 @@ def _rows(
     without end: they are listed up to a total past the target and every tier's bound, and every
     higher total is gathered at the one above (they meet the same tests)."""
     names = _natural_names(system)
+    counts = any(showing_within(name) is not None for name in names)
     if value is None:
         assert pool is not None
-        if pool[2] != "exploding":
+        if pool[2] != "exploding" and not counts:
             dist = _dist(pool)
             return {((x,) * len(names), x): dist.between_p(x, x) for x in range(dist.low, dist.high + 1) if dist.between_p(x, x)}
         if not names:

@@ -387,3 +387,119 @@ def test_a_roll_against_dice_is_printed_as_written(tmp_path: Path) -> None:
     text = page.replace("\u00a0", " ")
     assert "3d6 + pips ≥ difficulty" in text and "exploding d6 + pips ≥ difficulty + d6" in text
     assert "roll both; success at or above difficulty" in text and "success on 0" not in text
+
+
+COUNTED = ROOT / "tests" / "fixtures" / "dice" / "counted_tiers.rules"
+
+
+def _faces_of(die: str) -> dict[int, int]:
+    """The weight of each value one die shows: `d6`; `x6` a d6 exploding at most twice."""
+    if die == "x6":
+        return {**{v: 36 for v in range(1, 6)}, **{6 + v: 6 for v in range(1, 6)}, **{12 + v: 1 for v in range(1, 7)}}
+    return {v: 1 for v in range(1, int(die[1:]) + 1)}
+
+
+def _enumerated(dice: list[str], read: Any, counted: Any) -> dict[tuple[int, int], Fraction]:
+    """Every way the dice fall, one by one: (how many show a counted value, what the roll reads)."""
+    import itertools
+
+    weights = [_faces_of(d) for d in dice]
+    denominator = 1
+    for w in weights:
+        denominator *= sum(w.values())
+    found: dict[tuple[int, int], Fraction] = {}
+    for values in itertools.product(*(list(w) for w in weights)):
+        weight = 1
+        for w, v in zip(weights, values, strict=True):
+            weight *= w[v]
+        key = (sum(1 for v in values if counted(v)), read(values))
+        found[key] = found.get(key, Fraction(0)) + Fraction(weight, denominator)
+    return found
+
+
+def _tiered(rows: dict[tuple[int, int], Fraction], tiers: list[tuple[str, Any]]) -> dict[str, Fraction]:
+    found = {name: Fraction(0) for name, _ in tiers}
+    for (count, value), chance in rows.items():
+        found[next(name for name, holds in tiers if holds(count, value))] += chance
+    return found
+
+
+def test_a_tier_counts_the_dice_showing_a_face_beside_every_reading() -> None:
+    """`roll showing 6 >= 2` in the tiers of plain dice, a keep, a Wild Die that explodes, the
+    better of two dice and a count of hits: each die counted, kept or not, by the value it shows
+    (an exploded Wild Die shows 7 or more, never 6), against every way the dice fall."""
+    sixes = [
+        ("many_sixes", lambda c, v: c >= 2),
+        ("one_six", lambda c, v: c == 1),
+        ("high", lambda c, v: v >= 10),
+        ("low", lambda c, v: True),
+    ]
+    six = lambda v: v == 6  # noqa: E731
+    expected = {
+        "plain": _tiered(_enumerated(["d6"] * 3, sum, six), sixes),
+        "kept": _tiered(_enumerated(["d6"] * 4, lambda f: sum(sorted(f)[-2:]), six), sixes),
+        "wild": _tiered(_enumerated(["d6", "d6", "x6"], sum, six), sixes),
+        "better": _tiered(
+            _enumerated(["d8", "d6"], lambda f: max(f) + 2, lambda v: v >= 5),
+            [("none_high", lambda c, v: c == 0), ("few_high", lambda c, v: c <= 1), ("many_high", lambda c, v: True)],
+        ),
+        "hits": _tiered(
+            _enumerated(["d6"] * 4, lambda f: sum(1 for v in f if v >= 5), lambda v: v == 1),
+            [("two_ones", lambda c, v: c >= 2), ("some_hits", lambda c, v: v >= 1), ("nothing", lambda c, v: True)],
+        ),
+    }
+    resolution = module_for(COUNTED).resolve("counted")
+    book = compiled(COUNTED).book
+    assert book is not None
+    reference = reference_resolve(book, ["counted"], {})
+    for name, outcomes in expected.items():
+        assert dict(resolution.roll(name).outcomes) == outcomes, name
+        assert dict(reference.roll(name).outcomes) == outcomes, name
+
+
+def test_a_count_rolled_is_read_from_the_faces() -> None:
+    """Faces told: [6, 2, 6] holds two 6s, a critical beside a highest of 6; a total told
+    cannot say how many dice showed 6."""
+    module = module_for(COUNTED)
+    made = module.resolve("counted", rolled={"plain": [6, 2, 6], "kept": [6, 1, 1, 1]}).rolled("plain")
+    assert made.outcome == "many_sixes"
+    kept = module.resolve("counted", rolled={"plain": [1, 1, 1], "kept": [6, 1, 1, 1]}).rolled("kept")
+    assert (kept.outcome, kept.total) == ("one_six", 7)
+    with pytest.raises(Exception, match="reads how many dice show a face; tell the faces, not the total"):
+        module.resolve("counted", rolled={"plain": 12})
+
+
+@pytest.mark.parametrize(
+    ("tiers", "message"),
+    [
+        ("    a: roll showing 6 >= 2\n    b: roll showing 1 >= 1\n", "count the dice showing 6 and showing 1"),
+        ("    a: roll showing 6 >= 2\n    b: natural 3\n", "read the dice alone (`natural ...`) and count the dice"),
+    ],
+    ids=["two_sets_of_faces", "beside_the_dice_alone"],
+)
+def test_tiers_count_one_set_of_faces_and_no_natural_beside_it(tmp_path: Path, tiers: str, message: str) -> None:
+    book = tmp_path / "counts.rules"
+    book.write_text(
+        'rulebook counts "Counts":\n    source "t"\n    for rulecraft 0.2\n\n'
+        f'tiers both "Both":\n{tiers}    c: otherwise\n\n'
+        'rule r "R" cites "t":\n    roll x "X": 3d6\n        tiers both\n',
+        encoding="utf-8",
+    )
+    result = run_cli("check", str(book))
+    assert result.exit_code == 1
+    assert "error[E203]" in result.output and message in result.output, result.output
+
+
+def test_a_count_of_dice_is_printed_as_written_and_in_words(tmp_path: Path) -> None:
+    """fmt keeps `roll showing 6 >= 2`; describe prints it as written, the cards in words."""
+    formatted = run_cli("fmt", "--check", str(COUNTED))
+    assert formatted.exit_code == 0, formatted.output
+    described = run_cli("describe", str(COUNTED), "counted", "--json")
+    assert described.exit_code == 0, described.output
+    levels = {level["name"]: level["text"] for level in json.loads(described.output)["effects"][0]["tier_levels"]}
+    assert levels == {"many_sixes": "roll showing 6 >= 2", "one_six": "roll showing 6 == 1", "high": "roll >= 10", "low": "otherwise"}
+    result = run_cli("cards", str(COUNTED), "-o", str(tmp_path), "--format", "html")
+    assert result.exit_code == 0, result.output
+    html = "\n".join(path.read_text(encoding="utf-8") for path in tmp_path.rglob("*.html"))
+    assert "Many sixes</strong>: 2 or more dice show 6" in html
+    assert "None high</strong>: no die shows at least 5" in html

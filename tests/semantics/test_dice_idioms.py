@@ -59,6 +59,19 @@ def test_a_critical_on_two_sixes_among_the_pool() -> None:
         assert _roll("blades", "critical", dots=dots).probability == theirs
 
 
+def test_a_critical_on_two_sixes_as_a_tier_of_the_highest_die() -> None:
+    """`critical: roll showing 6 >= 2` in the tiers of `highest of (dots) d6`: the roll reads
+    the highest die and the tier counts the 6s among the same dice (icepool reads each sorted
+    set of faces)."""
+    for dots in range(1, 5):
+        faces = icepool.d6.pool(dots).expand()
+        roll = _roll("blades_critical", "action", dots=dots)
+        assert roll.outcomes["critical"] == _chance(faces, lambda f: f.count(6) >= 2)
+        assert roll.outcomes["full_success"] == _chance(faces, lambda f: f.count(6) == 1)
+        assert roll.outcomes["partial_success"] == _chance(faces, lambda f: max(f) in (4, 5))
+        assert roll.outcomes["bad_outcome"] == _chance(faces, lambda f: max(f) <= 3)
+
+
 def test_zero_dice_roll_two_and_take_the_lowest() -> None:
     """`lowest of 2d6` in Blades' bands."""
     lowest = icepool.d6.pool(2).lowest(1).sum()

@@ -29,7 +29,7 @@ import {
   shown,
   sub,
 } from "./base.js";
-import { Group, Pooled, UNBOUNDED, convolveWeights } from "./pools.js";
+import { Group, Pooled, SHOWING, UNBOUNDED, convolveWeights, facesText, showingWithin } from "./pools.js";
 
 export const DIE_LADDER = [2n, 3n, 4n, 6n, 8n, 10n, 12n, 20n];
 
@@ -198,7 +198,20 @@ export class Dice {
    * alone (faces before explosions and re-rolls, without the numbers added). */
   naturals(names, horizon = null, limit = 1000000) {
     this.checkSize();
-    const named = [...new Set(names.filter((name) => name !== null))];
+    const counted = [...new Set(names.filter((name) => showingWithin(name) !== null))];
+    const named = [...new Set(names.filter((name) => name !== null && !counted.includes(name)))];
+    if (counted.length > 1) {
+      throw new RangeError(
+        `the tiers of ${this} count the dice showing ${counted[0].slice(SHOWING.length)} and showing` +
+          ` ${counted[1].slice(SHOWING.length)}: a roll's tiers count the dice showing one set of faces`,
+      );
+    }
+    if (counted.length && names.includes(null)) {
+      throw new RangeError(
+        `the tiers of ${this} read both the dice alone and how many dice show` +
+          ` ${counted[0].slice(SHOWING.length)}: a roll's tiers read one or the other`,
+      );
+    }
     const groups = new Map(this.groups().filter((g) => g.name !== null).map((g) => [g.name, g]));
     const missing = named.filter((name) => !groups.has(name));
     if (missing.length) throw new RangeError(`${this} has no die named ${missing[0]}`);
@@ -207,7 +220,9 @@ export class Dice {
     for (const faces of productOf(named.map((name) => groups.get(name).faces))) {
       const condition = new Map(named.map((name, i) => [name, faces[i]]));
       let joint;
-      if (names.includes(null)) {
+      if (counted.length) {
+        [joint, denominator] = this.shownWeights(showingWithin(counted[0]), condition, limit);
+      } else if (names.includes(null)) {
         [joint, denominator] = this.jointWeights(horizon, condition, limit);
       } else {
         let weights;
@@ -217,7 +232,7 @@ export class Dice {
       for (const [natural, rolled, weight] of joint.values()) {
         let total = rolled;
         if (horizon !== null && !this.bounded && total > horizon) total = horizon + 1n;
-        const key = names.map((name) => (name === null ? natural : condition.get(name)));
+        const key = names.map((name) => (name === null || counted.includes(name) ? natural : condition.get(name)));
         const text = `${key.join(",")}|${total}`;
         const had = found.get(text);
         found.set(text, [key, total, (had ? had[2] : 0n) + weight]);
@@ -269,6 +284,60 @@ export class Dice {
           const key = `${n1 + n2},${t1 + t2}`;
           const had = following.get(key);
           following.set(key, [n1 + n2, t1 + t2, (had ? had[2] : 0n) + w1 * w2]);
+        }
+      }
+      result = following;
+      denominator *= scale;
+    }
+    return [result, denominator];
+  }
+
+  /** [Map "shown,total" -> [shown, total, weight], denominator]: how many of the expression's
+   * dice show a value within `within` (kept or not), beside the total (dice.py shown_weights). */
+  shownWeights(within, condition, limit) {
+    if (!this.bounded) {
+      const unbounded = this.groups().find((g) => !g.bounded);
+      throw new RangeError(`how many dice of ${unbounded.text()} show ${facesText(...within)} is not worked out: bound its explosions`);
+    }
+    let result = new Map([[`0,${this.bonus}`, [0n, this.bonus, 1n]]]);
+    let denominator = 1n;
+    const pieces = this.terms.map(([count, sides]) => new Pooled([new Group(count, sides)]));
+    for (const part of [...pieces, ...this.parts]) {
+      let piece;
+      let scale;
+      if (part instanceof Pooled) {
+        [piece, scale] = part.shown(within, condition);
+      } else if (part instanceof Extreme) {
+        const [first, a] = part.first.shownWeights(within, condition, limit);
+        const [second, b] = part.second.shownWeights(within, condition, limit);
+        const pick = part.op === "max" ? (x, y) => (x > y ? x : y) : (x, y) => (x < y ? x : y);
+        piece = new Map();
+        scale = a * b;
+        for (const [c1, v1, w1] of first.values()) {
+          for (const [c2, v2, w2] of second.values()) {
+            const key = `${c1 + c2},${pick(v1, v2)}`;
+            const had = piece.get(key);
+            piece.set(key, [c1 + c2, pick(v1, v2), (had ? had[2] : 0n) + w1 * w2]);
+          }
+        }
+      } else {
+        let inner;
+        [inner, scale] = part.dice.shownWeights(within, condition, limit);
+        piece = new Map();
+        for (const [count, total, weight] of inner.values()) {
+          const value = part.value(total);
+          const key = `${count},${value}`;
+          const had = piece.get(key);
+          piece.set(key, [count, value, (had ? had[2] : 0n) + weight]);
+        }
+      }
+      if (result.size * piece.size > limit) throw new RangeError(`${this} has too many totals to work out exactly`);
+      const following = new Map();
+      for (const [c1, t1, w1] of result.values()) {
+        for (const [c2, t2, w2] of piece.values()) {
+          const key = `${c1 + c2},${t1 + t2}`;
+          const had = following.get(key);
+          following.set(key, [c1 + c2, t1 + t2, (had ? had[2] : 0n) + w1 * w2]);
         }
       }
       result = following;

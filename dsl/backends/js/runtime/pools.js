@@ -409,11 +409,69 @@ export class Pooled {
       dice.push([group.count, weights]);
       denominator *= each ** group.count;
     }
-    if (this.reading === "sum") return [weightsPower(dice[0][1], dice[0][0]), denominator];
-    if (this.reading === "count") return [counted(dice, this.within), denominator];
     if (this.reading === "pairs") return [paired(dice, this.side), denominator];
     if (this.reading === "cancel") return [this._cancelled(horizon, condition), denominator];
-    return [ordered(dice, this.reading, this.kept), denominator];
+    return [this._read(dice), denominator];
+  }
+
+  /** What the pool reads from dice given as [how many, weights of one] (pools.py Pooled._read). */
+  _read(dice) {
+    if (this.reading === "sum") {
+      let summed = new Map([[0n, 1n]]);
+      for (const [count, weights] of dice) summed = convolveWeights(summed, weightsPower(weights, count));
+      return summed;
+    }
+    if (this.reading === "count") return counted(dice, this.within);
+    return ordered(dice, this.reading, this.kept);
+  }
+
+  /** [Map "shown,value" -> [shown, value, weight], denominator]: how many dice show a value
+   * within `within` beside what the pool reads (pools.py Pooled.shown). */
+  shown(within, condition = new Map()) {
+    const faces = facesText(...within);
+    if (!this.bounded) {
+      const unbounded = this.groups.find((g) => !g.bounded);
+      throw new RangeError(`how many dice of ${unbounded.text()} show ${faces} is not worked out: bound its explosions`);
+    }
+    if (this.reading === "pairs" || this.reading === "cancel") {
+      throw new RangeError(`how many dice of \`${this.text()}\` show ${faces} beside what it reads is not worked out`);
+    }
+    const split = [];
+    let denominator = 1n;
+    for (const group of this.groups) {
+      const first = group.name !== null && condition.has(group.name) ? condition.get(group.name) : null;
+      const [weights, each] = group.die(null, first);
+      denominator *= each ** group.count;
+      const inside = new Map([...weights].filter(([v]) => withinFaces(v, within)));
+      const outside = new Map([...weights].filter(([v]) => !withinFaces(v, within)));
+      split.push([group.count, inside, outside]);
+    }
+    const found = new Map();
+    const ranges = split.map(([count]) => Array.from({ length: Number(count) + 1 }, (_, k) => BigInt(k)));
+    for (const chosen of product(ranges)) {
+      const dice = [];
+      let ways = 1n;
+      for (let g = 0; g < split.length; g += 1) {
+        const [count, inside, outside] = split[g];
+        const k = chosen[g];
+        if ((k && !inside.size) || (count - k && !outside.size)) {
+          ways = 0n;
+          break;
+        }
+        ways *= comb(count, k);
+        if (k) dice.push([k, inside]);
+        if (count - k) dice.push([count - k, outside]);
+      }
+      if (!ways) continue;
+      const shown = chosen.reduce((a, b) => a + b, 0n);
+      for (const [value, weight] of this._read(dice)) {
+        if (!weight) continue;
+        const key = `${shown},${value}`;
+        const had = found.get(key);
+        found.set(key, [shown, value, (had ? had[2] : 0n) + ways * weight]);
+      }
+    }
+    return [found, denominator];
   }
 
   /** `cancel`, face by face of the named die (pools.py Pooled._cancelled). */
@@ -479,6 +537,25 @@ export class Pooled {
     }
     return [new Map([...found].map(([key, [, , w]]) => [key, w])), each ** group.count];
   }
+}
+
+/** Whether a value is within faces [low, high], either end null for no bound. */
+export function withinFaces(value, within) {
+  const [low, high] = within;
+  return (low === null || value >= low) && (high === null || value <= high);
+}
+
+/** How a tier's test names the dice it counts (pools.py SHOWING): `showing 6`. */
+export const SHOWING = "showing ";
+
+/** The faces a tier's test counts (`showing 2..5` -> [2n, 5n]); null for a natural test. */
+export function showingWithin(key) {
+  if (typeof key !== "string" || !key.startsWith(SHOWING)) return null;
+  const faces = key.slice(SHOWING.length);
+  if (faces.startsWith("at least ")) return [BigInt(faces.slice(9)), null];
+  if (faces.startsWith("at most ")) return [null, BigInt(faces.slice(8))];
+  const [low, high] = faces.split("..");
+  return [BigInt(low), BigInt(high ?? low)];
 }
 
 /** Faces as the language writes them: `6`, `2..5`, `at least 5`, `at most 2`. */

@@ -10,6 +10,7 @@ import { HugeNumber, RuleInputError, abs, add, asNumber, ceil, clip, cmp, floor,
 import { Scope } from "./book.js";
 import { chainsOf, parseStep } from "./chains.js";
 import { MAX_COMBINATIONS, poolDice } from "./dice.js";
+import { showingWithin, withinFaces } from "./pools.js";
 import { meets } from "./rolls.js";
 import { ChainRoll, DiceRoll, Resolution, Roll, RollMade, TableResult, TableRow } from "./results.js";
 import { naturalNames, rowFor, tierShows } from "./specs.js";
@@ -259,7 +260,7 @@ function thrownFrom(name, dice, said, generated) {
   return thrown;
 }
 
-function totalTold(name, dice, said, naturalNeeded) {
+function totalTold(name, dice, said, naturalNeeded, counts = false) {
   let number;
   try {
     number = typeof said === "boolean" ? null : asNumber(said);
@@ -285,6 +286,7 @@ function totalTold(name, dice, said, naturalNeeded) {
   }
   const groups = dice.groups();
   let natural = null;
+  if (counts) throw new RuleInputError(`${name}: its outcome reads how many dice show a face; tell the faces, not the total`);
   if (groups.every((g) => g.plain)) natural = total - dice.bonus;
   else if (naturalNeeded) throw new RuleInputError(`${name}: its outcome reads the dice as first rolled; tell the faces, not the total`);
   if (naturalNeeded && groups.some((g) => g.name !== null)) {
@@ -320,7 +322,8 @@ function rollMade(roll, said, generated) {
     thrown = thrownFrom(spec.name, dice, said, generated);
     source = said !== null ? "faces" : "rng";
   } else {
-    thrown = totalTold(spec.name, dice, said, spec.tiers.some((t) => t.natural !== null));
+    const counts = naturalNames(spec.tiers).some((name) => showingWithin(name) !== null);
+    thrown = totalTold(spec.name, dice, said, spec.tiers.some((t) => t.natural !== null), counts);
     source = "total";
   }
   return checked(roll, source, thrownSide(dice, bonus, thrown), thrown);
@@ -364,6 +367,8 @@ function checked(roll, source, side, thrown) {
     if (tier.natural !== null) {
       const names = naturalNames([tier]);
       const naturals = names.map((die) => {
+        const within = showingWithin(die);
+        if (within !== null) return BigInt(thrown.dice.filter((d) => withinFaces(d.value, within)).length);
         const natural = die === null ? thrown.natural : thrown.named.has(die) ? thrown.named.get(die) : null;
         if (natural === null) throw new RuleInputError(`${spec.name}: the natural result of ${side.dice} is not defined`);
         return natural;

@@ -4,6 +4,7 @@
 
 import { RuleInputError, add, ceil, cmp, floor, frac, mul, show, sub, whole } from "./base.js";
 import { Dice, poolDice, poolText } from "./dice.js";
+import { showingWithin } from "./pools.js";
 import { Consequence, Roll, TraceEntry } from "./results.js";
 import { applyOne } from "./settle.js";
 import { TraceSpec, naturalNames, naturalTests, tierShows } from "./specs.js";
@@ -169,7 +170,8 @@ function rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed
     const horizon = exploding ? horizonOf(goal, bonus, spec.tiers) : null;
     const dist = value !== null ? book.dice(value, horizon) : book.pool(pool, horizon);
     let rows = null;
-    if (spec.tiers.some((tier) => tier.natural !== null) && (value !== null || exploding)) {
+    const counts = naturalNames(spec.tiers).some((name) => showingWithin(name) !== null);
+    if (spec.tiers.some((tier) => tier.natural !== null) && (value !== null || exploding || counts)) {
       rows = book.naturals(value !== null ? value : poolDice(...pool), spec.tiers, horizon);
     }
     if (spec.kind === "total") {
