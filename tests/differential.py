@@ -64,6 +64,10 @@ def random_value(var: m.Var, rng: random.Random, texts: Sequence[str]) -> Any:
     if isinstance(kind, t.Enum):
         return rng.choice(kind.members)
     if isinstance(kind, t.Dice):
+        default = var.default
+        if isinstance(default, Dice) and default.terms and not default.bonus and rng.random() < 0.8:
+            # the shape of the default, other sizes: a die whose size is a value (a trait die)
+            return Dice(tuple((count, rng.choice(DIE_LADDER)) for count, _ in default.terms))
         terms = tuple((rng.randint(1, 4), rng.choice(DIE_LADDER)) for _ in range(rng.choice((1, 1, 1, 2))))
         return Dice(terms, rng.choice((0, 0, 1, 2, -1)))
     return rng.choice(list(texts))

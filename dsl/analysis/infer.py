@@ -20,6 +20,7 @@ from dsl.diagnostics import Reporter, did_you_mean
 from dsl.model import Book, Ref
 from dsl.model.exprs import walk
 from dsl.printer import expr_text
+from dsl.runtime.dice import Dice
 
 FUNCTIONS = {"min": (2, None), "max": (2, None), "abs": (1, 1)}
 """Built-in functions: name -> (fewest, most) arguments."""
@@ -536,15 +537,16 @@ class ExprTyper:
         if not isinstance(found, t.Dice):
             self.reporter.report("E201", f"`{expr.op}` applies to dice, and this is {_a(found)}", expr.operand.span)
             return None
-        if expr.op == "exploding" and not isinstance(expr.operand, (n.DiceLiteral, n.DiceCount)):
+        value = isinstance(expr.operand, n.NameRef)  # a die whose size is a value: `exploding (trait)`
+        if expr.op == "exploding" and not (isinstance(expr.operand, (n.DiceLiteral, n.DiceCount)) or value):
             self.reporter.report(
                 "E203",
                 "dice explode as they are rolled: write `exploding` before dice, e.g. `exploding d6`,"
-                " `exploding (skill) d10`",
+                " `exploding (skill) d10`, or before a dice value, `exploding (trait)`",
                 expr.operand.span,
             )
             return None
-        if expr.op != "exploding" and not pooled_dice(expr.operand):
+        if expr.op != "exploding" and not pooled_dice(expr.operand, self.book):
             self.reporter.report(
                 "E203",
                 f"`{expr.op}` keeps dice of a pool: dice added together (`2d6 + exploding d6`), not numbers"
@@ -580,7 +582,7 @@ class ExprTyper:
         found = self.infer(expr.operand, scope)
         if found is None:
             return None
-        if not isinstance(found, t.Dice) or not pooled_dice(expr.operand):
+        if not isinstance(found, t.Dice) or not pooled_dice(expr.operand, self.book):
             what = "counts the dice" if expr.op == "showing" else "re-rolls the dice"
             self.reporter.report(
                 "E203",
@@ -607,7 +609,7 @@ class ExprTyper:
         found = self.infer(expr.operand, scope)
         if found is None:
             return None
-        if not isinstance(found, t.Dice) or not pooled_dice(expr.operand):
+        if not isinstance(found, t.Dice) or not pooled_dice(expr.operand, self.book):
             self.reporter.report(
                 "E203",
                 "`cancelling` takes dice away from a pool: dice added together, one of them named"
@@ -646,7 +648,7 @@ class ExprTyper:
             kind = self.infer(side, scope)
             if kind is None:
                 found = False
-            elif not isinstance(kind, t.Dice) or not pooled_dice(side):
+            elif not isinstance(kind, t.Dice) or not pooled_dice(side, self.book):
                 self.reporter.report(
                     "E203",
                     "pairs are dice against dice: each side dice added together (`3d6`, `(2d6 + d8)`), not"
@@ -662,15 +664,27 @@ class ExprTyper:
         found = self.infer(expr.operand, scope)
         if found is None:
             return None
-        if not isinstance(found, t.Dice) or die_sides(expr.operand) is None:
+        if not isinstance(found, t.Dice) or (die_sides(expr.operand) is None and not self._one_die_value(expr.operand)):
             self.reporter.report(
                 "E203",
-                "a name belongs to one die: `d6 as wild`, `exploding d6 as wild`",
+                "a name belongs to one die: `d6 as wild`, `exploding d6 as wild`, or a dice stat of one die",
                 expr.operand.span,
                 "name one die and add the others: `2d6 + exploding d6 as wild`",
             )
             return None
         return t.DICE
+
+    def _one_die_value(self, expr: n.Expr) -> bool:
+        """A dice value of one die (`trait`, `exploding (trait)` with `stat trait: dice = 1d8`): a
+        die whose size is a value, stepped by the rules; its default is one die (a value given
+        with more is refused when resolving, as a bad input is)."""
+        if isinstance(expr, n.PoolDice) and expr.op == "exploding":
+            expr = expr.operand
+        var = self.book.vars.get(expr.name) if isinstance(expr, n.NameRef) else None
+        default = var.default if var is not None else None
+        if not isinstance(default, Dice) or default.bonus or default.parts:
+            return False
+        return len(default.terms) == 1 and default.terms[0][0] == 1
 
     def _compare(self, expr: n.Compare, scope: Scope, expected: t.Type | None) -> t.Type | None:
         left = self.infer(expr.left, scope)
@@ -940,19 +954,28 @@ MAX_EXPLODING_DICE = 20
 at least, within MAX_EXPLODING."""
 
 
-def pooled_dice(expr: n.Expr) -> bool:
+def pooled_dice(expr: n.Expr, book: Book | None = None) -> bool:
     """Dice that can be kept from as one pool: dice added together, each plain, exploding or
-    named (`2d6 + exploding d6 as wild`, `(ring + skill) d10`)."""
+    named (`2d6 + exploding d6 as wild`, `(ring + skill) d10`), or dice values of the book (by
+    their inferred type) such as Cortex's traits held in dice stats (`attribute + skill +
+    distinction`), whose default is dice alone; their dice are pooled when resolving (a value
+    given with a number added to its dice is refused then, as a bad input is)."""
     if isinstance(expr, (n.DiceLiteral, n.DiceCount)):
         return True
+    if isinstance(expr, n.NameRef):
+        if book is None or not isinstance(book.types.get(expr), t.Dice):
+            return False
+        var = book.vars.get(expr.name)
+        default = var.default if var is not None else None
+        return not isinstance(default, Dice) or (not default.bonus and not default.parts)
     if isinstance(expr, n.PoolDice):
         return expr.op == "exploding"
     if isinstance(expr, n.NamedDie):
-        return pooled_dice(expr.operand)
+        return pooled_dice(expr.operand, book)
     if isinstance(expr, n.FacedDice) and expr.op == "rerolling":
-        return pooled_dice(expr.operand)
+        return pooled_dice(expr.operand, book)
     if isinstance(expr, n.Binary) and expr.op == "+":
-        return pooled_dice(expr.left) and pooled_dice(expr.right)
+        return pooled_dice(expr.left, book) and pooled_dice(expr.right, book)
     return False
 
 

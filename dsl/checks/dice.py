@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dsl import model as m
 from dsl import nodes as n
+from dsl import types as t
 from dsl.analysis.infer import MAX_TOTALS
 from dsl.diagnostics import Reporter, Span
 from dsl.model.exprs import walk
-from dsl.printer import pool_text
+from dsl.printer import expr_text, pool_text
 from dsl.runtime.dice import MAX_COMBINATIONS, MAX_DICE_WORK, Dice
 from dsl.semantics.values import constant_value
 
@@ -26,6 +27,7 @@ _GROWN_HINT = f"add fewer dice: the largest pool a roll reaches has {MAX_TOTALS:
 
 def check_dice_sizes(book: m.Book, reporter: Reporter) -> None:
     _dice_values(book, reporter)
+    _pooled_stats(book, reporter)
     for part in book.parts.values():
         for effect in part.effects:
             if not isinstance(effect, m.RollEffect) or effect.pool is None:
@@ -158,3 +160,42 @@ def _children(expr: n.Expr) -> list[n.Expr]:
     # the direct children only: those no other child contains
     inner = {id(x) for child in found for x in walk(child) if x is not child}
     return [child for child in found if id(child) not in inner]
+
+
+def _pooled_stats(book: m.Book, reporter: Reporter) -> None:
+    """E203 for a modifier that adds a number to the dice of a stat that is kept, counted or
+    exploded die by die (`highest 2 of (attribute + skill)`, `exploding (trait)`): the dice and
+    the number could not be kept apart when resolving.  Dice, steps and whole dice keep a pool."""
+    read: dict[str, n.Expr] = {}
+    for part in book.parts.values():
+        for effect in part.effects:
+            for expr in _valued(effect):
+                for node in walk(expr):
+                    operands: tuple[n.Expr, ...] = ()
+                    if isinstance(node, (n.PoolDice, n.FacedDice, n.CancellingDice, n.NamedDie)):
+                        operands = (node.operand,)
+                    elif isinstance(node, n.PairedDice):
+                        operands = (node.first, node.second)
+                    for operand in operands:
+                        for found in walk(operand):
+                            var = book.vars.get(found.name) if isinstance(found, n.NameRef) else None
+                            if var is not None and isinstance(var.type, t.Dice):
+                                read.setdefault(var.name, node)
+    if not read:
+        return
+    for part in book.parts.values():
+        for effect in part.effects:
+            if not isinstance(effect, m.ModEffect) or effect.target not in read:
+                continue
+            numbers = effect.op in ("mul", "div") or (
+                effect.op == "add" and effect.value is not None and not isinstance(book.types.get(effect.value), t.Dice)
+            )
+            if numbers:
+                reporter.report(
+                    "E203",
+                    f"`{effect.target}` is read die by die (`{expr_text(read[effect.target])}`), and this"
+                    " changes it by a number: its dice could no longer be kept apart from the number",
+                    effect.span,
+                    f"change its dice (`{effect.target} +1 step`, `{effect.target} +1 die`, `{effect.target}"
+                    " +1d4`), or add the number to the roll",
+                )

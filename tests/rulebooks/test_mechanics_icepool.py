@@ -190,7 +190,7 @@ def test_savage_worlds_trait_and_wild_die_match_icepool(sides: int) -> None:
     assert crit == Fraction(1, 6 * sides)
     for modifier in range(-4, 5):
         for TN in range(1, 17):
-            trait = book.trait_roll(sides=sides, modifier=modifier, TN=TN).roll("trait")
+            trait = book.trait_roll(trait=f"1d{sides}", modifier=modifier, TN=TN).roll("trait")
             succeeds, raises = _chance(better, ">=", TN - modifier), _chance(better, ">=", TN + 4 - modifier)
             assert trait.probability == succeeds, (modifier, TN)
             expected = {"critical_failure": crit, "raise": raises, "success": succeeds - raises}

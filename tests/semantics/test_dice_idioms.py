@@ -92,6 +92,24 @@ def test_pushing_rerolls_the_dice_that_are_not_sixes_and_counts_banes() -> None:
         assert resolution.derived["banes"].totals() == _totals(banes)
 
 
+def test_step_dice_held_as_values_are_kept_and_counted_die_by_die() -> None:
+    """Cortex: `highest 2 of (attribute_die + skill_die + distinction_die)` and `(...) showing 1`
+    with the traits in dice stats, and the skill die stepped by a rule (`skill_die +1 step`: d6
+    to d8, d12 to d20 along the ladder)."""
+    step = {4: 6, 6: 8, 8: 10, 10: 12, 12: 20}
+    for sizes in [(8, 6, 8), (4, 12, 6), (10, 10, 4), (12, 8, 12)]:
+        given = dict(zip(("attribute_die", "skill_die", "distinction_die"), (f"1d{s}" for s in sizes), strict=True))
+        two = icepool.Pool([icepool.d(size) for size in sizes]).highest(2).sum()
+        ones = sum((icepool.d(size).map(lambda f: int(f == 1)) for size in sizes), icepool.Die([0]))
+        for difficulty in (5, 9, 12, 17):
+            resolution = module_for(IDIOMS).resolve("step_dice", difficulty=difficulty, **given)
+            assert resolution.roll("test").probability == _chance(two, lambda v, d=difficulty: v >= d)
+            assert resolution.derived["hitches"].totals() == _totals(ones)
+        stepped = module_for(IDIOMS).resolve(["step_dice", "expertise"], difficulty=12, **given)
+        up = icepool.Pool([icepool.d(size) for size in (sizes[0], step[sizes[1]], sizes[2])]).highest(2).sum()
+        assert stepped.roll("test").probability == _chance(up, lambda v: v >= 12)
+
+
 def test_a_trait_die_beside_a_wild_die_takes_the_better_with_aces() -> None:
     """Savage Worlds: `max(exploding d8, exploding d6) >= 4`."""
     theirs = _chance(icepool.highest(icepool.d8.explode(depth=40), WILD), lambda v: v >= 4)
