@@ -711,6 +711,13 @@ class AutomaticChange(RollChange):
 
 
 @dataclass(frozen=True, slots=True)
+class TiersChange(RollChange):
+    """`when advanced: tiers advanced_move`: the roll read with that tier system instead of its own."""
+
+    name: Name
+
+
+@dataclass(frozen=True, slots=True)
 class RollItem(Node):
     pass
 

@@ -1445,6 +1445,9 @@ class Builder(Transformer[Token, Any]):
     def automatic_change(self, meta: Any, kind: str) -> n.GuardedChange:
         return self._unguarded(meta, self._placed(meta, n.AutomaticChange(span=self.here, success=kind == "success")))
 
+    def tiers_change(self, meta: Any, name: Token) -> n.GuardedChange:
+        return self._unguarded(meta, self._placed(meta, n.TiersChange(span=self.here, name=self._name(name))))
+
     def _unguarded(self, meta: Any, change: n.RollChange) -> n.GuardedChange:
         return self._placed(meta, n.GuardedChange(span=self.here, negated=False, condition=None, change=change))
 

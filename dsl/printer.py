@@ -328,6 +328,8 @@ def change_text(change: m.RollChange) -> str:
         assert change.value is not None
         value = expr_text(change.value)
         return f"target {value if value.startswith('-') else '+' + value}"
+    if change.kind == "tiers":
+        return f"tiers {change.tiers}"
     return f"automatic {'success' if change.success else 'failure'}"
 
 

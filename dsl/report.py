@@ -158,9 +158,11 @@ def resolution_text(resolution: Any) -> str:
                 counts = ", ".join(f"{v(str(k))}: {percent(p)}" for k, p in roll.successes.items())
                 lines.append(f"      dice meeting the target: {counts}")
             for outcome, effect in roll.effects.items():
-                if effect:
+                if effect and _may_come(roll, outcome):
                     lines.append(f"      on {v(outcome)}: {v(effect, '        ')}")
             for consequence in roll.consequences:
+                if not _may_come(roll, consequence.outcome):
+                    continue
                 then = f" ({v(consequence.stat)} {v(show(consequence.value))})" if consequence.stat is not None else ""
                 lines.append(
                     f"      on {v(consequence.outcome)}: {v(consequence.text, '        ')}{then}: "
@@ -172,7 +174,7 @@ def resolution_text(resolution: Any) -> str:
                 lines.append(f"      asked for by {v(', '.join(roll.asked_by))}: one roll")
                 for other in roll.merged:
                     for outcome, effect in other.effects.items():
-                        if effect:
+                        if effect and _may_come(roll, outcome):
                             lines.append(f"      on {v(outcome)} ({v(other.rule)}): {v(effect, '        ')}")
     if resolution.tables:
         for table in resolution.tables:
@@ -208,6 +210,13 @@ def resolution_text(resolution: Any) -> str:
             else:
                 lines.append(f"  - {v(note.text, '    ')}")
     return "\n".join(lines)
+
+
+def _may_come(roll: Any, outcome: str) -> bool:
+    """Whether a roll may come to an outcome as the situation reads it: a roll read with one of
+    several tier systems (`when advanced: tiers advanced_move`) says what the outcomes of that
+    system do, not those of the others (a roll that lists no outcomes, automatic, says all)."""
+    return not roll.outcomes or outcome in roll.outcomes
 
 
 def rolled_lines(made: Any) -> list[str]:

@@ -15,7 +15,7 @@ from dsl.analysis.context import Context, note_pair, text
 from dsl.analysis.infer import MAX_EXPLODING, MAX_EXPLODING_DICE, Scope, check_dice, describe, die_sides
 from dsl.analysis.modifiers import analyze_modifier
 from dsl.codes import NATURAL_NEVER_SHOWN
-from dsl.diagnostics import did_you_mean
+from dsl.diagnostics import Span, did_you_mean
 from dsl.model.exprs import substitute, walk
 from dsl.printer import expr_text, pool_text
 from dsl.runtime.dice import Dice
@@ -170,30 +170,27 @@ def analyze_roll(
     outcomes: list[m.Outcome] = []
     notes: list[tuple[str, str | None]] = []
     tiers = None
-    tiers_ref: n.TiersRef | None = None
+    read_with: list[tuple[str, n.TiersRef]] = []  # each tier system the roll may be read with, where named
     ties = None
     lines_said: dict[str, int] = {}  # consequences said so far of each outcome
+    # the systems come first, its own and those chosen under a condition: they name the outcomes
+    chosen: dict[int, m.RollChange | None] = {}
     for item in statement.items:
         if isinstance(item, n.TiersRef):
-            tiers_ref = item
-            if kind not in ("check", "total"):
-                cx.reporter.report("E203", "outcome tiers split the totals of a roll of dice and modifiers", item.span)
-            elif item.name.text not in cx.book.tiers:
-                cx.reporter.report(
-                    "E101",
-                    f"unknown tiers `{item.name.text}`",
-                    item.name.span,
-                    did_you_mean(item.name.text, cx.book.tiers),
-                )
-            else:
-                tiers = item.name.text
+            tiers = _tier_system(cx, item.name, kind, item.span)
+            if tiers is not None:
+                read_with.append((tiers, item))
+        elif isinstance(item, n.GuardedChange) and isinstance(item.change, n.TiersChange):
+            change = chosen[id(item)] = _roll_change(cx, item, kind, bindings, scope)
+            if change is not None and change.tiers is not None:
+                read_with.append((change.tiers, n.TiersRef(span=item.change.span, name=item.change.name)))
     allowed = OPPOSED_OUTCOMES if kind == "opposed" else () if kind == "total" else OUTCOMES
-    if tiers is not None:
+    for system, _ in read_with:
         # a tier may be called success or failure: each outcome is listed once
-        allowed = tuple(dict.fromkeys((*allowed, *(x.name for x in cx.book.tiers[tiers].tiers))))
+        allowed = tuple(dict.fromkeys((*allowed, *(x.name for x in cx.book.tiers[system].tiers))))
     for item in statement.items:
         if isinstance(item, n.GuardedChange):
-            change = _roll_change(cx, item, kind, bindings, scope)
+            change = chosen[id(item)] if id(item) in chosen else _roll_change(cx, item, kind, bindings, scope)
             if change is not None:
                 changes.append(change)
         elif isinstance(item, n.OutcomeItem):
@@ -259,14 +256,15 @@ def analyze_roll(
         exploding = [p for p in pools if p.keep == "exploding"]
         if exploding and not _exploding_bounded(cx, statement, exploding, more, changes, fields):
             return None
-        if tiers is not None and tiers_ref is not None and fields["dice"] is None:
-            _naturals_shown(cx, cx.book.tiers[tiers], tiers_ref, pools, changes)
+        if fields["dice"] is None:
+            for system, ref in read_with:
+                _naturals_shown(cx, cx.book.tiers[system], ref, pools, changes)
     dice = fields["dice"]
     unbounded = dice is not None and kind == "check" and _explodes_without_end(dice)
     if unbounded and not _exploding_bounded(cx, statement, [], 0, changes, fields):
         return None
-    if tiers is not None and tiers_ref is not None:
-        _natural_dice(cx, cx.book.tiers[tiers], tiers_ref, dice, dice_target)
+    for system, ref in read_with:
+        _natural_dice(cx, cx.book.tiers[system], ref, dice, dice_target)
     return m.RollEffect(
         **base,
         **fields,
@@ -277,6 +275,18 @@ def analyze_roll(
         notes=tuple(notes),
         separate=separate,
     )
+
+
+def _tier_system(cx: Context, name: n.Name, kind: str, span: Span) -> str | None:
+    """The tier system a roll names (`tiers move`, `when advanced: tiers advanced_move`), if it
+    is one and the roll can be read with tiers."""
+    if kind not in ("check", "total"):
+        cx.reporter.report("E203", "outcome tiers split the totals of a roll of dice and modifiers", span)
+        return None
+    if name.text not in cx.book.tiers:
+        cx.reporter.report("E101", f"unknown tiers `{name.text}`", name.span, did_you_mean(name.text, cx.book.tiers))
+        return None
+    return name.text
 
 
 def _joined(
@@ -638,6 +648,9 @@ def _roll_change(
     change = item.change
     if isinstance(change, n.AutomaticChange):
         return m.RollChange(guard, "automatic", None, 0, None, change.success, change.span)
+    if isinstance(change, n.TiersChange):
+        system = _tier_system(cx, change.name, str(kind), change.span)
+        return None if system is None else m.RollChange(guard, "tiers", None, 0, None, False, change.span, system)
     if kind not in ("check", "count", "total"):
         cx.reporter.report(
             "E203", "a resistance or opposed roll changes only its outcome (`automatic success`)", change.span

@@ -160,12 +160,13 @@ class ModEffect(Effect):
 @dataclass(frozen=True, slots=True)
 class RollChange:
     guard: tuple[Condition, ...]
-    kind: Literal["pool", "dice", "target", "automatic"]
+    kind: Literal["pool", "dice", "target", "automatic", "tiers"]
     pool: n.Pool | None
     delta: int
     value: n.Expr | None
     success: bool
     span: Span
+    tiers: str | None = None  # `when advanced: tiers advanced_move`: the tier system the roll is read with
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +207,12 @@ class RollEffect(Effect):
     target_dice: n.Expr | None = None
     """A check's target when it is dice, as written (`skill >= difficulty`): the roll is worked
     out as its `dice` (which end with these dice times -1) against `target` 0; printed as written."""
+
+    def systems(self) -> tuple[str, ...]:
+        """The tier systems the roll may be read with: its own (`tiers NAME`), then each one a
+        change under a condition chooses (`when advanced: tiers advanced_move`), once each."""
+        chosen = (self.tiers, *(change.tiers for change in self.changes))
+        return tuple(dict.fromkeys(name for name in chosen if name is not None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,6 +499,11 @@ class Book:
 
     def type_of(self, expr: n.Expr) -> t.Type:
         return self.types[expr]
+
+    def tier_names(self, roll: RollEffect) -> tuple[str, ...]:
+        """The tiers of every system a roll may be read with, once each, its own system's first."""
+        systems = [self.tiers[name] for name in roll.systems() if name in self.tiers]
+        return tuple(dict.fromkeys(tier.name for system in systems for tier in system.tiers))
 
 
 V = TypeVar("V")

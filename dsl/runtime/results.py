@@ -11,7 +11,7 @@ from typing import Any, Literal, cast
 
 from .base import RuleInputError, Status, clip, number_json, probability_json, show
 from .dice import Chances, Dice, Value, value_json
-from .specs import ModSpec, RollSpec, TraceSpec
+from .specs import ModSpec, RollSpec, TierSpec, TraceSpec
 
 ModOperation = Literal["add", "mul", "div", "set", "min", "max", "grade", "dice", "step", "shift"]
 """What a modifier does to its stat."""
@@ -143,6 +143,9 @@ class Roll:
     merged: tuple[Roll, ...] = ()  # the same roll asked for by other rules, rolled once with this one
     plan: tuple[tuple[Dice, int | Fraction], ...] = ()  # what is rolled: each side's dice and what is added to them
     rolled: RollMade | None = None  # the roll made (`rng=`) or told (`rolled=`): its dice and outcome
+    tiers: tuple[TierSpec, ...] = ()
+    """The tiers the roll is read with: its own (`spec.tiers`), or those the last change
+    `when C: tiers NAME` that holds chooses."""
 
     @property
     def rule(self) -> str:

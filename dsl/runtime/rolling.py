@@ -359,8 +359,8 @@ def _roll_made(roll: Roll, said: object, generated: FaceSource | None) -> RollMa
             faces.finish()
         source = "faces" if said is not None else "rng"
     else:
-        counts = any(showing_within(name) is not None for name in natural_names(spec.tiers))
-        thrown = _total_told(spec.name, dice, said, any(t.natural is not None for t in spec.tiers), counts)
+        counts = any(showing_within(name) is not None for name in natural_names(roll.tiers))
+        thrown = _total_told(spec.name, dice, said, any(t.natural is not None for t in roll.tiers), counts)
         source = "total"
     side = _thrown_side(dice, bonus, thrown)
     return _checked(roll, source, side, thrown)
@@ -448,7 +448,7 @@ def _checked(roll: Roll, source: str, side: DiceRoll, thrown: ThrownDice) -> Rol
     total = side.total
     goal, op = roll.target, roll.comparison
     chosen = None
-    for tier in spec.tiers:
+    for tier in roll.tiers:
         if tier.natural is not None:
             names = natural_names((tier,))
             holds = tier.shows(names, [_natural(spec.name, side, thrown, die) for die in names])
@@ -464,7 +464,7 @@ def _checked(roll: Roll, source: str, side: DiceRoll, thrown: ThrownDice) -> Rol
         outcomes = (chosen.name,) if chosen is not None else ()
         return _decided(roll, source, (side,), total, None, outcomes, None)
     won = chosen.always == "success" if chosen is not None and chosen.always else meets(total, op, goal)
-    named = {tier.name for tier in spec.tiers}
+    named = {tier.name for tier in roll.tiers}
     plain = "success" if won else "failure"
     found = ((chosen.name,) if chosen is not None else ()) + ((plain,) if plain not in named else ())
     margin = abs(math.floor(total - goal)) if total >= goal else math.ceil(goal - total)

@@ -37,7 +37,7 @@ def roll_of(scope: Scope, step: RollStep) -> Roll:
     found = values(scope) if callable(values) else values
     if spec.consequences:
         return roll_from(scope, spec, found, *changed, cached=True)
-    key = (id(spec), found, *changed)
+    key = (id(spec), found, *changed[:4], id(changed[4]))  # the tiers: one of the book's, by identity
     rolls = scope.book.rolled
     roll = rolls.get(key)
     if roll is None:
@@ -47,15 +47,19 @@ def roll_of(scope: Scope, step: RollStep) -> Roll:
     return roll
 
 
-_Changed = tuple[tuple[int, int, str | None] | None, int, int | Fraction, str | None]
-"""What a roll's changes that hold come to: its pool, dice added, target shift, automatic result."""
+_Changed = tuple[tuple[int, int, str | None] | None, int, int | Fraction, str | None, tuple[TierSpec, ...]]
+"""What a roll's changes that hold come to: its pool, dice added, target shift, automatic result
+and the tiers it is read with."""
 
 
 def roll_changes(
     scope: Scope, spec: RollSpec, changes: tuple[tuple[ChangeSpec, tuple[Clause, ...], Amount, TraceSpec], ...]
 ) -> _Changed:
-    """The changes of a roll that hold, each traced, in order."""
+    """The changes of a roll that hold, each traced, in order.  Changes of one kind that replace
+    (the pool, the tiers) go as the last that holds says; a failure made automatic wins over a
+    success."""
     pool = spec.pool
+    tiers = spec.tiers
     delta = 0
     shift: int | Fraction = 0
     automatic = None if spec.kind != "automatic" else ("success" if spec.success else "failure")
@@ -74,9 +78,11 @@ def roll_changes(
             delta += change.delta
         elif change.kind == "target":
             shift += amount(scope) if callable(amount) else amount
+        elif change.kind == "tiers":
+            tiers = change.tiers
         elif automatic != "failure":
             automatic = "success" if change.success else "failure"
-    return pool, delta, shift, automatic
+    return pool, delta, shift, automatic, tiers
 
 
 def roll_from(
@@ -87,6 +93,7 @@ def roll_from(
     delta: int,
     shift: int | Fraction,
     automatic: str | None,
+    tiers: tuple[TierSpec, ...],
     cached: bool = False,
 ) -> Roll:
     """A roll from its values (`found`: target, bonus, dice value and count needed; or the two
@@ -127,7 +134,7 @@ def roll_from(
         op = "vs"
     pair = found if spec.kind == "opposed" and automatic is None else None
     plan = _plan(spec, automatic, pool, value, bonus, pair)
-    chances = _chances_of(book, spec, automatic, pool, value, goal, bonus, op, needed, pair, cached)
+    chances = _chances_of(book, spec, automatic, pool, value, goal, bonus, op, needed, pair, tiers, cached)
     probability, outcomes, margins, totals, successes = chances
     consequences = []
     for consequence in spec.consequences:
@@ -154,6 +161,7 @@ def roll_from(
         needed=needed if spec.kind == "count" else None,
         consequences=tuple(consequences),
         plan=plan,
+        tiers=tiers,
     )
 
 
@@ -199,17 +207,18 @@ def _chances_of(
     op: str | None,
     needed: int,
     pair: Any,
+    tiers: tuple[TierSpec, ...],
     cached: bool,
 ) -> _Chances:
     """The chances of a roll, worked out once for what decides them (`cached`: looked up when
     worked out before, and returned read-only, as every resolution of it shares them)."""
     if not cached:
-        return _roll_chances(book, spec, automatic, pool, value, goal, bonus, op, needed, pair)
-    key = (id(spec), automatic, pool, value, goal, bonus, op, needed, pair)
+        return _roll_chances(book, spec, automatic, pool, value, goal, bonus, op, needed, pair, tiers)
+    key = (id(spec), automatic, pool, value, goal, bonus, op, needed, pair, id(tiers))
     found = book.chances.get(key)
     if found is None:
         probability, outcomes, margins, totals, successes = _roll_chances(
-            book, spec, automatic, pool, value, goal, bonus, op, needed, pair
+            book, spec, automatic, pool, value, goal, bonus, op, needed, pair, tiers
         )
         if len(book.chances) >= MAX_CACHED:
             book.chances.clear()
@@ -246,9 +255,11 @@ def _roll_chances(
     op: str | None,
     needed: int,
     pair: Any,
+    tiers: tuple[TierSpec, ...],
 ) -> _Chances:
     """The exact chances of a roll: of success, of each outcome (tiers, win/tie/lose), margin,
-    total (a roll without a target) and number of successes (a count)."""
+    total (a roll without a target) and number of successes (a count), the roll read with
+    `tiers`."""
     outcomes: dict[str, Fraction] = {}
     margins: dict[int, Fraction] = {}
     totals: dict[int, Fraction] = {}
@@ -279,22 +290,22 @@ def _roll_chances(
         outcomes = {"success": probability, "failure": 1 - probability}
     else:
         exploding = (pool is not None and pool[2] == "exploding") or (value is not None and not value.bounded)
-        horizon = _horizon(goal, bonus, spec.tiers) if exploding else None
+        horizon = _horizon(goal, bonus, tiers) if exploding else None
         dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
         rows = None
-        counts = any(showing_within(name) is not None for name in natural_names(spec.tiers))
-        if any(tier.natural is not None for tier in spec.tiers) and (value is not None or exploding or counts):
-            rows = book.naturals(value if value is not None else pool_dice(*pool), spec.tiers, horizon)  # type: ignore[misc]
+        counts = any(showing_within(name) is not None for name in natural_names(tiers))
+        if any(tier.natural is not None for tier in tiers) and (value is not None or exploding or counts):
+            rows = book.naturals(value if value is not None else pool_dice(*pool), tiers, horizon)  # type: ignore[misc]
         if spec.kind == "total":
             totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]
             probability = None
-            outcomes = tier_chances(dist, spec.tiers, Fraction(0), bonus, None, rows) if spec.tiers else {}
+            outcomes = tier_chances(dist, tiers, Fraction(0), bonus, None, rows) if tiers else {}
         else:
             assert goal is not None and op is not None
-            if spec.tiers:
-                outcomes = tier_chances(dist, spec.tiers, goal, bonus, op, rows)
+            if tiers:
+                outcomes = tier_chances(dist, tiers, goal, bonus, op, rows)
                 chance = outcomes.pop(" success")
-                named = {tier.name for tier in spec.tiers}
+                named = {tier.name for tier in tiers}
                 # a tier called success or failure reports its own chance (a plain success:
                 # neither special nor critical); `probability` is the overall chance
                 outcomes.update({k: v for k, v in (("success", chance), ("failure", 1 - chance)) if k not in named})
@@ -442,7 +453,7 @@ def _margins(dist: Distribution, op: str, target: int | Fraction, successes: boo
 
 def _roll_identity(roll: Roll) -> tuple[object, ...]:
     spec = roll.spec
-    tiers = tuple(tier.name for tier in spec.tiers)
+    tiers = tuple(tier.name for tier in roll.tiers)
     return (spec.name, spec.kind, roll.dice, roll.bonus, roll.comparison, roll.target, roll.needed, roll.automatic, tiers)
 
 
@@ -490,5 +501,6 @@ def merged_rolls(rolls: Sequence[Roll]) -> tuple[Roll, ...]:
             kept.consequences,
             (*kept.merged, roll),
             kept.plan,
+            tiers=kept.tiers,
         )
     return tuple(out)

@@ -55,11 +55,12 @@ class ModSpec:
 
 @dataclass(frozen=True, slots=True)
 class ChangeSpec:
-    kind: str  # pool | dice | target | automatic
+    kind: str  # pool | dice | target | automatic | tiers
     pool: tuple[int, int, str | None] | None
     delta: int
     success: bool
     condition: str
+    tiers: tuple[TierSpec, ...] = ()  # `when advanced: tiers advanced_move`: the tiers the roll is read with
 
 
 @dataclass(frozen=True, slots=True)

@@ -394,6 +394,7 @@ class Situation:
         shift: Fraction = Fraction(0)
         automatic = None if effect.kind != "automatic" else ("success" if effect.success else "failure")
         replaced = False  # a pool change that holds replaces the dice, worked out or written
+        read_with = effect.tiers  # the tier system: the last `when C: tiers NAME` that holds chooses
         for change in effect.changes:
             if not self.holds(change.guard):
                 continue
@@ -405,6 +406,8 @@ class Situation:
             elif change.kind == "target":
                 assert change.value is not None
                 shift += _fraction(self.eval(change.value))
+            elif change.kind == "tiers":
+                read_with = change.tiers
             elif automatic != "failure":  # a failure wins over a success
                 automatic = "success" if change.success else "failure"
         goal: Fraction | None = None
@@ -463,7 +466,7 @@ class Situation:
             probability = sum((p for k, p in successes.items() if k >= needed), Fraction(0))
             outcomes = {"success": probability, "failure": 1 - probability}
         else:
-            system = self.book.tiers.get(effect.tiers) if effect.tiers else None
+            system = self.book.tiers.get(read_with) if read_with else None
             rows = _rows(pool, value, goal, bonus, system, self.book)
             chances: dict[int, Fraction] = {}
             for (_, total), chance in rows.items():

@@ -354,19 +354,6 @@ class JsModuleWriter:
             + ", ".join(f"{js_string(o.name)}: {js_string(_outcome_text(o))}" for o in effect.outcomes)
             + "})"
         )
-        tiers: list[str] = []
-        if effect.tiers:
-            for tier in self.book.tiers[effect.tiers].tiers:
-                bound = "null" if tier.bound is None else f"(target) => {self._spec_code(tier.bound)}"
-                natural = "null" if tier.natural is None else f"[{tier.natural[0]}n, {tier.natural[1]}n]"
-                also = ""
-                if tier.also:
-                    tests = ", ".join(f"[{low}n, {high}n, {js_literal(die)}]" for low, high, die in tier.tests()[1:])
-                    also = f", [{tests}], {js_string(tier.joined)}"
-                tiers.append(
-                    f"TierSpec({js_string(tier.name)}, {js_literal(tier.op)}, {bound}, {natural}, "
-                    f"{js_literal(tier.always)}, {js_literal(tier.die)}{also})"
-                )
         fields = [
             *base,
             ("name", js_string(effect.name)),
@@ -378,7 +365,7 @@ class JsModuleWriter:
             ("success", js_literal(effect.success)),
             ("outcomes", outcomes),
             ("margin_outcomes", array([js_string(o.name) for o in effect.outcomes if o.by_margin])),
-            ("tiers", array(tiers)),
+            ("tiers", self._tiers(effect.tiers)),
             ("ties", js_literal(effect.ties)),
             ("notes", array([js_string(_note_line(text, quote)) for text, quote in effect.notes])),
             ("condition", js_string(condition)),
@@ -401,23 +388,38 @@ class JsModuleWriter:
         changes = []
         for index, change in enumerate(effect.changes, start=1):
             name = self.private.change(const, index)
-            _object(
-                w,
-                f"const {name} = ChangeSpec",
-                [
-                    ("kind", js_string(change.kind)),
-                    ("pool", _pool(change.pool)),
-                    ("delta", f"{change.delta}n"),
-                    ("success", js_literal(change.success)),
-                    ("condition", js_string(printer.guard_text(change.guard))),
-                ],
-            )
+            change_fields = [
+                ("kind", js_string(change.kind)),
+                ("pool", _pool(change.pool)),
+                ("delta", f"{change.delta}n"),
+                ("success", js_literal(change.success)),
+                ("condition", js_string(printer.guard_text(change.guard))),
+            ]
+            if change.tiers is not None:
+                change_fields.append(("tiers", self._tiers(change.tiers)))
+            _object(w, f"const {name} = ChangeSpec", change_fields)
             amount = "null" if change.value is None else f"(s) => {self._spec_code(change.value)}"
             trace = self._trace(effect, f"roll {effect.name}: {printer.change_text(change)}", change.guard)
             clauses = array([f"(s) => {self.exprs.holds(c, Frame())}" for c in change.guard])
             changes.append(f"[{name}, {clauses}, {amount}, {trace}]")
         step = self.roll_steps[const] = self.private.roll_step(const)
         w.line(f"const {step} = RollStep({const}, {values}, {array(changes)});")
+
+    def _tiers(self, system: str | None) -> str:
+        """A tier system as an array of TierSpec calls (`[]`: none), first match first."""
+        tiers: list[str] = []
+        for tier in self.book.tiers[system].tiers if system is not None else ():
+            bound = "null" if tier.bound is None else f"(target) => {self._spec_code(tier.bound)}"
+            natural = "null" if tier.natural is None else f"[{tier.natural[0]}n, {tier.natural[1]}n]"
+            also = ""
+            if tier.also:
+                tests = ", ".join(f"[{low}n, {high}n, {js_literal(die)}]" for low, high, die in tier.tests()[1:])
+                also = f", [{tests}], {js_string(tier.joined)}"
+            tiers.append(
+                f"TierSpec({js_string(tier.name)}, {js_literal(tier.op)}, {bound}, {natural}, "
+                f"{js_literal(tier.always)}, {js_literal(tier.die)}{also})"
+            )
+        return array(tiers)
 
     def _read_code(self, read: RollRead) -> str:
         """A value a roll reads, as code in its `(s) => [...]`: its terms added with the runtime's

@@ -504,20 +504,6 @@ class ModuleWriter:
         """The spec of a roll; returns its values (a function of the scope) and its changes."""
         outcomes = "{" + ", ".join(f"{literal(o.name)}: {literal(_outcome_text(o))}" for o in effect.outcomes) + "}"
         margin_outcomes = tuple(o.name for o in effect.outcomes if o.by_margin)
-        tiers = "()"
-        if effect.tiers:
-            parts = []
-            for tier in self.book.tiers[effect.tiers].tiers:
-                bound = "None" if tier.bound is None else f"lambda target: {self._spec_code(tier.bound)}"
-                extra = ""
-                if tier.natural is not None or tier.always is not None:
-                    extra = f", {tier.natural!r}, {literal(tier.always)}"
-                if tier.die is not None or tier.also:
-                    extra += f", {literal(tier.die)}"
-                if tier.also:
-                    extra += f", also={tier.tests()[1:]!r}, joined={literal(tier.joined)}"
-                parts.append(f"TierSpec({literal(tier.name)}, {literal(tier.op)}, {bound}{extra})")
-            tiers = tuple_code(parts)
         fields = [
             *base,
             ("name", literal(effect.name)),
@@ -529,7 +515,7 @@ class ModuleWriter:
             ("success", literal(effect.success)),
             ("outcomes", f"MappingProxyType({outcomes})"),  # read-only: every resolution shares it
             ("margin_outcomes", tuple_code([literal(x) for x in margin_outcomes])),
-            ("tiers", tiers),
+            ("tiers", self._tiers_code(effect.tiers)),
             ("ties", literal(effect.ties)),
             ("notes", tuple_code([literal(_note_line(text, quote)) for text, quote in effect.notes])),
             ("condition", literal(condition)),
@@ -555,6 +541,8 @@ class ModuleWriter:
                 ("success", literal(change.success)),
                 ("condition", literal(printer.guard_text(change.guard))),
             ]
+            if change.tiers is not None:
+                change_fields.append(("tiers", self._tiers_code(change.tiers)))
             specs.append((name, "ChangeSpec", change_fields))
             amount = "None"
             if change.value is not None:
@@ -563,6 +551,23 @@ class ModuleWriter:
             clauses = tuple_code([f"lambda s: {self.exprs.holds(c, Frame())}" for c in change.guard])
             changes.append(f"({name}, {clauses}, {amount}, {trace})")
         return values, tuple_code(changes)
+
+    def _tiers_code(self, system: str | None) -> str:
+        """A tier system as a tuple of TierSpec literals (`()`: none), first match first."""
+        if system is None:
+            return "()"
+        parts = []
+        for tier in self.book.tiers[system].tiers:
+            bound = "None" if tier.bound is None else f"lambda target: {self._spec_code(tier.bound)}"
+            extra = ""
+            if tier.natural is not None or tier.always is not None:
+                extra = f", {tier.natural!r}, {literal(tier.always)}"
+            if tier.die is not None or tier.also:
+                extra += f", {literal(tier.die)}"
+            if tier.also:
+                extra += f", also={tier.tests()[1:]!r}, joined={literal(tier.joined)}"
+            parts.append(f"TierSpec({literal(tier.name)}, {literal(tier.op)}, {bound}{extra})")
+        return tuple_code(parts)
 
     def _read_code(self, read: RollRead) -> str:
         """A value a roll reads, as code in its `lambda s: ...`: its terms added (Python compares

@@ -74,7 +74,8 @@ export class Consequence {
 export class Roll {
   /** fields: spec, dice, bonus, comparison, target, probability, automatic, outcomes (Map),
    * margins (Map), totals (Map), successes (Map), needed, consequences, merged; plan (what is
-   * rolled: [dice, bonus] per side) and rolled (a RollMade, when rolled). */
+   * rolled: [dice, bonus] per side), rolled (a RollMade, when rolled) and tiers (those the roll is
+   * read with: its own, or those the last `when C: tiers NAME` that holds chooses). */
   constructor(fields) {
     Object.assign(this, { consequences: [], merged: [], plan: [], rolled: null }, fields);
     Object.freeze(this);

@@ -322,8 +322,8 @@ function rollMade(roll, said, generated) {
     thrown = thrownFrom(spec.name, dice, said, generated);
     source = said !== null ? "faces" : "rng";
   } else {
-    const counts = naturalNames(spec.tiers).some((name) => showingWithin(name) !== null);
-    thrown = totalTold(spec.name, dice, said, spec.tiers.some((t) => t.natural !== null), counts);
+    const counts = naturalNames(roll.tiers).some((name) => showingWithin(name) !== null);
+    thrown = totalTold(spec.name, dice, said, roll.tiers.some((t) => t.natural !== null), counts);
     source = "total";
   }
   return checked(roll, source, thrownSide(dice, bonus, thrown), thrown);
@@ -362,7 +362,7 @@ function checked(roll, source, side, thrown) {
   const goal = roll.target;
   const op = roll.comparison;
   let chosen = null;
-  for (const tier of spec.tiers) {
+  for (const tier of roll.tiers) {
     let holds;
     if (tier.natural !== null) {
       const names = naturalNames([tier]);
@@ -389,7 +389,7 @@ function checked(roll, source, side, thrown) {
     return decided(roll, source, [side], total, null, chosen !== null ? [chosen.name] : [], null);
   }
   const won = chosen !== null && chosen.always ? chosen.always === "success" : meets(total, op, goal);
-  const named = new Set(spec.tiers.map((t) => t.name));
+  const named = new Set(roll.tiers.map((t) => t.name));
   const plain = won ? "success" : "failure";
   const found = [...(chosen !== null ? [chosen.name] : []), ...(named.has(plain) ? [] : [plain])];
   const margin = cmp(total, goal) >= 0 ? abs(floor(sub(total, goal))) : ceil(sub(goal, total));

@@ -18,9 +18,11 @@ export function rollOf(scope, step) {
   return rolled(scope, spec, found, ...changed);
 }
 
-/** The changes of a roll that hold, each traced, in order. */
+/** The changes of a roll that hold, each traced, in order: the pool and the tiers as the last
+ * that holds says, a failure made automatic over a success. */
 export function rollChanges(scope, spec, changes) {
   let pool = spec.pool;
+  let tiers = spec.tiers;
   let delta = 0n;
   let shift = 0n;
   let automatic = spec.kind !== "automatic" ? null : spec.success ? "success" : "failure";
@@ -37,13 +39,14 @@ export function rollChanges(scope, spec, changes) {
     if (change.kind === "pool") pool = change.pool;
     else if (change.kind === "dice") delta += change.delta;
     else if (change.kind === "target") shift = add(shift, typeof amount === "function" ? amount(scope) : amount);
+    else if (change.kind === "tiers") tiers = change.tiers;
     else if (automatic !== "failure") automatic = change.success ? "success" : "failure";
   }
-  return [pool, delta, shift, automatic];
+  return [pool, delta, shift, automatic, tiers];
 }
 
 /** A roll from its values and its changes: its dice, exact chances, consequences. */
-export function rolled(scope, spec, found, pool, delta, shift, automatic) {
+export function rolled(scope, spec, found, pool, delta, shift, automatic, tiers) {
   const book = scope.book;
   let goal = null;
   let bonus = 0n;
@@ -77,7 +80,7 @@ export function rolled(scope, spec, found, pool, delta, shift, automatic) {
     op = "vs";
   }
   const pair = spec.kind === "opposed" && automatic === null ? found : null;
-  const [probability, outcomes, margins, totals, successes] = rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed, pair);
+  const [probability, outcomes, margins, totals, successes] = rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed, pair, tiers);
   const consequences = [];
   for (const consequence of spec.consequences) {
     let after = null;
@@ -105,6 +108,7 @@ export function rolled(scope, spec, found, pool, delta, shift, automatic) {
     needed: spec.kind === "count" ? needed : null,
     consequences,
     plan: rollPlan(spec, automatic, pool, value, bonus, pair),
+    tiers,
   });
 }
 
@@ -123,7 +127,7 @@ function rollPlan(spec, automatic, pool, value, bonus, pair) {
   return dice !== null ? [[dice, bonus]] : [];
 }
 
-function rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed, pair) {
+function rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed, pair, tiers) {
   let outcomes = new Map();
   let margins = new Map();
   let totals = new Map();
@@ -167,24 +171,24 @@ function rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed
     ]);
   } else {
     const exploding = (pool !== null && pool[2] === "exploding") || (value !== null && !value.bounded);
-    const horizon = exploding ? horizonOf(goal, bonus, spec.tiers) : null;
+    const horizon = exploding ? horizonOf(goal, bonus, tiers) : null;
     const dist = value !== null ? book.dice(value, horizon) : book.pool(pool, horizon);
     let rows = null;
-    const counts = naturalNames(spec.tiers).some((name) => showingWithin(name) !== null);
-    if (spec.tiers.some((tier) => tier.natural !== null) && (value !== null || exploding || counts)) {
-      rows = book.naturals(value !== null ? value : poolDice(...pool), spec.tiers, horizon);
+    const counts = naturalNames(tiers).some((name) => showingWithin(name) !== null);
+    if (tiers.some((tier) => tier.natural !== null) && (value !== null || exploding || counts)) {
+      rows = book.naturals(value !== null ? value : poolDice(...pool), tiers, horizon);
     }
     if (spec.kind === "total") {
       for (const [t, p] of dist.chances()) totals.set(add(t, bonus), p);
       probability = null;
-      outcomes = spec.tiers.length ? tierChances(dist, spec.tiers, 0n, bonus, null, rows) : new Map();
+      outcomes = tiers.length ? tierChances(dist, tiers, 0n, bonus, null, rows) : new Map();
     } else {
       let chance;
-      if (spec.tiers.length) {
-        outcomes = tierChances(dist, spec.tiers, goal, bonus, op, rows);
+      if (tiers.length) {
+        outcomes = tierChances(dist, tiers, goal, bonus, op, rows);
         chance = outcomes.get(" success");
         outcomes.delete(" success");
-        const named = new Set(spec.tiers.map((tier) => tier.name));
+        const named = new Set(tiers.map((tier) => tier.name));
         if (!named.has("success")) outcomes.set("success", chance);
         if (!named.has("failure")) outcomes.set("failure", sub(1n, chance));
       } else {
@@ -344,7 +348,7 @@ function marginsOf(dist, op, target, successes) {
 
 function identity(roll) {
   const spec = roll.spec;
-  const tiers = spec.tiers.map((tier) => tier.name);
+  const tiers = roll.tiers.map((tier) => tier.name);
   return JSON.stringify([spec.name, spec.kind, roll.dice, show(roll.bonus), roll.comparison, show(roll.target), show(roll.needed), roll.automatic, tiers]);
 }
 

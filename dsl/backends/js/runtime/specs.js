@@ -15,7 +15,8 @@ export function TraceSpec(rule, source, item, clauses, names, verdict = null) {
 }
 
 export const ModSpec = (fields) => made(fields, { label: null });
-export const ChangeSpec = (fields) => made(fields);
+/** `tiers`: the tiers a `when C: tiers NAME` change reads the roll with. */
+export const ChangeSpec = (fields) => made(fields, { tiers: [] });
 /** `also`: the [low, high, die] a natural tier reads after the first (`and natural 1 on wild`),
  * joined by `joined`: "and" (every one holds) or "or" (any holds). */
 export function TierSpec(name, op, bound, natural = null, always = null, die = null, also = [], joined = "and") {
