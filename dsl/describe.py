@@ -257,6 +257,15 @@ class _Describer:
             "effects": [] if repeated or part is None else self.effects(part.effects),
         }
 
+    def _change(self, change: m.RollChange) -> dict[str, Any]:
+        """A change of a roll under its conditions; one that reads the roll with other tiers
+        (`when advanced: tiers advanced_move`) lists them, as the roll lists its own."""
+        found: dict[str, Any] = {"kind": change.kind, "text": _change_text(change), "conditions": _conditions(change.guard)}
+        system = self.book.tiers.get(change.tiers) if change.tiers else None
+        if system is not None:
+            found["tier_levels"] = [{"name": t.name, "text": _tier_text(t)} for t in system.tiers]
+        return found
+
     def roll(self, effect: m.RollEffect, conditions: list[str]) -> dict[str, Any]:
         tiers = self.book.tiers.get(effect.tiers) if effect.tiers else None
         for outcome in effect.outcomes:
@@ -270,10 +279,7 @@ class _Describer:
             "dice": printer.dice_text(effect),
             "text": f"roll {effect.name}{_label(effect.label)}: {printer.roll_text(effect)}",
             "conditions": conditions,
-            "changes": [
-                {"kind": change.kind, "text": _change_text(change), "conditions": _conditions(change.guard)}
-                for change in effect.changes
-            ],
+            "changes": [self._change(change) for change in effect.changes],
             "tiers": None if tiers is None else tiers.name,
             "tier_levels": [] if tiers is None else [{"name": t.name, "text": _tier_text(t)} for t in tiers.tiers],
             "ties": effect.ties,
@@ -551,11 +557,12 @@ def _effect_lines(effects: list[dict[str, Any]], depth: int) -> list[str]:
         elif kind == "roll":
             lines.append(f"{pad}{effect['text']}{when}")
             inner = pad + "  "
-            for change in effect["changes"]:
-                lines.append(f"{inner}{change['text']}{_when(change['conditions'])}")
             if effect["tiers"]:
                 levels = ", ".join(f"{t['name']} {t['text']}" for t in effect["tier_levels"])
                 lines.append(f"{inner}tiers {effect['tiers']}: {levels}")
+            for change in effect["changes"]:
+                levels = ", ".join(f"{t['name']} {t['text']}" for t in change.get("tier_levels", ()))
+                lines.append(f"{inner}{change['text']}{_when(change['conditions'])}{': ' + levels if levels else ''}")
             if effect["ties"]:
                 lines.append(f"{inner}ties {effect['ties']}")
             for outcome in effect["outcomes"]:

@@ -164,9 +164,7 @@ def _outcome(
         )
         return False
     word = word_name.text
-    tiers = cx.book.tiers.get(roll.tiers) if roll.tiers else None
-    names = {tier.name for tier in tiers.tiers} if tiers is not None else set()
-    names |= {outcome.name for outcome in roll.outcomes}
+    names = set(cx.book.tier_names(roll)) | {outcome.name for outcome in roll.outcomes}
     outcome = OUTCOME_WORDS.get(word, word if word in names else None)
     if outcome is None:
         cx.reporter.report(

@@ -176,12 +176,10 @@ def _effects(
 def _outcomes(editions: Sequence[Edition], effect: m.RollEffect) -> tuple[str, ...]:
     if effect.kind == "opposed":
         return ("win", "tie", "lose")
-    if effect.tiers is None:
-        return ()
     for edition in editions:
-        system = edition.model.tiers.get(effect.tiers)
-        if system is not None:
-            return tuple(tier.name for tier in system.tiers)
+        names = edition.model.tier_names(effect)
+        if names:
+            return names
     return ()
 
 

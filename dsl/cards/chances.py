@@ -219,6 +219,13 @@ def _check(
             changed = n.Pool(pool.span, max(pool.count + change.delta, 1), pool.sides, pool.keep)
             other = _distribution(changed)
             rows.append(ChanceRow(pool_text(changed), note, tuple(other.compare_p(op, g - bonus) for g in goals)))
+        elif change.kind == "tiers" and change.tiers in book.tiers:
+            assert change.tiers is not None
+            chosen = book.tiers[change.tiers]
+            key = (chosen.name, dist, op, tuple(goals), bonus)
+            if key not in tiers:
+                tiers[key] = _tier_rows(book, chosen, dist, op, goals, bonus)
+            rows += [ChanceRow(row.dice, note, row.chances) for row in tiers[key]]
         elif change.kind == "target" and change.value is not None:
             step = literal_fraction(change.value)
             if step is not None:

@@ -462,6 +462,9 @@ class EffectWriter:
             blocks.append(Detail((Run(title_case_first(notation.guard(effect.guard)), "em"),)))
         if effect.kind == "resist" and self.book.resistance is not None:
             blocks.append(Detail(self._resistance(effect)))
+        if effect.tiers is not None and any(change.kind == "tiers" for change in effect.changes):
+            # read with other tiers under a condition: which apply otherwise
+            blocks.append(Detail((Run("Read with " + notation.tier_system(effect.tiers)),)))
         for change in effect.changes:
             condition = notation.guard(change.guard)
             what = notation.change_of_roll(change, effect.pool)

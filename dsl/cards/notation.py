@@ -787,7 +787,15 @@ class Notation:
         if change.kind == "target":
             assert change.value is not None
             return f"target{NBSP}" + self._signed(change.value)
+        if change.kind == "tiers":
+            assert change.tiers is not None
+            return "read with " + self.tier_system(change.tiers)
         return f"automatic {'success' if change.success else 'failure'}"
+
+    def tier_system(self, name: str) -> str:
+        """A tier system as the reference card heads it: its label, or its name."""
+        system = self.book.tiers.get(name)
+        return clean(system.label) if system is not None and system.label else display_name(name)
 
     def step(self, step: m.Step) -> str:
         offset = f" {signed(step.offset)}" if step.offset else ""

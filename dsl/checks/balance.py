@@ -34,12 +34,11 @@ def check_balances(book: m.Book, reporter: Reporter) -> None:
 
 
 def outcomes(book: m.Book, roll: m.RollEffect) -> tuple[str, ...]:
-    """The outcomes a claim may name after `chance ROLL.`: the tiers, or success and failure."""
+    """The outcomes a claim may name after `chance ROLL.`: the tiers of every system the roll may
+    be read with, or success and failure."""
     if roll.kind == "opposed":
         return OPPOSED_OUTCOMES
-    if roll.tiers is not None and roll.tiers in book.tiers:
-        return tuple(tier.name for tier in book.tiers[roll.tiers].tiers)
-    return PLAIN_OUTCOMES
+    return book.tier_names(roll) or PLAIN_OUTCOMES
 
 
 def _reads(book: m.Book, rules: tuple[str, ...]) -> set[str]:

@@ -97,6 +97,18 @@ def build_index(tree: n.Rulebook | None, book: m.Book | None) -> Index:
     return index
 
 
+def _roll_systems(roll: n.RollDecl) -> tuple[str, ...]:
+    """The tier systems a roll names: its own (`tiers move`), then those chosen under a condition
+    (`when advanced: tiers advanced_move`)."""
+    own = [item.name.text for item in roll.items if isinstance(item, n.TiersRef)]
+    chosen = [
+        item.change.name.text
+        for item in roll.items
+        if isinstance(item, n.GuardedChange) and isinstance(item.change, n.TiersChange)
+    ]
+    return tuple(dict.fromkeys(own + chosen))
+
+
 def name_span(node: n.BaseRef) -> Span:
     """`base DEX` spans both words; the name is its last."""
     span = node.span
@@ -107,7 +119,7 @@ def name_span(node: n.BaseRef) -> Span:
 class _Context:
     rule: str | None = None
     table: n.TableDecl | None = None
-    roll_tiers: str | None = None
+    roll_tiers: tuple[str, ...] = ()  # the tier systems the roll may be read with, its own first
     example_rules: tuple[str, ...] = ()
 
 
@@ -341,14 +353,22 @@ class _Walker:
         self.refer_name(node.name, VARIABLES)
 
     def _RollDecl(self, node: n.RollDecl, ctx: _Context) -> _Context:
-        tiers = next((item.name.text for item in node.items if isinstance(item, n.TiersRef)), None)
-        return dataclasses.replace(ctx, roll_tiers=tiers)
+        return dataclasses.replace(ctx, roll_tiers=_roll_systems(node))
 
     def _TiersRef(self, node: n.TiersRef, ctx: _Context) -> None:
         self.refer_name(node.name, ("tiers",))
 
+    def _TiersChange(self, node: n.TiersChange, ctx: _Context) -> None:
+        self.refer_name(node.name, ("tiers",))
+
     def _OutcomeItem(self, node: n.OutcomeItem, ctx: _Context) -> None:
-        self.refer_name(node.outcome, ("tier",), ctx.roll_tiers)
+        self.refer_tier(node.outcome, ctx.roll_tiers)
+
+    def refer_tier(self, name: n.Name, systems: tuple[str, ...]) -> None:
+        """An outcome a roll names: the tier of the first of its systems that has it."""
+        found = self.by_kind.get(("tier", name.text), [])
+        chosen = next((s for system in systems for s in found if s.container == system), None)
+        self.refer(name.span, chosen or (found[0] if found else None))
 
     def _RollOn(self, node: n.RollOn, ctx: _Context) -> None:
         self.refer_name(node.table, ("table",))
@@ -400,10 +420,8 @@ class _Walker:
         self.refer(node.roll.span, roll)
         tier = getattr(node, "tier", None)
         if isinstance(tier, n.Name):
-            system = None
-            if roll is not None and isinstance(roll.node, n.RollDecl):
-                system = next((i.name.text for i in roll.node.items if isinstance(i, n.TiersRef)), None)
-            self.refer_name(tier, ("tier",), system)
+            systems = _roll_systems(roll.node) if roll is not None and isinstance(roll.node, n.RollDecl) else ()
+            self.refer_tier(tier, systems)
 
     _ExpectNoRoll = _ExpectRoll
 
