@@ -23,7 +23,7 @@ from typing import Any, Final, Literal, TypedDict
 
 import dsl.runtime as _runtime
 
-_runtime.require(2, 'skirmish_terrain.py', '0.2.0')
+_runtime.require(3, 'skirmish_terrain.py', '0.2.0')
 
 from dsl.runtime import (  # noqa: E402
     IMPASSABLE,

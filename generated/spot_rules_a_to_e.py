@@ -23,7 +23,7 @@ from typing import Any, Final, Literal, TypedDict
 
 import dsl.runtime as _runtime
 
-_runtime.require(2, 'spot_rules_a_to_e.py', '0.2.0')
+_runtime.require(3, 'spot_rules_a_to_e.py', '0.2.0')
 
 from dsl.runtime import (  # noqa: E402
     IMPASSABLE,

@@ -22,7 +22,7 @@ from typing import Any, Final, Literal, TypedDict
 
 import dsl.runtime as _runtime
 
-_runtime.require(2, 'terrain_cards.py', '0.2.0')
+_runtime.require(3, 'terrain_cards.py', '0.2.0')
 
 from dsl.runtime import (  # noqa: E402
     IMPASSABLE,

@@ -61,7 +61,7 @@ from .results import (
 VERSION = "0.2.0"
 """The rulecraft release this runtime is part of (the compiler's `dsl.__version__`)."""
 
-API = 2
+API = 3
 """The contract between generated modules and this runtime: the names they import and what each
 does.  Raised whenever a module built before would no longer work with it, or a module built now
 needs what an older runtime lacks."""

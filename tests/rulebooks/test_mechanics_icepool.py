@@ -135,14 +135,16 @@ def _bands(die: Any) -> dict[str, Fraction]:
 def test_blades_action_roll_matches_icepool(dots: int) -> None:
     """Blades in the Dark: the highest die of a pool (6, 4-5, 1-3), two 6s a critical; with zero
     dice the lowest of two."""
-    result = _book("blades").action(dots=dots)
+    outcomes = _book("blades").action(dots=dots).roll("action").outcomes
     if dots:
+        # the critical is read first: two 6s or more among the dice; a full success is a 6 alone
         read = icepool.d6.pool(dots).highest(1).sum()
-        assert result.roll("critical").probability == _chance(dots @ _sixes(icepool.d6), ">=", 2)
-    else:  # the roll changed to the lowest of two; no dice show no 6
-        read = icepool.d6.pool(2).lowest(1).sum()
-        assert result.roll("critical").probability == 0
-    assert result.roll("action").outcomes == _bands(read)
+        critical = _chance(dots @ _sixes(icepool.d6), ">=", 2)
+        bands = _bands(read)
+        expected = {"critical": critical, **bands, "full_success": bands["full_success"] - critical}
+    else:  # the roll changed to the lowest of two, read with tiers that have no critical
+        expected = _bands(icepool.d6.pool(2).lowest(1).sum())
+    assert outcomes == expected
 
 
 @pytest.mark.parametrize("trait", range(1, 6))

@@ -115,7 +115,7 @@ REEXPORTED = (
 )
 """The runtime's names a module offers its apps: the same objects in every module."""
 
-RUNTIME_API = 2
+RUNTIME_API = 3
 """The API of the JavaScript runtime these modules import (`API` in runtime/index.js; the two
 change together, apart from the Python runtime's)."""
 

@@ -40,7 +40,7 @@ export {
 
 export { VERSION } from "./version.js";
 import { VERSION } from "./version.js";
-export const API = 2;
+export const API = 3;
 
 export class RuntimeMismatch extends Error {}
 
