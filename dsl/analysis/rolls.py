@@ -263,8 +263,9 @@ def analyze_roll(
     unbounded = dice is not None and kind == "check" and _explodes_without_end(dice)
     if unbounded and not _exploding_bounded(cx, statement, [], 0, changes, fields):
         return None
+    endless = any(p.keep == "exploding" for p in pools) or (dice is not None and _explodes_without_end(dice))
     for system, ref in read_with:
-        _natural_dice(cx, cx.book.tiers[system], ref, dice, dice_target)
+        _natural_dice(cx, cx.book.tiers[system], ref, dice, dice_target, endless)
     return m.RollEffect(
         **base,
         **fields,
@@ -360,14 +361,19 @@ def _bounded_counts(cx: Context, value: n.Expr) -> bool:
 
 
 def _natural_dice(
-    cx: Context, system: m.TierSystem, ref: n.TiersRef, dice: n.Expr | None, dice_target: bool = False
+    cx: Context,
+    system: m.TierSystem,
+    ref: n.TiersRef,
+    dice: n.Expr | None,
+    dice_target: bool = False,
+    endless: bool = False,
 ) -> None:
     """A natural tier on a named die reads a die the roll names, on a face it has (E101, E301);
     the natural of dice that change after they are rolled and are then kept or compared is
     defined only for a named die (E203), and so is the natural of a roll against dice (its
     dice alone would take in the target's)."""
     named = {x.name.text: x for x in walk(dice) if isinstance(x, n.NamedDie)} if dice is not None else {}
-    if not _counts_read_alone(cx, system, ref, dice):
+    if not _counts_read_alone(cx, system, ref, endless):
         return
     for tier in system.tiers:
         if tier.joined == "and" and _never_together(cx, system, tier, ref):
@@ -377,7 +383,7 @@ def _natural_dice(
                 _natural_test(cx, system, tier, ref, dice, dice_target, named, first, last, name)
 
 
-def _counts_read_alone(cx: Context, system: m.TierSystem, ref: n.TiersRef, dice: n.Expr | None) -> bool:
+def _counts_read_alone(cx: Context, system: m.TierSystem, ref: n.TiersRef, endless: bool) -> bool:
     """Tiers that count the dice showing a face (`roll showing 6 >= 2`) count one set of faces,
     read no dice-alone natural beside it, and count dice that have a highest value (E203)."""
     reads = tuple(dict.fromkeys(name for tier in system.tiers for _, _, name in tier.tests()))
@@ -397,7 +403,7 @@ def _counts_read_alone(cx: Context, system: m.TierSystem, ref: n.TiersRef, dice:
             " a roll's tiers read one or the other",
             "read the natural of a named die (`natural 1 on wild`) beside the count",
         )
-    elif dice is not None and _explodes_without_end(dice):
+    elif endless:
         problem = (
             f"the tiers of `{system.name}` count the dice {counted[0]}, and dice of this roll explode without end:"
             " how many show a face is not worked out",
