@@ -138,6 +138,8 @@ class ExprTyper:
                 return self._faced_dice(expr, scope, expected)
             case n.CancellingDice():
                 return self._cancelling_dice(expr, scope, expected)
+            case n.LeftDie():
+                return self._left_die(expr, scope, expected)
         raise TypeError(f"cannot type {type(expr).__name__}")
 
     def _number(self, expr: n.Number, scope: Scope, expected: t.Type | None) -> t.Type | None:
@@ -553,6 +555,15 @@ class ExprTyper:
                 f"keep from dice alone, e.g. `{expr.op} 2 of (2d6 + exploding d6)`",
             )
             return None
+        if expr.ignoring is not None and expr.ignoring[1] is not None and expr.ignoring[1] < 1:
+            # the dice of a pool show 1 and up: no face to pass over (the resolver would refuse it)
+            self.reporter.report(
+                "E303",
+                f"no die shows a face of at most {expr.ignoring[1]}: the dice of a pool show 1 and up",
+                expr.span,
+                f"e.g. `{expr.op} 2 of (d6 + d8 + d8) ignoring 1`",
+            )
+            return None
         if expr.amount is not None:
             what = "how many times the dice explode" if expr.op == "exploding" else "how many dice are kept"
             amount = self.infer(expr.amount, scope)
@@ -574,6 +585,11 @@ class ExprTyper:
                 )
                 return None
         return t.DICE
+
+    def _left_die(self, expr: n.LeftDie, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        """`largest die left by highest 2 of (d6 + d8 + d8) ignoring 1 else 4`: the keep is
+        checked as any keep; its value, a die's size, is a dice value (a distribution)."""
+        return self.infer(expr.keep, scope)
 
     def _faced_dice(self, expr: n.FacedDice, scope: Scope, expected: t.Type | None) -> t.Type | None:
         """`5d6 showing 6`: how many dice show some faces; `5d6 rerolling 2..5`: a push."""
