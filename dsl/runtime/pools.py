@@ -25,8 +25,8 @@ reading here is monotone in a die's value (a die past its cap is kept, counted o
 same way as at the cap); readings that are not (matching faces, a count with an upper face,
 dice subtracted) refuse such dice, with the reason.
 
-A keep that passes over some faces splits each group's dice into those showing a passed face and
-the others (a binomial each), and keeps from the others as any keep does.  `left` walks the faces
+A keep that passes over some faces places the dice showing them in its walk without keeping them;
+with fewer other dice than it keeps, it keeps them all.  `left` walks the faces
 in the keep's order with the state (dice left per group, dice kept, largest size left): at each
 face the dice showing it are kept smallest first while the keep wants more (a player keeps the
 smaller of two equal dice for the total and leaves the larger for effect), the others are left.
@@ -432,8 +432,14 @@ class Pooled:
         if self.reading == "cancel":
             return self._cancelled(horizon, condition), denominator
         if self.reading == "left":
-            sizes = [g.sides for g in self.groups]
-            return _left(dice, sizes, self.keep, self.kept, self.ignoring, self.otherwise or 0), denominator
+            merged: dict[tuple[int, tuple[tuple[int, int], ...]], int] = {}
+            for (count, weights), group in zip(dice, self.groups, strict=True):
+                # dice of one size showing the same values are one group: the walk places them at once
+                key = (group.sides, tuple(sorted(weights.items())))
+                merged[key] = merged.get(key, 0) + count
+            alike = [(count, dict(weights)) for (_, weights), count in merged.items()]
+            sizes = [size for size, _ in merged]
+            return _left(alike, sizes, self.keep, self.kept, self.ignoring, self.otherwise or 0), denominator
         return self._read(dice), denominator
 
     def _read(self, dice: list[tuple[int, Weights]]) -> Weights:
@@ -446,9 +452,7 @@ class Pooled:
             return summed
         if self.reading == "count":
             return _counted(dice, self.within)
-        if self.ignoring is not None:
-            return _passing(dice, self.reading, self.kept, self.ignoring)
-        return _ordered(dice, self.reading, self.kept)
+        return _ordered(dice, self.reading, self.kept, self.ignoring)
 
     def shown(self, within: tuple[int | None, int | None], condition: Mapping[str, int]) -> tuple[dict[tuple[int, int], int], int]:
         """The weight of each (how many dice show a value within `within`, the value the pool
@@ -619,11 +623,14 @@ def _counted(dice: list[tuple[int, Weights]], within: tuple[int | None, int | No
     return {k: w for k, w in found.items() if w}
 
 
-def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weights:
+def _ordered(
+    dice: list[tuple[int, Weights]], reading: str, kept: int, passed: tuple[int | None, int | None] | None = None
+) -> Weights:
     """Keep or match, face by face in order (highest first for `highest` and `matches`, lowest
     first for `lowest`): the state is how many dice of each group are still to place, and what
     the reading has gathered (dice kept; or the most that matched), with the weight of each sum
-    kept so far.
+    kept so far.  Dice showing a `passed` face are placed and not kept (Cortex's hitches): with
+    fewer other dice than `kept`, all of them are kept.
 
     The sums of a state are packed into one integer, `width` bits a sum (Kronecker's
     substitution): keeping `more` dice showing `value` moves every sum up at once by a shift,
@@ -656,6 +663,7 @@ def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weight
     states: dict[tuple[tuple[int, ...], int], int] = {(counts, 0): 1}
     choices = [[(k, math.comb(left, k)) for k in range(left + 1)] for left in range(max(counts) + 1)]
     for index, value in enumerate(outcomes):
+        passing = passed is not None and within_faces(value, passed)
         powers = [[weights.get(value, 0) ** k for k in range(count + 1)] for count, weights in dice]
         following: dict[tuple[tuple[int, ...], int], int] = {}
         for (left, taken), sums in states.items():
@@ -674,7 +682,7 @@ def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weight
                     key = (rest, max(taken, shown))
                     following[key] = following.get(key, 0) + sums * way
                     continue
-                more = min(shown, kept - taken)
+                more = 0 if passing else min(shown, kept - taken)
                 shift = width * more * (value - base)
                 if taken + more == kept:
                     # every die still to place shows a face after this one, kept or not
@@ -686,41 +694,18 @@ def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weight
                 key = (rest, taken + more)
                 following[key] = following.get(key, 0) + ((sums * way) << shift)
         states = following
+    short: Weights = {}
     for (left, taken), weight in states.items():
         if matching and not any(left) and weight:
             matched[taken] = matched.get(taken, 0) + weight
+        elif not any(left) and weight:  # passed faces left fewer dice than the keep wants
+            for value, more in _unpacked(weight, width, taken * base).items():
+                short[value] = short.get(value, 0) + more
     if matching:
         return matched
-    return _unpacked(finished, width, kept * base)
-
-
-def _passing(dice: list[tuple[int, Weights]], reading: str, kept: int, passed: tuple[int | None, int | None]) -> Weights:
-    """A keep that passes over the dice showing `passed` faces: for every way of splitting each
-    group's dice between those showing a passed face and the others (a binomial), the keep reads
-    the others (`_ordered`; fewer than `kept` keep them all, none keeps 0)."""
-    split = []
-    for count, weights in dice:
-        passing = sum(w for v, w in weights.items() if within_faces(v, passed))
-        others = {v: w for v, w in weights.items() if not within_faces(v, passed)}
-        split.append((count, passing, others))
-    found: Weights = {}
-    for chosen in product(*(range(count + 1) for count, _, _ in split)):
-        ways = 1
-        standing: list[tuple[int, Weights]] = []
-        for skipped, (count, passing, others) in zip(chosen, split, strict=True):
-            ways *= math.comb(count, skipped) * passing**skipped
-            if count - skipped:
-                if not others:
-                    ways = 0
-                    break
-                standing.append((count - skipped, others))
-        if not ways:
-            continue
-        size = sum(count for count, _ in standing)
-        read = _ordered(standing, reading, min(kept, size)) if size else {0: 1}
-        for value, weight in read.items():
-            if weight:
-                found[value] = found.get(value, 0) + ways * weight
+    found = _unpacked(finished, width, kept * base)
+    for value, more in short.items():
+        found[value] = found.get(value, 0) + more
     return found
 
 

@@ -451,8 +451,18 @@ export class Pooled {
     if (this.reading === "pairs") return [paired(dice, this.side), denominator];
     if (this.reading === "cancel") return [this._cancelled(horizon, condition), denominator];
     if (this.reading === "left") {
-      const sizes = this.groups.map((g) => g.sides);
-      return [left(dice, sizes, this.keep, this.kept, this.ignoring, this.otherwise), denominator];
+      // dice of one size showing the same values are one group: the walk places them at once
+      const merged = new Map();
+      dice.forEach(([count, weights], g) => {
+        const size = this.groups[g].sides;
+        const values = [...weights].sort(([a], [b]) => compare(a, b));
+        const key = `${size}|${values.map(([v, w]) => `${v}:${w}`).join(",")}`;
+        const had = merged.get(key);
+        merged.set(key, had ? [had[0] + count, weights, size] : [count, weights, size]);
+      });
+      const alike = [...merged.values()].map(([count, weights]) => [count, weights]);
+      const sizes = [...merged.values()].map(([, , size]) => size);
+      return [left(alike, sizes, this.keep, this.kept, this.ignoring, this.otherwise), denominator];
     }
     return [this._read(dice), denominator];
   }
@@ -465,8 +475,7 @@ export class Pooled {
       return summed;
     }
     if (this.reading === "count") return counted(dice, this.within);
-    if (this.ignoring !== null) return passing(dice, this.reading, this.kept, this.ignoring);
-    return ordered(dice, this.reading, this.kept);
+    return ordered(dice, this.reading, this.kept, this.ignoring);
   }
 
   /** [Map "shown,value" -> [shown, value, weight], denominator]: how many dice show a value
@@ -640,7 +649,9 @@ function counted(dice, within) {
   return new Map([...found].filter(([, w]) => w));
 }
 
-function ordered(dice, reading, kept) {
+/** Keep or match, face by face in order (pools.py _ordered); dice showing a `passed` face are
+ * placed and not kept (with fewer other dice than `kept`, all of them are kept). */
+function ordered(dice, reading, kept, passed = null) {
   const values = new Set();
   for (const [, weights] of dice) for (const v of weights.keys()) values.add(v);
   const outcomes = [...values].sort(compare);
@@ -674,6 +685,7 @@ function ordered(dice, reading, kept) {
     choices.push(row);
   }
   outcomes.forEach((value, index) => {
+    const skipping = passed !== null && withinFaces(value, passed);
     const powers = dice.map(([count, weights]) => {
       const row = [];
       for (let k = 0n; k <= count; k += 1n) row.push((weights.get(value) ?? 0n) ** k);
@@ -700,7 +712,7 @@ function ordered(dice, reading, kept) {
           nextTaken = maxBig(taken, shown);
           shift = 0n;
         } else {
-          const more = minBig(shown, kept - taken);
+          const more = skipping ? 0n : minBig(shown, kept - taken);
           nextTaken = taken + more;
           shift = more * value;
           if (nextTaken === kept) {
@@ -725,44 +737,6 @@ function ordered(dice, reading, kept) {
     for (const [sum, weight] of sums) bump(finished, reading === "matches" ? taken : sum, weight);
   }
   return new Map([...finished].filter(([, w]) => w));
-}
-
-/** A keep that passes over the dice showing `passed` faces (pools.py _passing): for every way of
- * splitting each group's dice between those showing a passed face and the others, the keep reads
- * the others (fewer than `kept` keep them all, none keeps 0). */
-function passing(dice, reading, kept, passed) {
-  const split = dice.map(([count, weights]) => {
-    let skipping = 0n;
-    const others = new Map();
-    for (const [v, w] of weights) {
-      if (withinFaces(v, passed)) skipping += w;
-      else others.set(v, w);
-    }
-    return [count, skipping, others];
-  });
-  const found = new Map();
-  const ranges = split.map(([count]) => Array.from({ length: Number(count) + 1 }, (_, k) => BigInt(k)));
-  for (const chosen of product(ranges)) {
-    let ways = 1n;
-    const standing = [];
-    for (let g = 0; g < split.length; g += 1) {
-      const [count, skipping, others] = split[g];
-      const skipped = chosen[g];
-      ways *= comb(count, skipped) * skipping ** skipped;
-      if (count - skipped) {
-        if (!others.size) {
-          ways = 0n;
-          break;
-        }
-        standing.push([count - skipped, others]);
-      }
-    }
-    if (!ways) continue;
-    const size = standing.reduce((sum, [count]) => sum + count, 0n);
-    const read = size ? ordered(standing, reading, minBig(kept, size)) : new Map([[0n, 1n]]);
-    for (const [value, weight] of read) if (weight) bump(found, value, ways * weight);
-  }
-  return found;
 }
 
 /** The size of the largest die left when `kept` dice are kept (pools.py _left): face by face in
