@@ -61,7 +61,8 @@ KEYWORDS = (
     "nearest", "die", "step", "steps", "level", "highest", "lowest", "strongest", "cumulative",
     "otherwise", "natural", "always", "succeeds", "fails", "at", "least", "exploding", "phrase", "before",
     "each", "from", "until", "count", "total", "over", "chance", "lasting", "separate", "chain", "depth",
-    "between", "average", "pairs", "showing", "rerolling", "cancelling", "most", "time", "times", "rulecraft",
+    "between", "average", "pairs", "showing", "rerolling", "cancelling", "ignoring", "largest", "left",
+    "most", "time", "times", "rulecraft",
 )  # fmt: skip
 
 WORD_OPERATORS = ("and", "or", "not", "in")

@@ -174,6 +174,19 @@ class PoolDice(Expr):
     op: Literal["exploding", "highest", "lowest"]
     operand: Expr
     amount: Expr | None
+    ignoring: tuple[int | None, int | None] | None = None
+    """The faces of dice a keep passes over, neither kept nor left (`highest 2 of (d6 + d8 + d8)
+    ignoring 1`: Cortex's hitches); None for none."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeftDie(Expr):
+    """`largest die left by highest 2 of (d6 + d8 + d8) ignoring 1 else 4`: the size (sides) of
+    the largest die a keep leaves, the dice it passes over not left, `otherwise` when none is
+    (Cortex's effect die).  Among equal faces the smaller die is kept and the larger left."""
+
+    keep: PoolDice
+    otherwise: int
 
 
 @dataclass(frozen=True, slots=True)

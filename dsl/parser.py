@@ -21,7 +21,7 @@ import json
 import re
 import sys
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import IO, Any, ClassVar, TypeVar, cast
 
@@ -1300,24 +1300,44 @@ class Builder(Transformer[Token, Any]):
     def sum_pool(self, meta: Any, token: Token) -> n.Pool:
         return self._pool(meta, token, None)
 
-    def keep_pool(self, meta: Any, keep: str, *rest: n.Expr) -> n.Pool | n.DicePool:
+    def keep_pool(self, meta: Any, keep: str, *rest: n.Expr | tuple[int | None, int | None]) -> n.Pool | n.DicePool:
         """`highest 3 of 5d10`: a pool known when writing; `highest trait of (ring + skill) d10`,
-        `highest 2 of (2d6 + exploding d6)`: dice worked out when resolving."""
-        amount, operand = (rest[0], rest[1]) if len(rest) == 2 else (None, rest[0])
-        if amount is not None and isinstance(amount, n.Number) and amount.value < 1:
-            raise _BuildError("keep at least one die", amount.span, "E303")
+        `highest 2 of (2d6 + exploding d6)`, `highest 2 of 3d8 ignoring 1`: dice worked out when
+        resolving."""
+        amount, operand, ignoring = self._keep_parts(rest)
         literal = amount is None or (isinstance(amount, n.Number) and amount.value.denominator == 1)
-        if literal and isinstance(operand, n.DiceLiteral):
+        if literal and ignoring is None and isinstance(operand, n.DiceLiteral):
             kept = f"{keep} {int(amount.value)}" if isinstance(amount, n.Number) else keep
             return self._placed(meta, n.Pool(span=self.here, count=operand.count, sides=operand.sides, keep=kept))
         value = self.kept_dice(meta, keep, *rest)
         return self._placed(meta, n.DicePool(span=self.here, value=value))
 
-    def kept_dice(self, meta: Any, keep: str, *rest: n.Expr) -> n.PoolDice:
-        amount, operand = (rest[0], rest[1]) if len(rest) == 2 else (None, rest[0])
+    def kept_dice(self, meta: Any, keep: str, *rest: n.Expr | tuple[int | None, int | None]) -> n.PoolDice:
+        amount, operand, ignoring = self._keep_parts(rest)
+        return self._placed(
+            meta, n.PoolDice(span=self.here, op=keep, operand=operand, amount=amount, ignoring=ignoring)  # type: ignore[arg-type]
+        )
+
+    def left_die(self, meta: Any, keep: str, *rest: n.Expr | tuple[int | None, int | None] | int) -> n.LeftDie:
+        """`largest die left by highest 2 of (d6 + d8 + d8) ignoring 1 else 4`."""
+        *parts, otherwise = rest
+        kept = self.kept_dice(meta, keep, *cast(list[n.Expr | tuple[int | None, int | None]], parts))
+        return self._placed(meta, n.LeftDie(span=self.here, keep=kept, otherwise=cast(int, otherwise)))
+
+    def ignoring(self, meta: Any, faces: tuple[int | None, int | None]) -> tuple[int | None, int | None]:
+        return faces
+
+    @staticmethod
+    def _keep_parts(
+        rest: Sequence[n.Expr | tuple[int | None, int | None]],
+    ) -> tuple[n.Expr | None, n.Expr, tuple[int | None, int | None] | None]:
+        """How many a keep keeps (None: one), its dice, and the faces it passes over."""
+        ignoring = rest[-1] if isinstance(rest[-1], tuple) else None
+        exprs = [x for x in rest if not isinstance(x, tuple)]
+        amount, operand = (exprs[0], exprs[1]) if len(exprs) == 2 else (None, exprs[0])
         if amount is not None and isinstance(amount, n.Number) and amount.value < 1:
             raise _BuildError("keep at least one die", amount.span, "E303")
-        return self._placed(meta, n.PoolDice(span=self.here, op=keep, operand=operand, amount=amount))  # type: ignore[arg-type]
+        return amount, operand, ignoring
 
     def exploding_dice(self, meta: Any, operand: n.Expr, times: n.Expr | None = None) -> n.PoolDice:
         return self._placed(meta, n.PoolDice(span=self.here, op="exploding", operand=operand, amount=times))

@@ -100,6 +100,8 @@ def _text(expr: n.Expr) -> tuple[str, int]:
         return f"{_wrap(inner, level, _PRECEDENCE['atom'])} d{expr.sides}", _PRECEDENCE["atom"] - 1
     if isinstance(expr, n.PoolDice):
         return pool_dice_text(expr, expr_text), _PRECEDENCE["atom"] - 1
+    if isinstance(expr, n.LeftDie):
+        return left_die_text(expr, expr_text), _PRECEDENCE["atom"] - 1
     if isinstance(expr, n.PairedDice):
         return paired_dice_text(expr, expr_text), _PRECEDENCE["atom"] - 1
     if isinstance(expr, n.FacedDice):
@@ -189,7 +191,13 @@ def pool_dice_text(expr: n.PoolDice, text: Callable[[n.Expr], str]) -> str:
     if expr.op == "exploding":
         times = "" if amount is None else f" at most {amount} time" + ("" if amount == "1" else "s")
         return f"exploding {operand}{times}"
-    return f"{expr.op}{'' if amount is None else ' ' + amount} of {operand}"
+    ignoring = "" if expr.ignoring is None else f" ignoring {faces_text(*expr.ignoring)}"
+    return f"{expr.op}{'' if amount is None else ' ' + amount} of {operand}{ignoring}"
+
+
+def left_die_text(expr: n.LeftDie, text: Callable[[n.Expr], str]) -> str:
+    """`largest die left by highest 2 of (d6 + d8 + d8) ignoring 1 else 4`."""
+    return f"largest die left by {pool_dice_text(expr.keep, text)} else {expr.otherwise}"
 
 
 def _quote(text: str) -> str:

@@ -28,6 +28,8 @@ CONSTRUCTS = (
     "named",
     "highest",
     "lowest",
+    "ignoring",
+    "left",
     "count",
     "matches",
     "pairs",
@@ -56,6 +58,93 @@ class PairsWon(icepool.MultisetEvaluator):  # type: ignore[misc]
 
     def final_outcome(self, final_state: tuple[int, int], *rest: Any) -> int:
         return final_state[0]
+
+
+SENTINEL = 10**9
+"""A key below (a keep of the highest) or above (of the lowest) every other: a passed face."""
+
+
+class KeptAndLeft(icepool.MultisetEvaluator):  # type: ignore[misc]
+    """A keep over keys that order the dice as the player does (`key`: the value, then the
+    smaller die first among equal values; a passed face at the far end): the sum of the `kept`
+    first, or the size of the largest die after them (`otherwise` when none is)."""
+
+    def __init__(self, highest: bool, kept: int, left: bool, otherwise: int) -> None:
+        self.highest, self.kept, self.left, self.otherwise = highest, kept, left, otherwise
+
+    def initial_state(self, order: Any, outcomes: Any, *sizes: int) -> tuple[int, int, int]:
+        if (order > 0) == self.highest:  # highest first for a keep of the highest, else lowest first
+            raise icepool.UnsupportedOrder()
+        return 0, 0, 0
+
+    def next_state(self, state: tuple[int, int, int], order: Any, key: int, count: int) -> tuple[int, int, int]:
+        taken, total, largest = state
+        if abs(key) == SENTINEL:
+            return state
+        value, size = _unkey(key, self.highest)
+        more = min(count, self.kept - taken)
+        if count > more:
+            largest = max(largest, size)
+        return taken + more, total + more * value, largest
+
+    def final_outcome(self, final_state: tuple[int, int, int], *rest: Any) -> int:
+        _, total, largest = final_state
+        return (largest or self.otherwise) if self.left else total
+
+
+def _key(value: int, size: int, highest: bool, passed: bool) -> int:
+    if passed:
+        return -SENTINEL if highest else SENTINEL
+    return value * 64 + (32 - size if highest else size)
+
+
+def _unkey(key: int, highest: bool) -> tuple[int, int]:
+    value, rest = divmod(key, 64)
+    return value, 32 - rest if highest else rest
+
+
+def _passing(rng: random.Random, pooled: Pooled, dice: list[tuple[Group, Any]], built: set[tuple[str, str]]) -> tuple[Pooled, Any] | None:
+    """Perhaps (a draw of its own decides, so that the expressions drawn before these forms
+    existed stay as they were) the keep `pooled` passes over some faces, or reads the size of
+    the largest die it leaves; with its icepool twin (`KeptAndLeft`)."""
+    side = random.Random(f"{rng.getstate()[1][:4]}{pooled}")
+    if not pooled.bounded or side.random() < 0.6:
+        return None
+    low = side.randint(-1, 4)
+    ignoring: tuple[int | None, int | None] | None = (low, side.choice((low, low + 1, None)))
+    left = not any(g.fate for g in pooled.groups) and side.random() < 0.5
+    if left and side.random() < 0.3:
+        ignoring = None
+    highest = pooled.reading == "highest"
+    if left:
+        otherwise = side.randint(0, 4)
+        changed = Pooled(pooled.groups, "left", pooled.kept, ignoring=ignoring, keep=pooled.reading, otherwise=otherwise)  # type: ignore[arg-type]
+    else:
+        otherwise = 0
+        changed = Pooled(pooled.groups, pooled.reading, pooled.kept, ignoring=ignoring)
+    for group in pooled.groups:
+        built.add(("left" if left else "ignoring", _kind_of(group)))
+    keys = [
+        die.map(lambda v, s=group.sides: _key(v, s, highest, ignoring is not None and within(v, ignoring)))
+        for group, die in dice
+    ]
+    twin = KeptAndLeft(highest, pooled.kept, left, otherwise)(icepool.Pool(keys))
+    return changed, twin
+
+
+def within(value: int, faces: tuple[int | None, int | None]) -> bool:
+    low, high = faces
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def _kind_of(group: Group) -> str:
+    if group.fate:
+        return "fate"
+    if group.name is not None:
+        return "named"
+    if group.explode:
+        return "explode" if group.bounded else "explode-unbounded"
+    return "reroll" if group.reroll is not None else "sum"
 
 
 @dataclass
@@ -144,6 +233,10 @@ def build(rng: random.Random, depth: int = 2, unbounded_ok: bool = True) -> Buil
                 pooled = Pooled(tuple(groups), choice, kept)
                 pool = icepool.Pool(dice)
                 die = (pool.highest(kept) if choice == "highest" else pool.lowest(kept)).sum()
+                passing = _passing(rng, pooled, [(g, _icepool_die(g)) for g in groups for _ in range(g.count)], constructs)
+                if passing is not None:
+                    pooled, die = passing
+                    choice = "left" if pooled.reading == "left" else "ignoring"
             elif choice == "pairs":
                 side = rng.randint(1, len(groups) - 1)
                 pooled = Pooled(tuple(groups), "pairs", side=side)

@@ -139,6 +139,8 @@ class ExprTyper:
                 return self._faced_dice(expr, scope, expected)
             case n.CancellingDice():
                 return self._cancelling_dice(expr, scope, expected)
+            case n.LeftDie():
+                return self._left_die(expr, scope, expected)
         raise TypeError(f"cannot type {type(expr).__name__}")
 
     def _number(self, expr: n.Number, scope: Scope, expected: t.Type | None) -> t.Type | None:
@@ -555,6 +557,17 @@ class ExprTyper:
                 f"keep from dice alone, e.g. `{expr.op} 2 of (2d6 + exploding d6)`",
             )
             return None
+        if expr.ignoring is not None and expr.ignoring[1] is not None and expr.ignoring[1] < 1:
+            # the dice of a pool show 1 and up: no face to pass over (the resolver would refuse it)
+            self.reporter.report(
+                "E303",
+                f"no die shows a face of at most {expr.ignoring[1]}: the dice of a pool show 1 and up",
+                expr.span,
+                f"e.g. `{expr.op} 2 of (d6 + d8 + d8) ignoring 1`",
+            )
+            return None
+        if expr.ignoring is not None and not self._bounded_keep(expr, "a keep passing over faces"):
+            return None
         if expr.amount is not None:
             what = "how many times the dice explode" if expr.op == "exploding" else "how many dice are kept"
             amount = self.infer(expr.amount, scope)
@@ -576,6 +589,30 @@ class ExprTyper:
                 )
                 return None
         return t.DICE
+
+    def _left_die(self, expr: n.LeftDie, scope: Scope, expected: t.Type | None) -> t.Type | None:
+        """`largest die left by highest 2 of (d6 + d8 + d8) ignoring 1 else 4`: the keep is
+        checked as any keep; its value, a die's size, is a dice value (a distribution)."""
+        found = self.infer(expr.keep, scope)
+        if found is not None and expr.keep.ignoring is None and not self._bounded_keep(expr.keep, "the die a keep leaves"):
+            return None
+        return found
+
+    def _bounded_keep(self, expr: n.PoolDice, what: str) -> bool:
+        """A keep that passes over some faces, or whose leftover dice are read, of dice that
+        explode without end is not worked out (E304): the dice past a horizon are not told apart."""
+        endless = next(
+            (x for x in walk(expr.operand) if isinstance(x, n.PoolDice) and x.op == "exploding" and x.amount is None), None
+        )
+        if endless is None:
+            return True
+        self.reporter.report(
+            "E304",
+            f"{what} is not worked out exactly when dice explode without end",
+            endless.span,
+            f"bound the explosions, e.g. `{expr_text(endless)} at most 5 times`",
+        )
+        return False
 
     def _faced_dice(self, expr: n.FacedDice, scope: Scope, expected: t.Type | None) -> t.Type | None:
         """`5d6 showing 6`: how many dice show some faces; `5d6 rerolling 2..5`: a push."""

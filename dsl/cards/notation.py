@@ -394,6 +394,9 @@ class Notation:
             return f"({inner})d{expr.sides}", _ATOM
         if isinstance(expr, n.PoolDice):
             return printer.pool_dice_text(expr, lambda inner: self._note(inner, words)[0]), _ATOM
+        if isinstance(expr, n.LeftDie):
+            keep = printer.pool_dice_text(expr.keep, lambda inner: self._note(inner, words)[0])
+            return f"(the size of the largest die left by {keep}; {expr.otherwise} if none)", _ATOM
         if isinstance(expr, n.FacedDice):
             return printer.faced_dice_text(expr, lambda inner: self._note(inner, words)[0]), _ATOM
         if isinstance(expr, n.PairedDice):

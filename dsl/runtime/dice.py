@@ -584,7 +584,9 @@ def _gathered(weights: dict[int, int], horizon: int) -> dict[int, int]:
 class _DiceReader:
     """Reads the notation `Dice.__str__` writes, which is the language's own for dice: sums and
     bonuses (`2d6+1d8-1`, `d20`), Fate dice (`4dF`), explosions (`exploding 3d6 at most 2
-    times`), keeps (`highest 3 of 4d6`, `lowest of (2d6 + exploding 1d6)`), named dice
+    times`), keeps (`highest 3 of 4d6`, `lowest of (2d6 + exploding 1d6)`, `highest 2 of (1d6 +
+    2d8) ignoring 1`), the die a keep leaves (`largest die left by highest 2 of (1d6 + 2d8)
+    ignoring 1 else 4`), named dice
     (`exploding d6 as wild`), counts and re-rolls (`5d6 showing at least 5`, `5d6 rerolling
     2..5`), pairs (`opposed 3d6 vs 2d6 by pairs`), the most dice matching (`matches of 4d6`),
     scaling (`(2d6+1)/2 round up`, `3d6*3/2 round down`) and the better, worse or clamped value
@@ -785,9 +787,17 @@ class _DiceReader:
             value = exploding_dice(value, times)
             return value, _sum_groups(value)
         if word in ("highest", "lowest"):
-            kept = None if self._at_word("of") else self._whole(f"`{word} N of DICE`")
-            self._expect("word", "of", f"`{word} N of DICE`")
-            return kept_dice(self._ordered(*self._operand()), "highest" if word == "highest" else "lowest", kept), None
+            side, kept, ignoring, operand = self._keep(word)
+            return kept_dice(operand, side, kept, ignoring), None
+        if word == "largest":
+            why = "`largest die left by highest N of DICE else N`"
+            for expected in ("die", "left", "by"):
+                self._expect("word", expected, why)
+            if not self._at_word("highest", "lowest"):
+                raise self._fail(why)
+            side, kept, ignoring, operand = self._keep(self._take()[1][0].lower())
+            self._expect("word", "else", why)
+            return left_die(operand, side, kept, ignoring, self._whole(why)), None
         if word == "matches":
             self._expect("word", "of", "`matches of DICE`")
             groups = _pool_groups(self._ordered(*self._operand()), "the matching faces are read from")
@@ -803,6 +813,17 @@ class _DiceReader:
             self._expect("word", "pairs", "`opposed DICE vs DICE by pairs`")
             return paired_dice(first, second), None
         raise self._fail(f"`{values[0]}` is not part of dice")
+
+    def _keep(self, word: str) -> tuple[Literal["highest", "lowest"], int | None, tuple[int | None, int | None] | None, Dice]:
+        """After `highest` or `lowest`: how many are kept, the dice, the faces passed over."""
+        kept = None if self._at_word("of") else self._whole(f"`{word} N of DICE`")
+        self._expect("word", "of", f"`{word} N of DICE`")
+        operand = self._ordered(*self._operand())
+        ignoring = None
+        if self._at_word("ignoring"):
+            self._take()
+            ignoring = self._faces("ignoring")
+        return ("highest" if word == "highest" else "lowest"), kept, ignoring, operand
 
     def _operand(self) -> tuple[Dice, list[Group] | None]:
         """What a keep, an explosion, a count or a pair reads: `5d10`, `exploding 5d10 at most 4
@@ -1328,18 +1349,58 @@ def exploding_dice(dice: Dice, times: int | Fraction | None = None) -> Dice:
     return Dice((), 0, tuple(Pooled((Group(count, sides, explode=explode),)) for count, sides in dice.terms))
 
 
-def kept_dice(dice: Dice, side: Literal["highest", "lowest"], kept: int | Fraction | None = None) -> Dice:
+def kept_dice(
+    dice: Dice,
+    side: Literal["highest", "lowest"],
+    kept: int | Fraction | None = None,
+    ignoring: tuple[int | None, int | None] | None = None,
+) -> Dice:
     """`highest 3 of (ring + skill) d10`, `highest 2 of (2d6 + exploding d6 as wild)`: the sum of
     the `kept` highest (or lowest) dice of a pool (fewer when the pool has fewer).  No dice
     (`highest of (dots) d6` at 0 dots) keep none: 0, as their sum and their count are (a roll
-    change, `when dots == 0: lowest of 2d6`, says what the game does instead)."""
+    change, `when dots == 0: lowest of 2d6`, says what the game does instead).  `ignoring`: the
+    faces (low, high; None open) of dice the keep passes over, never kept (`highest 2 of (d6 + d8
+    + d8) ignoring 1`: Cortex's hitches)."""
     if _no_dice(dice):
         return dice
-    groups = _pool_groups(dice, f"the {side} dice are kept from")
+    return Dice((), 0, (_keep(dice, side, kept, ignoring, f"the {side} dice are kept from"),))
+
+
+def left_die(
+    dice: Dice,
+    side: Literal["highest", "lowest"],
+    kept: int | Fraction | None,
+    ignoring: tuple[int | None, int | None] | None,
+    otherwise: int,
+) -> Dice:
+    """`largest die left by highest 2 of (d6 + d8 + d8) ignoring 1 else 4`: the size (sides) of
+    the largest die the keep leaves, the dice it passes over not left; `otherwise` when it leaves
+    none (Cortex's effect die).  Among equal faces the smaller die is kept and the larger left.
+    No dice leave none: `otherwise`."""
+    if _no_dice(dice):
+        return Dice((), otherwise)
+    pool = _keep(dice, side, kept, ignoring, "the dice a keep leaves are read from")
+    try:
+        return Dice((), 0, (replace(pool, reading="left", keep=pool.reading, otherwise=otherwise),))  # type: ignore[arg-type]
+    except ValueError as error:
+        raise RuleInputError(str(error)) from None
+
+
+def _keep(
+    dice: Dice,
+    side: Literal["highest", "lowest"],
+    kept: int | Fraction | None,
+    ignoring: tuple[int | None, int | None] | None,
+    what: str,
+) -> Pooled:
+    groups = _pool_groups(dice, what)
     if kept is not None and (Fraction(kept).denominator != 1 or kept < 1):
         raise RuleInputError(f"at least one whole die is kept, not {show(Fraction(kept))}")
     size = sum(group.count for group in groups)
-    return Dice((), 0, (Pooled(tuple(groups), side, min(int(kept or 1), size)),))
+    try:
+        return Pooled(tuple(groups), side, min(int(kept or 1), size), ignoring=ignoring)
+    except ValueError as error:
+        raise RuleInputError(str(error)) from None
 
 
 def named_die(dice: Dice, name: str) -> Dice:

@@ -6,7 +6,9 @@ reads one number from groups rolled together: their sum, the sum of the highest 
 how many show a face in a range (successes, "two 6s", "any 1"), the most that match
 ("doubles"), their sum with a named die and the highest other die cancelled when the named die
 first shows some faces (OpenD6's Wild Die on a 1), or how many pairs one side wins when two sides' dice are sorted and compared highest
-against highest (RISK).  `Extreme` is the better or worse of two dice values.  They are parts of a `Dice`
+against highest (RISK).  A keep may pass over dice showing some faces (`highest 2 of (d6 + d8 +
+d8) ignoring 1`: Cortex's hitches, never kept), and `left` reads the size of the largest die a
+keep leaves (Cortex's effect die).  `Extreme` is the better or worse of two dice values.  They are parts of a `Dice`
 (dsl/runtime/dice.py), so they add, scale and clamp like every other dice value: one algebra.
 
 How it is worked out, exactly: each die is a distribution of whole weights over one
@@ -22,6 +24,12 @@ one value above the horizon.  That is exact for every total up to the horizon be
 reading here is monotone in a die's value (a die past its cap is kept, counted or summed the
 same way as at the cap); readings that are not (matching faces, a count with an upper face,
 dice subtracted) refuse such dice, with the reason.
+
+A keep that passes over some faces places the dice showing them in its walk without keeping them;
+with fewer other dice than it keeps, it keeps them all.  `left` walks the faces
+in the keep's order with the state (dice left per group, dice kept, largest size left): at each
+face the dice showing it are kept smallest first while the keep wants more (a player keeps the
+smaller of two equal dice for the total and leaves the larger for effect), the others are left.
 
 `natural` is read here too: the face a named die shows first (`first`), before it explodes or is
 re-rolled, and the dice alone of a pool (`joint`).
@@ -230,7 +238,7 @@ def add_uniform(ways: list[int], count: int, sides: int) -> list[int]:
     return ways
 
 
-Reading = Literal["sum", "highest", "lowest", "count", "matches", "pairs", "cancel"]
+Reading = Literal["sum", "highest", "lowest", "count", "matches", "pairs", "cancel", "left"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +249,11 @@ class Pooled:
     `side` groups win against the others, each side's dice sorted and paired highest against
     highest, a tie won by the other side (RISK's attacker against its defender); `cancel`, the
     sum of the dice, except that when the die named `trigger` first shows a face in `within`, it
-    and the highest of the other dice count nothing (OpenD6's Wild Die showing 1)."""
+    and the highest of the other dice count nothing (OpenD6's Wild Die showing 1); `left`, the
+    size (sides) of the largest die left when the `keep` `kept` are kept, or `otherwise` when no
+    die is left (Cortex's effect die, a d4 when none is left).  `ignoring`: faces that the keep
+    (`highest`, `lowest`, `left`) passes over, those dice neither kept nor left (Cortex's
+    hitches); fewer dice than `kept` may then be kept, and none keeps 0."""
 
     groups: tuple[Group, ...]
     reading: Reading = "sum"
@@ -249,17 +261,32 @@ class Pooled:
     within: tuple[int | None, int | None] = (None, None)
     side: int = 0
     trigger: str | None = None
+    ignoring: tuple[int | None, int | None] | None = None
+    keep: Literal["highest", "lowest"] = "highest"
+    otherwise: int | None = None
 
     def __post_init__(self) -> None:
         if not self.groups or not all(isinstance(g, Group) for g in self.groups):
             raise ValueError("a pool has at least one group of dice")
         if self.reading == "sum" and len(self.groups) != 1:
             raise ValueError("a sum of several groups is the sum of each")
-        if self.reading in ("highest", "lowest") and not 1 <= self.kept <= self.size:
-            raise ValueError(f"{self.reading} {self.kept} of {self.size} dice keeps more dice than it rolls")
+        if self.reading in ("highest", "lowest", "left") and not 1 <= self.kept <= self.size:
+            keep = self.reading if self.reading != "left" else self.keep
+            raise ValueError(f"{keep} {self.kept} of {self.size} dice keeps more dice than it rolls")
+        if self.ignoring is not None and self.reading not in ("highest", "lowest", "left"):
+            raise ValueError("only a keep passes over dice showing some faces")
+        if self.ignoring == (None, None):
+            raise ValueError("say which faces a keep passes over")
+        if (self.reading == "left") != (self.otherwise is not None):
+            raise ValueError("the size of the die a keep leaves, and only that, says what it is when none is left")
+        if self.reading == "left" and any(g.fate for g in self.groups):
+            raise ValueError("Fate dice have no size to read")
         if self.reading == "pairs" and not 1 <= self.side < len(self.groups):
             raise ValueError("pairs are won by the dice of one side against the dice of another")
         unbounded = [g for g in self.groups if not g.bounded]
+        if unbounded and (self.reading == "left" or self.ignoring is not None):
+            what = "the dice a keep leaves" if self.reading == "left" else "a keep passing over faces"
+            raise ValueError(f"{what} of {unbounded[0].text()} are not worked out: bound its explosions")
         if unbounded and self.reading in ("matches", "pairs"):
             what = "matching faces" if self.reading == "matches" else "pairs won"
             raise ValueError(f"{what} of {unbounded[0].text()} are not worked out: bound its explosions")
@@ -301,9 +328,13 @@ class Pooled:
             first, second = (_joined(self.groups[: self.side]), _joined(self.groups[self.side :]))
             return f"opposed {first} vs {second} by pairs"
         inner = _joined(self.groups)
-        if self.reading in ("highest", "lowest"):
+        if self.reading in ("highest", "lowest", "left"):
             kept = "" if self.kept == 1 else f" {self.kept}"
-            return f"{self.reading}{kept} of {inner}"
+            keep = self.reading if self.reading != "left" else self.keep
+            text = f"{keep}{kept} of {inner}"
+            if self.ignoring is not None:
+                text += f" ignoring {faces_text(*self.ignoring)}"
+            return text if self.reading != "left" else f"largest die left by {text} else {self.otherwise}"
         if self.reading == "matches":
             return f"matches of {inner}"
         faces = faces_text(*self.within)
@@ -322,6 +353,8 @@ class Pooled:
 
     @property
     def low(self) -> int:
+        if self.reading == "left" or self.ignoring is not None:
+            return min(self.weights(None, {})[0])
         lows = sorted(g.low for g in self.groups for _ in range(g.count))
         if self.reading == "cancel":
             named, others = self._split()
@@ -353,7 +386,7 @@ class Pooled:
         highs = [g.high for g in self.groups for _ in range(g.count)]
         if None in highs:
             return None
-        if self.reading == "cancel":
+        if self.reading == "cancel" or self.reading == "left" or self.ignoring is not None:
             return max(self.weights(None, {})[0])
         ordered = sorted(h for h in highs if h is not None)
         if self.reading == "sum":
@@ -398,6 +431,15 @@ class Pooled:
             return _paired(dice, self.side), denominator
         if self.reading == "cancel":
             return self._cancelled(horizon, condition), denominator
+        if self.reading == "left":
+            merged: dict[tuple[int, tuple[tuple[int, int], ...]], int] = {}
+            for (count, weights), group in zip(dice, self.groups, strict=True):
+                # dice of one size showing the same values are one group: the walk places them at once
+                key = (group.sides, tuple(sorted(weights.items())))
+                merged[key] = merged.get(key, 0) + count
+            alike = [(count, dict(weights)) for (_, weights), count in merged.items()]
+            sizes = [size for size, _ in merged]
+            return _left(alike, sizes, self.keep, self.kept, self.ignoring, self.otherwise or 0), denominator
         return self._read(dice), denominator
 
     def _read(self, dice: list[tuple[int, Weights]]) -> Weights:
@@ -410,7 +452,7 @@ class Pooled:
             return summed
         if self.reading == "count":
             return _counted(dice, self.within)
-        return _ordered(dice, self.reading, self.kept)
+        return _ordered(dice, self.reading, self.kept, self.ignoring)
 
     def shown(self, within: tuple[int | None, int | None], condition: Mapping[str, int]) -> tuple[dict[tuple[int, int], int], int]:
         """The weight of each (how many dice show a value within `within`, the value the pool
@@ -424,7 +466,7 @@ class Pooled:
         if not self.bounded:
             unbounded = next(g for g in self.groups if not g.bounded)
             raise ValueError(f"how many dice of {unbounded.text()} show {faces} is not worked out: bound its explosions")
-        if self.reading in ("pairs", "cancel"):
+        if self.reading in ("pairs", "cancel", "left"):
             raise ValueError(f"how many dice of `{self.text()}` show {faces} beside what it reads is not worked out")
         split = []
         denominator = 1
@@ -581,11 +623,14 @@ def _counted(dice: list[tuple[int, Weights]], within: tuple[int | None, int | No
     return {k: w for k, w in found.items() if w}
 
 
-def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weights:
+def _ordered(
+    dice: list[tuple[int, Weights]], reading: str, kept: int, passed: tuple[int | None, int | None] | None = None
+) -> Weights:
     """Keep or match, face by face in order (highest first for `highest` and `matches`, lowest
     first for `lowest`): the state is how many dice of each group are still to place, and what
     the reading has gathered (dice kept; or the most that matched), with the weight of each sum
-    kept so far.
+    kept so far.  Dice showing a `passed` face are placed and not kept (Cortex's hitches): with
+    fewer other dice than `kept`, all of them are kept.
 
     The sums of a state are packed into one integer, `width` bits a sum (Kronecker's
     substitution): keeping `more` dice showing `value` moves every sum up at once by a shift,
@@ -618,6 +663,7 @@ def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weight
     states: dict[tuple[tuple[int, ...], int], int] = {(counts, 0): 1}
     choices = [[(k, math.comb(left, k)) for k in range(left + 1)] for left in range(max(counts) + 1)]
     for index, value in enumerate(outcomes):
+        passing = passed is not None and within_faces(value, passed)
         powers = [[weights.get(value, 0) ** k for k in range(count + 1)] for count, weights in dice]
         following: dict[tuple[tuple[int, ...], int], int] = {}
         for (left, taken), sums in states.items():
@@ -636,7 +682,7 @@ def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weight
                     key = (rest, max(taken, shown))
                     following[key] = following.get(key, 0) + sums * way
                     continue
-                more = min(shown, kept - taken)
+                more = 0 if passing else min(shown, kept - taken)
                 shift = width * more * (value - base)
                 if taken + more == kept:
                     # every die still to place shows a face after this one, kept or not
@@ -648,12 +694,80 @@ def _ordered(dice: list[tuple[int, Weights]], reading: str, kept: int) -> Weight
                 key = (rest, taken + more)
                 following[key] = following.get(key, 0) + ((sums * way) << shift)
         states = following
+    short: Weights = {}
     for (left, taken), weight in states.items():
         if matching and not any(left) and weight:
             matched[taken] = matched.get(taken, 0) + weight
+        elif not any(left) and weight:  # passed faces left fewer dice than the keep wants
+            for value, more in _unpacked(weight, width, taken * base).items():
+                short[value] = short.get(value, 0) + more
     if matching:
         return matched
-    return _unpacked(finished, width, kept * base)
+    found = _unpacked(finished, width, kept * base)
+    for value, more in short.items():
+        found[value] = found.get(value, 0) + more
+    return found
+
+
+def _left(
+    dice: list[tuple[int, Weights]],
+    sizes: list[int],
+    keep: str,
+    kept: int,
+    passed: tuple[int | None, int | None] | None,
+    otherwise: int,
+) -> Weights:
+    """The size of the largest die left when `kept` dice are kept (`keep`: the highest or the
+    lowest), the dice showing `passed` faces neither kept nor left; `otherwise` when none is left.
+
+    Face by face in the keep's order, the state is how many dice of each group are still to
+    place, how many are kept, and the largest size left so far.  The dice showing one face are
+    kept smallest first while the keep wants more: among equal faces the smaller die is kept and
+    the larger left (Cortex's effect die)."""
+    outcomes = sorted({v for _, weights in dice for v in weights}, reverse=keep == "highest")
+    counts = tuple(count for count, _ in dice)
+    by_size = sorted(range(len(dice)), key=lambda g: sizes[g])
+    steps = len(outcomes) * math.prod(c + 1 for c in counts) * (kept + 1) * (len(set(sizes)) + 1)
+    if steps > MAX_POOL_STATES:
+        raise ValueError(
+            f"the dice left by a keep of {sum(counts)} dice with {len(outcomes)} values each are past the work a pool"
+            f" is worked out within: {steps:,} steps of faces, dice placed, dice kept and sizes left,"
+            f" at most {MAX_POOL_STATES:,}"
+        )
+    # (dice left per group, dice kept, largest size left: 0 for none) -> weight
+    states: dict[tuple[tuple[int, ...], int, int], int] = {(counts, 0, 0): 1}
+    choices = [[(k, math.comb(left, k)) for k in range(left + 1)] for left in range(max(counts) + 1)]
+    for value in outcomes:
+        passing = passed is not None and within_faces(value, passed)
+        powers = [[weights.get(value, 0) ** k for k in range(count + 1)] for count, weights in dice]
+        following: dict[tuple[tuple[int, ...], int, int], int] = {}
+        for (left, taken, largest), weight in states.items():
+            options = [
+                [(k, ways * powers[g][k]) for k, ways in choices[left[g]] if k == 0 or powers[g][1]]
+                for g in range(len(dice))
+            ]
+            for chosen in product(*options):
+                way = weight
+                for _, w in chosen:
+                    way *= w
+                rest = tuple(left[g] - chosen[g][0] for g in range(len(dice)))
+                now, most = taken, largest
+                if not passing:
+                    for g in by_size:
+                        shown = chosen[g][0]
+                        more = min(shown, kept - now)
+                        now += more
+                        if shown > more:
+                            most = max(most, sizes[g])
+                key = (rest, now, most)
+                following[key] = following.get(key, 0) + way
+        states = following
+    found: Weights = {}
+    for (left, _, largest), weight in states.items():
+        if not any(left) and weight:
+            size = largest or otherwise
+            found[size] = found.get(size, 0) + weight
+    return found
 
 
 def _paired(dice: list[tuple[int, Weights]], side: int) -> Weights:

@@ -10,7 +10,8 @@ takes its first face, then, when that face is one it re-rolls, its second, then 
 explosion while it shows its highest face and may explode again.
 
 What a pool reads from its dice follows its distribution's reading (pools.py) die by die: a sum;
-the highest or lowest N (ties kept in the order rolled); how many show a face counted; the most
+the highest or lowest N (ties kept in the order rolled; a keep that passes over some faces keeps,
+among equal values, the smaller die first); the size of the largest die such a keep leaves; how many show a face counted; the most
 that match; the sum with a named die and the highest other die taken away on its first face; the pairs one side wins, each side's dice sorted highest first.  The natural result
 is what `natural` tiers read, as `Dice.naturals` defines it: a named die's first face; the dice
 alone (no number added, faces before explosions and re-rolls), None where that is undefined.
@@ -27,7 +28,7 @@ from typing import Protocol
 
 from .base import RuleInputError, clip
 from .dice import Clamped, Dice, Extreme, Scaled, part_plain
-from .pools import UNBOUNDED, Group, Pooled
+from .pools import UNBOUNDED, Group, Pooled, within_faces
 from .prng import Xoshiro128
 from .results import DieRoll
 
@@ -182,21 +183,25 @@ def _group_die(group: Group, faces: FaceSource, die: str) -> DieRoll:
 def _pooled(pool: Pooled, faces: FaceSource) -> tuple[int, int | None, dict[str, int], list[DieRoll]]:
     dice: list[DieRoll] = []
     sides: list[int] = []  # the side of each die (pairs: 0 the first side, 1 the other)
+    sizes: list[int] = []
     for index, group in enumerate(pool.groups):
         die = _die_text(group)
         for _ in range(group.count):
             dice.append(_group_die(group, faces, die))
             sides.append(0 if index < pool.side else 1)
+            sizes.append(group.sides)
     named = {d.name: d.natural for d in dice if d.name is not None}
     values = [d.value for d in dice]
     kept = [True] * len(dice)
     if pool.reading == "sum":
         value = sum(values)
-    elif pool.reading in ("highest", "lowest"):
+    elif pool.reading in ("highest", "lowest") and pool.ignoring is None:
         order = sorted(range(len(dice)), key=lambda i: -values[i] if pool.reading == "highest" else values[i])
         chosen = set(order[: pool.kept])
         kept = [i in chosen for i in range(len(dice))]
         value = sum(values[i] for i in chosen)
+    elif pool.reading in ("highest", "lowest", "left"):
+        value, kept = _passing(pool, values, sizes)
     elif pool.reading == "count":
         low, high = pool.within
         kept = [(low is None or v >= low) and (high is None or v <= high) for v in values]
@@ -218,6 +223,26 @@ def _pooled(pool: Pooled, faces: FaceSource) -> tuple[int, int | None, dict[str,
     else:
         natural = None
     return value, natural, named, dice
+
+
+def _passing(pool: Pooled, values: list[int], sizes: list[int]) -> tuple[int, list[bool]]:
+    """A keep that passes over some faces, or the die it leaves: the dice not showing a passed
+    face, in the keep's order (among equal values the smaller die first, then the first rolled),
+    the first `kept` kept.  A keep's value is their sum, its kept dice are kept; `left` reads the
+    size of the largest die after them (`otherwise` when none is), and that die (the first rolled
+    of that size) is the one kept."""
+    keep = pool.keep if pool.reading == "left" else pool.reading
+    passed = pool.ignoring
+    standing = [i for i, v in enumerate(values) if passed is None or not within_faces(v, passed)]
+    order = sorted(standing, key=lambda i: (-values[i] if keep == "highest" else values[i], sizes[i], i))
+    chosen = set(order[: pool.kept])
+    if pool.reading != "left":
+        return sum(values[i] for i in chosen), [i in chosen for i in range(len(values))]
+    left = order[pool.kept :]
+    if not left:
+        return pool.otherwise or 0, [False] * len(values)
+    read = min(left, key=lambda i: (-sizes[i], i))
+    return sizes[read], [i == read for i in range(len(values))]
 
 
 def _cancelled(pool: Pooled, dice: list[DieRoll]) -> tuple[int, list[bool]]:

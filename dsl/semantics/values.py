@@ -30,6 +30,7 @@ from dsl.runtime.dice import (
     counted_dice,
     exploding_dice,
     kept_dice,
+    left_die,
     named_die,
     paired_dice,
     rerolled_dice,
@@ -129,6 +130,8 @@ def evaluate(expr: n.Expr, book: m.Book, env: Env) -> Value:
             return _faced_dice(expr, book, env)
         case n.CancellingDice():
             return _cancelling_dice(expr, book, env)
+        case n.LeftDie():
+            return _left_die(expr, book, env)
     raise TypeError(f"cannot evaluate {type(expr).__name__}")
 
 
@@ -299,7 +302,20 @@ def _pool_dice(expr: n.PoolDice, book: m.Book, env: Env) -> Value:
     try:
         if expr.op == "exploding":
             return exploding_dice(dice, amount)
-        return kept_dice(dice, expr.op, amount)
+        return kept_dice(dice, expr.op, amount, expr.ignoring)
+    except RuleInputError as error:
+        raise NoValue(str(error)) from None
+
+
+def _left_die(expr: n.LeftDie, book: m.Book, env: Env) -> Value:
+    """The size of the largest die a keep leaves, or the number said (dsl/runtime/pools.py)."""
+    keep = expr.keep
+    dice = evaluate(keep.operand, book, env)
+    amount = None if keep.amount is None else _numeric(evaluate(keep.amount, book, env), expr)
+    if not isinstance(dice, Dice) or keep.op == "exploding":
+        raise NoValue(f"`{expr_text(expr)}`: the dice a keep leaves are read from dice")
+    try:
+        return left_die(dice, keep.op, amount, keep.ignoring, expr.otherwise)
     except RuleInputError as error:
         raise NoValue(str(error)) from None
 

@@ -190,8 +190,9 @@ def test_javascript_reads_and_writes_dice_as_python_does(packages: dict[str, Pat
         "matches of 4d6",
     ]
     texts += ["5d6 showing at least 5", "(2d6 + exploding d6) rerolling 1", "opposed (2d6 + d8) vs 3d6 by pairs"]
+    texts += ["highest 2 of (d6 + d8 + d8) ignoring 1", "largest die left by lowest of (2d6 + d10) ignoring at most 2 else 4"]
     texts += [str(build(rng).dice) for _ in range(drawn)]
-    unread = ["2d6 + explodin d6", "5d6 showing most 2", "opposed 3d6 vs 2d6"]
+    unread = ["2d6 + explodin d6", "5d6 showing most 2", "opposed 3d6 vs 2d6", "largest die left by highest 2 of 3d8"]
     done = subprocess.run(
         [need_node(), str(JS_TESTS / "dice_text.mjs"), str(packages["dice"] / "runtime")],
         input=json.dumps(texts + unread),

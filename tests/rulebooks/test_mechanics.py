@@ -33,7 +33,7 @@ FAMILIES = {
     "blades": "Blades in the Dark: the highest die in bands, two 6s critical, zero dice",
     "legend_five_rings": "L5R roll and keep: exploding d10, rolled and kept counts from the character",
     "savage_worlds": "Savage Worlds: the better of a trait die and a wild d6, both acing, raises",
-    "cortex": "Cortex: the two highest of step dice, heroic success, hitches counted",
+    "cortex": "Cortex: the two highest of step dice, hitches never kept, the effect die, heroic success",
     "pbta": "PbtA move: 2d6 + stat + forward + ongoing in bands, 12+ advanced, XP on a miss",
 }
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)

@@ -203,12 +203,13 @@ def test_savage_worlds_trait_and_wild_die_match_icepool(sides: int) -> None:
 def test_cortex_two_highest_match_icepool(hindered: bool) -> None:
     """Cortex: the two highest of a d6, a d8 and a d8 (a d4 when the distinction hinders)
     against a difficulty, heroic by 5 more; a 1 is a hitch, never kept, which icepool reads as a
-    0 (the rulebook's difficulties start where that makes no difference); the hitches counted."""
+    0 (kept only when fewer than two other dice stand, where it adds nothing); the hitches
+    counted."""
     sizes = (6, 8, 4 if hindered else 8)
     kept = icepool.Pool([icepool.d(size).map(lambda face: 0 if face == 1 else face) for size in sizes])
     total = kept.highest(2).sum()
     hitches = sum(icepool.d(size).map(lambda face: int(face == 1)) for size in sizes)
-    for difficulty in range(9, 20):
+    for difficulty in range(3, 20):
         result = _book("cortex").test(difficulty=difficulty, hindered=hindered)
         test = result.roll("test")
         beats, heroic = _chance(total, ">", difficulty), _chance(total, ">=", difficulty + 5)
@@ -216,6 +217,29 @@ def test_cortex_two_highest_match_icepool(hindered: bool) -> None:
         assert test.outcomes == {"heroic_success": heroic, "success": beats - heroic, "failure": 1 - beats}
         for count in range(4):
             assert result.derived["hitches"].at_least(count) == _chance(hitches, ">=", count), count
+
+
+@pytest.mark.parametrize("hindered", [False, True])
+def test_cortex_effect_die_matches_icepool(hindered: bool) -> None:
+    """Cortex's effect die: the largest die left after the two kept, a hitch never left, a d4
+    when none is.  icepool keeps by a key that orders the dice as the player does (the face, then
+    the smaller die first among equal faces; a hitch below every face), and the dice its
+    `lowest(1)` leaves are read for their size."""
+    sizes = (6, 8, 4 if hindered else 8)
+
+    def key(size: int) -> Any:
+        return icepool.d(size).map(lambda face: 0 if face == 1 else face * 100 + (50 - size))
+
+    def size_of(keys: tuple[int, ...]) -> int:
+        return max((50 - k % 100 for k in keys if k), default=4)
+
+    left = icepool.Pool([key(size) for size in sizes]).lowest(len(sizes) - 2).expand().map(size_of)
+    effect = _book("cortex").test(hindered=hindered).derived["effect_die"]
+    for size in (4, 6, 8, 10):
+        assert effect.at_least(size) == _chance(left, ">=", size), size
+    assert {size: effect.chance(size) for size in (4, 6, 8)} == {
+        size: Fraction(left.probability(size)) for size in (4, 6, 8)
+    }
 
 
 @pytest.mark.parametrize("advanced", [False, True])

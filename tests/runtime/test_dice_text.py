@@ -48,6 +48,12 @@ WRITTEN = {
     "exploding d6 rerolling 1 as wild": "exploding 1d6 rerolling 1 as wild",
     "opposed 3d6 vs 2d6 by pairs": "opposed 3d6 vs 2d6 by pairs",
     "matches of 4d6": "matches of 4d6",
+    "highest 2 of (d6 + d8 + d8) ignoring 1": "highest 2 of (1d6 + 1d8 + 1d8) ignoring 1",
+    "lowest of 3d6 ignoring at least 5": "lowest of 3d6 ignoring at least 5",
+    "largest die left by highest 2 of (d6 + d8 + d8) ignoring 1 else 4": (
+        "largest die left by highest 2 of (1d6 + 1d8 + 1d8) ignoring 1 else 4"
+    ),
+    "largest die left by lowest of (2d6 + d10) else 0": "largest die left by lowest of (2d6 + 1d10) else 0",
     "4dF + 2": "(4dF)+2",
     "(2d6 + 1) / 2 round up": "(2d6+1)/2 round up",
     "3d6 * 3/2 round down": "3d6*3/2 round down",
@@ -78,6 +84,11 @@ BAD = {
     "exploding 2d6 + 1 as wild": "`as` is not understood",
     "highest 5 of (2d6 + 1)": "dice added together",
     "2d6 2d6": "`2d6` is not understood",
+    "highest 2 of 3d8 ignoring": "it ends too soon",
+    "largest die left by highest 2 of 3d8": "`largest die left by highest N of DICE else N`",
+    "largest die left by exploding 3d8 else 4": "`largest die left by highest N of DICE else N`",
+    "largest die left by highest 2 of 3dF else 4": "Fate dice have no size to read",
+    "largest die left by highest of exploding d6 else 4": "not worked out: bound its explosions",
 }
 
 

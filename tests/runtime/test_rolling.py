@@ -139,6 +139,21 @@ def test_keep_highest_and_lowest_mark_the_dice_kept() -> None:
     assert lowest.total == 2 and [d.kept for d in lowest.sides[0].rolled] == [True, False]
 
 
+def test_a_keep_passing_over_faces_and_the_die_it_leaves() -> None:
+    """`highest 2 of (d6+d8+d8) ignoring 1`: the 1s are never kept, and with fewer dice standing
+    the keep adds what stands; `largest die left by ... else 4` reads the size of the largest die
+    after the two kept (marked kept), the smaller of two equal dice kept, 4 when none is left."""
+    forms = book("forms")
+    made = forms.resolve("kept", rolled={"hitches": [1, 8, 1]}).rolled("hitches")
+    assert made.total == 8 and [d.kept for d in made.sides[0].rolled] == [False, True, False]
+    # d4, d6, d8, d10 on 4, 4, 1, 7: the d10 and the d4 (the smaller of the two 4s) are kept, the
+    # d6 left; the d8 is a hitch
+    left = forms.resolve("kept", rolled={"effect": [4, 4, 1, 7]}).rolled("effect")
+    assert left.total == 6 and [d.kept for d in left.sides[0].rolled] == [False, True, False, False]
+    none = forms.resolve("kept", rolled={"effect": [1, 3, 1, 9]}).rolled("effect")
+    assert none.total == 4 and not any(d.kept for d in none.sides[0].rolled)
+
+
 def test_rerolled_dice_show_both_faces() -> None:
     made = book("idioms").resolve("push", rolled={"pushed": [6, 3, 1, 2, 6]}).rolled("pushed")
     dice = made.sides[0].rolled

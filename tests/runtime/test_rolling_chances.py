@@ -164,7 +164,7 @@ def test_the_chi_square_helper_tells_a_fair_die_from_a_loaded_one() -> None:
 def test_the_set_covers_every_dice_form() -> None:
     """Every form of the dice algebra is among the rolls counted (forms.rules has one of each)."""
     dice = " ".join(_single(m, rule, name).dice for _, m, rule, name in ROLLS)
-    for form in ("exploding", "at most", "highest", "lowest", "as wild", "max(", "showing", "rerolling", "dF", "by pairs", " vs ", "round up", "cancelling", "as trait_die"):
+    for form in ("exploding", "at most", "highest", "lowest", "as wild", "max(", "showing", "rerolling", "dF", "by pairs", " vs ", "round up", "cancelling", "as trait_die", "ignoring", "largest die left by"):
         assert form in dice, form
     assert len(ROLLS) >= 40
 

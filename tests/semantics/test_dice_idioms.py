@@ -116,6 +116,45 @@ def test_a_trait_die_beside_a_wild_die_takes_the_better_with_aces() -> None:
     assert _roll("trait_and_wild", "trait").probability == theirs
 
 
+def _cortex_pool(ndice: int) -> list[tuple[int, Any]]:
+    return [(size, icepool.d(size)) for size in (*[8] * ndice, 6, 10)]
+
+
+def test_cortex_hitches_are_never_kept() -> None:
+    """`highest 2 of ((ndice) d8 + d6 + d10) ignoring 1 > difficulty`: a 1 is a hitch, neither
+    kept nor counted; with fewer than two other dice the keep adds what stands.  icepool reads a
+    hitch as a 0, kept only when fewer than two other dice stand, where it adds nothing.  Worked:
+    two d8, a d6 and a d10 against 2 fail only on four hitches (0) or three hitches and a 2 on
+    the fourth die (4 ways): 5 of 3840, 767/768."""
+    assert _roll("cortex", "total", ndice=2, difficulty=2).probability == Fraction(767, 768)
+    for ndice in range(2, 6):
+        dice = [die.map(lambda face: 0 if face == 1 else face) for _, die in _cortex_pool(ndice)]
+        total = icepool.Pool(dice).highest(2).sum()
+        for difficulty in (1, 3, 7, 11, 15):
+            roll = _roll("cortex", "total", ndice=ndice, difficulty=difficulty)
+            assert roll.probability == _chance(total, lambda v, d=difficulty: v > d), (ndice, difficulty)
+
+
+def test_cortex_effect_die_is_the_largest_die_left() -> None:
+    """`largest die left by highest 2 of ((ndice) d8 + d6 + d10) ignoring 1 else 4`: the size of
+    the largest die after the two kept, a hitch never left, the smaller of two equal dice kept;
+    a d4 when none is left.  icepool keeps by a key (the face, then the smaller die first; a
+    hitch below every face) and reads the sizes of the dice its `lowest` leaves.  Worked: two
+    d8, a d6 and a d10 leave none with two hitches or more, 1 - (2205 + 2 x 315 + 441 + 245) /
+    3840 = 319/3840 (the rulebook's example works it out)."""
+    effect = module_for(IDIOMS).resolve("cortex", ndice=2).derived["effect_die"]
+    assert effect.chance(4) == Fraction(319, 3840)
+
+    def size_of(keys: tuple[int, ...]) -> int:
+        return max((50 - key % 100 for key in keys if key), default=4)
+
+    for ndice in range(2, 6):
+        keys = [die.map(lambda face, s=size: 0 if face == 1 else face * 100 + (50 - s)) for size, die in _cortex_pool(ndice)]
+        left = icepool.Pool(keys).lowest(len(keys) - 2).expand().map(size_of)
+        effect = module_for(IDIOMS).resolve("cortex", ndice=ndice).derived["effect_die"]
+        assert effect.totals() == _totals(left), ndice
+
+
 def test_roll_and_keep_counts_from_values() -> None:
     """L5R: `highest ring of exploding (ring + skill) d10 at most 4 times >= target_number`."""
     for ring, skill, target in ((2, 2, 20), (3, 1, 25), (1, 0, 10), (4, 5, 40)):

@@ -63,6 +63,11 @@ def number_literal(value: int | Fraction | None) -> str:
     return f"frac({value.numerator}n, {value.denominator}n)"
 
 
+def faces_array(faces: tuple[int | None, int | None]) -> str:
+    """Faces (low, high; None open) as the runtime takes them: `[1n, 1n]`."""
+    return array([number_literal(face) for face in faces])
+
+
 def array(items: list[str]) -> str:
     return "[" + ", ".join(items) + "]"
 
@@ -131,7 +136,14 @@ class JsExpressions:
                 times = "null" if amount is None else self.code(amount, frame)
                 if op == "exploding":
                     return f"explodingDice({dice}, {times})"
+                if expr.ignoring is not None:
+                    return f"keptDice({dice}, {js_string(op)}, {times}, {faces_array(expr.ignoring)})"
                 return f"keptDice({dice}, {js_string(op)}, {times})"
+            case n.LeftDie(keep=keep, otherwise=otherwise):
+                dice = self.code(keep.operand, frame)
+                times = "null" if keep.amount is None else self.code(keep.amount, frame)
+                ignoring = "null" if keep.ignoring is None else faces_array(keep.ignoring)
+                return f"leftDie({dice}, {js_string(keep.op)}, {times}, {ignoring}, {number_literal(otherwise)})"
             case n.FacedDice(op=op, operand=operand, low=low, high=high):
                 reader = "countedDice" if op == "showing" else "rerolledDice"
                 return f"{reader}({self.code(operand, frame)}, {number_literal(low)}, {number_literal(high)})"

@@ -135,7 +135,14 @@ class Expressions:
                 times = "None" if amount is None else self.expression(amount, frame)
                 if op == "exploding":
                     return f"exploding_dice({dice}, {times})", ATOM
+                if expr.ignoring is not None:
+                    return f"kept_dice({dice}, {literal(op)}, {times}, {_faces(expr.ignoring)})", ATOM
                 return f"kept_dice({dice}, {literal(op)}, {times})", ATOM
+            case n.LeftDie(keep=keep, otherwise=otherwise):
+                dice = self.expression(keep.operand, frame)
+                times = "None" if keep.amount is None else self.expression(keep.amount, frame)
+                ignoring = "None" if keep.ignoring is None else _faces(keep.ignoring)
+                return f"left_die({dice}, {literal(keep.op)}, {times}, {ignoring}, {literal(otherwise)})", ATOM
             case n.FacedDice(op=op, operand=operand, low=low, high=high):
                 reader = "counted_dice" if op == "showing" else "rerolled_dice"
                 return f"{reader}({self.expression(operand, frame)}, {literal(low)}, {literal(high)})", ATOM
@@ -277,3 +284,8 @@ def _divided_by_whole(expr: n.Expr) -> bool:
         and expr.right.value > 0
         and expr.right.value.denominator == 1
     )
+
+
+def _faces(faces: tuple[int | None, int | None]) -> str:
+    """Faces (low, high; None open) as a Python literal: `(1, 1)`."""
+    return f"({literal(faces[0])}, {literal(faces[1])})"

@@ -452,7 +452,11 @@ export function partRebuilt(part, change, delta, steps) {
     }
     if (steps) groups = groups.map((g) => (g.fate ? g : g.with({ sides: stepDie(g.sides, steps), reroll: null })));
     const size = groups.reduce((sum, g) => sum + g.count, 0n);
-    return new Pooled(groups, part.reading, part.kept < size ? part.kept : size, part.within, part.side, part.trigger);
+    return new Pooled(groups, part.reading, part.kept < size ? part.kept : size, part.within, part.side, part.trigger, {
+      ignoring: part.ignoring,
+      keep: part.keep,
+      otherwise: part.otherwise,
+    });
   }
   return part.rebuilt(change(part.dice));
 }
@@ -575,16 +579,31 @@ export function explodingDice(dice, times = null) {
   );
 }
 
-/** `highest 3 of (ring + skill) d10`: the sum of the `kept` highest (or lowest) dice of a pool. */
-export function keptDice(dice, side, kept = null) {
+/** `highest 3 of (ring + skill) d10`: the sum of the `kept` highest (or lowest) dice of a pool;
+ * `ignoring` ([low, high] or null): the faces of dice the keep passes over (Cortex's hitches). */
+export function keptDice(dice, side, kept = null, ignoring = null) {
   if (noDice(dice)) return dice; // no dice keep none: 0, as their sum and their count are
-  const groups = poolGroups(dice, `the ${side} dice are kept from`);
+  return new Dice([], 0n, [keepPool(dice, side, kept, ignoring, `the ${side} dice are kept from`)]);
+}
+
+/** `largest die left by highest 2 of (d6 + d8 + d8) ignoring 1 else 4`: the size of the largest
+ * die the keep leaves, `otherwise` when it leaves none (Cortex's effect die; dice.py left_die). */
+export function leftDie(dice, side, kept, ignoring, otherwise) {
+  if (noDice(dice)) return new Dice([], otherwise);
+  const pool = keepPool(dice, side, kept, ignoring, "the dice a keep leaves are read from");
+  return new Dice([], 0n, [
+    pooled(pool.groups, "left", pool.kept, [null, null], 0, null, { ignoring, keep: side, otherwise }),
+  ]);
+}
+
+function keepPool(dice, side, kept, ignoring, what) {
+  const groups = poolGroups(dice, what);
   if (kept !== null && (typeof kept !== "bigint" || kept < 1n)) {
     throw new RuleInputError(`at least one whole die is kept, not ${show(kept)}`);
   }
   const size = groups.reduce((sum, g) => sum + g.count, 0n);
   const keep = kept === null ? 1n : kept;
-  return new Dice([], 0n, [new Pooled(groups, side, keep < size ? keep : size)]);
+  return pooled(groups, side, keep < size ? keep : size, [null, null], 0, null, { ignoring });
 }
 
 /** `exploding d6 as wild`: one die with a name, whose first face `natural N on wild` reads. */
@@ -626,9 +645,9 @@ function poolGroups(dice, what) {
 }
 
 /** A pool whose refusal (a RangeError of pools.js) is the rulebook user's: a RuleInputError. */
-function pooled(groups, reading, kept, within, side, trigger = null) {
+function pooled(groups, reading, kept, within, side, trigger = null, more = {}) {
   try {
-    return new Pooled(groups, reading, kept, within, side, trigger);
+    return new Pooled(groups, reading, kept, within, side, trigger, more);
   } catch (error) {
     if (error instanceof RangeError) throw new RuleInputError(error.message);
     throw error;
@@ -898,9 +917,17 @@ class DiceReader {
       return [value, sumGroups(value)];
     }
     if (word === "highest" || word === "lowest") {
-      const kept = this.atWord("of") ? null : this.whole(`\`${word} N of DICE\``);
-      this.expect("word", "of", `\`${word} N of DICE\``);
-      return [keptDice(ordered(...this.operand()), word, kept), null];
+      const [kept, ignoring, operand] = this.keep(word);
+      return [keptDice(operand, word, kept, ignoring), null];
+    }
+    if (word === "largest") {
+      const why = "`largest die left by highest N of DICE else N`";
+      for (const expected of ["die", "left", "by"]) this.expect("word", expected, why);
+      if (!this.atWord("highest", "lowest")) throw this.fail(why);
+      const side = this.take()[1][0].toLowerCase();
+      const [kept, ignoring, operand] = this.keep(side);
+      this.expect("word", "else", why);
+      return [leftDie(operand, side, kept, ignoring, this.whole(why)), null];
     }
     if (word === "matches") {
       this.expect("word", "of", "`matches of DICE`");
@@ -918,6 +945,18 @@ class DiceReader {
       return [pairedDice(first, second), null];
     }
     throw this.fail(`\`${values[0]}\` is not part of dice`);
+  }
+  /** After `highest` or `lowest`: [how many are kept, the faces passed over, the dice]. */
+  keep(word) {
+    const kept = this.atWord("of") ? null : this.whole(`\`${word} N of DICE\``);
+    this.expect("word", "of", `\`${word} N of DICE\``);
+    const operand = ordered(...this.operand());
+    let ignoring = null;
+    if (this.atWord("ignoring")) {
+      this.take();
+      ignoring = this.faces("ignoring");
+    }
+    return [kept, ignoring, operand];
   }
   operand() {
     if (this.peek()[0] === "pool" || this.peek()[0] === "(" || this.atWord("exploding")) return this.primary();

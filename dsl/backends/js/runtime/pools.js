@@ -6,7 +6,8 @@
 // groups rolled together: their sum, the sum of the highest or lowest N, how many show a face in
 // a range, the most that match, their sum with a named die and the highest other die cancelled
 // when the named die first shows some faces, or how many pairs one side wins when two sides' dice are sorted
-// and compared highest against highest (RISK).  Weights are BigInts over one denominator; values (faces,
+// and compared highest against highest (RISK).  A keep may pass over dice showing some faces (Cortex's
+// hitches), and `left` reads the size of the largest die a keep leaves (Cortex's effect die).  Weights are BigInts over one denominator; values (faces,
 // totals) are BigInts too, keys of Maps (a pair is a Map keyed by its text "a,b").
 
 /** `Group.explode` for a die that explodes without end. */
@@ -245,8 +246,18 @@ export function addUniform(ways, count, sides) {
 export class Pooled {
   /** See pools.py Pooled: groups, reading ("sum" | "highest" | "lowest" | "count" | "matches" |
    * "pairs" | "cancel"), kept (BigInt), within ([low, high], null for no bound), side (how many
-   * groups, first, are the side whose pairs won are counted), trigger (the named die that cancels). */
-  constructor(groups, reading = "sum", kept = 1n, within = [null, null], side = 0, trigger = null) {
+   * groups, first, are the side whose pairs won are counted), trigger (the named die that cancels);
+   * ignoring ([low, high]: the faces a keep passes over, or null), keep ("highest" | "lowest": the
+   * keep whose leftover dice `left` reads) and otherwise (what `left` reads when no die is left). */
+  constructor(
+    groups,
+    reading = "sum",
+    kept = 1n,
+    within = [null, null],
+    side = 0,
+    trigger = null,
+    { ignoring = null, keep = "highest", otherwise = null } = {},
+  ) {
     if (!groups.length || !groups.every((g) => g instanceof Group)) throw new RangeError("a pool has at least one group of dice");
     this.groups = Object.freeze([...groups]);
     this.reading = reading;
@@ -254,14 +265,31 @@ export class Pooled {
     this.within = Object.freeze([...within]);
     this.side = side;
     this.trigger = trigger;
+    this.ignoring = ignoring === null ? null : Object.freeze([...ignoring]);
+    this.keep = keep;
+    this.otherwise = otherwise;
+    const keeps = reading === "highest" || reading === "lowest" || reading === "left";
     if (reading === "sum" && groups.length !== 1) throw new RangeError("a sum of several groups is the sum of each");
-    if ((reading === "highest" || reading === "lowest") && !(1n <= kept && kept <= this.size)) {
-      throw new RangeError(`${reading} ${kept} of ${this.size} dice keeps more dice than it rolls`);
+    if (keeps && !(1n <= kept && kept <= this.size)) {
+      const side = reading !== "left" ? reading : keep;
+      throw new RangeError(`${side} ${kept} of ${this.size} dice keeps more dice than it rolls`);
     }
+    if (ignoring !== null && !keeps) throw new RangeError("only a keep passes over dice showing some faces");
+    if (ignoring !== null && ignoring[0] === null && ignoring[1] === null) {
+      throw new RangeError("say which faces a keep passes over");
+    }
+    if ((reading === "left") !== (otherwise !== null)) {
+      throw new RangeError("the size of the die a keep leaves, and only that, says what it is when none is left");
+    }
+    if (reading === "left" && groups.some((g) => g.fate)) throw new RangeError("Fate dice have no size to read");
     if (reading === "pairs" && !(Number.isInteger(side) && 1 <= side && side < groups.length)) {
       throw new RangeError("pairs are won by the dice of one side against the dice of another");
     }
     const unbounded = groups.filter((g) => !g.bounded);
+    if (unbounded.length && (reading === "left" || ignoring !== null)) {
+      const what = reading === "left" ? "the dice a keep leaves" : "a keep passing over faces";
+      throw new RangeError(`${what} of ${unbounded[0].text()} are not worked out: bound its explosions`);
+    }
     if (unbounded.length && (reading === "matches" || reading === "pairs")) {
       const what = reading === "matches" ? "matching faces" : "pairs won";
       throw new RangeError(`${what} of ${unbounded[0].text()} are not worked out: bound its explosions`);
@@ -313,6 +341,11 @@ export class Pooled {
       this.within[1] === other.within[1] &&
       this.side === other.side &&
       this.trigger === other.trigger &&
+      (this.ignoring === null
+        ? other.ignoring === null
+        : other.ignoring !== null && this.ignoring[0] === other.ignoring[0] && this.ignoring[1] === other.ignoring[1]) &&
+      this.keep === other.keep &&
+      this.otherwise === other.otherwise &&
       this.groups.length === other.groups.length &&
       this.groups.every((g, i) => g.equals(other.groups[i]))
     );
@@ -324,9 +357,12 @@ export class Pooled {
       return `opposed ${joined(this.groups.slice(0, this.side))} vs ${joined(this.groups.slice(this.side))} by pairs`;
     }
     const inner = joined(this.groups);
-    if (this.reading === "highest" || this.reading === "lowest") {
+    if (this.reading === "highest" || this.reading === "lowest" || this.reading === "left") {
       const kept = this.kept === 1n ? "" : ` ${this.kept}`;
-      return `${this.reading}${kept} of ${inner}`;
+      const keep = this.reading !== "left" ? this.reading : this.keep;
+      let text = `${keep}${kept} of ${inner}`;
+      if (this.ignoring !== null) text += ` ignoring ${facesText(...this.ignoring)}`;
+      return this.reading !== "left" ? text : `largest die left by ${text} else ${this.otherwise}`;
     }
     if (this.reading === "matches") return `matches of ${inner}`;
     const faces = facesText(...this.within);
@@ -352,6 +388,7 @@ export class Pooled {
   }
 
   get low() {
+    if (this.reading === "left" || this.ignoring !== null) return [...this.weights(null, new Map())[0].keys()].reduce(minBig);
     const lows = this._each((g) => g.low).sort(compare);
     if (this.reading === "cancel") {
       const [named, others] = this._split();
@@ -378,7 +415,9 @@ export class Pooled {
     }
     const highs = this._each((g) => g.high);
     if (highs.includes(null)) return null;
-    if (this.reading === "cancel") return [...this.weights(null, new Map())[0].keys()].reduce(maxBig);
+    if (this.reading === "cancel" || this.reading === "left" || this.ignoring !== null) {
+      return [...this.weights(null, new Map())[0].keys()].reduce(maxBig);
+    }
     const ordered = highs.sort(compare);
     if (this.reading === "sum") return sumOf(ordered);
     return this.reading === "highest"
@@ -411,6 +450,20 @@ export class Pooled {
     }
     if (this.reading === "pairs") return [paired(dice, this.side), denominator];
     if (this.reading === "cancel") return [this._cancelled(horizon, condition), denominator];
+    if (this.reading === "left") {
+      // dice of one size showing the same values are one group: the walk places them at once
+      const merged = new Map();
+      dice.forEach(([count, weights], g) => {
+        const size = this.groups[g].sides;
+        const values = [...weights].sort(([a], [b]) => compare(a, b));
+        const key = `${size}|${values.map(([v, w]) => `${v}:${w}`).join(",")}`;
+        const had = merged.get(key);
+        merged.set(key, had ? [had[0] + count, weights, size] : [count, weights, size]);
+      });
+      const alike = [...merged.values()].map(([count, weights]) => [count, weights]);
+      const sizes = [...merged.values()].map(([, , size]) => size);
+      return [left(alike, sizes, this.keep, this.kept, this.ignoring, this.otherwise), denominator];
+    }
     return [this._read(dice), denominator];
   }
 
@@ -422,7 +475,7 @@ export class Pooled {
       return summed;
     }
     if (this.reading === "count") return counted(dice, this.within);
-    return ordered(dice, this.reading, this.kept);
+    return ordered(dice, this.reading, this.kept, this.ignoring);
   }
 
   /** [Map "shown,value" -> [shown, value, weight], denominator]: how many dice show a value
@@ -433,7 +486,7 @@ export class Pooled {
       const unbounded = this.groups.find((g) => !g.bounded);
       throw new RangeError(`how many dice of ${unbounded.text()} show ${faces} is not worked out: bound its explosions`);
     }
-    if (this.reading === "pairs" || this.reading === "cancel") {
+    if (this.reading === "pairs" || this.reading === "cancel" || this.reading === "left") {
       throw new RangeError(`how many dice of \`${this.text()}\` show ${faces} beside what it reads is not worked out`);
     }
     const split = [];
@@ -596,7 +649,9 @@ function counted(dice, within) {
   return new Map([...found].filter(([, w]) => w));
 }
 
-function ordered(dice, reading, kept) {
+/** Keep or match, face by face in order (pools.py _ordered); dice showing a `passed` face are
+ * placed and not kept (with fewer other dice than `kept`, all of them are kept). */
+function ordered(dice, reading, kept, passed = null) {
   const values = new Set();
   for (const [, weights] of dice) for (const v of weights.keys()) values.add(v);
   const outcomes = [...values].sort(compare);
@@ -630,6 +685,7 @@ function ordered(dice, reading, kept) {
     choices.push(row);
   }
   outcomes.forEach((value, index) => {
+    const skipping = passed !== null && withinFaces(value, passed);
     const powers = dice.map(([count, weights]) => {
       const row = [];
       for (let k = 0n; k <= count; k += 1n) row.push((weights.get(value) ?? 0n) ** k);
@@ -656,7 +712,7 @@ function ordered(dice, reading, kept) {
           nextTaken = maxBig(taken, shown);
           shift = 0n;
         } else {
-          const more = minBig(shown, kept - taken);
+          const more = skipping ? 0n : minBig(shown, kept - taken);
           nextTaken = taken + more;
           shift = more * value;
           if (nextTaken === kept) {
@@ -681,6 +737,77 @@ function ordered(dice, reading, kept) {
     for (const [sum, weight] of sums) bump(finished, reading === "matches" ? taken : sum, weight);
   }
   return new Map([...finished].filter(([, w]) => w));
+}
+
+/** The size of the largest die left when `kept` dice are kept (pools.py _left): face by face in
+ * the keep's order, the state is the dice left per group, the dice kept and the largest size left;
+ * the dice showing one face are kept smallest first while the keep wants more. */
+function left(dice, sizes, keep, kept, passed, otherwise) {
+  const values = new Set();
+  for (const [, weights] of dice) for (const v of weights.keys()) values.add(v);
+  const outcomes = [...values].sort(compare);
+  if (keep === "highest") outcomes.reverse();
+  const counts = dice.map(([count]) => count);
+  const bySize = sizes.map((_, g) => g).sort((a, b) => compare(sizes[a], sizes[b]) || a - b);
+  const steps =
+    big(outcomes.length) * counts.reduce((p, c) => p * (c + 1n), 1n) * (kept + 1n) * big(new Set(sizes).size + 1);
+  if (steps > MAX_POOL_STATES) {
+    throw new RangeError(
+      `the dice left by a keep of ${sumOf(counts)} dice with ${outcomes.length} values each are past the work a pool` +
+        ` is worked out within: ${steps.toLocaleString("en-US")} steps of faces, dice placed, dice kept and sizes left,` +
+        ` at most ${MAX_POOL_STATES.toLocaleString("en-US")}`,
+    );
+  }
+  const most = counts.reduce(maxBig);
+  const choices = [];
+  for (let n = 0n; n <= most; n += 1n) {
+    const row = [];
+    for (let k = 0n; k <= n; k += 1n) row.push([k, comb(n, k)]);
+    choices.push(row);
+  }
+  // key "left...|kept|largest" -> [left, kept, largest, weight]
+  let states = new Map([[`${counts.join(",")}|0|0`, [counts, 0n, 0n, 1n]]]);
+  for (const value of outcomes) {
+    const skipping = passed !== null && withinFaces(value, passed);
+    const powers = dice.map(([count, weights]) => {
+      const row = [];
+      for (let k = 0n; k <= count; k += 1n) row.push((weights.get(value) ?? 0n) ** k);
+      return row;
+    });
+    const following = new Map();
+    for (const [rest, taken, largest, weight] of states.values()) {
+      const options = dice.map((_, g) =>
+        choices[Number(rest[g])]
+          .filter(([k]) => k === 0n || powers[g][1])
+          .map(([k, ways]) => [k, ways * powers[g][Number(k)]]),
+      );
+      for (const chosen of product(options)) {
+        let way = weight;
+        for (const [, w] of chosen) way *= w;
+        const placed = rest.map((l, g) => l - chosen[g][0]);
+        let now = taken;
+        let biggest = largest;
+        if (!skipping) {
+          for (const g of bySize) {
+            const shown = chosen[g][0];
+            const more = minBig(shown, kept - now);
+            now += more;
+            if (shown > more) biggest = maxBig(biggest, sizes[g]);
+          }
+        }
+        const key = `${placed.join(",")}|${now}|${biggest}`;
+        const had = following.get(key);
+        following.set(key, [placed, now, biggest, (had ? had[3] : 0n) + way]);
+      }
+    }
+    states = following;
+  }
+  const found = new Map();
+  for (const [rest, , largest, weight] of states.values()) {
+    if (rest.some((l) => l) || !weight) continue;
+    bump(found, largest ? largest : otherwise, weight);
+  }
+  return found;
 }
 
 /** How many pairs the first `side` groups win, face by face from the highest (pools.py

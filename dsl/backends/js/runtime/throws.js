@@ -6,7 +6,7 @@
 
 import { RuleInputError, clip } from "./base.js";
 import { Extreme, partPlain } from "./dice.js";
-import { Group, Pooled, UNBOUNDED } from "./pools.js";
+import { Group, Pooled, UNBOUNDED, withinFaces } from "./pools.js";
 import { Xoshiro128 } from "./prng.js";
 import { DieRoll } from "./results.js";
 
@@ -125,12 +125,14 @@ function groupDie(group, faces, die) {
 function pooled(pool, faces) {
   let dice = [];
   const sides = []; // pairs: 0 the first side, 1 the other
+  const sizes = [];
   const side = pool.side ?? 0;
   pool.groups.forEach((group, index) => {
     const die = dieText(group);
     for (let i = 0n; i < group.count; i++) {
       dice.push(groupDie(group, faces, die));
       sides.push(index < side ? 0 : 1);
+      sizes.push(group.sides);
     }
   });
   const named = new Map(dice.filter((d) => d.name !== null).map((d) => [d.name, d.natural]));
@@ -139,12 +141,14 @@ function pooled(pool, faces) {
   let value;
   if (pool.reading === "sum") {
     value = values.reduce((a, b) => a + b, 0n);
-  } else if (pool.reading === "highest" || pool.reading === "lowest") {
+  } else if ((pool.reading === "highest" || pool.reading === "lowest") && pool.ignoring === null) {
     const order = values.map((_, i) => i);
     order.sort((i, j) => (pool.reading === "highest" ? cmp(values[j], values[i]) : cmp(values[i], values[j]))); // stable
     const chosen = new Set(order.slice(0, Number(pool.kept)));
     kept = values.map((_, i) => chosen.has(i));
     value = [...chosen].reduce((a, i) => a + values[i], 0n);
+  } else if (pool.reading === "highest" || pool.reading === "lowest" || pool.reading === "left") {
+    [value, kept] = passing(pool, values, sizes);
   } else if (pool.reading === "count") {
     const [low, high] = pool.within;
     kept = values.map((v) => (low === null || v >= low) && (high === null || v <= high));
@@ -167,6 +171,27 @@ function pooled(pool, faces) {
   else if (pool.reading === "sum") natural = dice.reduce((a, d) => a + d.natural, 0n);
   else natural = null;
   return [value, natural, named, dice];
+}
+
+/** A keep that passes over some faces, or the die it leaves (throws.py _passing): the dice not
+ * showing a passed face in the keep's order (among equal values the smaller die first, then the
+ * first rolled), the first `kept` kept; `left` reads the size of the largest die after them
+ * (`otherwise` when none is), that die (the first rolled of that size) the one kept. */
+function passing(pool, values, sizes) {
+  const keep = pool.reading === "left" ? pool.keep : pool.reading;
+  const passed = pool.ignoring;
+  const standing = values.map((_, i) => i).filter((i) => passed === null || !withinFaces(values[i], passed));
+  const order = standing.sort(
+    (i, j) => (keep === "highest" ? cmp(values[j], values[i]) : cmp(values[i], values[j])) || cmp(sizes[i], sizes[j]) || i - j,
+  );
+  const chosen = new Set(order.slice(0, Number(pool.kept)));
+  if (pool.reading !== "left") {
+    return [[...chosen].reduce((a, i) => a + values[i], 0n), values.map((_, i) => chosen.has(i))];
+  }
+  const left = order.slice(Number(pool.kept));
+  if (!left.length) return [pool.otherwise ?? 0n, values.map(() => false)];
+  const read = left.reduce((best, i) => (sizes[i] > sizes[best] || (sizes[i] === sizes[best] && i < best) ? i : best));
+  return [sizes[read], values.map((_, i) => i === read)];
 }
 
 /** The sum, or, when the named die's first face cancels, the sum without it and the highest other
