@@ -31,7 +31,7 @@ from .base import (
     shown,
     whole,
 )
-from .pools import SHOWING, UNBOUNDED, Group, Pooled, convolve_weights, faces_text, showing_within
+from .pools import SHOWING, UNBOUNDED, Group, Pooled, convolve_pairs, convolve_weights, faces_text, showing_within
 
 DIE_LADDER: Final = (2, 3, 4, 6, 8, 10, 12, 20)
 """Die sizes from smallest to largest, for stepping a die up or down."""
@@ -269,12 +269,7 @@ class Dice:
                 )
             if len(result) * len(piece) > limit:
                 raise ValueError(f"{self} has too many totals to work out exactly")
-            following: dict[tuple[int, int], int] = {}
-            for (n1, t1), w1 in result.items():
-                for (n2, t2), w2 in piece.items():
-                    key = (n1 + n2, t1 + t2)
-                    following[key] = following.get(key, 0) + w1 * w2
-            result = following
+            result = convolve_pairs(result, piece)
             denominator *= scale
         return result, denominator
 
@@ -312,12 +307,7 @@ class Dice:
                     piece[key] = piece.get(key, 0) + weight
             if len(result) * len(piece) > limit:
                 raise ValueError(f"{self} has too many totals to work out exactly")
-            following: dict[tuple[int, int], int] = {}
-            for (c1, t1), w1 in result.items():
-                for (c2, t2), w2 in piece.items():
-                    key = (c1 + c2, t1 + t2)
-                    following[key] = following.get(key, 0) + w1 * w2
-            result = following
+            result = convolve_pairs(result, piece)
             denominator *= scale
         return result, denominator
 

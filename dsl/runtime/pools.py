@@ -206,6 +206,19 @@ def convolve_weights(first: Mapping[int, int], second: Mapping[int, int]) -> Wei
     return found
 
 
+def convolve_pairs(
+    first: Mapping[tuple[int, int], int], second: Mapping[tuple[int, int], int]
+) -> dict[tuple[int, int], int]:
+    """Two independent pairs of readings added, reading by reading: (a natural, or a count of
+    dice, beside a total) of one part and of another."""
+    found: dict[tuple[int, int], int] = {}
+    for (a1, b1), w1 in first.items():
+        for (a2, b2), w2 in second.items():
+            key = (a1 + a2, b1 + b2)
+            found[key] = found.get(key, 0) + w1 * w2
+    return found
+
+
 def weights_power(weights: Mapping[int, int], count: int) -> Weights:
     """The weights of the sum of `count` dice each with `weights`."""
     values = sorted(weights)
@@ -547,12 +560,7 @@ class Pooled:
             one = {(natural, value): weight for (natural, value), weight in one.items() if natural == told}
         found: dict[tuple[int, int], int] = {(0, 0): 1}
         for _ in range(group.count):
-            following: dict[tuple[int, int], int] = {}
-            for (n1, v1), w1 in found.items():
-                for (n2, v2), w2 in one.items():
-                    key = (n1 + n2, v1 + v2)
-                    following[key] = following.get(key, 0) + w1 * w2
-            found = following
+            found = convolve_pairs(found, one)
         return found, each**group.count
 
 

@@ -29,7 +29,7 @@ import {
   shown,
   sub,
 } from "./base.js";
-import { Group, Pooled, SHOWING, UNBOUNDED, convolveWeights, facesText, showingWithin } from "./pools.js";
+import { Group, Pooled, SHOWING, UNBOUNDED, convolvePairs, convolveWeights, facesText, showingWithin } from "./pools.js";
 
 export const DIE_LADDER = [2n, 3n, 4n, 6n, 8n, 10n, 12n, 20n];
 
@@ -278,15 +278,7 @@ export class Dice {
         );
       }
       if (result.size * piece.length > limit) throw new RangeError(`${this} has too many totals to work out exactly`);
-      const following = new Map();
-      for (const [n1, t1, w1] of result.values()) {
-        for (const [n2, t2, w2] of piece) {
-          const key = `${n1 + n2},${t1 + t2}`;
-          const had = following.get(key);
-          following.set(key, [n1 + n2, t1 + t2, (had ? had[2] : 0n) + w1 * w2]);
-        }
-      }
-      result = following;
+      result = convolvePairs(result.values(), piece);
       denominator *= scale;
     }
     return [result, denominator];
@@ -332,15 +324,7 @@ export class Dice {
         }
       }
       if (result.size * piece.size > limit) throw new RangeError(`${this} has too many totals to work out exactly`);
-      const following = new Map();
-      for (const [c1, t1, w1] of result.values()) {
-        for (const [c2, t2, w2] of piece.values()) {
-          const key = `${c1 + c2},${t1 + t2}`;
-          const had = following.get(key);
-          following.set(key, [c1 + c2, t1 + t2, (had ? had[2] : 0n) + w1 * w2]);
-        }
-      }
-      result = following;
+      result = convolvePairs(result.values(), piece.values());
       denominator *= scale;
     }
     return [result, denominator];

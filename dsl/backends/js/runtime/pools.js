@@ -577,19 +577,45 @@ export class Pooled {
       .map(([key, w]) => [...key.split(",").map(BigInt), w])
       .filter(([natural]) => told === undefined || natural === BigInt(told));
     let found = new Map([["0,0", [0n, 0n, 1n]]]);
-    for (let i = 0n; i < group.count; i += 1n) {
-      const following = new Map();
-      for (const [n1, v1, w1] of found.values()) {
-        for (const [n2, v2, w2] of pairs) {
-          const key = `${n1 + n2},${v1 + v2}`;
-          const had = following.get(key);
-          following.set(key, [n1 + n2, v1 + v2, (had ? had[2] : 0n) + w1 * w2]);
-        }
-      }
-      found = following;
-    }
+    for (let i = 0n; i < group.count; i += 1n) found = convolvePairs(found.values(), pairs);
     return [new Map([...found].map(([key, [, , w]]) => [key, w])), each ** group.count];
   }
+}
+
+/** Two independent pairs of readings added, reading by reading (pools.py convolve_pairs): each
+ * side an iterable of [a, b, weight]; a Map "a,b" -> [a, b, weight]. */
+export function convolvePairs(first, second) {
+  const seconds = [...second];
+  const found = new Map();
+  for (const [a1, b1, w1] of first) {
+    for (const [a2, b2, w2] of seconds) {
+      const key = `${a1 + a2},${b1 + b2}`;
+      const had = found.get(key);
+      found.set(key, [a1 + a2, b1 + b2, (had ? had[2] : 0n) + w1 * w2]);
+    }
+  }
+  return found;
+}
+
+/** For 0..most dice left, each way of taking k of them: [k, C(left, k)] (the walks of `ordered`,
+ * `paired` and the die a keep leaves). */
+function waysToChoose(most) {
+  const choices = [];
+  for (let left = 0n; left <= most; left += 1n) {
+    const row = [];
+    for (let k = 0n; k <= left; k += 1n) row.push([k, comb(left, k)]);
+    choices.push(row);
+  }
+  return choices;
+}
+
+/** For each group of dice, the weight of k of its dice showing `value`, k = 0..count. */
+function powersAt(dice, value) {
+  return dice.map(([count, weights]) => {
+    const row = [];
+    for (let k = 0n; k <= count; k += 1n) row.push((weights.get(value) ?? 0n) ** k);
+    return row;
+  });
 }
 
 /** Whether a value is within faces [low, high], either end null for no bound. */
@@ -678,19 +704,10 @@ function ordered(dice, reading, kept, passed = null) {
   const finished = new Map();
   // key "left...|taken" -> [left, taken, Map sum -> weight]
   let states = new Map([[`${counts.join(",")}|0`, [counts, 0n, new Map([[0n, 1n]])]]]);
-  const choices = [];
-  for (let left = 0n; left <= most; left += 1n) {
-    const row = [];
-    for (let k = 0n; k <= left; k += 1n) row.push([k, comb(left, k)]);
-    choices.push(row);
-  }
+  const choices = waysToChoose(most);
   outcomes.forEach((value, index) => {
     const skipping = passed !== null && withinFaces(value, passed);
-    const powers = dice.map(([count, weights]) => {
-      const row = [];
-      for (let k = 0n; k <= count; k += 1n) row.push((weights.get(value) ?? 0n) ** k);
-      return row;
-    });
+    const powers = powersAt(dice, value);
     const following = new Map();
     for (const [left, taken, sums] of states.values()) {
       const options = dice.map((_, g) =>
@@ -759,21 +776,12 @@ function left(dice, sizes, keep, kept, passed, otherwise) {
     );
   }
   const most = counts.reduce(maxBig);
-  const choices = [];
-  for (let n = 0n; n <= most; n += 1n) {
-    const row = [];
-    for (let k = 0n; k <= n; k += 1n) row.push([k, comb(n, k)]);
-    choices.push(row);
-  }
+  const choices = waysToChoose(most);
   // key "left...|kept|largest" -> [left, kept, largest, weight]
   let states = new Map([[`${counts.join(",")}|0|0`, [counts, 0n, 0n, 1n]]]);
   for (const value of outcomes) {
     const skipping = passed !== null && withinFaces(value, passed);
-    const powers = dice.map(([count, weights]) => {
-      const row = [];
-      for (let k = 0n; k <= count; k += 1n) row.push((weights.get(value) ?? 0n) ** k);
-      return row;
-    });
+    const powers = powersAt(dice, value);
     const following = new Map();
     for (const [rest, taken, largest, weight] of states.values()) {
       const options = dice.map((_, g) =>
@@ -833,18 +841,9 @@ function paired(dice, side) {
   // key "left..." -> [left, Map pairs won -> weight]
   let states = new Map([[counts.join(","), [counts, new Map([[0n, 1n]])]]]);
   const most = counts.reduce(maxBig);
-  const choices = [];
-  for (let left = 0n; left <= most; left += 1n) {
-    const row = [];
-    for (let k = 0n; k <= left; k += 1n) row.push([k, comb(left, k)]);
-    choices.push(row);
-  }
+  const choices = waysToChoose(most);
   for (const value of outcomes) {
-    const powers = dice.map(([count, weights]) => {
-      const row = [];
-      for (let k = 0n; k <= count; k += 1n) row.push((weights.get(value) ?? 0n) ** k);
-      return row;
-    });
+    const powers = powersAt(dice, value);
     const following = new Map();
     for (const [left, won] of states.values()) {
       const advantage = first - sumOf(left.slice(0, side)) - (second - sumOf(left.slice(side)));
