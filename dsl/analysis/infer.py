@@ -996,14 +996,17 @@ def pooled_dice(expr: n.Expr, book: Book | None = None) -> bool:
     named (`2d6 + exploding d6 as wild`, `(ring + skill) d10`), or dice values of the book (by
     their inferred type) such as Cortex's traits held in dice stats (`attribute + skill +
     distinction`), whose default is dice alone; their dice are pooled when resolving (a value
-    given with a number added to its dice is refused then, as a bad input is)."""
+    given with a number added to its dice is refused then, as a bad input is).  A derived value
+    is not: it may be dice with a number added, or dice already read another way."""
     if isinstance(expr, (n.DiceLiteral, n.DiceCount)):
         return True
     if isinstance(expr, n.NameRef):
         if book is None or not isinstance(book.types.get(expr), t.Dice):
             return False
-        var = book.vars.get(expr.name)
-        default = var.default if var is not None else None
+        var = book.vars.get(expr.name)  # a stat or an input; a derived value may be dice read another way
+        if var is None:
+            return False
+        default = var.default
         return not isinstance(default, Dice) or (not default.bonus and not default.parts)
     if isinstance(expr, n.PoolDice):
         return expr.op == "exploding"

@@ -373,7 +373,7 @@ def _natural_dice(
     defined only for a named die (E203), and so is the natural of a roll against dice (its
     dice alone would take in the target's)."""
     named = {x.name.text: x for x in walk(dice) if isinstance(x, n.NamedDie)} if dice is not None else {}
-    if not _counts_read_alone(cx, system, ref, endless):
+    if not _counts_read_alone(cx, system, ref, dice, dice_target, endless):
         return
     for tier in system.tiers:
         if tier.joined == "and" and _never_together(cx, system, tier, ref):
@@ -383,9 +383,14 @@ def _natural_dice(
                 _natural_test(cx, system, tier, ref, dice, dice_target, named, first, last, name)
 
 
-def _counts_read_alone(cx: Context, system: m.TierSystem, ref: n.TiersRef, endless: bool) -> bool:
+def _counts_read_alone(
+    cx: Context, system: m.TierSystem, ref: n.TiersRef, dice: n.Expr | None, dice_target: bool, endless: bool
+) -> bool:
     """Tiers that count the dice showing a face (`roll showing 6 >= 2`) count one set of faces,
-    read no dice-alone natural beside it, and count dice that have a highest value (E203)."""
+    read no dice-alone natural beside it, count dice that have a highest value, of a roll whose
+    target is not dice (whose dice would be counted too), read as the counts are worked out
+    beside: summed, kept, counted, matched or the better of two; not pairs won, dice cancelled
+    or the die a keep leaves (E203)."""
     reads = tuple(dict.fromkeys(name for tier in system.tiers for _, _, name in tier.tests()))
     counted = [name for name in reads if showing_within(name) is not None]
     if not counted:
@@ -408,6 +413,21 @@ def _counts_read_alone(cx: Context, system: m.TierSystem, ref: n.TiersRef, endle
             f"the tiers of `{system.name}` count the dice {counted[0]}, and dice of this roll explode without end:"
             " how many show a face is not worked out",
             "bound the explosions, e.g. `exploding d6 at most 5 times`",
+        )
+    elif dice_target:
+        problem = (
+            f"the tiers of `{system.name}` count the dice {counted[0]}, and this roll's target is dice too:"
+            " the target's dice would be counted with the roll's",
+            "roll against a number, or count the dice in a roll of their own (`3d6 showing 6 >= 2`)",
+        )
+    elif dice is not None and (
+        read := next((x for x in walk(dice) if isinstance(x, (n.PairedDice, n.CancellingDice, n.LeftDie))), None)
+    ):
+        what = {n.PairedDice: "pairs won", n.CancellingDice: "dice cancelled", n.LeftDie: "the die a keep leaves"}
+        problem = (
+            f"the tiers of `{system.name}` count the dice {counted[0]} beside {what[type(read)]}"
+            f" (`{expr_text(read)}`): that is not worked out",
+            "count the dice in a roll of their own (`3d6 showing 6 >= 2`)",
         )
     if problem is None:
         return True

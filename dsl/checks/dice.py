@@ -12,7 +12,7 @@ from __future__ import annotations
 from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
-from dsl.analysis.infer import MAX_TOTALS
+from dsl.analysis.infer import MAX_TOTALS, pooled_dice
 from dsl.diagnostics import Reporter, Span
 from dsl.model.exprs import walk
 from dsl.printer import expr_text, pool_text
@@ -163,10 +163,12 @@ def _children(expr: n.Expr) -> list[n.Expr]:
 
 
 def _pooled_stats(book: m.Book, reporter: Reporter) -> None:
-    """E203 for a modifier that adds a number to the dice of a stat that is kept, counted or
-    exploded die by die (`highest 2 of (attribute + skill)`, `exploding (trait)`): the dice and
-    the number could not be kept apart when resolving.  Dice, steps and whole dice keep a pool."""
+    """E203 for a modifier that would leave a stat read die by die unreadable when resolving: a
+    number added to its dice, or it scaled (`highest 2 of (attribute + skill)`: the dice and the
+    number could not be kept apart); more than one die where it is named as one (`exploding
+    (trait) as trait_die`).  Steps, whole dice and dice added keep a pool; steps keep one die."""
     read: dict[str, n.Expr] = {}
+    named: set[str] = set()
     for part in book.parts.values():
         for effect in part.effects:
             for expr in _valued(effect):
@@ -181,21 +183,36 @@ def _pooled_stats(book: m.Book, reporter: Reporter) -> None:
                             var = book.vars.get(found.name) if isinstance(found, n.NameRef) else None
                             if var is not None and isinstance(var.type, t.Dice):
                                 read.setdefault(var.name, node)
-    if not read:
-        return
+                                if isinstance(node, n.NamedDie):
+                                    named.add(var.name)
     for part in book.parts.values():
         for effect in part.effects:
             if not isinstance(effect, m.ModEffect) or effect.target not in read:
                 continue
-            numbers = effect.op in ("mul", "div") or (
-                effect.op == "add" and effect.value is not None and not isinstance(book.types.get(effect.value), t.Dice)
+            stat, value = effect.target, effect.value
+            how = {"mul": "scales it", "div": "scales it", "dice": "adds dice to it"}.get(
+                effect.op,
+                "changes it" if value is None else f"adds `{expr_text(value)}` to it" if effect.op == "add"
+                else f"sets it to `{expr_text(value)}`",
             )
-            if numbers:
-                reporter.report(
-                    "E203",
-                    f"`{effect.target}` is read die by die (`{expr_text(read[effect.target])}`), and this"
-                    " changes it by a number: its dice could no longer be kept apart from the number",
-                    effect.span,
-                    f"change its dice (`{effect.target} +1 step`, `{effect.target} +1 die`, `{effect.target}"
-                    " +1d4`), or add the number to the roll",
+            if stat in named:
+                one_die = isinstance(value, n.DiceLiteral) and value.count == 1
+                wrong = (effect.op == "dice" and effect.delta > 0) or effect.op in ("add", "mul", "div") or (
+                    effect.op == "set" and not one_die
                 )
+                problem = f"is named as one die (`{expr_text(read[stat])}`), and this {how}: more than one die"
+                hint = f"step the die (`{stat} +1 step`), or set it to one die (`{stat} = 1d10`)"
+            else:
+                wrong = effect.op in ("mul", "div") or (
+                    effect.op in ("add", "set") and value is not None and not pooled_dice(value, book)
+                )
+                problem = (
+                    f"is kept die by die (`{expr_text(read[stat])}`), and this {how}: dice with a number added or"
+                    " scaled, which cannot be kept apart"
+                )
+                hint = (
+                    f"change its dice (`{stat} +1 step`, `{stat} +1 die`, `{stat} +1d4`), or add a number to the"
+                    " roll instead"
+                )
+            if wrong:
+                reporter.report("E203", f"`{stat}` {problem} when resolving", effect.span, hint)

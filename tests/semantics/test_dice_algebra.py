@@ -475,13 +475,14 @@ def test_a_count_rolled_is_read_from_the_faces() -> None:
         ("    a: roll showing 6 >= 2\n    b: roll showing 1 >= 1\n", "count the dice showing 6 and showing 1"),
         ("    a: roll showing 6 >= 2\n    b: natural 3\n", "read the dice alone (`natural ...`) and count the dice"),
         ("    a: roll showing 6 >= 2\n", "and dice of this roll explode without end"),
+        ("    a: roll showing 6 >= 2\n", "and this roll's target is dice too"),
     ],
-    ids=["two_sets_of_faces", "beside_the_dice_alone", "dice_exploding_without_end"],
+    ids=["two_sets_of_faces", "beside_the_dice_alone", "dice_exploding_without_end", "against_dice"],
 )
 def test_tiers_count_one_set_of_faces_and_no_natural_beside_it(tmp_path: Path, tiers: str, message: str) -> None:
     """Each refused when checking, never first when resolving."""
     book = tmp_path / "counts.rules"
-    dice = "exploding 3d6 >= 12" if "explode" in message else "3d6"
+    dice = "exploding 3d6 >= 12" if "explode" in message else "3d6 >= 2d6 + 1" if "target" in message else "3d6"
     book.write_text(
         'rulebook counts "Counts":\n    source "t"\n    for rulecraft 0.2\n\n'
         f'tiers both "Both":\n{tiers}    c: otherwise\n\n'
