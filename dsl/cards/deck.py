@@ -326,7 +326,7 @@ def shared_definitions(book: m.Book, notation: Notation) -> list[Block]:
         if any(g.step is not None for g in book.grades):
             blocks.append(Detail((Run("Steps add up: opposite grades cancel.", "em"),)))
     for system in book.tiers.values():
-        blocks.append(Heading(clean(system.label) if system.label else display_name(system.name)))
+        blocks.append(Heading(notation.tier_system(system.name)))
         for tier in system.tiers:
             if tier.also or showing_within(tier.die) is not None:
                 rule = natural_words(tier, display_name, "\u2013")
