@@ -41,6 +41,7 @@ PAIRS: dict[tuple[type, str], tuple[str, str]] = {
     (m.Part, "derives"): ("name", "type"),
     (m.Example, "givens"): ("name", "value"),
     (m.Tier, "natural"): ("low", "high"),
+    (n.PoolDice, "ignoring"): ("low", "high"),
     (m.Sequence, "until"): ("roll", "outcome"),
     (m.Sequence, "then"): ("input", "value"),
 }

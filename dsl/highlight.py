@@ -108,6 +108,8 @@ class RulecraftLexer(RegexLexer):
             (words(WORD_OPERATORS, suffix=r"\b"), Operator.Word),
             (words(CONSTANTS, suffix=r"\b"), Keyword.Constant),
             (words(KEYWORDS, suffix=r"\b"), Keyword),
+            # `when advanced: tiers advanced_move`: a roll read with other tiers under a condition
+            (r"(?:(?<=: )|(?<=:\t))tiers\b", Keyword.Declaration, "tiers"),
             (_NAME, Name),
             (r"\.\.|<=|>=|==|!=|[<>=+\-*/^%]", Operator),
             (r"[()\[\]{},:.]", Punctuation),
