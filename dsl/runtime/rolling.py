@@ -54,7 +54,7 @@ from .results import (
     TraceEntry,
 )
 from .rolls import meets
-from .specs import natural_names
+from .specs import TierSpec, counts_dice, natural_names
 from .tables import sends_on, table_result
 from .throws import FaceSource, GeneratedFaces, ThrownDice, ToldFaces, throw_dice
 
@@ -164,7 +164,7 @@ def roll_dice(name: str, dice: Dice, said: object, rng: object) -> DiceRoll:
         thrown = throw_dice(dice, faces)
         faces.finish()
         return _thrown_side(dice, 0, thrown)
-    return _thrown_side(dice, 0, _total_told(name, dice, said, False))
+    return _thrown_side(dice, 0, _total_told(name, dice, said))
 
 
 def told_results(rolled: object) -> dict[str, object]:
@@ -208,7 +208,7 @@ class _ToldTables:
                 f"{table}: the chain rolls on it again; tell its faces, every roll's in order, not one total"
             )
         self._totals_used.add(table)
-        return _total_told(table, dice, said, False)
+        return _total_told(table, dice, said)
 
     def finish(self) -> None:
         """RuleInputError for a table told and not rolled on, or faces left over."""
@@ -359,8 +359,7 @@ def _roll_made(roll: Roll, said: object, generated: FaceSource | None) -> RollMa
             faces.finish()
         source = "faces" if said is not None else "rng"
     else:
-        counts = any(showing_within(name) is not None for name in natural_names(roll.tiers))
-        thrown = _total_told(spec.name, dice, said, any(t.natural is not None for t in roll.tiers), counts)
+        thrown = _total_told(spec.name, dice, said, roll.tiers)
         source = "total"
     side = _thrown_side(dice, bonus, thrown)
     return _checked(roll, source, side, thrown)
@@ -376,8 +375,8 @@ def _thrown_side(dice: Dice, bonus: int | Fraction, thrown: ThrownDice) -> DiceR
     return DiceRoll(str(dice), whole(bonus), thrown.dice, thrown.total, whole(thrown.total + bonus))
 
 
-def _total_told(name: str, dice: Dice, said: object, natural_needed: bool, counts: bool = False) -> ThrownDice:
-    """A total told: one the dice can show."""
+def _total_told(name: str, dice: Dice, said: object, tiers: tuple[TierSpec, ...] = ()) -> ThrownDice:
+    """A total told: one the dice can show, and one that says what `tiers` read."""
     try:
         number = as_number(said)
     except HugeNumber:
@@ -394,7 +393,8 @@ def _total_told(name: str, dice: Dice, said: object, natural_needed: bool, count
         reach = f"{low}..{high}" if dice.bounded else f"{low} or more"
         raise RuleInputError(f"{name}: {total} is not a total {dice} can show ({reach})")
     natural = None
-    if counts:
+    natural_needed = any(t.natural is not None for t in tiers)
+    if counts_dice(tiers):
         raise RuleInputError(f"{name}: its outcome reads how many dice show a face; tell the faces, not the total")
     if all(g.plain for g in dice.groups()):
         natural = total - dice.bonus

@@ -22,10 +22,9 @@ from typing import Any
 from .base import RuleInputError, whole
 from .book import MAX_CACHED, Book, Scope
 from .dice import Dice, Distribution, Value, pool_dice, pool_text
-from .pools import showing_within
 from .results import Consequence, Roll, TraceEntry
 from .settle import apply_one
-from .specs import Amount, ChangeSpec, Clause, RollSpec, RollStep, TierSpec, TraceSpec, natural_names
+from .specs import Amount, ChangeSpec, Clause, RollSpec, RollStep, TierSpec, TraceSpec, counts_dice, natural_names
 
 
 def roll_of(scope: Scope, step: RollStep) -> Roll:
@@ -293,8 +292,7 @@ def _roll_chances(
         horizon = _horizon(goal, bonus, tiers) if exploding else None
         dist = book.dice(value, horizon) if value is not None else book.pool(pool, horizon)  # type: ignore[arg-type]
         rows = None
-        counts = any(showing_within(name) is not None for name in natural_names(tiers))
-        if any(tier.natural is not None for tier in tiers) and (value is not None or exploding or counts):
+        if any(tier.natural is not None for tier in tiers) and (value is not None or exploding or counts_dice(tiers)):
             rows = book.naturals(value if value is not None else pool_dice(*pool), tiers, horizon)  # type: ignore[misc]
         if spec.kind == "total":
             totals = {t + bonus: p for t, p in dist.chances().items()}  # type: ignore[misc]

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from .dice import Value
+from .pools import showing_within
 
 if TYPE_CHECKING:
     from .book import Scope
@@ -87,6 +88,12 @@ class TierSpec:
         hold this natural tier."""
         shown = (low <= naturals[names.index(die)] <= high for low, high, die in self.tests())
         return all(shown) if self.joined == "and" else any(shown)
+
+
+def counts_dice(tiers: tuple[TierSpec, ...]) -> bool:
+    """Whether the tiers count the dice showing a face (`roll showing 6 >= 2`), which only the
+    faces rolled tell, never a total."""
+    return any(showing_within(name) is not None for name in natural_names(tiers))
 
 
 def natural_names(tiers: tuple[TierSpec, ...]) -> tuple[str | None, ...]:

@@ -13,7 +13,7 @@ import { MAX_COMBINATIONS, poolDice } from "./dice.js";
 import { showingWithin, withinFaces } from "./pools.js";
 import { meets } from "./rolls.js";
 import { ChainRoll, DiceRoll, Resolution, Roll, RollMade, TableResult, TableRow } from "./results.js";
-import { naturalNames, rowFor, tierShows } from "./specs.js";
+import { countsDice, naturalNames, rowFor, tierShows } from "./specs.js";
 import { sendsOn, tableResult } from "./tables.js";
 import { GeneratedFaces, ToldFaces, throwDice } from "./throws.js";
 
@@ -114,7 +114,7 @@ class ToldTables {
       throw new RuleInputError(`${table}: the chain rolls on it again; tell its faces, every roll's in order, not one total`);
     }
     this.totalsUsed.add(table);
-    return totalTold(table, dice, said, false);
+    return totalTold(table, dice, said);
   }
   finish() {
     for (const table of this.said.keys()) {
@@ -194,7 +194,7 @@ function chainChildren(table, offset, steps, depth) {
 export function rollDice(name, dice, said, rng) {
   if (said === null || said === undefined) return thrownSide(dice, 0n, throwDice(dice, new GeneratedFaces(rng)));
   if (isFaces(said)) return thrownSide(dice, 0n, thrownFrom(name, dice, said, null));
-  return thrownSide(dice, 0n, totalTold(name, dice, said, false));
+  return thrownSide(dice, 0n, totalTold(name, dice, said));
 }
 
 function tableSide(book, table, side) {
@@ -260,7 +260,7 @@ function thrownFrom(name, dice, said, generated) {
   return thrown;
 }
 
-function totalTold(name, dice, said, naturalNeeded, counts = false) {
+function totalTold(name, dice, said, tiers = []) {
   let number;
   try {
     number = typeof said === "boolean" ? null : asNumber(said);
@@ -286,7 +286,8 @@ function totalTold(name, dice, said, naturalNeeded, counts = false) {
   }
   const groups = dice.groups();
   let natural = null;
-  if (counts) throw new RuleInputError(`${name}: its outcome reads how many dice show a face; tell the faces, not the total`);
+  const naturalNeeded = tiers.some((t) => t.natural !== null);
+  if (countsDice(tiers)) throw new RuleInputError(`${name}: its outcome reads how many dice show a face; tell the faces, not the total`);
   if (groups.every((g) => g.plain)) natural = total - dice.bonus;
   else if (naturalNeeded) throw new RuleInputError(`${name}: its outcome reads the dice as first rolled; tell the faces, not the total`);
   if (naturalNeeded && groups.some((g) => g.name !== null)) {
@@ -322,8 +323,7 @@ function rollMade(roll, said, generated) {
     thrown = thrownFrom(spec.name, dice, said, generated);
     source = said !== null ? "faces" : "rng";
   } else {
-    const counts = naturalNames(roll.tiers).some((name) => showingWithin(name) !== null);
-    thrown = totalTold(spec.name, dice, said, roll.tiers.some((t) => t.natural !== null), counts);
+    thrown = totalTold(spec.name, dice, said, roll.tiers);
     source = "total";
   }
   return checked(roll, source, thrownSide(dice, bonus, thrown), thrown);

@@ -4,10 +4,9 @@
 
 import { RuleInputError, add, ceil, cmp, floor, frac, mul, show, sub, whole } from "./base.js";
 import { Dice, poolDice, poolText } from "./dice.js";
-import { showingWithin } from "./pools.js";
 import { Consequence, Roll, TraceEntry } from "./results.js";
 import { applyOne } from "./settle.js";
-import { TraceSpec, naturalNames, naturalTests, tierShows } from "./specs.js";
+import { TraceSpec, countsDice, naturalNames, naturalTests, tierShows } from "./specs.js";
 
 /** The roll of a step whose conditions hold: its changes traced, its chances worked out. */
 export function rollOf(scope, step) {
@@ -174,8 +173,7 @@ function rollChances(book, spec, automatic, pool, value, goal, bonus, op, needed
     const horizon = exploding ? horizonOf(goal, bonus, tiers) : null;
     const dist = value !== null ? book.dice(value, horizon) : book.pool(pool, horizon);
     let rows = null;
-    const counts = naturalNames(tiers).some((name) => showingWithin(name) !== null);
-    if (tiers.some((tier) => tier.natural !== null) && (value !== null || exploding || counts)) {
+    if (tiers.some((tier) => tier.natural !== null) && (value !== null || exploding || countsDice(tiers))) {
       rows = book.naturals(value !== null ? value : poolDice(...pool), tiers, horizon);
     }
     if (spec.kind === "total") {

@@ -5,6 +5,7 @@
 // [place, key, decided, trace, spec, given], as in Python.
 
 import { Fraction, cmp } from "./base.js";
+import { showingWithin } from "./pools.js";
 
 function made(fields, defaults = {}) {
   return Object.freeze({ ...defaults, ...fields });
@@ -26,6 +27,11 @@ export function TierSpec(name, op, bound, natural = null, always = null, die = n
 /** Every [low, high, die] a natural tier reads; none for a tier on the total. */
 export function naturalTests(tier) {
   return tier.natural === null ? [] : [[tier.natural[0], tier.natural[1], tier.die], ...tier.also];
+}
+
+/** Whether the tiers count the dice showing a face (specs.py counts_dice). */
+export function countsDice(tiers) {
+  return naturalNames(tiers).some((name) => showingWithin(name) !== null);
 }
 
 /** The naturals the tiers read, once each in order: null for the dice alone, a die's name. */
