@@ -188,7 +188,7 @@ def _lines(rule: m.Rule) -> list[str]:
 
 def _lines_of(effect: m.Effect) -> list[str]:
     if isinstance(effect, m.NoteEffect):
-        kind = "erratum" if effect.quote is not None else "note"
+        kind = printer.text_kind(effect)
         condition = printer.guard_text(effect.guard)
         return [f"{kind}: {effect.text}" + (f" ({condition})" if condition else "")]
     line = effect_summary(effect)

@@ -180,10 +180,12 @@ def _conditions(guard: Iterable[m.Condition]) -> list[str]:
     return [printer.condition_text(c) for c in guard]
 
 
-def _note(text: str, quote: str | None, guard: Iterable[m.Condition]) -> dict[str, Any]:
+def _note(text: str, quote: str | None, guard: Iterable[m.Condition], kind: str | None = None) -> dict[str, Any]:
+    """A note as describe writes it; `kind` the note's own (printer.text_kind) when it is a
+    rule's statement, else an erratum when it quotes the source."""
     return {
         "effect": "note",
-        "kind": "erratum" if quote is not None else "note",
+        "kind": kind or ("erratum" if quote is not None else "note"),
         "text": text,
         "quote": quote,
         "conditions": _conditions(guard),
@@ -235,7 +237,7 @@ class _Describer:
         if isinstance(effect, m.CannotEffect):
             return {"effect": "cannot", "what": effect.text, "text": f"cannot {effect.text}", "conditions": conditions}
         if isinstance(effect, m.NoteEffect):
-            return _note(effect.text, effect.quote, effect.guard)
+            return _note(effect.text, effect.quote, effect.guard, printer.text_kind(effect))
         raise TypeError(f"no description of {type(effect).__name__}")  # a model class this file does not know
 
     def part(self, effect: m.PartEffect, conditions: list[str]) -> dict[str, Any]:
@@ -536,7 +538,7 @@ def _when(conditions: list[str]) -> str:
 def _note_text(note: dict[str, Any]) -> str:
     if note["kind"] == "erratum":
         return f'erratum "{note["quote"]}": {note["text"]}'
-    return f"note: {note['text']}"
+    return f"{note['kind']}: {note['text']}"
 
 
 def _effect_lines(effects: list[dict[str, Any]], depth: int) -> list[str]:

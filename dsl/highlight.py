@@ -54,7 +54,7 @@ OTHER_DECLARATIONS = ("grades", "resistance", "example", "balance")
 TYPES = ("int", "number", "percent", "flag", "dice", "text", "one", "of", "levels")
 
 KEYWORDS = (
-    "source", "version", "note", "erratum", "cannot", "category", "derive", "cites", "as", "with",
+    "source", "version", "note", "aside", "erratum", "cannot", "category", "derive", "cites", "as", "with",
     "when", "unless", "else", "roll", "resist", "vs", "opposed", "automatic", "success", "failure",
     "on", "by", "margin", "ties", "target", "then", "twice", "again", "above", "columns", "for",
     "given", "expect", "suppressed", "base", "per", "min", "max", "is", "round", "up", "down",

@@ -562,6 +562,14 @@ class NoteStmt(Statement):
 
 
 @dataclass(frozen=True, slots=True)
+class AsideStmt(Statement):
+    """`aside TEXT`: a note that is reading matter (background, the source's remarks), not
+    something a player needs at the table: resolved like a note, printed in the appendix."""
+
+    text: Text
+
+
+@dataclass(frozen=True, slots=True)
 class ErratumStmt(Statement):
     quote: Text
     text: Text

@@ -1123,6 +1123,9 @@ class Builder(Transformer[Token, Any]):
     def note_stmt(self, meta: Any, text: n.Text) -> n.NoteStmt:
         return self._placed(meta, n.NoteStmt(span=self.here, text=text))
 
+    def aside_stmt(self, meta: Any, text: n.Text) -> n.AsideStmt:
+        return self._placed(meta, n.AsideStmt(span=self.here, text=text))
+
     def erratum_stmt(self, meta: Any, quote: n.Text, text: n.Text) -> n.ErratumStmt:
         return self._placed(meta, n.ErratumStmt(span=self.here, quote=quote, text=text))
 

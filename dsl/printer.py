@@ -358,10 +358,11 @@ def cell_text(cell: m.TableCell) -> str:
 
 
 def text_kind(effect: m.CannotEffect | m.NoteEffect) -> str:
-    """`cannot`, `note` or `erratum` (a note that quotes its source)."""
+    """`cannot`, `note`, `aside` (a note that is reading matter) or `erratum` (a note that
+    quotes its source)."""
     if isinstance(effect, m.CannotEffect):
         return "cannot"
-    return "erratum" if effect.quote else "note"
+    return "erratum" if effect.quote else "aside" if effect.aside else "note"
 
 
 def trace_item(effect: m.Effect) -> str:

@@ -207,6 +207,8 @@ def resolution_text(resolution: Any) -> str:
         for note in resolution.notes:
             if note.erratum:
                 lines.append(f'  - erratum: "{v(note.erratum, "    ")}" {v(note.text, "    ")}')
+            elif note.kind == "aside":
+                lines.append(f"  - aside: {v(note.text, '    ')}")
             else:
                 lines.append(f"  - {v(note.text, '    ')}")
     return "\n".join(lines)

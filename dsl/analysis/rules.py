@@ -138,6 +138,8 @@ def _expand(
             yield m.CannotEffect(**base, text=statement.text.value)
         elif isinstance(statement, n.NoteStmt):
             yield m.NoteEffect(**base, text=statement.text.value, quote=None)
+        elif isinstance(statement, n.AsideStmt):
+            yield m.NoteEffect(**base, text=statement.text.value, quote=None, aside=True)
         elif isinstance(statement, n.ErratumStmt):
             yield m.NoteEffect(**base, text=statement.text.value, quote=statement.quote.value)
         elif isinstance(statement, n.DeriveStmt):

@@ -207,11 +207,13 @@ class Movable:
 @dataclass(frozen=True, slots=True)
 class AppendixPart:
     """A part of the appendix: under its heading, the blocks a card left to it (the card
-    numbered `number`; 0 for none) and the errata it always holds."""
+    numbered `number`; 0 for none), then what it always holds: the rule's asides (reading matter
+    that is never on the card) and its errata."""
 
     number: int
     heading: tuple[Block, ...]
     errata: tuple[Block, ...] = ()
+    asides: tuple[Block, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,12 +234,12 @@ class Appendix:
         moved = moved or {}
         blocks: list[Block] = []
         for part in self.parts:
-            held = (*moved.get(part.number, ()), *part.errata)
+            held = (*moved.get(part.number, ()), *part.asides, *part.errata)
             if held:
                 blocks += [*part.heading, *held]
         if not blocks:
             return None
-        notes = any(moved.values())
+        notes = any(moved.values()) or any(part.asides for part in self.parts)
         title = "Notes and errata" if notes and self.errata else "Notes" if notes else "Errata"
         return Card("", self.kind, title, "", self.category, tuple(blocks), self.footer, self.number, pages=True)
 

@@ -165,7 +165,8 @@ def appendix_of(
     """The appendix: with `errata`, every erratum of the book (how the rulebook reads its source
     where the source is unclear), under the rule or table it belongs to, named with its card
     number and citation; and room, under the same headings, for what cards leave to it (the
-    introduction first).  Read away from the table: its faces are pages, not continuations."""
+    introduction first).  A rule's asides are always there, never on its card.  Read away from
+    the table: its faces are pages, not continuations."""
     parts = [AppendixPart(1, (Heading("Introduction"),))]
     header = tuple(Note(clean(text), clean(quote or "")) for text, quote in book.notes if quote is not None)
     parts.append(AppendixPart(0, (Heading("The whole rulebook"),), header if errata else ()))
@@ -176,8 +177,9 @@ def appendix_of(
                 found += writer.errata_of(item)
             else:
                 found += [Note(clean(text), clean(quote or "")) for text, quote in item.notes if quote is not None]
+        asides = tuple(writer.asides_of(item)) if isinstance(item, m.Rule) else ()
         detail = " \u00b7 ".join(x for x in (f"No.{NBSP}{numbers[item.name]}", clean(item.cites or "")) if x)
-        parts.append(AppendixPart(numbers[item.name], (Heading(clean(item.title), detail),), tuple(found)))
+        parts.append(AppendixPart(numbers[item.name], (Heading(clean(item.title), detail),), tuple(found), asides))
     return Appendix(tuple(parts), errata, APPENDIX_KIND, category(None), footer, number)
 
 
@@ -301,6 +303,8 @@ def legend_card(book: m.Book, footer: str, *, screen: bool = False, samples: Sam
         if screen
         else "Index A\u2013Z: No.\u00a03. Long cards go on: 1/2, 2/2."
     )
+    if any(isinstance(e, m.NoteEffect) and e.aside for rule in book.rules.values() for e in rule.effects):
+        finding += " Background and the source's remarks: in the appendix (the last card), under each card's number."
     blocks: list[Block] = []
     if rows:
         blocks.append(Grid(("Notation", "Meaning"), tuple(rows)))

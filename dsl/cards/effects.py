@@ -89,6 +89,15 @@ class EffectWriter:
                 notes += [Note(clean(text), clean(quote), label) for text, quote in effect.notes if quote]
         return notes
 
+    def asides_of(self, rule: m.Rule) -> list[Note]:
+        """A rule's asides (reading matter: background, the source's remarks), for the appendix,
+        each under its condition."""
+        return [
+            Note(clean(e.text), None, self.notation.guard(e.guard))
+            for e in rule.effects
+            if isinstance(e, m.NoteEffect) and e.aside
+        ]
+
     # ------------------------------------------------------------------ a whole rule
 
     def rule(self, rule: m.Rule) -> list[Block]:
@@ -607,7 +616,8 @@ class EffectWriter:
     # ------------------------------------------------------------------ notes
 
     def notes(self, notes: Iterable[m.NoteEffect]) -> list[Block]:
-        plain = [e for e in notes if e.quote is None]
+        """The notes a card carries (its asides go to the appendix: `asides_of`)."""
+        plain = [e for e in notes if e.quote is None and not e.aside]
         errata = [e for e in notes if e.quote is not None and self.errata]
         blocks: list[Block] = []
         if plain:

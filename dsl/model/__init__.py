@@ -224,6 +224,7 @@ class CannotEffect(Effect):
 class NoteEffect(Effect):
     text: str
     quote: str | None  # set for an erratum: the words of the source it explains
+    aside: bool = False  # `aside`: reading matter, printed in the appendix rather than on the card
 
 
 @dataclass(frozen=True, slots=True)

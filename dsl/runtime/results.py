@@ -334,14 +334,15 @@ class Restriction:
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """A note for the gamemaster; an erratum (with the words of the source it reads, `quote`); or
-    a word about an input given to no effect (kind `input`)."""
+    """A note for the gamemaster; an aside (kind `aside`: reading matter, such as background or
+    the source's remarks, which a deck prints in its appendix); an erratum (with the words of the
+    source it reads, `quote`); or a word about an input given to no effect (kind `input`)."""
 
     rule: str
     source: str | None
     text: str
     quote: str | None = None
-    kind: str = "note"  # note | erratum | input
+    kind: str = "note"  # note | aside | erratum | input
 
     @property
     def erratum(self) -> str | None:

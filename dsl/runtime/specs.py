@@ -141,7 +141,7 @@ class TextSpec:
     key: str
     rule: str
     source: str | None
-    kind: str  # cannot | note | erratum
+    kind: str  # cannot | note | aside | erratum
     text: str
     quote: str | None
     condition: str

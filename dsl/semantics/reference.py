@@ -626,7 +626,7 @@ def resolve(
     texts = [step.effect for step, holds in counted_steps(_kind(steps, (m.CannotEffect, m.NoteEffect)), decided) if holds]
     restrictions = [Restriction(e.origin, e.cites, e.text) for e in texts if isinstance(e, m.CannotEffect)]
     notes = [
-        Note(e.origin, e.cites, e.text, e.quote, "erratum" if e.quote else "note")
+        Note(e.origin, e.cites, e.text, e.quote, printer.text_kind(e))
         for e in texts
         if isinstance(e, m.NoteEffect)
     ]

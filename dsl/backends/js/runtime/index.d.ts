@@ -197,7 +197,7 @@ export declare class Note {
   readonly source: string | null;
   readonly text: string;
   readonly quote: string | null;
-  readonly kind: "note" | "erratum" | "input";
+  readonly kind: "note" | "aside" | "erratum" | "input";
   toDict(): NoteJson;
 }
 
@@ -428,7 +428,7 @@ export interface RestrictionJson {
   source: string | null;
 }
 export interface NoteJson {
-  kind: "note" | "erratum" | "input";
+  kind: "note" | "aside" | "erratum" | "input";
   text: string;
   quote: string | null;
   rule: string;
