@@ -45,9 +45,11 @@ class Heading:
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    """ "When moved > half MOV:": the condition of the entries indented below it."""
+    """ "When moved > half MOV:": the condition of the entries indented below it, `indent` levels
+    in (under the conditions it is nested in)."""
 
     text: str
+    indent: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,7 @@ class Entry:
     """One effect: a modifier, a derived value, a restriction."""
 
     runs: Inline
-    indent: bool = False
+    indent: int = 0  # levels in: under the conditions it is nested in
     mark: str = ""  # a leading symbol: ✕ for what cannot be done
 
 
@@ -64,7 +66,7 @@ class Detail:
     """A small line belonging to the entry or roll above it: stacking, a dice change, an outcome."""
 
     runs: Inline
-    indent: bool = False
+    indent: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -216,31 +216,8 @@ class EffectWriter:
             e for e in effects if isinstance(e, (m.ModEffect, m.DeriveEffect, m.CannotEffect)) and not _no_change(e)
         ]
         clamps = _attachable_clamps(plain)
-        blocks: list[Block] = []
         groups = _by_guard([e for e in plain if e not in clamps.values()])
-        start = 0
-        while start < len(groups):
-            # A run of groups under shared outer conditions states them once, as a heading; each
-            # group then says only its own inner condition ("When ambush ...: / Missile: x2").
-            prefix = groups[start][0]
-            stop = start + 1
-            while stop < len(groups) and _common(prefix, groups[stop][0]):
-                prefix = _common(prefix, groups[stop][0])
-                stop += 1
-            if stop - start > 1:
-                blocks.append(Condition(title_case_first(self.notation.guard(prefix)) + ":"))
-                for guard, group in groups[start:stop]:
-                    made = self._group(group, clamps, indent=True, condition=self.notation.guard(guard))
-                    inner = self.notation.guard(guard[len(prefix) :])
-                    if inner:
-                        lead = Run(title_case_first(inner) + ": ", "em")
-                        made = [replace(b, runs=(lead, *b.runs)) if isinstance(b, Entry) else b for b in made]
-                    blocks += made
-            else:
-                made_run = self._subject_run(groups[start:], clamps)
-                blocks += _shared_subject(made_run)
-                stop = start + len(made_run)
-            start = stop
+        blocks = self._tree(groups, clamps, 0, 0)
         for effect in effects:
             if isinstance(effect, m.RollEffect):
                 blocks += self.roll(
@@ -253,7 +230,7 @@ class EffectWriter:
         return blocks
 
     def _group(
-        self, group: list[m.Effect], clamps: dict[str, m.ModEffect], *, indent: bool, condition: str = ""
+        self, group: list[m.Effect], clamps: dict[str, m.ModEffect], *, indent: int, condition: str = ""
     ) -> list[Block]:
         """The effects of one guard; `condition`: the guard as the card says it, which a
         modifier's label is not printed again after (see `modifier`)."""
@@ -263,18 +240,47 @@ class EffectWriter:
             made += self._effect(effect, clamps, following, indent=indent, condition=condition)
         return made
 
+    def _tree(self, groups: list[Guarded], clamps: dict[str, m.ModEffect], depth: int, level: int) -> list[Block]:
+        """Groups of effects under their conditions as the rule nests them, each condition said
+        once: groups whose guards share the condition after the first `depth` (said above them)
+        are set under one heading at `level` ("When taking part in a chase:"), saying every
+        condition they all share, and each then says only what it adds, one level in; a group
+        that shares nothing with its neighbours leads its line with its condition (see `_under`).
+        A run of such groups whose conditions begin with the same subject and verb says it once
+        (see `_shared_subject`)."""
+        blocks: list[Block] = []
+        start = 0
+        while start < len(groups):
+            guard = groups[start][0]
+            stop = start + 1
+            while stop < len(groups) and _next_shared(guard, groups[stop][0], depth):
+                stop += 1
+            if stop - start > 1:
+                common = guard
+                for other, _ in groups[start + 1 : stop]:
+                    common = _common(common, other)
+                blocks.append(Condition(title_case_first(self.notation.guard(common[depth:])) + ":", level))
+                blocks += self._tree(groups[start:stop], clamps, len(common), level + 1)
+            else:
+                made_run = self._subject_run(groups[start:], clamps, depth, level)
+                blocks += _shared_subject(made_run, level)
+                stop = start + len(made_run)
+            start = stop
+        return blocks
+
     def _subject_run(
-        self, groups: list[tuple[tuple[m.Condition, ...], list[m.Effect]]], clamps: dict[str, m.ModEffect]
+        self, groups: list[Guarded], clamps: dict[str, m.ModEffect], depth: int, level: int
     ) -> list[tuple[str, list[Block]]]:
-        """The first of `groups` and those after it whose conditions begin with the same subject
-        and verb as its ("when the task is Easy", "when the task is Difficult"), each with its
-        condition in words and its effects, made once (a card says how modifiers stack once)."""
+        """The first of `groups` and those after it whose conditions (after the first `depth`,
+        said above them) begin with the same subject and verb as its ("when the task is Easy",
+        "when the task is Difficult"), each with its condition in words and its effects, made once
+        (a card says how modifiers stack once)."""
         run: list[tuple[str, list[Block]]] = []
         subject: list[str] = []
         for index, (guard, group) in enumerate(groups):
-            if run and index + 1 < len(groups) and _common(guard, groups[index + 1][0]):
-                break  # it starts a run of groups under shared outer conditions
-            said = self.notation.guard(guard)
+            if run and index + 1 < len(groups) and _next_shared(guard, groups[index + 1][0], depth):
+                break  # it starts a run of groups under a shared condition
+            said = self.notation.guard(guard[depth:])
             if run:
                 found = _subject(said.split(" "), subject)
                 if found is None:
@@ -282,25 +288,26 @@ class EffectWriter:
                 subject = found
             else:
                 subject = _subject(said.split(" "), []) or []
-            run.append((said, self._group(group, clamps, indent=bool(guard), condition=said)))
+            inner = level + 1 if said else level
+            run.append((said, self._group(group, clamps, indent=inner, condition=self.notation.guard(guard))))
             if not subject:
                 break
         return run
 
     @staticmethod
-    def _under(condition: str, made: list[Block]) -> list[Block]:
-        """Effects under their condition: one effect on one line, the condition leading ("When
-        wet: DEX -1"); several indented below it."""
+    def _under(condition: str, made: list[Block], level: int) -> list[Block]:
+        """Effects under their condition, at `level`: one effect on one line, the condition
+        leading ("When wet: DEX -1"); several one level in, below it."""
         if not condition:
             return made
         entries = [b for b in made if isinstance(b, Entry)]
         if len(entries) == 1 and made[0] is entries[0] and not entries[0].mark:
             lead = Run(title_case_first(condition) + ": ", "em")
             return [
-                Entry((lead, *entries[0].runs)),
-                *(replace(b, indent=False) if isinstance(b, Detail) else b for b in made[1:]),
+                Entry((lead, *entries[0].runs), level),
+                *(replace(b, indent=level) if isinstance(b, Detail) else b for b in made[1:]),
             ]
-        return [Condition(title_case_first(condition) + ":"), *made]
+        return [Condition(title_case_first(condition) + ":", level), *made]
 
     def _shift(self, roll: m.RollEffect, effects: Sequence[m.Effect]) -> tuple[Fraction, str] | None:
         """What this card's modifiers add to the stat a check is made against, whenever the roll is
@@ -338,7 +345,8 @@ class EffectWriter:
                 continue
             if self._within(effect.guard, roll.guard):
                 continue  # made whenever the roll is: the shift, not a variant
-            said = self.notation.guard(effect.guard)
+            # what the roll's own conditions (said under it) leave to say
+            said = self.notation.guard(effect.guard[len(_common(effect.guard, roll.guard)) :])
             label = "if " + said.removeprefix("when ") if said.startswith("when ") else said
             if effect.op == "grade" and effect.grade in grades:
                 grade = grades[effect.grade]
@@ -355,7 +363,7 @@ class EffectWriter:
         clamps: dict[str, m.ModEffect],
         following: m.Effect | None,
         *,
-        indent: bool,
+        indent: int,
         condition: str = "",
     ) -> list[Block]:
         if isinstance(effect, m.ModEffect):
@@ -376,7 +384,7 @@ class EffectWriter:
         effect: m.ModEffect,
         clamp: m.ModEffect | None,
         *,
-        indent: bool,
+        indent: int,
         stacking: bool = True,
         condition: str = "",
     ) -> list[Block]:
@@ -404,7 +412,7 @@ class EffectWriter:
         noun = label if label.lower().rsplit(" ", 1)[-1] in _GROUP_NOUNS else f"{label} modifiers"
         return f"Does not stack with other {noun}: {_STACKING[group.stacking]}."
 
-    def derive(self, effect: m.DeriveEffect, *, indent: bool) -> list[Block]:
+    def derive(self, effect: m.DeriveEffect, *, indent: int) -> list[Block]:
         name = clean(effect.label) if effect.label else display_name(effect.name)
         if isinstance(effect.type, t.Flag):
             if isinstance(effect.value, n.Boolean):
@@ -430,7 +438,7 @@ class EffectWriter:
         value = self.notation.expr(effect.value) + (f" {unit}" if unit else "")
         return [Entry((Run(name, "strong"), Run(f" ={NBSP}" + value)), indent)]
 
-    def _looked_up(self, name: str, value: n.Expr, *, indent: bool) -> list[Block] | None:
+    def _looked_up(self, name: str, value: n.Expr, *, indent: int) -> list[Block] | None:
         """A value read straight from a short one-key table, with the table's rows on the card
         ("Total actions by crew: 1+ 2 · 2+ 3 · 4+ 4 ..."), not only the table's name: the card
         then answers alone.  None for anything else."""
@@ -637,12 +645,12 @@ _VERBS = frozenset({"is", "are", "has", "have"})
 _CLAUSES = re.compile(r",| and | or | unless ")
 
 
-def _shared_subject(run: list[tuple[str, list[Block]]]) -> list[Block]:
+def _shared_subject(run: list[tuple[str, list[Block]]], level: int) -> list[Block]:
     """Effects under their conditions (see `_subject_run`): when at least `SHARED_LEAST` one-line
     effects in a row begin their conditions with the same subject and verb, the subject said
     once ("When the task is:") and each line led by what differs ("Easy: skill rating is easy
-    (x2)"), indented under it, so that the lines read as the rows of a table; the others each
-    under its own condition."""
+    (x2)"), one level in under it, so that the lines read as the rows of a table; the others each
+    under its own condition; all at `level`."""
     lines = 0
     subject: list[str] = []
     for said, made in run:
@@ -656,7 +664,7 @@ def _shared_subject(run: list[tuple[str, list[Block]]]) -> list[Block]:
         lines += 1
     blocks: list[Block] = []
     if lines >= SHARED_LEAST:
-        blocks.append(Condition(title_case_first(" ".join(subject)) + ":"))
+        blocks.append(Condition(title_case_first(" ".join(subject)) + ":", level))
         for said, made in run[:lines]:
             entry = made[0]
             assert isinstance(entry, Entry)
@@ -665,7 +673,7 @@ def _shared_subject(run: list[tuple[str, list[Block]]]) -> list[Block]:
     else:
         lines = 0
     for said, made in run[lines:]:
-        blocks += EffectWriter._under(said, made)
+        blocks += EffectWriter._under(said, made, level)
     return blocks
 
 
@@ -711,6 +719,16 @@ def _common(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...]) -> tuple[m.C
             break
         count += 1
     return a[:count]
+
+
+def _next_shared(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...], depth: int) -> bool:
+    """Whether two guards, alike in their first `depth` conditions, share the next one too (the
+    same `when` block)."""
+    return len(a) > depth and len(b) > depth and a[depth].negated == b[depth].negated and a[depth].expr is b[depth].expr
+
+
+Guarded = tuple[tuple[m.Condition, ...], list[m.Effect]]
+"""Effects under one guard, in source order."""
 
 
 def _same_guard(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...]) -> bool:

@@ -317,10 +317,11 @@ def runs_markup(runs: Inline, muted_size: float | None = None) -> str:
     return "".join(out)
 
 
-def _indented(style: ParagraphStyle, indent: bool) -> ParagraphStyle:
+def _indented(style: ParagraphStyle, indent: int) -> ParagraphStyle:
+    """A style `indent` levels in (under as many conditions)."""
     if not indent:
         return style
-    return derived(style, "_in", leftIndent=style.leftIndent + INDENT)
+    return derived(style, f"_in{int(indent)}", leftIndent=style.leftIndent + INDENT * int(indent))
 
 
 def derived(parent: ParagraphStyle, suffix: str, **values: Any) -> ParagraphStyle:
@@ -422,17 +423,18 @@ def flowables_of(
     styles = COMPACT if compact else REGULAR_STYLES
     in_roll = False
     section: tuple[Item, ...] = ()  # the heading the blocks are under, continued
-    condition: tuple[Item, ...] = ()  # the condition of indented lines, repeated
+    conditions: list[tuple[Item, ...]] = []  # the conditions of indented lines, by level, repeated
     roll: tuple[Item, ...] = ()  # the roll heading of its details and chances, continued
     for index, block in enumerate(blocks):
         made = _block(block, width, accent, styles)
         in_roll = isinstance(block, RollHead) or (in_roll and isinstance(block, (Detail, Chances)))
-        indented = isinstance(block, (Entry, Detail)) and block.indent
-        if not indented:
-            condition = ()
+        if isinstance(block, (Entry, Detail, Condition)):
+            del conditions[block.indent :]  # a line is under the conditions of the levels above it
+        else:
+            conditions.clear()
         if not in_roll:
             roll = ()
-        context = resume + section + condition + roll
+        context = resume + section + tuple(item for level in conditions for item in level) + roll
         if isinstance(block, RollHead):
             context = resume + section
             roll = tuple(_again(_block(RollHead(block.title + CONTINUED, block.notation), width, accent, styles)[:1]))
@@ -440,7 +442,7 @@ def flowables_of(
             context = resume
             section = tuple(_again(_block(Heading(block.text + CONTINUED, block.detail), width, accent, styles)))
         elif isinstance(block, Condition):
-            condition = tuple(_again(made))
+            conditions.append(tuple(_again(made)))
         following = blocks[index + 1] if index + 1 < len(blocks) else None
         if in_roll and isinstance(following, (Detail, Chances)):
             made[-1].keep = True
@@ -473,7 +475,8 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
         return [Item(RuledHeading(text, style), keep=True)]
     room = width - INDENT - 9  # the narrowest a line gets: indented, after a mark
     if isinstance(block, Condition):
-        return [Item(Para(markup(loosen(block.text, room, CONDITION.fontSize)), CONDITION), keep=True)]
+        style = _indented(CONDITION, block.indent)
+        return [Item(Para(markup(loosen(block.text, room, CONDITION.fontSize)), style), keep=True)]
     if isinstance(block, Entry):
         style = _indented(ENTRY, block.indent)
         text = runs_markup(_loose(block.runs, room, ENTRY.fontSize), muted_size=min(7.5, ENTRY.fontSize))

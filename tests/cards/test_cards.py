@@ -918,3 +918,55 @@ def test_lines_whose_conditions_share_a_subject_say_it_once() -> None:
     ground = card(book, "ground")
     assert not [b for b in ground.blocks if isinstance(b, Condition)]
     assert entries(ground) == [f"When the ground is wet: DEX{NB}\u22121", f"When the ground is icy: DEX{NB}\u22122"]
+
+
+NESTED = """\
+rulebook chase "Chase":
+    source "S"
+
+grades "Difficulty":
+    difficult -1: / 2 round up
+
+stat skill "Skill": int 0..100 = 50
+input in_chase "Taking part in a chase": flag = no
+input missile "The attack is a missile attack": flag = no
+input range "Range": one of {near, close, far, gone} = near
+rule chase_attacks "Chase attacks" cites "1":
+    when in_chase:
+        when missile:
+            when range == close: skill is difficult "at Close range"
+            when range == far: skill -20 "at Far range"
+            when range == gone: skill = 0 "out of sight"
+        unless missile:
+            cannot "attack hand to hand beyond Near range"
+        roll shot "Attack during the chase": d100 <= skill
+"""
+
+
+def test_nested_conditions_are_said_once_each_one_level_in() -> None:
+    """A rule's `when` blocks print as they nest: the condition the effects share once at its
+    level, what each inner block adds one level in, and no line repeats a condition said above
+    it; a chance table's rows say only what the roll's own conditions leave out."""
+    book = compile_book(NESTED)
+    chase = card(book, "chase_attacks")
+    said = [
+        (type(b).__name__, b.indent, b.text if isinstance(b, Condition) else "".join(r.text for r in b.runs))
+        for b in chase.blocks
+        if isinstance(b, (Condition, Entry))
+    ]
+    assert said == [
+        ("Entry", 0, "Skill starts at 50"),
+        ("Condition", 0, "When taking part in a chase:"),
+        ("Condition", 1, "When the attack is a missile attack:"),
+        ("Condition", 2, "When range is:"),
+        ("Entry", 3, f"Close: skill{NB}is difficult (\u00d7\u00bd{NB}\u2191)\u2002at Close range"),
+        ("Entry", 3, f"Far: skill{NB}\u221220\u2002at Far range"),
+        ("Entry", 3, f"Gone: skill{NB}={NB}0\u2002out of sight"),
+        ("Condition", 1, "Unless the attack is a missile attack:"),
+        ("Entry", 2, "Cannot attack hand to hand beyond Near range"),
+    ]
+    table = next(b.table for b in chase.blocks if isinstance(b, Chances))
+    assert [row.note for row in table.rows] == [
+        "if the attack is a missile attack and range is close",
+        "if the attack is a missile attack and range is far",
+    ]
