@@ -1249,7 +1249,7 @@ _pits__text2: Final = TextSpec(
     key='pits#4',
     rule='pits',
     source='17.8',
-    kind='note',
+    kind='aside',
     text='Pits are sometimes called foxholes.',
     quote=None,
     condition='',
@@ -1257,7 +1257,7 @@ _pits__text2: Final = TextSpec(
 _pits__text2_trace: Final = TraceSpec(
     'pits',
     '17.8',
-    'note: Pits are sometimes called foxholes.',
+    'aside: Pits are sometimes called foxholes.',
     (),
     (),
 )
@@ -1332,7 +1332,7 @@ _gravity__text4: Final = TextSpec(
     key='gravity#7',
     rule='gravity',
     source='17.9',
-    kind='note',
+    kind='aside',
     text="The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).",
     quote=None,
     condition='',
@@ -1340,7 +1340,7 @@ _gravity__text4: Final = TextSpec(
 _gravity__text4_trace: Final = TraceSpec(
     'gravity',
     '17.9',
-    "note: The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).",
+    "aside: The (g - 1) x 70 kg term is the character's own weight (a human weighs 70 kg).",
     (),
     (),
 )

@@ -1021,7 +1021,7 @@ _acid__text2: Final = TextSpec(
     key='acid#6',
     rule='acid',
     source='7. Acid',
-    kind='note',
+    kind='aside',
     text='Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.',
     quote=None,
     condition='',
@@ -1029,7 +1029,7 @@ _acid__text2: Final = TextSpec(
 _acid__text2_trace: Final = TraceSpec(
     'acid',
     '7. Acid',
-    'note: Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.',
+    'aside: Treat all acids the same: the degree of acid damage represents how diluted it is, rather than the specific type of acid.',
     (),
     (),
 )
@@ -1574,7 +1574,7 @@ _aerial_combat__text5: Final = TextSpec(
     key='aerial_combat#19',
     rule='aerial_combat',
     source='7. Aerial Combat',
-    kind='note',
+    kind='aside',
     text='See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
     quote=None,
     condition='',
@@ -1582,7 +1582,7 @@ _aerial_combat__text5: Final = TextSpec(
 _aerial_combat__text5_trace: Final = TraceSpec(
     'aerial_combat',
     '7. Aerial Combat',
-    'note: See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
+    'aside: See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
     (),
     (),
 )
@@ -1714,7 +1714,7 @@ _aim_bonus__text1: Final = TextSpec(
     key='aim_bonus#3',
     rule='aim_bonus',
     source='7. Aimed Attacks: Taking More Time',
-    kind='note',
+    kind='aside',
     text='Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
     quote=None,
     condition='',
@@ -1722,7 +1722,7 @@ _aim_bonus__text1: Final = TextSpec(
 _aim_bonus__text1_trace: Final = TraceSpec(
     'aim_bonus',
     '7. Aimed Attacks: Taking More Time',
-    'note: Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
+    'aside: Shared by Taking More Time and Targeting a Specific Area: either rule, or both, gives the whole aimed shot.',
     (),
     (),
 )
@@ -4034,7 +4034,7 @@ _maneuver_penalty__text1: Final = TextSpec(
     key='maneuver_penalty#3',
     rule='maneuver_penalty',
     source='7. Chases: Skill Roll Modifiers Chart',
-    kind='note',
+    kind='aside',
     text='Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
     quote=None,
     condition='',
@@ -4042,7 +4042,7 @@ _maneuver_penalty__text1: Final = TextSpec(
 _maneuver_penalty__text1_trace: Final = TraceSpec(
     'maneuver_penalty',
     '7. Chases: Skill Roll Modifiers Chart',
-    'note: Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
+    'aside: Shared by Chases: Maneuvers and the Skill Roll Modifiers Chart: naming both applies it once.',
     (),
     (),
 )
@@ -4521,7 +4521,7 @@ _vehicle_damage__text3: Final = TextSpec(
     key='vehicle_damage#6',
     rule='vehicle_damage',
     source='7. Chases: Maneuvers (Vehicle Damage)',
-    kind='note',
+    kind='aside',
     text='Sample vehicle hit points are on page 184 (not part of this chapter).',
     quote=None,
     condition='',
@@ -4529,7 +4529,7 @@ _vehicle_damage__text3: Final = TextSpec(
 _vehicle_damage__text3_trace: Final = TraceSpec(
     'vehicle_damage',
     '7. Chases: Maneuvers (Vehicle Damage)',
-    'note: Sample vehicle hit points are on page 184 (not part of this chapter).',
+    'aside: Sample vehicle hit points are on page 184 (not part of this chapter).',
     (),
     (),
 )
@@ -4553,7 +4553,7 @@ _vehicle_damage__text5: Final = TextSpec(
     key='vehicle_damage#8',
     rule='vehicle_damage',
     source='7. Chases: Maneuvers (Vehicle Damage)',
-    kind='note',
+    kind='aside',
     text='See the Repair skill (page 50) for repairing or jury-rigging the vehicle.',
     quote=None,
     condition='',
@@ -4561,7 +4561,7 @@ _vehicle_damage__text5: Final = TextSpec(
 _vehicle_damage__text5_trace: Final = TraceSpec(
     'vehicle_damage',
     '7. Chases: Maneuvers (Vehicle Damage)',
-    'note: See the Repair skill (page 50) for repairing or jury-rigging the vehicle.',
+    'aside: See the Repair skill (page 50) for repairing or jury-rigging the vehicle.',
     (),
     (),
 )
@@ -4904,7 +4904,7 @@ _skill_roll_modifiers__text2: Final = TextSpec(
     key='skill_roll_modifiers#19',
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
-    kind='note',
+    kind='aside',
     text='See the vehicle record for use in chases.',
     quote=None,
     condition='',
@@ -4912,7 +4912,7 @@ _skill_roll_modifiers__text2: Final = TextSpec(
 _skill_roll_modifiers__text2_trace: Final = TraceSpec(
     'skill_roll_modifiers',
     '7. Chases: Skill Roll Modifiers Chart',
-    'note: See the vehicle record for use in chases.',
+    'aside: See the vehicle record for use in chases.',
     (),
     (),
 )
@@ -5748,7 +5748,7 @@ _closing__text5: Final = TextSpec(
     key='closing#5',
     rule='closing',
     source='7. Closing',
-    kind='note',
+    kind='aside',
     text='See also Weapon Length (in Spot Rules E\u2013Z) for more information.',
     quote=None,
     condition='',
@@ -5756,7 +5756,7 @@ _closing__text5: Final = TextSpec(
 _closing__text5_trace: Final = TraceSpec(
     'closing',
     '7. Closing',
-    'note: See also Weapon Length (in Spot Rules E\u2013Z) for more information.',
+    'aside: See also Weapon Length (in Spot Rules E\u2013Z) for more information.',
     (),
     (),
 )
@@ -6209,7 +6209,7 @@ _darkness__text1: Final = TextSpec(
     key='darkness#4',
     rule='darkness',
     source='7. Darkness',
-    kind='note',
+    kind='aside',
     text='The darkness modifiers are under Situational Modifiers, in another chapter of the source.',
     quote=None,
     condition='',
@@ -6217,7 +6217,7 @@ _darkness__text1: Final = TextSpec(
 _darkness__text1_trace: Final = TraceSpec(
     'darkness',
     '7. Darkness',
-    'note: The darkness modifiers are under Situational Modifiers, in another chapter of the source.',
+    'aside: The darkness modifiers are under Situational Modifiers, in another chapter of the source.',
     (),
     (),
 )

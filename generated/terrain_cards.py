@@ -1569,7 +1569,7 @@ _primeval_forest__text1: Final = TextSpec(
     key='primeval_forest#5',
     rule='primeval_forest',
     source='PRIMEVAL FOREST',
-    kind='note',
+    kind='aside',
     text='See pg 165 of the main rulebook (Zero Visibility Zones).',
     quote=None,
     condition='',
@@ -1577,7 +1577,7 @@ _primeval_forest__text1: Final = TextSpec(
 _primeval_forest__text1_trace: Final = TraceSpec(
     'primeval_forest',
     'PRIMEVAL FOREST',
-    'note: See pg 165 of the main rulebook (Zero Visibility Zones).',
+    'aside: See pg 165 of the main rulebook (Zero Visibility Zones).',
     (),
     (),
 )
