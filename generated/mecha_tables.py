@@ -1518,7 +1518,7 @@ _firing__text3: Final = TextSpec(
     key='firing#12',
     rule='firing',
     source='FIRING MODIFIERS',
-    kind='note',
+    kind='aside',
     text='DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.',
     quote=None,
     condition='',
@@ -1526,7 +1526,7 @@ _firing__text3: Final = TextSpec(
 _firing__text3_trace: Final = TraceSpec(
     'firing',
     'FIRING MODIFIERS',
-    'note: DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.',
+    'aside: DEFENSE ARCS: a heading with nothing under it; the arcs are Front, Rear Flank and Rear.',
     (),
     (),
 )
@@ -2297,7 +2297,7 @@ _ramming__text3: Final = TextSpec(
     key='ramming#6',
     rule='ramming',
     source='RAMMING',
-    kind='note',
+    kind='aside',
     text='The source does not print the dice of the opposed roll.',
     quote=None,
     condition='',
@@ -2305,7 +2305,7 @@ _ramming__text3: Final = TextSpec(
 _ramming__text3_trace: Final = TraceSpec(
     'ramming',
     'RAMMING',
-    'note: The source does not print the dice of the opposed roll.',
+    'aside: The source does not print the dice of the opposed roll.',
     (),
     (),
 )

@@ -1717,7 +1717,7 @@ _improvised_weapons__text1: Final = TextSpec(
     key='improvised_weapons#3',
     rule='improvised_weapons',
     source='Improvised Weapons',
-    kind='note',
+    kind='aside',
     text='Characters may improvise weapons from items around them; the weapon tables of Chapter 8: Equipment suggest statistics by size.',
     quote=None,
     condition='',
@@ -1725,7 +1725,7 @@ _improvised_weapons__text1: Final = TextSpec(
 _improvised_weapons__text1_trace: Final = TraceSpec(
     'improvised_weapons',
     'Improvised Weapons',
-    'note: Characters may improvise weapons from items around them; the weapon tables of Chapter 8: Equipment suggest statistics by size.',
+    'aside: Characters may improvise weapons from items around them; the weapon tables of Chapter 8: Equipment suggest statistics by size.',
     (),
     (),
 )
@@ -5637,7 +5637,7 @@ _weather_conditions__text1: Final = TextSpec(
     key='weather_conditions#3',
     rule='weather_conditions',
     source='Weather Conditions',
-    kind='note',
+    kind='aside',
     text='Weather conditions are the atmospheric effects that affect characters: wind, cloud cover and precipitation. Other extremes are covered in Cold, Exposure, Hunger, and Thirst (in Spot Rules A\u2013E) and Fire and Heat.',
     quote=None,
     condition='',
@@ -5645,7 +5645,7 @@ _weather_conditions__text1: Final = TextSpec(
 _weather_conditions__text1_trace: Final = TraceSpec(
     'weather_conditions',
     'Weather Conditions',
-    'note: Weather conditions are the atmospheric effects that affect characters: wind, cloud cover and precipitation. Other extremes are covered in Cold, Exposure, Hunger, and Thirst (in Spot Rules A\u2013E) and Fire and Heat.',
+    'aside: Weather conditions are the atmospheric effects that affect characters: wind, cloud cover and precipitation. Other extremes are covered in Cold, Exposure, Hunger, and Thirst (in Spot Rules A\u2013E) and Fire and Heat.',
     (),
     (),
 )

@@ -4407,7 +4407,7 @@ _barrier__text1: Final = TextSpec(
     key='barrier#5',
     rule='barrier',
     source='Condition tiles: BARRIER',
-    kind='note',
+    kind='aside',
     text="Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.",
     quote=None,
     condition='',
@@ -4415,7 +4415,7 @@ _barrier__text1: Final = TextSpec(
 _barrier__text1_trace: Final = TraceSpec(
     'barrier',
     'Condition tiles: BARRIER',
-    "note: Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.",
+    "aside: Step 3's example: a Medium Barrier chosen as a concrete wall with a locked door and a boarded-up window along the Close/Short boundary of the arm being entered: vision is initially blocked.",
     (),
     (),
 )
