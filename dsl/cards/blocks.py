@@ -134,8 +134,8 @@ class Grid:
 
 @dataclass(frozen=True, slots=True)
 class IndexSub:
-    """A subentry run in under its head: the rest of a title after the head and `joiner`
-    ("Chases" ": " "Maneuvers", "Chases" " " "on Foot")."""
+    """A subentry under its head: the rest of a title after the head and `joiner` ("Chases"
+    ": " "Maneuvers", "Chases" " " "on Foot"), on a line of its own or run in after the head."""
 
     text: str
     joiner: str
@@ -155,7 +155,7 @@ class IndexEntry:
 
 @dataclass(frozen=True, slots=True)
 class Index:
-    """The deck's index, set as a book's index is: one entry a head, its subentries run in."""
+    """The deck's index, set as a book's index is: an entry a head, its subentries under it."""
 
     entries: tuple[IndexEntry, ...]
 

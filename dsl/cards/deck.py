@@ -144,10 +144,11 @@ def index_card(cards: list[Card], footer: str) -> Card:
 
 def index_entries(cards: list[Card]) -> tuple[IndexEntry, ...]:
     """The index's entries: a title `Head: rest`, or one that begins with another card's title
-    and a word ("Chases on Foot" beside "Chases"), is run in under its head when the head has
-    more than one title under it ("Chases 25; Maneuvers 30; on Foot 28"); cards of the same
-    title share their entry ("Wind 49, 50").  Heads and subentries go from A to Z, without case,
-    leading punctuation and articles."""
+    and a word ("Chases on Foot" beside "Chases"), goes under its head as a subentry when the
+    head has more than one title under it ("Chases 25", then "Maneuvers 30", "on Foot 28"), so
+    that a run of titles alike takes a line each for what tells them apart; cards of the same
+    title share their entry ("Wind 49, 50").  Heads and subentries go from A to Z, without
+    case, leading punctuation and articles."""
     titles = {c.title for c in cards}
     split = {c.title: _head_and_rest(c.title, titles) for c in cards}
     members: dict[str, list[Card]] = {}
@@ -171,7 +172,7 @@ def index_entries(cards: list[Card]) -> tuple[IndexEntry, ...]:
 
 def _entry_order(entry: IndexEntry) -> tuple[str, int]:
     """A head's place from A to Z; heads alike but for case in the order of their cards."""
-    return _sort_key(entry.head), min(number for _, number in Index((entry,)).titles())
+    return _sort_key(entry.head), min((*entry.numbers, *(number for sub in entry.subs for number in sub.numbers)))
 
 
 def _head_and_rest(title: str, titles: set[str]) -> tuple[str, str, str]:
