@@ -8,6 +8,7 @@ writers only lay them out.  All text in a block is plain text (already passed th
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
@@ -118,7 +119,6 @@ class Grid:
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     keys: int = 1
-    dense: bool = False  # rows set close together: a list to scan (the index), not a table to read across
     _numeric: tuple[bool, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -132,6 +132,44 @@ class Grid:
     def numeric(self, index: int) -> bool:
         """Whether a column holds only numbers (or X, N/A, a dash): such columns are centred."""
         return 0 <= index < len(self._numeric) and self._numeric[index]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSub:
+    """A subentry under its head: the rest of a title after the head and `joiner` ("Chases"
+    ": " "Maneuvers", "Chases" " " "on Foot"), on a line of its own or run in after the head."""
+
+    text: str
+    joiner: str
+    numbers: tuple[int, ...]  # of its cards
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEntry:
+    """A head and the numbers of its cards (none when no card bears the head alone: "Zone
+    trait"), and the subentries under it, from A to Z.  The index leaves out the category: its
+    glyph beside every entry would cost the index a face in some decks, and the card names it."""
+
+    head: str
+    numbers: tuple[int, ...]
+    subs: tuple[IndexSub, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """The deck's index, set as a book's index is: an entry a head, its subentries under it."""
+
+    entries: tuple[IndexEntry, ...]
+
+    def titles(self) -> Iterator[tuple[str, int]]:
+        """Every full title the index lists, with the number of a card it sends to, in the
+        index's order: how a player looks a rule up."""
+        for entry in self.entries:
+            for number in entry.numbers:
+                yield entry.head, number
+            for sub in entry.subs:
+                for number in sub.numbers:
+                    yield entry.head + sub.joiner + sub.text, number
 
 
 _NUMERIC = re.compile(r"^(?:[<>+\u2212-]?[0-9½¼¾⅓⅔⅕⅛.,/]+%?|[\u2013\u2014X]|N/A)?$")
@@ -152,7 +190,7 @@ class Text:
     small: bool = False
 
 
-Block = Heading | Condition | Entry | Detail | RollHead | Chances | Grid | Note | Text
+Block = Heading | Condition | Entry | Detail | RollHead | Chances | Grid | Index | Note | Text
 
 
 @dataclass(frozen=True, slots=True)

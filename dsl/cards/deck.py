@@ -3,7 +3,7 @@ table, in the order the rulebook declares them."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import replace
 from fractions import Fraction
 
@@ -19,6 +19,9 @@ from dsl.cards.blocks import (
     Entry,
     Grid,
     Heading,
+    Index,
+    IndexEntry,
+    IndexSub,
     Movable,
     Note,
     Run,
@@ -133,14 +136,62 @@ def _notes(card: Card) -> Movable | None:
 
 
 def index_card(cards: list[Card], footer: str) -> Card:
-    """Every rule and table from A to Z, with its card number and category, so that a player
-    finds a rule by name in seconds."""
-    rows = tuple(
-        (str(c.number), c.title, c.category.glyph)
-        for c in sorted(cards, key=lambda c: (_sort_key(c.title), c.number))
-    )
-    blocks: tuple[Block, ...] = (Grid(("No.", "Rule or table", "Cat."), rows, dense=True),)
+    """Every rule and table from A to Z with its card number, so that a player finds a rule by
+    name in seconds; set as a book's index is, so that it takes few faces (`index_entries`)."""
+    blocks: tuple[Block, ...] = (Index(index_entries(cards)),)
     return Card("", INDEX_KIND, "Index A\u2013Z", "", category(None), blocks, footer, number=3, pages=True)
+
+
+def index_entries(cards: list[Card]) -> tuple[IndexEntry, ...]:
+    """The index's entries: a title `Head: rest`, or one that begins with another card's title
+    and a word ("Chases on Foot" beside "Chases"), goes under its head as a subentry when the
+    head has more than one title under it ("Chases 25", then "Maneuvers 30", "on Foot 28"), so
+    that a run of titles alike takes a line each for what tells them apart; cards of the same
+    title share their entry ("Wind 49, 50").  Heads and subentries go from A to Z, without
+    case, leading punctuation and articles."""
+    titles = {c.title for c in cards}
+    split = {c.title: _head_and_rest(c.title, titles) for c in cards}
+    members: dict[str, list[Card]] = {}
+    for card in cards:
+        members.setdefault(split[card.title][0], []).append(card)
+    entries = []
+    for head, under in members.items():
+        alone = [c for c in under if c.title == head]
+        pairs = dict.fromkeys(split[c.title][1:] for c in under if c.title != head)
+        if not pairs or (not alone and len(pairs) < 2):
+            for title in dict.fromkeys(c.title for c in under):
+                entries.append(IndexEntry(title, _numbers(c for c in under if c.title == title)))
+            continue
+        subs = tuple(
+            IndexSub(rest, joiner, _numbers(c for c in under if c.title == head + joiner + rest))
+            for joiner, rest in sorted(pairs, key=lambda pair: (_sort_key(pair[1]), pair[1]))
+        )
+        entries.append(IndexEntry(head, _numbers(alone), subs))
+    return tuple(sorted(entries, key=_entry_order))
+
+
+def _entry_order(entry: IndexEntry) -> tuple[str, int]:
+    """A head's place from A to Z; heads alike but for case in the order of their cards."""
+    return _sort_key(entry.head), min((*entry.numbers, *(number for sub in entry.subs for number in sub.numbers)))
+
+
+def _head_and_rest(title: str, titles: set[str]) -> tuple[str, str, str]:
+    """The head a title may go under, the joiner and the rest: ("Chases", ": ", "Maneuvers");
+    (title, "", "") for a title that is its own head.  A parenthesis is no subentry: "Pit
+    (sporadic)" stays whole."""
+    head, colon, rest = title.partition(": ")
+    if colon and rest:
+        return head, colon, rest
+    words = title.split(" ")
+    for cut in range(len(words) - 1, 0, -1):
+        head, rest = " ".join(words[:cut]), " ".join(words[cut:])
+        if head in titles and rest[:1].isalnum():
+            return head, " ", rest
+    return title, "", ""
+
+
+def _numbers(cards: Iterable[Card]) -> tuple[int, ...]:
+    return tuple(sorted(c.number for c in cards))
 
 
 def _sort_key(title: str) -> str:

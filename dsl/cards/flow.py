@@ -20,7 +20,22 @@ from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
-from dsl.cards.blocks import Block, Chances, Condition, Detail, Entry, Grid, Heading, Inline, Note, RollHead, Run, Text
+from dsl.cards.blocks import (
+    Block,
+    Chances,
+    Condition,
+    Detail,
+    Entry,
+    Grid,
+    Heading,
+    Index,
+    IndexEntry,
+    Inline,
+    Note,
+    RollHead,
+    Run,
+    Text,
+)
 from dsl.cards.fonts import BOLD, ITALIC, MM, REGULAR, text_width
 from dsl.cards.memo import keep
 from dsl.cards.text import NBSP, WORD, sentences, words
@@ -229,6 +244,9 @@ ROLL_TITLE = _style("roll_title", fontName=BOLD, fontSize=8.0, leading=9.6)
 ROLL_NOTATION = _style("roll_notation", fontName=BOLD, fontSize=8.5, leading=9.6, alignment=TA_RIGHT)
 CHANCE = _style("chance", fontSize=7.0, leading=8.0, alignment=TA_CENTER)
 CHANCE_HEAD = _style("chance_head", fontName=BOLD, fontSize=7.0, leading=8.0, alignment=TA_CENTER)
+INDEX_ENTRY = _style("index_entry", fontSize=7.0, leading=8.2, leftIndent=8.0, firstLineIndent=-8.0)
+"""An index entry, set close as a book's index is: its head at the margin, its lines after the
+first indented under it, the bold card number at its end telling one entry from the next."""
 CHANCE_LABEL = _style("chance_label", fontSize=7.0, leading=8.0, alignment=TA_LEFT)
 
 COMPACT = {
@@ -506,6 +524,8 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
             lines = [f"<b>{markup(short)}</b> {markup(full)}" for short, full in shortened]
             items.append(Item(prose(lines, SMALL), whole=True))
         return items
+    if isinstance(block, Index):
+        return index_items(block, width)
     if isinstance(block, Note):
         return [Item(prose(_note(block), NOTE), whole=True)]
     assert isinstance(block, Text)
@@ -538,9 +558,8 @@ def _stacked(
     `STACK_RATIO`): a legend naming the columns in order, then one paragraph a row, its keys in
     bold and its cells after them in the legend's order.  Each row is moved whole to the next card
     (only a row taller than a card is broken), and the legend is repeated above the rows a card
-    continues (the paginator's `resume`).  None for a table that reads better as a table, and for
-    an index (`dense`), which is scanned down its first column."""
-    if grid.dense or not grid.rows:
+    continues (the paginator's `resume`).  None for a table that reads better as a table."""
+    if not grid.rows:
         return None
     table_height = sum(t.data.head_height + t.data.tops[-1] for t in tables)
     gap = STACKED_GAP_COMPACT if compact else STACKED_GAP
@@ -558,6 +577,113 @@ def _stacked(
     head = Item(legend, keep=True, split=False)
     again = Item(legend, keep=True, split=False)
     return [head, *(Item(row, whole=True, resume=(again,)) for row in rows)]
+
+
+COLUMNS_SAVE = 0.85
+"""An index is set in two columns when that takes at most this share of the height it takes in
+one: when most of its entries are short enough for half the measure."""
+COLUMN_GAP = 9.0
+SUBENTRY = derived(INDEX_ENTRY, "_sub", leftIndent=2 * INDEX_ENTRY.leftIndent)
+"""A subentry on a line of its own, in a column: indented under its head, its own lines after
+the first indented further."""
+
+
+def index_items(index: Index, width: float) -> list[Item]:
+    """An index as a book sets one: in two columns when its entries are short enough (see
+    `COLUMNS_SAVE`), each subentry on a line of its own under its head; else in one, the
+    subentries run in after their head (`index_markup`)."""
+    column = (width - COLUMN_GAP) / 2
+    columns = IndexColumns(tuple(_entry_lines(entry, column) for entry in index.entries))
+    run_in = [_fitted(index_markup(entry, held=True), index_markup(entry, held=False), INDEX_ENTRY, width) for entry in index.entries]
+    if columns.wrap(width, 1e9)[1] <= COLUMNS_SAVE * sum(para.wrap(width, 1e9)[1] for para in run_in):
+        return [Item(columns)]
+    return [Item(para, whole=True) for para in run_in]
+
+
+def _entry_lines(entry: IndexEntry, width: float) -> tuple[Para, ...]:
+    """An entry in a column `width` wide: its head, then a paragraph a subentry."""
+
+    def line(text: str, numbers: tuple[int, ...], style: ParagraphStyle) -> Para:
+        return _fitted(_located(text, numbers, held=True), _located(text, numbers, held=False), style, width)
+
+    return (line(entry.head, entry.numbers, INDEX_ENTRY), *(line(sub.text, sub.numbers, SUBENTRY) for sub in entry.subs))
+
+
+def _fitted(held: str, loose: str, style: ParagraphStyle, width: float) -> Para:
+    """The entry with its numbers held to the word before them, unless that makes a word too
+    wide for its line (`jam communications 40` in a column): then they may start a line."""
+    para = Para(held, style)
+    para.wrap(width, 1e9)
+    return para if para.lines is not None else Para(loose, style)
+
+
+def _located(text: str, numbers: tuple[int, ...], *, held: bool) -> str:
+    """A title and its card numbers in bold, `held` to the word before them: `Wind 49, 50`."""
+    if not numbers:
+        return markup(text)
+    return f"{markup(text)}{NBSP if held else ' '}<b>{', '.join(str(number) for number in numbers)}</b>"
+
+
+def index_markup(entry: IndexEntry, *, held: bool) -> str:
+    """`Chases 25; attacks on the Range Track 27; on Foot 28`, `Zone trait: COVER 28; DEBRIS
+    34`: the head, then each subentry run in."""
+    head = _located(entry.head, entry.numbers, held=held)
+    if not entry.subs:
+        return head
+    subs = "; ".join(_located(sub.text, sub.numbers, held=held) for sub in entry.subs)
+    return f"{head}{';' if entry.numbers else ':'} {subs}"
+
+
+class IndexColumns(Flowable):  # type: ignore[misc]
+    """Index entries in two columns, read down the first and then the second, as a book's index
+    is set.  An entry (its head and its subentries) stays in one column; the index is split
+    between entries, each face's two columns filled from the top and the last face's balanced.
+    Only an entry taller than a whole column is broken between its lines."""
+
+    def __init__(self, entries: tuple[tuple[Para, ...], ...]) -> None:
+        super().__init__()
+        self.entries = entries
+        self.cut = 0  # how many entries the first column holds
+
+    def _heights(self, width: float) -> list[float]:
+        column = (width - COLUMN_GAP) / 2
+        return [sum(float(line.wrap(column, 1e9)[1]) for line in entry) for entry in self.entries]
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        heights = self._heights(availWidth)
+        tallest = [max(sum(heights[:cut]), sum(heights[cut:])) for cut in range(len(heights) + 1)]
+        self.cut = min(range(len(tallest)), key=lambda cut: (tallest[cut], -cut))
+        self.width, self.height = availWidth, tallest[self.cut]
+        return self.width, self.height
+
+    def split(self, availWidth: float, availHeight: float) -> list[Flowable]:
+        heights = self._heights(availWidth)
+        if heights and heights[0] > availHeight + 0.01 and len(self.entries[0]) > 1:
+            # Taller than a column: its lines go on as entries of their own.
+            return IndexColumns((*((line,) for line in self.entries[0]), *self.entries[1:])).split(availWidth, availHeight)
+        fit = 0
+        for _ in range(2):  # a column, then the next
+            start = fit
+            while fit < len(heights) and sum(heights[start : fit + 1]) <= availHeight + 0.01:
+                fit += 1
+        if fit >= len(heights):
+            return [self]
+        if fit == 0:
+            return []
+        return [IndexColumns(self.entries[:fit]), IndexColumns(self.entries[fit:])]
+
+    def draw(self) -> None:
+        column = (self.width - COLUMN_GAP) / 2
+        for left, entries in ((0.0, self.entries[: self.cut]), (column + COLUMN_GAP, self.entries[self.cut :])):
+            top = self.height
+            for entry in entries:
+                for line in entry:
+                    _, height = line.wrap(column, 1e9)
+                    top -= height
+                    line.drawOn(self.canv, left, top)
+
+    def getPlainText(self) -> str:
+        return "\n".join(line.getPlainText() for entry in self.entries for line in entry)
 
 
 def _note(note: Note) -> list[str]:
@@ -790,7 +916,6 @@ def _columns(grid: Grid, indexes: list[int]) -> Grid:
         tuple(grid.header[i] for i in indexes),
         tuple(tuple(r[i] for i in indexes) for r in grid.rows),
         grid.keys,
-        grid.dense,
     )
 
 
@@ -856,7 +981,7 @@ class _GridData:
         body_styles = [
             CELL_KEY if i < grid.keys else CELL_CENTRED if self.centred[i] else CELL for i in range(len(grid.header))
         ]
-        self.top, self.bottom = (0.5, 0.7) if grid.dense else (0.9, 1.2) if compact else (_CELL_TOP, _CELL_BOTTOM)
+        self.top, self.bottom = (0.9, 1.2) if compact else (_CELL_TOP, _CELL_BOTTOM)
         header = list(grid.header)
         self.shortened: list[tuple[str, str]] = []  # header labels cut short, with the whole label
         for index, (text, style) in enumerate(zip(grid.header, head_styles, strict=True)):

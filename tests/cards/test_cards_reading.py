@@ -19,7 +19,7 @@ from typing import cast
 import pytest
 
 from dsl import model as m
-from dsl.cards.blocks import Grid
+from dsl.cards.blocks import Index
 from dsl.cards.deck import APPENDIX_KIND, INDEX_KIND, deck_of
 from dsl.cards.pdfcards import Face
 from dsl.cards.press import sheets
@@ -139,8 +139,8 @@ class Deck:
         sides: list[Face | None] = [side for front, back in sheets(faces) for side in (front, back)]
         self.faces = [(face, _plain(page)) for face, page in zip(sides, pages, strict=False) if face is not None]
         index = next(card for card in deck.cards if card.kind == INDEX_KIND)
-        grid = next(block for block in index.blocks if isinstance(block, Grid))
-        self.index = {title: int(number) for number, title, _ in grid.rows}
+        block = next(block for block in index.blocks if isinstance(block, Index))
+        self.index = dict(block.titles())
 
     def read(self, title: str, facts: tuple[str, ...]) -> tuple[int, set[str]]:
         """How many faces the player reads to find every fact, and the facts found: the card the
