@@ -40,6 +40,10 @@ CANNOT = "✕"
 LOOKUP_ROWS = 12
 """The most rows of a table a value read from it prints on the card of the rule that reads it."""
 
+LOOKUP_TEXT = 200
+"""The most characters of a table's rows the card of a rule reading from it repeats when the table
+has a card of its own in the deck: longer rows (a table of effects in words) are read there."""
+
 _STACKING = {
     "strongest": "only the strongest applies",
     "highest": "only the highest applies",
@@ -454,10 +458,13 @@ class EffectWriter:
         at = names.index(column)
         rows = " \u00b7 ".join(f"{row_key(row)}{NBSP}\u2192{NBSP}{self.notation.cell(row.cells[at])}" for row in table.rows)
         key = self.notation.words(value.keys[0])
+        if table.name in self.numbers and len(rows) > LOOKUP_TEXT:
+            where = f"\u201c{clean(table.title)}\u201d, {self.card_of(table.name)}"
+            return [Entry((Run(name, "strong"), Run(f" by {key}: see {where}")), indent)]
         source = f"\u201c{clean(table.title)}\u201d" + (f", {self.card_of(table.name)}" if table.name in self.numbers else "")
         return [
             Entry((Run(name, "strong"), Run(f" by {key} ({source}):")), indent),
-            Detail((Run(rows),), True),
+            Detail((Run(rows),), indent + 1),
         ]
 
     def roll(

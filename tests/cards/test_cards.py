@@ -970,3 +970,23 @@ def test_nested_conditions_are_said_once_each_one_level_in() -> None:
         "if the attack is a missile attack and range is close",
         "if the attack is a missile attack and range is far",
     ]
+
+
+def test_a_table_of_long_text_is_read_on_its_own_card_not_copied() -> None:
+    """Radiation reads its effects from the Radiation Effects Table, whose rows are paragraphs:
+    the Radiation card names the table's card rather than copying them (they took a face), while
+    short rows (the intensity's names) are printed where they are read.  A deck without the
+    table's card (`only`) prints them all: the card then answers alone."""
+    book = compile_book((bundled_rulebooks_dir() / "spot_rules_e_to_z.rules").read_text(encoding="utf-8"))
+    number = next(c.number for c in deck_of(book).cards if c.title == "Radiation Effects Table")
+
+    def said(cards: tuple[Card, ...]) -> str:
+        radiation = next(c for c in cards if c.title == "Radiation")
+        return " ".join("".join(r.text for r in b.runs) for b in radiation.blocks if isinstance(b, (Entry, Detail)))
+
+    whole = said(deck_of(book).cards)
+    assert f"Effects of a failure by POT of the radiation exposure: see \u201cRadiation Effects Table\u201d, card {number}" in whole
+    assert "Irritations" not in whole
+    assert f"0\u20139{NB}\u2192{NB}Low" in whole  # the intensity's names: short, on the card
+    alone = said(deck_of(book, only=["radiation"]).cards)
+    assert "Irritations" in alone
