@@ -48,7 +48,7 @@ def describe_data(
         data = _table_head(table)
         data["rows"] = [_row(book, table, row) for row in table.rows]
         data["overflow"] = _overflow(table.overflow)
-        data["notes"] = [_note(text, quote, ()) for text, quote in table.notes]
+        data["notes"] = [_note(text, quote, (), kind) for text, quote, kind in table.said]
         data["chains"] = _chains(resolver, [(name, None)])
         data["inputs"] = [_input(spec) for spec in inputs]
         roll = _roll_range(table)

@@ -776,7 +776,7 @@ class SeparateItem(RollItem):
 
 @dataclass(frozen=True, slots=True)
 class RollNote(RollItem):
-    note: NoteStmt | ErratumStmt
+    note: NoteStmt | ErratumStmt | AsideStmt
 
 
 @dataclass(frozen=True, slots=True)
@@ -916,7 +916,7 @@ class ChainDepth(TableItem):
 
 @dataclass(frozen=True, slots=True)
 class TableStmt(TableItem):
-    statement: NoteStmt | ErratumStmt | CategoryStmt
+    statement: NoteStmt | ErratumStmt | AsideStmt | CategoryStmt
 
 
 @dataclass(frozen=True, slots=True)

@@ -1240,7 +1240,7 @@ class Builder(Transformer[Token, Any]):
 
     def roll_body(self, meta: Any, *items: Any) -> list[n.RollItem]:
         return [
-            n.RollNote(span=item.span, note=item) if isinstance(item, (n.NoteStmt, n.ErratumStmt)) else item
+            n.RollNote(span=item.span, note=item) if isinstance(item, (n.NoteStmt, n.ErratumStmt, n.AsideStmt)) else item
             for item in items
         ]
 
@@ -1518,7 +1518,7 @@ class Builder(Transformer[Token, Any]):
         for child in children:
             if isinstance(child, n.TableItem):
                 items.append(child)
-            elif isinstance(child, (n.NoteStmt, n.ErratumStmt, n.CategoryStmt)):
+            elif isinstance(child, (n.NoteStmt, n.ErratumStmt, n.AsideStmt, n.CategoryStmt)):
                 items.append(n.TableStmt(span=child.span, statement=child))
         return self._placed(meta, n.TableDecl(
             span=self.here,

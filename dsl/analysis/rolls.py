@@ -236,8 +236,8 @@ def analyze_roll(
                 )
             else:
                 ties = item.winner.text
-        elif isinstance(item, n.RollNote):
-            notes.append(note_pair(item.note))
+        elif isinstance(item, n.RollNote) and not isinstance(item.note, n.AsideStmt):
+            notes.append(note_pair(item.note))  # an aside is the rule's (dsl/analysis/rules.py)
     separate = any(isinstance(item, n.SeparateItem) for item in statement.items)
     outcomes = _merged(cx, outcomes)
     pools = [c.pool for c in changes if c.pool is not None] + ([fields["pool"]] if fields["pool"] is not None else [])

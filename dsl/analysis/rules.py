@@ -134,6 +134,12 @@ def _expand(
             roll = analyze_roll(cx, statement, base, bindings, scope)
             if roll is not None:
                 yield roll
+            for number, item in enumerate(statement.items, start=1):
+                if isinstance(item, n.RollNote) and isinstance(item.note, n.AsideStmt):
+                    # reading matter about the roll: the rule's aside, under the roll's conditions
+                    key = _effect_key(origin, f"{place}.{number}", {k: v for k, v in bindings.items() if k in read})
+                    aside = {**base, "key": key, "span": item.span}
+                    yield m.NoteEffect(**aside, text=item.note.text.value, quote=None, aside=True)
         elif isinstance(statement, n.CannotStmt):
             yield m.CannotEffect(**base, text=statement.text.value)
         elif isinstance(statement, n.NoteStmt):

@@ -100,6 +100,7 @@ def analyze_table(cx: Context, decl: n.TableDecl) -> None:
     shape.columns = final_columns
     overflow = None
     notes: list[tuple[str, str | None]] = []
+    asides: list[str] = []
     category = None
     depth: n.ChainDepth | None = None
     for item in decl.items:
@@ -116,6 +117,8 @@ def analyze_table(cx: Context, decl: n.TableDecl) -> None:
             statement = item.statement
             if isinstance(statement, n.CategoryStmt):
                 category = cx.category(statement)
+            elif isinstance(statement, n.AsideStmt):
+                asides.append(statement.text.value)
             else:
                 notes.append(note_pair(statement))
     cx.book.tables[name] = m.Table(
@@ -132,6 +135,7 @@ def analyze_table(cx: Context, decl: n.TableDecl) -> None:
         rows=tuple(rows),
         overflow=overflow,
         notes=tuple(notes),
+        asides=tuple(asides),
         span=decl.span,
         chain_depth=depth.depth if depth else None,
         chain_depth_span=depth.span if depth else None,

@@ -228,9 +228,10 @@ def appendix_of(
                 found += writer.errata_of(item)
             else:
                 found += [Note(clean(text), clean(quote or "")) for text, quote in item.notes if quote is not None]
-        asides = tuple(writer.asides_of(item)) if isinstance(item, m.Rule) else ()
+        asides = writer.asides_of(item) if isinstance(item, m.Rule) else [Note(clean(text), None) for text in item.asides]
+
         detail = " \u00b7 ".join(x for x in (f"No.{NBSP}{numbers[item.name]}", clean(item.cites or "")) if x)
-        parts.append(AppendixPart(numbers[item.name], (Heading(clean(item.title), detail),), tuple(found), asides))
+        parts.append(AppendixPart(numbers[item.name], (Heading(clean(item.title), detail),), tuple(found), tuple(asides)))
     return Appendix(tuple(parts), errata, APPENDIX_KIND, category(None), footer, number)
 
 
@@ -354,7 +355,8 @@ def legend_card(book: m.Book, footer: str, *, screen: bool = False, samples: Sam
         if screen
         else "Index A\u2013Z: No.\u00a03. Long cards go on: 1/2, 2/2."
     )
-    if any(isinstance(e, m.NoteEffect) and e.aside for rule in book.rules.values() for e in rule.effects):
+    asides = any(isinstance(e, m.NoteEffect) and e.aside for rule in book.rules.values() for e in rule.effects)
+    if asides or any(table.asides for table in book.tables.values()):
         finding += " Background and the source's remarks: in the appendix (the last card), under each card's number."
     blocks: list[Block] = []
     if rows:

@@ -429,12 +429,20 @@ class Table:
     notes: tuple[tuple[str, str | None], ...]
     span: Span
     reads: tuple[str, ...] = ()  # its keys and modifier, and what their values start from
+    asides: tuple[str, ...] = ()  # `aside`: reading matter, printed in the appendix, not on its card
     chain_depth: int | None = None  # `chain depth N`: rolls in a row a repeating chain lists
     chain_depth_span: Span | None = None
 
     @property
     def two_dimensional(self) -> bool:
         return len(self.inputs) == 2
+
+    @property
+    def said(self) -> tuple[tuple[str, str | None, str], ...]:
+        """What reading the table tells: its notes, errata and asides, each as (text, quoted
+        source or None, kind: `note`, `erratum` or `aside`)."""
+        notes = tuple((text, quote, "erratum" if quote else "note") for text, quote in self.notes)
+        return notes + tuple((text, None, "aside") for text in self.asides)
 
 
 @dataclass(frozen=True, slots=True)

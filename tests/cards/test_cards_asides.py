@@ -1,6 +1,7 @@
-"""`aside`: a note that is reading matter (background, the source's remarks).  Resolvers return it
-as a note of kind `aside`; describe writes it so; a deck prints it in the appendix under the
-rule's card number and never on the card, and its legend says where asides are."""
+"""`aside`: a note that is reading matter (background, the source's remarks), in a rule's body, a
+roll's block (the rule's aside, under the roll's conditions) or a table.  Resolvers return it as a
+note of kind `aside`; describe writes it so; a deck prints it in the appendix under the card
+number of its rule or table and never on the card, and its legend says where asides are."""
 
 from __future__ import annotations
 
@@ -30,6 +31,16 @@ rule mud "Mud" cites "17.3":
 rule ice "Ice" cites "17.4":
     DEX -3 "slippery"
     note "Ice over deep water breaks under a horse."
+    roll stay_up "Stay on your feet": d20 <= DEX
+        note "Roll each turn you move."
+        aside "The source's skaters never roll."
+
+table thaw "Thaw" cites "17.5" roll d6:
+    columns melt "Melts"
+    1..3: "no"
+    4..6: "yes"
+    note "Roll at dawn."
+    aside "Spring thaw, in the source's calendar."
 """
 
 
@@ -49,15 +60,21 @@ def test_a_card_carries_its_notes_and_the_appendix_its_asides() -> None:
     cards, appendix = _deck()
     mud = next(card for card in cards if card.title == "Mud" and card.number == 4)
     assert _texts(mud) == ["Boots come off in deep mud."]
-    # The appendix: under Mud's heading (its number and citation), both asides, each with its
-    # condition; Ice has no aside and no errata, so no heading.
+    # The appendix: under each heading (its card's number and citation) its asides, each with
+    # its condition.
     headings = [(block.text, block.detail) for block in appendix.blocks if isinstance(block, Heading)]
     assert ("Mud", "No.\u00a04 \u00b7 17.3") in headings
-    assert all(text != "Ice" for text, _ in headings)
+    ice = next(card for card in cards if card.title == "Ice")
+    thaw = next(card for card in cards if card.title == "Thaw")
+    assert _texts(ice) == ["Roll each turn you move.", "Ice over deep water breaks under a horse."]
+    assert _texts(thaw) == ["Roll at dawn."]
+    assert [text for text, _ in headings] == ["Mud", "Ice", "Thaw"]
     asides = [(b.text, b.condition) for b in appendix.blocks if isinstance(b, Note)]
     assert asides == [
         ("Mud is common in the river valleys of the source's setting.", ""),
         ("The source prints deep mud on page 12.", "when the mud is deep"),
+        ("The source's skaters never roll.", ""),
+        ("Spring thaw, in the source's calendar.", ""),
     ]
 
 
@@ -89,6 +106,20 @@ def test_resolve_and_describe_name_an_aside_by_its_kind(tmp_path: Path) -> None:
     assert "deep mud on page 12" not in result.output  # its condition does not hold
     result = run_cli("describe", str(path), "mud")
     assert "  aside: The source prints deep mud on page 12. (when deep)" in result.output
+    # A roll's aside is the rule's; the roll keeps its notes.
+    result = run_cli("resolve", str(path), "ice", "--json")
+    resolved = json.loads(result.output)
+    assert [(n["kind"], n["text"]) for n in resolved["notes"]] == [
+        ("note", "Ice over deep water breaks under a horse."),
+        ("aside", "The source's skaters never roll."),
+    ]
+    assert resolved["rolls"][0]["notes"] == ["Roll each turn you move."]
+    # A table's aside comes with its notes when the table is read.
+    result = run_cli("resolve", str(path), "thaw", "--json")
+    assert [(n["kind"], n["text"]) for n in json.loads(result.output)["notes"]] == [
+        ("note", "Roll at dawn."),
+        ("aside", "Spring thaw, in the source's calendar."),
+    ]
 
 
 def test_an_aside_prints_on_the_press_file_in_the_appendix_only(tmp_path: Path) -> None:
@@ -108,7 +139,8 @@ def test_an_aside_prints_on_the_press_file_in_the_appendix_only(tmp_path: Path) 
     ]
 
 
-def test_an_aside_outside_a_rule_is_refused_where_it_stands() -> None:
+def test_an_aside_in_the_header_is_refused_where_it_stands() -> None:
+    """The header's notes are the rulebook's introduction, already printed in the appendix."""
     book = BOOK.replace('    source "17 Terrain and Environmental Factors"\n', '    source "17"\n    aside "About mud."\n')
     compiled = compile_text(book, "mud.rules")
     assert not compiled.ok

@@ -459,8 +459,8 @@ class JsModuleWriter:
             notes = array(
                 [
                     f"new Note({js_string(table.name)}, {js_literal(table.cites)}, {js_string(text)}, {js_literal(quote)}, "
-                    f"{js_string(_note_kind(quote))})"
-                    for text, quote in table.notes
+                    f"{js_string(kind)})"
+                    for text, quote, kind in table.said
                 ]
             )
             rows = array([self._row(row) for row in table.rows])

@@ -630,10 +630,10 @@ class ModuleWriter:
             w.line(f"becomes={overflow.becomes if overflow else None},")
             step = printer.step_text(overflow.step) if overflow and overflow.step else None
             w.line(f"overflow_step={literal(step)},")
-            if table.notes:
+            if table.said:
                 w.line("notes=(")
                 w.indent()
-                for text, quote in table.notes:
+                for text, quote, kind in table.said:
                     w.call(
                         "Note",
                         [
@@ -641,7 +641,7 @@ class ModuleWriter:
                             literal(table.cites),
                             literal(text),
                             literal(quote),
-                            literal(_note_kind(quote)),
+                            literal(kind),
                         ],
                         ",",
                     )
