@@ -29,7 +29,16 @@ from .specs import Amount, ChangeSpec, Clause, RollSpec, RollStep, TierSpec, Tra
 
 def roll_of(scope: Scope, step: RollStep) -> Roll:
     """The roll of a step whose conditions hold: its changes traced, its chances kept by what
-    decides them (when no consequence reads the scope)."""
+    decides them (when no consequence reads the scope).  A value the roll cannot be made with (a
+    dice stat given as dice the roll cannot name, keep or explode) is refused naming the roll."""
+    try:
+        return _roll_of(scope, step)
+    except RuleInputError as error:
+        spec = step.spec
+        raise RuleInputError(f"roll `{spec.name}` of `{spec.rule}`: {error}") from None
+
+
+def _roll_of(scope: Scope, step: RollStep) -> Roll:
     spec = step.spec
     changed = roll_changes(scope, spec, step.changes)
     values = step.values

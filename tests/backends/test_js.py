@@ -166,6 +166,32 @@ def test_a_dice_default_of_the_algebra_builds_and_imports_in_node(packages: dict
     assert "`explodin` is not part of dice" in found["bad"]
 
 
+def test_a_dice_stat_the_roll_cannot_use_is_refused_naming_the_roll(packages: dict[str, Path]) -> None:
+    """Savage Worlds' trait die is a dice stat of one die, named by the roll (`exploding (trait)
+    as trait_die`): given two dice, or a die with a number added, the roll cannot be made, and
+    both languages say which roll of which rule refused what, in the same words."""
+    module = (packages["mechanics"] / "savage_worlds.js").as_uri()
+    script = (
+        f"const m = await import({json.dumps(module)});\n"
+        "const said = {};\n"
+        "for (const trait of ['2d8', '1d8+1']) {\n"
+        "  try { m.resolve('trait_roll', { trait }); } catch (e) { said[trait] = `${e.name}: ${e.message}`; }\n"
+        "}\n"
+        "console.log(JSON.stringify(said));\n"
+    )
+    done = subprocess.run(
+        [need_node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    python = module_for(MECHANICS / "savage_worlds.rules")
+    for trait, words in (("2d8", "a name belongs to one die, not to exploding 2d8"), ("1d8+1", "only dice explode, not 1d8+1")):
+        with pytest.raises(RuleInputError) as raised:
+            python.resolve("trait_roll", trait=trait)
+        assert str(raised.value) == f"roll `trait` of `trait_roll`: {words}"
+        assert found[trait] == f"RuleInputError: {raised.value}"
+
+
 @pytest.mark.parametrize("drawn", [pytest.param(60, id="60"), pytest.param(400, id="400", marks=pytest.mark.slow)])
 def test_javascript_reads_and_writes_dice_as_python_does(packages: dict[str, Path], drawn: int) -> None:
     """Every dice value of the algebra as text: read by the JavaScript runtime's `Dice.parse` and

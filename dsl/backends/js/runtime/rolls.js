@@ -8,13 +8,21 @@ import { Consequence, Roll, TraceEntry } from "./results.js";
 import { applyOne } from "./settle.js";
 import { TraceSpec, countsDice, naturalNames, naturalTests, tierShows } from "./specs.js";
 
-/** The roll of a step whose conditions hold: its changes traced, its chances worked out. */
+/** The roll of a step whose conditions hold: its changes traced, its chances worked out.  A value
+ * the roll cannot be made with is refused naming the roll. */
 export function rollOf(scope, step) {
   const spec = step.spec;
-  const changed = rollChanges(scope, spec, step.changes);
-  const values = step.values;
-  const found = typeof values === "function" ? values(scope) : values;
-  return rolled(scope, spec, found, ...changed);
+  try {
+    const changed = rollChanges(scope, spec, step.changes);
+    const values = step.values;
+    const found = typeof values === "function" ? values(scope) : values;
+    return rolled(scope, spec, found, ...changed);
+  } catch (error) {
+    if (error instanceof RuleInputError) {
+      throw new RuleInputError(`roll \`${spec.name}\` of \`${spec.rule}\`: ${error.message}`);
+    }
+    throw error;
+  }
 }
 
 /** The changes of a roll that hold, each traced, in order: the pool and the tiers as the last
