@@ -139,24 +139,28 @@ def test_a_rulebook_named_like_a_package_file_is_refused(tmp_path: Path) -> None
     assert not (tmp_path / "out").exists()
 
 
+def _node_json(script: str) -> Any:
+    """What an ES module script run by node prints, as JSON (its one line of output)."""
+    done = subprocess.run(
+        [need_node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 def test_a_dice_default_of_the_algebra_builds_and_imports_in_node(packages: dict[str, Path]) -> None:
     """`stat skill: dice = exploding d6` (and a Wild Die, a keep, the better of two dice, ...:
     tests/fixtures/dice/defaults.rules) was a build error, since the runtime could not read the
     default back; the module now imports, resolves at its defaults as Python does, and reads
     dice given as text (`skill: "2d6+exploding d6"`), a bad text being a RuleInputError."""
-    module = (packages["dice"] / "dice_defaults.js").as_uri()
     script = (
-        f"const m = await import({json.dumps(module)});\n"
+        f"const m = await import({json.dumps((packages['dice'] / 'dice_defaults.js').as_uri())});\n"
         "const at = (given) => Object.fromEntries(m.resolve('use', given).toDict().rolls.map((r) => [r.name, r.probability.fraction]));\n"
         "let bad = null;\n"
         "try { m.resolve('use', { skill: '2d6 + explodin d6' }); } catch (e) { bad = `${e.name}: ${e.message}`; }\n"
         "console.log(JSON.stringify({ plain: at({ target: 9n }), given: at({ target: 9n, skill: '2d6+exploding d6' }), bad }));\n"
     )
-    done = subprocess.run(
-        [need_node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout)
+    found = _node_json(script)
     python = module_for(DICE / "defaults.rules")
     for key, given in (("plain", {"target": 9}), ("given", {"target": 9, "skill": "2d6+exploding d6"})):
         rolls = python.resolve("use", **given).to_dict()["rolls"]
@@ -170,20 +174,15 @@ def test_a_dice_stat_the_roll_cannot_use_is_refused_naming_the_roll(packages: di
     """Savage Worlds' trait die is a dice stat of one die, named by the roll (`exploding (trait)
     as trait_die`): given two dice, or a die with a number added, the roll cannot be made, and
     both languages say which roll of which rule refused what, in the same words."""
-    module = (packages["mechanics"] / "savage_worlds.js").as_uri()
     script = (
-        f"const m = await import({json.dumps(module)});\n"
+        f"const m = await import({json.dumps((packages['mechanics'] / 'savage_worlds.js').as_uri())});\n"
         "const said = {};\n"
         "for (const trait of ['2d8', '1d8+1']) {\n"
         "  try { m.resolve('trait_roll', { trait }); } catch (e) { said[trait] = `${e.name}: ${e.message}`; }\n"
         "}\n"
         "console.log(JSON.stringify(said));\n"
     )
-    done = subprocess.run(
-        [need_node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout)
+    found = _node_json(script)
     python = module_for(MECHANICS / "savage_worlds.rules")
     for trait, words in (("2d8", "a name belongs to one die, not to exploding 2d8"), ("1d8+1", "only dice explode, not 1d8+1")):
         with pytest.raises(RuleInputError) as raised:
