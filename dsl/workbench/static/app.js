@@ -430,6 +430,7 @@ function renderResolution(res) {
   if (res.notes.length) {
     parts.push(section("Notes", el("ul", { class: "notes" }, res.notes.map((n) => el("li", {},
       n.quote ? el("span", { class: "erratum" }, "erratum: ", el("q", { text: n.quote }), " ") : null,
+      n.kind === "aside" ? el("span", { class: "muted", text: "aside: " }) : null,
       n.text, " ", el("span", { class: "muted", text: "(" + cite(n) + ")" }))))));
   }
   if (res.trace.length) {
