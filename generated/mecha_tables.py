@@ -688,7 +688,7 @@ _hull_down__text2: Final = TextSpec(
     key='hull_down#8',
     rule='hull_down',
     source='TERRAIN',
-    kind='note',
+    kind='aside',
     text='N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
     quote=None,
     condition='',
@@ -696,7 +696,7 @@ _hull_down__text2: Final = TextSpec(
 _hull_down__text2_trace: Final = TraceSpec(
     'hull_down',
     'TERRAIN',
-    'note: N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
+    'aside: N/A listed in Hull Down indicates a Hull Down position is not possible in this terrain.',
     (),
     (),
 )
@@ -908,7 +908,7 @@ _night__text1: Final = TextSpec(
     key='night#3',
     rule='night',
     source='WEATHER/ENVIRONMENT MODIFIERS',
-    kind='note',
+    kind='aside',
     text='Penalties only for vehicles/personnel without sensors.',
     quote=None,
     condition='',
@@ -916,7 +916,7 @@ _night__text1: Final = TextSpec(
 _night__text1_trace: Final = TraceSpec(
     'night',
     'WEATHER/ENVIRONMENT MODIFIERS',
-    'note: Penalties only for vehicles/personnel without sensors.',
+    'aside: Penalties only for vehicles/personnel without sensors.',
     (),
     (),
 )
@@ -1151,7 +1151,7 @@ _skidding__text1: Final = TextSpec(
     key='skidding#13.1',
     rule='skidding',
     source='SKIDDING',
-    kind='note',
+    kind='aside',
     text='Only ground-contact vehicles skid.',
     quote=None,
     condition='when unit == gev or unit == infantry',
@@ -1159,7 +1159,7 @@ _skidding__text1: Final = TextSpec(
 _skidding__text1_trace: Final = TraceSpec(
     'skidding',
     'SKIDDING',
-    'note: Only ground-contact vehicles skid.',
+    'aside: Only ground-contact vehicles skid.',
     ('when unit == gev or unit == infantry',),
     (('unit',),),
 )
@@ -1825,7 +1825,7 @@ _saturation_fire__text2: Final = TextSpec(
     key='saturation_fire#6',
     rule='saturation_fire',
     source='SATURATION FIRE',
-    kind='note',
+    kind='aside',
     text='Any unit entering the target hex must beat this number defensively or suffer an attack.',
     quote=None,
     condition='',
@@ -1833,7 +1833,7 @@ _saturation_fire__text2: Final = TextSpec(
 _saturation_fire__text2_trace: Final = TraceSpec(
     'saturation_fire',
     'SATURATION FIRE',
-    'note: Any unit entering the target hex must beat this number defensively or suffer an attack.',
+    'aside: Any unit entering the target hex must beat this number defensively or suffer an attack.',
     (),
     (),
 )
@@ -2595,7 +2595,7 @@ _damage__text1: Final = TextSpec(
     key='damage#3.1',
     rule='damage',
     source='DAMAGE EFFECTS',
-    kind='note',
+    kind='aside',
     text='No Effect.',
     quote=None,
     condition='when damage_band == 0',
@@ -2603,7 +2603,7 @@ _damage__text1: Final = TextSpec(
 _damage__text1_trace: Final = TraceSpec(
     'damage',
     'DAMAGE EFFECTS',
-    'note: No Effect.',
+    'aside: No Effect.',
     ('when damage_band == 0',),
     (('damage_band',),),
 )
@@ -2631,7 +2631,7 @@ _damage__text2: Final = TextSpec(
     key='damage#4.1.2',
     rule='damage',
     source='DAMAGE EFFECTS',
-    kind='note',
+    kind='aside',
     text='Roll on the Light Damage system table (its own card).',
     quote=None,
     condition='when damage_band == 1 or damage_band == 2; when damage_band == 1',
@@ -2639,7 +2639,7 @@ _damage__text2: Final = TextSpec(
 _damage__text2_trace: Final = TraceSpec(
     'damage',
     'DAMAGE EFFECTS',
-    'note: Roll on the Light Damage system table (its own card).',
+    'aside: Roll on the Light Damage system table (its own card).',
     ('when damage_band == 1 or damage_band == 2', 'when damage_band == 1'),
     (('damage_band',), ('damage_band',)),
 )
@@ -3972,7 +3972,7 @@ _table_structural: Final = TableSpec(
             'SUBTABLE B: STRUCTURAL DAMAGE',
             '* = Engaged Movement Type; ** = Lose one Movement Type.',
             None,
-            'note',
+            'aside',
         ),
     ),
 )

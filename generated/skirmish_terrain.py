@@ -748,7 +748,7 @@ _darkness__roll2: Final = RollSpec(
     margin_outcomes=(),
     tiers=(),
     ties=None,
-    notes=('Only lucky shots hit.',),
+    notes=(),
     condition='unless lit; when weapon in {missile, thrown, laser}',
 )
 _darkness__roll2_step: Final = RollStep(
@@ -764,6 +764,22 @@ _darkness__roll2_trace: Final = TraceSpec(
     (('lit',), ('weapon',)),
 )
 _darkness__text1: Final = TextSpec(
+    key='darkness#2.3.2.1',
+    rule='darkness',
+    source='17.5',
+    kind='aside',
+    text='Only lucky shots hit.',
+    quote=None,
+    condition='unless lit; when weapon in {missile, thrown, laser}',
+)
+_darkness__text1_trace: Final = TraceSpec(
+    'darkness',
+    '17.5',
+    'aside: Only lucky shots hit.',
+    ('unless lit', 'when weapon in {missile, thrown, laser}'),
+    (('lit',), ('weapon',)),
+)
+_darkness__text2: Final = TextSpec(
     key='darkness#3',
     rule='darkness',
     source='17.5',
@@ -772,14 +788,14 @@ _darkness__text1: Final = TextSpec(
     quote=None,
     condition='',
 )
-_darkness__text1_trace: Final = TraceSpec(
+_darkness__text2_trace: Final = TraceSpec(
     'darkness',
     '17.5',
     'note: A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.',
     (),
     (),
 )
-_darkness__text2: Final = TextSpec(
+_darkness__text3: Final = TextSpec(
     key='darkness#4',
     rule='darkness',
     source='17.5',
@@ -788,14 +804,14 @@ _darkness__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
-_darkness__text2_trace: Final = TraceSpec(
+_darkness__text3_trace: Final = TraceSpec(
     'darkness',
     '17.5',
     'note: A flashlight is a small one-handed item and must be ready to turn on and point.',
     (),
     (),
 )
-_darkness__text3: Final = TextSpec(
+_darkness__text4: Final = TextSpec(
     key='darkness#5',
     rule='darkness',
     source='17.5',
@@ -804,7 +820,7 @@ _darkness__text3: Final = TextSpec(
     quote='his DEX is reduced to 5 (not reduced by 5, but your DEX is considered 5, only lucky shots hit.',
     condition='',
 )
-_darkness__text3_trace: Final = TraceSpec(
+_darkness__text4_trace: Final = TraceSpec(
     'darkness',
     '17.5',
     'erratum: The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.',
@@ -855,7 +871,7 @@ _ice__text1: Final = TextSpec(
     key='ice#3',
     rule='ice',
     source='17.6',
-    kind='note',
+    kind='aside',
     text='One cannot fall if he is prone, kneeling, or crawling.',
     quote=None,
     condition='',
@@ -863,7 +879,7 @@ _ice__text1: Final = TextSpec(
 _ice__text1_trace: Final = TraceSpec(
     'ice',
     '17.6',
-    'note: One cannot fall if he is prone, kneeling, or crawling.',
+    'aside: One cannot fall if he is prone, kneeling, or crawling.',
     (),
     (),
 )
@@ -1599,7 +1615,7 @@ _microgravity__text7: Final = TextSpec(
     key='microgravity#13',
     rule='microgravity',
     source='17.10',
-    kind='note',
+    kind='aside',
     text='To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.',
     quote=None,
     condition='',
@@ -1607,7 +1623,7 @@ _microgravity__text7: Final = TextSpec(
 _microgravity__text7_trace: Final = TraceSpec(
     'microgravity',
     '17.10',
-    'note: To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.',
+    'aside: To recover, pick the Stand Up option and make the saving roll with one die added; all other adjustments apply.',
     (),
     (),
 )
@@ -1615,7 +1631,7 @@ _microgravity__text8: Final = TextSpec(
     key='microgravity#14',
     rule='microgravity',
     source='17.10',
-    kind='note',
+    kind='aside',
     text='You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.',
     quote=None,
     condition='',
@@ -1623,7 +1639,7 @@ _microgravity__text8: Final = TextSpec(
 _microgravity__text8_trace: Final = TraceSpec(
     'microgravity',
     '17.10',
-    'note: You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.',
+    'aside: You stop automatically on hitting a wall, taking 1 hit of damage for every 3 hexes/turn you move.',
     (),
     (),
 )
@@ -2960,6 +2976,7 @@ _smoke__code0: Final = RuleCode(
 _darkness__said5: Final = note_of(_darkness__text1)
 _darkness__said6: Final = note_of(_darkness__text2)
 _darkness__said7: Final = note_of(_darkness__text3)
+_darkness__said8: Final = note_of(_darkness__text4)
 _darkness__unread1: Final = Note(
     'darkness',
     '17.5',
@@ -3030,10 +3047,22 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     trace.append(TraceEntry(_darkness__roll2_trace, d4, v, e))
     if d4 < 0:
         rolls.append(roll_of(s, _darkness__roll2_step))
-    notes: list[Note] = [_darkness__said5, _darkness__said6, _darkness__said7]
+    if v['lit']:
+        d5 = 0
+    elif v['weapon'] not in ('missile', 'thrown', 'laser'):
+        d5 = 1
+    else:
+        d5 = -1
+    trace.append(TraceEntry(_darkness__text1_trace, d5, v, e))
+    notes: list[Note] = []
+    if d5 < 0:
+        notes.append(_darkness__said5)
+    notes.append(_darkness__said6)
+    notes.append(_darkness__said7)
+    notes.append(_darkness__said8)
     if 'moved' in given and d2 == 0:
         notes.append(_darkness__unread2)
-    if 'weapon' in given and d3 == 0 and d4 == 0:
+    if 'weapon' in given and d3 == 0 and d4 == 0 and d5 == 0:
         notes.append(_darkness__unread3)
     return Resolution(
         rulebook='skirmish_terrain',
@@ -3094,9 +3123,17 @@ def _darkness__rolls0(s: Scope, at: int, out: list[Candidate]) -> None:
 
 
 def _darkness__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
-    out.append(((at, 4), 'darkness#3', -1, None, _darkness__text1, _darkness__said5))
-    out.append(((at, 5), 'darkness#4', -1, None, _darkness__text2, _darkness__said6))
-    out.append(((at, 6), 'darkness#5', -1, None, _darkness__text3, _darkness__said7))
+    v = s.v
+    if v['lit']:
+        d5 = 0
+    elif v['weapon'] not in ('missile', 'thrown', 'laser'):
+        d5 = 1
+    else:
+        d5 = -1
+    out.append(((at, 4), 'darkness#2.3.2.1', d5, _darkness__text1_trace, _darkness__text1, _darkness__said5))
+    out.append(((at, 5), 'darkness#3', -1, None, _darkness__text2, _darkness__said6))
+    out.append(((at, 6), 'darkness#4', -1, None, _darkness__text3, _darkness__said7))
+    out.append(((at, 7), 'darkness#5', -1, None, _darkness__text4, _darkness__said8))
 
 
 _darkness__code0: Final = RuleCode(
@@ -3108,9 +3145,9 @@ _darkness__code0: Final = RuleCode(
     rolls=_darkness__rolls0,
     texts=_darkness__texts0,
     watches=(
-        ('lit', ((0, 0), (1, 0), (2, 0), (3, 0)), _darkness__unread1),
+        ('lit', ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)), _darkness__unread1),
         ('moved', ((1, 1),), _darkness__unread2),
-        ('weapon', ((2, 1), (3, 1)), _darkness__unread3),
+        ('weapon', ((2, 1), (3, 1), (4, 1)), _darkness__unread3),
     ),
     chains=False,
 )

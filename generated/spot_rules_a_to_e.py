@@ -2095,7 +2095,7 @@ _ambushes__text5: Final = TextSpec(
     key='ambushes#5',
     rule='ambushes',
     source='7. Ambushes',
-    kind='note',
+    kind='aside',
     text="The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.",
     quote=None,
     condition='',
@@ -2103,7 +2103,7 @@ _ambushes__text5: Final = TextSpec(
 _ambushes__text5_trace: Final = TraceSpec(
     'ambushes',
     '7. Ambushes',
-    "note: The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.",
+    "aside: The Stealth roll is opposed by the intended target's Listen, Sense, or Spot skill, whichever is appropriate.",
     (),
     (),
 )
@@ -2913,7 +2913,7 @@ _autofire__text3: Final = TextSpec(
     key='autofire#5',
     rule='autofire',
     source='7. Autofire',
-    kind='note',
+    kind='aside',
     text='Only the first attack is able to achieve a special or critical success; all the rest are normal successes.',
     quote=None,
     condition='',
@@ -2921,7 +2921,7 @@ _autofire__text3: Final = TextSpec(
 _autofire__text3_trace: Final = TraceSpec(
     'autofire',
     '7. Autofire',
-    'note: Only the first attack is able to achieve a special or critical success; all the rest are normal successes.',
+    'aside: Only the first attack is able to achieve a special or critical success; all the rest are normal successes.',
     (),
     (),
 )
@@ -7418,13 +7418,6 @@ _table_chase_trouble: Final = TableSpec(
         Note(
             'chase_trouble',
             '7. Chases: Chase Trouble Table',
-            'If a roll is modified to higher than 10, consider it as a 10, but roll again and apply the second result as well.',
-            None,
-            'note',
-        ),
-        Note(
-            'chase_trouble',
-            '7. Chases: Chase Trouble Table',
             'Skill %: the percentage each row lowers the pilot\'s skill by ("Lower the pilot\'s appropriate skill (Drive, Pilot, etc.) by -15% in the next combat round only"); 0 where a row lowers no skill. A chain of re-rolls adds them up.',
             None,
             'note',
@@ -7435,6 +7428,13 @@ _table_chase_trouble: Final = TableSpec(
             "Propulsion Rupture: restarting needs the tank repaired or replaced and the fuel restored; it may be a radiation leak from an engine core or battery damage; leaking fuel or radiation may cause other threats at the gamemaster's discretion.",
             None,
             'note',
+        ),
+        Note(
+            'chase_trouble',
+            '7. Chases: Chase Trouble Table',
+            'If a roll is modified to higher than 10, consider it as a 10, but roll again and apply the second result as well.',
+            None,
+            'aside',
         ),
     ),
     depth=6,

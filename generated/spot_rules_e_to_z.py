@@ -1987,7 +1987,7 @@ _knockback__text2: Final = TextSpec(
     key='knockback#7.1',
     rule='knockback',
     source='Knockback',
-    kind='note',
+    kind='aside',
     text='Driven into the ground: not knocked back, but an Agility roll to remain standing.',
     quote=None,
     condition='when from_above',
@@ -1995,7 +1995,7 @@ _knockback__text2: Final = TextSpec(
 _knockback__text2_trace: Final = TraceSpec(
     'knockback',
     'Knockback',
-    'note: Driven into the ground: not knocked back, but an Agility roll to remain standing.',
+    'aside: Driven into the ground: not knocked back, but an Agility roll to remain standing.',
     ('when from_above',),
     (('from_above',),),
 )

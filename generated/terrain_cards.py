@@ -443,7 +443,7 @@ _difficult__text2: Final = TextSpec(
     key='difficult#4',
     rule='difficult',
     source='MOV: Difficult',
-    kind='note',
+    kind='aside',
     text='Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
     quote=None,
     condition='',
@@ -451,7 +451,7 @@ _difficult__text2: Final = TextSpec(
 _difficult__text2_trace: Final = TraceSpec(
     'difficult',
     'MOV: Difficult',
-    'note: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    'aside: Applied when base is inside or in contact with a Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
     (),
     (),
 )
@@ -570,7 +570,7 @@ _very_difficult__text3: Final = TextSpec(
     key='very_difficult#4',
     rule='very_difficult',
     source='MOV: Very Difficult',
-    kind='note',
+    kind='aside',
     text='Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
     quote=None,
     condition='',
@@ -578,7 +578,7 @@ _very_difficult__text3: Final = TextSpec(
 _very_difficult__text3_trace: Final = TraceSpec(
     'very_difficult',
     'MOV: Very Difficult',
-    'note: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
+    'aside: Applied when base is inside or in contact with a Very Difficult Terrain area and a Movement Skill such as Move, Cautious Movement, Jump, Climb, the Special Skill Assault (in Active Turn), Dodge and Engage (in Reactive Turn) is declared.',
     (),
     (),
 )
@@ -720,7 +720,7 @@ _high_saturation__text1: Final = TextSpec(
     key='high_saturation#4',
     rule='high_saturation',
     source='SAT: High Sat Zone',
-    kind='note',
+    kind='aside',
     text='Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
     quote=None,
     condition='',
@@ -728,7 +728,7 @@ _high_saturation__text1: Final = TextSpec(
 _high_saturation__text1_trace: Final = TraceSpec(
     'high_saturation',
     'SAT: High Sat Zone',
-    'note: Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
+    'aside: Any BS Attack from, into, or through a High Saturation Zone suffers a -2 Burst MOD.',
     (),
     (),
 )
@@ -811,7 +811,7 @@ _low_visibility__text2: Final = TextSpec(
     key='low_visibility#6',
     rule='low_visibility',
     source='VIS: Low Visibility',
-    kind='note',
+    kind='aside',
     text='This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
     quote=None,
     condition='',
@@ -819,7 +819,7 @@ _low_visibility__text2: Final = TextSpec(
 _low_visibility__text2_trace: Final = TraceSpec(
     'low_visibility',
     'VIS: Low Visibility',
-    'note: This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    'aside: This -3 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
     (),
     (),
 )
@@ -886,7 +886,7 @@ _poor_visibility__text2: Final = TextSpec(
     key='poor_visibility#6',
     rule='poor_visibility',
     source='VIS: Poor Visibility',
-    kind='note',
+    kind='aside',
     text='This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
     quote=None,
     condition='',
@@ -894,7 +894,7 @@ _poor_visibility__text2: Final = TextSpec(
 _poor_visibility__text2_trace: Final = TraceSpec(
     'poor_visibility',
     'VIS: Poor Visibility',
-    'note: This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
+    'aside: This -6 MOD stacks with other MODs for Special Skills, Equipment, Partial Cover, Range, etc. but never with other Zone of Visibility MODs: only the strongest of those counts.',
     (),
     (),
 )
@@ -1041,7 +1041,7 @@ _zero_visibility__text7: Final = TextSpec(
     key='zero_visibility#8',
     rule='zero_visibility',
     source='VIS: Zero Visibility',
-    kind='note',
+    kind='aside',
     text='This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
     quote=None,
     condition='',
@@ -1049,7 +1049,7 @@ _zero_visibility__text7: Final = TextSpec(
 _zero_visibility__text7_trace: Final = TraceSpec(
     'zero_visibility',
     'VIS: Zero Visibility',
-    'note: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
+    'aside: This -6 BS MOD stacks with other MODs from Special Skills, Equipment, Partial Cover, Range, etc., but never with other Visibility Zone MODs.',
     (),
     (),
 )
@@ -1467,7 +1467,7 @@ _steep_hills__text1: Final = TextSpec(
     key='steep_hills#4',
     rule='steep_hills',
     source='STEEP HILLS',
-    kind='note',
+    kind='aside',
     text='VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
     quote=None,
     condition='',
@@ -1475,7 +1475,7 @@ _steep_hills__text1: Final = TextSpec(
 _steep_hills__text1_trace: Final = TraceSpec(
     'steep_hills',
     'STEEP HILLS',
-    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    'aside: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
     (),
     (),
 )
@@ -1667,7 +1667,7 @@ _arctic_plains__text1: Final = TextSpec(
     key='arctic_plains#4',
     rule='arctic_plains',
     source='ARCTIC PLAINS',
-    kind='note',
+    kind='aside',
     text='VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
     quote=None,
     condition='',
@@ -1675,7 +1675,7 @@ _arctic_plains__text1: Final = TextSpec(
 _arctic_plains__text1_trace: Final = TraceSpec(
     'arctic_plains',
     'ARCTIC PLAINS',
-    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
+    'aside: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
     (),
     (),
 )
@@ -1706,7 +1706,7 @@ _mid_mountain__text1: Final = TextSpec(
     key='mid_mountain#4',
     rule='mid_mountain',
     source='MID-MOUNTAIN',
-    kind='note',
+    kind='aside',
     text='VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
     quote=None,
     condition='',
@@ -1714,7 +1714,7 @@ _mid_mountain__text1: Final = TextSpec(
 _mid_mountain__text1_trace: Final = TraceSpec(
     'mid_mountain',
     'MID-MOUNTAIN',
-    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    'aside: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
     (),
     (),
 )
@@ -1739,12 +1739,18 @@ _swamp__text1: Final = TextSpec(
     key='swamp#4',
     rule='swamp',
     source='SWAMP',
-    kind='note',
+    kind='aside',
     text='VIS: N/A, no VIS effects.',
     quote=None,
     condition='',
 )
-_swamp__text1_trace: Final = TraceSpec('swamp', 'SWAMP', 'note: VIS: N/A, no VIS effects.', (), ())
+_swamp__text1_trace: Final = TraceSpec(
+    'swamp',
+    'SWAMP',
+    'aside: VIS: N/A, no VIS effects.',
+    (),
+    (),
+)
 
 # terrain open_sea
 
@@ -1766,7 +1772,7 @@ _open_sea__text1: Final = TextSpec(
     key='open_sea#4',
     rule='open_sea',
     source='OPEN SEA',
-    kind='note',
+    kind='aside',
     text='VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
     quote=None,
     condition='',
@@ -1774,7 +1780,7 @@ _open_sea__text1: Final = TextSpec(
 _open_sea__text1_trace: Final = TraceSpec(
     'open_sea',
     'OPEN SEA',
-    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
+    'aside: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
     (),
     (),
 )
@@ -1805,7 +1811,7 @@ _rocky_ground__text1: Final = TextSpec(
     key='rocky_ground#4',
     rule='rocky_ground',
     source='ROCKY GROUND',
-    kind='note',
+    kind='aside',
     text='VIS: N/A, no VIS effects. Hostility Level: None.',
     quote=None,
     condition='',
@@ -1813,7 +1819,7 @@ _rocky_ground__text1: Final = TextSpec(
 _rocky_ground__text1_trace: Final = TraceSpec(
     'rocky_ground',
     'ROCKY GROUND',
-    'note: VIS: N/A, no VIS effects. Hostility Level: None.',
+    'aside: VIS: N/A, no VIS effects. Hostility Level: None.',
     (),
     (),
 )
@@ -1838,7 +1844,7 @@ _sand_dunes__text1: Final = TextSpec(
     key='sand_dunes#4',
     rule='sand_dunes',
     source='SAND DUNES',
-    kind='note',
+    kind='aside',
     text='VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
     quote=None,
     condition='',
@@ -1846,7 +1852,7 @@ _sand_dunes__text1: Final = TextSpec(
 _sand_dunes__text1_trace: Final = TraceSpec(
     'sand_dunes',
     'SAND DUNES',
-    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
+    'aside: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects.',
     (),
     (),
 )
@@ -1871,7 +1877,7 @@ _beach__text1: Final = TextSpec(
     key='beach#4',
     rule='beach',
     source='BEACH',
-    kind='note',
+    kind='aside',
     text='VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
     quote=None,
     condition='',
@@ -1879,7 +1885,7 @@ _beach__text1: Final = TextSpec(
 _beach__text1_trace: Final = TraceSpec(
     'beach',
     'BEACH',
-    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    'aside: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
     (),
     (),
 )
@@ -1904,7 +1910,7 @@ _zero_g__text1: Final = TextSpec(
     key='zero_g#4',
     rule='zero_g',
     source='ZERO-G',
-    kind='note',
+    kind='aside',
     text='VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
     quote=None,
     condition='',
@@ -1912,7 +1918,7 @@ _zero_g__text1: Final = TextSpec(
 _zero_g__text1_trace: Final = TraceSpec(
     'zero_g',
     'ZERO-G',
-    'note: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
+    'aside: VIS: N/A, no VIS effects. SAT: N/A, no SAT effects. Hostility Level: None.',
     (),
     (),
 )
@@ -1959,7 +1965,7 @@ _generator_room__text1: Final = TextSpec(
     key='generator_room#5',
     rule='generator_room',
     source='GENERATOR ROOM',
-    kind='note',
+    kind='aside',
     text='Hostility Level: None.',
     quote=None,
     condition='',
@@ -1967,7 +1973,7 @@ _generator_room__text1: Final = TextSpec(
 _generator_room__text1_trace: Final = TraceSpec(
     'generator_room',
     'GENERATOR ROOM',
-    'note: Hostility Level: None.',
+    'aside: Hostility Level: None.',
     (),
     (),
 )
@@ -2034,7 +2040,7 @@ _engine_room__text1: Final = TextSpec(
     key='engine_room#6',
     rule='engine_room',
     source='ENGINE ROOM',
-    kind='note',
+    kind='aside',
     text='Hostility Level: None.',
     quote=None,
     condition='',
@@ -2042,7 +2048,7 @@ _engine_room__text1: Final = TextSpec(
 _engine_room__text1_trace: Final = TraceSpec(
     'engine_room',
     'ENGINE ROOM',
-    'note: Hostility Level: None.',
+    'aside: Hostility Level: None.',
     (),
     (),
 )
@@ -2109,7 +2115,7 @@ _energy_core_room__text1: Final = TextSpec(
     key='energy_core_room#6',
     rule='energy_core_room',
     source='ENERGY CORE ROOM',
-    kind='note',
+    kind='aside',
     text='SAT: N/A, no SAT effects. Hostility Level: None.',
     quote=None,
     condition='',
@@ -2117,7 +2123,7 @@ _energy_core_room__text1: Final = TextSpec(
 _energy_core_room__text1_trace: Final = TraceSpec(
     'energy_core_room',
     'ENERGY CORE ROOM',
-    'note: SAT: N/A, no SAT effects. Hostility Level: None.',
+    'aside: SAT: N/A, no SAT effects. Hostility Level: None.',
     (),
     (),
 )
@@ -2176,7 +2182,7 @@ _storm__text3: Final = TextSpec(
     key='storm#4',
     rule='storm',
     source='STORM',
-    kind='note',
+    kind='aside',
     text='Increase VIS Conditions by One Level: Low VIS to Poor VIS, Poor VIS to Zero VIS.',
     quote=None,
     condition='',
@@ -2184,7 +2190,7 @@ _storm__text3: Final = TextSpec(
 _storm__text3_trace: Final = TraceSpec(
     'storm',
     'STORM',
-    'note: Increase VIS Conditions by One Level: Low VIS to Poor VIS, Poor VIS to Zero VIS.',
+    'aside: Increase VIS Conditions by One Level: Low VIS to Poor VIS, Poor VIS to Zero VIS.',
     (),
     (),
 )
@@ -2318,13 +2324,6 @@ _table_damage_value: Final = TableSpec(
         Note(
             'damage_value',
             'Roll or Choose a Damage Value',
-            'Roll a d20, or choose the Damage Value.',
-            None,
-            'note',
-        ),
-        Note(
-            'damage_value',
-            'Roll or Choose a Damage Value',
             'The asterisk has no footnote. Read as: a PH Roll (at -3 on 4-6) that, failed, leaves the trooper Immobilized; no damage roll.',
             'PH / Immobilized *',
             'erratum',
@@ -2335,6 +2334,13 @@ _table_damage_value: Final = TableSpec(
             'Read as: the trooper rolls against both ARM and BTS, where "ARM/BTS" is against one of them; the source does not explain either.',
             'ARM + BTS',
             'erratum',
+        ),
+        Note(
+            'damage_value',
+            'Roll or Choose a Damage Value',
+            'Roll a d20, or choose the Damage Value.',
+            None,
+            'aside',
         ),
     ),
 )

@@ -417,7 +417,7 @@ _range_bands__text2: Final = TextSpec(
     key='range_bands#7',
     rule='range_bands',
     source='Range diagram; RANGE',
-    kind='note',
+    kind='aside',
     text='+ indicates that if in different Arms add an extra range.',
     quote=None,
     condition='',
@@ -425,7 +425,7 @@ _range_bands__text2: Final = TextSpec(
 _range_bands__text2_trace: Final = TraceSpec(
     'range_bands',
     'Range diagram; RANGE',
-    'note: + indicates that if in different Arms add an extra range.',
+    'aside: + indicates that if in different Arms add an extra range.',
     (),
     (),
 )
@@ -2589,7 +2589,7 @@ _zone_entry__text2: Final = TextSpec(
     key='zone_entry#3',
     rule='zone_entry',
     source='Zone Traits',
-    kind='note',
+    kind='aside',
     text='ENTRY: the max number of figures that may enter or leave a Zone during a single turn.',
     quote=None,
     condition='',
@@ -2597,7 +2597,7 @@ _zone_entry__text2: Final = TextSpec(
 _zone_entry__text2_trace: Final = TraceSpec(
     'zone_entry',
     'Zone Traits',
-    'note: ENTRY: the max number of figures that may enter or leave a Zone during a single turn.',
+    'aside: ENTRY: the max number of figures that may enter or leave a Zone during a single turn.',
     (),
     (),
 )
@@ -2683,7 +2683,7 @@ _zone_terrain__text1: Final = TextSpec(
     key='zone_terrain#4',
     rule='zone_terrain',
     source='Zone Traits',
-    kind='note',
+    kind='aside',
     text='TERRAIN: modifier to Movement Allowances.',
     quote=None,
     condition='',
@@ -2691,7 +2691,7 @@ _zone_terrain__text1: Final = TextSpec(
 _zone_terrain__text1_trace: Final = TraceSpec(
     'zone_terrain',
     'Zone Traits',
-    'note: TERRAIN: modifier to Movement Allowances.',
+    'aside: TERRAIN: modifier to Movement Allowances.',
     (),
     (),
 )
@@ -4946,7 +4946,7 @@ _tile_danger__text1: Final = TextSpec(
     key='tile_danger#4',
     rule='tile_danger',
     source='Condition tiles: hazards',
-    kind='note',
+    kind='aside',
     text='AG vs 4 or 2d6 damage.',
     quote=None,
     condition='',
@@ -4954,7 +4954,7 @@ _tile_danger__text1: Final = TextSpec(
 _tile_danger__text1_trace: Final = TraceSpec(
     'tile_danger',
     'Condition tiles: hazards',
-    'note: AG vs 4 or 2d6 damage.',
+    'aside: AG vs 4 or 2d6 damage.',
     (),
     (),
 )
@@ -5040,7 +5040,7 @@ _tile_pit__text1: Final = TextSpec(
     key='tile_pit#5',
     rule='tile_pit',
     source='Condition tiles: hazards',
-    kind='note',
+    kind='aside',
     text='Notice vs 4; AG vs 6 or 3d6 damage.',
     quote=None,
     condition='',
@@ -5048,7 +5048,7 @@ _tile_pit__text1: Final = TextSpec(
 _tile_pit__text1_trace: Final = TraceSpec(
     'tile_pit',
     'Condition tiles: hazards',
-    'note: Notice vs 4; AG vs 6 or 3d6 damage.',
+    'aside: Notice vs 4; AG vs 6 or 3d6 damage.',
     (),
     (),
 )
@@ -5230,7 +5230,7 @@ _tile_hideyhole__text1: Final = TextSpec(
     key='tile_hideyhole#3',
     rule='tile_hideyhole',
     source='Condition tiles: alarms',
-    kind='note',
+    kind='aside',
     text='Surprise attack by opponent.',
     quote=None,
     condition='',
@@ -5238,7 +5238,7 @@ _tile_hideyhole__text1: Final = TextSpec(
 _tile_hideyhole__text1_trace: Final = TraceSpec(
     'tile_hideyhole',
     'Condition tiles: alarms',
-    'note: Surprise attack by opponent.',
+    'aside: Surprise attack by opponent.',
     (),
     (),
 )
@@ -5561,7 +5561,7 @@ _sporadic_pit__text2: Final = TextSpec(
     key='sporadic_pit#3',
     rule='sporadic_pit',
     source='List of sporadic',
-    kind='note',
+    kind='aside',
     text='You fall down: AG to avoid, ST to get out of it.',
     quote=None,
     condition='',
@@ -5569,7 +5569,7 @@ _sporadic_pit__text2: Final = TextSpec(
 _sporadic_pit__text2_trace: Final = TraceSpec(
     'sporadic_pit',
     'List of sporadic',
-    'note: You fall down: AG to avoid, ST to get out of it.',
+    'aside: You fall down: AG to avoid, ST to get out of it.',
     (),
     (),
 )
@@ -5855,7 +5855,7 @@ _sporadic_slippery__text2: Final = TextSpec(
     key='sporadic_slippery#3',
     rule='sporadic_slippery',
     source='List of sporadic',
-    kind='note',
+    kind='aside',
     text='AG roll not to fall prone and end the turn.',
     quote=None,
     condition='',
@@ -5863,7 +5863,7 @@ _sporadic_slippery__text2: Final = TextSpec(
 _sporadic_slippery__text2_trace: Final = TraceSpec(
     'sporadic_slippery',
     'List of sporadic',
-    'note: AG roll not to fall prone and end the turn.',
+    'aside: AG roll not to fall prone and end the turn.',
     (),
     (),
 )
@@ -6068,7 +6068,7 @@ _sporadic_falling_debris__text1: Final = TextSpec(
     key='sporadic_falling_debris#3',
     rule='sporadic_falling_debris',
     source='List of sporadic',
-    kind='note',
+    kind='aside',
     text='AG to avoid or take 3d6 damage.',
     quote=None,
     condition='',
@@ -6076,7 +6076,7 @@ _sporadic_falling_debris__text1: Final = TextSpec(
 _sporadic_falling_debris__text1_trace: Final = TraceSpec(
     'sporadic_falling_debris',
     'List of sporadic',
-    'note: AG to avoid or take 3d6 damage.',
+    'aside: AG to avoid or take 3d6 damage.',
     (),
     (),
 )
