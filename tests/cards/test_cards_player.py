@@ -36,10 +36,12 @@ FIXTURES = sorted((ROOT / "tests" / "fixtures" / "features").glob("*.rules")) + 
 CONTINUATION_GOAL = 0.15
 """Issue 28's goal for continuation faces, as a share of all faces: printed beside the figure."""
 
-CONTINUATION_CEILING = 0.219
-"""The most continuation faces the bundled decks have now (21.8%: 113 of 518), held so that it
+CONTINUATION_CEILING = 0.2
+"""The most continuation faces the bundled decks have now (19.9%: 103 of 517), held so that it
 only goes down: above the goal because a rule's notes stay on its card (front and back) whenever they fit
-on one physical card, rather than going to the appendix to save a face."""
+on one physical card, rather than going to the appendix to save a face (25 of the 103 open with
+the card's notes; sending such notes to the appendix would give 82 of 509, 16.1%), and reading
+matter is an `aside`, printed in the appendix."""
 
 
 def _book(path: Path) -> m.Book | None:
