@@ -300,9 +300,11 @@ def test_a_failure_at_any_step_of_the_swap_leaves_the_old_build_whole(
     assert steps > 50
 
 
+@pytest.mark.slow
 def test_an_interrupted_swap_is_finished_by_the_next_build_or_check(tmp_path: Path) -> None:
     """A build killed (SIGKILL) after the commit point, at a chosen rename: the journal lets the
-    next `build --check` finish the swap; nothing is mixed and nothing staged is left."""
+    next `build --check` finish the swap; nothing is mixed and nothing staged is left.  A kill
+    test: in CI (`--slow`)."""
     v2 = _books(tmp_path, "v2")
     old, new = _outputs(tmp_path, "v1", cards=True), _outputs(tmp_path, "v2", cards=True)
     new_files = tmp_path / "new"

@@ -226,7 +226,7 @@ def test_a_failed_sweep_keeps_the_file_it_would_replace(tmp_path: Path, suffix: 
     out.write_text("the last sweep's results\n", encoding="utf-8")
     result = run_cli("sweep", str(book), "r", "--vary", "pool=1d6,2d6,100d1000", "--vary", "n=0..2", "-o", str(out))
     assert result.exit_code == 2
-    assert "situation r with pool=100d1000, n=0: 100d1000 has too many totals" in result.output
+    assert "situation r with pool=100d1000, n=0: roll `hit` of `r`: 100d1000 has too many totals" in result.output
     assert out.read_text(encoding="utf-8") == "the last sweep's results\n"
     assert [path.name for path in out.parent.iterdir()] == [out.name]  # no temporary file left
 

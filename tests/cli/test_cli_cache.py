@@ -35,13 +35,17 @@ def _entries(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-@pytest.mark.parametrize("book", BOOKS)
+@pytest.mark.parametrize(
+    "book",
+    [b if b in ("skirmish_terrain", "spot_rules_a_to_e") else pytest.param(b, marks=pytest.mark.slow) for b in BOOKS],
+)
 def test_cached_output_is_that_of_a_fresh_compile(book: str, fresh_cache: Path) -> None:
     """What a command reads from the cache is what a fresh compile gives: the kept module is the
     one generated afresh, byte for byte, and the kept facts (what `list` and `describe` print) are
     the ones worked out afresh, for every rule; so is every command's output.  Through the
     commands themselves: `list`, and `describe` and `resolve` of the first, middle and last rule
-    (each command loads the kept module anew: every rule would be some 40 s of the same code)."""
+    (each command loads the kept module anew: every rule would be some 40 s of the same code).
+    Two books in a plain `pytest` (the smallest and the largest), every one in CI."""
     path = RULEBOOKS / f"{book}.rules"
     fresh = compiled(path)
     assert fresh.book is not None
