@@ -48,7 +48,7 @@ def describe_data(
         data = _table_head(table)
         data["rows"] = [_row(book, table, row) for row in table.rows]
         data["overflow"] = _overflow(table.overflow)
-        data["notes"] = [_note(text, quote, (), kind) for text, quote, kind in table.said]
+        data["notes"] = [_note(text, quote, (), kind) for text, quote, kind in table.all_notes]
         data["chains"] = _chains(resolver, [(name, None)])
         data["inputs"] = [_input(spec) for spec in inputs]
         roll = _roll_range(table)
@@ -185,7 +185,7 @@ def _note(text: str, quote: str | None, guard: Iterable[m.Condition], kind: str 
     rule's statement, else an erratum when it quotes the source."""
     return {
         "effect": "note",
-        "kind": kind or ("erratum" if quote is not None else "note"),
+        "kind": kind or m.note_kind(quote),
         "text": text,
         "quote": quote,
         "conditions": _conditions(guard),

@@ -104,7 +104,7 @@ def export_book(book: m.Book) -> dict[str, Any]:
 
 
 def note_json(text: str, quote: str | None) -> dict[str, Any]:
-    return {"kind": "erratum" if quote is not None else "note", "text": text, "quote": quote}
+    return {"kind": m.note_kind(quote), "text": text, "quote": quote}
 
 
 class _Writer:

@@ -362,7 +362,7 @@ def text_kind(effect: m.CannotEffect | m.NoteEffect) -> str:
     quotes its source)."""
     if isinstance(effect, m.CannotEffect):
         return "cannot"
-    return "erratum" if effect.quote else "aside" if effect.aside else "note"
+    return m.note_kind(effect.quote, effect.aside)
 
 
 def trace_item(effect: m.Effect) -> str:

@@ -2324,6 +2324,13 @@ _table_damage_value: Final = TableSpec(
         Note(
             'damage_value',
             'Roll or Choose a Damage Value',
+            'Roll a d20, or choose the Damage Value.',
+            None,
+            'note',
+        ),
+        Note(
+            'damage_value',
+            'Roll or Choose a Damage Value',
             'The asterisk has no footnote. Read as: a PH Roll (at -3 on 4-6) that, failed, leaves the trooper Immobilized; no damage roll.',
             'PH / Immobilized *',
             'erratum',
@@ -2334,13 +2341,6 @@ _table_damage_value: Final = TableSpec(
             'Read as: the trooper rolls against both ARM and BTS, where "ARM/BTS" is against one of them; the source does not explain either.',
             'ARM + BTS',
             'erratum',
-        ),
-        Note(
-            'damage_value',
-            'Roll or Choose a Damage Value',
-            'Roll a d20, or choose the Damage Value.',
-            None,
-            'aside',
         ),
     ),
 )

@@ -21,8 +21,6 @@ from dsl.printer import expr_text, pool_text
 from dsl.runtime.dice import Dice
 from dsl.runtime.pools import showing_within
 
-OUTCOMES = ("success", "failure")
-OPPOSED_OUTCOMES = ("win", "tie", "lose")
 TIE_RULES = ("win", "lose", "tie")
 
 MAX_POOL = 100
@@ -184,7 +182,7 @@ def analyze_roll(
             change = chosen[id(item)] = _roll_change(cx, item, kind, bindings, scope)
             if change is not None and change.tiers is not None:
                 read_with.append((change.tiers, n.TiersRef(span=item.change.span, name=item.change.name)))
-    allowed = OPPOSED_OUTCOMES if kind == "opposed" else () if kind == "total" else OUTCOMES
+    allowed = m.OPPOSED_OUTCOMES if kind == "opposed" else () if kind == "total" else m.PLAIN_OUTCOMES
     for system, _ in read_with:
         # a tier may be called success or failure: each outcome is listed once
         allowed = tuple(dict.fromkeys((*allowed, *(x.name for x in cx.book.tiers[system].tiers))))

@@ -175,7 +175,7 @@ def _effects(
 
 def _outcomes(editions: Sequence[Edition], effect: m.RollEffect) -> tuple[str, ...]:
     if effect.kind == "opposed":
-        return ("win", "tie", "lose")
+        return m.OPPOSED_OUTCOMES
     for edition in editions:
         names = edition.model.tier_names(effect)
         if names:

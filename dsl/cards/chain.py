@@ -50,7 +50,7 @@ def chain_blocks(table: m.Table, notation: Notation) -> list[Block]:
         head = (step.depth, step.table, step.roll, step.twice)
         if head != heading:
             if parts:
-                lines.append(Detail((Run(lead + " \u00b7 ".join(parts)),), indent=heading is not None and heading[0] != 0))
+                lines.append(Detail((Run(lead + " \u00b7 ".join(parts)),), indent=int(heading is not None and heading[0] != 0)))
             heading, parts = head, []
             title = _title(step.table, table.name, specs)
             each = ", each of two" if step.twice else ""
@@ -59,7 +59,7 @@ def chain_blocks(table: m.Table, notation: Notation) -> list[Block]:
         again = " (as above)" if step.repeats else ""
         parts.append(f"{_key(step.key)} ({percent(step.reach)}){then}{again}")
     if parts:
-        lines.append(Detail((Run(lead + " \u00b7 ".join(parts)),), indent=heading is not None and heading[0] != 0))
+        lines.append(Detail((Run(lead + " \u00b7 ".join(parts)),), indent=int(heading is not None and heading[0] != 0)))
     facts = []
     if chain.rolls is not None:
         facts.append(f"{_average(chain.rolls)} rolls on average")

@@ -63,8 +63,10 @@ def deck_of(book: m.Book, *, errata: str = "appendix", only: Collection[str] | N
     footer = clean(book.title)
     first_card = replace(book_card(book, notation, errata=errata == "card"), number=1)
     samples = legend_samples(book, notation)
-    legend = replace(legend_card(book, footer, samples=samples), number=2)
-    screen_legend = replace(legend_card(book, footer, screen=True, samples=samples), number=2)
+    appendix = appendix_of(book, writer, numbers, footer, last, errata=errata == "appendix", items=items)
+    asides = last if any(part.asides for part in appendix.parts) else None
+    legend = replace(legend_card(book, footer, samples=samples, asides=asides), number=2)
+    screen_legend = replace(legend_card(book, footer, screen=True, samples=samples, asides=asides), number=2)
     body: list[Card] = []
     for item in items:
         if isinstance(item, m.Rule):
@@ -84,7 +86,6 @@ def deck_of(book: m.Book, *, errata: str = "appendix", only: Collection[str] | N
         body.append(made)
     movable = [(1, found)] if (found := _introduction(first_card, last)) is not None else []
     movable += [(card.number, found) for card in body if (found := _notes(card)) is not None]
-    appendix = appendix_of(book, writer, numbers, footer, last, errata=errata == "appendix", items=items)
     return Deck((first_card, legend, index_card(body, footer), *body), screen_legend, tuple(movable), appendix)
 
 
@@ -229,7 +230,6 @@ def appendix_of(
             else:
                 found += [Note(clean(text), clean(quote or "")) for text, quote in item.notes if quote is not None]
         asides = writer.asides_of(item) if isinstance(item, m.Rule) else [Note(clean(text), None) for text in item.asides]
-
         detail = " \u00b7 ".join(x for x in (f"No.{NBSP}{numbers[item.name]}", clean(item.cites or "")) if x)
         parts.append(AppendixPart(numbers[item.name], (Heading(clean(item.title), detail),), tuple(found), tuple(asides)))
     return Appendix(tuple(parts), errata, APPENDIX_KIND, category(None), footer, number)
@@ -338,11 +338,14 @@ LEGEND_ORDER = ("add", "mul", "per", "clamp", "set", "roll under", "roll over", 
 """The order of the legend's rows: modifiers, then rolls, then what the cards add."""
 
 
-def legend_card(book: m.Book, footer: str, *, screen: bool = False, samples: Samples | None = None) -> Card:
+def legend_card(
+    book: m.Book, footer: str, *, screen: bool = False, samples: Samples | None = None, asides: int | None = None
+) -> Card:
     """How to read the notation, for players who have not seen it before, in the book's own
     stats and dice (`samples`): a row for each kind of modifier and roll the book uses, and
     only those.  Printed cards that run long continue on further faces; on a screen (HTML) a
-    card is whole."""
+    card is whole.  `asides`: the number of the appendix, when it holds asides of the deck's
+    cards."""
     given = samples or {}
     rows = [given[key] for key in LEGEND_ORDER if key in given]
     stacking = (
@@ -355,9 +358,8 @@ def legend_card(book: m.Book, footer: str, *, screen: bool = False, samples: Sam
         if screen
         else "Index A\u2013Z: No.\u00a03. Long cards go on: 1/2, 2/2."
     )
-    asides = any(isinstance(e, m.NoteEffect) and e.aside for rule in book.rules.values() for e in rule.effects)
-    if asides or any(table.asides for table in book.tables.values()):
-        finding += " Background and the source's remarks: in the appendix (the last card), under each card's number."
+    if asides is not None:
+        finding += f" Background and the source's remarks: in the appendix, No.{NBSP}{asides}, under each card's number."
     blocks: list[Block] = []
     if rows:
         blocks.append(Grid(("Notation", "Meaning"), tuple(rows)))

@@ -95,12 +95,21 @@ class EffectWriter:
 
     def asides_of(self, rule: m.Rule) -> list[Note]:
         """A rule's asides (reading matter: background, the source's remarks), for the appendix,
-        each under its condition."""
-        return [
-            Note(clean(e.text), None, self.notation.guard(e.guard))
-            for e in rule.effects
-            if isinstance(e, m.NoteEffect) and e.aside
-        ]
+        each under its condition; and those of a rule it composes (`as OTHER`) whose card is not
+        in the deck (`--only`), which would otherwise be in no card's appendix."""
+        found: list[Note] = []
+        for effect in rule.effects:
+            if isinstance(effect, m.NoteEffect) and effect.aside:
+                found.append(Note(clean(effect.text), None, self.notation.guard(effect.guard)))
+            elif isinstance(effect, m.PartEffect) and self.numbers and effect.rule not in self.numbers:
+                for inner in self.book.parts[effect.part].effects:
+                    if isinstance(inner, m.NoteEffect) and inner.aside:
+                        guard = self.notation.guard((*effect.guard, *inner.guard))
+                        found.append(Note(clean(inner.text), None, guard))
+        first: dict[str, Note] = {}
+        for note in found:
+            first.setdefault(note.text, note)  # an aside composed twice is printed once, where first said
+        return list(first.values())
 
     # ------------------------------------------------------------------ a whole rule
 

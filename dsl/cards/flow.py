@@ -491,7 +491,9 @@ def _block(block: Block, width: float, accent: colors.Color, styles: dict[str, P
             text += f'\u2002<font name="{REGULAR}" color="#5c5c5c">{markup(block.detail)}</font>'
         style = derived(HEADING, "_accent", textColor=accent)
         return [Item(RuledHeading(text, style), keep=True)]
-    room = width - INDENT - 9  # the narrowest a line gets: indented, after a mark
+    # the narrowest a line of the block gets: as far in as it is indented (at least one level), after a mark
+    levels = block.indent if isinstance(block, (Condition, Entry, Detail)) else 0
+    room = width - INDENT * max(1, levels) - 9
     if isinstance(block, Condition):
         style = _indented(CONDITION, block.indent)
         return [Item(Para(markup(loosen(block.text, room, CONDITION.fontSize)), style), keep=True)]

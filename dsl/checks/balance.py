@@ -14,9 +14,6 @@ from dsl import types as t
 from dsl.diagnostics import Reporter, did_you_mean
 from dsl.model.parts import flat_effects
 
-PLAIN_OUTCOMES = ("success", "failure")
-OPPOSED_OUTCOMES = ("win", "tie", "lose")
-
 
 def check_balances(book: m.Book, reporter: Reporter) -> None:
     for balance in book.balances:
@@ -31,14 +28,6 @@ def check_balances(book: m.Book, reporter: Reporter) -> None:
                     claim.span,
                     "compare a chance with a chance, a number with a number",
                 )
-
-
-def outcomes(book: m.Book, roll: m.RollEffect) -> tuple[str, ...]:
-    """The outcomes a claim may name after `chance ROLL.`: the tiers of every system the roll may
-    be read with, or success and failure."""
-    if roll.kind == "opposed":
-        return OPPOSED_OUTCOMES
-    return book.tier_names(roll) or PLAIN_OUTCOMES
 
 
 def _reads(book: m.Book, rules: tuple[str, ...]) -> set[str]:
@@ -107,8 +96,8 @@ def _check_measure(measure: n.Measure, balance: m.Balance, book: m.Book, reporte
                 "measure the total's average (`average` of a value derived from it), or give the roll a target",
             )
             return None
-        if measure.tier is not None and measure.tier.text not in outcomes(book, roll):
-            known = outcomes(book, roll)
+        if measure.tier is not None and measure.tier.text not in book.outcome_names(roll):
+            known = book.outcome_names(roll)
             reporter.report(
                 "E901",
                 f"the roll `{name}` has no outcome `{measure.tier.text}` (its outcomes: {', '.join(known)})",

@@ -24,7 +24,7 @@ def all_examples(book: m.Book) -> list[m.Example]:
 def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
     stats: set[str] = set()
     derives: set[str] = set()
-    rolls: set[str] = set()
+    rolls: dict[str, set[str]] = {}  # each roll's outcomes
     texts: set[str] = set()
     columns: dict[str, set[str]] = {}
     for name in example.rules:
@@ -40,7 +40,7 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
             elif isinstance(effect, m.DeriveEffect):
                 derives.add(effect.name)
             elif isinstance(effect, m.RollEffect):
-                rolls.add(effect.name)
+                rolls.setdefault(effect.name, set()).update(book.outcome_names(effect))
             elif isinstance(effect, m.CannotEffect):
                 texts.add(effect.text)
     rules = ", ".join(f"`{r}`" for r in example.rules)
@@ -65,6 +65,15 @@ def _check(example: m.Example, book: m.Book, reporter: Reporter) -> None:
                     expectation.roll.span,
                     did_you_mean(name, rolls),
                 )
+            elif isinstance(expectation, n.ExpectRoll) and expectation.tier is not None:
+                tier, known = expectation.tier.text, rolls[name]
+                if tier not in known:
+                    reporter.report(
+                        "E701",
+                        f"the roll `{name}` has no outcome `{tier}` (its outcomes: {', '.join(sorted(known))})",
+                        expectation.tier.span,
+                        did_you_mean(tier, known),
+                    )
         elif isinstance(expectation, n.ExpectCannot):
             if expectation.text.value not in texts:
                 reporter.report(

@@ -220,6 +220,17 @@ class CannotEffect(Effect):
     text: str
 
 
+PLAIN_OUTCOMES = ("success", "failure")
+OPPOSED_OUTCOMES = ("win", "tie", "lose")
+"""The outcomes of a roll read without tiers, and of an opposed roll."""
+
+
+def note_kind(quote: str | None, aside: bool = False) -> str:
+    """What a note is, as resolvers, exports and describe name it: an `erratum` (it quotes the
+    source), an `aside` (reading matter) or a `note`."""
+    return "erratum" if quote is not None else "aside" if aside else "note"
+
+
 @dataclass(frozen=True, slots=True)
 class NoteEffect(Effect):
     text: str
@@ -438,11 +449,10 @@ class Table:
         return len(self.inputs) == 2
 
     @property
-    def said(self) -> tuple[tuple[str, str | None, str], ...]:
-        """What reading the table tells: its notes, errata and asides, each as (text, quoted
-        source or None, kind: `note`, `erratum` or `aside`)."""
-        notes = tuple((text, quote, "erratum" if quote else "note") for text, quote in self.notes)
-        return notes + tuple((text, None, "aside") for text in self.asides)
+    def all_notes(self) -> tuple[tuple[str, str | None, str], ...]:
+        """Its notes, errata and asides, each as (text, quoted source or None, `note_kind`)."""
+        notes = tuple((text, quote, note_kind(quote)) for text, quote in self.notes)
+        return notes + tuple((text, None, note_kind(None, aside=True)) for text in self.asides)
 
 
 @dataclass(frozen=True, slots=True)
@@ -513,6 +523,14 @@ class Book:
         """The tiers of every system a roll may be read with, once each, its own system's first."""
         systems = [self.tiers[name] for name in roll.systems() if name in self.tiers]
         return tuple(dict.fromkeys(tier.name for system in systems for tier in system.tiers))
+
+    def outcome_names(self, roll: RollEffect) -> tuple[str, ...]:
+        """The outcomes a roll may come to, as examples and balance claims name them (`roll
+        read.strong_hit`): win, tie and lose for an opposed roll; else the tiers of every system
+        it may be read with, or success and failure."""
+        if roll.kind == "opposed":
+            return OPPOSED_OUTCOMES
+        return self.tier_names(roll) or PLAIN_OUTCOMES
 
 
 V = TypeVar("V")

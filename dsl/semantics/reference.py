@@ -634,7 +634,7 @@ def resolve(
     for name in chosen:
         table = book.tables.get(name)
         if table is not None:
-            notes += [Note(table.name, table.cites, text, quote, kind) for text, quote, kind in table.said]
+            notes += [Note(table.name, table.cites, text, quote, kind) for text, quote, kind in table.all_notes]
     tables = tuple(situation.table(book.tables[name]) for name in chosen if name in book.tables)
     merged = merged_rolls(rolls)
     for roll in merged:

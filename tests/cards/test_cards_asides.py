@@ -145,3 +145,45 @@ def test_an_aside_in_the_header_is_refused_where_it_stands() -> None:
     compiled = compile_text(book, "mud.rules")
     assert not compiled.ok
     assert "E001" in compiled.render() and ":3:" in compiled.render()
+
+
+COMPOSED = """\
+rulebook parts "Parts":
+    source "s"
+
+stat DEX "Dexterity": int 0..30 = 10
+
+rule footing "Footing" cites "1":
+    DEX -1 "loose stones"
+    aside "The source's scree is any slope of loose stones."
+
+rule wading "Wading" cites "2":
+    DEX -2 "water"
+
+rule scree_run "Running on scree" cites "3":
+    as footing
+    DEX -1 "running"
+"""
+
+
+def _legend_and_appendix(only: list[str]) -> tuple[str, Card | None]:
+    compiled = compile_text(COMPOSED, "parts.rules")
+    assert compiled.book is not None
+    cards = deck_of(compiled.book, only=only).whole()
+    legend = next(card for card in cards if card.kind == LEGEND_KIND)
+    said = " ".join(run.text for block in legend.blocks for run in getattr(block, "runs", ()))
+    return said, next((card for card in cards if card.kind == APPENDIX_KIND), None)
+
+
+def test_a_deck_of_some_rules_says_where_their_asides_are_and_keeps_a_composed_ones() -> None:
+    """`--only`: the legend speaks of asides only when the deck's own cards have some, naming the
+    appendix by its number; a rule composed into a card of the deck (`as footing`) whose own
+    card is not in it leaves its asides under the composing card rather than nowhere."""
+    said, appendix = _legend_and_appendix(["wading"])
+    assert "Background" not in said and appendix is None
+    said, appendix = _legend_and_appendix(["scree_run"])
+    assert "Background and the source's remarks: in the appendix, No.\u00a05, under each card's number." in said
+    assert appendix is not None and appendix.number == 5
+    assert _texts(appendix) == ["The source's scree is any slope of loose stones."]
+    said, appendix = _legend_and_appendix(["footing", "scree_run"])
+    assert appendix is not None and _texts(appendix) == ["The source's scree is any slope of loose stones."]

@@ -242,7 +242,7 @@ class JsModuleWriter:
         w = self.w
         notes = array(
             [
-                f"new Note({js_string(book.name)}, null, {js_string(text)}, {js_literal(quote)}, {js_string(_note_kind(quote))})"
+                f"new Note({js_string(book.name)}, null, {js_string(text)}, {js_literal(quote)}, {js_string(m.note_kind(quote))})"
                 for text, quote in book.notes
             ]
         )
@@ -460,7 +460,7 @@ class JsModuleWriter:
                 [
                     f"new Note({js_string(table.name)}, {js_literal(table.cites)}, {js_string(text)}, {js_literal(quote)}, "
                     f"{js_string(kind)})"
-                    for text, quote, kind in table.said
+                    for text, quote, kind in table.all_notes
                 ]
             )
             rows = array([self._row(row) for row in table.rows])
@@ -737,8 +737,6 @@ def _object(w: CodeWriter, head: str, fields: list[tuple[str, str]]) -> None:
     w.line("});")
 
 
-def _note_kind(quote: str | None) -> str:
-    return "erratum" if quote else "note"
 
 
 def _note_line(text: str, quote: str | None) -> str:

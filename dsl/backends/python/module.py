@@ -332,7 +332,7 @@ class ModuleWriter:
             w.indent()
             for text, quote in book.notes:
                 w.call(
-                    "Note", [literal(book.name), "None", literal(text), literal(quote), literal(_note_kind(quote))], ","
+                    "Note", [literal(book.name), "None", literal(text), literal(quote), literal(m.note_kind(quote))], ","
                 )
             w.dedent()
             w.line("),")
@@ -630,10 +630,10 @@ class ModuleWriter:
             w.line(f"becomes={overflow.becomes if overflow else None},")
             step = printer.step_text(overflow.step) if overflow and overflow.step else None
             w.line(f"overflow_step={literal(step)},")
-            if table.said:
+            if table.all_notes:
                 w.line("notes=(")
                 w.indent()
-                for text, quote, kind in table.said:
+                for text, quote, kind in table.all_notes:
                     w.call(
                         "Note",
                         [
@@ -985,10 +985,6 @@ class ModuleWriter:
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-def _note_kind(quote: str | None) -> str:
-    return "erratum" if quote else "note"
 
 
 def _effect_kind(effect: m.Effect) -> str:
