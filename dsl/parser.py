@@ -516,6 +516,11 @@ def _syntax_hint(token: Token, accepted: set[str], source: str) -> str | None:
             "`from N` is where a counter starts: name the input the rule reads for it before `from`"
             f" (`each {before[-2]} COUNTER from {token}:`), or leave the start out (`each {before[-2]}:`)"
         )
+    if token.value == "aside" and any(_describe_terminal(t) == "`note`" for t in accepted):
+        return (
+            "an aside stands in a rule, a roll's block or a table; here write `note` "
+            "(the header's notes are the introduction, printed in the appendix)"
+        )
     if accepted == {"_INDENT"}:
         return _NEEDS_BLOCK
     if "COLON" in accepted and token.type == "_NL":

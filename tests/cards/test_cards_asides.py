@@ -145,6 +145,7 @@ def test_an_aside_in_the_header_is_refused_where_it_stands() -> None:
     compiled = compile_text(book, "mud.rules")
     assert not compiled.ok
     assert "E001" in compiled.render() and ":3:" in compiled.render()
+    assert "hint: an aside stands in a rule, a roll's block or a table; here write `note`" in compiled.render()
 
 
 COMPOSED = """\
