@@ -180,12 +180,11 @@ def _conditions(guard: Iterable[m.Condition]) -> list[str]:
     return [printer.condition_text(c) for c in guard]
 
 
-def _note(text: str, quote: str | None, guard: Iterable[m.Condition], kind: str | None = None) -> dict[str, Any]:
-    """A note as describe writes it; `kind` the note's own (printer.text_kind) when it is a
-    rule's statement, else an erratum when it quotes the source."""
+def _note(text: str, quote: str | None, guard: Iterable[m.Condition], kind: str) -> dict[str, Any]:
+    """A note as describe writes it, of its kind (`m.note_kind`)."""
     return {
         "effect": "note",
-        "kind": kind or m.note_kind(quote),
+        "kind": kind,
         "text": text,
         "quote": quote,
         "conditions": _conditions(guard),
@@ -296,7 +295,7 @@ class _Describer:
                 }
                 for outcome in effect.outcomes
             ],
-            "notes": [_note(text, quote, ()) for text, quote in effect.notes],
+            "notes": [_note(text, quote, (), m.note_kind(quote)) for text, quote in effect.notes],
         }
 
     def read_tables(self, effect: m.Effect) -> None:

@@ -98,7 +98,8 @@ def _expand(
     for index, statement in enumerate(body, start=1):
         place = f"{path}{index}"
         read = guard_names | names_in(statement) if bindings else guard_names
-        key = _effect_key(origin, place, {k: v for k, v in bindings.items() if k in read})
+        bound = {k: v for k, v in bindings.items() if k in read}
+        key = _effect_key(origin, place, bound)
         base: dict[str, Any] = {
             "key": key,
             "origin": origin,
@@ -137,8 +138,7 @@ def _expand(
             for number, item in enumerate(statement.items, start=1):
                 if isinstance(item, n.RollNote) and isinstance(item.note, n.AsideStmt):
                     # reading matter about the roll: the rule's aside, under the roll's conditions
-                    key = _effect_key(origin, f"{place}.{number}", {k: v for k, v in bindings.items() if k in read})
-                    aside = {**base, "key": key, "span": item.span}
+                    aside = {**base, "key": _effect_key(origin, f"{place}.{number}", bound), "span": item.span}
                     yield m.NoteEffect(**aside, text=item.note.text.value, quote=None, aside=True)
         elif isinstance(statement, n.CannotStmt):
             yield m.CannotEffect(**base, text=statement.text.value)

@@ -727,11 +727,17 @@ def _and_terms(expr: n.Expr) -> list[n.Expr]:
     return [expr]
 
 
+def _same_condition(x: m.Condition, y: m.Condition) -> bool:
+    """Whether two conditions are those of one `when` block (the same expression, not only an
+    equal one)."""
+    return x.negated == y.negated and x.expr is y.expr
+
+
 def _common(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...]) -> tuple[m.Condition, ...]:
     """The outer conditions two guards share (the same `when` blocks)."""
     count = 0
     for x, y in zip(a, b, strict=False):
-        if x.negated != y.negated or x.expr is not y.expr:
+        if not _same_condition(x, y):
             break
         count += 1
     return a[:count]
@@ -740,7 +746,7 @@ def _common(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...]) -> tuple[m.C
 def _next_shared(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...], depth: int) -> bool:
     """Whether two guards, alike in their first `depth` conditions, share the next one too (the
     same `when` block)."""
-    return len(a) > depth and len(b) > depth and a[depth].negated == b[depth].negated and a[depth].expr is b[depth].expr
+    return len(a) > depth and len(b) > depth and _same_condition(a[depth], b[depth])
 
 
 Guarded = tuple[tuple[m.Condition, ...], list[m.Effect]]
@@ -748,7 +754,7 @@ Guarded = tuple[tuple[m.Condition, ...], list[m.Effect]]
 
 
 def _same_guard(a: tuple[m.Condition, ...], b: tuple[m.Condition, ...]) -> bool:
-    return len(a) == len(b) and all(x.negated == y.negated and x.expr is y.expr for x, y in zip(a, b, strict=True))
+    return len(a) == len(b) and all(_same_condition(x, y) for x, y in zip(a, b, strict=True))
 
 
 def _attachable_clamps(effects: Sequence[m.Effect]) -> dict[str, m.ModEffect]:

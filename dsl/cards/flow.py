@@ -339,7 +339,7 @@ def _indented(style: ParagraphStyle, indent: int) -> ParagraphStyle:
     """A style `indent` levels in (under as many conditions)."""
     if not indent:
         return style
-    return derived(style, f"_in{int(indent)}", leftIndent=style.leftIndent + INDENT * int(indent))
+    return derived(style, f"_in{indent}", leftIndent=style.leftIndent + INDENT * indent)
 
 
 def derived(parent: ParagraphStyle, suffix: str, **values: Any) -> ParagraphStyle:
@@ -665,8 +665,9 @@ class IndexColumns(Flowable):  # type: ignore[misc]
             return IndexColumns((*((line,) for line in self.entries[0]), *self.entries[1:])).split(availWidth, availHeight)
         fit = 0
         for _ in range(2):  # a column, then the next
-            start = fit
-            while fit < len(heights) and sum(heights[start : fit + 1]) <= availHeight + 0.01:
+            filled = 0.0
+            while fit < len(heights) and filled + heights[fit] <= availHeight + 0.01:
+                filled += heights[fit]
                 fit += 1
         if fit >= len(heights):
             return [self]
