@@ -415,6 +415,10 @@ class Notation:
             return self._member(expr, words)
         if isinstance(expr, n.Not):
             return self._not(expr, words)
+        if isinstance(expr, n.BoolOp) and words and expr.op == "or":
+            level = _LEVEL["or"]
+            said = [_wrap(text, inner, level + 1) for text, inner in (self._note(x, words) for x in _chain(expr, "or"))]
+            return " or ".join(_shared_subject(said)), level
         if isinstance(expr, n.BoolOp):
             level = _LEVEL[expr.op]
             left, left_level = self._note(expr.left, words)
@@ -619,7 +623,8 @@ class Notation:
             parts.append(lead + " and ".join(self._term(x, _LEVEL["and"] if len(kept) > 1 else 0) for x in kept))
         if exceptions:
             boolean = len(exceptions) > 1
-            parts.append("unless " + " or ".join(self._term(x, _LEVEL["not"] if boolean else 0) for x in exceptions))
+            said = [self._term(x, _LEVEL["not"] if boolean else 0) for x in exceptions]
+            parts.append("unless " + " or ".join(_shared_subject(said)))
         # A label that ends with its verb ("The target is") meets the verb of its comparison.
         return _DOUBLED_VERB.sub(r"\1", ", ".join(parts))
 
@@ -834,6 +839,26 @@ def _chain(expr: n.Expr, op: str) -> list[n.Expr]:
     if isinstance(expr, n.BoolOp) and expr.op == op:
         return [*_chain(expr.left, op), *_chain(expr.right, op)]
     return [expr]
+
+
+_SUBJECT_END = re.compile(r"^(.+(?::| is) )([^,():]+)$")
+"""A clause that names its subject and then one choice: "terrain Type: Jungle", "the damage band is 2"."""
+
+
+def _shared_subject(clauses: list[str]) -> list[str]:
+    """Alternatives that say the same subject one after another, said once: "terrain Type:
+    Jungle or terrain Type: Aquatic or terrain Type: Desert" -> "terrain Type: Jungle, Aquatic or
+    Desert".  A choice that is itself a phrase of alternatives ("poor or higher") is left whole."""
+    merged: list[tuple[str, list[str]]] = []  # (subject, its choices), or (a whole clause, [])
+    for clause in clauses:
+        found = _SUBJECT_END.match(clause)
+        if found is None or re.search(r"\b(or|and|nor|unless|not)\b", found.group(2)):
+            merged.append((clause, []))
+        elif merged and merged[-1][0] == found.group(1) and merged[-1][1]:
+            merged[-1][1].append(found.group(2))
+        else:
+            merged.append((found.group(1), [found.group(2)]))
+    return [subject + _alternatives(choices) if choices else subject for subject, choices in merged]
 
 
 def _alternatives(items: list[str]) -> str:

@@ -39,6 +39,9 @@ DEFECTS = {
     "a condition without its subject (`When makes a turn`)": re.compile(r"\b[Ww]hen (makes|has|does|takes|moves)\b"),
     "the higher of 0 and a difference": re.compile(r"the higher of 0 and"),
     "a value only named (`Total actions = Total actions from`)": re.compile(r"(\b\w+ \w+) = \1 from"),
+    "a subject said again in alternatives (`Type: Jungle or terrain Type: Aquatic`)": re.compile(
+        r"\b((?:\w+ ){0,3}\w+(?::| is)) [\w-]+ or \1 ", re.IGNORECASE
+    ),
 }
 
 
@@ -116,6 +119,14 @@ def test_no_phrase_defect_on_any_face_of_any_deck() -> None:
         (
             "Total actions = Total actions from \u201cNumber of Actions\u201d",
             "a value only named (`Total actions = Total actions from`)",
+        ),
+        (
+            "Unless terrain Type: Jungle or terrain Type: Aquatic or terrain Type: Desert",
+            "a subject said again in alternatives (`Type: Jungle or terrain Type: Aquatic`)",
+        ),
+        (
+            "When damage band is 1 or damage band is 2:",
+            "a subject said again in alternatives (`Type: Jungle or terrain Type: Aquatic`)",
         ),
     ],
 )
