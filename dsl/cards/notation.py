@@ -620,13 +620,65 @@ class Notation:
         exceptions = [*fails, *(x.operand for x in terms if isinstance(x, n.Not) and isinstance(x.operand, n.BoolOp))]
         parts = []
         if kept:
-            parts.append(lead + " and ".join(self._term(x, _LEVEL["and"] if len(kept) > 1 else 0) for x in kept))
+            said = [
+                self._between(*x) if isinstance(x, tuple) else self._term(x, _LEVEL["and"] if len(kept) > 1 else 0)
+                for x in self._bounds(kept)
+            ]
+            parts.append(lead + " and ".join(said))
         if exceptions:
             boolean = len(exceptions) > 1
             said = [self._term(x, _LEVEL["not"] if boolean else 0) for x in exceptions]
             parts.append("unless " + " or ".join(_shared_subject(said)))
         # A label that ends with its verb ("The target is") meets the verb of its comparison.
         return _DOUBLED_VERB.sub(r"\1", ", ".join(parts))
+
+    def _bounds(self, terms: list[n.Expr]) -> list[n.Expr | tuple[n.Compare, n.Compare]]:
+        """Terms, with a number's lower and upper bound (`x > a and x <= b`, in either order) paired
+        as one range, at the place of the first."""
+        said: list[n.Expr | tuple[n.Compare, n.Compare]] = []
+        paired: set[int] = set()
+        for at, term in enumerate(terms):
+            if at in paired:
+                continue
+            if isinstance(term, n.Compare) and self._bound(term):
+                lower = term.op in (">", ">=")
+                for later in range(at + 1, len(terms)):
+                    other = terms[later]
+                    if (
+                        later not in paired
+                        and isinstance(other, n.Compare)
+                        and self._bound(other)
+                        and _name(other.left) == _name(term.left)
+                        and (other.op in (">", ">=")) != lower
+                    ):
+                        paired.add(later)
+                        said.append((term, other) if lower else (other, term))
+                        break
+                else:
+                    said.append(term)
+                continue
+            said.append(term)
+        return said
+
+    def _bound(self, term: n.Expr) -> bool:
+        """`x > a`, `x <= b`: a bound on a number the card prints with a sign."""
+        return (
+            isinstance(term, n.Compare)
+            and term.op in ("<", "<=", ">", ">=")
+            and isinstance(term.left, n.NameRef)
+            and not self._is_choice(term.left)
+            and not self._is_choice(term.right)
+            and isinstance(self._type(term.left), t.Numeric)
+        )
+
+    def _between(self, lower: n.Compare, upper: n.Compare) -> str:
+        """`25 ≤ POT < 30`: a number between two bounds, said once."""
+        level = _LEVEL["compare"]
+        subject = _wrap(*self._note(lower.left, True), level + 1)
+        low = _wrap(*self._note(lower.right, True), level + 1)
+        high = _wrap(*self._note(upper.right, True), level + 1)
+        flipped = {">": "<", ">=": "<="}[lower.op]
+        return f"{low}{NBSP}{COMPARISON[flipped]}{NBSP}{subject}{NBSP}{COMPARISON[upper.op]}{NBSP}{high}"
 
     def _term(self, expr: n.Expr, level: int) -> str:
         text, inner = self._note(expr, True)
@@ -833,6 +885,10 @@ def _wrap(text: str, inner: int, outer: int) -> str:
 
 
 _DOUBLED_VERB = re.compile(r"\b(is|are) \1\b")
+
+
+def _name(expr: n.Expr) -> str | None:
+    return expr.name if isinstance(expr, n.NameRef) else None
 
 
 def _chain(expr: n.Expr, op: str) -> list[n.Expr]:
