@@ -196,7 +196,8 @@ class EffectWriter:
     def bases(self, rule: m.Rule, own: Sequence[m.Effect]) -> list[Block]:
         """The value a stat starts from where it is the rule's own number, not a player's: a
         stat only this rule uses (the skid threshold, 3) or one worked out by a formula (the aura
-        total, (SIZ + POW + CHA) / 3 rounded up).  A player's DEX is on the character sheet."""
+        total, (SIZ + POW + CHA) / 3 rounded up).  A player's DEX is on the character sheet, and a
+        modifier that starts at 0 and is only added to goes without saying."""
         touched: list[str] = []
         for effect in own:
             name = None
@@ -219,6 +220,12 @@ class EffectWriter:
                 value = str(var.default) if not isinstance(var.default, Fraction) else number_text(var.default)
             else:
                 continue
+            if value == "0" and all(
+                isinstance(effect, m.ModEffect) and effect.op == "add"
+                for effect in own
+                if isinstance(effect, m.ModEffect) and effect.target == name
+            ):
+                continue  # a modifier only added to reads as its additions: "Stealth +1"
             blocks.append(Entry((Run(title_case_first(label), "strong"), Run(f" starts at {value}"))))
         return blocks
 

@@ -172,3 +172,36 @@ def test_a_label_that_repeats_its_condition_is_printed_once() -> None:
     dark = next(line for line in lines if "dark" in line)
     assert "wet ground" not in wet and "DEX" in wet
     assert dark.endswith("cannot see the footholds")
+
+
+STARTING = """\
+rulebook starts "Starting values":
+    version "1"
+
+stat stealth_mod "Modifier to Stealth rolls": int -10..10 = 0
+stat hearing "Hearing": int -10..10 = 0
+stat skid "Skidding threshold": int 0..20 = 3
+input rain "It rains": flag = no
+
+rule weather "Weather" cites "1":
+    when rain:
+        stealth_mod +1 "rain hides footsteps"
+        hearing = -2 "rain on the roof"
+        skid +1 "wet road"
+"""
+
+
+def test_a_modifier_that_starts_at_0_and_is_only_added_to_goes_without_saying() -> None:
+    """"Modifier to Stealth rolls starts at 0" says nothing a player does not read in "+1": the
+    card leaves it out; a value that is set (0 when it is not) or starts elsewhere
+    (the skid threshold, 3) keeps its line."""
+    from dsl.cards.blocks import Entry
+    from dsl.cards.deck import build_deck
+    from dsl.compiler import compile_text
+
+    book = compile_text(STARTING, "starts.rules").book
+    assert book is not None
+    card = next(card for card in build_deck(book) if card.title == "Weather")
+    lines = ["".join(run.text for run in block.runs) for block in card.blocks if isinstance(block, Entry)]
+    starts = [line for line in lines if "starts at" in line]
+    assert starts == ["Hearing starts at 0", "Skidding threshold starts at 3"]
