@@ -192,8 +192,8 @@ rule weather "Weather" cites "1":
 
 
 def test_a_modifier_that_starts_at_0_and_is_only_added_to_goes_without_saying() -> None:
-    """"Modifier to Stealth rolls starts at 0" says nothing a player does not read in "+1": the
-    card leaves it out; a value that is set (0 when it is not) or starts elsewhere
+    """A card leaves out "Modifier to Stealth rolls starts at 0", which says nothing a player does
+    not read in "+1"; a value that is set (0 when it is not) or starts elsewhere
     (the skid threshold, 3) keeps its line."""
     from dsl.cards.blocks import Entry
     from dsl.cards.deck import build_deck
