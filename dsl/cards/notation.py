@@ -624,7 +624,7 @@ class Notation:
                 self._between(*x) if isinstance(x, tuple) else self._term(x, _LEVEL["and"] if len(kept) > 1 else 0)
                 for x in self._bounds(kept)
             ]
-            parts.append(lead + " and ".join(said))
+            parts.append(lead + " and ".join(_shared_predicate(said)))
         if exceptions:
             boolean = len(exceptions) > 1
             said = [self._term(x, _LEVEL["not"] if boolean else 0) for x in exceptions]
@@ -915,6 +915,32 @@ def _shared_subject(clauses: list[str]) -> list[str]:
         else:
             merged.append((found.group(1), [found.group(2)]))
     return [subject + _alternatives(choices) if choices else subject for subject, choices in merged]
+
+
+_IS_END = re.compile(r"^([^,()]+) is ([^,():]+)$")
+
+
+def _shared_predicate(clauses: list[str]) -> list[str]:
+    """Conditions that say the same of subjects one after another, said once: "terrain hull down
+    is N/A and forest hull down is N/A" -> "terrain hull down and forest hull down are N/A"."""
+    merged: list[tuple[list[str], str]] = []  # (subjects, what is said of them), or ([a whole clause], "")
+    for clause in clauses:
+        found = _IS_END.match(clause)
+        if found is None or re.search(r"\b(or|and|nor|unless|not|is)\b", found.group(1) + " " + found.group(2)):
+            merged.append(([clause], ""))
+        elif merged and merged[-1][1] == found.group(2):
+            merged[-1][0].append(found.group(1))
+        else:
+            merged.append(([found.group(1)], found.group(2)))
+    said = []
+    for subjects, predicate in merged:
+        if not predicate:
+            said.append(subjects[0])
+        elif len(subjects) == 1:
+            said.append(f"{subjects[0]} is {predicate}")
+        else:
+            said.append(f"{', '.join(subjects[:-1])} and {subjects[-1]} are {predicate}")
+    return said
 
 
 def _alternatives(items: list[str]) -> str:

@@ -42,6 +42,9 @@ DEFECTS = {
     "a subject said again in alternatives (`Type: Jungle or terrain Type: Aquatic`)": re.compile(
         r"\b((?:\w+ ){0,3}\w+(?::| is)) [\w-]+ or \1 ", re.IGNORECASE
     ),
+    "a predicate said again (`terrain hull down is N/A and forest hull down is N/A`)": re.compile(
+        r"\bis ([\w/]+) and (?:[\w'-]+ ){1,4}is \1\b"
+    ),
     "a number bounded in two clauses (`POT ≥ 25 and POT < 30`)": re.compile(
         "(\\w[\\w,' ]{2,40})\u00a0[<>≤≥]\u00a0(?:(?! or )[^\\n]){1,30}? and \\1\u00a0[<>≤≥]"
     ),
@@ -130,6 +133,10 @@ def test_no_phrase_defect_on_any_face_of_any_deck() -> None:
         (
             "When damage band is 1 or damage band is 2:",
             "a subject said again in alternatives (`Type: Jungle or terrain Type: Aquatic`)",
+        ),
+        (
+            "When terrain hull down is N/A and forest hull down is N/A and vegetation hull down is N/A",
+            "a predicate said again (`terrain hull down is N/A and forest hull down is N/A`)",
         ),
         (
             "When POT of the radiation exposure\u00a0≥\u00a025 and POT of the radiation exposure\u00a0<\u00a030:",
