@@ -53,6 +53,10 @@ class Condition:
     indent: int = 0
 
 
+OTHERWISE = "Otherwise"
+"""How a card's line says the condition that denies the one said just before it at its level."""
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One effect: a modifier, a derived value, a restriction."""

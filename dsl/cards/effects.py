@@ -16,6 +16,7 @@ from dsl import model as m
 from dsl import nodes as n
 from dsl import types as t
 from dsl.cards.blocks import (
+    OTHERWISE,
     Block,
     Chances,
     ChanceTable,
@@ -237,7 +238,7 @@ class EffectWriter:
         ]
         clamps = _attachable_clamps(plain)
         groups = _by_guard([e for e in plain if e not in clamps.values()])
-        blocks = self._tree(groups, clamps, 0, 0)
+        blocks = _otherwise(self._tree(groups, clamps, 0, 0))
         for effect in effects:
             if isinstance(effect, m.RollEffect):
                 blocks += self.roll(
@@ -658,6 +659,50 @@ class EffectWriter:
             blocks.append(Heading("Errata"))
             blocks += [Note(clean(e.text), clean(e.quote or ""), self.notation.guard(e.guard)) for e in errata]
         return blocks
+
+
+def _otherwise(blocks: list[Block]) -> list[Block]:
+    """A line whose condition denies the one said just before it at its level ("When the wind
+    is a tail wind: fly skill -10%" then "Unless the wind is a tail wind: fly skill -25%") led by
+    "Otherwise:" instead.  Only right after it (a line at that level between them, or a roll,
+    ends the pair), and only a line: a condition heading lines of its own keeps its words, which
+    a face that starts among those lines repeats above them.  The line is kept on the face of the
+    one before it (flow.py)."""
+    out: list[Block] = []
+    said: dict[int, str] = {}  # by level: what the last condition there holds when it says "When ..."
+    for block in blocks:
+        if isinstance(block, Detail):
+            out.append(block)  # belongs to the line above it
+            continue
+        if not isinstance(block, (Entry, Condition)):
+            said.clear()
+            out.append(block)
+            continue
+        level = block.indent
+        for deeper in [x for x in said if x > level]:
+            del said[deeper]
+        lead = _lead(block)
+        before = said.pop(level, None)
+        if lead is None:
+            out.append(block)
+            continue
+        if before is not None and lead == f"Unless {before}" and isinstance(block, Entry):
+            out.append(replace(block, runs=(replace(block.runs[0], text=OTHERWISE + ": "), *block.runs[1:])))
+            continue
+        if lead.startswith("When "):
+            said[level] = lead.removeprefix("When ")
+        out.append(block)
+    return out
+
+
+def _lead(block: Entry | Condition) -> str | None:
+    """The condition a line starts with, as the card says it ("When wet"), if it starts with one."""
+    if isinstance(block, Condition):
+        return block.text.removesuffix(":")
+    first = block.runs[0] if block.runs else None
+    if first is not None and first.style == "em" and first.text.endswith(": "):
+        return first.text.removesuffix(": ")
+    return None
 
 
 SHARED_LEAST = 3

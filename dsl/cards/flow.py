@@ -21,6 +21,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
 from dsl.cards.blocks import (
+    OTHERWISE,
     Block,
     Chances,
     Condition,
@@ -464,6 +465,8 @@ def flowables_of(
         following = blocks[index + 1] if index + 1 < len(blocks) else None
         if in_roll and isinstance(following, (Detail, Chances)):
             made[-1].keep = True
+        if _otherwise(following):
+            made[-1].keep = True  # "Otherwise" never opens a face: the condition it denies is above it
         if isinstance(block, RollHead):
             made[0].part = block.title
         elif isinstance(block, Heading) and not block.text.startswith("As "):
@@ -472,6 +475,11 @@ def flowables_of(
         for item in made:
             item.resume = context + item.resume  # a table set as rows repeats its legend
         yield from made
+
+
+def _otherwise(block: Block | None) -> bool:
+    """Whether a line opens with "Otherwise" (see effects.py `_otherwise`)."""
+    return isinstance(block, Entry) and bool(block.runs) and block.runs[0].text == OTHERWISE + ": "
 
 
 CONTINUED = " (cont.)"

@@ -122,8 +122,9 @@ def test_a_remembered_header_is_the_one_made_afresh(books: list[m.Book]) -> None
 def test_a_card_too_long_for_the_full_band_takes_the_slim_one_and_names_its_kind_and_source() -> None:
     """A card that the compact step does not fit on one face under the full band gets the slim
     band on its first face too (its title beside the chip), its kind and citation on a line under
-    it: zone_combat's DEBRIS takes one face so (spot_rules_e_to_z No. 18, Knockout Attacks, did too
-    until its trait's roll became a line: it now fits under the full band).  Every first face in
+    it: zone_combat's RAIN takes one face so (DEBRIS did until its "Otherwise" lines, and
+    spot_rules_e_to_z No. 18, Knockout Attacks, until its trait's roll became a line: both now fit
+    under the full band).  Every first face in
     a slim band says what kind of card it is and its source."""
     from typing import cast
 
@@ -139,11 +140,11 @@ def test_a_card_too_long_for_the_full_band_takes_the_slim_one_and_names_its_kind
         knockout = [face for face in faces if face.card.title == "Knockout Attacks"]
         if name == "spot_rules_e_to_z":
             assert len(knockout) == 1
-        debris = [face for face in faces if face.card.title == "DEBRIS"]
+        rain = [face for face in faces if face.card.title == "RAIN"]
         if name == "zone_combat":
-            assert len(debris) == 1 and debris[0].header.slim
-            assert debris[0].header.cites is not None
-            assert debris[0].header.cites.getPlainText() == "Condition \u00b7 Condition tiles: DEBRIS"
+            assert len(rain) == 1 and rain[0].header.slim
+            assert rain[0].header.cites is not None
+            assert rain[0].header.cites.getPlainText() == "Condition \u00b7 Condition tiles: RAIN"
 
 
 def test_each_face_is_given_the_room_its_own_title_leaves() -> None:

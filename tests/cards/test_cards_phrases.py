@@ -212,3 +212,45 @@ def test_a_modifier_that_starts_at_0_and_is_only_added_to_goes_without_saying() 
     lines = ["".join(run.text for run in block.runs) for block in card.blocks if isinstance(block, Entry)]
     starts = [line for line in lines if "starts at" in line]
     assert starts == ["Hearing starts at 0", "Skidding threshold starts at 3"]
+
+
+OTHERWISE_BOOK = """\
+rulebook otherwise "Otherwise":
+    version "1"
+
+stat DEX "Dexterity": int 0..30 = 10
+stat STR "Strength": int 0..30 = 10
+input tail "The wind is a tail wind": flag = no
+input wet "The ground is wet": flag = no
+
+rule wind "Wind" cites "1":
+    when tail: DEX -1
+    else: DEX -3
+    when wet:
+        DEX -1
+        STR -1
+    else:
+        DEX +1
+        STR +1
+"""
+
+
+def test_a_line_that_denies_the_line_before_it_says_otherwise() -> None:
+    """A line "Unless the wind is a tail wind: DEX -3" right after "When the wind is a tail wind:
+    DEX -1" says its condition twice: it reads "Otherwise: DEX -3".  A condition heading lines
+    of its own keeps its words (a face that starts among them repeats it above them)."""
+    from dsl.cards.blocks import Condition, Entry
+    from dsl.cards.deck import build_deck
+    from dsl.compiler import compile_text
+
+    book = compile_text(OTHERWISE_BOOK, "otherwise.rules").book
+    assert book is not None
+    card = next(card for card in build_deck(book) if card.title == "Wind")
+    lines = [
+        "".join(run.text for run in block.runs) if isinstance(block, Entry) else block.text
+        for block in card.blocks
+        if isinstance(block, (Entry, Condition))
+    ]
+    at = lines.index("When the wind is a tail wind: DEX\u00a0\u22121")
+    assert lines[at + 1] == "Otherwise: DEX\u00a0\u22123"
+    assert "Unless the ground is wet:" in lines
