@@ -3932,14 +3932,14 @@ _vehicular_chases__text2: Final = TextSpec(
     rule='vehicular_chases',
     source='7. Chases: Vehicular Chases',
     kind='note',
-    text='Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
+    text='Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
     quote=None,
     condition='',
 )
 _vehicular_chases__text2_trace: Final = TraceSpec(
     'vehicular_chases',
     '7. Chases: Vehicular Chases',
-    'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
+    'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
     (),
     (),
 )
@@ -3948,14 +3948,14 @@ _vehicular_chases__text3: Final = TextSpec(
     rule='vehicular_chases',
     source='7. Chases: Vehicular Chases',
     kind='note',
-    text='Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
+    text='Each round the gamemaster decides who can change speed, how maneuvers and crashes end, and whether characters act on their DEX ranks.',
     quote=None,
     condition='',
 )
 _vehicular_chases__text3_trace: Final = TraceSpec(
     'vehicular_chases',
     '7. Chases: Vehicular Chases',
-    'note: Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
+    'note: Each round the gamemaster decides who can change speed, how maneuvers and crashes end, and whether characters act on their DEX ranks.',
     (),
     (),
 )
@@ -3964,14 +3964,14 @@ _vehicular_chases__text4: Final = TextSpec(
     rule='vehicular_chases',
     source='7. Chases: Vehicular Chases',
     kind='note',
-    text='Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).',
+    text='Rated Speed: the top sustainable speed. All begin at Speed 0; a vehicle accelerates or decelerates X Speeds a round (vehicle descriptions, Chapter 8).',
     quote=None,
     condition='',
 )
 _vehicular_chases__text4_trace: Final = TraceSpec(
     'vehicular_chases',
     '7. Chases: Vehicular Chases',
-    'note: Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).',
+    'note: Rated Speed: the top sustainable speed. All begin at Speed 0; a vehicle accelerates or decelerates X Speeds a round (vehicle descriptions, Chapter 8).',
     (),
     (),
 )
@@ -3980,14 +3980,14 @@ _vehicular_chases__text5: Final = TextSpec(
     rule='vehicular_chases',
     source='7. Chases: Vehicular Chases',
     kind='note',
-    text='Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
+    text='A leader opens the range, a pursuer closes it.',
     quote=None,
     condition='',
 )
 _vehicular_chases__text5_trace: Final = TraceSpec(
     'vehicular_chases',
     '7. Chases: Vehicular Chases',
-    'note: Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
+    'note: A leader opens the range, a pursuer closes it.',
     (),
     (),
 )
@@ -5105,7 +5105,7 @@ _chase_trouble_effects__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when trouble == minor_fishtail',
-    label='minor fishtail, this round only',
+    label='this round',
 )
 _chase_trouble_effects__mod2_trace: Final = TraceSpec(
     'chase_trouble_effects',
@@ -5125,7 +5125,7 @@ _chase_trouble_effects__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when trouble == moderate_fishtail',
-    label='moderate fishtail, this round only',
+    label='this round',
 )
 _chase_trouble_effects__mod3_trace: Final = TraceSpec(
     'chase_trouble_effects',
@@ -5145,7 +5145,7 @@ _chase_trouble_effects__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when trouble == severe_fishtail',
-    label='severe fishtail, this round only',
+    label='this round',
 )
 _chase_trouble_effects__mod4_trace: Final = TraceSpec(
     'chase_trouble_effects',
@@ -5217,7 +5217,7 @@ _chase_trouble_effects__roll1: Final = RollSpec(
     rule='chase_trouble_effects',
     source='7. Chases: Chase Trouble Table',
     name='fuel_explosion',
-    label='Fuel explosion (10% chance)',
+    label='Fuel explosion',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -5717,14 +5717,14 @@ _closing__text3: Final = TextSpec(
     rule='closing',
     source='7. Closing',
     kind='note',
-    text="After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
+    text='After that first strike, the short weapon-user acts on their normal DEX rank. Closing in takes the next combat round or action; one kept at bay may need a Dodge (Close Combat).',
     quote=None,
     condition='',
 )
 _closing__text3_trace: Final = TraceSpec(
     'closing',
     '7. Closing',
-    "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
+    'note: After that first strike, the short weapon-user acts on their normal DEX rank. Closing in takes the next combat round or action; one kept at bay may need a Dodge (Close Combat).',
     (),
     (),
 )
@@ -5733,14 +5733,14 @@ _closing__text4: Final = TextSpec(
     rule='closing',
     source='7. Closing',
     kind='note',
-    text='Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
+    text='Two long weapon-users who close strike at normal DEX ranks, and fight normally once they have room for their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
     quote=None,
     condition='',
 )
 _closing__text4_trace: Final = TraceSpec(
     'closing',
     '7. Closing',
-    'note: Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
+    'note: Two long weapon-users who close strike at normal DEX ranks, and fight normally once they have room for their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
     (),
     (),
 )
@@ -6069,14 +6069,14 @@ _cover__text1: Final = TextSpec(
     rule='cover',
     source='7. Cover',
     kind='note',
-    text="A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
+    text="If the cover is struck, roll damage to see whether it gets through (Damage to Inanimate Objects, not in this chapter) only when it makes sense, as when the attack's normal damage exceeds the cover's armor value and/or hit points.",
     quote=None,
     condition='',
 )
 _cover__text1_trace: Final = TraceSpec(
     'cover',
     '7. Cover',
-    "note: A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
+    "note: If the cover is struck, roll damage to see whether it gets through (Damage to Inanimate Objects, not in this chapter) only when it makes sense, as when the attack's normal damage exceeds the cover's armor value and/or hit points.",
     (),
     (),
 )
@@ -6085,14 +6085,14 @@ _cover__text2: Final = TextSpec(
     rule='cover',
     source='7. Cover',
     kind='note',
-    text='With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.',
+    text='With hit locations, the player announces before the attack which locations are behind cover; the gamemaster decides how much cover the obstacle allows. The attack is rolled unadjusted; protected locations strike the cover instead.',
     quote=None,
     condition='',
 )
 _cover__text2_trace: Final = TraceSpec(
     'cover',
     '7. Cover',
-    'note: With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.',
+    'note: With hit locations, the player announces before the attack which locations are behind cover; the gamemaster decides how much cover the obstacle allows. The attack is rolled unadjusted; protected locations strike the cover instead.',
     (),
     (),
 )
@@ -6706,7 +6706,7 @@ _disease_recovery__roll1: Final = RollSpec(
     rule='disease_recovery',
     source='7. Disease',
     name='recover',
-    label='Recovery roll (CON x the multiplier)',
+    label='Recovery roll, each morning',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -6736,14 +6736,14 @@ _disease_recovery__text1: Final = TextSpec(
     rule='disease_recovery',
     source='7. Disease',
     kind='note',
-    text='The character must rest and be cared for while recuperating from a disease.',
+    text='The sick character must rest and be cared for.',
     quote=None,
     condition='',
 )
 _disease_recovery__text1_trace: Final = TraceSpec(
     'disease_recovery',
     '7. Disease',
-    'note: The character must rest and be cared for while recuperating from a disease.',
+    'note: The sick character must rest and be cared for.',
     (),
     (),
 )
