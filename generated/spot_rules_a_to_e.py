@@ -1421,13 +1421,13 @@ _aerial_combat__roll1: Final = RollSpec(
     rule='aerial_combat',
     source='7. Aerial Combat',
     name='fly_roll',
-    label='Fly roll in the powers phase (costs no action)',
+    label='Fly roll (powers phase, no action)',
     kind='check',
     pool=(1, 100, None),
     op='<=',
     against=None,
     success=False,
-    outcomes=MappingProxyType({'failure': 'Any actions the flier makes this round are Difficult.', 'critical': 'Any rolls made during this round of combat are Easy.', 'fumble': 'The flier cannot attack or act this round, and may even fall or crash.'}),
+    outcomes=MappingProxyType({'failure': "All the flier's actions this round are Difficult.", 'critical': 'All rolls this round are Easy.', 'fumble': 'The flier cannot attack or act this round, and may even fall or crash.'}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -2312,7 +2312,7 @@ _armor_damaged__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding='down',
     condition='when armor_state == damaged',
-    label='damaged: half the armor value, rounded down',
+    label='damaged',
 )
 _armor_damaged__mod1_trace: Final = TraceSpec(
     'armor_damaged',
@@ -2332,7 +2332,7 @@ _armor_damaged__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding='down',
     condition='when armor_state == damaged',
-    label='damaged: half the random armor value, rounded down',
+    label='damaged',
 )
 _armor_damaged__mod2_trace: Final = TraceSpec(
     'armor_damaged',
@@ -2394,14 +2394,14 @@ _armor_damaged__text1: Final = TextSpec(
     rule='armor_damaged',
     source='7. Armor Damaged',
     kind='note',
-    text='Destroyed armor offers no protection but full ENC and burden.',
+    text='It still has full ENC and burden.',
     quote=None,
     condition='when armor_state == destroyed',
 )
 _armor_damaged__text1_trace: Final = TraceSpec(
     'armor_damaged',
     '7. Armor Damaged',
-    'note: Destroyed armor offers no protection but full ENC and burden.',
+    'note: It still has full ENC and burden.',
     ('when armor_state == destroyed',),
     (('armor_state',),),
 )
@@ -2416,7 +2416,7 @@ _armor_damaged__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when armor_state == repaired_after_destruction',
-    label='repaired after destruction: 1 point less',
+    label='repaired after destruction',
 )
 _armor_damaged__mod4_trace: Final = TraceSpec(
     'armor_damaged',
@@ -2430,14 +2430,14 @@ _armor_damaged__text2: Final = TextSpec(
     rule='armor_damaged',
     source='7. Armor Damaged',
     kind='note',
-    text="Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
+    text="Acid, fire and other corrosive or caustic attacks can damage or destroy armor; so may critical hits or even fumbles, at the gamemaster's discretion.",
     quote=None,
     condition='',
 )
 _armor_damaged__text2_trace: Final = TraceSpec(
     'armor_damaged',
     '7. Armor Damaged',
-    "note: Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
+    "note: Acid, fire and other corrosive or caustic attacks can damage or destroy armor; so may critical hits or even fumbles, at the gamemaster's discretion.",
     (),
     (),
 )
@@ -2446,14 +2446,14 @@ _armor_damaged__text3: Final = TextSpec(
     rule='armor_damaged',
     source='7. Armor Damaged',
     kind='note',
-    text='Already-damaged armor that is damaged again before being repaired is destroyed.',
+    text='Armor damaged twice before repair is destroyed.',
     quote=None,
     condition='',
 )
 _armor_damaged__text3_trace: Final = TraceSpec(
     'armor_damaged',
     '7. Armor Damaged',
-    'note: Already-damaged armor that is damaged again before being repaired is destroyed.',
+    'note: Armor damaged twice before repair is destroyed.',
     (),
     (),
 )
@@ -3271,7 +3271,7 @@ _both_sides_surprised__roll1: Final = RollSpec(
     rule='both_sides_surprised',
     source='7. Both Sides Surprised',
     name='detect_first',
-    label="Spot or Listen roll, opposed by the other party's",
+    label='Spot or Listen roll (opposed)',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -3301,7 +3301,7 @@ _both_sides_surprised__roll2: Final = RollSpec(
     rule='both_sides_surprised',
     source='7. Both Sides Surprised',
     name='other_detects',
-    label="The other party's opposed Spot or Listen roll",
+    label="Other party's Spot or Listen roll",
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -3361,14 +3361,14 @@ _both_sides_surprised__text1: Final = TextSpec(
     rule='both_sides_surprised',
     source='7. Both Sides Surprised',
     kind='note',
-    text='Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
+    text='DEX ranks decide who goes first.',
     quote=None,
     condition='when both_surprised; when both_ideas_succeed',
 )
 _both_sides_surprised__text1_trace: Final = TraceSpec(
     'both_sides_surprised',
     '7. Both Sides Surprised',
-    'note: Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
+    'note: DEX ranks decide who goes first.',
     ('when both_surprised', 'when both_ideas_succeed'),
     (('both_surprised',), ('both_ideas_succeed',)),
 )
@@ -3377,14 +3377,14 @@ _both_sides_surprised__text2: Final = TextSpec(
     rule='both_sides_surprised',
     source='7. Both Sides Surprised',
     kind='note',
-    text='Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.',
+    text='Unplanned, unlike ambushes. Everyone involved rolls: one looking elsewhere may miss what is in front of them. On a tie both notice at once.',
     quote=None,
     condition='',
 )
 _both_sides_surprised__text2_trace: Final = TraceSpec(
     'both_sides_surprised',
     '7. Both Sides Surprised',
-    'note: Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.',
+    'note: Unplanned, unlike ambushes. Everyone involved rolls: one looking elsewhere may miss what is in front of them. On a tie both notice at once.',
     (),
     (),
 )
@@ -3393,14 +3393,14 @@ _both_sides_surprised__text3: Final = TextSpec(
     rule='both_sides_surprised',
     source='7. Both Sides Surprised',
     kind='note',
-    text='The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
+    text='The gamemaster decides by the situation whether each side rolls Spot or Listen.',
     quote=None,
     condition='',
 )
 _both_sides_surprised__text3_trace: Final = TraceSpec(
     'both_sides_surprised',
     '7. Both Sides Surprised',
-    'note: The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
+    'note: The gamemaster decides by the situation whether each side rolls Spot or Listen.',
     (),
     (),
 )
