@@ -1421,13 +1421,13 @@ _aerial_combat__roll1: Final = RollSpec(
     rule='aerial_combat',
     source='7. Aerial Combat',
     name='fly_roll',
-    label='Fly roll in the powers phase (costs no action)',
+    label='Fly roll (powers phase, no action)',
     kind='check',
     pool=(1, 100, None),
     op='<=',
     against=None,
     success=False,
-    outcomes=MappingProxyType({'failure': 'Any actions the flier makes this round are Difficult.', 'critical': 'Any rolls made during this round of combat are Easy.', 'fumble': 'The flier cannot attack or act this round, and may even fall or crash.'}),
+    outcomes=MappingProxyType({'failure': "All the flier's actions this round are Difficult.", 'critical': 'All rolls this round are Easy.', 'fumble': 'The flier cannot attack or act this round, and may even fall or crash.'}),
     margin_outcomes=(),
     tiers=(TierSpec('critical', '<=', lambda target: round_value(Fraction(target) / 20, 'nearest')), TierSpec('special', '<=', lambda target: round_value(Fraction(target) / 5, 'nearest')), TierSpec('fumble', '>=', lambda target: 100), TierSpec('success', '<=', lambda target: target), TierSpec('failure', None, None)),
     ties=None,
@@ -2312,7 +2312,7 @@ _armor_damaged__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding='down',
     condition='when armor_state == damaged',
-    label='damaged: half the armor value, rounded down',
+    label='damaged',
 )
 _armor_damaged__mod1_trace: Final = TraceSpec(
     'armor_damaged',
@@ -2332,7 +2332,7 @@ _armor_damaged__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding='down',
     condition='when armor_state == damaged',
-    label='damaged: half the random armor value, rounded down',
+    label='damaged',
 )
 _armor_damaged__mod2_trace: Final = TraceSpec(
     'armor_damaged',
@@ -2394,14 +2394,14 @@ _armor_damaged__text1: Final = TextSpec(
     rule='armor_damaged',
     source='7. Armor Damaged',
     kind='note',
-    text='Destroyed armor offers no protection but full ENC and burden.',
+    text='It still has full ENC and burden.',
     quote=None,
     condition='when armor_state == destroyed',
 )
 _armor_damaged__text1_trace: Final = TraceSpec(
     'armor_damaged',
     '7. Armor Damaged',
-    'note: Destroyed armor offers no protection but full ENC and burden.',
+    'note: It still has full ENC and burden.',
     ('when armor_state == destroyed',),
     (('armor_state',),),
 )
@@ -2416,7 +2416,7 @@ _armor_damaged__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when armor_state == repaired_after_destruction',
-    label='repaired after destruction: 1 point less',
+    label='repaired after destruction',
 )
 _armor_damaged__mod4_trace: Final = TraceSpec(
     'armor_damaged',
@@ -2430,14 +2430,14 @@ _armor_damaged__text2: Final = TextSpec(
     rule='armor_damaged',
     source='7. Armor Damaged',
     kind='note',
-    text="Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
+    text="Acid, fire and other corrosive or caustic attacks can damage or destroy armor; so may critical hits or even fumbles, at the gamemaster's discretion.",
     quote=None,
     condition='',
 )
 _armor_damaged__text2_trace: Final = TraceSpec(
     'armor_damaged',
     '7. Armor Damaged',
-    "note: Acid, fire, or other corrosive or highly caustic attacks can damage or destroy armor; critical hits or even fumbles may too, at the gamemaster's discretion.",
+    "note: Acid, fire and other corrosive or caustic attacks can damage or destroy armor; so may critical hits or even fumbles, at the gamemaster's discretion.",
     (),
     (),
 )
@@ -2446,14 +2446,14 @@ _armor_damaged__text3: Final = TextSpec(
     rule='armor_damaged',
     source='7. Armor Damaged',
     kind='note',
-    text='Already-damaged armor that is damaged again before being repaired is destroyed.',
+    text='Armor damaged twice before repair is destroyed.',
     quote=None,
     condition='',
 )
 _armor_damaged__text3_trace: Final = TraceSpec(
     'armor_damaged',
     '7. Armor Damaged',
-    'note: Already-damaged armor that is damaged again before being repaired is destroyed.',
+    'note: Armor damaged twice before repair is destroyed.',
     (),
     (),
 )
@@ -3271,7 +3271,7 @@ _both_sides_surprised__roll1: Final = RollSpec(
     rule='both_sides_surprised',
     source='7. Both Sides Surprised',
     name='detect_first',
-    label="Spot or Listen roll, opposed by the other party's",
+    label='Spot or Listen roll (opposed)',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -3301,7 +3301,7 @@ _both_sides_surprised__roll2: Final = RollSpec(
     rule='both_sides_surprised',
     source='7. Both Sides Surprised',
     name='other_detects',
-    label="The other party's opposed Spot or Listen roll",
+    label="Other party's Spot or Listen roll",
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -3361,14 +3361,14 @@ _both_sides_surprised__text1: Final = TextSpec(
     rule='both_sides_surprised',
     source='7. Both Sides Surprised',
     kind='note',
-    text='Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
+    text='DEX ranks decide who goes first.',
     quote=None,
     condition='when both_surprised; when both_ideas_succeed',
 )
 _both_sides_surprised__text1_trace: Final = TraceSpec(
     'both_sides_surprised',
     '7. Both Sides Surprised',
-    'note: Both succeeded in their Idea rolls: DEX ranks decide who goes first.',
+    'note: DEX ranks decide who goes first.',
     ('when both_surprised', 'when both_ideas_succeed'),
     (('both_surprised',), ('both_ideas_succeed',)),
 )
@@ -3377,14 +3377,14 @@ _both_sides_surprised__text2: Final = TextSpec(
     rule='both_sides_surprised',
     source='7. Both Sides Surprised',
     kind='note',
-    text='Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.',
+    text='Unplanned, unlike ambushes. Everyone involved rolls: one looking elsewhere may miss what is in front of them. On a tie both notice at once.',
     quote=None,
     condition='',
 )
 _both_sides_surprised__text2_trace: Final = TraceSpec(
     'both_sides_surprised',
     '7. Both Sides Surprised',
-    'note: Unlike ambushes, these situations are unplanned. Everyone involved makes the roll, as some might not notice what is happening in front of them if their attention is elsewhere. In a tie, they notice each other simultaneously.',
+    'note: Unplanned, unlike ambushes. Everyone involved rolls: one looking elsewhere may miss what is in front of them. On a tie both notice at once.',
     (),
     (),
 )
@@ -3393,14 +3393,14 @@ _both_sides_surprised__text3: Final = TextSpec(
     rule='both_sides_surprised',
     source='7. Both Sides Surprised',
     kind='note',
-    text='The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
+    text='The gamemaster decides by the situation whether each side rolls Spot or Listen.',
     quote=None,
     condition='',
 )
 _both_sides_surprised__text3_trace: Final = TraceSpec(
     'both_sides_surprised',
     '7. Both Sides Surprised',
-    'note: The gamemaster decides, by the situation, whether each party makes the opposed Spot or Listen roll.',
+    'note: The gamemaster decides by the situation whether each side rolls Spot or Listen.',
     (),
     (),
 )
@@ -3932,14 +3932,14 @@ _vehicular_chases__text2: Final = TextSpec(
     rule='vehicular_chases',
     source='7. Chases: Vehicular Chases',
     kind='note',
-    text='Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
+    text='Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
     quote=None,
     condition='',
 )
 _vehicular_chases__text2_trace: Final = TraceSpec(
     'vehicular_chases',
     '7. Chases: Vehicular Chases',
-    'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Relevant skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
+    'note: Ranges are not specific; a round can be a combat round, a turn, an hour or even a day. Skills: Drive, Fly, Pilot, Ride; Navigate or Spot may be needed to continue, Technical Skill for tracking sensors.',
     (),
     (),
 )
@@ -3948,14 +3948,14 @@ _vehicular_chases__text3: Final = TextSpec(
     rule='vehicular_chases',
     source='7. Chases: Vehicular Chases',
     kind='note',
-    text='Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
+    text='Each round the gamemaster decides who can change speed, how maneuvers and crashes end, and whether characters act on their DEX ranks.',
     quote=None,
     condition='',
 )
 _vehicular_chases__text3_trace: Final = TraceSpec(
     'vehicular_chases',
     '7. Chases: Vehicular Chases',
-    'note: Each round the gamemaster determines whether participants can change speed, the outcome of maneuvers and crashes, and whether characters can act on their DEX ranks.',
+    'note: Each round the gamemaster decides who can change speed, how maneuvers and crashes end, and whether characters act on their DEX ranks.',
     (),
     (),
 )
@@ -3964,14 +3964,14 @@ _vehicular_chases__text4: Final = TextSpec(
     rule='vehicular_chases',
     source='7. Chases: Vehicular Chases',
     kind='note',
-    text='Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).',
+    text='Rated Speed: the top sustainable speed. All begin at Speed 0; a vehicle accelerates or decelerates X Speeds a round (vehicle descriptions, Chapter 8).',
     quote=None,
     condition='',
 )
 _vehicular_chases__text4_trace: Final = TraceSpec(
     'vehicular_chases',
     '7. Chases: Vehicular Chases',
-    'note: Rated Speed: the maximum sustainable speed. All begin at Speed 0 and accelerate; a vehicle accelerates or decelerates by X Speeds a round (vehicle descriptions, Chapter 8).',
+    'note: Rated Speed: the top sustainable speed. All begin at Speed 0; a vehicle accelerates or decelerates X Speeds a round (vehicle descriptions, Chapter 8).',
     (),
     (),
 )
@@ -3980,14 +3980,14 @@ _vehicular_chases__text5: Final = TextSpec(
     rule='vehicular_chases',
     source='7. Chases: Vehicular Chases',
     kind='note',
-    text='Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
+    text='A leader opens the range, a pursuer closes it.',
     quote=None,
     condition='',
 )
 _vehicular_chases__text5_trace: Final = TraceSpec(
     'vehicular_chases',
     '7. Chases: Vehicular Chases',
-    'note: Range: for every Speed faster than an opponent, move one range increment closer to or further from it per combat round: a leader moves away, a pursuer closes.',
+    'note: A leader opens the range, a pursuer closes it.',
     (),
     (),
 )
@@ -5105,7 +5105,7 @@ _chase_trouble_effects__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when trouble == minor_fishtail',
-    label='minor fishtail, this round only',
+    label='this round',
 )
 _chase_trouble_effects__mod2_trace: Final = TraceSpec(
     'chase_trouble_effects',
@@ -5125,7 +5125,7 @@ _chase_trouble_effects__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when trouble == moderate_fishtail',
-    label='moderate fishtail, this round only',
+    label='this round',
 )
 _chase_trouble_effects__mod3_trace: Final = TraceSpec(
     'chase_trouble_effects',
@@ -5145,7 +5145,7 @@ _chase_trouble_effects__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when trouble == severe_fishtail',
-    label='severe fishtail, this round only',
+    label='this round',
 )
 _chase_trouble_effects__mod4_trace: Final = TraceSpec(
     'chase_trouble_effects',
@@ -5217,7 +5217,7 @@ _chase_trouble_effects__roll1: Final = RollSpec(
     rule='chase_trouble_effects',
     source='7. Chases: Chase Trouble Table',
     name='fuel_explosion',
-    label='Fuel explosion (10% chance)',
+    label='Fuel explosion',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -5717,14 +5717,14 @@ _closing__text3: Final = TextSpec(
     rule='closing',
     source='7. Closing',
     kind='note',
-    text="After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
+    text='After that first strike, the short weapon-user acts on their normal DEX rank. Closing in takes the next combat round or action; one kept at bay may need a Dodge (Close Combat).',
     quote=None,
     condition='',
 )
 _closing__text3_trace: Final = TraceSpec(
     'closing',
     '7. Closing',
-    "note: After the long weapon-user's first strike, the short weapon-user acts on their normal DEX rank. To close with a long weapon-user, one must be closing during the next combat round or next available action and may need a Dodge if kept at bay (Close Combat).",
+    'note: After that first strike, the short weapon-user acts on their normal DEX rank. Closing in takes the next combat round or action; one kept at bay may need a Dodge (Close Combat).',
     (),
     (),
 )
@@ -5733,14 +5733,14 @@ _closing__text4: Final = TextSpec(
     rule='closing',
     source='7. Closing',
     kind='note',
-    text='Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
+    text='Two long weapon-users who close strike at normal DEX ranks, and fight normally once they have room for their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
     quote=None,
     condition='',
 )
 _closing__text4_trace: Final = TraceSpec(
     'closing',
     '7. Closing',
-    'note: Two long weapon-users who close are both limited this way, but strike at normal DEX ranks, and later combat is as normal if they find space to wield their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
+    'note: Two long weapon-users who close strike at normal DEX ranks, and fight normally once they have room for their weapons. A short weapon-user closes on a long one with a successful Dodge or parry.',
     (),
     (),
 )
@@ -6069,14 +6069,14 @@ _cover__text1: Final = TextSpec(
     rule='cover',
     source='7. Cover',
     kind='note',
-    text="A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
+    text="If the cover is struck, roll damage to see whether it gets through (Damage to Inanimate Objects, not in this chapter) only when it makes sense, as when the attack's normal damage exceeds the cover's armor value and/or hit points.",
     quote=None,
     condition='',
 )
 _cover__text1_trace: Final = TraceSpec(
     'cover',
     '7. Cover',
-    "note: A roll over the adjusted chance but within the normal skill rating hits the obstacle or cover. Roll damage to see whether it bypasses the cover (see Damage to Inanimate Objects, not part of this chapter) only when it makes sense, such as when the attack's normal damage is higher than the obstacle's armor value and/or hit points.",
+    "note: If the cover is struck, roll damage to see whether it gets through (Damage to Inanimate Objects, not in this chapter) only when it makes sense, as when the attack's normal damage exceeds the cover's armor value and/or hit points.",
     (),
     (),
 )
@@ -6085,14 +6085,14 @@ _cover__text2: Final = TextSpec(
     rule='cover',
     source='7. Cover',
     kind='note',
-    text='With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.',
+    text='With hit locations, the player announces before the attack which locations are behind cover; the gamemaster decides how much cover the obstacle allows. The attack is rolled unadjusted; protected locations strike the cover instead.',
     quote=None,
     condition='',
 )
 _cover__text2_trace: Final = TraceSpec(
     'cover',
     '7. Cover',
-    'note: With hit locations, the player announces which locations are behind cover before the attack; the gamemaster decides how much cover the obstacle allows. The attack is rolled normally, with no skill adjustments, but protected locations strike the cover instead.',
+    'note: With hit locations, the player announces before the attack which locations are behind cover; the gamemaster decides how much cover the obstacle allows. The attack is rolled unadjusted; protected locations strike the cover instead.',
     (),
     (),
 )
@@ -6706,7 +6706,7 @@ _disease_recovery__roll1: Final = RollSpec(
     rule='disease_recovery',
     source='7. Disease',
     name='recover',
-    label='Recovery roll (CON x the multiplier)',
+    label='Recovery roll, each morning',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -6736,14 +6736,14 @@ _disease_recovery__text1: Final = TextSpec(
     rule='disease_recovery',
     source='7. Disease',
     kind='note',
-    text='The character must rest and be cared for while recuperating from a disease.',
+    text='The sick character must rest and be cared for.',
     quote=None,
     condition='',
 )
 _disease_recovery__text1_trace: Final = TraceSpec(
     'disease_recovery',
     '7. Disease',
-    'note: The character must rest and be cared for while recuperating from a disease.',
+    'note: The sick character must rest and be cared for.',
     (),
     (),
 )
