@@ -2135,14 +2135,14 @@ _anti_missile_fire__text3: Final = TextSpec(
     rule='anti_missile_fire',
     source='ANTI-MISSILE FIRE',
     kind='note',
-    text='Does not use actions to perform. A hit against a single missile destroys it.',
+    text='Uses no action. A hit destroys a single missile.',
     quote=None,
     condition='',
 )
 _anti_missile_fire__text3_trace: Final = TraceSpec(
     'anti_missile_fire',
     'ANTI-MISSILE FIRE',
-    'note: Does not use actions to perform. A hit against a single missile destroys it.',
+    'note: Uses no action. A hit destroys a single missile.',
     (),
     (),
 )

@@ -521,7 +521,7 @@ _smoke__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when smoke_hexes > 0',
-    label='for every hex fired through or into',
+    label='smoke',
 )
 _smoke__mod1_trace: Final = TraceSpec(
     'smoke',
@@ -567,7 +567,7 @@ _smoke__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when smoke_hexes > 0; when weapon == laser',
-    label='for each smoke hex fired through',
+    label='smoke',
 )
 _smoke__mod2_trace: Final = TraceSpec(
     'smoke',

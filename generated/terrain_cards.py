@@ -2199,14 +2199,14 @@ _storm__text4: Final = TextSpec(
     rule='storm',
     source='STORM',
     kind='note',
-    text='MOV, SAT and Hostility Level: as the base terrain type.',
+    text='MOV, SAT and Hostility Level: as the base terrain.',
     quote=None,
     condition='',
 )
 _storm__text4_trace: Final = TraceSpec(
     'storm',
     'STORM',
-    'note: MOV, SAT and Hostility Level: as the base terrain type.',
+    'note: MOV, SAT and Hostility Level: as the base terrain.',
     (),
     (),
 )

@@ -5479,14 +5479,14 @@ _sporadic_encounter__text2: Final = TextSpec(
     rule='sporadic_encounter',
     source='Sporadics',
     kind='note',
-    text='Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.',
+    text='Some conditionals are sporadic. Keep the list short (1-3 items) and advertise it to the players.',
     quote=None,
     condition='',
 )
 _sporadic_encounter__text2_trace: Final = TraceSpec(
     'sporadic_encounter',
     'Sporadics',
-    'note: Some conditionals are sporadic: every move rolls a die and a 1 meets one. Keep the list short (1-3 items) and advertise it to the players. Anyone who does not move cannot meet one, and does not roll.',
+    'note: Some conditionals are sporadic. Keep the list short (1-3 items) and advertise it to the players.',
     (),
     (),
 )
