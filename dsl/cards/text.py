@@ -185,6 +185,11 @@ def sentences(text: str) -> list[str]:
     return [s for s in out if s]
 
 
+def _plain(text: str) -> str:
+    """Words only, lower case, without articles: to tell whether a text says a step."""
+    return " ".join(w for w in re.findall(r"[\w+-]+", text.lower()) if w not in ("the", "a", "an"))
+
+
 def then_step(before: str, step: str) -> str:
     """What an outcome or a cell says, and the step it leads to: "Skid as on a failure; something
     nasty happens. Then roll on Skidding fumble." after a sentence, "Fishtail, then roll again"
@@ -192,6 +197,8 @@ def then_step(before: str, step: str) -> str:
     before = before.rstrip()
     if not before:
         return title_case_first(step) + "."
+    if f" {_plain(step)} " in f" {_plain(before)} ":
+        return before  # "Roll on the Chase Trouble Table." says the step already
     if before.endswith((".", "!", "?", "”")):
         return f"{before} {title_case_first(step)}."
     return f"{before}, then {step}"
