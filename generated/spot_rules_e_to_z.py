@@ -1097,14 +1097,14 @@ _fighting_while_down__text3: Final = TextSpec(
     rule='fighting_while_down',
     source='Fighting While Down',
     kind='note',
-    text='A successful Difficult Dodge gets the character back on their feet unhit and allows an attack action this round if the DEX rank permits; a Dodge and an Agility roll (both unmodified) do the same in place of the attack action.',
+    text='A successful Dodge gets them up unhit, with an attack this round if the DEX rank permits; unmodified Dodge and Agility rolls do the same instead of the attack.',
     quote=None,
     condition='when actor_prone; when action == dodge',
 )
 _fighting_while_down__text3_trace: Final = TraceSpec(
     'fighting_while_down',
     'Fighting While Down',
-    'note: A successful Difficult Dodge gets the character back on their feet unhit and allows an attack action this round if the DEX rank permits; a Dodge and an Agility roll (both unmodified) do the same in place of the attack action.',
+    'note: A successful Dodge gets them up unhit, with an attack this round if the DEX rank permits; unmodified Dodge and Agility rolls do the same instead of the attack.',
     ('when actor_prone', 'when action == dodge'),
     (('actor_prone',), ('action',)),
 )
@@ -1119,7 +1119,7 @@ _fighting_while_down__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when target_prone',
-    label='attacking a prone character',
+    label='prone target',
 )
 _fighting_while_down__mod2_trace: Final = TraceSpec(
     'fighting_while_down',
@@ -1133,14 +1133,14 @@ _fighting_while_down__text4: Final = TextSpec(
     rule='fighting_while_down',
     source='Fighting While Down',
     kind='note',
-    text='A character knocked back in hand-to-hand combat falls on their back; struck from behind, tripping or collapsing from injury, forward. See also Superior/Inferior Positions and Prone.',
+    text='Knocked back in hand-to-hand: falls backward; hit from behind, tripping or collapsing from injury: forward. See Prone and Superior/Inferior Positions.',
     quote=None,
     condition='',
 )
 _fighting_while_down__text4_trace: Final = TraceSpec(
     'fighting_while_down',
     'Fighting While Down',
-    'note: A character knocked back in hand-to-hand combat falls on their back; struck from behind, tripping or collapsing from injury, forward. See also Superior/Inferior Positions and Prone.',
+    'note: Knocked back in hand-to-hand: falls backward; hit from behind, tripping or collapsing from injury: forward. See Prone and Superior/Inferior Positions.',
     (),
     (),
 )
