@@ -550,7 +550,7 @@ _point_blank_range__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when target_range <= reach; when missile_kind in {bow, thrown}',
-    label='bow or thrown weapon at hand-to-hand range',
+    label='at hand-to-hand range',
 )
 _point_blank_range__mod1_trace: Final = TraceSpec(
     'point_blank_range',
@@ -753,7 +753,7 @@ _extended_range__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when target_range > 2 * base_range; unless hand_propelled or target_range > 4 * base_range',
-    label='long range (up to four times base range)',
+    label='long range',
 )
 _extended_range__mod4_trace: Final = TraceSpec(
     'extended_range',
@@ -1097,14 +1097,14 @@ _fighting_while_down__text3: Final = TextSpec(
     rule='fighting_while_down',
     source='Fighting While Down',
     kind='note',
-    text='A successful Difficult Dodge gets the character back on their feet unhit and allows an attack action this round if the DEX rank permits; a Dodge and an Agility roll (both unmodified) do the same in place of the attack action.',
+    text='A successful Dodge gets them up unhit, with an attack this round if the DEX rank permits; unmodified Dodge and Agility rolls do the same instead of the attack.',
     quote=None,
     condition='when actor_prone; when action == dodge',
 )
 _fighting_while_down__text3_trace: Final = TraceSpec(
     'fighting_while_down',
     'Fighting While Down',
-    'note: A successful Difficult Dodge gets the character back on their feet unhit and allows an attack action this round if the DEX rank permits; a Dodge and an Agility roll (both unmodified) do the same in place of the attack action.',
+    'note: A successful Dodge gets them up unhit, with an attack this round if the DEX rank permits; unmodified Dodge and Agility rolls do the same instead of the attack.',
     ('when actor_prone', 'when action == dodge'),
     (('actor_prone',), ('action',)),
 )
@@ -1119,7 +1119,7 @@ _fighting_while_down__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when target_prone',
-    label='attacking a prone character',
+    label='prone target',
 )
 _fighting_while_down__mod2_trace: Final = TraceSpec(
     'fighting_while_down',
@@ -1133,14 +1133,14 @@ _fighting_while_down__text4: Final = TextSpec(
     rule='fighting_while_down',
     source='Fighting While Down',
     kind='note',
-    text='A character knocked back in hand-to-hand combat falls on their back; struck from behind, tripping or collapsing from injury, forward. See also Superior/Inferior Positions and Prone.',
+    text='Knocked back in hand-to-hand: falls backward; hit from behind, tripping or collapsing from injury: forward. See Prone and Superior/Inferior Positions.',
     quote=None,
     condition='',
 )
 _fighting_while_down__text4_trace: Final = TraceSpec(
     'fighting_while_down',
     'Fighting While Down',
-    'note: A character knocked back in hand-to-hand combat falls on their back; struck from behind, tripping or collapsing from injury, forward. See also Superior/Inferior Positions and Prone.',
+    'note: Knocked back in hand-to-hand: falls backward; hit from behind, tripping or collapsing from injury: forward. See Prone and Superior/Inferior Positions.',
     (),
     (),
 )
@@ -2386,7 +2386,7 @@ _missile_fire_while_moving__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when moving == mounted',
-    label='limited to the Ride, Drive or Pilot skill',
+    label='Ride/Drive/Pilot',
 )
 _missile_fire_while_moving__mod1_trace: Final = TraceSpec(
     'missile_fire_while_moving',
@@ -2406,7 +2406,7 @@ _missile_fire_while_moving__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when moving == running',
-    label='limited to the Agility roll',
+    label='Agility roll',
 )
 _missile_fire_while_moving__mod2_trace: Final = TraceSpec(
     'missile_fire_while_moving',
@@ -2426,7 +2426,7 @@ _missile_fire_while_moving__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when moving == leaping',
-    label='limited to the Jump skill',
+    label='Jump skill',
 )
 _missile_fire_while_moving__mod3_trace: Final = TraceSpec(
     'missile_fire_while_moving',
@@ -2480,14 +2480,14 @@ _missile_fire_while_moving__text1: Final = TextSpec(
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     kind='note',
-    text='Firing behind needs an Agility, Ride or Drive roll, as appropriate, to attempt.',
+    text='Needs an Agility, Ride or Drive roll, as appropriate.',
     quote=None,
     condition='when moving != still; when fire_direction == behind',
 )
 _missile_fire_while_moving__text1_trace: Final = TraceSpec(
     'missile_fire_while_moving',
     'Missile Fire While Moving',
-    'note: Firing behind needs an Agility, Ride or Drive roll, as appropriate, to attempt.',
+    'note: Needs an Agility, Ride or Drive roll, as appropriate.',
     ('when moving != still', 'when fire_direction == behind'),
     (('moving',), ('fire_direction',)),
 )
@@ -2496,14 +2496,14 @@ _missile_fire_while_moving__text2: Final = TextSpec(
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     kind='note',
-    text='A character may move half a combat round and throw, fire or shoot in the other half. The gamemaster decides whether an attack is possible at all; some settings allow over-the-top action (see Variant Combat Rules).',
+    text='A character may move half a combat round and throw, fire or shoot in the other, if the gamemaster finds an attack possible at all; some settings allow over-the-top action (see Variant Combat Rules).',
     quote=None,
     condition='',
 )
 _missile_fire_while_moving__text2_trace: Final = TraceSpec(
     'missile_fire_while_moving',
     'Missile Fire While Moving',
-    'note: A character may move half a combat round and throw, fire or shoot in the other half. The gamemaster decides whether an attack is possible at all; some settings allow over-the-top action (see Variant Combat Rules).',
+    'note: A character may move half a combat round and throw, fire or shoot in the other, if the gamemaster finds an attack possible at all; some settings allow over-the-top action (see Variant Combat Rules).',
     (),
     (),
 )
@@ -3023,14 +3023,14 @@ _natural_weapons__text1: Final = TextSpec(
     rule='natural_weapons',
     source='Natural Weapons',
     kind='note',
-    text="A human's fist and foot are natural weapons, and hands and legs can Grapple. With hit locations, a fist parry uses the arm's hit points, and damage beyond the arm's armor goes to the arm and total hit points.",
+    text="A human's fist and foot are natural weapons; hands and legs can Grapple. With hit locations, a fist parry uses the arm's hit points; damage past its armor goes to the arm and total hit points.",
     quote=None,
     condition='',
 )
 _natural_weapons__text1_trace: Final = TraceSpec(
     'natural_weapons',
     'Natural Weapons',
-    "note: A human's fist and foot are natural weapons, and hands and legs can Grapple. With hit locations, a fist parry uses the arm's hit points, and damage beyond the arm's armor goes to the arm and total hit points.",
+    "note: A human's fist and foot are natural weapons; hands and legs can Grapple. With hit locations, a fist parry uses the arm's hit points; damage past its armor goes to the arm and total hit points.",
     (),
     (),
 )
@@ -3039,14 +3039,14 @@ _natural_weapons__text2: Final = TextSpec(
     rule='natural_weapons',
     source='Natural Weapons',
     kind='note',
-    text='Creatures use natural weapons as weapons, with the same DEX ranks and options; few wild animals parry: the gamemaster decides by INT, DEX and mode of combat.',
+    text='Natural weapons are weapons, with the same DEX ranks and options. Few wild animals parry: the gamemaster decides by INT, DEX and mode of combat.',
     quote=None,
     condition='',
 )
 _natural_weapons__text2_trace: Final = TraceSpec(
     'natural_weapons',
     'Natural Weapons',
-    'note: Creatures use natural weapons as weapons, with the same DEX ranks and options; few wild animals parry: the gamemaster decides by INT, DEX and mode of combat.',
+    'note: Natural weapons are weapons, with the same DEX ranks and options. Few wild animals parry: the gamemaster decides by INT, DEX and mode of combat.',
     (),
     (),
 )
@@ -3055,14 +3055,14 @@ _natural_weapons__text3: Final = TextSpec(
     rule='natural_weapons',
     source='Natural Weapons',
     kind='note',
-    text="Other natural weapons (stings, tails, a human's fist) take their damage from the creature's description or Chapter 6.",
+    text="Other natural weapons (stings, tails, fists): damage in the creature's description or Chapter 6.",
     quote=None,
     condition='',
 )
 _natural_weapons__text3_trace: Final = TraceSpec(
     'natural_weapons',
     'Natural Weapons',
-    "note: Other natural weapons (stings, tails, a human's fist) take their damage from the creature's description or Chapter 6.",
+    "note: Other natural weapons (stings, tails, fists): damage in the creature's description or Chapter 6.",
     (),
     (),
 )
