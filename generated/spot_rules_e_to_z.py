@@ -1525,7 +1525,7 @@ _firing_into_combat__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when extra_bodies > 0',
-    label='per extra body in a packed mass',
+    label='in a packed mass',
 )
 _firing_into_combat__mod4_trace: Final = TraceSpec(
     'firing_into_combat',

@@ -218,8 +218,21 @@ def layout(card: Card, trial: _Trial | None = None, fmt: CardFormat = POKER) -> 
     # Faces after the first leave room for the tallest title they may get.
     following = max([following, *part_headers.values()], key=lambda h: h.height)
     headers = [first, following]
+    rooms = [body_height(header, fmt) for header in headers]
+    needs = [item.need for item in items]
     _parts_whole(items, body_height(following, fmt), fmt.body_width)
-    pages = paginate(items, [body_height(header, fmt) for header in headers], fmt.body_width, balance=True)
+    pages = paginate(items, rooms, fmt.body_width, balance=True)
+    if len(pages) > 2:
+        # Parts kept whole that cost the card a face: they break across faces instead.
+        whole = [item.need for item in items]
+        for item, need in zip(items, needs, strict=True):
+            item.need = need
+        loose = paginate(items, rooms, fmt.body_width, balance=True)
+        if len(loose) < len(pages):
+            pages = loose
+        else:
+            for item, need in zip(items, whole, strict=True):
+                item.need = need
     repeated = {again.flowable for item in items for again in item.resume}
     continued = trial.following  # a face that starts no part: "(cont.)"
 

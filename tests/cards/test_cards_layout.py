@@ -169,3 +169,21 @@ def test_each_face_is_given_the_room_its_own_title_leaves() -> None:
             if found:
                 counts[title] = len(found)
     assert counts == {"Mounted Combat": 4, "Ambushes": 2}
+
+
+def test_a_part_is_kept_whole_unless_that_costs_the_card_a_face() -> None:
+    """A part (a roll, an "As" section) that fits on a face starts on a fresh face rather than
+    breaking across two, unless the card would take a face more so: Weather Conditions
+    (spot_rules_e_to_z No. 55) took three faces with each of its sections whole, and takes two,
+    its second face continuing a section ("(cont.)").  Mounted Combat keeps its rolls whole on
+    its four faces, each titled by the roll it starts."""
+    from typing import cast
+
+    from tests.conftest import bundled_faces
+
+    faces = cast("list[Face]", bundled_faces("spot_rules_e_to_z")[1])
+    weather = [face for face in faces if face.card.title == "Weather Conditions"]
+    assert len(weather) == 2
+    assert weather[1].header.title.getPlainText() == "Weather Conditions (cont.)"
+    mounted = [face.header.title.getPlainText() for face in faces if face.card.title == "Mounted Combat"]
+    assert len(mounted) == 4 and all(title.startswith("Mounted Combat: ") for title in mounted[1:])
