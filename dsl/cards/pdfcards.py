@@ -197,8 +197,8 @@ def layout(card: Card, trial: _Trial | None = None, fmt: CardFormat = POKER) -> 
 
     A card a little too long for one face is set in the compact step (flow.COMPACT) when that
     keeps it on one.  A card longer than that is laid out by its parts (its rolls and sections):
-    a part that fits on one face starts on a fresh face rather than breaking across two, and a
-    face that starts a part is titled by it ("Microgravity: Keep footing"), not "(cont.)": a
+    a part that fits on one face starts on a fresh face rather than breaking across two (unless
+    that costs the card a face), and a face that starts a part is titled by it ("Microgravity: Keep footing"), not "(cont.)": a
     player finds the part by its title and reads it whole.  `trial`: the card's trial, when a
     count made it first (see `Layouts`)."""
     if card.pages:
