@@ -3868,16 +3868,16 @@ _table_heavy_damage: Final = TableSpec(
         Note(
             'heavy_damage',
             'SYSTEM DAMAGE TABLES',
-            'The +1 of rows 1 and 2: the sub-table is rolled at d6 + 1 (set Heavy hit to 1 when it is looked up alone).',
-            None,
-            'note',
+            'A Roll Twice among the two rolls is rolled again, so a roll twice gives two results; the same result twice applies twice. The source says neither.',
+            '6  Roll Twice on this table',
+            'erratum',
         ),
         Note(
             'heavy_damage',
             'SYSTEM DAMAGE TABLES',
-            'A Roll Twice among the two rolls is rolled again, so a roll twice gives two results; the same result twice applies twice. The source says neither.',
-            '6  Roll Twice on this table',
-            'erratum',
+            'The +1 of rows 1 and 2: the sub-table is rolled at d6 + 1 (set Heavy hit to 1 when it is looked up alone).',
+            None,
+            'aside',
         ),
     ),
 )
