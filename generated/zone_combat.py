@@ -4082,7 +4082,7 @@ _wind__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when wind_level == light; unless heavy_weapon or range <= short',
-    label='WIND - Light: not Heavy, not Short or closer',
+    label='WIND - Light',
 )
 _wind__mod1_trace: Final = TraceSpec(
     'wind',
@@ -4122,7 +4122,7 @@ _wind__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when wind_level == moderate; unless heavy_weapon or range == close; unless range >= medium',
-    label='WIND - Moderate: Short',
+    label='WIND - Moderate',
 )
 _wind__mod3_trace: Final = TraceSpec(
     'wind',
@@ -4142,7 +4142,7 @@ _wind__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when wind_level == heavy; unless range == close; when heavy_weapon',
-    label='WIND - Heavy: Heavy ranged fire',
+    label='WIND - Heavy: Heavy weapon',
 )
 _wind__mod4_trace: Final = TraceSpec(
     'wind',
@@ -4182,7 +4182,7 @@ _wind__mod6: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium',
-    label='WIND - Heavy: Short',
+    label='WIND - Heavy',
 )
 _wind__mod6_trace: Final = TraceSpec(
     'wind',
@@ -6667,7 +6667,7 @@ _armour_rules__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when shield_use == for_defence',
-    label='shield used for Defence',
+    label='shield for Defence',
 )
 _armour_rules__mod2_trace: Final = TraceSpec(
     'armour_rules',
@@ -6687,7 +6687,7 @@ _armour_rules__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when shield_use == for_armour',
-    label='shield used as Armour',
+    label='shield for Armour',
 )
 _armour_rules__mod3_trace: Final = TraceSpec(
     'armour_rules',
@@ -6707,7 +6707,7 @@ _armour_rules__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when large_shield',
-    label='large shield: 1pt of Cover vs missiles',
+    label='large shield: 1pt of Cover',
 )
 _armour_rules__mod4_trace: Final = TraceSpec(
     'armour_rules',
@@ -6737,14 +6737,14 @@ _armour_rules__text2: Final = TextSpec(
     rule='armour_rules',
     source='Armour',
     kind='cannot',
-    text='reduce this damage with armour: damage from a Fail or from Casting by-passes armour',
+    text='reduce this damage with armour',
     quote=None,
     condition='when damage_source != opponent',
 )
 _armour_rules__text2_trace: Final = TraceSpec(
     'armour_rules',
     'Armour',
-    'cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour',
+    'cannot reduce this damage with armour',
     ('when damage_source != opponent',),
     (('damage_source',),),
 )
@@ -6753,14 +6753,14 @@ _armour_rules__text3: Final = TextSpec(
     rule='armour_rules',
     source='Armour',
     kind='note',
-    text="Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
+    text='Natural (thick hide) or worn (chainmail) armour reduces each damage event from an opponent. Worn armour may hinder (slower movement), may be limited by Brawn or Body (see Equipment), and generally works on top of natural armour.',
     quote=None,
     condition='',
 )
 _armour_rules__text3_trace: Final = TraceSpec(
     'armour_rules',
     'Armour',
-    "note: Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
+    'note: Natural (thick hide) or worn (chainmail) armour reduces each damage event from an opponent. Worn armour may hinder (slower movement), may be limited by Brawn or Body (see Equipment), and generally works on top of natural armour.',
     (),
     (),
 )
@@ -6769,14 +6769,14 @@ _armour_rules__text4: Final = TextSpec(
     rule='armour_rules',
     source='Armour',
     kind='note',
-    text='Some creatures gain natural or bonus armour from special circumstances (skeletons).',
+    text='Some creatures (skeletons) gain natural or bonus armour in special circumstances.',
     quote=None,
     condition='',
 )
 _armour_rules__text4_trace: Final = TraceSpec(
     'armour_rules',
     'Armour',
-    'note: Some creatures gain natural or bonus armour from special circumstances (skeletons).',
+    'note: Some creatures (skeletons) gain natural or bonus armour in special circumstances.',
     (),
     (),
 )
@@ -6785,14 +6785,14 @@ _armour_rules__text5: Final = TextSpec(
     rule='armour_rules',
     source='Armour',
     kind='note',
-    text="The shield's use is decided each time you take an action and holds till the next.",
+    text="The shield's use is chosen at each action and holds till the next.",
     quote=None,
     condition='',
 )
 _armour_rules__text5_trace: Final = TraceSpec(
     'armour_rules',
     'Armour',
-    "note: The shield's use is decided each time you take an action and holds till the next.",
+    "note: The shield's use is chosen at each action and holds till the next.",
     (),
     (),
 )
@@ -19328,7 +19328,7 @@ def armour_rules(
     - armour +shield_bonus (when shield_use == for_armour)
     - missile_against -1 (when large_shield)
     - cannot layer worn armour on top of worn armour (when worn_armours > 1)
-    - cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
+    - cannot reduce this damage with armour (when damage_source != opponent)
     """
     if rng is not None or rolled is not None:
         return roll_rule(
