@@ -4735,7 +4735,7 @@ _skill_roll_modifiers__mod8: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when speed >= 1 and speed <= 2',
-    label='at Speed 1 or 2',
+    label='Speed 1 or 2',
 )
 _skill_roll_modifiers__mod8_trace: Final = TraceSpec(
     'skill_roll_modifiers',
@@ -4755,7 +4755,7 @@ _skill_roll_modifiers__mod9: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when speed == top_speed',
-    label='at maximum speed',
+    label='top Speed',
 )
 _skill_roll_modifiers__mod9_trace: Final = TraceSpec(
     'skill_roll_modifiers',
@@ -4875,7 +4875,7 @@ _skill_roll_modifiers__mod15: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='',
-    label='handling (by vehicle type)',
+    label='handling',
 )
 _skill_roll_modifiers__mod15_trace: Final = TraceSpec(
     'skill_roll_modifiers',
@@ -4889,14 +4889,14 @@ _skill_roll_modifiers__text1: Final = TextSpec(
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
     kind='note',
-    text='Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
+    text='All add up, on the vehicle piloting roll.',
     quote=None,
     condition='',
 )
 _skill_roll_modifiers__text1_trace: Final = TraceSpec(
     'skill_roll_modifiers',
     '7. Chases: Skill Roll Modifiers Chart',
-    'note: Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
+    'note: All add up, on the vehicle piloting roll.',
     (),
     (),
 )
