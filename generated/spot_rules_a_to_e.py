@@ -2987,7 +2987,7 @@ _backstabs__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when backstab',
-    label='attack to the unprotected back',
+    label='backstabbing',
 )
 _backstabs__mod1_trace: Final = TraceSpec(
     'backstabs',
@@ -3007,7 +3007,7 @@ _backstabs__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when backstab',
-    label='Difficult Listen or Sense to sense the backstab',
+    label='Listen or Sense',
 )
 _backstabs__mod2_trace: Final = TraceSpec(
     'backstabs',
@@ -3027,7 +3027,7 @@ _backstabs__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes=MappingProxyType({'success': 'The target may make a Difficult Dodge or parry, if it has a defense left.'}),
+    outcomes=MappingProxyType({'success': 'It may Dodge or parry (a defense left).'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3057,7 +3057,7 @@ _backstabs__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when backstab',
-    label='Difficult Dodge or parry against a backstab',
+    label='Dodge or parry',
 )
 _backstabs__mod3_trace: Final = TraceSpec(
     'backstabs',
@@ -3091,14 +3091,14 @@ _backstabs__text1: Final = TextSpec(
     rule='backstabs',
     source='7. Backstabs and Helpless Opponents',
     kind='cannot',
-    text='dodge or parry: the target is helpless',
+    text='dodge or parry',
     quote=None,
     condition='when helpless',
 )
 _backstabs__text1_trace: Final = TraceSpec(
     'backstabs',
     '7. Backstabs and Helpless Opponents',
-    'cannot dodge or parry: the target is helpless',
+    'cannot dodge or parry',
     ('when helpless',),
     (('helpless',),),
 )
@@ -3107,13 +3107,13 @@ _backstabs__roll2: Final = RollSpec(
     rule='backstabs',
     source='7. Backstabs and Helpless Opponents',
     name='lucky_incident',
-    label="POW x 1: a lucky incident stays the attacker's hand (gamemaster's option)",
+    label='Lucky incident',
     kind='check',
     pool=(1, 100, None),
     op='<=',
     against=None,
     success=False,
-    outcomes=MappingProxyType({}),
+    outcomes=MappingProxyType({'success': "Attack stayed (gamemaster's option)."}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3137,14 +3137,14 @@ _backstabs__text2: Final = TextSpec(
     rule='backstabs',
     source='7. Backstabs and Helpless Opponents',
     kind='note',
-    text='No additional damage is done by such an attack.',
+    text='Backstabbing: attacking the unprotected back hand-to-hand. Helpless: unconscious, asleep or entirely restrained. Neither does extra damage.',
     quote=None,
     condition='',
 )
 _backstabs__text2_trace: Final = TraceSpec(
     'backstabs',
     '7. Backstabs and Helpless Opponents',
-    'note: No additional damage is done by such an attack.',
+    'note: Backstabbing: attacking the unprotected back hand-to-hand. Helpless: unconscious, asleep or entirely restrained. Neither does extra damage.',
     (),
     (),
 )
@@ -15758,7 +15758,7 @@ def backstabs(
     - roll sense_backstab: d100 <= perception (when backstab)
     - defense is difficult (when backstab)
     - skill is easy (when helpless)
-    - cannot dodge or parry: the target is helpless (when helpless)
+    - cannot dodge or parry (when helpless)
     - roll lucky_incident: d100 <= opponent_POW (when helpless)
     """
     if rng is not None or rolled is not None:
