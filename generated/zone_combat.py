@@ -6317,7 +6317,7 @@ _initiative__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when light_weapon',
-    label='Light weapon: an extra card, keep any',
+    label='Light weapon',
 )
 _initiative__mod1_trace: Final = TraceSpec(
     'initiative',
@@ -6337,7 +6337,7 @@ _initiative__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when heavy_weapon',
-    label='Heavy weapon: an extra card',
+    label='Heavy weapon',
 )
 _initiative__mod2_trace: Final = TraceSpec(
     'initiative',
@@ -6357,7 +6357,7 @@ _initiative__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when heavy_weapon',
-    label='Heavy weapon: discard the highest',
+    label='Heavy weapon',
 )
 _initiative__mod3_trace: Final = TraceSpec(
     'initiative',
@@ -6377,7 +6377,7 @@ _initiative__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when stunned',
-    label='stunned: an extra card',
+    label='stunned',
 )
 _initiative__mod4_trace: Final = TraceSpec(
     'initiative',
@@ -6397,7 +6397,7 @@ _initiative__mod5: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when stunned',
-    label='stunned: discard the highest',
+    label='stunned',
 )
 _initiative__mod5_trace: Final = TraceSpec(
     'initiative',
@@ -6417,7 +6417,7 @@ _initiative__mod6: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when joker',
-    label='a Joker gives a bonus action',
+    label='Joker',
 )
 _initiative__mod6_trace: Final = TraceSpec(
     'initiative',
@@ -6431,14 +6431,14 @@ _initiative__text1: Final = TextSpec(
     rule='initiative',
     source='Initiative: cards',
     kind='note',
-    text='A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
+    text='A standard deck with two jokers. Jokers act first, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
     quote=None,
     condition='',
 )
 _initiative__text1_trace: Final = TraceSpec(
     'initiative',
     'Initiative: cards',
-    'note: A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
+    'note: A standard deck with two jokers. Jokers act first, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
     (),
     (),
 )
@@ -6447,14 +6447,14 @@ _initiative__text2: Final = TextSpec(
     rule='initiative',
     source='Initiative: cards',
     kind='note',
-    text='Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.',
+    text="Deal each player two cards: one for them and one for an opponent, who acts as the monster when that card comes up. Extra opponents are split among the players, extras to the earliest cards. The GM keeps boss mobs' own cards.",
     quote=None,
     condition='',
 )
 _initiative__text2_trace: Final = TraceSpec(
     'initiative',
     'Initiative: cards',
-    'note: Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.',
+    "note: Deal each player two cards: one for them and one for an opponent, who acts as the monster when that card comes up. Extra opponents are split among the players, extras to the earliest cards. The GM keeps boss mobs' own cards.",
     (),
     (),
 )
@@ -6463,14 +6463,14 @@ _initiative__text3: Final = TextSpec(
     rule='initiative',
     source='Initiative: cards',
     kind='note',
-    text='With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
+    text="With several cards, play one and ignore the rest; where you must discard, discard a card per effect. A Joker is wild: act at any time, but not during someone else's action.",
     quote=None,
     condition='',
 )
 _initiative__text3_trace: Final = TraceSpec(
     'initiative',
     'Initiative: cards',
-    'note: With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
+    "note: With several cards, play one and ignore the rest; where you must discard, discard a card per effect. A Joker is wild: act at any time, but not during someone else's action.",
     (),
     (),
 )
@@ -6478,28 +6478,12 @@ _initiative__text4: Final = TextSpec(
     key='initiative#9',
     rule='initiative',
     source='Initiative: cards',
-    kind='note',
-    text="A Joker is wild: act at any time, but not in the middle of someone else's action.",
-    quote=None,
-    condition='',
-)
-_initiative__text4_trace: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    "note: A Joker is wild: act at any time, but not in the middle of someone else's action.",
-    (),
-    (),
-)
-_initiative__text5: Final = TextSpec(
-    key='initiative#10',
-    rule='initiative',
-    source='Initiative: cards',
     kind='erratum',
     text='The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.',
     quote='Jokers give you a bonus action as well (so by default you would get 3 actions).',
     condition='',
 )
-_initiative__text5_trace: Final = TraceSpec(
+_initiative__text4_trace: Final = TraceSpec(
     'initiative',
     'Initiative: cards',
     'erratum: The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.',
@@ -15289,7 +15273,6 @@ _initiative__said7: Final = note_of(_initiative__text1)
 _initiative__said8: Final = note_of(_initiative__text2)
 _initiative__said9: Final = note_of(_initiative__text3)
 _initiative__said10: Final = note_of(_initiative__text4)
-_initiative__said11: Final = note_of(_initiative__text5)
 _initiative__unread1: Final = Note(
     'initiative',
     'Initiative: cards',
@@ -15383,7 +15366,7 @@ def _resolve_initiative(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         modifiers=tuple(map(SECOND, modifiers)),
         rolls=(),
         restrictions=(),
-        notes=(_initiative__said7, _initiative__said8, _initiative__said9, _initiative__said10, _initiative__said11),
+        notes=(_initiative__said7, _initiative__said8, _initiative__said9, _initiative__said10),
         tables=(),
         trace=tuple(trace),
     )
@@ -15418,7 +15401,6 @@ def _initiative__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
     out.append(((at, 7), 'initiative#7', -1, None, _initiative__text2, _initiative__said8))
     out.append(((at, 8), 'initiative#8', -1, None, _initiative__text3, _initiative__said9))
     out.append(((at, 9), 'initiative#9', -1, None, _initiative__text4, _initiative__said10))
-    out.append(((at, 10), 'initiative#10', -1, None, _initiative__text5, _initiative__said11))
 
 
 _initiative__code0: Final = RuleCode(
