@@ -2131,7 +2131,7 @@ _area_attacks__roll1: Final = RollSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     name='dodge_area_roll',
-    label='Dodge to avoid the damage altogether',
+    label='Dodge',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -2161,7 +2161,7 @@ _area_attacks__roll2: Final = RollSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     name='agility_area_roll',
-    label='Agility roll to halve the damage behind cover',
+    label='Agility roll',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -2197,7 +2197,7 @@ _area_attacks__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding='up',
     condition='when area_response == agility_area; when response_succeeded',
-    label='half damage behind cover',
+    label='behind cover',
 )
 _area_attacks__mod1_trace: Final = TraceSpec(
     'area_attacks',
@@ -2239,14 +2239,14 @@ _area_attacks__text1: Final = TextSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     kind='note',
-    text='Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).',
+    text='The figure is prone (see Prone, in Spot Rules E\u2013Z).',
     quote=None,
     condition='when area_response != no_response',
 )
 _area_attacks__text1_trace: Final = TraceSpec(
     'area_attacks',
     '7. Area Attacks',
-    'note: Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).',
+    'note: The figure is prone (see Prone, in Spot Rules E\u2013Z).',
     ('when area_response != no_response',),
     (('area_response',),),
 )
@@ -2255,14 +2255,14 @@ _area_attacks__text2: Final = TextSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     kind='note',
-    text='If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
+    text="Unless avoided, the attack strikes everyone in its area of effect and may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z). Armor works; shelter or cover may cut the damage further (gamemaster's discretion).",
     quote=None,
     condition='',
 )
 _area_attacks__text2_trace: Final = TraceSpec(
     'area_attacks',
     '7. Area Attacks',
-    'note: If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
+    "note: Unless avoided, the attack strikes everyone in its area of effect and may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z). Armor works; shelter or cover may cut the damage further (gamemaster's discretion).",
     (),
     (),
 )
@@ -2270,28 +2270,12 @@ _area_attacks__text3: Final = TextSpec(
     key='area_attacks#7',
     rule='area_attacks',
     source='7. Area Attacks',
-    kind='note',
-    text="At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.",
-    quote=None,
-    condition='',
-)
-_area_attacks__text3_trace: Final = TraceSpec(
-    'area_attacks',
-    '7. Area Attacks',
-    "note: At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.",
-    (),
-    (),
-)
-_area_attacks__text4: Final = TextSpec(
-    key='area_attacks#8',
-    rule='area_attacks',
-    source='7. Area Attacks',
     kind='erratum',
     text='The source gives no rounding; rounded up, as the chapter rounds its other halvings.',
     quote='an Agility roll to reduce damage by half',
     condition='',
 )
-_area_attacks__text4_trace: Final = TraceSpec(
+_area_attacks__text3_trace: Final = TraceSpec(
     'area_attacks',
     '7. Area Attacks',
     'erratum: The source gives no rounding; rounded up, as the chapter rounds its other halvings.',
@@ -9741,7 +9725,6 @@ _ambushes__code0: Final = RuleCode(
 _area_attacks__said6: Final = note_of(_area_attacks__text1)
 _area_attacks__said7: Final = note_of(_area_attacks__text2)
 _area_attacks__said8: Final = note_of(_area_attacks__text3)
-_area_attacks__said9: Final = note_of(_area_attacks__text4)
 _area_attacks__unread1: Final = Note(
     'area_attacks',
     '7. Area Attacks',
@@ -9806,7 +9789,6 @@ def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         notes.append(_area_attacks__said6)
     notes.append(_area_attacks__said7)
     notes.append(_area_attacks__said8)
-    notes.append(_area_attacks__said9)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('area_attacks',),
@@ -9865,7 +9847,6 @@ def _area_attacks__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
     out.append(((at, 5), 'area_attacks#5.2', d6, _area_attacks__text1_trace, _area_attacks__text1, _area_attacks__said6))
     out.append(((at, 6), 'area_attacks#6', -1, None, _area_attacks__text2, _area_attacks__said7))
     out.append(((at, 7), 'area_attacks#7', -1, None, _area_attacks__text3, _area_attacks__said8))
-    out.append(((at, 8), 'area_attacks#8', -1, None, _area_attacks__text4, _area_attacks__said9))
 
 
 _area_attacks__code0: Final = RuleCode(
