@@ -673,14 +673,14 @@ _hull_down__text1: Final = TextSpec(
     rule='hull_down',
     source='TERRAIN',
     kind='cannot',
-    text='take a hull-down position: N/A in this terrain',
+    text='take a hull-down position',
     quote=None,
     condition='when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',
 )
 _hull_down__text1_trace: Final = TraceSpec(
     'hull_down',
     'TERRAIN',
-    'cannot take a hull-down position: N/A in this terrain',
+    'cannot take a hull-down position',
     ('when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A',),
     (('terrain_hull_down', 'forest_hull_down', 'vegetation_hull_down', 'surface_hull_down', 'elevation_hull_down'),),
 )
@@ -7878,7 +7878,7 @@ def hull_down(
     - derive vegetation_hull_down = vegetation_features[vegetation].hull_down
     - derive surface_hull_down = surface_features[surface].hull_down
     - derive elevation_hull_down = elevation_features[elevation].hull_down
-    - cannot take a hull-down position: N/A in this terrain (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
+    - cannot take a hull-down position (when terrain_hull_down == N/A and forest_hull_down == N/A and vegetation_hull_down == N/A and surface_hull_down == N/A and elevation_hull_down == N/A)
     """
     if rng is not None or rolled is not None:
         return roll_rule(

@@ -724,7 +724,7 @@ _darkness__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='unless lit; when weapon in {missile, thrown, laser}',
-    label='not reduced by 5: DEX is considered 5',
+    label='not reduced by 5',
 )
 _darkness__mod2_trace: Final = TraceSpec(
     'darkness',
@@ -784,14 +784,14 @@ _darkness__text2: Final = TextSpec(
     rule='darkness',
     source='17.5',
     kind='note',
-    text='A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.',
+    text='A flashlight (small, one-handed, kept ready to turn on and point) lifts all this for 3 MH where it points, for its holder and anyone firing at him.',
     quote=None,
     condition='',
 )
 _darkness__text2_trace: Final = TraceSpec(
     'darkness',
     '17.5',
-    'note: A flashlight completely removes all penalties for 3 MH in the direction it is pointed, for the one holding it and anyone firing at him.',
+    'note: A flashlight (small, one-handed, kept ready to turn on and point) lifts all this for 3 MH where it points, for its holder and anyone firing at him.',
     (),
     (),
 )
@@ -799,28 +799,12 @@ _darkness__text3: Final = TextSpec(
     key='darkness#4',
     rule='darkness',
     source='17.5',
-    kind='note',
-    text='A flashlight is a small one-handed item and must be ready to turn on and point.',
-    quote=None,
-    condition='',
-)
-_darkness__text3_trace: Final = TraceSpec(
-    'darkness',
-    '17.5',
-    'note: A flashlight is a small one-handed item and must be ready to turn on and point.',
-    (),
-    (),
-)
-_darkness__text4: Final = TextSpec(
-    key='darkness#5',
-    rule='darkness',
-    source='17.5',
     kind='erratum',
     text='The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.',
     quote='his DEX is reduced to 5 (not reduced by 5, but your DEX is considered 5, only lucky shots hit.',
     condition='',
 )
-_darkness__text4_trace: Final = TraceSpec(
+_darkness__text3_trace: Final = TraceSpec(
     'darkness',
     '17.5',
     'erratum: The parenthesis is never closed in the source. Read as the DEX to hit of a missile or thrown attack; the -8 still counts for everything else, such as keeping one\'s footing. "Considered 5" is taken literally: 5 whatever else applies (smoke in the line of fire changes nothing more) and whatever the DEX was, even below 5.',
@@ -2976,7 +2960,6 @@ _smoke__code0: Final = RuleCode(
 _darkness__said5: Final = note_of(_darkness__text1)
 _darkness__said6: Final = note_of(_darkness__text2)
 _darkness__said7: Final = note_of(_darkness__text3)
-_darkness__said8: Final = note_of(_darkness__text4)
 _darkness__unread1: Final = Note(
     'darkness',
     '17.5',
@@ -3059,7 +3042,6 @@ def _resolve_darkness(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         notes.append(_darkness__said5)
     notes.append(_darkness__said6)
     notes.append(_darkness__said7)
-    notes.append(_darkness__said8)
     if 'moved' in given and d2 == 0:
         notes.append(_darkness__unread2)
     if 'weapon' in given and d3 == 0 and d4 == 0 and d5 == 0:
@@ -3133,7 +3115,6 @@ def _darkness__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
     out.append(((at, 4), 'darkness#2.3.2.1', d5, _darkness__text1_trace, _darkness__text1, _darkness__said5))
     out.append(((at, 5), 'darkness#3', -1, None, _darkness__text2, _darkness__said6))
     out.append(((at, 6), 'darkness#4', -1, None, _darkness__text3, _darkness__said7))
-    out.append(((at, 7), 'darkness#5', -1, None, _darkness__text4, _darkness__said8))
 
 
 _darkness__code0: Final = RuleCode(

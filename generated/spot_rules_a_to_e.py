@@ -2131,7 +2131,7 @@ _area_attacks__roll1: Final = RollSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     name='dodge_area_roll',
-    label='Dodge to avoid the damage altogether',
+    label='Dodge',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -2161,7 +2161,7 @@ _area_attacks__roll2: Final = RollSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     name='agility_area_roll',
-    label='Agility roll to halve the damage behind cover',
+    label='Agility roll',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -2197,7 +2197,7 @@ _area_attacks__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding='up',
     condition='when area_response == agility_area; when response_succeeded',
-    label='half damage behind cover',
+    label='behind cover',
 )
 _area_attacks__mod1_trace: Final = TraceSpec(
     'area_attacks',
@@ -2239,14 +2239,14 @@ _area_attacks__text1: Final = TextSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     kind='note',
-    text='Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).',
+    text='The figure is prone (see Prone, in Spot Rules E\u2013Z).',
     quote=None,
     condition='when area_response != no_response',
 )
 _area_attacks__text1_trace: Final = TraceSpec(
     'area_attacks',
     '7. Area Attacks',
-    'note: Whoever dodged or rolled Agility has thrown themselves prone (see Prone, in Spot Rules E\u2013Z).',
+    'note: The figure is prone (see Prone, in Spot Rules E\u2013Z).',
     ('when area_response != no_response',),
     (('area_response',),),
 )
@@ -2255,14 +2255,14 @@ _area_attacks__text2: Final = TextSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     kind='note',
-    text='If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
+    text="Unless avoided, the attack strikes everyone in its area of effect and may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z). Armor works; shelter or cover may cut the damage further (gamemaster's discretion).",
     quote=None,
     condition='',
 )
 _area_attacks__text2_trace: Final = TraceSpec(
     'area_attacks',
     '7. Area Attacks',
-    'note: If the area attack is not avoided, it automatically strikes everyone in its area of effect; it may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z).',
+    "note: Unless avoided, the attack strikes everyone in its area of effect and may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z). Armor works; shelter or cover may cut the damage further (gamemaster's discretion).",
     (),
     (),
 )
@@ -2270,28 +2270,12 @@ _area_attacks__text3: Final = TextSpec(
     key='area_attacks#7',
     rule='area_attacks',
     source='7. Area Attacks',
-    kind='note',
-    text="At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.",
-    quote=None,
-    condition='',
-)
-_area_attacks__text3_trace: Final = TraceSpec(
-    'area_attacks',
-    '7. Area Attacks',
-    "note: At the gamemaster's discretion, shelter or cover may further reduce this damage. Armor works against area attacks.",
-    (),
-    (),
-)
-_area_attacks__text4: Final = TextSpec(
-    key='area_attacks#8',
-    rule='area_attacks',
-    source='7. Area Attacks',
     kind='erratum',
     text='The source gives no rounding; rounded up, as the chapter rounds its other halvings.',
     quote='an Agility roll to reduce damage by half',
     condition='',
 )
-_area_attacks__text4_trace: Final = TraceSpec(
+_area_attacks__text3_trace: Final = TraceSpec(
     'area_attacks',
     '7. Area Attacks',
     'erratum: The source gives no rounding; rounded up, as the chapter rounds its other halvings.',
@@ -2987,7 +2971,7 @@ _backstabs__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when backstab',
-    label='attack to the unprotected back',
+    label='backstabbing',
 )
 _backstabs__mod1_trace: Final = TraceSpec(
     'backstabs',
@@ -3007,7 +2991,7 @@ _backstabs__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when backstab',
-    label='Difficult Listen or Sense to sense the backstab',
+    label='Listen or Sense',
 )
 _backstabs__mod2_trace: Final = TraceSpec(
     'backstabs',
@@ -3027,7 +3011,7 @@ _backstabs__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes=MappingProxyType({'success': 'The target may make a Difficult Dodge or parry, if it has a defense left.'}),
+    outcomes=MappingProxyType({'success': 'It may Dodge or parry (a defense left).'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3057,7 +3041,7 @@ _backstabs__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when backstab',
-    label='Difficult Dodge or parry against a backstab',
+    label='Dodge or parry',
 )
 _backstabs__mod3_trace: Final = TraceSpec(
     'backstabs',
@@ -3091,14 +3075,14 @@ _backstabs__text1: Final = TextSpec(
     rule='backstabs',
     source='7. Backstabs and Helpless Opponents',
     kind='cannot',
-    text='dodge or parry: the target is helpless',
+    text='dodge or parry',
     quote=None,
     condition='when helpless',
 )
 _backstabs__text1_trace: Final = TraceSpec(
     'backstabs',
     '7. Backstabs and Helpless Opponents',
-    'cannot dodge or parry: the target is helpless',
+    'cannot dodge or parry',
     ('when helpless',),
     (('helpless',),),
 )
@@ -3107,13 +3091,13 @@ _backstabs__roll2: Final = RollSpec(
     rule='backstabs',
     source='7. Backstabs and Helpless Opponents',
     name='lucky_incident',
-    label="POW x 1: a lucky incident stays the attacker's hand (gamemaster's option)",
+    label='Lucky incident',
     kind='check',
     pool=(1, 100, None),
     op='<=',
     against=None,
     success=False,
-    outcomes=MappingProxyType({}),
+    outcomes=MappingProxyType({'success': "Attack stayed (gamemaster's option)."}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3137,14 +3121,14 @@ _backstabs__text2: Final = TextSpec(
     rule='backstabs',
     source='7. Backstabs and Helpless Opponents',
     kind='note',
-    text='No additional damage is done by such an attack.',
+    text='Backstabbing: attacking the unprotected back hand-to-hand. Helpless: unconscious, asleep or entirely restrained. Neither does extra damage.',
     quote=None,
     condition='',
 )
 _backstabs__text2_trace: Final = TraceSpec(
     'backstabs',
     '7. Backstabs and Helpless Opponents',
-    'note: No additional damage is done by such an attack.',
+    'note: Backstabbing: attacking the unprotected back hand-to-hand. Helpless: unconscious, asleep or entirely restrained. Neither does extra damage.',
     (),
     (),
 )
@@ -4735,7 +4719,7 @@ _skill_roll_modifiers__mod8: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when speed >= 1 and speed <= 2',
-    label='at Speed 1 or 2',
+    label='Speed 1 or 2',
 )
 _skill_roll_modifiers__mod8_trace: Final = TraceSpec(
     'skill_roll_modifiers',
@@ -4755,7 +4739,7 @@ _skill_roll_modifiers__mod9: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when speed == top_speed',
-    label='at maximum speed',
+    label='top Speed',
 )
 _skill_roll_modifiers__mod9_trace: Final = TraceSpec(
     'skill_roll_modifiers',
@@ -4875,7 +4859,7 @@ _skill_roll_modifiers__mod15: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='',
-    label='handling (by vehicle type)',
+    label='handling',
 )
 _skill_roll_modifiers__mod15_trace: Final = TraceSpec(
     'skill_roll_modifiers',
@@ -4889,14 +4873,14 @@ _skill_roll_modifiers__text1: Final = TextSpec(
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
     kind='note',
-    text='Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
+    text='All add up, on the vehicle piloting roll.',
     quote=None,
     condition='',
 )
 _skill_roll_modifiers__text1_trace: Final = TraceSpec(
     'skill_roll_modifiers',
     '7. Chases: Skill Roll Modifiers Chart',
-    'note: Apply any of these modifiers to the vehicle piloting roll where applicable. All modifiers are cumulative.',
+    'note: All add up, on the vehicle piloting roll.',
     (),
     (),
 )
@@ -9741,7 +9725,6 @@ _ambushes__code0: Final = RuleCode(
 _area_attacks__said6: Final = note_of(_area_attacks__text1)
 _area_attacks__said7: Final = note_of(_area_attacks__text2)
 _area_attacks__said8: Final = note_of(_area_attacks__text3)
-_area_attacks__said9: Final = note_of(_area_attacks__text4)
 _area_attacks__unread1: Final = Note(
     'area_attacks',
     '7. Area Attacks',
@@ -9806,7 +9789,6 @@ def _resolve_area_attacks(v: dict[str, Any], given: frozenset[str]) -> Resolutio
         notes.append(_area_attacks__said6)
     notes.append(_area_attacks__said7)
     notes.append(_area_attacks__said8)
-    notes.append(_area_attacks__said9)
     return Resolution(
         rulebook='spot_rules_a_to_e',
         rules=('area_attacks',),
@@ -9865,7 +9847,6 @@ def _area_attacks__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
     out.append(((at, 5), 'area_attacks#5.2', d6, _area_attacks__text1_trace, _area_attacks__text1, _area_attacks__said6))
     out.append(((at, 6), 'area_attacks#6', -1, None, _area_attacks__text2, _area_attacks__said7))
     out.append(((at, 7), 'area_attacks#7', -1, None, _area_attacks__text3, _area_attacks__said8))
-    out.append(((at, 8), 'area_attacks#8', -1, None, _area_attacks__text4, _area_attacks__said9))
 
 
 _area_attacks__code0: Final = RuleCode(
@@ -15758,7 +15739,7 @@ def backstabs(
     - roll sense_backstab: d100 <= perception (when backstab)
     - defense is difficult (when backstab)
     - skill is easy (when helpless)
-    - cannot dodge or parry: the target is helpless (when helpless)
+    - cannot dodge or parry (when helpless)
     - roll lucky_incident: d100 <= opponent_POW (when helpless)
     """
     if rng is not None or rolled is not None:

@@ -4082,7 +4082,7 @@ _wind__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when wind_level == light; unless heavy_weapon or range <= short',
-    label='WIND - Light: not Heavy, not Short or closer',
+    label='WIND - Light',
 )
 _wind__mod1_trace: Final = TraceSpec(
     'wind',
@@ -4122,7 +4122,7 @@ _wind__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when wind_level == moderate; unless heavy_weapon or range == close; unless range >= medium',
-    label='WIND - Moderate: Short',
+    label='WIND - Moderate',
 )
 _wind__mod3_trace: Final = TraceSpec(
     'wind',
@@ -4142,7 +4142,7 @@ _wind__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when wind_level == heavy; unless range == close; when heavy_weapon',
-    label='WIND - Heavy: Heavy ranged fire',
+    label='WIND - Heavy: Heavy weapon',
 )
 _wind__mod4_trace: Final = TraceSpec(
     'wind',
@@ -4182,7 +4182,7 @@ _wind__mod6: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when wind_level == heavy; unless range == close; unless heavy_weapon; unless range >= medium',
-    label='WIND - Heavy: Short',
+    label='WIND - Heavy',
 )
 _wind__mod6_trace: Final = TraceSpec(
     'wind',
@@ -6317,7 +6317,7 @@ _initiative__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when light_weapon',
-    label='Light weapon: an extra card, keep any',
+    label='Light weapon',
 )
 _initiative__mod1_trace: Final = TraceSpec(
     'initiative',
@@ -6337,7 +6337,7 @@ _initiative__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when heavy_weapon',
-    label='Heavy weapon: an extra card',
+    label='Heavy weapon',
 )
 _initiative__mod2_trace: Final = TraceSpec(
     'initiative',
@@ -6357,7 +6357,7 @@ _initiative__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when heavy_weapon',
-    label='Heavy weapon: discard the highest',
+    label='Heavy weapon',
 )
 _initiative__mod3_trace: Final = TraceSpec(
     'initiative',
@@ -6377,7 +6377,7 @@ _initiative__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when stunned',
-    label='stunned: an extra card',
+    label='stunned',
 )
 _initiative__mod4_trace: Final = TraceSpec(
     'initiative',
@@ -6397,7 +6397,7 @@ _initiative__mod5: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when stunned',
-    label='stunned: discard the highest',
+    label='stunned',
 )
 _initiative__mod5_trace: Final = TraceSpec(
     'initiative',
@@ -6417,7 +6417,7 @@ _initiative__mod6: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when joker',
-    label='a Joker gives a bonus action',
+    label='Joker',
 )
 _initiative__mod6_trace: Final = TraceSpec(
     'initiative',
@@ -6431,14 +6431,14 @@ _initiative__text1: Final = TextSpec(
     rule='initiative',
     source='Initiative: cards',
     kind='note',
-    text='A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
+    text='A standard deck with two jokers. Jokers act first, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
     quote=None,
     condition='',
 )
 _initiative__text1_trace: Final = TraceSpec(
     'initiative',
     'Initiative: cards',
-    'note: A standard deck with two jokers. Actions start with Jokers, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
+    'note: A standard deck with two jokers. Jokers act first, then Aces down to 2s; suits in the order Spades, Hearts, Diamonds, Clubs.',
     (),
     (),
 )
@@ -6447,14 +6447,14 @@ _initiative__text2: Final = TextSpec(
     rule='initiative',
     source='Initiative: cards',
     kind='note',
-    text='Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.',
+    text="Deal each player two cards: one for them and one for an opponent, who acts as the monster when that card comes up. Extra opponents are split among the players, extras to the earliest cards. The GM keeps boss mobs' own cards.",
     quote=None,
     condition='',
 )
 _initiative__text2_trace: Final = TraceSpec(
     'initiative',
     'Initiative: cards',
-    'note: Deal two cards to each player, one for them and one for an opponent, who acts as the monster when that card comes up. With more opponents than players, divide them by the players (the extras to the earliest cards). Boss mobs get their own cards, kept by the GM.',
+    "note: Deal each player two cards: one for them and one for an opponent, who acts as the monster when that card comes up. Extra opponents are split among the players, extras to the earliest cards. The GM keeps boss mobs' own cards.",
     (),
     (),
 )
@@ -6463,14 +6463,14 @@ _initiative__text3: Final = TextSpec(
     rule='initiative',
     source='Initiative: cards',
     kind='note',
-    text='With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
+    text="With several cards, play one and ignore the rest; where you must discard, discard a card per effect. A Joker is wild: act at any time, but not during someone else's action.",
     quote=None,
     condition='',
 )
 _initiative__text3_trace: Final = TraceSpec(
     'initiative',
     'Initiative: cards',
-    'note: With more than one card, select one as your card in play and ignore the rest; where you must discard, discard a card for each effect.',
+    "note: With several cards, play one and ignore the rest; where you must discard, discard a card per effect. A Joker is wild: act at any time, but not during someone else's action.",
     (),
     (),
 )
@@ -6478,28 +6478,12 @@ _initiative__text4: Final = TextSpec(
     key='initiative#9',
     rule='initiative',
     source='Initiative: cards',
-    kind='note',
-    text="A Joker is wild: act at any time, but not in the middle of someone else's action.",
-    quote=None,
-    condition='',
-)
-_initiative__text4_trace: Final = TraceSpec(
-    'initiative',
-    'Initiative: cards',
-    "note: A Joker is wild: act at any time, but not in the middle of someone else's action.",
-    (),
-    (),
-)
-_initiative__text5: Final = TextSpec(
-    key='initiative#10',
-    rule='initiative',
-    source='Initiative: cards',
     kind='erratum',
     text='The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.',
     quote='Jokers give you a bonus action as well (so by default you would get 3 actions).',
     condition='',
 )
-_initiative__text5_trace: Final = TraceSpec(
+_initiative__text4_trace: Final = TraceSpec(
     'initiative',
     'Initiative: cards',
     'erratum: The count of actions a turn gives without a Joker is not in the excerpt; encoded as one bonus action.',
@@ -6667,7 +6651,7 @@ _armour_rules__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when shield_use == for_defence',
-    label='shield used for Defence',
+    label='shield for Defence',
 )
 _armour_rules__mod2_trace: Final = TraceSpec(
     'armour_rules',
@@ -6687,7 +6671,7 @@ _armour_rules__mod3: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when shield_use == for_armour',
-    label='shield used as Armour',
+    label='shield for Armour',
 )
 _armour_rules__mod3_trace: Final = TraceSpec(
     'armour_rules',
@@ -6707,7 +6691,7 @@ _armour_rules__mod4: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when large_shield',
-    label='large shield: 1pt of Cover vs missiles',
+    label='large shield: 1pt of Cover',
 )
 _armour_rules__mod4_trace: Final = TraceSpec(
     'armour_rules',
@@ -6737,14 +6721,14 @@ _armour_rules__text2: Final = TextSpec(
     rule='armour_rules',
     source='Armour',
     kind='cannot',
-    text='reduce this damage with armour: damage from a Fail or from Casting by-passes armour',
+    text='reduce this damage with armour',
     quote=None,
     condition='when damage_source != opponent',
 )
 _armour_rules__text2_trace: Final = TraceSpec(
     'armour_rules',
     'Armour',
-    'cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour',
+    'cannot reduce this damage with armour',
     ('when damage_source != opponent',),
     (('damage_source',),),
 )
@@ -6753,14 +6737,14 @@ _armour_rules__text3: Final = TextSpec(
     rule='armour_rules',
     source='Armour',
     kind='note',
-    text="Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
+    text='Natural (thick hide) or worn (chainmail) armour reduces each damage event from an opponent. Worn armour may hinder (slower movement), may be limited by Brawn or Body (see Equipment), and generally works on top of natural armour.',
     quote=None,
     condition='',
 )
 _armour_rules__text3_trace: Final = TraceSpec(
     'armour_rules',
     'Armour',
-    "note: Armour, natural (thick hide) or worn (chainmail), reduces the damage of a single opponent's damage event; worn armour may hinder (slower movement) and may be limited by Brawn or Body (see Equipment). Worn armour generally works on top of natural armour.",
+    'note: Natural (thick hide) or worn (chainmail) armour reduces each damage event from an opponent. Worn armour may hinder (slower movement), may be limited by Brawn or Body (see Equipment), and generally works on top of natural armour.',
     (),
     (),
 )
@@ -6769,14 +6753,14 @@ _armour_rules__text4: Final = TextSpec(
     rule='armour_rules',
     source='Armour',
     kind='note',
-    text='Some creatures gain natural or bonus armour from special circumstances (skeletons).',
+    text='Some creatures (skeletons) gain natural or bonus armour in special circumstances.',
     quote=None,
     condition='',
 )
 _armour_rules__text4_trace: Final = TraceSpec(
     'armour_rules',
     'Armour',
-    'note: Some creatures gain natural or bonus armour from special circumstances (skeletons).',
+    'note: Some creatures (skeletons) gain natural or bonus armour in special circumstances.',
     (),
     (),
 )
@@ -6785,14 +6769,14 @@ _armour_rules__text5: Final = TextSpec(
     rule='armour_rules',
     source='Armour',
     kind='note',
-    text="The shield's use is decided each time you take an action and holds till the next.",
+    text="The shield's use is chosen at each action and holds till the next.",
     quote=None,
     condition='',
 )
 _armour_rules__text5_trace: Final = TraceSpec(
     'armour_rules',
     'Armour',
-    "note: The shield's use is decided each time you take an action and holds till the next.",
+    "note: The shield's use is chosen at each action and holds till the next.",
     (),
     (),
 )
@@ -15289,7 +15273,6 @@ _initiative__said7: Final = note_of(_initiative__text1)
 _initiative__said8: Final = note_of(_initiative__text2)
 _initiative__said9: Final = note_of(_initiative__text3)
 _initiative__said10: Final = note_of(_initiative__text4)
-_initiative__said11: Final = note_of(_initiative__text5)
 _initiative__unread1: Final = Note(
     'initiative',
     'Initiative: cards',
@@ -15383,7 +15366,7 @@ def _resolve_initiative(v: dict[str, Any], given: frozenset[str]) -> Resolution:
         modifiers=tuple(map(SECOND, modifiers)),
         rolls=(),
         restrictions=(),
-        notes=(_initiative__said7, _initiative__said8, _initiative__said9, _initiative__said10, _initiative__said11),
+        notes=(_initiative__said7, _initiative__said8, _initiative__said9, _initiative__said10),
         tables=(),
         trace=tuple(trace),
     )
@@ -15418,7 +15401,6 @@ def _initiative__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
     out.append(((at, 7), 'initiative#7', -1, None, _initiative__text2, _initiative__said8))
     out.append(((at, 8), 'initiative#8', -1, None, _initiative__text3, _initiative__said9))
     out.append(((at, 9), 'initiative#9', -1, None, _initiative__text4, _initiative__said10))
-    out.append(((at, 10), 'initiative#10', -1, None, _initiative__text5, _initiative__said11))
 
 
 _initiative__code0: Final = RuleCode(
@@ -19328,7 +19310,7 @@ def armour_rules(
     - armour +shield_bonus (when shield_use == for_armour)
     - missile_against -1 (when large_shield)
     - cannot layer worn armour on top of worn armour (when worn_armours > 1)
-    - cannot reduce this damage with armour: damage from a Fail or from Casting by-passes armour (when damage_source != opponent)
+    - cannot reduce this damage with armour (when damage_source != opponent)
     """
     if rng is not None or rolled is not None:
         return roll_rule(
