@@ -33,7 +33,7 @@ from dsl.cards.blocks import (
 from dsl.cards.chances import ChanceTables, Variant, total_range
 from dsl.cards.implication import implies
 from dsl.cards.notation import COMPARISON, Notation, literal_fraction, negate, pool_text, row_key
-from dsl.cards.text import DASH, NBSP, clean, display_name, signed, then_step, title_case_first
+from dsl.cards.text import DASH, NBSP, clean, display_name, names_many, signed, then_step, title_case_first
 from dsl.cards.text import number as number_text
 from dsl.model.parts import flat_effects
 
@@ -227,7 +227,8 @@ class EffectWriter:
                 if isinstance(effect, m.ModEffect) and effect.target == name
             ):
                 continue  # a modifier only added to reads as its additions: "Stealth +1"
-            blocks.append(Entry((Run(title_case_first(label), "strong"), Run(f" starts at {value}"))))
+            verb = "start" if names_many(label) else "starts"
+            blocks.append(Entry((Run(title_case_first(label), "strong"), Run(f" {verb} at {value}"))))
         return blocks
 
     def effects(self, effects: Sequence[m.Effect], elsewhere: str | None = None) -> list[Block]:
@@ -445,7 +446,9 @@ class EffectWriter:
                 terms = _and_terms(effect.value)
                 ors = [x for x in terms if isinstance(x, n.BoolOp) and x.op == "or"]
                 if len(ors) != 1:
-                    return [Entry((Run(name, "strong"), Run(" when " + alternatives[0])), indent)]
+                    said = alternatives[0]
+                    # "Struck unless the response is a Dodge", not "when unless"
+                    return [Entry((Run(name, "strong"), Run((" " if said.startswith("unless ") else " when ") + said)), indent)]
                 rest = [x for x in terms if x is not ors[0]]
                 lead = " when " + " and ".join(self.notation.condition(x) for x in rest) + ", and any of:"
                 alternatives = self.notation.alternatives(ors[0])

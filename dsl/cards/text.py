@@ -107,6 +107,21 @@ def singular(words: str) -> str:
     return stem + last
 
 
+_PREPOSITIONS = frozenset({"of", "to", "for", "in", "at", "by", "per", "from", "with", "on"})
+
+
+def names_many(label: str) -> bool:
+    """Whether a label names a plural ("Initiative cards", "DEX ranks to ready the weapon",
+    "D6s of damage"): its head noun, the word before its first preposition or else its last,
+    is a plural, so that its verb agrees ("Initiative cards start at 1")."""
+    words = re.sub(r"\([^)]*\)", "", label).split()
+    if not words:
+        return False
+    at = next((index for index, word in enumerate(words) if word.lower() in _PREPOSITIONS), len(words))
+    head = words[at - 1].lower() if at > 0 else words[-1].lower()
+    return head in ("dice", "people") or (head.endswith("s") and not head.endswith(("ss", "us", "is")) and len(head) > 2)
+
+
 def title_case_first(text: str) -> str:
     return text[:1].upper() + text[1:]
 

@@ -48,6 +48,7 @@ DEFECTS = {
     "a step said twice (`Roll on the Chase Trouble Table. Roll on Chase Trouble Table.`)": re.compile(
         r"\broll on (?:the )?([\w ]+?)\. +roll on (?:the )?\1\b", re.IGNORECASE
     ),
+    "a condition led twice (`when unless`)": re.compile(r"\bwhen unless\b", re.IGNORECASE),
     "a number bounded in two clauses (`POT ≥ 25 and POT < 30`)": re.compile(
         "(\\w[\\w,' ]{2,40})\u00a0[<>≤≥]\u00a0(?:(?! or )[^\\n]){1,30}? and \\1\u00a0[<>≤≥]"
     ),
@@ -142,6 +143,10 @@ def test_no_phrase_defect_on_any_face_of_any_deck() -> None:
             "a step said twice (`Roll on the Chase Trouble Table. Roll on Chase Trouble Table.`)",
         ),
         (
+            "Struck by the area attack when unless the response is a Dodge and it succeeded",
+            "a condition led twice (`when unless`)",
+        ),
+        (
             "When terrain hull down is N/A and forest hull down is N/A and vegetation hull down is N/A",
             "a predicate said again (`terrain hull down is N/A and forest hull down is N/A`)",
         ),
@@ -195,6 +200,8 @@ rulebook starts "Starting values":
 stat stealth_mod "Modifier to Stealth rolls": int -10..10 = 0
 stat hearing "Hearing": int -10..10 = 0
 stat skid "Skidding threshold": int 0..20 = 3
+stat cards "Initiative cards": int 1..5 = 1
+stat ranks "DEX ranks to ready the weapon": int 0..20 = 5
 input rain "It rains": flag = no
 
 rule weather "Weather" cites "1":
@@ -202,13 +209,16 @@ rule weather "Weather" cites "1":
         stealth_mod +1 "rain hides footsteps"
         hearing = -2 "rain on the roof"
         skid +1 "wet road"
+        cards +1 "slippery hands"
+        ranks +2 "wet grip"
 """
 
 
 def test_a_modifier_that_starts_at_0_and_is_only_added_to_goes_without_saying() -> None:
     """A card leaves out "Modifier to Stealth rolls starts at 0", which says nothing a player does
     not read in "+1"; a value that is set (0 when it is not) or starts elsewhere
-    (the skid threshold, 3) keeps its line."""
+    (the skid threshold, 3) keeps its line, its verb agreeing with it ("Initiative cards start at
+    1")."""
     from dsl.cards.blocks import Entry
     from dsl.cards.deck import build_deck
     from dsl.compiler import compile_text
@@ -217,8 +227,13 @@ def test_a_modifier_that_starts_at_0_and_is_only_added_to_goes_without_saying() 
     assert book is not None
     card = next(card for card in build_deck(book) if card.title == "Weather")
     lines = ["".join(run.text for run in block.runs) for block in card.blocks if isinstance(block, Entry)]
-    starts = [line for line in lines if "starts at" in line]
-    assert starts == ["Hearing starts at 0", "Skidding threshold starts at 3"]
+    starts = [line for line in lines if re.search(" starts? at ", line)]
+    assert starts == [
+        "Hearing starts at 0",
+        "Skidding threshold starts at 3",
+        "Initiative cards start at 1",  # the verb agrees with a plural
+        "DEX ranks to ready the weapon start at 5",
+    ]
 
 
 OTHERWISE_BOOK = """\
