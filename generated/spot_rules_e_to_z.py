@@ -1844,7 +1844,7 @@ _knockback__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding='up',
     condition='when half_siz_threshold',
-    label='threshold lowered to 1/2 SIZ',
+    label='lower threshold',
 )
 _knockback__mod2_trace: Final = TraceSpec(
     'knockback',
@@ -1888,7 +1888,7 @@ _knockback__roll2: Final = RollSpec(
     rule='knockback',
     source='Knockback',
     name='resist_knockback',
-    label='Resist the knockback (SIZ vs damage)',
+    label='Resist the knockback',
     kind='resist',
     pool=None,
     op=None,
@@ -1932,14 +1932,14 @@ _knockback__text1: Final = TextSpec(
     rule='knockback',
     source='Knockback',
     kind='note',
-    text='Without the SIZ of the mount the character can be knocked off it (harness, seatbelts may help).',
+    text='The character can be knocked off the mount (harness, seatbelts may help).',
     quote=None,
     condition='unless from_above; when mount_siz > 0 and not kept_seat',
 )
 _knockback__text1_trace: Final = TraceSpec(
     'knockback',
     'Knockback',
-    'note: Without the SIZ of the mount the character can be knocked off it (harness, seatbelts may help).',
+    'note: The character can be knocked off the mount (harness, seatbelts may help).',
     ('unless from_above', 'when mount_siz > 0 and not kept_seat'),
     (('from_above',), ('mount_siz', 'kept_seat')),
 )
@@ -1988,14 +1988,14 @@ _knockback__text3: Final = TextSpec(
     rule='knockback',
     source='Knockback',
     kind='note',
-    text='The gamemaster may lower the resistance chance for uneven ground, slope, damage already taken, or a target in midair. In settings of superheroes or martial artists any successful blow may knock back, with a lower threshold such as 1/2 SIZ.',
+    text='The gamemaster may lower the resistance chance for uneven ground, slope, damage taken or a target in midair. Superhero or martial-arts settings may let any successful blow knock back, at a lower threshold such as 1/2 SIZ.',
     quote=None,
     condition='',
 )
 _knockback__text3_trace: Final = TraceSpec(
     'knockback',
     'Knockback',
-    'note: The gamemaster may lower the resistance chance for uneven ground, slope, damage already taken, or a target in midair. In settings of superheroes or martial artists any successful blow may knock back, with a lower threshold such as 1/2 SIZ.',
+    'note: The gamemaster may lower the resistance chance for uneven ground, slope, damage taken or a target in midair. Superhero or martial-arts settings may let any successful blow knock back, at a lower threshold such as 1/2 SIZ.',
     (),
     (),
 )
