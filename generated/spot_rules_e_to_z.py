@@ -2686,7 +2686,7 @@ _mounted_combat__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when mounted',
-    label='limited to the Ride (or Drive) skill',
+    label='Ride (or Drive) skill',
 )
 _mounted_combat__mod1_trace: Final = TraceSpec(
     'mounted_combat',
@@ -2706,7 +2706,7 @@ _mounted_combat__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when mounted; when action == dodge',
-    label='Dodging while mounted',
+    label='mounted Dodge',
 )
 _mounted_combat__mod2_trace: Final = TraceSpec(
     'mounted_combat',
@@ -2720,14 +2720,14 @@ _mounted_combat__text1: Final = TextSpec(
     rule='mounted_combat',
     source='Mounted Combat',
     kind='cannot',
-    text='use two-handed polearms or large shields while mounted',
+    text='use two-handed polearms or large shields',
     quote=None,
     condition='when mounted',
 )
 _mounted_combat__text1_trace: Final = TraceSpec(
     'mounted_combat',
     'Mounted Combat',
-    'cannot use two-handed polearms or large shields while mounted',
+    'cannot use two-handed polearms or large shields',
     ('when mounted',),
     (('mounted',),),
 )
@@ -2782,7 +2782,7 @@ _mounted_combat__roll1: Final = RollSpec(
     rule='mounted_combat',
     source='Mounted Combat',
     name='spur_ride',
-    label='Ride roll to spur the mount onto a set weapon',
+    label='Spur the mount',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -2812,13 +2812,13 @@ _mounted_combat__roll2: Final = RollSpec(
     rule='mounted_combat',
     source='Mounted Combat',
     name='spur_will',
-    label="POW vs the mount's POW",
+    label="The mount's will",
     kind='resist',
     pool=None,
     op=None,
     against=None,
     success=False,
-    outcomes=MappingProxyType({'failure': 'The mount Dodges or balks for the rest of the round.'}),
+    outcomes=MappingProxyType({'failure': 'The mount Dodges or balks for the round.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2842,7 +2842,7 @@ _mounted_combat__roll3: Final = RollSpec(
     rule='mounted_combat',
     source='Mounted Combat',
     name='fall_luck',
-    label='Luck roll when falling from the mount',
+    label='Luck roll for the fall',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -13938,7 +13938,7 @@ def mounted_combat(
     - skill max ride (when mounted)
     - skill is difficult (when mounted; when action == dodge)
     - as superior_position with superior=target_on_foot (when mounted)
-    - cannot use two-handed polearms or large shields while mounted (when mounted)
+    - cannot use two-handed polearms or large shields (when mounted)
     - derive mounted_hit_location = d10 + 10 (when mounted; when target_on_foot)
     - roll spur_ride: d100 <= ride (when spurring)
     - roll spur_will: resist POW vs mount_POW (when spurring)
