@@ -367,7 +367,7 @@ _explosions__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding='down',
     condition='when demolition == strengthened',
-    label='Demolition: up to +50% damage and radius',
+    label='up to +50% damage and radius',
 )
 _explosions__mod1_trace: Final = TraceSpec(
     'explosions',
@@ -387,7 +387,7 @@ _explosions__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding='up',
     condition='when demolition == weakened',
-    label='Demolition: charge cut by half',
+    label='charge cut by half',
 )
 _explosions__mod2_trace: Final = TraceSpec(
     'explosions',
@@ -445,66 +445,50 @@ _explosions__text1: Final = TextSpec(
     rule='explosions',
     source='Explosions',
     kind='note',
-    text='Damage is general, not applied to a hit location; with hit locations, divide it among 1D4 locations.',
+    text='Damage is general, not to one hit location: with hit locations, divide it among those struck. The knockback special success may also apply (see Knockback).',
     quote=None,
     condition='when caught',
 )
 _explosions__text1_trace: Final = TraceSpec(
     'explosions',
     'Explosions',
-    'note: Damage is general, not applied to a hit location; with hit locations, divide it among 1D4 locations.',
+    'note: Damage is general, not to one hit location: with hit locations, divide it among those struck. The knockback special success may also apply (see Knockback).',
     ('when caught',),
     (('caught',),),
 )
 _explosions__text2: Final = TextSpec(
-    key='explosions#6.4',
-    rule='explosions',
-    source='Explosions',
-    kind='note',
-    text='A character in the blast radius may also suffer the knockback special success (see Knockback).',
-    quote=None,
-    condition='when caught',
-)
-_explosions__text2_trace: Final = TraceSpec(
-    'explosions',
-    'Explosions',
-    'note: A character in the blast radius may also suffer the knockback special success (see Knockback).',
-    ('when caught',),
-    (('caught',),),
-)
-_explosions__text3: Final = TextSpec(
     key='explosions#7',
     rule='explosions',
     source='Explosions',
     kind='note',
-    text='The gamemaster sets the damage dice and the radius of a blast; a good rule of thumb is two meters per D6 of damage, the default radius here.',
+    text='The gamemaster sets the dice and radius; the rule of thumb, the default here, is two meters per D6.',
+    quote=None,
+    condition='',
+)
+_explosions__text2_trace: Final = TraceSpec(
+    'explosions',
+    'Explosions',
+    'note: The gamemaster sets the dice and radius; the rule of thumb, the default here, is two meters per D6.',
+    (),
+    (),
+)
+_explosions__text3: Final = TextSpec(
+    key='explosions#8',
+    rule='explosions',
+    source='Explosions',
+    kind='note',
+    text='Shock and projectile damage, weaker further out.',
     quote=None,
     condition='',
 )
 _explosions__text3_trace: Final = TraceSpec(
     'explosions',
     'Explosions',
-    'note: The gamemaster sets the damage dice and the radius of a blast; a good rule of thumb is two meters per D6 of damage, the default radius here.',
+    'note: Shock and projectile damage, weaker further out.',
     (),
     (),
 )
 _explosions__text4: Final = TextSpec(
-    key='explosions#8',
-    rule='explosions',
-    source='Explosions',
-    kind='note',
-    text='Shock and projectile damage; it decreases from the epicenter to the perimeter.',
-    quote=None,
-    condition='',
-)
-_explosions__text4_trace: Final = TraceSpec(
-    'explosions',
-    'Explosions',
-    'note: Shock and projectile damage; it decreases from the epicenter to the perimeter.',
-    (),
-    (),
-)
-_explosions__text5: Final = TextSpec(
     key='explosions#9',
     rule='explosions',
     source='Explosions',
@@ -513,14 +497,14 @@ _explosions__text5: Final = TextSpec(
     quote='reduce the damage dice by -1D6 for every two meters away from the epicenter',
     condition='',
 )
-_explosions__text5_trace: Final = TraceSpec(
+_explosions__text4_trace: Final = TraceSpec(
     'explosions',
     'Explosions',
     'erratum: Read with the dynamite example: the first two meters take the full dice, meters 3-4 one die less, and so on: up to 2 m (the epicenter included) no die is lost, over 2 m up to 4 m one, over 4 m up to 6 m two; a fractional distance counts toward the farther band.',
     (),
     (),
 )
-_explosions__text6: Final = TextSpec(
+_explosions__text5: Final = TextSpec(
     key='explosions#10',
     rule='explosions',
     source='Explosions',
@@ -529,7 +513,7 @@ _explosions__text6: Final = TextSpec(
     quote='increasing the damage and radius by as much as +50%, or cutting the charge to decrease the damage and radius by half',
     condition='',
 )
-_explosions__text6_trace: Final = TraceSpec(
+_explosions__text5_trace: Final = TraceSpec(
     'explosions',
     'Explosions',
     'erratum: Encoded as the full +50% (dice rounded down) or half (dice rounded up); the radius follows the dice by the rule of thumb unless the gamemaster sets it.',
@@ -1463,14 +1447,14 @@ _firing_into_combat__text1: Final = TextSpec(
     rule='firing_into_combat',
     source='Firing Into Combat',
     kind='note',
-    text='A roll between the modified chance and the skill rating strikes another potential target: each makes a Luck roll, and the biggest failure (or most marginal success) is hit. The attacker gets no experience check.',
+    text='A stray roll hits another potential target (each makes a Luck roll; the biggest failure or most marginal success is hit) and earns no experience check.',
     quote=None,
     condition='when into_combat and extra_bodies == 0',
 )
 _firing_into_combat__text1_trace: Final = TraceSpec(
     'firing_into_combat',
     'Firing Into Combat',
-    'note: A roll between the modified chance and the skill rating strikes another potential target: each makes a Luck roll, and the biggest failure (or most marginal success) is hit. The attacker gets no experience check.',
+    'note: A stray roll hits another potential target (each makes a Luck roll; the biggest failure or most marginal success is hit) and earns no experience check.',
     ('when into_combat and extra_bodies == 0',),
     (('into_combat', 'extra_bodies'),),
 )
@@ -1485,7 +1469,7 @@ _firing_into_combat__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when engaged',
-    label='firing while engaged in combat',
+    label='engaged',
 )
 _firing_into_combat__mod2_trace: Final = TraceSpec(
     'firing_into_combat',
@@ -1539,14 +1523,14 @@ _firing_into_combat__text2: Final = TextSpec(
     rule='firing_into_combat',
     source='Firing Into Combat',
     kind='note',
-    text='The gamemaster selects which target is struck, as above. Targets approaching in a loose skirmish line give no bonus: the attacker picks one.',
+    text='The gamemaster selects the target struck, as above. A loose skirmish line gives no bonus: the attacker picks one.',
     quote=None,
     condition='when extra_bodies > 0',
 )
 _firing_into_combat__text2_trace: Final = TraceSpec(
     'firing_into_combat',
     'Firing Into Combat',
-    'note: The gamemaster selects which target is struck, as above. Targets approaching in a loose skirmish line give no bonus: the attacker picks one.',
+    'note: The gamemaster selects the target struck, as above. A loose skirmish line gives no bonus: the attacker picks one.',
     ('when extra_bodies > 0',),
     (('extra_bodies',),),
 )
@@ -1860,7 +1844,7 @@ _knockback__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding='up',
     condition='when half_siz_threshold',
-    label='threshold lowered to 1/2 SIZ',
+    label='lower threshold',
 )
 _knockback__mod2_trace: Final = TraceSpec(
     'knockback',
@@ -1904,7 +1888,7 @@ _knockback__roll2: Final = RollSpec(
     rule='knockback',
     source='Knockback',
     name='resist_knockback',
-    label='Resist the knockback (SIZ vs damage)',
+    label='Resist the knockback',
     kind='resist',
     pool=None,
     op=None,
@@ -1948,14 +1932,14 @@ _knockback__text1: Final = TextSpec(
     rule='knockback',
     source='Knockback',
     kind='note',
-    text='Without the SIZ of the mount the character can be knocked off it (harness, seatbelts may help).',
+    text='The character can be knocked off the mount (harness, seatbelts may help).',
     quote=None,
     condition='unless from_above; when mount_siz > 0 and not kept_seat',
 )
 _knockback__text1_trace: Final = TraceSpec(
     'knockback',
     'Knockback',
-    'note: Without the SIZ of the mount the character can be knocked off it (harness, seatbelts may help).',
+    'note: The character can be knocked off the mount (harness, seatbelts may help).',
     ('unless from_above', 'when mount_siz > 0 and not kept_seat'),
     (('from_above',), ('mount_siz', 'kept_seat')),
 )
@@ -2004,14 +1988,14 @@ _knockback__text3: Final = TextSpec(
     rule='knockback',
     source='Knockback',
     kind='note',
-    text='The gamemaster may lower the resistance chance for uneven ground, slope, damage already taken, or a target in midair. In settings of superheroes or martial artists any successful blow may knock back, with a lower threshold such as 1/2 SIZ.',
+    text='The gamemaster may lower the resistance chance for uneven ground, slope, damage taken or a target in midair. Superhero or martial-arts settings may let any successful blow knock back, at a lower threshold such as 1/2 SIZ.',
     quote=None,
     condition='',
 )
 _knockback__text3_trace: Final = TraceSpec(
     'knockback',
     'Knockback',
-    'note: The gamemaster may lower the resistance chance for uneven ground, slope, damage already taken, or a target in midair. In settings of superheroes or martial artists any successful blow may knock back, with a lower threshold such as 1/2 SIZ.',
+    'note: The gamemaster may lower the resistance chance for uneven ground, slope, damage taken or a target in midair. Superhero or martial-arts settings may let any successful blow knock back, at a lower threshold such as 1/2 SIZ.',
     (),
     (),
 )
@@ -2702,7 +2686,7 @@ _mounted_combat__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when mounted',
-    label='limited to the Ride (or Drive) skill',
+    label='Ride (or Drive) skill',
 )
 _mounted_combat__mod1_trace: Final = TraceSpec(
     'mounted_combat',
@@ -2722,7 +2706,7 @@ _mounted_combat__mod2: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when mounted; when action == dodge',
-    label='Dodging while mounted',
+    label='mounted Dodge',
 )
 _mounted_combat__mod2_trace: Final = TraceSpec(
     'mounted_combat',
@@ -2736,14 +2720,14 @@ _mounted_combat__text1: Final = TextSpec(
     rule='mounted_combat',
     source='Mounted Combat',
     kind='cannot',
-    text='use two-handed polearms or large shields while mounted',
+    text='use two-handed polearms or large shields',
     quote=None,
     condition='when mounted',
 )
 _mounted_combat__text1_trace: Final = TraceSpec(
     'mounted_combat',
     'Mounted Combat',
-    'cannot use two-handed polearms or large shields while mounted',
+    'cannot use two-handed polearms or large shields',
     ('when mounted',),
     (('mounted',),),
 )
@@ -2798,7 +2782,7 @@ _mounted_combat__roll1: Final = RollSpec(
     rule='mounted_combat',
     source='Mounted Combat',
     name='spur_ride',
-    label='Ride roll to spur the mount onto a set weapon',
+    label='Spur the mount',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -2828,13 +2812,13 @@ _mounted_combat__roll2: Final = RollSpec(
     rule='mounted_combat',
     source='Mounted Combat',
     name='spur_will',
-    label="POW vs the mount's POW",
+    label="The mount's will",
     kind='resist',
     pool=None,
     op=None,
     against=None,
     success=False,
-    outcomes=MappingProxyType({'failure': 'The mount Dodges or balks for the rest of the round.'}),
+    outcomes=MappingProxyType({'failure': 'The mount Dodges or balks for the round.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2858,7 +2842,7 @@ _mounted_combat__roll3: Final = RollSpec(
     rule='mounted_combat',
     source='Mounted Combat',
     name='fall_luck',
-    label='Luck roll when falling from the mount',
+    label='Luck roll for the fall',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -3074,13 +3058,13 @@ _poisons__roll1: Final = RollSpec(
     rule='poisons',
     source='Poisons',
     name='resist_poison',
-    label='Resist the poison (CON vs POT)',
+    label='Resist the poison',
     kind='resist',
     pool=None,
     op=None,
     against=None,
     success=False,
-    outcomes=MappingProxyType({'success': 'The poison does half its POT in damage (round up).', 'failure': 'The poison does its full POT in damage.'}),
+    outcomes=MappingProxyType({'success': 'Half its POT in damage (round up).', 'failure': 'Its full POT in damage.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3124,14 +3108,14 @@ _poisons__text1: Final = TextSpec(
     rule='poisons',
     source='Poisons',
     kind='note',
-    text='Poison damage is to total hit points or a characteristic, and does not usually come in the round of poisoning. The gamemaster may use hit locations or onset times.',
+    text='Damage is to total hit points or a characteristic, usually not in the round of poisoning; the gamemaster may use hit locations or onset times.',
     quote=None,
     condition='',
 )
 _poisons__text1_trace: Final = TraceSpec(
     'poisons',
     'Poisons',
-    'note: Poison damage is to total hit points or a characteristic, and does not usually come in the round of poisoning. The gamemaster may use hit locations or onset times.',
+    'note: Damage is to total hit points or a characteristic, usually not in the round of poisoning; the gamemaster may use hit locations or onset times.',
     (),
     (),
 )
@@ -3140,14 +3124,14 @@ _poisons__text2: Final = TextSpec(
     rule='poisons',
     source='Poisons',
     kind='note',
-    text='Each dose calls for its own resistance roll: two doses of a POT 10 poison are not one dose of POT 20. Powers or equipment may protect against poison.',
+    text='Each dose is resisted separately: two doses of POT 10 are not one of POT 20. Powers or equipment may protect against poison.',
     quote=None,
     condition='',
 )
 _poisons__text2_trace: Final = TraceSpec(
     'poisons',
     'Poisons',
-    'note: Each dose calls for its own resistance roll: two doses of a POT 10 poison are not one dose of POT 20. Powers or equipment may protect against poison.',
+    'note: Each dose is resisted separately: two doses of POT 10 are not one of POT 20. Powers or equipment may protect against poison.',
     (),
     (),
 )
@@ -5403,13 +5387,13 @@ _wind__roll1: Final = RollSpec(
     rule='wind',
     source='Wind',
     name='stand_upright',
-    label="STR vs the wind's STR to stay upright this round",
+    label='Stay upright this round',
     kind='resist',
     pool=None,
     op=None,
     against=None,
     success=False,
-    outcomes=MappingProxyType({'failure': 'The character falls, and may take damage (see Falling).'}),
+    outcomes=MappingProxyType({'failure': 'Falls, and may take damage (see Falling).'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5429,14 +5413,14 @@ _wind__text1: Final = TextSpec(
     rule='wind',
     source='Wind',
     kind='note',
-    text='Thrown and missile weapons, not firearms or energy weapons; movement on foot or mounted (see Terrain and Weather Modifiers) and the MOV rate may also be adjusted. The values are for full exposure: less further from the epicenter or in partial cover.',
+    text='Movement: see Terrain and Weather Modifiers; MOV may change too.',
     quote=None,
     condition='',
 )
 _wind__text1_trace: Final = TraceSpec(
     'wind',
     'Wind',
-    'note: Thrown and missile weapons, not firearms or energy weapons; movement on foot or mounted (see Terrain and Weather Modifiers) and the MOV rate may also be adjusted. The values are for full exposure: less further from the epicenter or in partial cover.',
+    'note: Movement: see Terrain and Weather Modifiers; MOV may change too.',
     (),
     (),
 )
@@ -5504,7 +5488,7 @@ _cloud_cover__roll1: Final = RollSpec(
     rule='cloud_cover',
     source='Cloud Cover',
     name='rains',
-    label='D100 each day: it rains if the roll is at most the sky covered',
+    label='Rain, rolled each day',
     kind='check',
     pool=(1, 100, None),
     op='<=',
@@ -5528,14 +5512,14 @@ _cloud_cover__text1: Final = TextSpec(
     rule='cloud_cover',
     source='Cloud Cover',
     kind='note',
-    text='Severe or complete cloud cover may serve as partial darkness (see Darkness, in Spot Rules A\u2013E).',
+    text='May serve as partial darkness (see Darkness, Spot Rules A\u2013E).',
     quote=None,
     condition='when clouds in {severe_clouds, complete_clouds}',
 )
 _cloud_cover__text1_trace: Final = TraceSpec(
     'cloud_cover',
     'Cloud Cover',
-    'note: Severe or complete cloud cover may serve as partial darkness (see Darkness, in Spot Rules A\u2013E).',
+    'note: May serve as partial darkness (see Darkness, Spot Rules A\u2013E).',
     ('when clouds in {severe_clouds, complete_clouds}',),
     (('clouds',),),
 )
@@ -5544,14 +5528,14 @@ _cloud_cover__text2: Final = TextSpec(
     rule='cloud_cover',
     source='Cloud Cover',
     kind='note',
-    text='Cloud cover may also modify powers or conditions that need direct sunlight.',
+    text='May also modify powers or conditions that need direct sunlight.',
     quote=None,
     condition='',
 )
 _cloud_cover__text2_trace: Final = TraceSpec(
     'cloud_cover',
     'Cloud Cover',
-    'note: Cloud cover may also modify powers or conditions that need direct sunlight.',
+    'note: May also modify powers or conditions that need direct sunlight.',
     (),
     (),
 )
@@ -5916,6 +5900,15 @@ _table_wind_strength: Final = TableSpec(
     above=None,
     becomes=None,
     overflow_step=None,
+    notes=(
+        Note(
+            'wind_strength',
+            'Wind',
+            'Values are for full exposure: less away from the epicenter or in partial cover.',
+            None,
+            'note',
+        ),
+    ),
 )
 
 # table cloud_cover_levels
@@ -6436,7 +6429,6 @@ _explosions__said8: Final = note_of(_explosions__text2)
 _explosions__said9: Final = note_of(_explosions__text3)
 _explosions__said10: Final = note_of(_explosions__text4)
 _explosions__said11: Final = note_of(_explosions__text5)
-_explosions__said12: Final = note_of(_explosions__text6)
 _explosions__unread1: Final = Note(
     'explosions',
     'Explosions',
@@ -6496,18 +6488,14 @@ def _resolve_explosions(v: dict[str, Any], given: frozenset[str]) -> Resolution:
     else:
         e.wait('blast_locations', lambda: whole(Dice(((1, 4),))))
     d7 = -1 if e['caught'] else 0
-    d8 = -1 if e['caught'] else 0
     trace.append(TraceEntry(_explosions__text1_trace, d7, v, e))
-    trace.append(TraceEntry(_explosions__text2_trace, d8, v, e))
     notes: list[Note] = []
     if d7 < 0:
         notes.append(_explosions__said7)
-    if d8 < 0:
-        notes.append(_explosions__said8)
+    notes.append(_explosions__said8)
     notes.append(_explosions__said9)
     notes.append(_explosions__said10)
     notes.append(_explosions__said11)
-    notes.append(_explosions__said12)
     return Resolution(
         rulebook='spot_rules_e_to_z',
         rules=('explosions',),
@@ -6562,13 +6550,11 @@ def _explosions__derive_blast_locations0(s: Scope, at: int, out: list[Candidate]
 def _explosions__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
     e = s.e
     d7 = -1 if e['caught'] else 0
-    d8 = -1 if e['caught'] else 0
     out.append(((at, 6), 'explosions#6.3', d7, _explosions__text1_trace, _explosions__text1, _explosions__said7))
-    out.append(((at, 7), 'explosions#6.4', d8, _explosions__text2_trace, _explosions__text2, _explosions__said8))
-    out.append(((at, 8), 'explosions#7', -1, None, _explosions__text3, _explosions__said9))
-    out.append(((at, 9), 'explosions#8', -1, None, _explosions__text4, _explosions__said10))
-    out.append(((at, 10), 'explosions#9', -1, None, _explosions__text5, _explosions__said11))
-    out.append(((at, 11), 'explosions#10', -1, None, _explosions__text6, _explosions__said12))
+    out.append(((at, 7), 'explosions#7', -1, None, _explosions__text2, _explosions__said8))
+    out.append(((at, 8), 'explosions#8', -1, None, _explosions__text3, _explosions__said9))
+    out.append(((at, 9), 'explosions#9', -1, None, _explosions__text4, _explosions__said10))
+    out.append(((at, 10), 'explosions#10', -1, None, _explosions__text5, _explosions__said11))
 
 
 _explosions__code0: Final = RuleCode(
@@ -13952,7 +13938,7 @@ def mounted_combat(
     - skill max ride (when mounted)
     - skill is difficult (when mounted; when action == dodge)
     - as superior_position with superior=target_on_foot (when mounted)
-    - cannot use two-handed polearms or large shields while mounted (when mounted)
+    - cannot use two-handed polearms or large shields (when mounted)
     - derive mounted_hit_location = d10 + 10 (when mounted; when target_on_foot)
     - roll spur_ride: d100 <= ride (when spurring)
     - roll spur_will: resist POW vs mount_POW (when spurring)
