@@ -27,6 +27,7 @@ from dsl.cards.text import (
     TIMES,
     clean,
     display_name,
+    names_many,
     number,
     plural,
     signed,
@@ -494,7 +495,8 @@ class Notation:
                     return flag_clause(self.book, expr.left.name, positive), _ATOM
                 return (left if positive else f"not {left}"), (_ATOM if positive else _LEVEL["not"])
             if expr.op in ("==", "!="):
-                return f"{left} is {'not ' if expr.op == '!=' else ''}{right}", level
+                verb = "are" if isinstance(expr.left, n.NameRef) and names_many(left) else "is"
+                return f"{left} {verb} {'not ' if expr.op == '!=' else ''}{right}", level
         return f"{left}{NBSP}{COMPARISON[expr.op]}{NBSP}{right}", level
 
     def _member_name(self, expr: n.NameRef) -> str:

@@ -48,6 +48,7 @@ DEFECTS = {
     "a step said twice (`Roll on the Chase Trouble Table. Roll on Chase Trouble Table.`)": re.compile(
         r"\broll on (?:the )?([\w ]+?)\. +roll on (?:the )?\1\b", re.IGNORECASE
     ),
+    "a plural count with a singular verb (`extra bodies is 0`)": re.compile(r"\b[a-z]*[^\Wsu]s is (?:not )?\d"),
     "a condition led twice (`when unless`)": re.compile(r"\bwhen unless\b", re.IGNORECASE),
     "a number bounded in two clauses (`POT ≥ 25 and POT < 30`)": re.compile(
         "(\\w[\\w,' ]{2,40})\u00a0[<>≤≥]\u00a0(?:(?! or )[^\\n]){1,30}? and \\1\u00a0[<>≤≥]"
@@ -141,6 +142,10 @@ def test_no_phrase_defect_on_any_face_of_any_deck() -> None:
         (
             "Failure: Roll on the Chase Trouble Table. Roll on Chase Trouble Table.",
             "a step said twice (`Roll on the Chase Trouble Table. Roll on Chase Trouble Table.`)",
+        ),
+        (
+            "When firing into a melee and extra bodies is 0:",
+            "a plural count with a singular verb (`extra bodies is 0`)",
         ),
         (
             "Struck by the area attack when unless the response is a Dodge and it succeeded",
