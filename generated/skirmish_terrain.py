@@ -784,14 +784,14 @@ _darkness__text2: Final = TextSpec(
     rule='darkness',
     source='17.5',
     kind='note',
-    text='A flashlight (small, one-handed, kept ready to turn on and point) lifts all this for 3 MH where it points, for its holder and anyone firing at him.',
+    text='A flashlight (small, one-handed, must be ready to turn on and point) lifts all this for 3 MH where it points, for its holder and anyone firing at him.',
     quote=None,
     condition='',
 )
 _darkness__text2_trace: Final = TraceSpec(
     'darkness',
     '17.5',
-    'note: A flashlight (small, one-handed, kept ready to turn on and point) lifts all this for 3 MH where it points, for its holder and anyone firing at him.',
+    'note: A flashlight (small, one-handed, must be ready to turn on and point) lifts all this for 3 MH where it points, for its holder and anyone firing at him.',
     (),
     (),
 )

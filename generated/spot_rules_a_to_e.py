@@ -2239,14 +2239,14 @@ _area_attacks__text1: Final = TextSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     kind='note',
-    text='The figure is prone (see Prone, in Spot Rules E\u2013Z).',
+    text='They are now prone (see Prone, in Spot Rules E\u2013Z).',
     quote=None,
     condition='when area_response != no_response',
 )
 _area_attacks__text1_trace: Final = TraceSpec(
     'area_attacks',
     '7. Area Attacks',
-    'note: The figure is prone (see Prone, in Spot Rules E\u2013Z).',
+    'note: They are now prone (see Prone, in Spot Rules E\u2013Z).',
     ('when area_response != no_response',),
     (('area_response',),),
 )
@@ -2255,14 +2255,14 @@ _area_attacks__text2: Final = TextSpec(
     rule='area_attacks',
     source='7. Area Attacks',
     kind='note',
-    text="Unless avoided, the attack strikes everyone in its area of effect and may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z). Armor works; shelter or cover may cut the damage further (gamemaster's discretion).",
+    text="Unless avoided, it strikes everyone in its area of effect automatically and may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z). Armor works; shelter or cover may cut the damage further (gamemaster's discretion).",
     quote=None,
     condition='',
 )
 _area_attacks__text2_trace: Final = TraceSpec(
     'area_attacks',
     '7. Area Attacks',
-    "note: Unless avoided, the attack strikes everyone in its area of effect and may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z). Armor works; shelter or cover may cut the damage further (gamemaster's discretion).",
+    "note: Unless avoided, it strikes everyone in its area of effect automatically and may cause knockback or set them afire (see Fire and Heat, in Spot Rules E\u2013Z). Armor works; shelter or cover may cut the damage further (gamemaster's discretion).",
     (),
     (),
 )
@@ -3011,7 +3011,7 @@ _backstabs__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes=MappingProxyType({'success': 'It may Dodge or parry (a defense left).'}),
+    outcomes=MappingProxyType({'success': 'The target may Dodge or parry, if it has a defense left.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -3075,14 +3075,14 @@ _backstabs__text1: Final = TextSpec(
     rule='backstabs',
     source='7. Backstabs and Helpless Opponents',
     kind='cannot',
-    text='dodge or parry',
+    text='dodge or parry (the target)',
     quote=None,
     condition='when helpless',
 )
 _backstabs__text1_trace: Final = TraceSpec(
     'backstabs',
     '7. Backstabs and Helpless Opponents',
-    'cannot dodge or parry',
+    'cannot dodge or parry (the target)',
     ('when helpless',),
     (('helpless',),),
 )
@@ -3091,13 +3091,13 @@ _backstabs__roll2: Final = RollSpec(
     rule='backstabs',
     source='7. Backstabs and Helpless Opponents',
     name='lucky_incident',
-    label='Lucky incident',
+    label="Lucky incident (gamemaster's option)",
     kind='check',
     pool=(1, 100, None),
     op='<=',
     against=None,
     success=False,
-    outcomes=MappingProxyType({'success': "Attack stayed (gamemaster's option)."}),
+    outcomes=MappingProxyType({'success': "The attacker's hand is stayed this round."}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -4739,7 +4739,7 @@ _skill_roll_modifiers__mod9: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when speed == top_speed',
-    label='top Speed',
+    label='rated Speed',
 )
 _skill_roll_modifiers__mod9_trace: Final = TraceSpec(
     'skill_roll_modifiers',
@@ -4873,14 +4873,14 @@ _skill_roll_modifiers__text1: Final = TextSpec(
     rule='skill_roll_modifiers',
     source='7. Chases: Skill Roll Modifiers Chart',
     kind='note',
-    text='All add up, on the vehicle piloting roll.',
+    text='All apply to the vehicle piloting roll and add up.',
     quote=None,
     condition='',
 )
 _skill_roll_modifiers__text1_trace: Final = TraceSpec(
     'skill_roll_modifiers',
     '7. Chases: Skill Roll Modifiers Chart',
-    'note: All add up, on the vehicle piloting roll.',
+    'note: All apply to the vehicle piloting roll and add up.',
     (),
     (),
 )
@@ -5069,7 +5069,7 @@ _chase_trouble_effects__mod1: Final = ModSpec(
     stacking='cumulative',
     rounding=None,
     condition='when trouble == skid',
-    label='skid, this round only',
+    label='this round',
 )
 _chase_trouble_effects__mod1_trace: Final = TraceSpec(
     'chase_trouble_effects',
@@ -15739,7 +15739,7 @@ def backstabs(
     - roll sense_backstab: d100 <= perception (when backstab)
     - defense is difficult (when backstab)
     - skill is easy (when helpless)
-    - cannot dodge or parry (when helpless)
+    - cannot dodge or parry (the target) (when helpless)
     - roll lucky_incident: d100 <= opponent_POW (when helpless)
     """
     if rng is not None or rolled is not None:

@@ -2464,14 +2464,14 @@ _missile_fire_while_moving__text1: Final = TextSpec(
     rule='missile_fire_while_moving',
     source='Missile Fire While Moving',
     kind='note',
-    text='Needs an Agility, Ride or Drive roll, as appropriate.',
+    text='Needs an Agility, Ride or Drive roll first.',
     quote=None,
     condition='when moving != still; when fire_direction == behind',
 )
 _missile_fire_while_moving__text1_trace: Final = TraceSpec(
     'missile_fire_while_moving',
     'Missile Fire While Moving',
-    'note: Needs an Agility, Ride or Drive roll, as appropriate.',
+    'note: Needs an Agility, Ride or Drive roll first.',
     ('when moving != still', 'when fire_direction == behind'),
     (('moving',), ('fire_direction',)),
 )
@@ -2788,7 +2788,7 @@ _mounted_combat__roll1: Final = RollSpec(
     op='<=',
     against=None,
     success=False,
-    outcomes=MappingProxyType({}),
+    outcomes=MappingProxyType({'failure': 'The mount Dodges or balks for the rest of the round.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -2818,7 +2818,7 @@ _mounted_combat__roll2: Final = RollSpec(
     op=None,
     against=None,
     success=False,
-    outcomes=MappingProxyType({'failure': 'The mount Dodges or balks for the round.'}),
+    outcomes=MappingProxyType({'failure': 'The mount Dodges or balks for the rest of the round.'}),
     margin_outcomes=(),
     tiers=(),
     ties=None,
@@ -5413,14 +5413,14 @@ _wind__text1: Final = TextSpec(
     rule='wind',
     source='Wind',
     kind='note',
-    text='Movement: see Terrain and Weather Modifiers; MOV may change too.',
+    text='Less wind away from the epicenter or in partial cover. Movement: see Terrain and Weather Modifiers; MOV may change too.',
     quote=None,
     condition='',
 )
 _wind__text1_trace: Final = TraceSpec(
     'wind',
     'Wind',
-    'note: Movement: see Terrain and Weather Modifiers; MOV may change too.',
+    'note: Less wind away from the epicenter or in partial cover. Movement: see Terrain and Weather Modifiers; MOV may change too.',
     (),
     (),
 )
@@ -5512,14 +5512,14 @@ _cloud_cover__text1: Final = TextSpec(
     rule='cloud_cover',
     source='Cloud Cover',
     kind='note',
-    text='May serve as partial darkness (see Darkness, Spot Rules A\u2013E).',
+    text='It may serve as partial darkness (see Darkness, Spot Rules A\u2013E).',
     quote=None,
     condition='when clouds in {severe_clouds, complete_clouds}',
 )
 _cloud_cover__text1_trace: Final = TraceSpec(
     'cloud_cover',
     'Cloud Cover',
-    'note: May serve as partial darkness (see Darkness, Spot Rules A\u2013E).',
+    'note: It may serve as partial darkness (see Darkness, Spot Rules A\u2013E).',
     ('when clouds in {severe_clouds, complete_clouds}',),
     (('clouds',),),
 )
@@ -5528,14 +5528,14 @@ _cloud_cover__text2: Final = TextSpec(
     rule='cloud_cover',
     source='Cloud Cover',
     kind='note',
-    text='May also modify powers or conditions that need direct sunlight.',
+    text='Cloud cover may also modify powers or conditions that need direct sunlight.',
     quote=None,
     condition='',
 )
 _cloud_cover__text2_trace: Final = TraceSpec(
     'cloud_cover',
     'Cloud Cover',
-    'note: May also modify powers or conditions that need direct sunlight.',
+    'note: Cloud cover may also modify powers or conditions that need direct sunlight.',
     (),
     (),
 )

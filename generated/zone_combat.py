@@ -6447,14 +6447,14 @@ _initiative__text2: Final = TextSpec(
     rule='initiative',
     source='Initiative: cards',
     kind='note',
-    text="Deal each player two cards: one for them and one for an opponent, who acts as the monster when that card comes up. Extra opponents are split among the players, extras to the earliest cards. The GM keeps boss mobs' own cards.",
+    text="Deal each player two cards: one for them and one for an opponent, who acts as the monster when that card comes up. Split the opponents evenly among the players, the odd ones to the earliest cards. The GM keeps boss mobs' own cards.",
     quote=None,
     condition='',
 )
 _initiative__text2_trace: Final = TraceSpec(
     'initiative',
     'Initiative: cards',
-    "note: Deal each player two cards: one for them and one for an opponent, who acts as the monster when that card comes up. Extra opponents are split among the players, extras to the earliest cards. The GM keeps boss mobs' own cards.",
+    "note: Deal each player two cards: one for them and one for an opponent, who acts as the monster when that card comes up. Split the opponents evenly among the players, the odd ones to the earliest cards. The GM keeps boss mobs' own cards.",
     (),
     (),
 )

@@ -326,7 +326,7 @@ class EffectWriter:
         if len(entries) == 1 and made[0] is entries[0] and not entries[0].mark:
             lead = Run(title_case_first(condition) + ": ", "em")
             return [
-                Entry((lead, *entries[0].runs), level),
+                Entry((lead, *_after_lead(entries[0].runs)), level),
                 *(replace(b, indent=level) if isinstance(b, Detail) else b for b in made[1:]),
             ]
         return [Condition(title_case_first(condition) + ":", level), *made]
@@ -700,6 +700,14 @@ def _otherwise(blocks: list[Block]) -> list[Block]:
     return out
 
 
+def _after_lead(runs: Inline) -> Inline:
+    """A line's runs after a condition leads it: a phrase that opened the line ("The range band
+    +1 level") goes on in lower case ("When ...: the range band +1 level")."""
+    if runs and runs[0].text.startswith("The "):
+        return (replace(runs[0], text="the " + runs[0].text[4:]), *runs[1:])
+    return runs
+
+
 def _lead(block: Entry | Condition) -> str | None:
     """The condition a line starts with, as the card says it ("When wet"), if it starts with one."""
     if isinstance(block, Condition):
@@ -742,7 +750,7 @@ def _shared_subject(run: list[tuple[str, list[Block]]], level: int) -> list[Bloc
             entry = made[0]
             assert isinstance(entry, Entry)
             lead = Run(title_case_first(" ".join(said.split(" ")[len(subject) :])) + ": ", "em")
-            blocks += [replace(entry, runs=(lead, *entry.runs)), *made[1:]]
+            blocks += [replace(entry, runs=(lead, *_after_lead(entry.runs))), *made[1:]]
     else:
         lines = 0
     for said, made in run[lines:]:

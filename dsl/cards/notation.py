@@ -101,7 +101,7 @@ def _small(text: str) -> str:
 
 def phrase_of_member(book: m.Book, var: str, member: str) -> str:
     """How cards say a choice of an input: its phrase, else its name in words, less the words it
-    repeats of the input's label ("Stunt attempted" is "difficult", not "difficult stunt";
+    repeats of the input's phrase or label ("Stunt attempted" is "difficult", not "difficult stunt";
     "Result of this round's Fly roll" is "failure", not "fly failure"), so that a condition does
     not say its noun twice."""
     found = book.vars.get(var)
@@ -110,9 +110,11 @@ def phrase_of_member(book: m.Book, var: str, member: str) -> str:
             if name == member:
                 return clean(phrase)
     said = display_name(member)
-    if found is None or not found.label:
+    # the words the condition says before the choice: the input's phrase, else its label
+    subject = found.phrase or found.label if found is not None else ""
+    if not subject:
         return said
-    label = {_POSSESSIVE.sub("", w).casefold() for w in re.findall("[\\w'\u2019]+", clean(found.label))}
+    label = {_POSSESSIVE.sub("", w).casefold() for w in re.findall("[\\w'\u2019]+", clean(subject))}
     kept = [w for w in said.split() if w.casefold() not in label]
     if kept and len(kept) < len(said.split()) and kept[0].casefold() not in _NOT_ALONE:
         return " ".join(kept)
@@ -620,6 +622,7 @@ class Notation:
         terms = [x for expr in holds for x in _chain(expr, "and")]
         kept = [x for x in terms if not (isinstance(x, n.Not) and isinstance(x.operand, n.BoolOp))]
         exceptions = [*fails, *(x.operand for x in terms if isinstance(x, n.Not) and isinstance(x.operand, n.BoolOp))]
+        kept, exceptions = self._narrowed(kept, exceptions)
         parts = []
         if kept:
             said = [
@@ -633,6 +636,46 @@ class Notation:
             parts.append("unless " + " or ".join(_shared_subject(said)))
         # A label that ends with its verb ("The target is") meets the verb of its comparison.
         return _DOUBLED_VERB.sub(r"\1", ", ".join(parts))
+
+    def _narrowed(self, kept: list[n.Expr], exceptions: list[n.Expr]) -> tuple[list[n.Expr], list[n.Expr]]:
+        """An exception that only takes one choice out of the alternatives a condition lists,
+        taken out of them: "when the band is 1 or 2, unless the band is 1" is "when the band is
+        2" (an `else` under a `when` of alternatives)."""
+        kept = list(kept)
+        left: list[n.Expr] = []
+        for exception in exceptions:
+            if not (isinstance(exception, n.Compare) and exception.op == "==" and _name(exception.left) is not None):
+                left.append(exception)
+                continue
+            for at, term in enumerate(kept):
+                narrowed = self._without(term, _name(exception.left), exception.right)
+                if narrowed is not None:
+                    kept[at] = narrowed
+                    break
+            else:
+                left.append(exception)
+        return kept, left
+
+    def _without(self, term: n.Expr, name: str | None, value: n.Expr) -> n.Expr | None:
+        """`term`, alternatives of `name`'s value, without `value`; None when it is not such
+        alternatives, does not list it, or lists nothing else."""
+        if isinstance(term, n.Member) and not term.negated and _name(term.operand) == name:
+            members = tuple(x for x in term.members if x.text != _name(value))
+            if 0 < len(members) < len(term.members):
+                return n.Member(term.span, term.operand, members, False)
+            return None
+        alternatives = _chain(term, "or")
+        if len(alternatives) < 2 or not all(
+            isinstance(x, n.Compare) and x.op == "==" and _name(x.left) == name for x in alternatives
+        ):
+            return None
+        others = [x for x in alternatives if isinstance(x, n.Compare) and x.right != value]
+        if not 0 < len(others) < len(alternatives):
+            return None
+        narrowed: n.Expr = others[0]
+        for other in others[1:]:
+            narrowed = n.BoolOp(term.span, "or", narrowed, other)
+        return narrowed
 
     def _bounds(self, terms: list[n.Expr]) -> list[n.Expr | tuple[n.Compare, n.Compare]]:
         """Terms, with a number's lower and upper bound (`x > a and x <= b`, in either order) paired
