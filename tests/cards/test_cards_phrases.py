@@ -49,6 +49,9 @@ DEFECTS = {
         r"\broll on (?:the )?([\w ]+?)\. +roll on (?:the )?\1\b", re.IGNORECASE
     ),
     "a plural count with a singular verb (`extra bodies is 0`)": re.compile(r"\b[a-z]*[^\Wsu]s is (?:not )?\d"),
+    "an exception that only narrows alternatives (`is 1 or 2, unless ... is 1`)": re.compile(
+        r"(\b[\w ]+) is (\w+) or \w+, unless \1 is \2\b"
+    ),
     "a condition led twice (`when unless`)": re.compile(r"\bwhen unless\b", re.IGNORECASE),
     "a number bounded in two clauses (`POT ≥ 25 and POT < 30`)": re.compile(
         "(\\w[\\w,' ]{2,40})\u00a0[<>≤≥]\u00a0(?:(?! or )[^\\n]){1,30}? and \\1\u00a0[<>≤≥]"
@@ -146,6 +149,10 @@ def test_no_phrase_defect_on_any_face_of_any_deck() -> None:
         (
             "When firing into a melee and extra bodies is 0:",
             "a plural count with a singular verb (`extra bodies is 0`)",
+        ),
+        (
+            "when damage band is 1 or 2, unless damage band is 1",
+            "an exception that only narrows alternatives (`is 1 or 2, unless ... is 1`)",
         ),
         (
             "Struck by the area attack when unless the response is a Dodge and it succeeded",
@@ -281,3 +288,34 @@ def test_a_line_that_denies_the_line_before_it_says_otherwise() -> None:
     at = lines.index("When the wind is a tail wind: DEX\u00a0\u22121")
     assert lines[at + 1] == "Otherwise: DEX\u00a0\u22123"
     assert "Unless the ground is wet:" in lines
+
+
+PHRASED = """\
+rulebook phrased "Phrased":
+    version "1"
+
+stat MOV "Movement": int 0..20 = 6
+stat range "Range band": one of {short, long} phrase "the range band" = short
+input surface "Ice or snow on the ground": one of {bare, snow, deep_snow} phrase "ground cover" = bare
+
+rule going "Going" cites "1":
+    when surface == deep_snow: MOV -2
+    when surface == snow: range = long
+"""
+
+
+def test_a_choice_is_said_against_its_phrase_and_a_phrase_goes_on_after_a_condition() -> None:
+    """A choice leaves out only the words the condition already says: with the phrase "ground
+    cover", `deep_snow` is "deep snow" (the label "Ice or snow on the ground" would have taken
+    "snow" away, leaving "ground cover is deep"); a phrase that opens a line ("The range band")
+    goes on in lower case after the condition that leads it."""
+    from dsl.cards.blocks import Entry
+    from dsl.cards.deck import build_deck
+    from dsl.compiler import compile_text
+
+    book = compile_text(PHRASED, "phrased.rules").book
+    assert book is not None
+    card = next(card for card in build_deck(book) if card.title == "Going")
+    lines = ["".join(run.text for run in block.runs) for block in card.blocks if isinstance(block, Entry)]
+    assert "When ground cover is deep snow: MOV\u00a0\u22122" in lines
+    assert "When ground cover is snow: the range band: is long" in lines
