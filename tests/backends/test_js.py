@@ -191,7 +191,7 @@ def test_a_dice_stat_the_roll_cannot_use_is_refused_naming_the_roll(packages: di
         assert found[trait] == f"RuleInputError: {raised.value}"
 
 
-@pytest.mark.parametrize("drawn", [pytest.param(60, id="60"), pytest.param(400, id="400", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("drawn", [pytest.param(25, id="25"), pytest.param(400, id="400", marks=pytest.mark.slow)])
 def test_javascript_reads_and_writes_dice_as_python_does(packages: dict[str, Path], drawn: int) -> None:
     """Every dice value of the algebra as text: read by the JavaScript runtime's `Dice.parse` and
     written back by `String`, the same text as Python's (random values from
@@ -381,13 +381,13 @@ def test_javascript_agrees_with_python(path: Path, packages: dict[str, Path], tm
 
 @pytest.mark.parametrize(
     ("count", "seed"),
-    [pytest.param(30, 20261129, id="quick"), pytest.param(300, 20261202, id="ci", marks=pytest.mark.slow)],
+    [pytest.param(15, 20261129, id="quick"), pytest.param(300, 20261202, id="ci", marks=pytest.mark.slow)],
 )
 @pytest.mark.parametrize(("group", "path"), GALLERY, ids=lambda x: x.stem if isinstance(x, Path) else x)
 def test_javascript_agrees_with_python_on_the_gallery(
     group: str, path: Path, count: int, seed: int, packages: dict[str, Path], tmp_path: Path
 ) -> None:
-    """30 situations a book in a plain `pytest`, 300 more with another seed in CI (`--slow`):
+    """15 situations a book in a plain `pytest`, 300 more with another seed in CI (`--slow`):
     the gallery's dice are the costliest to work out exactly, twice."""
     *_, mismatches = differential(path, packages[group], count, seed, tmp_path)
     assert not mismatches, "\n".join(mismatches[:5])

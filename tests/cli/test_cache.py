@@ -386,7 +386,7 @@ def test_a_cache_in_a_shared_xdg_cache_home_is_made_private(
     assert list(root.iterdir()) == []
 
 
-@pytest.mark.parametrize("plant", ["foreign", "group-writable"])
+@pytest.mark.parametrize("plant", ["foreign", pytest.param("group-writable", marks=pytest.mark.slow)])
 def test_a_planted_parser_file_is_not_loaded(plant: str, tmp_path: Path, book: Path) -> None:
     """cache_plant.sh, for lark's parser tables, a pickle kept in the same folder: one another
     user owns or can write is not loaded (by `check` or `fmt`, which parse), and is replaced."""
