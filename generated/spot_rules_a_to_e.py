@@ -229,6 +229,7 @@ INPUTS: Final[Mapping[str, InputSpec]] = MappingProxyType({
     'thin_air': InputSpec('thin_air', 'High altitude, low pressure or becalmed', 'flag', None, None, None, (), False, False),
     'armor_worn': InputSpec('armor_worn', 'Armor worn', 'one of', None, None, None, ('no_armor', 'light_armor', 'medium_armor', 'heavy_armor'), 'no_armor', False),
     'flying': InputSpec('flying', 'Attacking while flying', 'flag', None, None, None, (), False, False),
+    'hands_for_flight': InputSpec('hands_for_flight', 'Flight takes both hands or adjusting mechanisms (jet-pack controls)', 'flag', None, None, None, (), False, False),
     'fly_result': InputSpec('fly_result', "Result of this round's Fly roll", 'one of', None, None, None, ('not_rolled', 'fly_critical', 'fly_special', 'fly_success', 'fly_failure', 'fly_fumble'), 'not_rolled', False),
     'interrupted': InputSpec('interrupted', 'Interrupted (attacked, jostled) while aiming', 'flag', None, None, None, (), False, False),
     'aim_ranks': InputSpec('aim_ranks', 'DEX ranks spent aiming', 'int', 0, 50, None, (), 0, False),
@@ -1523,6 +1524,22 @@ _aerial_combat__text1_trace: Final = TraceSpec(
     (('flying',), ('fly_result',)),
 )
 _aerial_combat__text2: Final = TextSpec(
+    key='aerial_combat#15.5.1',
+    rule='aerial_combat',
+    source='7. Aerial Combat',
+    kind='cannot',
+    text='attack while flying',
+    quote=None,
+    condition='when flying; when hands_for_flight',
+)
+_aerial_combat__text2_trace: Final = TraceSpec(
+    'aerial_combat',
+    '7. Aerial Combat',
+    'cannot attack while flying',
+    ('when flying', 'when hands_for_flight'),
+    (('flying',), ('hands_for_flight',)),
+)
+_aerial_combat__text3: Final = TextSpec(
     key='aerial_combat#16',
     rule='aerial_combat',
     source='7. Aerial Combat',
@@ -1531,30 +1548,30 @@ _aerial_combat__text2: Final = TextSpec(
     quote=None,
     condition='',
 )
-_aerial_combat__text2_trace: Final = TraceSpec(
+_aerial_combat__text3_trace: Final = TraceSpec(
     'aerial_combat',
     '7. Aerial Combat',
     'note: A simple stunt (such as a barrel roll) and a light or moderate wind impose no penalty. All modifiers are cumulative.',
     (),
     (),
 )
-_aerial_combat__text3: Final = TextSpec(
+_aerial_combat__text4: Final = TextSpec(
     key='aerial_combat#17',
     rule='aerial_combat',
     source='7. Aerial Combat',
-    kind='note',
+    kind='aside',
     text='A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.',
     quote=None,
     condition='',
 )
-_aerial_combat__text3_trace: Final = TraceSpec(
+_aerial_combat__text4_trace: Final = TraceSpec(
     'aerial_combat',
     '7. Aerial Combat',
-    'note: A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.',
+    'aside: A character who must use both hands for flight and/or adjust mechanisms (jet-pack controls, for example) cannot attack while flying.',
     (),
     (),
 )
-_aerial_combat__text4: Final = TextSpec(
+_aerial_combat__text5: Final = TextSpec(
     key='aerial_combat#18',
     rule='aerial_combat',
     source='7. Aerial Combat',
@@ -1563,14 +1580,14 @@ _aerial_combat__text4: Final = TextSpec(
     quote=None,
     condition='',
 )
-_aerial_combat__text4_trace: Final = TraceSpec(
+_aerial_combat__text5_trace: Final = TraceSpec(
     'aerial_combat',
     '7. Aerial Combat',
     'note: If the flight is provided by a vehicle or a flying creature, the character makes no Fly rolls: the skill is Ride or Pilot, or the Fly skill of the being doing the flying. The outcome applies equally to the rider(s) and the flier.',
     (),
     (),
 )
-_aerial_combat__text5: Final = TextSpec(
+_aerial_combat__text6: Final = TextSpec(
     key='aerial_combat#19',
     rule='aerial_combat',
     source='7. Aerial Combat',
@@ -1579,14 +1596,14 @@ _aerial_combat__text5: Final = TextSpec(
     quote=None,
     condition='',
 )
-_aerial_combat__text5_trace: Final = TraceSpec(
+_aerial_combat__text6_trace: Final = TraceSpec(
     'aerial_combat',
     '7. Aerial Combat',
     'aside: See also Weather Conditions (in Spot Rules E\u2013Z) concerning rain, hail, sleet, and snow.',
     (),
     (),
 )
-_aerial_combat__text6: Final = TextSpec(
+_aerial_combat__text7: Final = TextSpec(
     key='aerial_combat#20',
     rule='aerial_combat',
     source='7. Aerial Combat',
@@ -1595,14 +1612,14 @@ _aerial_combat__text6: Final = TextSpec(
     quote="combat skill ratings are reduced to the level of your character's Flight skill",
     condition='',
 )
-_aerial_combat__text6_trace: Final = TraceSpec(
+_aerial_combat__text7_trace: Final = TraceSpec(
     'aerial_combat',
     '7. Aerial Combat',
     'erratum: "Flight skill" and "Flight roll" are read as the Fly skill. The cap is the Fly rating before this round\'s modifiers (base fly). The limit comes before the Difficult or Easy grade of the Fly roll\'s outcome, so it is written as a reduction, not as a final cap.',
     (),
     (),
 )
-_aerial_combat__text7: Final = TextSpec(
+_aerial_combat__text8: Final = TextSpec(
     key='aerial_combat#21',
     rule='aerial_combat',
     source='7. Aerial Combat',
@@ -1611,7 +1628,7 @@ _aerial_combat__text7: Final = TextSpec(
     quote='Tornado-force Wind: -100% penalty',
     condition='',
 )
-_aerial_combat__text7_trace: Final = TraceSpec(
+_aerial_combat__text8_trace: Final = TraceSpec(
     'aerial_combat',
     '7. Aerial Combat',
     'erratum: No tail-wind relief is given for a tornado; none is encoded.',
@@ -7588,7 +7605,7 @@ RULES: Final[Mapping[str, RuleInfo]] = MappingProxyType({
         'rule',
         'Aerial Combat',
         '7. Aerial Combat',
-        ('skill', 'fly', 'stunt', 'wind', 'tail_wind', 'thin_air', 'armor_worn', 'flying', 'fly_result', ),
+        ('skill', 'fly', 'stunt', 'wind', 'tail_wind', 'thin_air', 'armor_worn', 'flying', 'hands_for_flight', 'fly_result', ),
         stats=('fly', 'skill'),
         rolls=('fly_roll',),
     ),
@@ -8488,12 +8505,13 @@ _acid__code0: Final = RuleCode(
 # rule aerial_combat, written out
 
 _aerial_combat__said20: Final = restriction_of(_aerial_combat__text1)
-_aerial_combat__said21: Final = note_of(_aerial_combat__text2)
+_aerial_combat__said21: Final = restriction_of(_aerial_combat__text2)
 _aerial_combat__said22: Final = note_of(_aerial_combat__text3)
 _aerial_combat__said23: Final = note_of(_aerial_combat__text4)
 _aerial_combat__said24: Final = note_of(_aerial_combat__text5)
 _aerial_combat__said25: Final = note_of(_aerial_combat__text6)
 _aerial_combat__said26: Final = note_of(_aerial_combat__text7)
+_aerial_combat__said27: Final = note_of(_aerial_combat__text8)
 _aerial_combat__unread1: Final = Note(
     'aerial_combat',
     '7. Aerial Combat',
@@ -8534,6 +8552,12 @@ _aerial_combat__unread7: Final = Note(
     'aerial_combat',
     '7. Aerial Combat',
     '`fly_result` had no effect: it is read only when flying',
+    kind='input',
+)
+_aerial_combat__unread8: Final = Note(
+    'aerial_combat',
+    '7. Aerial Combat',
+    '`hands_for_flight` had no effect: it is read only when flying',
     kind='input',
 )
 
@@ -8697,15 +8721,26 @@ def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
         d20 = 1
     else:
         d20 = -1
+    if not v['flying']:
+        d21 = 0
+    elif not v['hands_for_flight']:
+        d21 = 1
+    else:
+        d21 = -1
     trace.append(TraceEntry(_aerial_combat__text1_trace, d20, v, e))
+    trace.append(TraceEntry(_aerial_combat__text2_trace, d21, v, e))
     restrictions: list[Restriction] = []
     if d20 < 0:
         restrictions.append(_aerial_combat__said20)
-    notes: list[Note] = [_aerial_combat__said21, _aerial_combat__said22, _aerial_combat__said23, _aerial_combat__said24, _aerial_combat__said25, _aerial_combat__said26]
+    if d21 < 0:
+        restrictions.append(_aerial_combat__said21)
+    notes: list[Note] = [_aerial_combat__said22, _aerial_combat__said23, _aerial_combat__said24, _aerial_combat__said25, _aerial_combat__said26, _aerial_combat__said27]
     if 'tail_wind' in given and d4 == 0 and d5 == 0 and d6 == 0 and d7 == 0 and d8 == 0 and d9 == 0 and d10 == 0:
         notes.append(_aerial_combat__unread3)
     if 'fly_result' in given and d18 == 0 and d19 == 0 and d20 == 0:
         notes.append(_aerial_combat__unread7)
+    if 'hands_for_flight' in given and d21 == 0:
+        notes.append(_aerial_combat__unread8)
     modifiers.sort(key=FIRST)  # in the order of their steps
     return Resolution(
         rulebook='spot_rules_a_to_e',
@@ -8719,6 +8754,7 @@ def _resolve_aerial_combat(v: dict[str, Any], given: frozenset[str]) -> Resoluti
             'thin_air': v['thin_air'],
             'armor_worn': v['armor_worn'],
             'flying': v['flying'],
+            'hands_for_flight': v['hands_for_flight'],
             'fly_result': v['fly_result'],
         },
         stats={'skill': e['skill'], 'fly': e['fly']},
@@ -8833,13 +8869,20 @@ def _aerial_combat__texts0(s: Scope, at: int, out: list[Candidate]) -> None:
         d20 = 1
     else:
         d20 = -1
+    if not v['flying']:
+        d21 = 0
+    elif not v['hands_for_flight']:
+        d21 = 1
+    else:
+        d21 = -1
     out.append(((at, 19), 'aerial_combat#15.4.1', d20, _aerial_combat__text1_trace, _aerial_combat__text1, _aerial_combat__said20))
-    out.append(((at, 20), 'aerial_combat#16', -1, None, _aerial_combat__text2, _aerial_combat__said21))
-    out.append(((at, 21), 'aerial_combat#17', -1, None, _aerial_combat__text3, _aerial_combat__said22))
-    out.append(((at, 22), 'aerial_combat#18', -1, None, _aerial_combat__text4, _aerial_combat__said23))
-    out.append(((at, 23), 'aerial_combat#19', -1, None, _aerial_combat__text5, _aerial_combat__said24))
-    out.append(((at, 24), 'aerial_combat#20', -1, None, _aerial_combat__text6, _aerial_combat__said25))
-    out.append(((at, 25), 'aerial_combat#21', -1, None, _aerial_combat__text7, _aerial_combat__said26))
+    out.append(((at, 20), 'aerial_combat#15.5.1', d21, _aerial_combat__text2_trace, _aerial_combat__text2, _aerial_combat__said21))
+    out.append(((at, 21), 'aerial_combat#16', -1, None, _aerial_combat__text3, _aerial_combat__said22))
+    out.append(((at, 22), 'aerial_combat#17', -1, None, _aerial_combat__text4, _aerial_combat__said23))
+    out.append(((at, 23), 'aerial_combat#18', -1, None, _aerial_combat__text5, _aerial_combat__said24))
+    out.append(((at, 24), 'aerial_combat#19', -1, None, _aerial_combat__text6, _aerial_combat__said25))
+    out.append(((at, 25), 'aerial_combat#20', -1, None, _aerial_combat__text7, _aerial_combat__said26))
+    out.append(((at, 26), 'aerial_combat#21', -1, None, _aerial_combat__text8, _aerial_combat__said27))
 
 
 _aerial_combat__code0: Final = RuleCode(
@@ -8856,8 +8899,9 @@ _aerial_combat__code0: Final = RuleCode(
         ('tail_wind', ((3, 1), (4, 1), (5, 1), (6, 1), (7, 1), (8, 1), (9, 1)), _aerial_combat__unread3),
         ('thin_air', ((11, 0),), _aerial_combat__unread4),
         ('armor_worn', ((12, 0), (13, 0), (14, 0)), _aerial_combat__unread5),
-        ('flying', ((16, 0), (17, 0), (18, 0), (19, 0)), _aerial_combat__unread6),
+        ('flying', ((16, 0), (17, 0), (18, 0), (19, 0), (20, 0)), _aerial_combat__unread6),
         ('fly_result', ((17, 1), (18, 1), (19, 1)), _aerial_combat__unread7),
+        ('hands_for_flight', ((20, 1),), _aerial_combat__unread8),
     ),
     chains=False,
 )
@@ -15106,6 +15150,7 @@ class AerialCombatInputs(TypedDict, total=False):
     thin_air: bool
     armor_worn: ArmorWorn
     flying: bool
+    hands_for_flight: bool
     fly_result: FlyResult
 
 @inputs_by_name
@@ -15119,6 +15164,7 @@ def aerial_combat(
     thin_air: bool = False,
     armor_worn: ArmorWorn = 'no_armor',
     flying: bool = False,
+    hands_for_flight: bool = False,
     fly_result: FlyResult = 'not_rolled',
     rng: int | Xoshiro128 | Random | None = None,
     rolled: Mapping[str, int | Sequence[int]] | None = None,
@@ -15145,12 +15191,24 @@ def aerial_combat(
     - skill is difficult (when flying; when fly_result == fly_failure)
     - skill is easy (when flying; when fly_result == fly_critical)
     - cannot attack or act this round: the Fly roll fumbled (when flying; when fly_result == fly_fumble)
+    - cannot attack while flying (when flying; when hands_for_flight)
     """
     if rng is not None or rolled is not None:
         return roll_rule(
             _BOOK,
             'aerial_combat',
-            (skill, fly, stunt, wind, tail_wind, thin_air, armor_worn, flying, fly_result),
+            (
+                skill,
+                fly,
+                stunt,
+                wind,
+                tail_wind,
+                thin_air,
+                armor_worn,
+                flying,
+                hands_for_flight,
+                fly_result,
+            ),
             rng,
             rolled,
         )
@@ -15163,6 +15221,7 @@ def aerial_combat(
         and type(thin_air) is bool
         and type(armor_worn) is str and armor_worn in ('no_armor', 'light_armor', 'medium_armor', 'heavy_armor')
         and type(flying) is bool
+        and type(hands_for_flight) is bool
         and type(fly_result) is str and fly_result in ('not_rolled', 'fly_critical', 'fly_special', 'fly_success', 'fly_failure', 'fly_fumble')
     ):  # every value as it is told: the rule written out, at once
         values = {
@@ -15175,13 +15234,25 @@ def aerial_combat(
             'thin_air': thin_air,
             'armor_worn': armor_worn,
             'flying': flying,
+            'hands_for_flight': hands_for_flight,
             'fly_result': fly_result,
         }
-        return _resolve_aerial_combat(values, changed(('tail_wind', tail_wind, False), ('fly_result', fly_result, 'not_rolled')))
+        return _resolve_aerial_combat(values, changed(('tail_wind', tail_wind, False), ('fly_result', fly_result, 'not_rolled'), ('hands_for_flight', hands_for_flight, False)))
     return resolve_rule(
         _BOOK,
         'aerial_combat',
-        (skill, fly, stunt, wind, tail_wind, thin_air, armor_worn, flying, fly_result),
+        (
+            skill,
+            fly,
+            stunt,
+            wind,
+            tail_wind,
+            thin_air,
+            armor_worn,
+            flying,
+            hands_for_flight,
+            fly_result,
+        ),
     )
 
 class AimedAttacksInputs(TypedDict, total=False):
