@@ -612,9 +612,9 @@ class EffectWriter:
                 runs: Inline = (Run("As ", "strong"), Run(clean(other.title) + cites, "strong"))
                 out.append(Entry((*runs, Run(", " + condition, "em")) if condition else runs))
                 continue
-            cites = clean(other.cites or "")
+            title, cites = clean(other.title), clean(other.cites or "")
             # "As Wind", not "As Wind Wind": a citation that is the title says nothing more
-            out.append(Heading("As " + clean(other.title), "" if cites.casefold() == clean(other.title).casefold() else cites))
+            out.append(Heading("As " + title, "" if cites.casefold() == title.casefold() else cites))
             if condition:
                 out.append(Condition(title_case_first(condition) + ":"))
             if other.kind == "trait":

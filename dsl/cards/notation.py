@@ -360,7 +360,7 @@ class Notation:
                 return f"the excess of {over} over {under}", _LEVEL["+"]
             if function in ("min", "max"):
                 which = "lower" if function == "min" else "higher"
-                listed = " and ".join(args) if len(args) == 2 else ", ".join(args[:-1]) + " and " + args[-1]
+                listed = _listed(args, "and")
                 return f"the {which} of {listed}", _LEVEL["+"]
             if function == "abs" and len(args) == 1:
                 return f"{args[0]} without its sign", _LEVEL["+"]
@@ -421,7 +421,7 @@ class Notation:
         if isinstance(expr, n.BoolOp) and words and expr.op == "or":
             level = _LEVEL["or"]
             said = [_wrap(text, inner, level + 1) for text, inner in (self._note(x, words) for x in _chain(expr, "or"))]
-            return " or ".join(_shared_subject(said)), level
+            return " or ".join(_subject_once(said)), level
         if isinstance(expr, n.BoolOp):
             level = _LEVEL[expr.op]
             left, left_level = self._note(expr.left, words)
@@ -629,11 +629,11 @@ class Notation:
                 self._between(*x) if isinstance(x, tuple) else self._term(x, _LEVEL["and"] if len(kept) > 1 else 0)
                 for x in self._bounds(kept)
             ]
-            parts.append(lead + " and ".join(_shared_predicate(said)))
+            parts.append(lead + " and ".join(_predicate_once(said)))
         if exceptions:
             boolean = len(exceptions) > 1
             said = [self._term(x, _LEVEL["not"] if boolean else 0) for x in exceptions]
-            parts.append("unless " + " or ".join(_shared_subject(said)))
+            parts.append("unless " + " or ".join(_subject_once(said)))
         # A label that ends with its verb ("The target is") meets the verb of its comparison.
         return _DOUBLED_VERB.sub(r"\1", ", ".join(parts))
 
@@ -685,25 +685,35 @@ class Notation:
         for at, term in enumerate(terms):
             if at in paired:
                 continue
-            if isinstance(term, n.Compare) and self._bound(term):
-                lower = term.op in (">", ">=")
-                for later in range(at + 1, len(terms)):
-                    other = terms[later]
-                    if (
-                        later not in paired
-                        and isinstance(other, n.Compare)
-                        and self._bound(other)
-                        and _name(other.left) == _name(term.left)
-                        and (other.op in (">", ">=")) != lower
-                    ):
-                        paired.add(later)
-                        said.append((term, other) if lower else (other, term))
-                        break
-                else:
-                    said.append(term)
+            partner = self._partner(terms, at, paired)
+            if partner is None:
+                said.append(term)
                 continue
-            said.append(term)
+            paired.add(partner)
+            other = terms[partner]
+            assert isinstance(term, n.Compare) and isinstance(other, n.Compare)
+            said.append((term, other) if term.op in (">", ">=") else (other, term))
         return said
+
+    def _partner(self, terms: list[n.Expr], at: int, paired: set[int]) -> int | None:
+        """The place of the first later term that bounds the same number as `terms[at]` from the
+        other side, if `terms[at]` is a bound."""
+        term = terms[at]
+        if not (isinstance(term, n.Compare) and self._bound(term)):
+            return None
+        lower = term.op in (">", ">=")
+        return next(
+            (
+                later
+                for later in range(at + 1, len(terms))
+                if later not in paired
+                and isinstance(other := terms[later], n.Compare)
+                and self._bound(other)
+                and _name(other.left) == _name(term.left)
+                and (other.op in (">", ">=")) != lower
+            ),
+            None,
+        )
 
     def _bound(self, term: n.Expr) -> bool:
         """`x > a`, `x <= b`: a bound on a number the card prints with a sign."""
@@ -942,18 +952,21 @@ def _chain(expr: n.Expr, op: str) -> list[n.Expr]:
     return [expr]
 
 
+_JOINED = re.compile(r"\b(or|and|nor|unless|not)\b")
+"""Words that make a phrase more than one choice or subject: such a phrase is left whole."""
+
 _SUBJECT_END = re.compile(r"^(.+(?::| is) )([^,():]+)$")
 """A clause that names its subject and then one choice: "terrain Type: Jungle", "the damage band is 2"."""
 
 
-def _shared_subject(clauses: list[str]) -> list[str]:
+def _subject_once(clauses: list[str]) -> list[str]:
     """Alternatives that say the same subject one after another, said once: "terrain Type:
     Jungle or terrain Type: Aquatic or terrain Type: Desert" -> "terrain Type: Jungle, Aquatic or
     Desert".  A choice that is itself a phrase of alternatives ("poor or higher") is left whole."""
     merged: list[tuple[str, list[str]]] = []  # (subject, its choices), or (a whole clause, [])
     for clause in clauses:
         found = _SUBJECT_END.match(clause)
-        if found is None or re.search(r"\b(or|and|nor|unless|not)\b", found.group(2)):
+        if found is None or _JOINED.search(found.group(2)):
             merged.append((clause, []))
         elif merged and merged[-1][0] == found.group(1) and merged[-1][1]:
             merged[-1][1].append(found.group(2))
@@ -965,13 +978,13 @@ def _shared_subject(clauses: list[str]) -> list[str]:
 _IS_END = re.compile(r"^([^,()]+) is ([^,():]+)$")
 
 
-def _shared_predicate(clauses: list[str]) -> list[str]:
+def _predicate_once(clauses: list[str]) -> list[str]:
     """Conditions that say the same of subjects one after another, said once: "terrain hull down
     is N/A and forest hull down is N/A" -> "terrain hull down and forest hull down are N/A"."""
     merged: list[tuple[list[str], str]] = []  # (subjects, what is said of them), or ([a whole clause], "")
     for clause in clauses:
         found = _IS_END.match(clause)
-        if found is None or re.search(r"\b(or|and|nor|unless|not|is)\b", found.group(1) + " " + found.group(2)):
+        if found is None or _JOINED.search(found.group(0)) or re.search(r"\bis\b", found.group(1)):
             merged.append(([clause], ""))
         elif merged and merged[-1][1] == found.group(2):
             merged[-1][0].append(found.group(1))
@@ -984,14 +997,19 @@ def _shared_predicate(clauses: list[str]) -> list[str]:
         elif len(subjects) == 1:
             said.append(f"{subjects[0]} is {predicate}")
         else:
-            said.append(f"{', '.join(subjects[:-1])} and {subjects[-1]} are {predicate}")
+            said.append(f"{_listed(subjects, 'and')} are {predicate}")
     return said
 
 
-def _alternatives(items: list[str]) -> str:
+def _listed(items: list[str], conjunction: str) -> str:
+    """`a, b and c` / `a or b`: items in a sentence."""
     if len(items) <= 2:
-        return " or ".join(items)
-    return ", ".join(items[:-1]) + " or " + items[-1]
+        return f" {conjunction} ".join(items)
+    return ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
+
+
+def _alternatives(items: list[str]) -> str:
+    return _listed(items, "or")
 
 
 def row_key(row: m.TableRow) -> str:

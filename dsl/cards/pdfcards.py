@@ -198,8 +198,8 @@ def layout(card: Card, trial: _Trial | None = None, fmt: CardFormat = POKER) -> 
     A card a little too long for one face is set in the compact step (flow.COMPACT) when that
     keeps it on one.  A card longer than that is laid out by its parts (its rolls and sections):
     a part that fits on one face starts on a fresh face rather than breaking across two (unless
-    that costs the card a face), and a face that starts a part is titled by it ("Microgravity: Keep footing"), not "(cont.)": a
-    player finds the part by its title and reads it whole.  `trial`: the card's trial, when a
+    that costs the card a face), and a face that starts a part is titled by it ("Microgravity:
+    Keep footing"), not "(cont.)": a player finds the part by its title and reads it whole.  `trial`: the card's trial, when a
     count made it first (see `Layouts`)."""
     if card.pages:
         # every face of a card of pages has the first face's header (its title, not "(cont.)")
@@ -219,20 +219,18 @@ def layout(card: Card, trial: _Trial | None = None, fmt: CardFormat = POKER) -> 
     following = max([following, *part_headers.values()], key=lambda h: h.height)
     headers = [first, following]
     rooms = [body_height(header, fmt) for header in headers]
-    needs = [item.need for item in items]
-    _parts_whole(items, body_height(following, fmt), fmt.body_width)
+    whole = _parts_whole(items, body_height(following, fmt), fmt.body_width)
+    loose = {item: item.need for item in whole}
+    _set_needs(whole)
     pages = paginate(items, rooms, fmt.body_width, balance=True)
     if len(pages) > 2:
         # Parts kept whole that cost the card a face: they break across faces instead.
-        whole = [item.need for item in items]
-        for item, need in zip(items, needs, strict=True):
-            item.need = need
-        loose = paginate(items, rooms, fmt.body_width, balance=True)
-        if len(loose) < len(pages):
-            pages = loose
+        _set_needs(loose)
+        broken = paginate(items, rooms, fmt.body_width, balance=True)
+        if len(broken) < len(pages):
+            pages = broken
         else:
-            for item, need in zip(items, whole, strict=True):
-                item.need = need
+            _set_needs(whole)
     repeated = {again.flowable for item in items for again in item.resume}
     continued = trial.following  # a face that starts no part: "(cont.)"
 
@@ -305,17 +303,24 @@ class _Trial:
             self.one = pages[0]
 
 
-def _parts_whole(items: list[Item], room: float, width: float) -> None:
-    """Mark each part that fits on a face to start on a fresh face when less than its height is
-    left on this one."""
+def _parts_whole(items: list[Item], room: float, width: float) -> dict[Item, float]:
+    """The first item of each part that fits on a face, and that part's height: what it needs
+    left on a face to start there rather than on a fresh one (see `_set_needs`)."""
     measure = _measure()
     starts = [index for index, item in enumerate(items) if item.part] + [len(items)]
+    needs: dict[Item, float] = {}
     for start, stop in itertools.pairwise(starts):
         height = 0.0
         for item in items[start:stop]:
             height += item.flowable.wrapOn(measure, width, room)[1] + item.flowable.getSpaceBefore()
         if height <= room:
-            items[start].need = height
+            needs[items[start]] = height
+    return needs
+
+
+def _set_needs(needs: dict[Item, float]) -> None:
+    for item, need in needs.items():
+        item.need = need
 
 
 # ---------------------------------------------------------------- drawing one face

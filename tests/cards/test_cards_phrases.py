@@ -173,6 +173,24 @@ def test_each_defect_pattern_finds_what_the_review_found(text: str, defect: str)
     assert DEFECTS[defect].search(text)
 
 
+def _card_lines(source: str, title: str, *, conditions: bool = False) -> list[str]:
+    """The lines the card `title` of a rulebook given as text prints: its entries, and with
+    `conditions` the conditions heading them, in order."""
+    from dsl.cards.blocks import Condition, Entry
+    from dsl.cards.deck import build_deck
+    from dsl.compiler import compile_text
+
+    book = compile_text(source, "phrases.rules").book
+    assert book is not None
+    card = next(card for card in build_deck(book) if card.title == title)
+    kinds = (Entry, Condition) if conditions else (Entry,)
+    return [
+        "".join(run.text for run in block.runs) if isinstance(block, Entry) else block.text
+        for block in card.blocks
+        if isinstance(block, kinds)
+    ]
+
+
 LABELLED = """\
 rulebook labels "Labels":
     version "1"
@@ -191,14 +209,7 @@ def test_a_label_that_repeats_its_condition_is_printed_once() -> None:
     """A modifier's label after its condition says the line twice when it holds no word the line
     does not ("When the ground is wet: DEX -1 wet ground"): the card prints the line without it,
     and keeps a label that says more ("cannot see the footholds")."""
-    from dsl.cards.blocks import Entry
-    from dsl.cards.deck import build_deck
-    from dsl.compiler import compile_text
-
-    book = compile_text(LABELLED, "labels.rules").book
-    assert book is not None
-    card = next(card for card in build_deck(book) if card.title == "Footing")
-    lines = ["".join(run.text for run in block.runs) for block in card.blocks if isinstance(block, Entry)]
+    lines = _card_lines(LABELLED, "Footing")
     wet = next(line for line in lines if "wet" in line)
     dark = next(line for line in lines if "dark" in line)
     assert "wet ground" not in wet and "DEX" in wet
@@ -231,14 +242,7 @@ def test_a_modifier_that_starts_at_0_and_is_only_added_to_goes_without_saying() 
     not read in "+1"; a value that is set (0 when it is not) or starts elsewhere
     (the skid threshold, 3) keeps its line, its verb agreeing with it ("Initiative cards start at
     1")."""
-    from dsl.cards.blocks import Entry
-    from dsl.cards.deck import build_deck
-    from dsl.compiler import compile_text
-
-    book = compile_text(STARTING, "starts.rules").book
-    assert book is not None
-    card = next(card for card in build_deck(book) if card.title == "Weather")
-    lines = ["".join(run.text for run in block.runs) for block in card.blocks if isinstance(block, Entry)]
+    lines = _card_lines(STARTING, "Weather")
     starts = [line for line in lines if re.search(" starts? at ", line)]
     assert starts == [
         "Hearing starts at 0",
@@ -273,18 +277,7 @@ def test_a_line_that_denies_the_line_before_it_says_otherwise() -> None:
     """A line "Unless the wind is a tail wind: DEX -3" right after "When the wind is a tail wind:
     DEX -1" says its condition twice: it reads "Otherwise: DEX -3".  A condition heading lines
     of its own keeps its words (a face that starts among them repeats it above them)."""
-    from dsl.cards.blocks import Condition, Entry
-    from dsl.cards.deck import build_deck
-    from dsl.compiler import compile_text
-
-    book = compile_text(OTHERWISE_BOOK, "otherwise.rules").book
-    assert book is not None
-    card = next(card for card in build_deck(book) if card.title == "Wind")
-    lines = [
-        "".join(run.text for run in block.runs) if isinstance(block, Entry) else block.text
-        for block in card.blocks
-        if isinstance(block, (Entry, Condition))
-    ]
+    lines = _card_lines(OTHERWISE_BOOK, "Wind", conditions=True)
     at = lines.index("When the wind is a tail wind: DEX\u00a0\u22121")
     assert lines[at + 1] == "Otherwise: DEX\u00a0\u22123"
     assert "Unless the ground is wet:" in lines
@@ -309,13 +302,6 @@ def test_a_choice_is_said_against_its_phrase_and_a_phrase_goes_on_after_a_condit
     cover", `deep_snow` is "deep snow" (the label "Ice or snow on the ground" would have taken
     "snow" away, leaving "ground cover is deep"); a phrase that opens a line ("The range band")
     goes on in lower case after the condition that leads it."""
-    from dsl.cards.blocks import Entry
-    from dsl.cards.deck import build_deck
-    from dsl.compiler import compile_text
-
-    book = compile_text(PHRASED, "phrased.rules").book
-    assert book is not None
-    card = next(card for card in build_deck(book) if card.title == "Going")
-    lines = ["".join(run.text for run in block.runs) for block in card.blocks if isinstance(block, Entry)]
+    lines = _card_lines(PHRASED, "Going")
     assert "When ground cover is deep snow: MOV\u00a0\u22122" in lines
     assert "When ground cover is snow: the range band: is long" in lines
